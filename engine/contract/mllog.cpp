@@ -1,0 +1,343 @@
+// MLLOG line writer (Python json.dumps byte-for-byte) and parser (never throws, any bytes).
+#include "contract/mllog.h"
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace slipway {
+namespace {
+
+// Python's float repr: the shortest digits that round-trip, positional when -4 <= exponent <= 15,
+// otherwise d.ddde[+-]XX. nlohmann switches to exponents one decade earlier (1e+15), hence our own.
+void append_python_float(double v, std::string& out) {
+    if (!std::isfinite(v)) {
+        out += "null";
+        return;
+    }
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+    std::string_view s(buf, static_cast<size_t>(res.ptr - buf));  // e.g. "-9.3790096e-01", "0e+00"
+    if (!s.empty() && s.front() == '-') {
+        out += '-';
+        s.remove_prefix(1);
+    }
+    const size_t e = s.find('e');
+    std::string digits(1, s[0]);
+    if (e > 1) digits.append(s.substr(2, e - 2));
+    const std::string_view exp_text = s.substr(e + 1);
+    int exponent = 0;
+    std::from_chars(exp_text.data() + 1, exp_text.data() + exp_text.size(), exponent);
+    if (exp_text[0] == '-') exponent = -exponent;
+
+    const int ndigits = static_cast<int>(digits.size());
+    if (exponent >= -4 && exponent <= 15) {
+        const int point = exponent + 1;  // digits before the decimal point
+        if (point <= 0) {
+            out += "0.";
+            out.append(static_cast<size_t>(-point), '0');
+            out += digits;
+        } else if (point >= ndigits) {
+            out += digits;
+            out.append(static_cast<size_t>(point - ndigits), '0');
+            out += ".0";
+        } else {
+            out.append(digits, 0, static_cast<size_t>(point));
+            out += '.';
+            out.append(digits, static_cast<size_t>(point), std::string::npos);
+        }
+        return;
+    }
+    out += digits[0];
+    if (ndigits > 1) {
+        out += '.';
+        out.append(digits, 1, std::string::npos);
+    }
+    out += exponent < 0 ? "e-" : "e+";
+    const int magnitude = std::abs(exponent);
+    if (magnitude < 10) out += '0';
+    out += std::to_string(magnitude);
+}
+
+void append_python_string(const std::string& s, std::string& out) {
+    // nlohmann with ensure_ascii escapes exactly what Python does (controls, '"', '\\', >= 0x7F, lowercase
+    // hex, surrogate pairs); `replace` turns invalid UTF-8 into U+FFFD instead of throwing.
+    out += MllogJson(s).dump(-1, ' ', true, MllogJson::error_handler_t::replace);
+}
+
+void append_python_json(const MllogJson& j, std::string& out) {
+    switch (j.type()) {
+        case MllogJson::value_t::object: {
+            out += '{';
+            bool first = true;
+            for (const auto& item : j.items()) {
+                if (!first) out += ", ";
+                first = false;
+                append_python_string(item.key(), out);
+                out += ": ";
+                append_python_json(item.value(), out);
+            }
+            out += '}';
+            return;
+        }
+        case MllogJson::value_t::array: {
+            out += '[';
+            bool first = true;
+            for (const auto& element : j) {
+                if (!first) out += ", ";
+                first = false;
+                append_python_json(element, out);
+            }
+            out += ']';
+            return;
+        }
+        case MllogJson::value_t::number_float:
+            append_python_float(j.get<double>(), out);
+            return;
+        case MllogJson::value_t::string:
+            append_python_string(j.get_ref<const std::string&>(), out);
+            return;
+        default:  // null, booleans, integers: nlohmann and Python agree
+            out += j.dump(-1, ' ', true, MllogJson::error_handler_t::replace);
+            return;
+    }
+}
+
+// Parser messages quote the offending bytes; keep them valid UTF-8 so the message can itself be
+// written as JSON later (nlohmann throws on invalid UTF-8 when dumping).
+std::string sanitize_utf8(std::string_view in) {
+    std::string out;
+    out.reserve(in.size());
+    size_t i = 0;
+    while (i < in.size()) {
+        const auto c = static_cast<unsigned char>(in[i]);
+        size_t len = 0;
+        uint32_t min = 0;
+        if (c < 0x80) {
+            out += static_cast<char>(c);
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            len = 2, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4, min = 0x10000;
+        }
+        bool valid = len != 0 && i + len <= in.size();
+        uint32_t cp = len == 0 ? 0 : c & (0x7F >> len);
+        for (size_t k = 1; valid && k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(in[i + k]);
+            valid = (cc & 0xC0) == 0x80;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        valid = valid && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+        if (valid) {
+            out.append(in.substr(i, len));
+            i += len;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD
+            ++i;
+        }
+    }
+    return out;
+}
+
+// Python's json module gives up near 1000 levels too. The limit keeps every later recursive walk (copy,
+// compare, dump) of a parsed value safe from stack exhaustion; nlohmann's parser itself is iterative.
+constexpr int kMaxNesting = 512;
+
+bool nesting_exceeds(std::string_view text, int limit) {
+    int depth = 0;
+    bool in_string = false;
+    bool escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == '"') {
+                in_string = false;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit) return true;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return false;
+}
+
+std::string string_field(const MllogJson& doc, const char* name) {
+    const auto it = doc.find(name);
+    return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+int64_t time_field(const MllogJson& doc) {
+    const auto it = doc.find("time_ms");
+    if (it == doc.end()) return 0;
+    if (it->is_number_integer()) {
+        if (it->is_number_unsigned()) {
+            const auto u = it->get<uint64_t>();
+            return u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? 0 : static_cast<int64_t>(u);
+        }
+        return it->get<int64_t>();
+    }
+    if (it->is_number_float()) {
+        // Some loggers write time_ms as a float; anything outside int64 is not a time.
+        const double d = it->get<double>();
+        if (std::isfinite(d) && std::fabs(d) < 9.2e18) return static_cast<int64_t>(d);
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::optional<double> MllogEvent::metadata_number(std::string_view name) const {
+    if (!metadata.is_object()) return std::nullopt;
+    const auto it = metadata.find(std::string(name));
+    if (it == metadata.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+}
+
+std::optional<std::string> MllogEvent::metadata_string(std::string_view name) const {
+    if (!metadata.is_object()) return std::nullopt;
+    const auto it = metadata.find(std::string(name));
+    if (it == metadata.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+}
+
+std::string format_python_json(const MllogJson& value) {
+    std::string out;
+    append_python_json(value, out);
+    return out;
+}
+
+std::string format_mllog_line(const MllogEvent& event) {
+    std::string out(kMllogPrefix);
+    out += "{\"namespace\": ";
+    append_python_string(event.ns, out);
+    out += ", \"time_ms\": ";
+    out += std::to_string(event.time_ms);
+    out += ", \"event_type\": ";
+    append_python_string(event.event_type, out);
+    out += ", \"key\": ";
+    append_python_string(event.key, out);
+    out += ", \"value\": ";
+    append_python_json(event.value, out);
+    out += ", \"metadata\": ";
+    append_python_json(event.metadata, out);
+    out += '}';
+    return out;
+}
+
+MllogParseResult parse_mllog_line(std::string_view line) {
+    MllogParseResult result;
+    const size_t pos = line.find(kMllogPrefix);
+    if (pos == std::string_view::npos) return result;
+
+    result.kind = MllogLineKind::kBadMllog;
+    const std::string_view text = line.substr(pos + kMllogPrefix.size());
+    if (nesting_exceeds(text, kMaxNesting)) {
+        result.error = "MLLOG payload nests deeper than " + std::to_string(kMaxNesting) + " levels";
+        return result;
+    }
+    MllogJson doc;
+    try {
+        doc = MllogJson::parse(text.begin(), text.end());
+    } catch (const std::exception& e) {  // parse_error, and bad_alloc on absurd input: still just a bad line
+        result.error = sanitize_utf8(e.what());
+        return result;
+    }
+    if (!doc.is_object()) {
+        result.error = std::string("MLLOG payload is a JSON ") + doc.type_name() + ", not an object";
+        return result;
+    }
+
+    result.kind = MllogLineKind::kEvent;
+    MllogEvent& event = result.event;
+    event.ns = string_field(doc, "namespace");
+    event.time_ms = time_field(doc);
+    event.event_type = string_field(doc, "event_type");
+    event.key = string_field(doc, "key");
+    // Moved, not copied: a copy of a deeply nested value would recurse.
+    if (auto it = doc.find("value"); it != doc.end()) event.value = std::move(*it);
+    if (auto it = doc.find("metadata"); it != doc.end()) event.metadata = std::move(*it);
+    return result;
+}
+
+MllogWriter::MllogWriter(std::ostream& out, Clock clock) : clock_(std::move(clock)), streams_{&out} {}
+
+void MllogWriter::add_stream(std::ostream& out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_.push_back(&out);
+}
+
+Status MllogWriter::tee_to_file(const std::string& path) {
+    auto file = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::app | std::ios::binary);
+    if (!file->is_open()) {
+        return Status::Error("cannot open MLLOG file '" + path + "' for appending: " + std::strerror(errno));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_.push_back(file.get());
+    files_.push_back(std::move(file));
+    return Status::Ok();
+}
+
+void MllogWriter::point_in_time(std::string_view key, MllogJson value, MllogJson metadata, const char* file,
+                                int line) {
+    log(kPointInTime, key, std::move(value), std::move(metadata), file, line);
+}
+
+void MllogWriter::interval_start(std::string_view key, MllogJson value, MllogJson metadata, const char* file,
+                                 int line) {
+    log(kIntervalStart, key, std::move(value), std::move(metadata), file, line);
+}
+
+void MllogWriter::interval_end(std::string_view key, MllogJson value, MllogJson metadata, const char* file,
+                               int line) {
+    log(kIntervalEnd, key, std::move(value), std::move(metadata), file, line);
+}
+
+void MllogWriter::log(std::string_view event_type, std::string_view key, MllogJson value, MllogJson metadata,
+                      const char* file, int line) {
+    MllogEvent event;
+    event.ns = ns_;
+    event.time_ms = clock_();
+    event.event_type = std::string(event_type);
+    event.key = std::string(key);
+    event.value = std::move(value);
+    // As mlcommons does: call site first, then the caller's keys (which override file/lineno in place);
+    // metadata that is not an object is ignored.
+    event.metadata = MllogJson::object();
+    event.metadata["file"] = file ? file : "";
+    event.metadata["lineno"] = line;
+    if (metadata.is_object()) {
+        for (auto& item : metadata.items()) event.metadata[item.key()] = std::move(item.value());
+    }
+    write(event);
+}
+
+void MllogWriter::write(const MllogEvent& event) {
+    std::string text = format_mllog_line(event);
+    text += '\n';
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::ostream* stream : streams_) {
+        stream->write(text.data(), static_cast<std::streamsize>(text.size()));
+        stream->flush();
+    }
+}
+
+int64_t MllogWriter::system_clock_ms() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace slipway

@@ -1,0 +1,523 @@
+// The field table of the run config (see run_config_schema.h): one row per field, with help text and
+// range, plus the generic helpers (type checks, "did you mean", markdown docs) that work off the table.
+#include "contract/run_config_schema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace slipway {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// JSON <-> member conversions for the handful of member types the config uses.
+template <typename T>
+ojson to_value(const T& v) {
+    return ojson(v);
+}
+template <typename T>
+ojson to_value(const std::optional<T>& v) {
+    return v ? ojson(*v) : ojson(nullptr);
+}
+template <typename T>
+void from_value(const nlohmann::json& j, T& out) {
+    out = j.get<T>();
+}
+template <typename T>
+void from_value(const nlohmann::json& j, std::optional<T>& out) {
+    if (j.is_null()) {
+        out.reset();
+    } else {
+        out = j.get<T>();
+    }
+}
+
+// Chainable construction of one table row.
+class Field {
+public:
+    Field(std::string section, std::string key, FieldType type, std::string help) {
+        spec_.section = std::move(section);
+        spec_.key = std::move(key);
+        spec_.type = type;
+        spec_.help = std::move(help);
+    }
+    Field& gt(double v) { return bound_min(v, true); }
+    Field& ge(double v) { return bound_min(v, false); }
+    Field& lt(double v) { return bound_max(v, true); }
+    Field& le(double v) { return bound_max(v, false); }
+    Field& one_of(std::vector<std::string> choices) {
+        spec_.choices = std::move(choices);
+        return *this;
+    }
+    Field& nullable() {
+        spec_.nullable = true;
+        return *this;
+    }
+    template <typename S, typename T>
+    Field& member(S RunConfig::*section, T S::*m) {
+        spec_.get = [section, m](const RunConfig& c) { return to_value(c.*section.*m); };
+        spec_.set = [section, m](RunConfig& c, const nlohmann::json& j) { from_value(j, c.*section.*m); };
+        return *this;
+    }
+    template <typename T>
+    Field& top(T RunConfig::*m) {
+        spec_.get = [m](const RunConfig& c) { return to_value(c.*m); };
+        spec_.set = [m](RunConfig& c, const nlohmann::json& j) { from_value(j, c.*m); };
+        return *this;
+    }
+    FieldSpec build() const { return spec_; }
+
+private:
+    Field& bound_min(double v, bool exclusive) {
+        spec_.min = v;
+        spec_.min_exclusive = exclusive;
+        return *this;
+    }
+    Field& bound_max(double v, bool exclusive) {
+        spec_.max = v;
+        spec_.max_exclusive = exclusive;
+        return *this;
+    }
+    FieldSpec spec_;
+};
+
+using FT = FieldType;
+using RC = RunConfig;
+
+std::vector<FieldSpec> build_fields() {
+    std::vector<Field> f;
+    auto add = [&f](Field field) -> Field& { return f.emplace_back(std::move(field)); };
+
+    // Top level.
+    add({"", "schema", FT::kString, "Schema tag of this document."}).top(&RC::schema).one_of({kRunConfigSchema});
+    add({"", "name", FT::kString, "Run name: the Slurm job name and the run's name in the history."})
+        .top(&RC::name);
+    add({"", "comment", FT::kString, "Free text: where this config comes from, what it is for."})
+        .top(&RC::comment);
+
+    // model
+    add({"model", "path", FT::kString,
+         "Hugging Face model folder (config.json + *.safetensors, optionally sharded with an index)."})
+        .member(&RC::model, &ModelConfig::path);
+    add({"model", "dtype", FT::kString, "Storage dtype of the base weights (HF --torch_dtype)."})
+        .member(&RC::model, &ModelConfig::dtype)
+        .one_of({"float32", "bfloat16", "float16"});
+
+    // tokenizer
+    add({"tokenizer", "path", FT::kString, "tokenizer.json; empty means <model.path>/tokenizer.json."})
+        .member(&RC::tokenizer, &TokenizerConfig::path);
+
+    // data
+    add({"data", "train_file", FT::kString, "Training data: JSONL, one JSON object a line."})
+        .member(&RC::data, &DataConfig::train_file);
+    add({"data", "validation_file", FT::kString,
+         "Validation data (JSONL); empty means split validation_split_percentage off train_file."})
+        .member(&RC::data, &DataConfig::validation_file);
+    add({"data", "text_field", FT::kString, "Field of each JSONL object that holds the text."})
+        .member(&RC::data, &DataConfig::text_field);
+    add({"data", "block_size", FT::kInt, "Tokens per training sequence."})
+        .member(&RC::data, &DataConfig::block_size)
+        .ge(2)
+        .le(1 << 20);
+    add({"data", "split", FT::kString,
+         "Where a block may start: document (a document start), paragraph (a document or paragraph "
+         "start), concat (anywhere, like HF group_texts)."})
+        .member(&RC::data, &DataConfig::split)
+        .one_of({"document", "paragraph", "concat"});
+    add({"data", "validation_split_percentage", FT::kNumber,
+         "Percent of train_file documents held out for validation when validation_file is empty."})
+        .member(&RC::data, &DataConfig::validation_split_percentage)
+        .ge(0)
+        .lt(100);
+    add({"data", "dedup", FT::kBool, "Drop exact duplicate documents (normalized text hash)."})
+        .member(&RC::data, &DataConfig::dedup);
+    add({"data", "cache_dir", FT::kString, "Token cache folder; empty means <training.output_dir>/cache."})
+        .member(&RC::data, &DataConfig::cache_dir);
+    add({"data", "preprocessing_num_workers", FT::kInt, "Tokenizer threads; 0 means all cores."})
+        .member(&RC::data, &DataConfig::preprocessing_num_workers)
+        .ge(0)
+        .le(4096);
+
+    // training
+    add({"training", "learning_rate", FT::kNumber, "Peak learning rate of AdamW."})
+        .member(&RC::training, &TrainingConfig::learning_rate)
+        .gt(0)
+        .le(1);
+    add({"training", "weight_decay", FT::kNumber, "Decoupled weight decay (not applied to biases and norms)."})
+        .member(&RC::training, &TrainingConfig::weight_decay)
+        .ge(0)
+        .le(1);
+    add({"training", "adam_beta1", FT::kNumber, "AdamW beta1."})
+        .member(&RC::training, &TrainingConfig::adam_beta1)
+        .ge(0)
+        .lt(1);
+    add({"training", "adam_beta2", FT::kNumber, "AdamW beta2."})
+        .member(&RC::training, &TrainingConfig::adam_beta2)
+        .ge(0)
+        .lt(1);
+    add({"training", "adam_epsilon", FT::kNumber, "AdamW epsilon."})
+        .member(&RC::training, &TrainingConfig::adam_epsilon)
+        .gt(0)
+        .le(1);
+    add({"training", "max_grad_norm", FT::kNumber, "Gradient clipping by global norm; 0 disables it."})
+        .member(&RC::training, &TrainingConfig::max_grad_norm)
+        .ge(0);
+    add({"training", "num_train_epochs", FT::kNumber, "Epochs over the training blocks (ignored with max_steps)."})
+        .member(&RC::training, &TrainingConfig::num_train_epochs)
+        .gt(0)
+        .le(1e6);
+    add({"training", "max_steps", FT::kInt, "Optimizer steps; null means num_train_epochs decides."})
+        .member(&RC::training, &TrainingConfig::max_steps)
+        .nullable()
+        .ge(1);
+    add({"training", "lr_scheduler_type", FT::kString, "Learning-rate schedule, as HF get_scheduler."})
+        .member(&RC::training, &TrainingConfig::lr_scheduler_type)
+        .one_of({"linear", "cosine", "constant", "constant_with_warmup"});
+    add({"training", "warmup_steps", FT::kInt, "Linear warmup steps (use this or warmup_ratio)."})
+        .member(&RC::training, &TrainingConfig::warmup_steps)
+        .ge(0);
+    add({"training", "warmup_ratio", FT::kNumber, "Warmup as a share of all steps (use this or warmup_steps)."})
+        .member(&RC::training, &TrainingConfig::warmup_ratio)
+        .ge(0)
+        .lt(1);
+    add({"training", "per_device_train_batch_size", FT::kInt, "Sequences per rank per micro-step."})
+        .member(&RC::training, &TrainingConfig::per_device_train_batch_size)
+        .ge(1)
+        .le(65536);
+    add({"training", "per_device_eval_batch_size", FT::kInt, "Sequences per rank per eval step."})
+        .member(&RC::training, &TrainingConfig::per_device_eval_batch_size)
+        .ge(1)
+        .le(65536);
+    add({"training", "gradient_accumulation_steps", FT::kInt, "Micro-steps per optimizer step."})
+        .member(&RC::training, &TrainingConfig::gradient_accumulation_steps)
+        .ge(1)
+        .le(65536);
+    add({"training", "bf16", FT::kBool, "bf16 autocast with fp32 master weights."})
+        .member(&RC::training, &TrainingConfig::bf16);
+    add({"training", "seed", FT::kInt, "Seed of initialization, dropout and data order."})
+        .member(&RC::training, &TrainingConfig::seed)
+        .ge(0)
+        .le(4294967295.0);
+    add({"training", "logging_steps", FT::kInt, "Log train_loss, lr and throughput every N steps."})
+        .member(&RC::training, &TrainingConfig::logging_steps)
+        .ge(1);
+    add({"training", "eval_steps", FT::kInt, "Evaluate every N steps; null means only at the end."})
+        .member(&RC::training, &TrainingConfig::eval_steps)
+        .nullable()
+        .ge(1);
+    add({"training", "save_steps", FT::kInt, "Save a checkpoint every N steps (and at the end)."})
+        .member(&RC::training, &TrainingConfig::save_steps)
+        .ge(1);
+    add({"training", "save_total_limit", FT::kInt, "Keep at most N checkpoints; null keeps all."})
+        .member(&RC::training, &TrainingConfig::save_total_limit)
+        .nullable()
+        .ge(1);
+    add({"training", "resume_from_checkpoint", FT::kString,
+         "Checkpoint folder to resume from, or \"latest\" in output_dir; empty starts fresh."})
+        .member(&RC::training, &TrainingConfig::resume_from_checkpoint);
+    add({"training", "output_dir", FT::kString, "Where checkpoints, the adapter or model, and mllog.txt go."})
+        .member(&RC::training, &TrainingConfig::output_dir);
+    add({"training", "overwrite_output_dir", FT::kBool, "Allow a non-empty output_dir to be overwritten."})
+        .member(&RC::training, &TrainingConfig::overwrite_output_dir);
+    add({"training", "gradient_checkpointing", FT::kBool, "Recompute activations in backward to save memory."})
+        .member(&RC::training, &TrainingConfig::gradient_checkpointing);
+
+    // adapter
+    add({"adapter", "method", FT::kString,
+         "What trains: lora (PEFT LoRA adapters), embeddings (only embed_tokens and lm_head, the seeds' "
+         "ruadapt step), full (every weight)."})
+        .member(&RC::adapter, &AdapterConfig::method)
+        .one_of({"lora", "embeddings", "full"});
+    add({"adapter", "r", FT::kInt, "LoRA rank."}).member(&RC::adapter, &AdapterConfig::r).ge(1).le(65536);
+    add({"adapter", "lora_alpha", FT::kNumber, "LoRA alpha: the update is scaled by alpha / r."})
+        .member(&RC::adapter, &AdapterConfig::lora_alpha)
+        .gt(0);
+    add({"adapter", "lora_dropout", FT::kNumber, "Dropout on the LoRA input."})
+        .member(&RC::adapter, &AdapterConfig::lora_dropout)
+        .ge(0)
+        .lt(1);
+    add({"adapter", "target_modules", FT::kStringList,
+         "Module names that get LoRA adapters (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)."})
+        .member(&RC::adapter, &AdapterConfig::target_modules);
+    add({"adapter", "modules_to_save", FT::kStringList,
+         "Modules trained in full next to the adapters and saved with them (e.g. embed_tokens, lm_head)."})
+        .member(&RC::adapter, &AdapterConfig::modules_to_save);
+    add({"adapter", "rank_pattern", FT::kStringIntMap, "Per-module rank overrides: name pattern -> r."})
+        .member(&RC::adapter, &AdapterConfig::rank_pattern);
+    add({"adapter", "alpha_pattern", FT::kStringNumberMap, "Per-module alpha overrides: name pattern -> alpha."})
+        .member(&RC::adapter, &AdapterConfig::alpha_pattern);
+    add({"adapter", "use_rslora", FT::kBool, "Rank-stabilized LoRA: scale by alpha / sqrt(r)."})
+        .member(&RC::adapter, &AdapterConfig::use_rslora);
+    add({"adapter", "use_dora", FT::kBool, "Weight-decomposed LoRA (DoRA)."})
+        .member(&RC::adapter, &AdapterConfig::use_dora);
+
+    // eval
+    add({"eval", "metric", FT::kString,
+         "What eval_accuracy reports: loss (lower is better, as MLPerf llama2_70b_lora) or token_accuracy."})
+        .member(&RC::eval, &EvalConfig::metric)
+        .one_of({"loss", "token_accuracy"});
+    add({"eval", "target", FT::kNumber, "Target of the metric (MLPerf llama2_70b_lora: 0.925); null = none."})
+        .member(&RC::eval, &EvalConfig::target)
+        .nullable();
+    add({"eval", "stop_at_target", FT::kBool, "Stop the run with success once the target is reached."})
+        .member(&RC::eval, &EvalConfig::stop_at_target);
+
+    // distributed
+    add({"distributed", "backend", FT::kString, "Collectives: auto (NCCL on GPUs, Gloo on CPUs), nccl, gloo."})
+        .member(&RC::distributed, &DistributedConfig::backend)
+        .one_of({"auto", "nccl", "gloo"});
+    add({"distributed", "bucket_mb", FT::kNumber, "Gradient bucket size in MiB (DDP's bucket_cap_mb)."})
+        .member(&RC::distributed, &DistributedConfig::bucket_mb)
+        .gt(0)
+        .le(4096);
+    add({"distributed", "timeout_s", FT::kInt,
+         "Seconds a rendezvous or collective may stall before every rank exits with an error."})
+        .member(&RC::distributed, &DistributedConfig::timeout_s)
+        .ge(1)
+        .le(7 * 24 * 3600);
+
+    // slurm
+    add({"slurm", "nodes", FT::kInt, "#SBATCH --nodes."}).member(&RC::slurm, &SlurmConfig::nodes).ge(1).le(100000);
+    add({"slurm", "gpus_per_node", FT::kInt, "#SBATCH --gres=gpu:N; 0 trains on CPUs."})
+        .member(&RC::slurm, &SlurmConfig::gpus_per_node)
+        .ge(0)
+        .le(64);
+    add({"slurm", "ntasks_per_node", FT::kInt, "Ranks per node; null means one per GPU (1 without GPUs)."})
+        .member(&RC::slurm, &SlurmConfig::ntasks_per_node)
+        .nullable()
+        .ge(1)
+        .le(1024);
+    add({"slurm", "cpus_per_task", FT::kInt, "#SBATCH --cpus-per-task; null leaves it to Slurm."})
+        .member(&RC::slurm, &SlurmConfig::cpus_per_task)
+        .nullable()
+        .ge(1)
+        .le(4096);
+    add({"slurm", "time", FT::kString, "#SBATCH --time: minutes, [D-]HH:MM[:SS] or MM:SS (e.g. 4-23:59:59)."})
+        .member(&RC::slurm, &SlurmConfig::time);
+    add({"slurm", "partition", FT::kString, "#SBATCH --partition; empty = the cluster's default."})
+        .member(&RC::slurm, &SlurmConfig::partition);
+    add({"slurm", "account", FT::kString, "#SBATCH --account; empty = none."})
+        .member(&RC::slurm, &SlurmConfig::account);
+    add({"slurm", "qos", FT::kString, "#SBATCH --qos; empty = none."}).member(&RC::slurm, &SlurmConfig::qos);
+    add({"slurm", "exclusive", FT::kBool, "#SBATCH --exclusive."}).member(&RC::slurm, &SlurmConfig::exclusive);
+    add({"slurm", "container_image", FT::kString,
+         "Image for pyxis srun --container-image (an enroot .sqsh or a registry image); empty = bare srun."})
+        .member(&RC::slurm, &SlurmConfig::container_image);
+    add({"slurm", "container_mounts", FT::kStringList, "srun --container-mounts entries, \"src:dst[:flags]\"."})
+        .member(&RC::slurm, &SlurmConfig::container_mounts);
+    add({"slurm", "container_workdir", FT::kString, "srun --container-workdir."})
+        .member(&RC::slurm, &SlurmConfig::container_workdir);
+    add({"slurm", "extra", FT::kStringList, "Further #SBATCH directives, each \"--key=value\" or \"--flag\"."})
+        .member(&RC::slurm, &SlurmConfig::extra);
+
+    // container
+    add({"container", "base", FT::kString, "NGC PyTorch base image of the Dockerfile (torch is never reinstalled)."})
+        .member(&RC::container, &ContainerConfig::base);
+    add({"container", "apt_packages", FT::kStringList, "Debian/Ubuntu packages added to the image."})
+        .member(&RC::container, &ContainerConfig::apt_packages);
+    add({"container", "pip_packages", FT::kStringList, "pip packages added to the image, pinned as name==version."})
+        .member(&RC::container, &ContainerConfig::pip_packages);
+    add({"container", "env", FT::kStringStringMap, "Environment variables set in the image (no secrets)."})
+        .member(&RC::container, &ContainerConfig::env);
+    add({"container", "build_engine", FT::kBool, "Build slipway-engine inside the image against its torch."})
+        .member(&RC::container, &ContainerConfig::build_engine);
+
+    std::vector<FieldSpec> specs;
+    specs.reserve(f.size());
+    for (const Field& field : f) specs.push_back(field.build());
+    return specs;
+}
+
+std::string format_number(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
+bool is_integral(double v) { return std::isfinite(v) && v == std::floor(v); }
+
+}  // namespace
+
+const char* field_type_name(FieldType type) {
+    switch (type) {
+        case FieldType::kBool: return "boolean";
+        case FieldType::kInt: return "integer";
+        case FieldType::kNumber: return "number";
+        case FieldType::kString: return "string";
+        case FieldType::kStringList: return "list of strings";
+        case FieldType::kStringIntMap: return "object of integers";
+        case FieldType::kStringNumberMap: return "object of numbers";
+        case FieldType::kStringStringMap: return "object of strings";
+    }
+    return "?";
+}
+
+std::string FieldSpec::pointer() const { return section.empty() ? "/" + key : "/" + section + "/" + key; }
+
+std::string FieldSpec::range_text() const {
+    if (!choices.empty()) {
+        std::string text;
+        for (const std::string& c : choices) text += (text.empty() ? "" : " | ") + c;
+        return text;
+    }
+    if (min && max) {
+        return std::string(min_exclusive ? "(" : "[") + format_number(*min) + ", " + format_number(*max) +
+               (max_exclusive ? ")" : "]");
+    }
+    if (min) return std::string(min_exclusive ? "> " : ">= ") + format_number(*min);
+    if (max) return std::string(max_exclusive ? "< " : "<= ") + format_number(*max);
+    return "";
+}
+
+const std::vector<FieldSpec>& run_config_fields() {
+    static const std::vector<FieldSpec> fields = build_fields();
+    return fields;
+}
+
+const std::vector<std::string>& run_config_sections() {
+    static const std::vector<std::string> sections = [] {
+        std::vector<std::string> out;
+        for (const FieldSpec& f : run_config_fields()) {
+            if (!f.section.empty() && std::find(out.begin(), out.end(), f.section) == out.end()) {
+                out.push_back(f.section);
+            }
+        }
+        return out;
+    }();
+    return sections;
+}
+
+const FieldSpec* find_field(const std::string& pointer) {
+    for (const FieldSpec& f : run_config_fields()) {
+        if (f.pointer() == pointer) return &f;
+    }
+    return nullptr;
+}
+
+std::string short_json(const nlohmann::json& value) {
+    // Integral floats print as integers ("got -1", not "got -1.0").
+    if (value.is_number_float() && is_integral(value.get<double>()) && std::fabs(value.get<double>()) < 1e15) {
+        return std::to_string(static_cast<int64_t>(value.get<double>()));
+    }
+    std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+}
+
+std::string check_json_type(const FieldSpec& field, const nlohmann::json& value) {
+    if (value.is_null()) {
+        return field.nullable ? "" : "must be a " + std::string(field_type_name(field.type)) + ", got null";
+    }
+    auto all_of = [&value](auto predicate) {
+        return std::all_of(value.begin(), value.end(), predicate);
+    };
+    bool ok = false;
+    switch (field.type) {
+        case FieldType::kBool: ok = value.is_boolean(); break;
+        case FieldType::kInt:
+            ok = value.is_number_integer() ||
+                 (value.is_number_float() && is_integral(value.get<double>()) && std::fabs(value.get<double>()) < 9e15);
+            break;
+        case FieldType::kNumber: ok = value.is_number(); break;
+        case FieldType::kString: ok = value.is_string(); break;
+        case FieldType::kStringList:
+            ok = value.is_array() && all_of([](const nlohmann::json& e) { return e.is_string(); });
+            break;
+        case FieldType::kStringIntMap:
+            ok = value.is_object() && all_of([](const nlohmann::json& e) { return e.is_number_integer(); });
+            break;
+        case FieldType::kStringNumberMap:
+            ok = value.is_object() && all_of([](const nlohmann::json& e) { return e.is_number(); });
+            break;
+        case FieldType::kStringStringMap:
+            ok = value.is_object() && all_of([](const nlohmann::json& e) { return e.is_string(); });
+            break;
+    }
+    if (ok) return "";
+    return "must be a" + std::string(field.type == FieldType::kInt ? "n " : " ") + field_type_name(field.type) +
+           ", got " + short_json(value);
+}
+
+std::string check_range(const FieldSpec& field, const nlohmann::json& value) {
+    if (value.is_null()) return "";
+    if (!field.choices.empty() && value.is_string()) {
+        const std::string s = value.get<std::string>();
+        if (std::find(field.choices.begin(), field.choices.end(), s) != field.choices.end()) return "";
+        std::string message = "must be one of " + field.range_text() + ", got " + short_json(value);
+        const std::string near = closest_match(s, field.choices);
+        if (!near.empty()) message += " (did you mean \"" + near + "\"?)";
+        return message;
+    }
+    if (!value.is_number()) return "";
+    const double v = value.get<double>();
+    if (!std::isfinite(v)) return "must be finite, got " + short_json(value);
+    const bool below = field.min && (field.min_exclusive ? v <= *field.min : v < *field.min);
+    const bool above = field.max && (field.max_exclusive ? v >= *field.max : v > *field.max);
+    if (below) {
+        return std::string("must be ") + (field.min_exclusive ? "> " : ">= ") + format_number(*field.min) +
+               ", got " + short_json(value);
+    }
+    if (above) {
+        return std::string("must be ") + (field.max_exclusive ? "< " : "<= ") + format_number(*field.max) +
+               ", got " + short_json(value);
+    }
+    return "";
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+            diagonal = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+        }
+    }
+    return row[b.size()];
+}
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+    // Allow about one typo per four characters, at least two.
+    const size_t limit = std::max<size_t>(2, word.size() / 4);
+    std::string best;
+    size_t best_distance = limit + 1;
+    for (const std::string& c : candidates) {
+        const size_t d = edit_distance(word, c);
+        if (d < best_distance) {
+            best = c;
+            best_distance = d;
+        }
+    }
+    return best;
+}
+
+std::string run_config_schema_markdown() {
+    const RunConfig defaults;
+    std::ostringstream out;
+    out << "# Run config fields (schema \"" << kRunConfigSchema << "\")\n\n"
+        << "Generated by `slipway-engine config schema`. Unknown fields are errors; null is allowed only "
+           "where the type says so.\n";
+    std::string section = "\x01";
+    for (const FieldSpec& f : run_config_fields()) {
+        if (f.section != section) {
+            section = f.section;
+            out << "\n## " << (section.empty() ? "top level" : section) << "\n\n"
+                << "| field | type | default | range | meaning |\n|---|---|---|---|---|\n";
+        }
+        std::string type = field_type_name(f.type);
+        if (f.nullable) type += " or null";
+        std::string range = f.range_text();
+        for (char& c : range) {
+            if (c == '|') c = '/';  // keep the markdown table intact
+        }
+        out << "| `" << f.pointer() << "` | " << type << " | `" << short_json(f.get(defaults)) << "` | " << range
+            << " | " << f.help << " |\n";
+    }
+    return out.str();
+}
+
+}  // namespace slipway

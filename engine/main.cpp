@@ -1,0 +1,21 @@
+// slipway-engine: the headless trainer that sbatch starts on every rank, and its helper commands.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/config_commands.h"
+#include "contract/version.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"slipway-engine: LLM fine-tuning engine for Slurm clusters (LibTorch)", "slipway-engine"};
+    app.set_version_flag("--version", std::string("slipway-engine ") + slipway::kVersion);
+    app.require_subcommand(1);
+    int exit_code = 0;
+    slipway::engine::add_config_commands(app, &exit_code, std::cout, std::cerr);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    return exit_code;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs every Debian package that building, testing and running Slipway need. This is the single list
+# of system dependencies: CI, the README's commands and developers all run it. Idempotent, and quick when
+# everything is present (it then skips apt-get entirely). Uses sudo when not root.
+set -euo pipefail
+
+# Grouped by purpose; keep this the only place packages are named.
+packages=(
+  # toolchain
+  build-essential cmake pkg-config git ca-certificates
+  # contract + engine
+  nlohmann-json3-dev libcli11-dev libpcre2-dev
+  libtorch-dev libgloo-dev
+  # fast BLAS: Debian's default libblas.so.3 is the slow reference one; OpenBLAS takes over the alternative
+  libopenblas0-pthread
+  # app
+  qt6-base-dev libqt6sql6-sqlite libqcustomplot-dev qtkeychain-qt6-dev
+  # remote
+  libssh-dev
+  # tests: GoogleTest, benchmarks, reference numerics, a real sshd + Slurm on 127.0.0.1, script lint
+  libgtest-dev libgmock-dev libbenchmark-dev python3-torch
+  openssh-server openssh-client slurm-wlm munge shellcheck
+  # GUI under a virtual display for screenshots
+  xvfb
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd=(sudo)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages are installed"
+else
+  echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update
+  "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# Report which BLAS torch will run on (see design.md section 7).
+blas=$(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | awk '/^Value:/ {print $2}')
+echo "install-deps: libblas.so.3 -> ${blas:-unknown}"
+case "$blas" in
+  *openblas*) ;;
+  *) echo "install-deps: warning: libblas.so.3 is not OpenBLAS; CPU training will be about 10x slower" >&2 ;;
+esac

@@ -1,0 +1,91 @@
+// The shipped presets (resources/presets): each is valid, says where it comes from, and carries the
+// values of the seed job it reproduces.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "contract/run_config.h"
+
+namespace slipway {
+namespace {
+
+const std::string kPresetDir = std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets";
+
+RunConfig load_preset(const std::string& name) {
+    const Result<RunConfig> loaded = load_run_config(kPresetDir + "/" + name + ".json");
+    EXPECT_TRUE(loaded.ok()) << loaded.error();
+    return loaded.ok() ? *loaded : RunConfig{};
+}
+
+TEST(Presets, AllAreValidAndCommented) {
+    size_t count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(kPresetDir)) {
+        if (entry.path().extension() != ".json") continue;
+        ++count;
+        const Result<nlohmann::json> json = read_json_file(entry.path().string());
+        ASSERT_TRUE(json.ok()) << json.error();
+        const ParsedRunConfig parsed = parse_run_config(*json);
+        EXPECT_TRUE(parsed.problems.empty()) << entry.path() << "\n" << format_problems(parsed.problems);
+        const ConfigProblems problems = validate(parsed.config);
+        EXPECT_TRUE(problems.empty()) << entry.path() << "\n" << format_problems(problems);
+        EXPECT_GT(parsed.config.comment.size(), 40u) << entry.path() << ": say where the preset comes from";
+        EXPECT_EQ(parsed.config.name, entry.path().stem().string());
+    }
+    EXPECT_GE(count, 5u);
+}
+
+TEST(Presets, RuadaptLoraIsTheSeedScript) {
+    const RunConfig c = load_preset("ruadapt-lora");
+    EXPECT_EQ(c.data.block_size, 4096);
+    EXPECT_DOUBLE_EQ(c.training.weight_decay, 0.1);
+    EXPECT_DOUBLE_EQ(c.training.adam_beta1, 0.9);
+    EXPECT_DOUBLE_EQ(c.training.adam_beta2, 0.95);
+    EXPECT_DOUBLE_EQ(c.training.adam_epsilon, 1e-5);
+    EXPECT_EQ(c.training.lr_scheduler_type, "cosine");
+    EXPECT_EQ(c.training.warmup_steps, 100);
+    EXPECT_TRUE(c.training.bf16);
+    EXPECT_EQ(c.training.gradient_accumulation_steps, 4);
+    EXPECT_EQ(c.slurm.nodes, 8);
+    EXPECT_EQ(c.slurm.gpus_per_node, 8);
+    EXPECT_EQ(c.adapter.method, "lora");
+    EXPECT_EQ(c.global_batch_size(), 256);
+}
+
+TEST(Presets, RuadaptEmbeddingsTrainsOnlyEmbeddings) {
+    const RunConfig c = load_preset("ruadapt-embeddings");
+    EXPECT_EQ(c.adapter.method, "embeddings");
+    EXPECT_EQ(c.data.block_size, 4096);
+    EXPECT_EQ(c.world_size(), 64);
+}
+
+TEST(Presets, MlperfLlama2LoraMatchesTheReference) {
+    const RunConfig c = load_preset("mlperf-llama2-70b-lora");
+    EXPECT_DOUBLE_EQ(c.training.learning_rate, 4e-4);
+    EXPECT_EQ(c.training.lr_scheduler_type, "cosine");
+    EXPECT_DOUBLE_EQ(c.training.weight_decay, 1e-4);
+    EXPECT_EQ(c.training.warmup_steps, 0);
+    EXPECT_DOUBLE_EQ(c.training.max_grad_norm, 0.3);
+    EXPECT_EQ(c.adapter.r, 16);
+    EXPECT_DOUBLE_EQ(c.adapter.lora_alpha, 32);
+    EXPECT_DOUBLE_EQ(c.adapter.lora_dropout, 0.1);
+    EXPECT_EQ(c.data.block_size, 8192);
+    EXPECT_EQ(c.training.max_steps, 1024);
+    EXPECT_EQ(c.training.eval_steps, 48);
+    EXPECT_EQ(c.eval.metric, "loss");
+    EXPECT_EQ(c.eval.target, 0.925);
+    EXPECT_TRUE(c.eval.stop_at_target);
+    EXPECT_EQ(c.slurm.nodes, 1);
+    EXPECT_EQ(c.slurm.gpus_per_node, 8);
+    EXPECT_EQ(c.global_batch_size(), 8);
+}
+
+TEST(Presets, DemoTinyRunsOnCpus) {
+    const RunConfig c = load_preset("demo-tiny");
+    EXPECT_EQ(c.slurm.gpus_per_node, 0);
+    EXPECT_EQ(c.distributed.backend, "gloo");
+    EXPECT_EQ(c.adapter.method, "full");
+    EXPECT_LE(c.data.block_size, 256);
+}
+
+}  // namespace
+}  // namespace slipway
