@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/config_commands.h"
+#include "cli/tokenize_command.h"
 #include "contract/version.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     int exit_code = 0;
     slipway::engine::add_config_commands(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_tokenize_command(app, &exit_code, std::cin, std::cout, std::cerr);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -9,7 +9,7 @@ packages=(
   # toolchain
   build-essential cmake pkg-config git ca-certificates
   # contract + engine
-  nlohmann-json3-dev libcli11-dev libpcre2-dev
+  nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   libtorch-dev libgloo-dev
   # fast BLAS: Debian's default libblas.so.3 is the slow reference one; OpenBLAS takes over the alternative
   libopenblas0-pthread

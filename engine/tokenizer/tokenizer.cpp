@@ -1,0 +1,212 @@
+// Tokenizer: loads tokenizer.json into its components and runs HF's encode/decode pipeline.
+#include "tokenizer/tokenizer.h"
+
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "contract/run_config.h"
+#include "tokenizer/added_vocabulary.h"
+#include "tokenizer/bpe.h"
+#include "tokenizer/decoder.h"
+#include "tokenizer/normalizer.h"
+#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/unicode.h"
+
+namespace slipway::tokenizer {
+
+struct Tokenizer::Impl {
+    std::vector<AddedToken> added;
+    std::unordered_map<int32_t, size_t> added_by_id;  // id -> index in `added`
+    std::unordered_map<std::string, int32_t> added_by_content;
+    std::unique_ptr<AddedTokenMatcher> raw_matcher;         // tokens with normalized = false
+    std::unique_ptr<AddedTokenMatcher> normalized_matcher;  // tokens with normalized = true
+    std::shared_ptr<const Normalizer> normalizer;
+    std::shared_ptr<const PreTokenizer> pre_tokenizer;
+    std::unique_ptr<BpeModel> model;
+    std::shared_ptr<const Decoder> decoder;
+    // Post-processor template for a single sequence: ids before and after the text.
+    std::vector<int32_t> prefix_ids, suffix_ids;
+
+    void encode_text(std::string_view text, bool at_input_start, std::vector<int32_t>& out) const;
+};
+
+namespace {
+
+// TemplateProcessing's "single" template -> ids around the sequence. Other processors that change ids
+// are refused; ByteLevel only fixes offsets.
+Status parse_post_processor(const nlohmann::json& spec, std::vector<int32_t>& prefix, std::vector<int32_t>& suffix) {
+    if (spec.is_null()) return Status::Ok();
+    const std::string type = spec.at("type").get<std::string>();
+    if (type == "ByteLevel") return Status::Ok();
+    if (type == "Sequence") {
+        for (const nlohmann::json& part : spec.at("processors")) {
+            const Status s = parse_post_processor(part, prefix, suffix);
+            if (!s.ok()) return s;
+        }
+        return Status::Ok();
+    }
+    if (type != "TemplateProcessing") return Status::Error("post_processor \"" + type + "\" is not supported");
+    bool seen_sequence = false;
+    for (const nlohmann::json& item : spec.at("single")) {
+        if (item.contains("Sequence")) {
+            seen_sequence = true;
+            continue;
+        }
+        const std::string name = item.at("SpecialToken").at("id").get<std::string>();
+        const nlohmann::json& special = spec.at("special_tokens").at(name);
+        for (const nlohmann::json& id : special.at("ids")) (seen_sequence ? suffix : prefix).push_back(id.get<int32_t>());
+    }
+    return Status::Ok();
+}
+
+}  // namespace
+
+Result<Tokenizer> Tokenizer::from_file(const std::string& path) {
+    Result<nlohmann::json> json = read_json_file(path);
+    if (!json.ok()) return json.status();
+    Result<Tokenizer> tokenizer = from_json(*json);
+    if (!tokenizer.ok()) return Status::Error(path + ": " + tokenizer.error());
+    return tokenizer;
+}
+
+Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
+    auto impl = std::make_shared<Impl>();
+    try {
+        const nlohmann::json& model = document.at("model");
+        const std::string model_type = model.value("type", "BPE");
+        if (model_type != "BPE") return Status::Error("model \"" + model_type + "\" is not supported (only BPE)");
+        Result<BpeModel> bpe = BpeModel::from_json(model);
+        if (!bpe.ok()) return bpe.status();
+        impl->model = std::make_unique<BpeModel>(std::move(*bpe));
+
+        Result<std::shared_ptr<const Normalizer>> normalizer = make_normalizer(document.value("normalizer", nlohmann::json()));
+        if (!normalizer.ok()) return normalizer.status();
+        impl->normalizer = *normalizer;
+        Result<std::shared_ptr<const PreTokenizer>> pre = make_pre_tokenizer(document.value("pre_tokenizer", nlohmann::json()));
+        if (!pre.ok()) return pre.status();
+        impl->pre_tokenizer = *pre;
+        Result<std::shared_ptr<const Decoder>> decoder = make_decoder(document.value("decoder", nlohmann::json()));
+        if (!decoder.ok()) return decoder.status();
+        impl->decoder = *decoder;
+        const Status post = parse_post_processor(document.value("post_processor", nlohmann::json()), impl->prefix_ids,
+                                                 impl->suffix_ids);
+        if (!post.ok()) return post;
+
+        for (const nlohmann::json& t : document.value("added_tokens", nlohmann::json::array())) {
+            AddedToken token;
+            token.id = t.at("id").get<int32_t>();
+            token.content = t.at("content").get<std::string>();
+            token.special = t.value("special", false);
+            token.normalized = t.value("normalized", !token.special);
+            token.lstrip = t.value("lstrip", false);
+            token.rstrip = t.value("rstrip", false);
+            token.single_word = t.value("single_word", false);
+            impl->added.push_back(std::move(token));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        return Status::Error(std::string("tokenizer.json: ") + e.what());
+    }
+    std::vector<const AddedToken*> raw, normalized;
+    for (size_t i = 0; i < impl->added.size(); ++i) {
+        const AddedToken& t = impl->added[i];
+        impl->added_by_id.emplace(t.id, i);
+        impl->added_by_content.emplace(t.content, t.id);
+        (t.normalized ? normalized : raw).push_back(&t);
+    }
+    impl->raw_matcher = std::make_unique<AddedTokenMatcher>(raw);
+    impl->normalized_matcher = std::make_unique<AddedTokenMatcher>(normalized);
+    Tokenizer tokenizer;
+    tokenizer.impl_ = std::move(impl);
+    return tokenizer;
+}
+
+void Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start, std::vector<int32_t>& out) const {
+    std::string normalized_text(text);
+    if (normalizer) normalizer->normalize(normalized_text);
+    // Tokens with normalized = true are looked for in the normalized text.
+    std::vector<Segment> segments;
+    if (normalized_matcher->empty()) {
+        segments.push_back({normalized_text, std::nullopt, 0});
+    } else {
+        segments = normalized_matcher->split(normalized_text);
+    }
+    std::vector<Piece> pieces;
+    for (const Segment& segment : segments) {
+        if (segment.id) {
+            out.push_back(*segment.id);
+            continue;
+        }
+        pieces.clear();
+        pieces.push_back({std::string(segment.text), at_input_start && segment.offset == 0});
+        if (pre_tokenizer) pre_tokenizer->pre_tokenize(pieces);
+        for (const Piece& piece : pieces) model->tokenize(piece.text, out);
+    }
+}
+
+std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
+    std::vector<int32_t> ids;
+    if (add_special_tokens) ids = impl_->prefix_ids;
+    if (impl_->raw_matcher->empty()) {
+        impl_->encode_text(text, true, ids);
+    } else {
+        for (const Segment& segment : impl_->raw_matcher->split(text)) {
+            if (segment.id) {
+                ids.push_back(*segment.id);
+            } else {
+                impl_->encode_text(segment.text, segment.offset == 0, ids);
+            }
+        }
+    }
+    if (add_special_tokens) ids.insert(ids.end(), impl_->suffix_ids.begin(), impl_->suffix_ids.end());
+    return ids;
+}
+
+Result<std::vector<int32_t>> Tokenizer::encode_checked(std::string_view text, bool add_special_tokens) const {
+    if (!is_valid_utf8(text)) return Status::Error("text is not valid UTF-8");
+    return encode(text, add_special_tokens);
+}
+
+Result<std::string> Tokenizer::decode(const std::vector<int32_t>& ids, bool skip_special_tokens) const {
+    std::vector<std::string> tokens;
+    tokens.reserve(ids.size());
+    for (int32_t id : ids) {
+        const auto added = impl_->added_by_id.find(id);
+        if (added != impl_->added_by_id.end()) {
+            const AddedToken& token = impl_->added[added->second];
+            if (!(skip_special_tokens && token.special)) tokens.push_back(token.content);
+            continue;
+        }
+        const std::string* token = impl_->model->id_to_token(id);
+        if (token == nullptr || (token->empty() && id != 0)) return Status::Error("unknown token id " + std::to_string(id));
+        tokens.push_back(*token);
+    }
+    if (impl_->decoder) impl_->decoder->decode_chain(tokens);
+    std::string text;
+    for (const std::string& t : tokens) text += t;
+    return text;
+}
+
+std::optional<int32_t> Tokenizer::token_to_id(std::string_view token) const {
+    const auto added = impl_->added_by_content.find(std::string(token));
+    if (added != impl_->added_by_content.end()) return added->second;
+    return impl_->model->token_to_id(token);
+}
+
+std::optional<std::string> Tokenizer::id_to_token(int32_t id) const {
+    const auto added = impl_->added_by_id.find(id);
+    if (added != impl_->added_by_id.end()) return impl_->added[added->second].content;
+    const std::string* token = impl_->model->id_to_token(id);
+    if (token == nullptr) return std::nullopt;
+    return *token;
+}
+
+size_t Tokenizer::vocab_size() const {
+    size_t size = impl_->model->vocab_size();
+    for (const AddedToken& t : impl_->added) size = std::max(size, static_cast<size_t>(t.id) + 1);
+    return size;
+}
+
+const std::vector<AddedToken>& Tokenizer::added_tokens() const { return impl_->added; }
+
+}  // namespace slipway::tokenizer

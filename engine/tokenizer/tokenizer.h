@@ -1,0 +1,58 @@
+// A Hugging Face tokenizer.json tokenizer: added/special tokens, normalizer, pre-tokenizer, BPE model,
+// post-processor and decoder, encoding and decoding exactly as the HF tokenizers library does for the
+// byte-level (Llama-3, Qwen, GPT-2) and SentencePiece-style (Llama-2, Mistral) BPE families.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "contract/status.h"
+
+namespace slipway::tokenizer {
+
+class BpeModel;
+class Normalizer;
+class PreTokenizer;
+class Decoder;
+class AddedVocabulary;
+
+struct AddedToken {
+    int32_t id = 0;
+    std::string content;
+    bool special = false;
+    bool normalized = false;
+    bool lstrip = false;
+    bool rstrip = false;
+    bool single_word = false;
+};
+
+class Tokenizer {
+public:
+    // Errors name the file and the unsupported component or bad key.
+    static Result<Tokenizer> from_file(const std::string& path);
+    static Result<Tokenizer> from_json(const nlohmann::json& document);
+
+    // `text` must be valid UTF-8 (see encode_checked). Special tokens written in the text are matched.
+    std::vector<int32_t> encode(std::string_view text, bool add_special_tokens = false) const;
+    // Like encode, but invalid UTF-8 is an error instead of a precondition.
+    Result<std::vector<int32_t>> encode_checked(std::string_view text, bool add_special_tokens = false) const;
+    // Unknown ids are an error naming the id.
+    Result<std::string> decode(const std::vector<int32_t>& ids, bool skip_special_tokens = false) const;
+
+    std::optional<int32_t> token_to_id(std::string_view token) const;
+    std::optional<std::string> id_to_token(int32_t id) const;
+    size_t vocab_size() const;  // highest id + 1, added tokens included
+    const std::vector<AddedToken>& added_tokens() const;
+
+private:
+    struct Impl;
+    std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace slipway::tokenizer
