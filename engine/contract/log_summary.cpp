@@ -28,13 +28,16 @@ nlohmann::ordered_json samples_json(const std::optional<double>& v) {
 
 nlohmann::ordered_json points_json(const std::vector<MetricPoint>& points) {
     auto out = nlohmann::ordered_json::array();
-    for (const MetricPoint& p : points) out.push_back({samples_json(p.samples_count), p.value});
+    for (const MetricPoint& p : points)
+        out.push_back({samples_json(p.samples_count), p.value});
     return out;
 }
 
 }  // namespace
 
-LogSummaryBuilder::LogSummaryBuilder(std::string file) { summary_.file = std::move(file); }
+LogSummaryBuilder::LogSummaryBuilder(std::string file) {
+    summary_.file = std::move(file);
+}
 
 void LogSummaryBuilder::add(const MllogStreamItem& item) {
     LogSummary& s = summary_;
@@ -72,7 +75,8 @@ LogSummary summarize_log_text(std::string_view bytes, std::string file) {
 
 Result<LogSummary> summarize_log_file(const std::string& path) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!file) return Result<LogSummary>::Error("cannot open log file '" + path + "': " + std::strerror(errno));
+    if (!file)
+        return Result<LogSummary>::Error("cannot open log file '" + path + "': " + std::strerror(errno));
 
     LogSummaryBuilder builder(path);
     MllogStream stream([&builder](MllogStreamItem&& item) { builder.add(item); });

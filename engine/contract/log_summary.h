@@ -23,9 +23,9 @@ struct LogSummary {
     int64_t lines = 0;
     int64_t mllog_lines = 0;
     int64_t bad_lines = 0;
-    std::optional<std::string> status;  // metadata.status of the last run_stop
-    std::optional<int64_t> run_start_ms;  // the first run_start
-    std::optional<int64_t> run_stop_ms;   // the last run_stop
+    std::optional<std::string> status;        // metadata.status of the last run_stop
+    std::optional<int64_t> run_start_ms;      // the first run_start
+    std::optional<int64_t> run_stop_ms;       // the last run_stop
     std::optional<int64_t> time_to_train_ms;  // run_stop_ms - run_start_ms when both are known
     std::vector<MetricPoint> eval_accuracy;
     std::vector<MetricPoint> train_loss;
@@ -33,12 +33,12 @@ struct LogSummary {
 
 // Builds a LogSummary from stream items, so a growing log can be summarized as it arrives.
 class LogSummaryBuilder {
-public:
+  public:
     explicit LogSummaryBuilder(std::string file);
     void add(const MllogStreamItem& item);
     const LogSummary& summary() const { return summary_; }
 
-private:
+  private:
     LogSummary summary_;
 };
 

@@ -122,11 +122,14 @@ std::string sanitize_utf8(std::string_view in) {
             ++i;
             continue;
         } else if ((c & 0xE0) == 0xC0) {
-            len = 2, min = 0x80;
+            len = 2;
+            min = 0x80;
         } else if ((c & 0xF0) == 0xE0) {
-            len = 3, min = 0x800;
+            len = 3;
+            min = 0x800;
         } else if ((c & 0xF8) == 0xF0) {
-            len = 4, min = 0x10000;
+            len = 4;
+            min = 0x10000;
         }
         bool valid = len != 0 && i + len <= in.size();
         uint32_t cp = len == 0 ? 0 : c & (0x7F >> len);
@@ -186,7 +189,8 @@ int64_t time_field(const MllogJson& doc) {
     if (it->is_number_integer()) {
         if (it->is_number_unsigned()) {
             const auto u = it->get<uint64_t>();
-            return u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? 0 : static_cast<int64_t>(u);
+            return u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? 0
+                                                                                  : static_cast<int64_t>(u);
         }
         return it->get<int64_t>();
     }
@@ -320,7 +324,8 @@ void MllogWriter::log(std::string_view event_type, std::string_view key, MllogJs
     event.metadata["file"] = file ? file : "";
     event.metadata["lineno"] = line;
     if (metadata.is_object()) {
-        for (auto& item : metadata.items()) event.metadata[item.key()] = std::move(item.value());
+        for (auto& item : metadata.items())
+            event.metadata[item.key()] = std::move(item.value());
     }
     write(event);
 }

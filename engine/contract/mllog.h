@@ -2,8 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,8 +32,8 @@ struct MllogEvent {
     int64_t time_ms = 0;     // milliseconds since the Unix epoch; 0 when the line has none
     std::string event_type;  // POINT_IN_TIME | INTERVAL_START | INTERVAL_END (others are kept as given)
     std::string key;
-    MllogJson value;                          // any JSON, null by default
-    MllogJson metadata = MllogJson::object(); // as given; samples_count() etc. read it if it is an object
+    MllogJson value;                           // any JSON, null by default
+    MllogJson metadata = MllogJson::object();  // as given; samples_count() etc. read it if it is an object
 
     // metadata.samples_count / metadata.step_num when they are JSON numbers.
     std::optional<double> samples_count() const { return metadata_number("samples_count"); }
@@ -72,7 +72,7 @@ MllogParseResult parse_mllog_line(std::string_view line);
 // Writes MLLOG lines to one or more streams, one whole line per event, flushed so `tail -f` sees it.
 // file/lineno in the metadata name the C++ call site, as mlcommons names the Python one.
 class MllogWriter {
-public:
+  public:
     using Clock = std::function<int64_t()>;  // milliseconds since the Unix epoch
 
     explicit MllogWriter(std::ostream& out, Clock clock = system_clock_ms);
@@ -83,19 +83,21 @@ public:
     Status tee_to_file(const std::string& path);
     void set_namespace(std::string ns) { ns_ = std::move(ns); }
 
-    void point_in_time(std::string_view key, MllogJson value = nullptr, MllogJson metadata = MllogJson::object(),
-                       const char* file = __builtin_FILE(), int line = __builtin_LINE());
+    void point_in_time(std::string_view key, MllogJson value = nullptr,
+                       MllogJson metadata = MllogJson::object(), const char* file = __builtin_FILE(),
+                       int line = __builtin_LINE());
     void interval_start(std::string_view key, MllogJson value = nullptr,
                         MllogJson metadata = MllogJson::object(), const char* file = __builtin_FILE(),
                         int line = __builtin_LINE());
-    void interval_end(std::string_view key, MllogJson value = nullptr, MllogJson metadata = MllogJson::object(),
-                      const char* file = __builtin_FILE(), int line = __builtin_LINE());
+    void interval_end(std::string_view key, MllogJson value = nullptr,
+                      MllogJson metadata = MllogJson::object(), const char* file = __builtin_FILE(),
+                      int line = __builtin_LINE());
     // Writes `event` as it is (no call site added, time_ms kept).
     void write(const MllogEvent& event);
 
     static int64_t system_clock_ms();
 
-private:
+  private:
     void log(std::string_view event_type, std::string_view key, MllogJson value, MllogJson metadata,
              const char* file, int line);
 

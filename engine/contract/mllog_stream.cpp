@@ -31,7 +31,7 @@ void MllogStream::feed(std::string_view bytes) {
         } else if (piece.size() > max_line_bytes_ - pending_.size()) {
             // The cut is always at exactly max_line_bytes, so the item does not depend on the chunking.
             pending_.append(piece.substr(0, max_line_bytes_ - pending_.size()));
-            emit(pending_, /*truncated=*/true);
+            emit_line(pending_, /*truncated=*/true);
             clear_pending(pending_);
             if (!ends_here) {
                 skipping_ = true;
@@ -41,10 +41,10 @@ void MllogStream::feed(std::string_view bytes) {
             pending_.append(piece);
             return;
         } else if (pending_.empty()) {
-            emit(piece, /*truncated=*/false);  // the common case: no copy into pending_
+            emit_line(piece, /*truncated=*/false);  // the common case: no copy into pending_
         } else {
             pending_.append(piece);
-            emit(pending_, /*truncated=*/false);
+            emit_line(pending_, /*truncated=*/false);
             clear_pending(pending_);
         }
         bytes.remove_prefix(newline + 1);
@@ -57,11 +57,11 @@ void MllogStream::finish() {
         return;
     }
     if (pending_.empty()) return;
-    emit(pending_, /*truncated=*/false);
+    emit_line(pending_, /*truncated=*/false);
     clear_pending(pending_);
 }
 
-void MllogStream::emit(std::string_view line, bool truncated) {
+void MllogStream::emit_line(std::string_view line, bool truncated) {
     if (!truncated && !line.empty() && line.back() == '\r') line.remove_suffix(1);
 
     MllogStreamItem item;

@@ -15,10 +15,10 @@ namespace slipway {
 struct MllogStreamItem {
     int64_t line_number = 0;  // 1-based
     MllogLineKind kind = MllogLineKind::kText;
-    std::string text;         // the line without '\n' and a trailing '\r' (its first bytes if truncated)
-    MllogEvent event;         // kind == kEvent
-    std::string error;        // kind == kBadMllog
-    bool truncated = false;   // the line was longer than the stream's limit; the rest of it was dropped
+    std::string text;        // the line without '\n' and a trailing '\r' (its first bytes if truncated)
+    MllogEvent event;        // kind == kEvent
+    std::string error;       // kind == kBadMllog
+    bool truncated = false;  // the line was longer than the stream's limit; the rest of it was dropped
 };
 
 // A line is the bytes up to '\n' (a trailing '\r' is dropped); finish() ends a final unterminated piece.
@@ -26,7 +26,7 @@ struct MllogStreamItem {
 // A line longer than max_line_bytes (not counting its '\n') is cut there so memory stays bounded: it is
 // reported once, truncated, as a bad MLLOG line if its kept bytes contain ":::MLLOG ", else as text.
 class MllogStream {
-public:
+  public:
     using Sink = std::function<void(MllogStreamItem&& item)>;
     static constexpr size_t kDefaultMaxLineBytes = size_t{64} << 20;
 
@@ -42,8 +42,8 @@ public:
     // Bytes held for a line whose '\n' has not arrived yet.
     size_t pending_bytes() const { return pending_.size(); }
 
-private:
-    void emit(std::string_view line, bool truncated);
+  private:
+    void emit_line(std::string_view line, bool truncated);
 
     Sink sink_;
     size_t max_line_bytes_;

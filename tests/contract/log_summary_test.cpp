@@ -13,7 +13,9 @@
 namespace slipway {
 namespace {
 
-std::string data_path(const std::string& name) { return std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name; }
+std::string data_path(const std::string& name) {
+    return std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name;
+}
 
 std::string read_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -23,7 +25,7 @@ std::string read_bytes(const std::string& path) {
 
 // A file under the temp dir that is removed when the test ends.
 class TempFile {
-public:
+  public:
     TempFile(const std::string& name, const std::string& bytes)
         : path_(std::filesystem::temp_directory_path() /
                 ("slipway_" + std::to_string(::getpid()) + "_" + name)) {
@@ -33,7 +35,7 @@ public:
     ~TempFile() { std::filesystem::remove(path_); }
     std::string path() const { return path_.string(); }
 
-private:
+  private:
     std::filesystem::path path_;
 };
 
@@ -46,11 +48,13 @@ void expect_point(const MetricPoint& p, Point expected) {
     ASSERT_TRUE(p.samples_count.has_value());
     EXPECT_EQ(*p.samples_count, expected.samples);
     ASSERT_TRUE(p.value.is_number());
-    EXPECT_EQ(p.value.get<double>(), expected.value);  // exact: the same decimal text parses to the same double
+    EXPECT_EQ(p.value.get<double>(),
+              expected.value);  // exact: the same decimal text parses to the same double
 }
 
 // Expected numbers below come from the files themselves:
-//   grep -c '' FILE; grep -c ':::MLLOG ' FILE; grep -E '"key": "(run_start|run_stop|eval_accuracy|train_loss)"'
+//   grep -c '' FILE; grep -c ':::MLLOG ' FILE; grep -E '"key":
+//   "(run_start|run_stop|eval_accuracy|train_loss)"'
 TEST(LogSummaryRealLogs, Dell) {
     const Result<LogSummary> r = summarize_log_file(data_path("dell-xe9680-result_0.txt"));
     ASSERT_TRUE(r.ok()) << r.error();
@@ -109,11 +113,12 @@ TEST(LogSummaryRealLogs, Juniper) {
 }
 
 TEST(LogSummaryRealLogs, FileAndInMemorySummariesAgree) {
-    for (const char* name : {"dell-xe9680-result_0.txt", "fujitsu-gx2560m7-result_0.txt",
-                             "juniper-h100n1-result_0.txt"}) {
+    for (const char* name :
+         {"dell-xe9680-result_0.txt", "fujitsu-gx2560m7-result_0.txt", "juniper-h100n1-result_0.txt"}) {
         const Result<LogSummary> from_file = summarize_log_file(data_path(name));
         ASSERT_TRUE(from_file.ok());
-        EXPECT_EQ(to_json(*from_file), to_json(summarize_log_text(read_bytes(data_path(name)), data_path(name))));
+        EXPECT_EQ(to_json(*from_file),
+                  to_json(summarize_log_text(read_bytes(data_path(name)), data_path(name))));
     }
 }
 
@@ -122,16 +127,19 @@ TEST(LogSummaryJson, RealLogInTheDocumentedLayout) {
     ASSERT_TRUE(r.ok());
     const nlohmann::ordered_json j = to_json(*r);
     std::vector<std::string> keys;
-    for (const auto& item : j.items()) keys.push_back(item.key());
-    EXPECT_EQ(keys, (std::vector<std::string>{"file", "lines", "mllog_lines", "bad_lines", "status", "run_start_ms",
-                                              "run_stop_ms", "time_to_train_ms", "eval_accuracy", "train_loss"}));
+    for (const auto& item : j.items())
+        keys.push_back(item.key());
+    EXPECT_EQ(keys,
+              (std::vector<std::string>{"file", "lines", "mllog_lines", "bad_lines", "status", "run_start_ms",
+                                        "run_stop_ms", "time_to_train_ms", "eval_accuracy", "train_loss"}));
     const std::string text = j.dump();
     const std::string head = "{\"file\":" + nlohmann::json(data_path("juniper-h100n1-result_0.txt")).dump() +
                              ",\"lines\":89,\"mllog_lines\":89,\"bad_lines\":0,\"status\":\"success\","
                              "\"run_start_ms\":1715151009823,\"run_stop_ms\":1715157926587,"
                              "\"time_to_train_ms\":6916764,\"eval_accuracy\":[[1536,0.9428010582923889],";
     EXPECT_EQ(text.substr(0, head.size()), head);
-    EXPECT_NE(text.find(",[3840,0.9246053695678711]],\"train_loss\":[[80,3.7142],[160,2.3768],"), std::string::npos);
+    EXPECT_NE(text.find(",[3840,0.9246053695678711]],\"train_loss\":[[80,3.7142],[160,2.3768],"),
+              std::string::npos);
     EXPECT_EQ(text.substr(text.size() - 15), "[3760,1.2826]]}");
 }
 
@@ -175,7 +183,7 @@ TEST(LogSummaryRules, StatusComesFromTheLastRunStopEvenWhenItHasNone) {
     EXPECT_FALSE(s.status.has_value());
     EXPECT_FALSE(s.run_start_ms.has_value());
     EXPECT_FALSE(s.time_to_train_ms.has_value());  // no run_start
-    EXPECT_EQ(s.lines, 2);  // the final unterminated line counts
+    EXPECT_EQ(s.lines, 2);                         // the final unterminated line counts
 }
 
 TEST(LogSummaryRules, RunStartWithoutStopHasNoTimeToTrain) {
@@ -229,9 +237,11 @@ TEST(LogSummaryFile, LargeFileAcrossReadChunks) {
     std::string bytes;
     const int n = 60000;  // ~5 MB: many read chunks, lines cut at chunk edges
     for (int i = 0; i < n; ++i) {
-        bytes += "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": " + std::to_string(1000 + i) +
-                 ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"train_loss\", \"value\": 1.5, \"metadata\": "
-                 "{\"samples_count\": " + std::to_string(8 * (i + 1)) + "}}\r\n";
+        bytes +=
+            "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": " + std::to_string(1000 + i) +
+            ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"train_loss\", \"value\": 1.5, \"metadata\": "
+            "{\"samples_count\": " +
+            std::to_string(8 * (i + 1)) + "}}\r\n";
     }
     const TempFile file("large.log", bytes);
     const Result<LogSummary> r = summarize_log_file(file.path());

@@ -21,8 +21,8 @@ std::string read_bytes(const std::string& path) {
 
 std::string real_logs() {
     std::string all;
-    for (const char* name : {"dell-xe9680-result_0.txt", "fujitsu-gx2560m7-result_0.txt",
-                             "juniper-h100n1-result_0.txt"}) {
+    for (const char* name :
+         {"dell-xe9680-result_0.txt", "fujitsu-gx2560m7-result_0.txt", "juniper-h100n1-result_0.txt"}) {
         all += read_bytes(std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name);
     }
     return all;
@@ -30,8 +30,8 @@ std::string real_logs() {
 
 // Everything an item carries, as one comparable string.
 std::string describe(const MllogStreamItem& item) {
-    std::string s = std::to_string(item.line_number) + "|" + std::to_string(static_cast<int>(item.kind)) + "|" +
-                    (item.truncated ? "T" : "-") + "|" + item.text + "|" + item.error;
+    std::string s = std::to_string(item.line_number) + "|" + std::to_string(static_cast<int>(item.kind)) +
+                    "|" + (item.truncated ? "T" : "-") + "|" + item.text + "|" + item.error;
     if (item.kind == MllogLineKind::kEvent) s += "|" + format_mllog_line(item.event);
     return s;
 }
@@ -46,7 +46,8 @@ struct Collected {
 
 // Feeds `bytes` in chunks whose sizes come from `next_size`, then finish().
 template <typename NextSize>
-Collected run(const std::string& bytes, NextSize next_size, size_t max_line = MllogStream::kDefaultMaxLineBytes) {
+Collected run(const std::string& bytes, NextSize next_size,
+              size_t max_line = MllogStream::kDefaultMaxLineBytes) {
     Collected c;
     MllogStream stream([&c](MllogStreamItem&& item) { c.items.push_back(std::move(item)); }, max_line);
     size_t pos = 0;
@@ -64,7 +65,8 @@ Collected run(const std::string& bytes, NextSize next_size, size_t max_line = Ml
 }
 
 Collected run_whole(const std::string& bytes, size_t max_line = MllogStream::kDefaultMaxLineBytes) {
-    return run(bytes, [&bytes] { return bytes.size(); }, max_line);
+    return run(
+        bytes, [&bytes] { return bytes.size(); }, max_line);
 }
 
 // The invariants every run must keep, whatever the input.
@@ -95,7 +97,8 @@ int64_t count_lines(const std::string& bytes) {
 
 std::vector<std::string> descriptions(const Collected& c) {
     std::vector<std::string> out;
-    for (const MllogStreamItem& item : c.items) out.push_back(describe(item));
+    for (const MllogStreamItem& item : c.items)
+        out.push_back(describe(item));
     return out;
 }
 
@@ -104,7 +107,8 @@ TEST(MllogStream, ClassifiesAndNumbersLines) {
         "plain\n"
         "crlf\r\n"
         ":::MLLOG {\"key\": \"run_start\", \"time_ms\": 5}\n"
-        "0: :::MLLOG {\"key\": \"eval_accuracy\", \"value\": 0.93, \"metadata\": {\"samples_count\": 1536}}\r\n"
+        "0: :::MLLOG {\"key\": \"eval_accuracy\", \"value\": 0.93, \"metadata\": {\"samples_count\": "
+        "1536}}\r\n"
         "0: :::MLLOG {bad json\n"
         ":::MLLOG [1]\n"
         "\n"
@@ -144,7 +148,8 @@ TEST(MllogStream, FinalUnterminatedLineWaitsForFinish) {
     stream.feed("o\r");
     EXPECT_EQ(texts.size(), 1u);
     stream.finish();
-    EXPECT_EQ(texts, (std::vector<std::string>{"one", "two"}));  // trailing '\r' of the last piece dropped too
+    EXPECT_EQ(texts,
+              (std::vector<std::string>{"one", "two"}));  // trailing '\r' of the last piece dropped too
     EXPECT_EQ(stream.pending_bytes(), 0u);
     stream.finish();  // nothing pending: no empty extra line
     EXPECT_EQ(stream.lines(), 2);
@@ -221,7 +226,8 @@ TEST(MllogStream, OverlongLinesAreCutOnceAndReported) {
     for (uint32_t seed = 1; seed <= 50; ++seed) {
         std::mt19937 rng(seed);
         std::uniform_int_distribution<size_t> sizes(1, 24);
-        const Collected chunked = run(bytes, [&] { return sizes(rng); }, cap);
+        const Collected chunked = run(
+            bytes, [&] { return sizes(rng); }, cap);
         ASSERT_EQ(descriptions(chunked), descriptions(c)) << "seed " << seed;
         EXPECT_LE(chunked.max_pending, cap);  // memory stays bounded by the cap
     }
@@ -247,10 +253,34 @@ TEST(MllogStream, HugeLineWithoutNewlineKeepsMemoryBounded) {
 
 // Random bytes biased towards the characters that matter (newlines, markers, JSON syntax, non-UTF-8).
 std::string random_log(std::mt19937& rng, size_t size) {
-    static const std::vector<std::string> pieces = {
-        "\n",     "\r\n", "\r", ":::MLLOG ", "0: ", "{", "}", "[", "]", "\"", "\\", ":", ",", " ", "null", "1.5e-05",
-        "\"key\"", "\"run_stop\"", "\"metadata\"", "\"samples_count\"", "\xff", "\xc3\xa9", "\xc3", "\xed\xa0\x80",
-        "\xf0\x9f\x98\x80", std::string(1, '\0'), "true", ":::MLLOG {\"key\": \"eval_accuracy\", \"value\": 0.9}"};
+    static const std::vector<std::string> pieces = {"\n",
+                                                    "\r\n",
+                                                    "\r",
+                                                    ":::MLLOG ",
+                                                    "0: ",
+                                                    "{",
+                                                    "}",
+                                                    "[",
+                                                    "]",
+                                                    "\"",
+                                                    "\\",
+                                                    ":",
+                                                    ",",
+                                                    " ",
+                                                    "null",
+                                                    "1.5e-05",
+                                                    "\"key\"",
+                                                    "\"run_stop\"",
+                                                    "\"metadata\"",
+                                                    "\"samples_count\"",
+                                                    "\xff",
+                                                    "\xc3\xa9",
+                                                    "\xc3",
+                                                    "\xed\xa0\x80",
+                                                    "\xf0\x9f\x98\x80",
+                                                    std::string(1, '\0'),
+                                                    "true",
+                                                    ":::MLLOG {\"key\": \"eval_accuracy\", \"value\": 0.9}"};
     std::uniform_int_distribution<size_t> which(0, pieces.size() - 1);
     std::uniform_int_distribution<int> byte(0, 255);
     std::bernoulli_distribution raw(0.3);
@@ -279,7 +309,8 @@ TEST(MllogStream, RandomBytesNeverCrashAndCountsStayConsistent) {
         const Collected chunked = run(bytes, [&] { return sizes(rng); });
         ASSERT_EQ(descriptions(chunked), descriptions(whole)) << "seed " << seed;
 
-        const Collected capped = run(bytes, [&] { return sizes(rng); }, 32);  // many overlong lines
+        const Collected capped = run(
+            bytes, [&] { return sizes(rng); }, 32);  // many overlong lines
         expect_consistent(capped);
         EXPECT_EQ(capped.lines, count_lines(bytes)) << "seed " << seed;
         EXPECT_EQ(descriptions(capped), descriptions(run_whole(bytes, 32))) << "seed " << seed;
@@ -287,7 +318,8 @@ TEST(MllogStream, RandomBytesNeverCrashAndCountsStayConsistent) {
 }
 
 TEST(MllogStream, EveryTruncationOfARealLogIsHandled) {
-    const std::string bytes = read_bytes(std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/juniper-h100n1-result_0.txt");
+    const std::string bytes =
+        read_bytes(std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/juniper-h100n1-result_0.txt");
     const Collected full = run_whole(bytes);
     for (size_t cut = 0; cut <= bytes.size(); cut += 37) {
         const std::string prefix = bytes.substr(0, cut);
@@ -297,7 +329,8 @@ TEST(MllogStream, EveryTruncationOfARealLogIsHandled) {
         // Every complete line is exactly as in the full log; only the cut last line may differ (bad).
         const bool cut_mid_line = !prefix.empty() && prefix.back() != '\n';
         const size_t complete = c.items.size() - (cut_mid_line ? 1 : 0);
-        for (size_t i = 0; i < complete; ++i) ASSERT_EQ(describe(c.items[i]), describe(full.items[i])) << cut;
+        for (size_t i = 0; i < complete; ++i)
+            ASSERT_EQ(describe(c.items[i]), describe(full.items[i])) << cut;
         EXPECT_LE(c.bad_lines, 1);
     }
 }

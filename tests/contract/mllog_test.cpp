@@ -25,7 +25,9 @@ std::string read_bytes(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::string data_path(const std::string& name) { return std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name; }
+std::string data_path(const std::string& name) {
+    return std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name;
+}
 
 // Independent of MllogStream on purpose: split on '\n', drop one trailing '\r'.
 std::vector<std::string> split_lines(const std::string& bytes) {
@@ -39,7 +41,9 @@ std::vector<std::string> split_lines(const std::string& bytes) {
     return lines;
 }
 
-std::string py(const MllogJson& j) { return format_python_json(j); }
+std::string py(const MllogJson& j) {
+    return format_python_json(j);
+}
 
 TEST(MllogFormat, EveryRealMllogLineReformatsByteIdentical) {
     const size_t expected_counts[] = {52, 52, 89};
@@ -91,13 +95,16 @@ TEST(MllogFormat, ContainersAndStringsAsPythonJsonDumps) {
     j["n"] = -3;
     j["big"] = std::numeric_limits<uint64_t>::max();
     // python3 -c 'import json; print(json.dumps({"s": "\u00e9\u2603\U0001F600\x7f\x01\n\t\"\\/", ...}))'
-    EXPECT_EQ(py(j),
-              R"({"s": "\u00e9\u2603\ud83d\ude00\u007f\u0001\n\t\"\\/", "l": [1, 2.5, null, true, false, {}, []], )"
-              R"("e": {}, "n": -3, "big": 18446744073709551615})");
+    EXPECT_EQ(
+        py(j),
+        R"({"s": "\u00e9\u2603\ud83d\ude00\u007f\u0001\n\t\"\\/", "l": [1, 2.5, null, true, false, {}, []], )"
+        R"("e": {}, "n": -3, "big": 18446744073709551615})");
 }
 
 TEST(MllogFormat, InvalidUtf8InAStringIsReplacedNotThrown) {
-    EXPECT_EQ(py(MllogJson(std::string("a\xff" "b"))), R"("a\ufffdb")");
+    EXPECT_EQ(py(MllogJson(std::string("a\xff"
+                                       "b"))),
+              R"("a\ufffdb")");
 }
 
 TEST(MllogFormat, LineMatchesTheMlcommonsLayout) {
@@ -107,20 +114,20 @@ TEST(MllogFormat, LineMatchesTheMlcommonsLayout) {
     e.key = "eval_accuracy";
     e.value = 0.93;
     e.metadata = MllogJson::object();
-    e.metadata["file"] = "/workspace/ft-llm/custom_callbacks.py";
+    e.metadata["file"] = "/workspace/callbacks.py";
     e.metadata["lineno"] = 169;
     e.metadata["samples_count"] = 1536;
     EXPECT_EQ(format_mllog_line(e),
               R"(:::MLLOG {"namespace": "", "time_ms": 1713994395504, "event_type": "POINT_IN_TIME", )"
-              R"("key": "eval_accuracy", "value": 0.93, "metadata": {"file": "/workspace/ft-llm/custom_callbacks.py", )"
+              R"("key": "eval_accuracy", "value": 0.93, "metadata": {"file": "/workspace/callbacks.py", )"
               R"("lineno": 169, "samples_count": 1536}})");
 }
 
 class FakeClock {
-public:
+  public:
     int64_t operator()() { return next_++; }
 
-private:
+  private:
     int64_t next_ = 1700000000000;
 };
 
@@ -136,15 +143,20 @@ TEST(MllogWriter, WritesLinesThatParseBack) {
 
     const std::string file = MllogJson(__FILE__).dump();
     const std::string expected =
-        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"INTERVAL_START\", \"key\": "
-        "\"run_start\", \"value\": null, \"metadata\": {\"file\": " + file + ", \"lineno\": " + std::to_string(line1) +
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"INTERVAL_START\", "
+        "\"key\": "
+        "\"run_start\", \"value\": null, \"metadata\": {\"file\": " +
+        file + ", \"lineno\": " + std::to_string(line1) +
         "}}\n"
-        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000001, \"event_type\": \"POINT_IN_TIME\", \"key\": "
-        "\"eval_accuracy\", \"value\": 0.9379, \"metadata\": {\"file\": " + file + ", \"lineno\": " +
-        std::to_string(line2) + ", \"samples_count\": 1536, \"step_num\": 12}}\n"
-        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000002, \"event_type\": \"INTERVAL_END\", \"key\": "
-        "\"run_stop\", \"value\": null, \"metadata\": {\"file\": " + file + ", \"lineno\": " + std::to_string(line3) +
-        ", \"status\": \"success\"}}\n";
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000001, \"event_type\": \"POINT_IN_TIME\", "
+        "\"key\": "
+        "\"eval_accuracy\", \"value\": 0.9379, \"metadata\": {\"file\": " +
+        file + ", \"lineno\": " + std::to_string(line2) +
+        ", \"samples_count\": 1536, \"step_num\": 12}}\n"
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000002, \"event_type\": \"INTERVAL_END\", "
+        "\"key\": "
+        "\"run_stop\", \"value\": null, \"metadata\": {\"file\": " +
+        file + ", \"lineno\": " + std::to_string(line3) + ", \"status\": \"success\"}}\n";
     EXPECT_EQ(out.str(), expected);
 
     const std::vector<std::string> lines = split_lines(out.str());
@@ -176,8 +188,9 @@ TEST(MllogWriter, CallerMetadataOverridesCallSiteInPlaceAndNonObjectsAreIgnored)
     writer.point_in_time("k", 1, "not an object");
     const std::vector<std::string> lines = split_lines(out.str());
     ASSERT_EQ(lines.size(), 2u);
-    EXPECT_EQ(lines[0], R"(:::MLLOG {"namespace": "GPU0", "time_ms": 5, "event_type": "POINT_IN_TIME", "key": "k", )"
-                        R"("value": "v", "metadata": {"file": "x.py", "lineno": 7, "epoch_num": 2}})");
+    EXPECT_EQ(lines[0],
+              R"(:::MLLOG {"namespace": "GPU0", "time_ms": 5, "event_type": "POINT_IN_TIME", "key": "k", )"
+              R"("value": "v", "metadata": {"file": "x.py", "lineno": 7, "epoch_num": 2}})");
     const MllogParseResult second = parse_mllog_line(lines[1]);
     ASSERT_EQ(second.kind, MllogLineKind::kEvent);
     EXPECT_EQ(second.event.metadata.size(), 2u);  // file, lineno only
@@ -236,9 +249,9 @@ TEST(MllogParse, TextLinesAreNotMllog) {
 }
 
 TEST(MllogParse, DropsWhatPrecedesTheMarker) {
-    const MllogParseResult r =
-        parse_mllog_line(R"(0: :::MLLOG {"namespace": "", "time_ms": 1715065028111, "event_type": "INTERVAL_START", )"
-                         R"("key": "run_start", "value": null, "metadata": {"file": "a.py", "lineno": 145}})");
+    const MllogParseResult r = parse_mllog_line(
+        R"(0: :::MLLOG {"namespace": "", "time_ms": 1715065028111, "event_type": "INTERVAL_START", )"
+        R"("key": "run_start", "value": null, "metadata": {"file": "a.py", "lineno": 145}})");
     ASSERT_EQ(r.kind, MllogLineKind::kEvent) << r.error;
     EXPECT_EQ(r.event.key, "run_start");
     EXPECT_EQ(r.event.time_ms, 1715065028111);
@@ -247,8 +260,8 @@ TEST(MllogParse, DropsWhatPrecedesTheMarker) {
 }
 
 TEST(MllogParse, InvalidJsonIsABadLineWithTheParserMessage) {
-    for (const char* line : {":::MLLOG ", ":::MLLOG {", ":::MLLOG {\"key\": }", ":::MLLOG {\"a\": 1} trailing",
-                             ":::MLLOG NaN", ":::MLLOG {\"a\": NaN}"}) {
+    for (const char* line : {":::MLLOG ", ":::MLLOG {", ":::MLLOG {\"key\": }",
+                             ":::MLLOG {\"a\": 1} trailing", ":::MLLOG NaN", ":::MLLOG {\"a\": NaN}"}) {
         const MllogParseResult r = parse_mllog_line(line);
         EXPECT_EQ(r.kind, MllogLineKind::kBadMllog) << line;
         EXPECT_NE(r.error.find("parse error"), std::string::npos) << r.error;
@@ -259,8 +272,11 @@ TEST(MllogParse, NonObjectJsonIsABadLine) {
     const struct {
         const char* line;
         const char* type;
-    } cases[] = {{":::MLLOG [1, 2]", "array"}, {":::MLLOG 42", "number"}, {":::MLLOG \"s\"", "string"},
-                 {":::MLLOG null", "null"}, {":::MLLOG true", "boolean"}};
+    } cases[] = {{":::MLLOG [1, 2]", "array"},
+                 {":::MLLOG 42", "number"},
+                 {":::MLLOG \"s\"", "string"},
+                 {":::MLLOG null", "null"},
+                 {":::MLLOG true", "boolean"}};
     for (const auto& c : cases) {
         const MllogParseResult r = parse_mllog_line(c.line);
         EXPECT_EQ(r.kind, MllogLineKind::kBadMllog) << c.line;
@@ -305,8 +321,9 @@ TEST(MllogParse, WrongTypesTakeDefaultsWithoutThrowing) {
     EXPECT_FALSE(r.event.samples_count().has_value());
     EXPECT_FALSE(r.event.metadata_string("status").has_value());
 
-    const MllogParseResult s = parse_mllog_line(
-        R"(:::MLLOG {"time_ms": 1715065028111.9, "metadata": {"samples_count": "1536", "step_num": 3.5, "status": 1}})");
+    const MllogParseResult s =
+        parse_mllog_line(R"(:::MLLOG {"time_ms": 1715065028111.9, )"
+                         R"("metadata": {"samples_count": "1536", "step_num": 3.5, "status": 1}})");
     ASSERT_EQ(s.kind, MllogLineKind::kEvent);
     EXPECT_EQ(s.event.time_ms, 1715065028111);
     EXPECT_FALSE(s.event.samples_count().has_value());
@@ -321,14 +338,15 @@ TEST(MllogParse, WrongTypesTakeDefaultsWithoutThrowing) {
 }
 
 TEST(MllogParse, DeepNestingIsABadLineNotACrash) {
-    const std::string deep = ":::MLLOG {\"value\": " + std::string(200000, '[') + std::string(200000, ']') + "}";
+    const std::string deep =
+        ":::MLLOG {\"value\": " + std::string(200000, '[') + std::string(200000, ']') + "}";
     const MllogParseResult r = parse_mllog_line(deep);
     EXPECT_EQ(r.kind, MllogLineKind::kBadMllog);
     EXPECT_NE(r.error.find("deeper"), std::string::npos) << r.error;
 
     // Brackets inside strings do not count; moderate nesting parses.
-    const std::string fine = ":::MLLOG {\"key\": \"" + std::string(1000, '[') + "\", \"value\": " +
-                             std::string(500, '[') + std::string(500, ']') + "}";
+    const std::string fine = ":::MLLOG {\"key\": \"" + std::string(1000, '[') +
+                             "\", \"value\": " + std::string(500, '[') + std::string(500, ']') + "}";
     const MllogParseResult ok = parse_mllog_line(fine);
     ASSERT_EQ(ok.kind, MllogLineKind::kEvent) << ok.error;
     EXPECT_EQ(ok.event.key, std::string(1000, '['));

@@ -27,8 +27,10 @@ std::string read_file(const std::string& path) {
 
 // Runs slipway-engine with `args` (already shell-quoted by the caller; test paths have no quotes).
 ProcessResult engine(const std::string& args) {
-    const std::string out = testing::TempDir() + "/engine_cli.out";
-    const std::string err = testing::TempDir() + "/engine_cli.err";
+    // One pair of files per test: ctest runs tests in parallel.
+    const std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+    const std::string out = testing::TempDir() + "/engine_cli_" + name + ".out";
+    const std::string err = testing::TempDir() + "/engine_cli_" + name + ".err";
     const std::string command = std::string(SLIPWAY_ENGINE_BIN) + " " + args + " >" + out + " 2>" + err;
     const int status = std::system(command.c_str());
     ProcessResult run;

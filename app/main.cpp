@@ -1,0 +1,33 @@
+// slipway: with a subcommand it runs headless on a QCoreApplication (no display needed); without one it
+// opens the desktop window.
+#include <CLI/CLI.hpp>
+#include <QApplication>
+#include <QCoreApplication>
+
+#include <iostream>
+
+#include "cli/logs_command.h"
+#include "main_window.h"
+
+int main(int argc, char** argv) {
+    CLI::App cli(
+        "Slipway: fine-tune LLMs on Slurm GPU clusters. Without a subcommand, opens the desktop app.",
+        "slipway");
+    cli.set_version_flag("--version", "slipway " SLIPWAY_VERSION);
+    cli.require_subcommand(0, 1);
+    slipway::app::LogsSummaryOptions logs_summary;
+    const CLI::App* logs_summary_command = slipway::app::add_logs_command(cli, logs_summary);
+    CLI11_PARSE(cli, argc, argv);
+
+    QCoreApplication::setApplicationName(QStringLiteral("slipway"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SLIPWAY_VERSION));
+    if (logs_summary_command->parsed()) {
+        QCoreApplication app(argc, argv);
+        return slipway::app::run_logs_summary(logs_summary, std::cout, std::cerr);
+    }
+
+    QApplication app(argc, argv);
+    slipway::app::MainWindow window;
+    window.show();
+    return app.exec();
+}

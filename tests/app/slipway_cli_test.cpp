@@ -1,0 +1,199 @@
+// Runs the built `slipway` binary as a user would: `logs summary` on the real MLPerf logs, errors, --version.
+#include <gtest/gtest.h>
+
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const QString kDataDir = QStringLiteral(SLIPWAY_TEST_DATA_DIR "/mlperf-logs");
+
+struct ProcessResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+ProcessResult run_slipway(const QStringList& args, const QString& working_dir = QString()) {
+    QProcess process;
+    process.setProgram(QStringLiteral(SLIPWAY_BIN));
+    process.setArguments(args);
+    if (!working_dir.isEmpty()) process.setWorkingDirectory(working_dir);
+    // Should a bug send it to the GUI path, fail fast instead of looking for a display.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    process.setProcessEnvironment(env);
+    process.start();
+    ProcessResult run;
+    if (!process.waitForStarted(10000)) {
+        ADD_FAILURE() << "cannot start " << SLIPWAY_BIN;
+        return run;
+    }
+    if (!process.waitForFinished(30000)) {
+        process.kill();
+        process.waitForFinished();
+        ADD_FAILURE() << "slipway did not finish";
+    }
+    run.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput().toStdString();
+    run.err = process.readAllStandardError().toStdString();
+    return run;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    return lines;
+}
+
+std::string data_file(const char* name) {
+    return (kDataDir + "/" + name).toStdString();
+}
+
+using Json = nlohmann::ordered_json;
+
+void expect_point(const Json& point, int64_t samples, double value) {
+    ASSERT_TRUE(point.is_array());
+    ASSERT_EQ(point.size(), 2u);
+    EXPECT_TRUE(point[0].is_number_integer()) << point.dump();  // 1536, not 1536.0
+    EXPECT_EQ(point[0].get<int64_t>(), samples);
+    EXPECT_EQ(point[1].get<double>(), value);
+}
+
+TEST(SlipwayCli, LogsSummaryJsonOnTheRealLogs) {
+    const ProcessResult run =
+        run_slipway({"logs", "summary", "--json", kDataDir + "/dell-xe9680-result_0.txt",
+                     kDataDir + "/fujitsu-gx2560m7-result_0.txt", kDataDir + "/juniper-h100n1-result_0.txt"});
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_EQ(run.err, "");
+    const std::vector<std::string> lines = lines_of(run.out);
+    ASSERT_EQ(lines.size(), 3u) << run.out;
+    std::vector<Json> docs;
+    for (const std::string& line : lines)
+        docs.push_back(Json::parse(line));
+
+    std::vector<std::string> keys;
+    for (const auto& item : docs[0].items())
+        keys.push_back(item.key());
+    EXPECT_EQ(keys,
+              (std::vector<std::string>{"file", "lines", "mllog_lines", "bad_lines", "status", "run_start_ms",
+                                        "run_stop_ms", "time_to_train_ms", "eval_accuracy", "train_loss"}));
+
+    const Json& dell = docs[0];
+    EXPECT_EQ(dell["file"], data_file("dell-xe9680-result_0.txt"));
+    EXPECT_EQ(dell["lines"], 699);
+    EXPECT_EQ(dell["mllog_lines"], 52);
+    EXPECT_EQ(dell["bad_lines"], 0);
+    EXPECT_EQ(dell["status"], "success");
+    EXPECT_EQ(dell["run_start_ms"], 1713994395504);
+    EXPECT_EQ(dell["run_stop_ms"], 1713996161336);
+    EXPECT_EQ(dell["time_to_train_ms"], 1765832);
+    ASSERT_EQ(dell["eval_accuracy"].size(), 5u);
+    expect_point(dell["eval_accuracy"].front(), 1536, 0.937900960445404);
+    expect_point(dell["eval_accuracy"].back(), 3072, 0.9239340424537659);
+    EXPECT_EQ(dell["train_loss"], Json::array());
+
+    const Json& fujitsu = docs[1];
+    EXPECT_EQ(fujitsu["file"], data_file("fujitsu-gx2560m7-result_0.txt"));
+    EXPECT_EQ(fujitsu["lines"], 757);
+    EXPECT_EQ(fujitsu["mllog_lines"], 52);
+    EXPECT_EQ(fujitsu["bad_lines"], 0);
+    EXPECT_EQ(fujitsu["status"], "success");
+    EXPECT_EQ(fujitsu["run_start_ms"], 1715065028111);
+    EXPECT_EQ(fujitsu["run_stop_ms"], 1715068585688);
+    EXPECT_EQ(fujitsu["time_to_train_ms"], 3557577);
+    ASSERT_EQ(fujitsu["eval_accuracy"].size(), 5u);
+    expect_point(fujitsu["eval_accuracy"].front(), 1536, 0.9392887949943542);
+    expect_point(fujitsu["eval_accuracy"].back(), 3072, 0.9238672852516174);
+    EXPECT_EQ(fujitsu["train_loss"], Json::array());
+
+    const Json& juniper = docs[2];
+    EXPECT_EQ(juniper["file"], data_file("juniper-h100n1-result_0.txt"));
+    EXPECT_EQ(juniper["lines"], 89);
+    EXPECT_EQ(juniper["mllog_lines"], 89);
+    EXPECT_EQ(juniper["bad_lines"], 0);
+    EXPECT_EQ(juniper["status"], "success");
+    EXPECT_EQ(juniper["run_start_ms"], 1715151009823);
+    EXPECT_EQ(juniper["run_stop_ms"], 1715157926587);
+    EXPECT_EQ(juniper["time_to_train_ms"], 6916764);
+    ASSERT_EQ(juniper["eval_accuracy"].size(), 7u);
+    expect_point(juniper["eval_accuracy"].front(), 1536, 0.9428010582923889);
+    expect_point(juniper["eval_accuracy"].back(), 3840, 0.9246053695678711);
+    ASSERT_EQ(juniper["train_loss"].size(), 46u);
+    expect_point(juniper["train_loss"].front(), 80, 3.7142);
+    expect_point(juniper["train_loss"].back(), 3760, 1.2826);
+}
+
+TEST(SlipwayCli, LogsSummaryTable) {
+    const ProcessResult run = run_slipway({"logs", "summary", "dell-xe9680-result_0.txt",
+                                           "fujitsu-gx2560m7-result_0.txt", "juniper-h100n1-result_0.txt"},
+                                          kDataDir);
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_EQ(run.err, "");
+    // time to train: 1765832 ms = 29.43 min, 3557577 ms = 59.29 min, 6916764 ms = 115.28 min.
+    EXPECT_EQ(run.out,
+              "file                           lines  mllog  bad  status   ttt_min           last_eval  evals "
+              " losses\n"
+              "dell-xe9680-result_0.txt         699     52    0  success    29.43  0.9239340424537659      5 "
+              "      0\n"
+              "fujitsu-gx2560m7-result_0.txt    757     52    0  success    59.29  0.9238672852516174      5 "
+              "      0\n"
+              "juniper-h100n1-result_0.txt       89     89    0  success   115.28  0.9246053695678711      7 "
+              "     46\n");
+}
+
+TEST(SlipwayCli, MissingFileIsNamedAndTheOthersArePrinted) {
+    const QString missing = kDataDir + "/no-such-log.txt";
+    const ProcessResult json =
+        run_slipway({"logs", "summary", "--json", kDataDir + "/dell-xe9680-result_0.txt", missing,
+                     kDataDir + "/juniper-h100n1-result_0.txt"});
+    EXPECT_EQ(json.exit_code, 1);
+    EXPECT_NE(json.err.find(missing.toStdString()), std::string::npos) << json.err;
+    const std::vector<std::string> lines = lines_of(json.out);
+    ASSERT_EQ(lines.size(), 2u) << json.out;
+    EXPECT_EQ(Json::parse(lines[0])["file"], data_file("dell-xe9680-result_0.txt"));
+    EXPECT_EQ(Json::parse(lines[1])["file"], data_file("juniper-h100n1-result_0.txt"));
+
+    const ProcessResult table =
+        run_slipway({"logs", "summary", "no-such-log.txt", "juniper-h100n1-result_0.txt"}, kDataDir);
+    EXPECT_EQ(table.exit_code, 1);
+    EXPECT_NE(table.err.find("no-such-log.txt"), std::string::npos) << table.err;
+    const std::vector<std::string> rows = lines_of(table.out);
+    ASSERT_EQ(rows.size(), 2u) << table.out;
+    EXPECT_EQ(rows[1].rfind("juniper-h100n1-result_0.txt", 0), 0u);
+
+    const ProcessResult only_missing = run_slipway({"logs", "summary", missing});
+    EXPECT_EQ(only_missing.exit_code, 1);
+    EXPECT_EQ(only_missing.out, "");
+}
+
+TEST(SlipwayCli, Version) {
+    const ProcessResult run = run_slipway({"--version"});
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_EQ(run.out, "slipway " SLIPWAY_VERSION "\n");
+}
+
+TEST(SlipwayCli, UsageErrorsExitNonZero) {
+    const ProcessResult no_action = run_slipway({"logs"});
+    EXPECT_NE(no_action.exit_code, 0);
+    EXPECT_NE(no_action.err.find("subcommand"), std::string::npos) << no_action.err;
+
+    const ProcessResult no_files = run_slipway({"logs", "summary"});
+    EXPECT_NE(no_files.exit_code, 0);
+    EXPECT_NE(no_files.err.find("FILE"), std::string::npos) << no_files.err;
+
+    const ProcessResult unknown = run_slipway({"logs", "summary", "--bogus", "x.txt"});
+    EXPECT_NE(unknown.exit_code, 0);
+    EXPECT_EQ(unknown.out.find("x.txt"), std::string::npos);
+}
+
+}  // namespace
