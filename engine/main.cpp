@@ -5,6 +5,7 @@
 
 #include "cli/config_commands.h"
 #include "cli/tokenize_command.h"
+#include "cli/tokenizer_command.h"
 #include "contract/version.h"
 
 int main(int argc, char** argv) {
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     slipway::engine::add_config_commands(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_tokenize_command(app, &exit_code, std::cin, std::cout, std::cerr);
+    slipway::engine::add_tokenizer_command(app, &exit_code, std::cout, std::cerr);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

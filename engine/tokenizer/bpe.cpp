@@ -70,6 +70,7 @@ Result<BpeModel> BpeModel::from_json(const nlohmann::json& model) {
             bpe.id_to_token_[static_cast<size_t>(i)] = token;
         }
         const nlohmann::json& merges = model.at("merges");
+        if (!merges.is_array()) return Status::Error("model.merges: must be a list");
         bpe.merges_.reserve(merges.size());
         int32_t rank = 0;
         for (const nlohmann::json& merge : merges) {

@@ -1,0 +1,187 @@
+// Unit tests of the tokenizer components on small hand-made tokenizer.json documents: BPE merge order,
+// byte fallback and unknown fusing, ignore_merges, added tokens, split behaviours, decoders, UTF-8
+// helpers, and errors that name the unsupported component.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/regex.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/unicode.h"
+
+namespace slipway::tokenizer {
+namespace {
+
+// A SentencePiece-style tokenizer (Llama-2 layout) over a tiny vocab.
+nlohmann::json sentencepiece_json() {
+    nlohmann::json vocab = {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"▁", 3}, {"a", 4}, {"b", 5},
+                            {"c", 6},     {"ab", 7},  {"▁ab", 8}, {"abc", 9}, {"▁a", 10}};
+    for (int b = 0; b < 256; ++b) {
+        char name[8];
+        std::snprintf(name, sizeof(name), "<0x%02X>", b);
+        vocab[name] = 11 + b;
+    }
+    return {
+        {"added_tokens",
+         {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
+          {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
+          {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
+        {"normalizer",
+         {{"type", "Sequence"},
+          {"normalizers",
+           {{{"type", "Prepend"}, {"prepend", "▁"}},
+            {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}}}}},
+        {"pre_tokenizer", nullptr},
+        {"post_processor",
+         {{"type", "TemplateProcessing"},
+          {"single", {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+          {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}},
+        {"decoder",
+         {{"type", "Sequence"},
+          {"decoders",
+           {{{"type", "Replace"}, {"pattern", {{"String", "▁"}}}, {"content", " "}},
+            {{"type", "ByteFallback"}},
+            {{"type", "Fuse"}},
+            {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
+        {"model",
+         {{"type", "BPE"},
+          {"unk_token", "<unk>"},
+          {"byte_fallback", true},
+          {"fuse_unk", true},
+          {"vocab", vocab},
+          {"merges", {"a b", "▁ ab", "ab c", "▁ a"}}}}};
+}
+
+Tokenizer load(const nlohmann::json& json) {
+    Result<Tokenizer> t = Tokenizer::from_json(json);
+    EXPECT_TRUE(t.ok()) << t.error();
+    return std::move(*t);
+}
+
+TEST(Tokenizer, MergesByRankNotByPosition) {
+    const Tokenizer t = load(sentencepiece_json());
+    // "▁abc": a+b (rank 0) first, then ▁+ab (rank 1) beats ab+c (rank 2).
+    EXPECT_EQ(t.encode("abc"), (std::vector<int32_t>{8, 6}));
+    EXPECT_EQ(t.encode("abc", true), (std::vector<int32_t>{1, 8, 6}));
+}
+
+TEST(Tokenizer, ByteFallbackForUnknownCharacters) {
+    const Tokenizer t = load(sentencepiece_json());
+    // "é" is U+00E9 = C3 A9 -> <0xC3> <0xA9>.
+    EXPECT_EQ(t.encode("é"), (std::vector<int32_t>{3, 11 + 0xC3, 11 + 0xA9}));
+    EXPECT_EQ(*t.decode(t.encode("é ab")), "é ab");
+}
+
+TEST(Tokenizer, SpecialTokensInTextAreMatchedBeforeTheModel) {
+    const Tokenizer t = load(sentencepiece_json());
+    // Each piece around a special token gets its own "▁" from the Prepend normalizer.
+    EXPECT_EQ(t.encode("a</s>a"), (std::vector<int32_t>{10, 2, 10}));
+    EXPECT_EQ(*t.decode({10, 2, 10}), "a</s> a");
+    EXPECT_EQ(*t.decode({10, 2, 10}, true), "a a");
+}
+
+TEST(Tokenizer, FuseUnkWithoutByteFallback) {
+    nlohmann::json json = sentencepiece_json();
+    json["model"]["byte_fallback"] = false;
+    const Tokenizer t = load(json);
+    EXPECT_EQ(t.encode("éé a"), (std::vector<int32_t>{3, 0, 10}));  // ▁, one fused <unk>, ▁a
+}
+
+TEST(Tokenizer, InvalidIdsAndUtf8AreErrors) {
+    const Tokenizer t = load(sentencepiece_json());
+    EXPECT_FALSE(t.decode({99999}).ok());
+    EXPECT_EQ(t.decode({99999}).error(), "unknown token id 99999");
+    EXPECT_FALSE(t.encode_checked("\xff\xfe").ok());
+}
+
+TEST(Tokenizer, UnsupportedComponentsAreNamed) {
+    nlohmann::json json = sentencepiece_json();
+    json["normalizer"] = {{"type", "NFKD"}};
+    EXPECT_EQ(Tokenizer::from_json(json).error(), "normalizer \"NFKD\" is not supported");
+    json = sentencepiece_json();
+    json["pre_tokenizer"] = {{"type", "BertPreTokenizer"}};
+    EXPECT_EQ(Tokenizer::from_json(json).error(), "pre_tokenizer \"BertPreTokenizer\" is not supported");
+    json = sentencepiece_json();
+    json["model"]["type"] = "Unigram";
+    EXPECT_EQ(Tokenizer::from_json(json).error(), "model \"Unigram\" is not supported (only BPE)");
+    json = sentencepiece_json();
+    json["decoder"] = {{"type", "WordPiece"}};
+    EXPECT_EQ(Tokenizer::from_json(json).error(), "decoder \"WordPiece\" is not supported");
+    json = sentencepiece_json();
+    json["post_processor"] = {{"type", "BertProcessing"}};
+    EXPECT_EQ(Tokenizer::from_json(json).error(), "post_processor \"BertProcessing\" is not supported");
+    json = sentencepiece_json();
+    json["model"]["merges"].push_back("a zz");
+    EXPECT_EQ(Tokenizer::from_json(json).error(), "model.merges[4]: \"a zz\" uses a token missing from the vocab");
+}
+
+TEST(Tokenizer, MissingFileIsNamed) {
+    EXPECT_EQ(Tokenizer::from_file("/nonexistent/tokenizer.json").error(), "/nonexistent/tokenizer.json: cannot open file");
+}
+
+// Byte-level: the GPT-2 alphabet, ignore_merges, and merges given as pairs.
+TEST(Tokenizer, ByteLevelWithIgnoreMerges) {
+    const ByteLevelAlphabet& a = byte_level_alphabet();
+    EXPECT_EQ(a.byte_to_utf8[' '], "Ġ");
+    EXPECT_EQ(a.byte_to_utf8['\n'], "Ċ");
+    EXPECT_EQ(a.byte_to_utf8['A'], "A");
+    nlohmann::json vocab;
+    for (int b = 0; b < 256; ++b) vocab[a.byte_to_utf8[static_cast<size_t>(b)]] = b;
+    vocab["he"] = 256;
+    vocab["hel"] = 257;
+    vocab["hello"] = 258;  // reachable only through ignore_merges: no merge builds it
+    nlohmann::json json = {
+        {"pre_tokenizer",
+         {{"type", "Sequence"},
+          {"pretokenizers",
+           {{{"type", "Split"}, {"pattern", {{"Regex", "\\s+|\\S+"}}}, {"behavior", "Isolated"}, {"invert", false}},
+            {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}}},
+        {"decoder", {{"type", "ByteLevel"}}},
+        {"model", {{"type", "BPE"}, {"ignore_merges", true}, {"vocab", vocab}, {"merges", nlohmann::json::array({nlohmann::json::array({"h", "e"}), nlohmann::json::array({"he", "l"})})}}}};
+    Tokenizer t = load(json);
+    EXPECT_EQ(t.encode("hello help"), (std::vector<int32_t>{258, ' ', 257, 'p'}));
+    EXPECT_EQ(*t.decode(t.encode("hello help ✓")), "hello help ✓");
+    json["model"]["ignore_merges"] = false;
+    t = load(json);
+    EXPECT_EQ(t.encode("hello"), (std::vector<int32_t>{257, 'l', 'o'}));
+}
+
+TEST(PreTokenizer, SplitBehaviours) {
+    // "a,b,,c" split on ","
+    const std::vector<std::pair<size_t, size_t>> matches = {{1, 2}, {3, 4}, {4, 5}};
+    using R = std::vector<std::pair<size_t, size_t>>;
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kIsolated, false), (R{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}}));
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kRemoved, false), (R{{0, 1}, {2, 3}, {5, 6}}));
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kMergedWithPrevious, false), (R{{0, 2}, {2, 4}, {4, 5}, {5, 6}}));
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kMergedWithNext, false), (R{{0, 1}, {1, 3}, {3, 4}, {4, 6}}));
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kContiguous, false), (R{{0, 1}, {1, 2}, {2, 3}, {3, 5}, {5, 6}}));
+}
+
+TEST(Regex, OnigurumaWhitespaceIncludesNextLine) {
+    const auto regex = Regex::compile("\\s+");
+    ASSERT_TRUE(regex.ok());
+    std::vector<std::pair<size_t, size_t>> m;
+    (*regex)->find_all("a\xC2\x85" "b", m);  // U+0085 NEL is \s in Oniguruma, not in PCRE2
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_EQ(m[0], std::make_pair(size_t{1}, size_t{3}));
+    EXPECT_EQ(oniguruma_compatible("[^\\s\\p{L}]"),
+              "[^\\t\\n\\x{0B}\\f\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}"
+              "\\x{3000}\\p{L}]");
+    EXPECT_FALSE(Regex::compile("(unclosed").ok());
+}
+
+TEST(Unicode, ValidationAndLossyDecoding) {
+    EXPECT_TRUE(is_valid_utf8("héllo ✓ 😀"));
+    EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));          // overlong
+    EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));      // surrogate
+    EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // > U+10FFFF
+    EXPECT_FALSE(is_valid_utf8("\xE2\x9C"));          // truncated
+    EXPECT_EQ(utf8_lossy("a\xE2\x9C" "b"), "a\xEF\xBF\xBD" "b");  // one U+FFFD for the maximal subpart
+    EXPECT_EQ(utf8_lossy("\xFF\xFE"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+    EXPECT_EQ(to_nfc("e\xCC\x81"), "\xC3\xA9");  // e + combining acute -> é
+    EXPECT_EQ(to_nfc("plain"), "plain");
+}
+
+}  // namespace
+}  // namespace slipway::tokenizer
