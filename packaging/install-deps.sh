@@ -24,6 +24,12 @@ packages=(
   xvfb
 )
 
+# Node.js and npm run the tokenizer reference (the HF tokenizers library from npm) in the tests. A node
+# that is already on the PATH (>= 18) is enough; otherwise Debian's packages bring one.
+if ! command -v npm >/dev/null 2>&1 || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 18 ? 1 : 0)' 2>/dev/null; then
+  packages+=(nodejs npm)
+fi
+
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then
   sudo_cmd=(sudo)
