@@ -7,13 +7,13 @@
 #include <memory>
 #include <ostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "tokenizer/tokenizer.h"
+#include "util/worker_pool.h"
 
 namespace slipway::engine {
 namespace {
@@ -95,7 +95,7 @@ int run_tokenize(const TokenizeOptions& o, std::istream& in, std::ostream& out, 
         err << tok.error() << "\n";
         return 1;
     }
-    const unsigned threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    WorkerPool pool(o.threads);  // persistent workers keep their word caches warm across batches
     constexpr size_t kBatchLines = 4096;
     std::vector<std::string> lines;
     std::vector<LineResult> results;
@@ -109,14 +109,9 @@ int run_tokenize(const TokenizeOptions& o, std::istream& in, std::ostream& out, 
             lines.push_back(line);
         }
         results.assign(lines.size(), LineResult{});
-        auto work = [&](size_t begin, size_t step) {
-            for (size_t i = begin; i < lines.size(); i += step) results[i] = process_line(*tok, o, lines[i]);
-        };
-        std::vector<std::thread> pool;
-        const size_t used = std::min<size_t>(threads, std::max<size_t>(1, lines.size()));
-        for (size_t t = 1; t < used; ++t) pool.emplace_back(work, t, used);
-        work(0, used);
-        for (std::thread& t : pool) t.join();
+        pool.run([&](unsigned worker) {
+            for (size_t i = worker; i < lines.size(); i += pool.size()) results[i] = process_line(*tok, o, lines[i]);
+        });
         for (const LineResult& r : results) {
             ++line_number;
             if (r.error.empty()) {
