@@ -122,3 +122,82 @@ TEST(EngineCli, SchemaDocumentsFieldsAndFlags) {
 }
 
 }  // namespace
+
+namespace {
+
+const std::string kDemoTokenizer = std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/tokenizer.json";
+
+std::string write_temp(const std::string& name, const std::string& content) {
+    const std::string path = testing::TempDir() + "/" + name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+}
+
+std::vector<std::vector<int>> ids_of(const std::string& jsonl) {
+    std::vector<std::vector<int>> out;
+    std::istringstream in(jsonl);
+    std::string line;
+    while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line)["ids"].get<std::vector<int>>());
+    return out;
+}
+
+TEST(EngineCliTokenize, KeepsInputOrderWithManyThreadsAndRoundTrips) {
+    std::string input;
+    for (int i = 0; i < 9000; ++i) input += nlohmann::json{{"text", "строка " + std::to_string(i) + " line"}}.dump() + "\n";
+    const std::string in = write_temp("tokenize_in.jsonl", input);
+    const ProcessResult one = engine("tokenize --threads 1 --tokenizer " + kDemoTokenizer + " < " + in);
+    const ProcessResult four = engine("tokenize --threads 4 --tokenizer " + kDemoTokenizer + " < " + in);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_EQ(one.out, four.out);
+    ASSERT_EQ(ids_of(one.out).size(), 9000u);
+    const std::string ids = write_temp("tokenize_ids.jsonl", one.out);
+    const ProcessResult decoded = engine("tokenize --decode --tokenizer " + kDemoTokenizer + " < " + ids);
+    ASSERT_EQ(decoded.exit_code, 0) << decoded.err;
+    std::istringstream lines(decoded.out);
+    std::string line;
+    std::getline(lines, line);
+    EXPECT_EQ(nlohmann::json::parse(line)["text"], "строка 0 line");
+}
+
+TEST(EngineCliTokenize, BadLineNamesItsNumber) {
+    const std::string in = write_temp("tokenize_bad.jsonl", "{\"text\": \"ok\"}\n{\"text\": 5}\n{broken\n{\"body\": \"x\"}\n");
+    const ProcessResult strict = engine("tokenize --tokenizer " + kDemoTokenizer + " < " + in);
+    EXPECT_EQ(strict.exit_code, 1);
+    EXPECT_EQ(strict.err, "stdin:2: field \"text\" is not a string\n");
+    const ProcessResult lenient = engine("tokenize --skip-bad --tokenizer " + kDemoTokenizer + " < " + in);
+    EXPECT_EQ(lenient.exit_code, 0);
+    EXPECT_EQ(ids_of(lenient.out).size(), 1u);
+    EXPECT_NE(lenient.err.find("stdin:3: skipped: invalid JSON"), std::string::npos) << lenient.err;
+    EXPECT_NE(lenient.err.find("stdin:4: skipped: missing field \"text\""), std::string::npos) << lenient.err;
+    EXPECT_NE(lenient.err.find("skipped 3 bad line(s) of 4"), std::string::npos) << lenient.err;
+}
+
+TEST(EngineCliTokenize, OtherFieldAndSpecialTokens) {
+    const std::string in = write_temp("tokenize_field.jsonl", "{\"body\": \"hi\"}\n");
+    const ProcessResult run = engine("tokenize --field body --add-special-tokens --tokenizer " + kDemoTokenizer + " < " + in);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::vector<std::vector<int>> ids = ids_of(run.out);
+    ASSERT_EQ(ids.size(), 1u);
+    EXPECT_EQ(ids[0].front(), 4093);  // <|begin_of_text|>: the demo tokenizer's first special token
+}
+
+TEST(EngineCliTokenizer, TrainWritesATokenizerThatEncodes) {
+    const std::string out = testing::TempDir() + "/trained_cli.json";
+    const ProcessResult run = engine("tokenizer train --corpus " + std::string(SLIPWAY_SOURCE_DIR) +
+                                     "/tests/data/tokenizer/corpus.jsonl --vocab-size 600 --out " + out);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("600 tokens"), std::string::npos) << run.out;
+    const std::string in = write_temp("trained_in.jsonl", "{\"text\": \"hello hello\"}\n");
+    const ProcessResult encoded = engine("tokenize --tokenizer " + out + " < " + in);
+    ASSERT_EQ(encoded.exit_code, 0) << encoded.err;
+    EXPECT_FALSE(ids_of(encoded.out)[0].empty());
+}
+
+TEST(EngineCliTokenizer, TrainNamesTheBadLine) {
+    const std::string corpus = write_temp("train_bad.jsonl", "{\"text\": \"a\"}\n\n{\"text\": [1]}\n");
+    const ProcessResult run = engine("tokenizer train --corpus " + corpus + " --vocab-size 300 --out /tmp/never.json");
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find(corpus + ":3: field \"text\" is not a string"), std::string::npos) << run.err;
+}
+
+}  // namespace
