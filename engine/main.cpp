@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/config_commands.h"
+#include "cli/model_commands.h"
+#include "cli/prepare_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/tokenizer_command.h"
 #include "contract/version.h"
@@ -14,8 +16,10 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     int exit_code = 0;
     slipway::engine::add_config_commands(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_prepare_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_tokenize_command(app, &exit_code, std::cin, std::cout, std::cerr);
     slipway::engine::add_tokenizer_command(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_model_commands(app, &exit_code, std::cout, std::cerr);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

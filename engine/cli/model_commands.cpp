@@ -1,0 +1,192 @@
+// init-model and score (model_commands.h).
+#include <torch/torch.h>
+
+#include "cli/model_commands.h"
+
+#include <fstream>
+#include <memory>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "contract/run_config.h"
+#include "model/llama.h"
+#include "model/torch_compat.h"
+#include "model/weights.h"
+
+namespace slipway::engine {
+namespace {
+
+struct InitOptions {
+    std::string config_path;
+    std::string out_dir;
+    uint64_t seed = 0;
+    std::string dtype = "float32";
+};
+
+int run_init(const InitOptions& o, std::ostream& out, std::ostream& err) {
+    Result<model::LlamaConfig> config = model::LlamaConfig::from_file(o.config_path);
+    if (!config.ok()) {
+        err << config.error() << "\n";
+        return 1;
+    }
+    model::LlamaForCausalLM llama(*config);
+    model::init_weights(llama, o.seed);
+    const Status saved = model::save_hf_model(llama, o.out_dir, o.dtype);
+    if (!saved.ok()) {
+        err << saved.message() << "\n";
+        return 1;
+    }
+    out << o.out_dir << ": " << config->parameter_count() << " parameters, " << o.dtype << ", seed " << o.seed << "\n";
+    return 0;
+}
+
+struct ScoreOptions {
+    std::string model_dir;
+    std::string tokens_path;
+    std::string adapter_dir;
+    int threads = 0;
+};
+
+int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
+    if (!o.adapter_dir.empty()) {
+        err << "--adapter: LoRA adapters are not supported yet\n";
+        return 1;
+    }
+    model::set_torch_threads(o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency()));
+    Result<model::LlamaForCausalLM> llama = model::load_hf_model(o.model_dir);
+    if (!llama.ok()) {
+        err << llama.error() << "\n";
+        return 1;
+    }
+    (*llama)->eval();
+    std::ifstream in(o.tokens_path);
+    if (!in) {
+        err << o.tokens_path << ": cannot open file\n";
+        return 1;
+    }
+    torch::NoGradGuard no_grad;
+    double weighted_loss = 0;
+    int64_t total_tokens = 0, total_correct = 0;
+    std::string line;
+    size_t line_number = 0;
+    const int64_t vocab = (*llama)->config.vocab_size;
+    while (std::getline(in, line)) {
+        ++line_number;
+        const std::string where = o.tokens_path + ":" + std::to_string(line_number) + ": ";
+        std::vector<int64_t> ids;
+        try {
+            ids = nlohmann::json::parse(line).at("ids").get<std::vector<int64_t>>();
+        } catch (const nlohmann::json::exception& e) {
+            err << where << "expected {\"ids\": [...]}: " << e.what() << "\n";
+            return 1;
+        }
+        if (ids.size() < 2) {
+            err << where << "needs at least 2 ids, got " << ids.size() << "\n";
+            return 1;
+        }
+        for (int64_t id : ids) {
+            if (id < 0 || id >= vocab) {
+                err << where << "id " << id << " is outside the vocabulary (" << vocab << ")\n";
+                return 1;
+            }
+        }
+        const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0);  // (1, T)
+        const model::LossResult r = model::causal_lm_loss(*llama, batch);
+        const double loss = r.loss.item<double>();
+        out << nlohmann::ordered_json{{"loss", loss}, {"tokens", r.tokens}, {"accuracy", static_cast<double>(r.correct) / r.tokens}}.dump()
+            << "\n";
+        weighted_loss += loss * static_cast<double>(r.tokens);
+        total_tokens += r.tokens;
+        total_correct += r.correct;
+    }
+    const double mean = total_tokens ? weighted_loss / static_cast<double>(total_tokens) : 0.0;
+    const double accuracy = total_tokens ? static_cast<double>(total_correct) / total_tokens : 0.0;
+    out << nlohmann::ordered_json{{"summary", true}, {"loss", mean}, {"tokens", total_tokens}, {"accuracy", accuracy}}.dump() << "\n";
+    return 0;
+}
+
+struct DumpOptions {
+    std::string model_dir;
+    std::string tokens_path;
+    std::string out_path;
+};
+
+// Logits, loss and every parameter's gradient for the first line of `tokens`, as safetensors, so an
+// independent implementation can compare all three (tests/reference/llama_reference.py).
+int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
+    Result<model::LlamaForCausalLM> llama = model::load_hf_model(o.model_dir);
+    if (!llama.ok()) {
+        err << llama.error() << "\n";
+        return 1;
+    }
+    std::ifstream in(o.tokens_path);
+    std::string line;
+    if (!in || !std::getline(in, line)) {
+        err << o.tokens_path << ": cannot read a first line\n";
+        return 1;
+    }
+    std::vector<int64_t> ids;
+    try {
+        ids = nlohmann::json::parse(line).at("ids").get<std::vector<int64_t>>();
+    } catch (const nlohmann::json::exception& e) {
+        err << o.tokens_path << ":1: expected {\"ids\": [...]}: " << e.what() << "\n";
+        return 1;
+    }
+    const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0);  // (1, T)
+    model::LossResult r = model::causal_lm_loss(*llama, batch);
+    r.loss.backward();
+    std::map<std::string, torch::Tensor> tensors;
+    {
+        torch::NoGradGuard no_grad;
+        tensors["logits"] = (*llama)->logits(batch).squeeze(0);  // (T, V)
+    }
+    tensors["loss"] = r.loss.detach().reshape({1});
+    for (const auto& item : (*llama)->named_parameters()) tensors["grad." + item.key()] = item.value().grad();
+    std::map<std::string, io::TensorView> views;
+    for (auto& [name, t] : tensors) {
+        t = t.to(torch::kFloat32).contiguous();
+        views[name] = io::TensorView{io::DType::kF32, t.sizes().vec(), static_cast<const uint8_t*>(t.data_ptr()),
+                                     static_cast<size_t>(t.numel()) * sizeof(float)};
+    }
+    const Status written = io::write_safetensors(o.out_path, views);
+    if (!written.ok()) {
+        err << written.message() << "\n";
+        return 1;
+    }
+    out << o.out_path << ": loss " << r.loss.item<double>() << ", " << views.size() << " tensors\n";
+    return 0;
+}
+
+}  // namespace
+
+void add_model_commands(CLI::App& app, int* exit_code, std::ostream& out, std::ostream& err) {
+    auto init = std::make_shared<InitOptions>();
+    CLI::App* init_cmd = app.add_subcommand("init-model", "Write a randomly initialized HF LLaMA model folder");
+    init_cmd->add_option("--config", init->config_path, "HF config.json")->required()->check(CLI::ExistingFile);
+    init_cmd->add_option("--out", init->out_dir, "Output folder")->required();
+    init_cmd->add_option("--seed", init->seed, "Random seed")->capture_default_str();
+    init_cmd->add_option("--dtype", init->dtype, "f32 | bf16 | float32 | bfloat16 | float16")
+        ->capture_default_str()
+        ->transform(CLI::Transformer(std::map<std::string, std::string>{{"f32", "float32"}, {"bf16", "bfloat16"}, {"f16", "float16"}}))
+        ->check(CLI::IsMember({"float32", "bfloat16", "float16"}));
+    init_cmd->callback([init, exit_code, &out, &err] { *exit_code = run_init(*init, out, err); });
+
+    auto score = std::make_shared<ScoreOptions>();
+    CLI::App* score_cmd = app.add_subcommand("score", "Mean next-token loss and accuracy of {\"ids\": [...]} lines");
+    score_cmd->add_option("--model", score->model_dir, "HF model folder")->required()->check(CLI::ExistingDirectory);
+    score_cmd->add_option("--tokens", score->tokens_path, "JSONL of {\"ids\": [...]}")->required()->check(CLI::ExistingFile);
+    score_cmd->add_option("--adapter", score->adapter_dir, "PEFT LoRA adapter folder");
+    score_cmd->add_option("--threads", score->threads, "Torch threads (0 = all cores)");
+    score_cmd->callback([score, exit_code, &out, &err] { *exit_code = run_score(*score, out, err); });
+
+    auto dump = std::make_shared<DumpOptions>();
+    CLI::App* dump_cmd = app.add_subcommand("dump", "Write logits, loss and gradients of the first line (reference checks)");
+    dump_cmd->add_option("--model", dump->model_dir, "HF model folder")->required()->check(CLI::ExistingDirectory);
+    dump_cmd->add_option("--tokens", dump->tokens_path, "JSONL of {\"ids\": [...]}")->required()->check(CLI::ExistingFile);
+    dump_cmd->add_option("--out", dump->out_path, "Output .safetensors")->required();
+    dump_cmd->callback([dump, exit_code, &out, &err] { *exit_code = run_dump(*dump, out, err); });
+}
+
+}  // namespace slipway::engine

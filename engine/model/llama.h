@@ -1,0 +1,95 @@
+// LlamaForCausalLM in LibTorch with Hugging Face's module names, so named_parameters() are exactly the
+// keys of an HF checkpoint (model.embed_tokens.weight, model.layers.N.self_attn.q_proj.weight, ...,
+// lm_head.weight absent when tied). GQA, RMSNorm, SwiGLU, HF split-half RoPE. No parallelism in here.
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/llama_config.h"
+
+namespace slipway::model {
+
+// A bias-free linear layer y = x W^T with W: (out, in), named like torch.nn.Linear's "weight".
+class LinearImpl : public torch::nn::Module {
+public:
+    LinearImpl(int64_t in_features, int64_t out_features);
+    torch::Tensor forward(const torch::Tensor& x);
+    torch::Tensor weight;
+};
+TORCH_MODULE(Linear);
+
+class RMSNormImpl : public torch::nn::Module {
+public:
+    RMSNormImpl(int64_t size, double eps);
+    torch::Tensor forward(const torch::Tensor& x);
+    torch::Tensor weight;
+    double eps;
+};
+TORCH_MODULE(RMSNorm);
+
+class AttentionImpl : public torch::nn::Module {
+public:
+    explicit AttentionImpl(const LlamaConfig& config);
+    // x: (B, T, C); cos, sin: (T, D)
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
+    Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+    int64_t heads, kv_heads, head_dim;
+};
+TORCH_MODULE(Attention);
+
+class MlpImpl : public torch::nn::Module {
+public:
+    explicit MlpImpl(const LlamaConfig& config);
+    torch::Tensor forward(const torch::Tensor& x);
+    Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+class DecoderLayerImpl : public torch::nn::Module {
+public:
+    explicit DecoderLayerImpl(const LlamaConfig& config);
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
+    Attention self_attn{nullptr};
+    Mlp mlp{nullptr};
+    RMSNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
+};
+TORCH_MODULE(DecoderLayer);
+
+class LlamaModelImpl : public torch::nn::Module {
+public:
+    explicit LlamaModelImpl(const LlamaConfig& config);
+    torch::Tensor forward(const torch::Tensor& ids);  // ids: (B, T) int64 -> hidden (B, T, C)
+    torch::nn::Embedding embed_tokens{nullptr};
+    torch::nn::ModuleList layers{nullptr};
+    RMSNorm norm{nullptr};
+    torch::Tensor inv_freq;  // (D / 2), not a parameter
+    LlamaConfig config;
+};
+TORCH_MODULE(LlamaModel);
+
+class LlamaForCausalLMImpl : public torch::nn::Module {
+public:
+    explicit LlamaForCausalLMImpl(const LlamaConfig& config);
+    torch::Tensor hidden_states(const torch::Tensor& ids);  // (B, T) -> (B, T, C)
+    torch::Tensor logits(const torch::Tensor& ids);         // (B, T) -> (B, T, V)
+    // The output projection's weight: lm_head, or embed_tokens when tied. (V, C)
+    torch::Tensor output_weight() const;
+    LlamaModel model{nullptr};
+    Linear lm_head{nullptr};  // null when tie_word_embeddings
+    LlamaConfig config;
+};
+TORCH_MODULE(LlamaForCausalLM);
+
+// Mean next-token cross-entropy of ids: (B, T) over the B x (T-1) shifted targets, computed from hidden
+// states in chunks so the (B, T, V) fp32 logits never exist at once. Also returns the argmax hits.
+struct LossResult {
+    torch::Tensor loss;  // scalar, differentiable
+    int64_t tokens = 0;
+    int64_t correct = 0;  // argmax == target
+};
+LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, int64_t chunk_tokens = 4096);
+
+}  // namespace slipway::model

@@ -1,0 +1,183 @@
+// config.json parsing of llama_config.h, including the rope_scaling / rope_parameters forms, and the
+// llama3 frequency rescaling.
+#include "model/llama_config.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "contract/run_config.h"
+
+namespace slipway::model {
+namespace {
+
+std::vector<int64_t> ids_of(const nlohmann::json& v) {
+    if (v.is_number_integer()) return {v.get<int64_t>()};
+    std::vector<int64_t> out;
+    if (v.is_array()) {
+        for (const auto& e : v) {
+            if (e.is_number_integer()) out.push_back(e.get<int64_t>());
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
+    LlamaConfig c;
+    try {
+        if (!j.is_object()) return Status::Error("config.json: must be a JSON object");
+        // Other families differ in ways (biases, qk-norm, sliding windows) that would give wrong results.
+        const std::string model_type = j.value("model_type", "llama");
+        if (model_type != "llama" && model_type != "mistral") {
+            return Status::Error("config.json: model_type \"" + model_type + "\" is not supported (llama, mistral)");
+        }
+        auto get_int = [&j](const char* key, int64_t fallback) {
+            return j.contains(key) && !j[key].is_null() ? j[key].get<int64_t>() : fallback;
+        };
+        auto get_double = [&j](const char* key, double fallback) {
+            return j.contains(key) && !j[key].is_null() ? j[key].get<double>() : fallback;
+        };
+        c.vocab_size = get_int("vocab_size", c.vocab_size);
+        c.hidden_size = get_int("hidden_size", c.hidden_size);
+        c.intermediate_size = get_int("intermediate_size", c.intermediate_size);
+        c.num_hidden_layers = get_int("num_hidden_layers", c.num_hidden_layers);
+        c.num_attention_heads = get_int("num_attention_heads", c.num_attention_heads);
+        c.num_key_value_heads = get_int("num_key_value_heads", c.num_attention_heads);
+        c.max_position_embeddings = get_int("max_position_embeddings", c.max_position_embeddings);
+        c.rms_norm_eps = get_double("rms_norm_eps", c.rms_norm_eps);
+        c.initializer_range = get_double("initializer_range", c.initializer_range);
+        c.tie_word_embeddings = j.value("tie_word_embeddings", false);
+        c.torch_dtype = j.contains("torch_dtype") && j["torch_dtype"].is_string() ? j["torch_dtype"].get<std::string>() : "float32";
+        if (c.hidden_size <= 0 || c.num_attention_heads <= 0 || c.num_hidden_layers <= 0 || c.vocab_size <= 0 ||
+            c.intermediate_size <= 0 || c.num_key_value_heads <= 0) {
+            return Status::Error("config.json: sizes must be positive");
+        }
+        if (j.contains("head_dim") && !j["head_dim"].is_null()) {
+            c.head_dim = j["head_dim"].get<int64_t>();
+        } else {
+            if (c.hidden_size % c.num_attention_heads != 0) {
+                return Status::Error("config.json: num_attention_heads (" + std::to_string(c.num_attention_heads) +
+                                     ") must divide hidden_size (" + std::to_string(c.hidden_size) + ")");
+            }
+            c.head_dim = c.hidden_size / c.num_attention_heads;
+        }
+        if (c.head_dim % 2 != 0) return Status::Error("config.json: head_dim must be even for RoPE");
+        if (c.num_attention_heads % c.num_key_value_heads != 0) {
+            return Status::Error("config.json: num_key_value_heads (" + std::to_string(c.num_key_value_heads) +
+                                 ") must divide num_attention_heads (" + std::to_string(c.num_attention_heads) + ")");
+        }
+        if (j.value("attention_bias", false) || j.value("mlp_bias", false)) {
+            return Status::Error("config.json: attention_bias / mlp_bias are not supported");
+        }
+        // rope_theta at the top level, or the newer rope_parameters object.
+        c.rope_theta = get_double("rope_theta", c.rope_theta);
+        nlohmann::json scaling = j.value("rope_scaling", nlohmann::json());
+        if (j.contains("rope_parameters") && j["rope_parameters"].is_object()) {
+            scaling = j["rope_parameters"];
+            if (scaling.contains("rope_theta")) c.rope_theta = scaling["rope_theta"].get<double>();
+        }
+        if (scaling.is_object()) {
+            const std::string type = scaling.contains("rope_type") ? scaling["rope_type"].get<std::string>()
+                                                                   : scaling.value("type", std::string("default"));
+            if (type != "default" && type != "linear" && type != "llama3") {
+                return Status::Error("config.json: rope_scaling type \"" + type + "\" is not supported (default, linear, llama3)");
+            }
+            c.rope_scaling.type = type;
+            c.rope_scaling.factor = scaling.value("factor", 1.0);
+            c.rope_scaling.low_freq_factor = scaling.value("low_freq_factor", 1.0);
+            c.rope_scaling.high_freq_factor = scaling.value("high_freq_factor", 4.0);
+            c.rope_scaling.original_max_position_embeddings =
+                scaling.value("original_max_position_embeddings", int64_t{8192});
+        }
+        c.bos_token_ids = ids_of(j.value("bos_token_id", nlohmann::json()));
+        c.eos_token_ids = ids_of(j.value("eos_token_id", nlohmann::json()));
+    } catch (const nlohmann::json::exception& e) {
+        return Status::Error(std::string("config.json: ") + e.what());
+    }
+    return c;
+}
+
+Result<LlamaConfig> LlamaConfig::from_file(const std::string& path) {
+    Result<nlohmann::json> json = read_json_file(path);
+    if (!json.ok()) return json.status();
+    Result<LlamaConfig> config = from_json(*json);
+    if (!config.ok()) return Status::Error(path + ": " + config.error());
+    return config;
+}
+
+nlohmann::json LlamaConfig::to_json() const {
+    nlohmann::json j = {
+        {"architectures", {"LlamaForCausalLM"}},
+        {"model_type", "llama"},
+        {"vocab_size", vocab_size},
+        {"hidden_size", hidden_size},
+        {"intermediate_size", intermediate_size},
+        {"num_hidden_layers", num_hidden_layers},
+        {"num_attention_heads", num_attention_heads},
+        {"num_key_value_heads", num_key_value_heads},
+        {"head_dim", head_dim},
+        {"max_position_embeddings", max_position_embeddings},
+        {"rms_norm_eps", rms_norm_eps},
+        {"rope_theta", rope_theta},
+        {"hidden_act", "silu"},
+        {"attention_bias", false},
+        {"mlp_bias", false},
+        {"tie_word_embeddings", tie_word_embeddings},
+        {"initializer_range", initializer_range},
+        {"torch_dtype", torch_dtype},
+    };
+    if (rope_scaling.type == "default") {
+        j["rope_scaling"] = nullptr;
+    } else {
+        j["rope_scaling"] = {{"rope_type", rope_scaling.type}, {"factor", rope_scaling.factor}};
+        if (rope_scaling.type == "llama3") {
+            j["rope_scaling"]["low_freq_factor"] = rope_scaling.low_freq_factor;
+            j["rope_scaling"]["high_freq_factor"] = rope_scaling.high_freq_factor;
+            j["rope_scaling"]["original_max_position_embeddings"] = rope_scaling.original_max_position_embeddings;
+        }
+    }
+    if (bos_token_ids.size() == 1) j["bos_token_id"] = bos_token_ids[0];
+    if (eos_token_ids.size() == 1) j["eos_token_id"] = eos_token_ids[0];
+    if (eos_token_ids.size() > 1) j["eos_token_id"] = eos_token_ids;
+    return j;
+}
+
+int64_t LlamaConfig::parameter_count() const {
+    const int64_t attention = hidden_size * head_dim * (2 * num_attention_heads + 2 * num_key_value_heads);
+    const int64_t mlp = 3 * hidden_size * intermediate_size;
+    const int64_t layer = attention + mlp + 2 * hidden_size;
+    const int64_t embeddings = vocab_size * hidden_size * (tie_word_embeddings ? 1 : 2);
+    return embeddings + num_hidden_layers * layer + hidden_size;
+}
+
+std::vector<double> rope_inverse_frequencies(const LlamaConfig& c) {
+    const int64_t half = c.head_dim / 2;
+    std::vector<double> inv(static_cast<size_t>(half));
+    for (int64_t i = 0; i < half; ++i) {
+        inv[static_cast<size_t>(i)] = 1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / static_cast<double>(c.head_dim));
+    }
+    const RopeScaling& s = c.rope_scaling;
+    if (s.type == "linear") {
+        for (double& f : inv) f /= s.factor;
+    } else if (s.type == "llama3") {
+        // HF _compute_llama3_parameters: keep high frequencies, divide low ones by factor, blend between.
+        const double pi = 3.14159265358979323846;
+        const double old_context = static_cast<double>(s.original_max_position_embeddings);
+        const double low_freq_wavelen = old_context / s.low_freq_factor;
+        const double high_freq_wavelen = old_context / s.high_freq_factor;
+        for (double& f : inv) {
+            const double wavelen = 2 * pi / f;
+            if (wavelen > low_freq_wavelen) {
+                f = f / s.factor;
+            } else if (wavelen >= high_freq_wavelen) {
+                const double smooth = (old_context / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+                f = (1 - smooth) * f / s.factor + smooth * f;
+            }
+        }
+    }
+    return inv;
+}
+
+}  // namespace slipway::model

@@ -1,0 +1,53 @@
+// LlamaConfig: the architecture of a LLaMA-family model read from a Hugging Face config.json (no torch).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "contract/status.h"
+
+namespace slipway::model {
+
+struct RopeScaling {
+    std::string type = "default";  // default | linear | llama3
+    double factor = 1.0;
+    // llama3 only
+    double low_freq_factor = 1.0;
+    double high_freq_factor = 4.0;
+    int64_t original_max_position_embeddings = 8192;
+};
+
+struct LlamaConfig {
+    int64_t vocab_size = 32000;
+    int64_t hidden_size = 4096;
+    int64_t intermediate_size = 11008;
+    int64_t num_hidden_layers = 32;
+    int64_t num_attention_heads = 32;
+    int64_t num_key_value_heads = 32;
+    int64_t head_dim = 128;  // hidden_size / heads unless given
+    int64_t max_position_embeddings = 4096;
+    double rms_norm_eps = 1e-6;
+    double rope_theta = 10000.0;
+    RopeScaling rope_scaling;
+    bool tie_word_embeddings = false;
+    double initializer_range = 0.02;
+    std::string torch_dtype = "float32";
+    std::vector<int64_t> bos_token_ids;
+    std::vector<int64_t> eos_token_ids;
+
+    // Errors name the key ("config.json: num_attention_heads (6) must divide hidden_size (100)").
+    static Result<LlamaConfig> from_json(const nlohmann::json& json);
+    static Result<LlamaConfig> from_file(const std::string& path);
+    nlohmann::json to_json() const;  // as HF writes it (architectures LlamaForCausalLM, model_type llama)
+
+    int64_t parameter_count() const;
+};
+
+// Inverse RoPE frequencies [head_dim / 2] after rope_scaling, as HF's _compute_*_parameters.
+std::vector<double> rope_inverse_frequencies(const LlamaConfig& config);
+
+}  // namespace slipway::model

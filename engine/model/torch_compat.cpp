@@ -1,0 +1,30 @@
+// torch_compat.h: on 1.13 on CPU, at::_scaled_dot_product_attention is not fused and returns the weights
+// anyway, so a plain attention with a pre-scaled q and an additive causal mask is as fast; torch 2.x has
+// fused kernels behind at::scaled_dot_product_attention(is_causal=true).
+#include "model/torch_compat.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+namespace slipway::model {
+
+torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+#if TORCH_VERSION_MAJOR >= 2
+    return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+#else
+    const int64_t t = q.size(2);
+    const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
+    // mask: (T, T), 0 on and below the diagonal, -inf above.
+    const torch::Tensor mask =
+        torch::full({t, t}, -std::numeric_limits<float>::infinity(), q.options()).triu(1);
+    const torch::Tensor scores = torch::matmul(q * scale, k.transpose(-2, -1)) + mask;  // (B, H, T, T)
+    return torch::matmul(torch::softmax(scores, -1, scores.scalar_type()), v);
+#endif
+}
+
+void set_torch_threads(int threads) {
+    if (threads > 0) at::set_num_threads(threads);
+}
+
+}  // namespace slipway::model

@@ -1,0 +1,26 @@
+// Moving weights between LlamaForCausalLM and HF folders: load with a check of every key and shape,
+// random init as HF does, and save as config.json + model.safetensors.
+#pragma once
+
+#include <string>
+
+#include "contract/status.h"
+#include "io/safetensors.h"
+#include "model/llama.h"
+
+namespace slipway::model {
+
+// Copies every parameter from `checkpoint` (converting F32/BF16/F16 to the parameter's dtype). A missing
+// key, an unexpected key or a shape mismatch is an error naming the key and both shapes.
+Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint);
+
+// HF's _init_weights: Linear and Embedding ~ normal(0, initializer_range), norms at 1. Seeded.
+void init_weights(LlamaForCausalLM& model, uint64_t seed);
+
+// Writes `dir`/config.json and `dir`/model.safetensors in `dtype` ("float32" | "bfloat16" | "float16").
+Status save_hf_model(LlamaForCausalLM& model, const std::string& dir, const std::string& dtype);
+
+// Loads <dir>/config.json and the weights of <dir>.
+Result<LlamaForCausalLM> load_hf_model(const std::string& dir);
+
+}  // namespace slipway::model
