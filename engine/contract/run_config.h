@@ -21,6 +21,7 @@ inline constexpr const char* kRunConfigSchema = "slipway.run/1";
 struct ModelConfig {
     std::string path;                // HF folder: config.json + *.safetensors [+ index]
     std::string dtype = "bfloat16";  // float32 | bfloat16 | float16: storage dtype of the base weights
+    std::string init = "pretrained";  // pretrained | random (from config.json only, seeded)
 };
 
 struct TokenizerConfig {

@@ -103,6 +103,11 @@ std::vector<FieldSpec> build_fields() {
     add({"model", "dtype", FT::kString, "Storage dtype of the base weights (HF --torch_dtype)."})
         .member(&RC::model, &ModelConfig::dtype)
         .one_of({"float32", "bfloat16", "float16"});
+    add({"model", "init", FT::kString,
+         "pretrained: load the weights in path; random: only path/config.json is read and the weights start "
+         "from HF's random init with training.seed (training from scratch, e.g. the demo)."})
+        .member(&RC::model, &ModelConfig::init)
+        .one_of({"pretrained", "random"});
 
     // tokenizer
     add({"tokenizer", "path", FT::kString, "tokenizer.json; empty means <model.path>/tokenizer.json."})

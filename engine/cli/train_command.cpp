@@ -1,0 +1,63 @@
+// The train command (train_command.h): load + override + validate the config, then train::train.
+#include "cli/train_command.h"
+
+#include <memory>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+
+#include "contract/hf_flags.h"
+#include "contract/run_config.h"
+#include "contract/version.h"
+#include "train/trainer.h"
+
+namespace slipway::engine {
+namespace {
+
+struct TrainCommandOptions {
+    std::string config_path;
+    int threads = 0;
+};
+
+int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flags, std::ostream& out, std::ostream& err) {
+    Result<nlohmann::json> json = read_json_file(o.config_path);
+    if (!json.ok()) {
+        err << json.error() << "\n";
+        return 1;
+    }
+    ParsedRunConfig parsed = parse_run_config(*json);
+    if (!parsed.problems.empty()) {
+        err << o.config_path << ": invalid run config:\n" << format_problems(parsed.problems);
+        return 1;
+    }
+    Result<FlagReport> overrides = apply_hf_flags(parsed.config, flags);
+    if (!overrides.ok()) {
+        err << overrides.error() << "\n";
+        return 1;
+    }
+    for (const std::string& note : overrides->notes) err << "note: " << note << "\n";
+    train::TrainOptions options;
+    options.threads = o.threads;
+    options.engine_version = kVersion;
+    Result<train::TrainReport> report = train::train(parsed.config, options, out, err);
+    if (!report.ok()) {
+        err << "train: " << report.error() << "\n";
+        return 1;
+    }
+    err << "train: " << report->status << " after " << report->steps << " steps; final train loss " << report->final_train_loss
+        << ", eval loss " << report->final_eval_loss << "; outputs in " << report->output_dir << "\n";
+    return 0;
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, int* exit_code, std::ostream& out, std::ostream& err) {
+    auto options = std::make_shared<TrainCommandOptions>();
+    CLI::App* cmd = app.add_subcommand("train", "Train from a run config; --flag value pairs after it override fields");
+    cmd->add_option("config", options->config_path, "Run config JSON")->required()->check(CLI::ExistingFile);
+    cmd->add_option("--threads", options->threads, "Torch threads (0 = all cores)");
+    cmd->allow_extras();
+    cmd->callback([cmd, options, exit_code, &out, &err] { *exit_code = run_train(*options, cmd->remaining(), out, err); });
+}
+
+}  // namespace slipway::engine

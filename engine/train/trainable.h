@@ -1,0 +1,26 @@
+// Which parameters train in each adapter method, and AdamW with HF's parameter groups (no weight decay
+// on norm weights and biases).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/optim/adamw.h>
+
+#include "contract/run_config.h"
+#include "contract/status.h"
+#include "model/llama.h"
+
+namespace slipway::train {
+
+// Sets requires_grad by /adapter/method: full (all), embeddings (embed_tokens and lm_head only).
+// Returns the trainable parameters in model order.
+Result<std::vector<torch::Tensor>> select_trainable(model::LlamaForCausalLM& model, const AdapterConfig& adapter);
+
+// AdamW over the trainable parameters in two groups: with weight decay, and without (norms, biases).
+std::unique_ptr<torch::optim::AdamW> make_adamw(model::LlamaForCausalLM& model, const TrainingConfig& training);
+
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
+
+}  // namespace slipway::train

@@ -1,0 +1,212 @@
+// slipway-engine train, run as a process on a tiny model: loss falls and the outputs load back; the
+// MLLOG obeys the MLPerf rules that apply; embeddings mode leaves every other weight bit-identical;
+// k accumulated micro-batches equal one k times larger batch; a bad config or flag is refused.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "contract/log_summary.h"
+#include "contract/mllog.h"
+#include "io/safetensors.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSource = SLIPWAY_SOURCE_DIR;
+
+struct TrainRun {
+    int exit_code = -1;
+    std::string err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class TrainCli : public testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::path(testing::TempDir()) / ("train_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_ / "model");
+        // A tiny model over the demo tokenizer's 4096 tokens, and the first 600 demo documents.
+        std::ofstream(dir_ / "model" / "config.json") << R"({"vocab_size": 4096, "hidden_size": 32, "intermediate_size": 64,
+            "num_hidden_layers": 1, "num_attention_heads": 2, "max_position_embeddings": 128, "tie_word_embeddings": false})";
+        std::ifstream corpus(kSource + "/resources/demo/corpus.jsonl");
+        std::ofstream data(dir_ / "data.jsonl");
+        std::string line;
+        for (int i = 0; i < 600 && std::getline(corpus, line); ++i) data << line << "\n";
+    }
+
+    // A run config for this test's folder; `patch` is merged over it.
+    std::string write_config(const std::string& name, const nlohmann::json& patch) {
+        nlohmann::json c = {
+            {"name", name},
+            {"model", {{"path", (dir_ / "model").string()}, {"dtype", "float32"}, {"init", "random"}}},
+            {"tokenizer", {{"path", kSource + "/resources/demo/tokenizer.json"}}},
+            {"data", {{"train_file", (dir_ / "data.jsonl").string()}, {"block_size", 32}, {"validation_split_percentage", 10},
+                      {"cache_dir", (dir_ / "cache").string()}}},
+            {"training", {{"learning_rate", 3e-3}, {"max_steps", 12}, {"per_device_train_batch_size", 4},
+                          {"per_device_eval_batch_size", 8}, {"logging_steps", 1}, {"eval_steps", 6}, {"seed", 5},
+                          {"output_dir", (dir_ / name).string()}}},
+            {"adapter", {{"method", "full"}}},
+            {"slurm", {{"gpus_per_node", 0}}},
+        };
+        if (patch.is_object()) c.merge_patch(patch);  // {} in an initializer is null, which would replace everything
+        const std::string path = (dir_ / (name + ".json")).string();
+        std::ofstream(path) << c.dump(2);
+        return path;
+    }
+
+    TrainRun train(const std::string& args) {
+        const std::string err = (dir_ / "stderr.txt").string();
+        const std::string command = std::string(SLIPWAY_ENGINE_BIN) + " train --threads 1 " + args + " >" +
+                                    (dir_ / "stdout.txt").string() + " 2>" + err;
+        const int status = std::system(command.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
+    }
+
+    // Values of `key` in an MLLOG file, in order.
+    static std::vector<slipway::MllogEvent> events(const std::string& mllog, const std::string& key = "") {
+        std::vector<slipway::MllogEvent> out;
+        std::istringstream in(slurp(mllog));
+        std::string line;
+        while (std::getline(in, line)) {
+            const slipway::MllogParseResult r = slipway::parse_mllog_line(line);
+            if (r.kind == slipway::MllogLineKind::kEvent && (key.empty() || r.event.key == key)) out.push_back(r.event);
+        }
+        return out;
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(TrainCli, LossFallsAndOutputsLoadBack) {
+    const TrainRun run = train(write_config("full", {{"training", {{"max_steps", 40}, {"learning_rate", 1e-2}, {"eval_steps", 20}}}}));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::string out = (dir_ / "full").string();
+    const std::vector<slipway::MllogEvent> losses = events(out + "/mllog.txt", "train_loss");
+    ASSERT_EQ(losses.size(), 40u);
+    EXPECT_LT(losses.back().value.get<double>(), losses.front().value.get<double>() - 1.0);
+    EXPECT_NEAR(losses.front().value.get<double>(), std::log(4096.0), 0.1);  // random init: uniform
+    for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "run.json", "mllog.txt"}) {
+        EXPECT_TRUE(fs::exists(out + "/" + file)) << file;
+    }
+    auto checkpoint = slipway::io::Checkpoint::open_folder(out);
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.error();
+    EXPECT_EQ(checkpoint->tensors().at("lm_head.weight").shape, (std::vector<int64_t>{4096, 32}));
+    const nlohmann::json run_json = nlohmann::json::parse(slurp(out + "/run.json"));
+    EXPECT_EQ(run_json["world_size"], 1);
+    EXPECT_EQ(run_json["config"]["training"]["max_steps"], 40);
+    EXPECT_NE(run.err.find("step 40/40"), std::string::npos) << run.err;
+    // The written model scores the same data with a loss near the last eval.
+    const TrainRun again = train(write_config("again", {{"model", {{"path", out}, {"init", "pretrained"}}}, {"training", {{"max_steps", 1}}}}));
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    const std::vector<slipway::MllogEvent> first = events((dir_ / "again" / "mllog.txt").string(), "train_loss");
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_LT(first[0].value.get<double>(), losses.front().value.get<double>() - 1.0);
+}
+
+TEST_F(TrainCli, MllogFollowsTheMlperfRules) {
+    ASSERT_EQ(train(write_config("rules", {{"eval", {{"target", 9.0}}}})).exit_code, 0);
+    const std::string mllog = (dir_ / "rules" / "mllog.txt").string();
+    const std::vector<slipway::MllogEvent> all = events(mllog);
+    auto index_of = [&](const std::string& key) {
+        for (size_t i = 0; i < all.size(); ++i) {
+            if (all[i].key == key) return static_cast<int64_t>(i);
+        }
+        return int64_t{-1};
+    };
+    auto count = [&](const std::string& key) { return events(mllog, key).size(); };
+    ASSERT_GE(index_of("init_start"), 0);
+    EXPECT_LT(index_of("init_start"), index_of("run_start"));
+    EXPECT_EQ(count("run_start"), 1u);
+    EXPECT_EQ(count("run_stop"), 1u);
+    EXPECT_EQ(all.back().key, "run_stop");
+    EXPECT_EQ(all.back().metadata["status"], "success");  // target 9 > initial loss: reached at the first eval
+    for (const char* key : {"global_batch_size", "opt_base_learning_rate", "gradient_accumulation_steps", "opt_gradient_clip_norm",
+                            "opt_adamw_weight_decay", "opt_learning_rate_training_steps", "seed", "train_samples", "eval_samples"}) {
+        EXPECT_EQ(count(key), 1u) << key;
+    }
+    const std::vector<slipway::MllogEvent> evals = events(mllog, "eval_accuracy");
+    ASSERT_EQ(evals.size(), 2u);
+    EXPECT_EQ(evals[0].samples_count(), 24);  // step 6 x global batch 4
+    EXPECT_EQ(evals[1].samples_count(), 48);
+    // The app's own reader sees the same run.
+    auto summary = slipway::summarize_log_file(mllog);
+    ASSERT_TRUE(summary.ok());
+    EXPECT_EQ(summary->status, "success");
+    EXPECT_EQ(summary->train_loss.size(), 12u);
+}
+
+TEST_F(TrainCli, EmbeddingsModeChangesOnlyEmbeddings) {
+    ASSERT_EQ(train(write_config("base", {{"training", {{"max_steps", 1}}}})).exit_code, 0);
+    const std::string base = (dir_ / "base").string();
+    const TrainRun run = train(write_config("emb", {{"model", {{"path", base}, {"init", "pretrained"}}}, {"adapter", {{"method", "embeddings"}}},
+                                              {"training", {{"max_steps", 3}}}}));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    auto before = slipway::io::Checkpoint::open_folder(base);
+    auto after = slipway::io::Checkpoint::open_folder((dir_ / "emb").string());
+    ASSERT_TRUE(before.ok() && after.ok());
+    ASSERT_EQ(before->tensors().size(), after->tensors().size());
+    for (const auto& [name, b] : before->tensors()) {
+        const slipway::io::TensorView& a = after->tensors().at(name);
+        const bool same = a.nbytes == b.nbytes && std::memcmp(a.data, b.data, a.nbytes) == 0;
+        const bool trainable = name == "model.embed_tokens.weight" || name == "lm_head.weight";
+        EXPECT_EQ(same, !trainable) << name;
+    }
+}
+
+TEST_F(TrainCli, AccumulationEqualsALargerBatch) {
+    const nlohmann::json one_step = {{"training", {{"max_steps", 2}, {"eval_steps", nullptr}}}, {"data", {{"validation_split_percentage", 0}}}};
+    nlohmann::json accumulated = one_step, large = one_step;
+    accumulated["training"]["per_device_train_batch_size"] = 2;
+    accumulated["training"]["gradient_accumulation_steps"] = 2;
+    large["training"]["per_device_train_batch_size"] = 4;
+    large["training"]["gradient_accumulation_steps"] = 1;
+    ASSERT_EQ(train(write_config("accumulated", accumulated)).exit_code, 0);
+    ASSERT_EQ(train(write_config("large", large)).exit_code, 0);
+    for (const char* key : {"train_loss", "grad_norm"}) {
+        const auto a = events((dir_ / "accumulated" / "mllog.txt").string(), key);
+        const auto b = events((dir_ / "large" / "mllog.txt").string(), key);
+        ASSERT_EQ(a.size(), 2u);
+        ASSERT_EQ(b.size(), 2u);
+        for (size_t i = 0; i < 2; ++i) {
+            EXPECT_NEAR(a[i].value.get<double>(), b[i].value.get<double>(), 1e-5 * std::fabs(b[i].value.get<double>())) << key << " " << i;
+        }
+    }
+}
+
+TEST_F(TrainCli, BadConfigAndFlagsAreRefused) {
+    const std::string config = write_config("bad", {{"training", {{"learning_rate", -1}}}});
+    const TrainRun run = train(config);
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find("/training/learning_rate: must be > 0, got -1"), std::string::npos) << run.err;
+    const TrainRun flag = train(write_config("flag", {}) + " --learning_rat 1e-3 --lora_rnk 4");
+    EXPECT_EQ(flag.exit_code, 1);
+    EXPECT_NE(flag.err.find("--lora_rnk: unknown flag (did you mean --lora_rank?)"), std::string::npos) << flag.err;
+    const TrainRun lora = train(write_config("lora", {{"adapter", {{"method", "lora"}}}}));
+    EXPECT_EQ(lora.exit_code, 1);
+    EXPECT_NE(lora.err.find("lora training is not implemented yet"), std::string::npos) << lora.err;
+}
+
+TEST_F(TrainCli, FlagsOverrideTheConfig) {
+    const TrainRun run = train(write_config("override", {}) + " --max_steps 3 --learning_rate 1e-3");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(events((dir_ / "override" / "mllog.txt").string(), "train_loss").size(), 3u);
+    const auto lr = events((dir_ / "override" / "mllog.txt").string(), "opt_base_learning_rate");
+    ASSERT_EQ(lr.size(), 1u);
+    EXPECT_DOUBLE_EQ(lr[0].value.get<double>(), 1e-3);
+}
+
+}  // namespace
