@@ -5,6 +5,7 @@
 
 #include "cli/config_commands.h"
 #include "cli/model_commands.h"
+#include "cli/train_command.h"
 #include "cli/prepare_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/tokenizer_command.h"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
     slipway::engine::add_tokenize_command(app, &exit_code, std::cin, std::cout, std::cerr);
     slipway::engine::add_tokenizer_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_model_commands(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_train_command(app, &exit_code, std::cout, std::cerr);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
