@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
         "slipway");
     cli.set_version_flag("--version", "slipway " SLIPWAY_VERSION);
     cli.require_subcommand(0, 1);
+    std::string open_path;
+    bool follow = false;
+    cli.add_option("--open", open_path, "Open this log file in the window");
+    cli.add_flag("--follow", follow, "With --open: re-plot the log as it grows (a running job)");
     slipway::app::LogsSummaryOptions logs_summary;
     const CLI::App* logs_summary_command = slipway::app::add_logs_command(cli, logs_summary);
     CLI11_PARSE(cli, argc, argv);
@@ -28,6 +32,15 @@ int main(int argc, char** argv) {
 
     QApplication app(argc, argv);
     slipway::app::MainWindow window;
+    if (!open_path.empty()) {
+        const QString path = QString::fromStdString(open_path);
+        if (follow) {
+            window.follow_log(path);
+        } else if (const slipway::Status status = window.open_log(path); !status.ok()) {
+            std::cerr << status.message() << "\n";
+            return 1;
+        }
+    }
     window.show();
     return app.exec();
 }

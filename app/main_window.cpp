@@ -62,6 +62,24 @@ Status MainWindow::open_log(const QString& path) {
     return Status::Ok();
 }
 
+void MainWindow::follow_log(const QString& path) {
+    if (follow_timer_ == nullptr) {
+        follow_timer_ = new QTimer(this);
+        follow_timer_->setInterval(500);
+    }
+    follow_timer_->disconnect();
+    followed_size_ = -1;
+    connect(follow_timer_, &QTimer::timeout, this, [this, path] {
+        const QFileInfo info(path);
+        if (!info.exists() || info.size() == followed_size_) return;
+        followed_size_ = info.size();
+        const Status status = open_log(path);
+        if (!status.ok()) statusBar()->showMessage(QString::fromStdString(status.message()));
+    });
+    follow_timer_->start();
+    statusBar()->showMessage(tr("Waiting for %1").arg(path));
+}
+
 void MainWindow::choose_log() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open log"), QString(),
                                                       tr("Logs (*.txt *.log *.out);;All files (*)"));

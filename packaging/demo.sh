@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
-# The README's run command: set up, build, and run the main job on the embedded default ("This computer").
-# With a display it opens the Slipway window; without one it runs headless and prints what it shows.
-#
-# Not yet: the engine cannot train until the engine issues land, so for now the headless mode summarizes
-# a real MLPerf llama2_70b_lora log (the same reader the live monitor uses). This command stays the same
-# when it grows into training the demo-tiny preset locally.
+# The README's run command: set up, build, and run the main job on the embedded default, the "This
+# computer" profile: slipway-engine trains the demo-tiny preset (a tiny LLaMA on the demo corpus) on this
+# machine's CPUs. With a display the Slipway window plots train_loss / eval_accuracy live as the engine
+# writes its MLLOG; without one the engine's progress lines and MLLOG show the live metrics, and the
+# app's headless mode summarizes the finished run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/build.sh default
-build/bin/slipway-engine config validate resources/presets/demo-tiny.json
+preset=resources/presets/demo-tiny.json
+build/bin/slipway-engine config validate "$preset"
+output_dir=$(build/bin/slipway-engine config print "$preset" | python3 -c 'import json,sys; print(json.load(sys.stdin)["training"]["output_dir"])')
+mllog="$output_dir/mllog.txt"
+rm -f "$mllog"
+
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
-  exec build/bin/slipway
+  build/bin/slipway --open "$mllog" --follow &
+  app_pid=$!
+  build/bin/slipway-engine train "$preset" >/dev/null
+  echo "Training finished; the Slipway window (pid $app_pid) shows the run. Close it to exit."
+  wait "$app_pid"
+else
+  echo "No display: headless mode (progress on stderr, MLLOG lines on stdout)."
+  build/bin/slipway-engine train "$preset" | grep --line-buffered -E '"key": "(train_loss|eval_accuracy|run_stop)"'
+  build/bin/slipway logs summary "$mllog"
 fi
-echo "No display: headless mode."
-exec build/bin/slipway logs summary tests/data/mlperf-logs/*.txt

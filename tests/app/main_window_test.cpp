@@ -8,6 +8,8 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QElapsedTimer>
+#include <QFile>
 
 #include "log_plot_widget.h"
 
@@ -86,6 +88,37 @@ TEST(LogPlotWidget, ClearEmptiesBothGraphs) {
     widget.clear();
     EXPECT_EQ(widget.train_loss_graph()->dataCount(), 0);
     EXPECT_EQ(widget.eval_accuracy_graph()->dataCount(), 0);
+}
+
+}  // namespace
+}  // namespace slipway::app
+
+namespace slipway::app {
+namespace {
+
+TEST(MainWindowFollow, ReplotsALogAsItGrows) {
+    const QString path = QString::fromStdString(testing::TempDir() + "/growing_mllog.txt");
+    QFile::remove(path);
+    MainWindow window;
+    window.follow_log(path);
+    auto write = [&](const char* text) {
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::Append));
+        f.write(text);
+    };
+    auto wait = [] {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 1500) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    };
+    write(":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": \"train_loss\", "
+          "\"value\": 3.0, \"metadata\": {\"samples_count\": 8}}\n");
+    wait();
+    EXPECT_EQ(window.plot_widget()->train_loss_graph()->dataCount(), 1);
+    write(":::MLLOG {\"namespace\": \"\", \"time_ms\": 2, \"event_type\": \"POINT_IN_TIME\", \"key\": \"train_loss\", "
+          "\"value\": 2.5, \"metadata\": {\"samples_count\": 16}}\n");
+    wait();
+    EXPECT_EQ(window.plot_widget()->train_loss_graph()->dataCount(), 2);
 }
 
 }  // namespace
