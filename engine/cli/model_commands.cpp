@@ -3,6 +3,7 @@
 
 #include "cli/model_commands.h"
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -12,6 +13,7 @@
 
 #include "contract/run_config.h"
 #include "model/llama.h"
+#include "model/lora.h"
 #include "model/torch_compat.h"
 #include "model/weights.h"
 
@@ -50,15 +52,18 @@ struct ScoreOptions {
 };
 
 int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
-    if (!o.adapter_dir.empty()) {
-        err << "--adapter: LoRA adapters are not supported yet\n";
-        return 1;
-    }
     model::set_torch_threads(o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency()));
     Result<model::LlamaForCausalLM> llama = model::load_hf_model(o.model_dir);
     if (!llama.ok()) {
         err << llama.error() << "\n";
         return 1;
+    }
+    if (!o.adapter_dir.empty()) {
+        Result<AdapterConfig> adapter = model::load_adapter(*llama, o.adapter_dir);
+        if (!adapter.ok()) {
+            err << adapter.error() << "\n";
+            return 1;
+        }
     }
     (*llama)->eval();
     std::ifstream in(o.tokens_path);
@@ -104,6 +109,44 @@ int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
     const double mean = total_tokens ? weighted_loss / static_cast<double>(total_tokens) : 0.0;
     const double accuracy = total_tokens ? static_cast<double>(total_correct) / total_tokens : 0.0;
     out << nlohmann::ordered_json{{"summary", true}, {"loss", mean}, {"tokens", total_tokens}, {"accuracy", accuracy}}.dump() << "\n";
+    return 0;
+}
+
+struct MergeOptions {
+    std::string model_dir;
+    std::string adapter_dir;
+    std::string out_dir;
+    std::string dtype;
+};
+
+// The base model with a LoRA adapter folded in, as an HF folder (PEFT's merge_and_unload).
+int run_merge(const MergeOptions& o, std::ostream& out, std::ostream& err) {
+    Result<model::LlamaForCausalLM> llama = model::load_hf_model(o.model_dir);
+    if (!llama.ok()) {
+        err << llama.error() << "\n";
+        return 1;
+    }
+    Result<AdapterConfig> adapter = model::load_adapter(*llama, o.adapter_dir);
+    if (!adapter.ok()) {
+        err << adapter.error() << "\n";
+        return 1;
+    }
+    model::merge_lora(*llama);
+    const std::string dtype = o.dtype.empty() ? (*llama)->config.torch_dtype : o.dtype;
+    const Status saved = model::save_hf_model(*llama, o.out_dir, dtype == "float32" || dtype == "bfloat16" || dtype == "float16" ? dtype : "float32");
+    if (!saved.ok()) {
+        err << saved.message() << "\n";
+        return 1;
+    }
+    for (const std::string& source : {o.adapter_dir, o.model_dir}) {  // the adapter's tokenizer wins
+        std::error_code ec;
+        if (std::filesystem::exists(source + "/tokenizer.json", ec)) {
+            std::filesystem::copy_file(source + "/tokenizer.json", o.out_dir + "/tokenizer.json",
+                                       std::filesystem::copy_options::overwrite_existing, ec);
+            break;
+        }
+    }
+    out << o.out_dir << ": merged " << o.adapter_dir << " into " << o.model_dir << "\n";
     return 0;
 }
 
@@ -180,6 +223,15 @@ void add_model_commands(CLI::App& app, int* exit_code, std::ostream& out, std::o
     score_cmd->add_option("--adapter", score->adapter_dir, "PEFT LoRA adapter folder");
     score_cmd->add_option("--threads", score->threads, "Torch threads (0 = all cores)");
     score_cmd->callback([score, exit_code, &out, &err] { *exit_code = run_score(*score, out, err); });
+
+    auto merge = std::make_shared<MergeOptions>();
+    CLI::App* merge_cmd = app.add_subcommand("merge", "Fold a PEFT LoRA adapter into its base model (an HF folder)");
+    merge_cmd->add_option("--model", merge->model_dir, "Base HF model folder")->required()->check(CLI::ExistingDirectory);
+    merge_cmd->add_option("--adapter", merge->adapter_dir, "PEFT LoRA adapter folder")->required()->check(CLI::ExistingDirectory);
+    merge_cmd->add_option("--out", merge->out_dir, "Output folder")->required();
+    merge_cmd->add_option("--dtype", merge->dtype, "float32 | bfloat16 | float16 (default: the base's)")
+        ->check(CLI::IsMember({"float32", "bfloat16", "float16"}));
+    merge_cmd->callback([merge, exit_code, &out, &err] { *exit_code = run_merge(*merge, out, err); });
 
     auto dump = std::make_shared<DumpOptions>();
     CLI::App* dump_cmd = app.add_subcommand("dump", "Write logits, loss and gradients of the first line (reference checks)");

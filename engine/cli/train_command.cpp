@@ -17,6 +17,7 @@ namespace {
 struct TrainCommandOptions {
     std::string config_path;
     int threads = 0;
+    int64_t stop_after_steps = 0;
 };
 
 int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flags, std::ostream& out, std::ostream& err) {
@@ -38,12 +39,14 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
     for (const std::string& note : overrides->notes) err << "note: " << note << "\n";
     train::TrainOptions options;
     options.threads = o.threads;
+    options.stop_after_steps = o.stop_after_steps;
     options.engine_version = kVersion;
     Result<train::TrainReport> report = train::train(parsed.config, options, out, err);
     if (!report.ok()) {
         err << "train: " << report.error() << "\n";
         return 1;
     }
+    if (report->status == "aborted" && o.stop_after_steps > 0) return 0;
     err << "train: " << report->status << " after " << report->steps << " steps; final train loss " << report->final_train_loss
         << ", eval loss " << report->final_eval_loss << "; outputs in " << report->output_dir << "\n";
     return 0;
@@ -56,6 +59,8 @@ void add_train_command(CLI::App& app, int* exit_code, std::ostream& out, std::os
     CLI::App* cmd = app.add_subcommand("train", "Train from a run config; --flag value pairs after it override fields");
     cmd->add_option("config", options->config_path, "Run config JSON")->required()->check(CLI::ExistingFile);
     cmd->add_option("--threads", options->threads, "Torch threads (0 = all cores)");
+    cmd->add_option("--stop-after-steps", options->stop_after_steps,
+                    "Stop after N steps as if interrupted (tests of resume; checkpoints follow save_steps)");
     cmd->allow_extras();
     cmd->callback([cmd, options, exit_code, &out, &err] { *exit_code = run_train(*options, cmd->remaining(), out, err); });
 }

@@ -21,7 +21,37 @@ LinearImpl::LinearImpl(int64_t in_features, int64_t out_features) {
     weight = register_parameter("weight", torch::empty({out_features, in_features}));
 }
 
-torch::Tensor LinearImpl::forward(const torch::Tensor& x) { return torch::matmul(x, weight.t()); }
+double LoraSpec::scaling() const { return rslora ? alpha / std::sqrt(static_cast<double>(r)) : alpha / static_cast<double>(r); }
+
+torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
+    torch::Tensor y = torch::matmul(x, weight.t());  // (..., out)
+    if (lora_A) {
+        const torch::Tensor dropped = lora.dropout > 0 ? torch::dropout(x, lora.dropout, is_training()) : x;
+        y = y + lora_B->forward(lora_A->forward(dropped)) * lora.scaling();  // (..., in) -> (..., r) -> (..., out)
+    }
+    return y;
+}
+
+void LinearImpl::add_lora(const LoraSpec& spec) {
+    lora = spec;
+    const int64_t out = weight.size(0), in = weight.size(1);
+    lora_A = register_module("lora_A", std::make_shared<LinearImpl>(in, spec.r));
+    lora_B = register_module("lora_B", std::make_shared<LinearImpl>(spec.r, out));
+    torch::NoGradGuard no_grad;
+    const double bound = 1.0 / std::sqrt(static_cast<double>(in));  // kaiming_uniform with a = sqrt(5)
+    lora_A->weight.uniform_(-bound, bound);
+    lora_B->weight.zero_();
+}
+
+void LinearImpl::merge_lora() {
+    if (!lora_A) return;
+    torch::NoGradGuard no_grad;
+    weight.add_(torch::matmul(lora_B->weight, lora_A->weight) * lora.scaling());  // (out, r) x (r, in)
+    unregister_module("lora_A");
+    unregister_module("lora_B");
+    lora_A.reset();
+    lora_B.reset();
+}
 
 RMSNormImpl::RMSNormImpl(int64_t size, double eps_) : eps(eps_) {
     weight = register_parameter("weight", torch::ones({size}));

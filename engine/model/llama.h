@@ -12,12 +12,33 @@
 
 namespace slipway::model {
 
-// A bias-free linear layer y = x W^T with W: (out, in), named like torch.nn.Linear's "weight".
+// A LoRA adapter on a linear layer (PEFT's LoraLayer): y += (dropout(x) A^T B^T) x scaling.
+struct LoraSpec {
+    int64_t r = 8;
+    double alpha = 8;
+    double dropout = 0;
+    bool rslora = false;  // scaling alpha / sqrt(r) instead of alpha / r
+    double scaling() const;
+};
+
+class LinearImpl;
+using LoraLinear = torch::nn::ModuleHolder<LinearImpl>;
+
+// A bias-free linear layer y = x W^T with W: (out, in), named like torch.nn.Linear's "weight"; with a
+// LoRA adapter its sub-layers are "lora_A" (A: (r, in)) and "lora_B" (B: (out, r)), as PEFT names them.
 class LinearImpl : public torch::nn::Module {
 public:
     LinearImpl(int64_t in_features, int64_t out_features);
     torch::Tensor forward(const torch::Tensor& x);
+    // Adds an adapter: A ~ kaiming_uniform(a = sqrt(5)) as nn.Linear, B = 0, so the output is unchanged.
+    void add_lora(const LoraSpec& spec);
+    // W += scaling x B A, then drops the adapter.
+    void merge_lora();
+    bool has_lora() const { return lora_A != nullptr; }
+
     torch::Tensor weight;
+    std::shared_ptr<LinearImpl> lora_A, lora_B;
+    LoraSpec lora;
 };
 TORCH_MODULE(Linear);
 

@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include <ATen/CPUGeneratorImpl.h>
+
 namespace slipway::model {
 
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
@@ -25,6 +27,20 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
 
 void set_torch_threads(int threads) {
     if (threads > 0) at::set_num_threads(threads);
+}
+
+std::string optimizer_state_key(const torch::Tensor& param) { return c10::guts::to_string(param.unsafeGetTensorImpl()); }
+
+torch::Tensor cpu_rng_state() {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get_state();
+}
+
+void set_cpu_rng_state(const torch::Tensor& state) {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
 }
 
 }  // namespace slipway::model

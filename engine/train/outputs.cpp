@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/lora.h"
 #include "model/weights.h"
 
 namespace slipway::train {
@@ -14,8 +15,11 @@ Status save_outputs(model::LlamaForCausalLM& model, const RunConfig& config, con
                     int64_t world_size) {
     namespace fs = std::filesystem;
     const std::string& dir = config.training.output_dir;
-    // Trained weights stay fp32 unless the base was stored narrower.
-    const Status saved = model::save_hf_model(model, dir, config.model.init == "random" ? "float32" : config.model.dtype);
+    // LoRA: a PEFT adapter folder. Otherwise an HF model; trained weights stay fp32 unless the base was
+    // stored narrower.
+    const Status saved = config.adapter.method == "lora"
+                             ? model::save_adapter(model, config.adapter, config.model.path, dir)
+                             : model::save_hf_model(model, dir, config.model.init == "random" ? "float32" : config.model.dtype);
     if (!saved.ok()) return saved;
     const std::string tokenizer = config.tokenizer.path.empty() ? config.model.path + "/tokenizer.json" : config.tokenizer.path;
     std::error_code ec;

@@ -1,5 +1,5 @@
 // The final outputs of a run in training.output_dir: the model as an HF folder (config.json,
-// model.safetensors, tokenizer.json copied) and run.json (the exact resolved config, engine version,
+// model.safetensors) or, for LoRA, a PEFT adapter folder; tokenizer.json copied; and run.json (the exact resolved config, engine version,
 // world size).
 #pragma once
 

@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include "model/lora.h"
+
 namespace slipway::train {
 namespace {
 
@@ -15,17 +17,26 @@ bool decays(const std::string& name) { return name.find("norm") == std::string::
 
 }  // namespace
 
-Result<std::vector<torch::Tensor>> select_trainable(model::LlamaForCausalLM& model, const AdapterConfig& adapter) {
-    if (adapter.method == "lora") {
-        return Status::Error("/adapter/method: lora training is not implemented yet (use full or embeddings)");
-    }
-    std::vector<torch::Tensor> trainable;
+Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const AdapterConfig& adapter) {
+    Trainable trainable;
     for (auto& item : model->named_parameters()) {
-        const bool train = adapter.method == "full" || is_embedding_or_head(item.key());
+        const std::string& name = item.key();
+        bool train = false;
+        if (adapter.method == "full") {
+            train = true;
+        } else if (adapter.method == "embeddings") {
+            train = is_embedding_or_head(name);
+        } else {  // lora: the adapters (added by model::apply_lora) and modules_to_save
+            train = name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos ||
+                    model::in_modules_to_save(name, adapter);
+        }
         item.value().set_requires_grad(train);
-        if (train) trainable.push_back(item.value());
+        if (train) {
+            trainable.names.push_back(name);
+            trainable.tensors.push_back(item.value());
+        }
     }
-    if (trainable.empty()) return Status::Error("/adapter/method: no parameter would train");
+    if (trainable.names.empty()) return Status::Error("/adapter/method: no parameter would train");
     return trainable;
 }
 

@@ -14,9 +14,13 @@
 
 namespace slipway::train {
 
-// Sets requires_grad by /adapter/method: full (all), embeddings (embed_tokens and lm_head only).
-// Returns the trainable parameters in model order.
-Result<std::vector<torch::Tensor>> select_trainable(model::LlamaForCausalLM& model, const AdapterConfig& adapter);
+// Sets requires_grad by /adapter/method: full (all), embeddings (embed_tokens and lm_head only), lora
+// (the adapters model::apply_lora added, and modules_to_save). Returns them in model order.
+struct Trainable {
+    std::vector<std::string> names;
+    std::vector<torch::Tensor> tensors;
+};
+Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const AdapterConfig& adapter);
 
 // AdamW over the trainable parameters in two groups: with weight decay, and without (norms, biases).
 std::unique_ptr<torch::optim::AdamW> make_adamw(model::LlamaForCausalLM& model, const TrainingConfig& training);

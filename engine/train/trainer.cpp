@@ -16,9 +16,11 @@
 #include "data/prepare.h"
 #include "data/sampler.h"
 #include "data/token_cache.h"
+#include "model/lora.h"
 #include "model/torch_compat.h"
 #include "model/weights.h"
 #include "train/batches.h"
+#include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/outputs.h"
 #include "train/schedule.h"
@@ -40,7 +42,7 @@ std::string duration_text(double seconds) {
 // HF refuses a non-empty output_dir unless overwrite_output_dir; the token cache living inside is fine.
 Status check_output_dir(const TrainingConfig& t, const std::string& cache_dir) {
     std::error_code ec;
-    if (!fs::exists(t.output_dir, ec) || t.overwrite_output_dir) return Status::Ok();
+    if (!fs::exists(t.output_dir, ec) || t.overwrite_output_dir || !t.resume_from_checkpoint.empty()) return Status::Ok();
     for (const auto& entry : fs::directory_iterator(t.output_dir, ec)) {
         if (fs::equivalent(entry.path(), cache_dir, ec)) continue;
         return Status::Error("/training/output_dir: " + t.output_dir +
@@ -77,7 +79,7 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
     model::set_torch_threads(options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
 
     MllogWriter log(mllog_out);
-    std::remove((t.output_dir + "/mllog.txt").c_str());
+    if (t.resume_from_checkpoint.empty()) std::remove((t.output_dir + "/mllog.txt").c_str());  // a resumed run appends
     const Status tee = log.tee_to_file(t.output_dir + "/mllog.txt");
     if (!tee.ok()) return tee;
     log.interval_start("init_start");
@@ -100,7 +102,12 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
         return Status::Error("the tokenizer has " + std::to_string(cache->meta().vocab_size) + " tokens but the model only " +
                              std::to_string(llama->config.vocab_size));
     }
-    Result<std::vector<torch::Tensor>> trainable = select_trainable(llama, config.adapter);
+    if (config.adapter.method == "lora") {
+        Result<std::vector<std::string>> adapted = model::apply_lora(llama, config.adapter);
+        if (!adapted.ok()) return adapted.status();
+        progress << "LoRA on " << adapted->size() << " layers\n";
+    }
+    Result<Trainable> trainable = select_trainable(llama, config.adapter);
     if (!trainable.ok()) return trainable.status();
     std::unique_ptr<torch::optim::AdamW> optimizer = make_adamw(llama, t);
     llama->train();
@@ -140,14 +147,30 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
     log.interval_end("init_stop");
     log.interval_start("run_start");
     progress << "training " << total_steps << " steps of " << global_batch << " sequences x " << cache->block_size()
-             << " tokens; " << llama->config.parameter_count() << " parameters, " << trainable->size()
+             << " tokens; " << llama->config.parameter_count() << " parameters, " << trainable->names.size()
              << " trainable tensors\n";
+
+    // Resume: weights, optimizer state, RNG and data position.
+    LoopPosition start;
+    if (!t.resume_from_checkpoint.empty()) {
+        Result<std::string> dir = resolve_checkpoint(t.resume_from_checkpoint, t.output_dir);
+        if (!dir.ok()) return dir.status();
+        Result<LoopPosition> loaded = load_checkpoint(*dir, llama, *optimizer, trainable->names);
+        if (!loaded.ok()) return loaded.status();
+        if (loaded->world_size != world_size) {
+            return Status::Error(*dir + ": saved with world size " + std::to_string(loaded->world_size) + ", this run has " +
+                                 std::to_string(world_size) + " (the data position would not match)");
+        }
+        start = *loaded;
+        progress << "resumed from " << *dir << " at step " << start.step << "\n";
+    }
 
     TrainReport report;
     report.output_dir = t.output_dir;
-    uint64_t epoch = 0;
+    uint64_t epoch = start.epoch;
+    sampler->set_epoch(epoch);
     std::vector<uint64_t> order = sampler->indices();
-    size_t cursor = 0;
+    size_t cursor = static_cast<size_t>(start.cursor);
     double window_loss = 0;
     int64_t window_steps = 0;
     bool target_reached = false;
@@ -172,7 +195,16 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
         }
     };
 
-    for (int64_t step = 0; step < total_steps; ++step) {
+    auto checkpoint = [&](int64_t done) -> Status {
+        Result<std::string> saved = save_checkpoint(t.output_dir, llama, *optimizer, trainable->names,
+                                                    LoopPosition{done, epoch, cursor, world_size});
+        if (!saved.ok()) return saved.status();
+        log.point_in_time("checkpoint_saved", *saved, {{"step_num", done}});
+        if (t.save_total_limit) prune_checkpoints(t.output_dir, *t.save_total_limit);
+        return Status::Ok();
+    };
+
+    for (int64_t step = start.step; step < total_steps; ++step) {
         const double lr = schedule->lr(step);
         set_learning_rate(*optimizer, lr);
         double step_loss = 0;
@@ -189,7 +221,7 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
             step_loss += r.loss.item<double>() / static_cast<double>(t.gradient_accumulation_steps);
         }
         const double max_norm = t.max_grad_norm > 0 ? t.max_grad_norm : std::numeric_limits<double>::infinity();
-        const double grad_norm = torch::nn::utils::clip_grad_norm_(*trainable, max_norm);
+        const double grad_norm = torch::nn::utils::clip_grad_norm_(trainable->tensors, max_norm);
         const int64_t done = step + 1, samples = done * global_batch;
         if (!std::isfinite(step_loss) || !std::isfinite(grad_norm)) {
             log.interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
@@ -234,16 +266,27 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
                 break;
             }
         }
+        if (done % t.save_steps == 0 && done < total_steps) {
+            const Status saved = checkpoint(done);
+            if (!saved.ok()) progress << "warning: " << saved.message() << "\n";  // training goes on
+        }
+        if (options.stop_after_steps > 0 && done >= options.stop_after_steps) {
+            log.interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
+            report.status = "aborted";
+            progress << "stopped after step " << done << " (--stop-after-steps)\n";
+            return report;
+        }
     }
     if (has_validation && last_eval_step != report.steps) evaluate_now(report.steps, report.steps * global_batch);
     report.final_eval_loss = last_eval.loss;
+    const Status final_checkpoint = checkpoint(report.steps);
+    if (!final_checkpoint.ok()) progress << "warning: " << final_checkpoint.message() << "\n";
 
     const Status saved = save_outputs(llama, config, options.engine_version, world_size);
     if (!saved.ok()) {
         log.interval_end("run_stop", nullptr, {{"status", "fail"}});
         return saved;
     }
-    log.point_in_time("checkpoint_saved", t.output_dir, {{"step_num", report.steps}});
     report.status = !config.eval.target || target_reached ? "success" : "aborted";
     log.interval_end("run_stop", nullptr, {{"status", report.status}, {"step_num", report.steps}});
     return report;

@@ -15,6 +15,7 @@ struct TrainOptions {
     int threads = 0;                 // torch intra-op threads (0 = all cores)
     std::string engine_version;      // written into run.json
     double progress_interval_s = 1;  // at most one progress line a second
+    int64_t stop_after_steps = 0;    // test seam: stop (as if killed) after this many steps; 0 = off
 };
 
 struct TrainReport {

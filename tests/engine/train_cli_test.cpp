@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -195,9 +197,65 @@ TEST_F(TrainCli, BadConfigAndFlagsAreRefused) {
     const TrainRun flag = train(write_config("flag", {}) + " --learning_rat 1e-3 --lora_rnk 4");
     EXPECT_EQ(flag.exit_code, 1);
     EXPECT_NE(flag.err.find("--lora_rnk: unknown flag (did you mean --lora_rank?)"), std::string::npos) << flag.err;
-    const TrainRun lora = train(write_config("lora", {{"adapter", {{"method", "lora"}}}}));
+    const TrainRun lora = train(write_config("lora", {{"adapter", {{"method", "lora"}, {"target_modules", {"q_proj", "v_prj"}}}}}));
     EXPECT_EQ(lora.exit_code, 1);
-    EXPECT_NE(lora.err.find("lora training is not implemented yet"), std::string::npos) << lora.err;
+    EXPECT_NE(lora.err.find("/adapter/target_modules: \"v_prj\" matches no linear layer of the model"), std::string::npos)
+        << lora.err;
+}
+
+TEST_F(TrainCli, ResumeContinuesTheSameLossCurve) {
+    const nlohmann::json patch = {{"training", {{"max_steps", 12}, {"save_steps", 3}, {"save_total_limit", 2}, {"eval_steps", nullptr},
+                                                {"lr_scheduler_type", "cosine"}, {"warmup_steps", 2}}},
+                                  {"data", {{"validation_split_percentage", 0}}}};
+    ASSERT_EQ(train(write_config("straight", patch)).exit_code, 0);
+    const std::string resumed = write_config("resumed", patch);
+    const TrainRun first = train(resumed + " --stop-after-steps 6");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    // Killed at step 6 with save_steps 3 and save_total_limit 2: checkpoints 3 and 6 remain.
+    EXPECT_TRUE(fs::exists(dir_ / "resumed" / "checkpoint-6" / "DONE"));
+    EXPECT_TRUE(fs::exists(dir_ / "resumed" / "checkpoint-3" / "DONE"));
+    const TrainRun second = train(resumed + " --resume_from_checkpoint latest");
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_NE(second.err.find("resumed from"), std::string::npos) << second.err;
+    EXPECT_FALSE(fs::exists(dir_ / "resumed" / "checkpoint-3")) << "save_total_limit 2 prunes the oldest";
+    EXPECT_TRUE(fs::exists(dir_ / "resumed" / "checkpoint-12" / "DONE"));
+    auto by_step = [](const std::vector<slipway::MllogEvent>& events) {
+        std::map<int64_t, double> out;
+        for (const auto& e : events) out[e.metadata["step_num"].get<int64_t>()] = e.value.get<double>();
+        return out;
+    };
+    const auto a = by_step(events((dir_ / "straight" / "mllog.txt").string(), "train_loss"));
+    const auto b = by_step(events((dir_ / "resumed" / "mllog.txt").string(), "train_loss"));
+    ASSERT_EQ(a.size(), 12u);
+    ASSERT_EQ(b.size(), 12u);
+    for (int64_t step = 1; step <= 12; ++step) EXPECT_DOUBLE_EQ(a.at(step), b.at(step)) << "step " << step;
+    // The final weights are identical too.
+    auto wa = slipway::io::Checkpoint::open_folder((dir_ / "straight").string());
+    auto wb = slipway::io::Checkpoint::open_folder((dir_ / "resumed").string());
+    ASSERT_TRUE(wa.ok() && wb.ok());
+    for (const auto& [name, view] : wa->tensors()) {
+        EXPECT_EQ(std::memcmp(view.data, wb->tensors().at(name).data, view.nbytes), 0) << name;
+    }
+}
+
+TEST_F(TrainCli, IncompleteOrCorruptCheckpointsAreRefused) {
+    const nlohmann::json patch = {{"training", {{"max_steps", 4}, {"save_steps", 2}, {"eval_steps", nullptr}}},
+                                  {"data", {{"validation_split_percentage", 0}}}};
+    const std::string config = write_config("ckpt", patch);
+    ASSERT_EQ(train(config + " --stop-after-steps 2").exit_code, 0);
+    const fs::path checkpoint = dir_ / "ckpt" / "checkpoint-2";
+    fs::remove(checkpoint / "DONE");
+    TrainRun run = train(config + " --resume_from_checkpoint " + checkpoint.string());
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find(checkpoint.string() + " has no DONE marker"), std::string::npos) << run.err;
+    run = train(config + " --resume_from_checkpoint latest");
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find("no complete checkpoint under"), std::string::npos) << run.err;
+    std::ofstream(checkpoint / "DONE") << "step 2\n";
+    fs::resize_file(checkpoint / "state.safetensors", 100);
+    run = train(config + " --resume_from_checkpoint latest");
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find((checkpoint / "state.safetensors").string()), std::string::npos) << run.err;
 }
 
 TEST_F(TrainCli, FlagsOverrideTheConfig) {

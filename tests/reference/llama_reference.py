@@ -5,6 +5,7 @@ modeling_llama formulas, and checks the engine against it.
 
   llama_reference.py score --model DIR --tokens FILE.jsonl --engine-scores FILE    compare per-line loss/accuracy
   llama_reference.py dump  --model DIR --tokens FILE.jsonl --engine-dump FILE      compare logits, loss, gradients
+  (score also takes --adapter DIR: a PEFT LoRA adapter applied as W + scaling * B @ A)
 
 Prints the max relative difference per quantity and exits 1 when one exceeds --tolerance (default 1e-5;
 relative to the largest magnitude of the reference tensor).
@@ -58,12 +59,46 @@ def inv_frequencies(cfg, head_dim):
     return inv
 
 
+def apply_adapter(weights, folder):
+    """W + scaling * B @ A for every lora_A/lora_B pair; modules_to_save weights replace the base's."""
+    import re
+    with open(f"{folder}/adapter_config.json") as f:
+        cfg = json.load(f)
+    tensors = read_safetensors(f"{folder}/adapter_model.safetensors")
+    prefix = "base_model.model."
+    for key, value in tensors.items():
+        assert key.startswith(prefix), key
+        name = key[len(prefix):]
+        if name.endswith(".lora_B.weight"):
+            continue
+        if name.endswith(".lora_A.weight"):
+            module = name[: -len(".lora_A.weight")]
+            r, alpha = cfg["r"], cfg["lora_alpha"]
+            for pattern, v in (cfg.get("rank_pattern") or {}).items():
+                if re.match(rf"(.*\.)?({pattern})$", module):
+                    r = v
+                    break
+            for pattern, v in (cfg.get("alpha_pattern") or {}).items():
+                if re.match(rf"(.*\.)?({pattern})$", module):
+                    alpha = v
+                    break
+            scaling = alpha / math.sqrt(r) if cfg.get("use_rslora") else alpha / r
+            b = tensors[prefix + module + ".lora_B.weight"]
+            assert value.shape[0] == r and b.shape[1] == r, f"{module}: rank {r} vs A {list(value.shape)}"
+            weights[module + ".weight"] = weights[module + ".weight"] + scaling * (b @ value)
+        else:
+            weights[name] = value
+
+
 class Llama:
-    def __init__(self, folder):
+    def __init__(self, folder, adapter=None):
         with open(f"{folder}/config.json") as f:
             self.cfg = json.load(f)
         c = self.cfg
-        self.w = {k: v.clone().requires_grad_(True) for k, v in read_safetensors(f"{folder}/model.safetensors").items()}
+        weights = read_safetensors(f"{folder}/model.safetensors")
+        if adapter:
+            apply_adapter(weights, adapter)
+        self.w = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
         self.heads = c["num_attention_heads"]
         self.kv_heads = c.get("num_key_value_heads", self.heads)
         self.head_dim = c.get("head_dim") or c["hidden_size"] // self.heads
@@ -128,10 +163,11 @@ def main():
     ap.add_argument("--tokens", required=True)
     ap.add_argument("--engine-scores")
     ap.add_argument("--engine-dump")
+    ap.add_argument("--adapter")
     ap.add_argument("--tolerance", type=float, default=1e-5)
     a = ap.parse_args()
     torch.set_num_threads(1)
-    model = Llama(a.model)
+    model = Llama(a.model, a.adapter)
     lines = [json.loads(l)["ids"] for l in open(a.tokens) if l.strip()]
     worst = {}
     if a.mode == "score":

@@ -1,0 +1,203 @@
+// Checkpoints of checkpoint.h: safetensors for tensors (weights, AdamW moments, RNG), state.json for the
+// loop position, DONE last; temporary folder + rename so a crash or full disk never leaves a
+// complete-looking checkpoint.
+#include <torch/torch.h>
+
+#include "train/checkpoint.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "contract/run_config.h"
+#include "io/safetensors.h"
+#include "model/torch_compat.h"
+
+namespace slipway::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string checkpoint_name(int64_t step) { return "checkpoint-" + std::to_string(step); }
+
+// Complete checkpoints under `output_dir`, oldest first.
+std::vector<std::pair<int64_t, fs::path>> complete_checkpoints(const std::string& output_dir) {
+    std::vector<std::pair<int64_t, fs::path>> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(output_dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("checkpoint-", 0) != 0 || !fs::exists(entry.path() / "DONE", ec)) continue;
+        try {
+            size_t used = 0;
+            const int64_t step = std::stoll(name.substr(11), &used);
+            if (used == name.size() - 11) out.emplace_back(step, entry.path());
+        } catch (const std::exception&) {
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+io::TensorView view_of(const torch::Tensor& t) {
+    io::TensorView v;
+    v.dtype = t.scalar_type() == torch::kUInt8 ? io::DType::kU8 : io::DType::kF32;
+    v.shape = t.sizes().vec();
+    v.data = static_cast<const uint8_t*>(t.data_ptr());
+    v.nbytes = static_cast<size_t>(t.numel()) * t.element_size();
+    return v;
+}
+
+torch::optim::AdamWParamState* adam_state(torch::optim::AdamW& optimizer, const torch::Tensor& param) {
+    auto it = optimizer.state().find(model::optimizer_state_key(param));
+    return it == optimizer.state().end() ? nullptr : static_cast<torch::optim::AdamWParamState*>(it->second.get());
+}
+
+}  // namespace
+
+Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model, torch::optim::AdamW& optimizer,
+                                    const std::vector<std::string>& trainable_names, const LoopPosition& position) {
+    const fs::path final_dir = fs::path(output_dir) / checkpoint_name(position.step);
+    const fs::path tmp_dir = fs::path(output_dir) / (checkpoint_name(position.step) + ".tmp");
+    std::error_code ec;
+    fs::remove_all(tmp_dir, ec);
+    fs::create_directories(tmp_dir, ec);
+    auto fail = [&](const std::string& why) -> Result<std::string> {
+        fs::remove_all(tmp_dir, ec);
+        const auto previous = complete_checkpoints(output_dir);
+        return Status::Error("checkpoint at step " + std::to_string(position.step) + " not written: " + why +
+                             (previous.empty() ? std::string("; no earlier checkpoint exists")
+                                               : "; the previous checkpoint " + previous.back().second.string() + " is intact"));
+    };
+    if (ec) return fail("cannot create " + tmp_dir.string() + ": " + ec.message());
+
+    std::map<std::string, torch::Tensor> params;
+    for (auto& item : model->named_parameters()) params[item.key()] = item.value();
+    std::vector<torch::Tensor> keep_alive;
+    std::map<std::string, io::TensorView> tensors;
+    nlohmann::json adam_steps = nlohmann::json::object();
+    auto add = [&](const std::string& name, torch::Tensor t) {
+        t = t.detach().contiguous();
+        if (t.scalar_type() != torch::kUInt8) t = t.to(torch::kFloat32);
+        tensors[name] = view_of(t);
+        keep_alive.push_back(std::move(t));
+    };
+    for (const std::string& name : trainable_names) {
+        const torch::Tensor& p = params.at(name);
+        add("param." + name, p);
+        if (torch::optim::AdamWParamState* s = adam_state(optimizer, p)) {
+            add("exp_avg." + name, s->exp_avg());
+            add("exp_avg_sq." + name, s->exp_avg_sq());
+            adam_steps[name] = s->step();
+        }
+    }
+    add("rng.cpu", model::cpu_rng_state());
+    const Status written = io::write_safetensors((tmp_dir / "state.safetensors").string(), tensors);
+    if (!written.ok()) return fail(written.message());
+    const nlohmann::ordered_json state = {{"magic", kCheckpointMagic}, {"version", kCheckpointVersion},
+                                          {"step", position.step},     {"epoch", position.epoch},
+                                          {"cursor", position.cursor}, {"world_size", position.world_size},
+                                          {"trainable", trainable_names}, {"adam_steps", adam_steps}};
+    {
+        std::ofstream out(tmp_dir / "state.json");
+        out << state.dump(2) << "\n";
+        out.close();
+        if (!out) return fail("state.json write failed (disk full?)");
+    }
+    fs::remove_all(final_dir, ec);
+    fs::rename(tmp_dir, final_dir, ec);
+    if (ec) return fail("rename to " + final_dir.string() + ": " + ec.message());
+    {
+        std::ofstream done(final_dir / "DONE");  // last: marks the checkpoint complete
+        done << "step " << position.step << "\n";
+        done.close();
+        if (!done) {
+            fs::remove_all(final_dir, ec);
+            return fail("DONE marker write failed (disk full?)");
+        }
+    }
+    return final_dir.string();
+}
+
+Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir) {
+    if (request == "latest") {
+        const auto all = complete_checkpoints(output_dir);
+        if (all.empty()) return Status::Error("/training/resume_from_checkpoint: no complete checkpoint under " + output_dir);
+        return all.back().second.string();
+    }
+    std::error_code ec;
+    if (!fs::is_directory(request, ec)) return Status::Error("/training/resume_from_checkpoint: " + request + " is not a folder");
+    if (!fs::exists(fs::path(request) / "DONE", ec)) {
+        return Status::Error("/training/resume_from_checkpoint: " + request + " has no DONE marker: the save did not finish");
+    }
+    return request;
+}
+
+Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model, torch::optim::AdamW& optimizer,
+                                     const std::vector<std::string>& trainable_names) {
+    Result<nlohmann::json> state = read_json_file(dir + "/state.json");
+    if (!state.ok()) return state.status();
+    LoopPosition position;
+    try {
+        if (state->value("magic", std::string()) != kCheckpointMagic || state->value("version", 0) != kCheckpointVersion) {
+            return Status::Error(dir + "/state.json: not a slipway checkpoint of version " + std::to_string(kCheckpointVersion));
+        }
+        if ((*state)["trainable"].get<std::vector<std::string>>() != trainable_names) {
+            return Status::Error(dir + ": its trainable parameters differ from this run's (another adapter method or targets?)");
+        }
+        position.step = (*state)["step"].get<int64_t>();
+        position.epoch = (*state)["epoch"].get<uint64_t>();
+        position.cursor = (*state)["cursor"].get<uint64_t>();
+        position.world_size = (*state)["world_size"].get<int64_t>();
+    } catch (const nlohmann::json::exception& e) {
+        return Status::Error(dir + "/state.json: " + e.what());
+    }
+    Result<io::Checkpoint> tensors = io::Checkpoint::open_file(dir + "/state.safetensors");
+    if (!tensors.ok()) return tensors.status();
+    const auto& t = tensors->tensors();
+    auto tensor = [&](const std::string& key, torch::ScalarType dtype) -> Result<torch::Tensor> {
+        const auto it = t.find(key);
+        if (it == t.end()) return Status::Error(dir + "/state.safetensors: \"" + key + "\" is missing");
+        return torch::from_blob(const_cast<uint8_t*>(it->second.data), it->second.shape, torch::TensorOptions().dtype(dtype)).clone();
+    };
+    std::map<std::string, torch::Tensor> params;
+    for (auto& item : model->named_parameters()) params[item.key()] = item.value();
+    torch::NoGradGuard no_grad;
+    const nlohmann::json& adam_steps = (*state)["adam_steps"];
+    for (const std::string& name : trainable_names) {
+        Result<torch::Tensor> value = tensor("param." + name, torch::kFloat32);
+        if (!value.ok()) return value.status();
+        torch::Tensor& p = params.at(name);
+        if (value->sizes() != p.sizes()) return Status::Error(dir + ": \"" + name + "\" has another shape than the model's");
+        p.copy_(*value);
+        if (!adam_steps.contains(name)) continue;
+        Result<torch::Tensor> avg = tensor("exp_avg." + name, torch::kFloat32);
+        Result<torch::Tensor> avg_sq = tensor("exp_avg_sq." + name, torch::kFloat32);
+        if (!avg.ok()) return avg.status();
+        if (!avg_sq.ok()) return avg_sq.status();
+        auto s = std::make_unique<torch::optim::AdamWParamState>();
+        s->step(adam_steps[name].get<int64_t>());
+        s->exp_avg(avg->to(p.scalar_type()));
+        s->exp_avg_sq(avg_sq->to(p.scalar_type()));
+        optimizer.state()[model::optimizer_state_key(p)] = std::move(s);
+    }
+    Result<torch::Tensor> rng = tensor("rng.cpu", torch::kUInt8);
+    if (!rng.ok()) return rng.status();
+    model::set_cpu_rng_state(*rng);
+    return position;
+}
+
+std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep) {
+    std::vector<std::string> removed;
+    auto all = complete_checkpoints(output_dir);
+    std::error_code ec;
+    while (static_cast<int64_t>(all.size()) > std::max<int64_t>(keep, 1)) {
+        fs::remove_all(all.front().second, ec);
+        removed.push_back(all.front().second.string());
+        all.erase(all.begin());
+    }
+    return removed;
+}
+
+}  // namespace slipway::train

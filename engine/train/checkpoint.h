@@ -1,0 +1,46 @@
+// Training checkpoints: <output_dir>/checkpoint-<step>/ with the trainable weights, AdamW state, RNG
+// state and the position in the data (state.json), written to a temporary name, renamed, and marked
+// complete by a DONE file written last. Resume restores all of it, so a resumed run continues the same
+// loss curve; save_total_limit prunes the oldest complete checkpoints.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/optim/adamw.h>
+
+#include "contract/status.h"
+#include "model/llama.h"
+
+namespace slipway::train {
+
+inline constexpr const char* kCheckpointMagic = "slipway.checkpoint";
+inline constexpr int kCheckpointVersion = 1;
+
+// Where the loop is; everything else lives in tensors.
+struct LoopPosition {
+    int64_t step = 0;       // optimizer steps done
+    uint64_t epoch = 0;     // sampler epoch
+    uint64_t cursor = 0;    // next sample index within the epoch (this rank)
+    int64_t world_size = 1;
+};
+
+// Writes checkpoint-<step> under `output_dir`. On failure (e.g. a full disk) nothing complete-looking is
+// left and earlier checkpoints are untouched; the error says so.
+Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model, torch::optim::AdamW& optimizer,
+                                    const std::vector<std::string>& trainable_names, const LoopPosition& position);
+
+// "latest" -> the newest complete checkpoint under output_dir (an error when there is none); otherwise the
+// given folder, which must be complete (DONE).
+Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir);
+
+// Restores weights, optimizer state and RNG; returns the loop position. Refuses an incomplete or corrupt
+// checkpoint, or one whose trainable parameters differ from this run's, naming the problem.
+Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model, torch::optim::AdamW& optimizer,
+                                     const std::vector<std::string>& trainable_names);
+
+// Removes the oldest complete checkpoints so at most `keep` remain; returns the removed folders.
+std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep);
+
+}  // namespace slipway::train
