@@ -11,6 +11,7 @@ class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy
 public:
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h, const torch::Tensor& w,
                                  const torch::Tensor& targets, int64_t chunk_rows, int64_t* correct) {
+        // correct == nullptr: the caller does not need the argmax hits (training steps).
         const int64_t n = h.size(0);
         torch::Tensor lse = torch::empty({n}, h.options().dtype(torch::kFloat32));
         double total = 0;
@@ -23,10 +24,10 @@ public:
             const torch::Tensor t = targets.slice(0, begin, end);
             const torch::Tensor target_logits = logits.gather(1, t.unsqueeze(1)).squeeze(1);
             total += (chunk_lse - target_logits).sum().item<double>();
-            hits += logits.argmax(1).eq(t).sum().item<int64_t>();
+            if (correct != nullptr) hits += logits.argmax(1).eq(t).sum().item<int64_t>();
             lse.slice(0, begin, end).copy_(chunk_lse);
         }
-        *correct = hits;
+        if (correct != nullptr) *correct = hits;
         ctx->save_for_backward({h, w, targets, lse});
         ctx->saved_data["chunk_rows"] = chunk_rows;
         return torch::tensor(total / static_cast<double>(n), h.options().dtype(torch::kFloat32));
@@ -61,9 +62,9 @@ public:
 }  // namespace
 
 ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w, const torch::Tensor& targets,
-                                  int64_t chunk_rows) {
+                                  int64_t chunk_rows, bool count_correct) {
     ChunkedLoss out;
-    out.loss = ChunkedCrossEntropy::apply(h, w, targets, std::max<int64_t>(1, chunk_rows), &out.correct);
+    out.loss = ChunkedCrossEntropy::apply(h, w, targets, std::max<int64_t>(1, chunk_rows), count_correct ? &out.correct : nullptr);
     return out;
 }
 

@@ -71,7 +71,8 @@ AttentionImpl::AttentionImpl(const LlamaConfig& c)
     o_proj = register_module("o_proj", Linear(heads * head_dim, c.hidden_size));
 }
 
-torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                                     const torch::Tensor& mask) {
     const int64_t b = x.size(0), t = x.size(1);
     torch::Tensor q = q_proj(x).view({b, t, heads, head_dim}).transpose(1, 2);     // (B, H, T, D)
     torch::Tensor k = k_proj(x).view({b, t, kv_heads, head_dim}).transpose(1, 2);  // (B, Hkv, T, D)
@@ -82,7 +83,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
         k = k.repeat_interleave(heads / kv_heads, 1);  // (B, H, T, D)
         v = v.repeat_interleave(heads / kv_heads, 1);
     }
-    const torch::Tensor y = causal_attention(q, k, v);                 // (B, H, T, D)
+    const torch::Tensor y = causal_attention(q, k, v, mask);           // (B, H, T, D)
     return o_proj(y.transpose(1, 2).reshape({b, t, heads * head_dim}));  // (B, T, C)
 }
 
@@ -103,8 +104,9 @@ DecoderLayerImpl::DecoderLayerImpl(const LlamaConfig& c) {
     post_attention_layernorm = register_module("post_attention_layernorm", RMSNorm(c.hidden_size, c.rms_norm_eps));
 }
 
-torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
-    const torch::Tensor h = x + self_attn(input_layernorm(x), cos, sin);  // (B, T, C)
+torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                                         const torch::Tensor& mask) {
+    const torch::Tensor h = x + self_attn(input_layernorm(x), cos, sin, mask);  // (B, T, C)
     return h + mlp(post_attention_layernorm(h));
 }
 
@@ -117,16 +119,21 @@ LlamaModelImpl::LlamaModelImpl(const LlamaConfig& c) : config(c) {
     inv_freq = torch::tensor(inv, torch::kFloat64).to(torch::kFloat32);  // HF keeps inv_freq in fp32
 }
 
-torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
-    const int64_t t = ids.size(1);
-    torch::Tensor x = embed_tokens(ids);  // (B, T, C)
+const LlamaModelImpl::Tables& LlamaModelImpl::tables(int64_t t, torch::ScalarType dtype) {
+    if (tables_.t == t && tables_.dtype == dtype) return tables_;
+    torch::NoGradGuard no_grad;
     // RoPE tables in fp32 as HF computes them: freqs (T, D/2) -> cos, sin (T, D).
     const torch::Tensor positions = torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32));
-    const torch::Tensor freqs = torch::outer(positions, inv_freq.to(x.device()));
+    const torch::Tensor freqs = torch::outer(positions, inv_freq);
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
-    const torch::Tensor cos = emb.cos().to(x.scalar_type());
-    const torch::Tensor sin = emb.sin().to(x.scalar_type());
-    for (const auto& layer : *layers) x = layer->as<DecoderLayer>()->forward(x, cos, sin);
+    tables_ = {t, dtype, emb.cos().to(dtype), emb.sin().to(dtype), causal_mask(t, torch::TensorOptions().dtype(dtype))};
+    return tables_;
+}
+
+torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
+    torch::Tensor x = embed_tokens(ids);  // (B, T, C)
+    const Tables& rope = tables(ids.size(1), x.scalar_type());
+    for (const auto& layer : *layers) x = layer->as<DecoderLayer>()->forward(x, rope.cos, rope.sin, rope.mask);
     return norm(x);
 }
 
@@ -145,13 +152,13 @@ torch::Tensor LlamaForCausalLMImpl::logits(const torch::Tensor& ids) {
     return torch::matmul(hidden_states(ids), output_weight().t());  // (B, T, V)
 }
 
-LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, int64_t chunk_tokens) {
+LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct, int64_t chunk_tokens) {
     const torch::Tensor hidden = model->hidden_states(ids);                          // (B, T, C)
     const int64_t c = hidden.size(2);
     const torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, c});                 // (N, C), N = B x (T-1)
     const torch::Tensor targets = ids.slice(1, 1).reshape({-1});                     // (N)
     LossResult result;
-    ChunkedLoss loss = chunked_cross_entropy(h, model->output_weight(), targets, chunk_tokens);
+    ChunkedLoss loss = chunked_cross_entropy(h, model->output_weight(), targets, chunk_tokens, count_correct);
     result.loss = loss.loss;
     result.tokens = targets.size(0);
     result.correct = loss.correct;

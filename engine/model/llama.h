@@ -54,8 +54,8 @@ TORCH_MODULE(RMSNorm);
 class AttentionImpl : public torch::nn::Module {
 public:
     explicit AttentionImpl(const LlamaConfig& config);
-    // x: (B, T, C); cos, sin: (T, D)
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
+    // x: (B, T, C); cos, sin: (T, D); mask: (T, T) from causal_mask
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin, const torch::Tensor& mask);
     Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
     int64_t heads, kv_heads, head_dim;
 };
@@ -72,7 +72,7 @@ TORCH_MODULE(Mlp);
 class DecoderLayerImpl : public torch::nn::Module {
 public:
     explicit DecoderLayerImpl(const LlamaConfig& config);
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin, const torch::Tensor& mask);
     Attention self_attn{nullptr};
     Mlp mlp{nullptr};
     RMSNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
@@ -88,6 +88,16 @@ public:
     RMSNorm norm{nullptr};
     torch::Tensor inv_freq;  // (D / 2), not a parameter
     LlamaConfig config;
+
+private:
+    // RoPE tables and causal mask for the last sequence length and dtype seen: (T, D), (T, D), (T, T).
+    struct Tables {
+        int64_t t = -1;
+        torch::ScalarType dtype = torch::kFloat32;
+        torch::Tensor cos, sin, mask;
+    };
+    const Tables& tables(int64_t t, torch::ScalarType dtype);
+    Tables tables_;
 };
 TORCH_MODULE(LlamaModel);
 
@@ -109,8 +119,8 @@ TORCH_MODULE(LlamaForCausalLM);
 struct LossResult {
     torch::Tensor loss;  // scalar, differentiable
     int64_t tokens = 0;
-    int64_t correct = 0;  // argmax == target
+    int64_t correct = 0;  // argmax == target (when asked for)
 };
-LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, int64_t chunk_tokens = 4096);
+LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct = true, int64_t chunk_tokens = 512);
 
 }  // namespace slipway::model

@@ -11,15 +11,22 @@
 
 namespace slipway::model {
 
-torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options) {
 #if TORCH_VERSION_MAJOR >= 2
+    (void)t;
+    (void)options;
+    return {};
+#else
+    return torch::full({t, t}, -std::numeric_limits<float>::infinity(), options).triu(1);
+#endif
+}
+
+torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask) {
+#if TORCH_VERSION_MAJOR >= 2
+    (void)mask;
     return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
 #else
-    const int64_t t = q.size(2);
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
-    // mask: (T, T), 0 on and below the diagonal, -inf above.
-    const torch::Tensor mask =
-        torch::full({t, t}, -std::numeric_limits<float>::infinity(), q.options()).triu(1);
     const torch::Tensor scores = torch::matmul(q * scale, k.transpose(-2, -1)) + mask;  // (B, H, T, T)
     return torch::matmul(torch::softmax(scores, -1, scores.scalar_type()), v);
 #endif
@@ -28,8 +35,6 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
 void set_torch_threads(int threads) {
     if (threads > 0) at::set_num_threads(threads);
 }
-
-std::string optimizer_state_key(const torch::Tensor& param) { return c10::guts::to_string(param.unsafeGetTensorImpl()); }
 
 torch::Tensor cpu_rng_state() {
     at::Generator generator = at::detail::getDefaultCPUGenerator();

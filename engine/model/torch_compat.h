@@ -8,14 +8,16 @@
 
 namespace slipway::model {
 
-// Causal self-attention. q: (B, H, T, D), k and v: (B, H, T, D) (GQA already expanded). Returns (B, H, T, D).
-torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
+// The additive causal mask (T, T) that causal_attention takes: 0 on and below the diagonal, -inf above.
+// Built once per sequence length by the caller (undefined where the fused kernel needs none).
+torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options);
+
+// Causal self-attention. q: (B, H, T, D), k and v: (B, H, T, D) (GQA already expanded), mask from
+// causal_mask(T). Returns (B, H, T, D).
+torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask);
 
 // Intra-op threads of this process (LibTorch starts at 1 here).
 void set_torch_threads(int threads);
-
-// The key under which torch::optim keeps a parameter's state (an implementation detail of LibTorch).
-std::string optimizer_state_key(const torch::Tensor& param);
 
 // The CPU generator's state (uint8 bytes) and its restore: dropout and init draw from it.
 torch::Tensor cpu_rng_state();

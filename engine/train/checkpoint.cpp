@@ -49,14 +49,9 @@ io::TensorView view_of(const torch::Tensor& t) {
     return v;
 }
 
-torch::optim::AdamWParamState* adam_state(torch::optim::AdamW& optimizer, const torch::Tensor& param) {
-    auto it = optimizer.state().find(model::optimizer_state_key(param));
-    return it == optimizer.state().end() ? nullptr : static_cast<torch::optim::AdamWParamState*>(it->second.get());
-}
-
 }  // namespace
 
-Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model, torch::optim::AdamW& optimizer,
+Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model, FlatAdamW& optimizer,
                                     const std::vector<std::string>& trainable_names, const LoopPosition& position) {
     const fs::path final_dir = fs::path(output_dir) / checkpoint_name(position.step);
     const fs::path tmp_dir = fs::path(output_dir) / (checkpoint_name(position.step) + ".tmp");
@@ -76,7 +71,7 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
     for (auto& item : model->named_parameters()) params[item.key()] = item.value();
     std::vector<torch::Tensor> keep_alive;
     std::map<std::string, io::TensorView> tensors;
-    nlohmann::json adam_steps = nlohmann::json::object();
+
     auto add = [&](const std::string& name, torch::Tensor t) {
         t = t.detach().contiguous();
         if (t.scalar_type() != torch::kUInt8) t = t.to(torch::kFloat32);
@@ -86,11 +81,8 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
     for (const std::string& name : trainable_names) {
         const torch::Tensor& p = params.at(name);
         add("param." + name, p);
-        if (torch::optim::AdamWParamState* s = adam_state(optimizer, p)) {
-            add("exp_avg." + name, s->exp_avg());
-            add("exp_avg_sq." + name, s->exp_avg_sq());
-            adam_steps[name] = s->step();
-        }
+        add("exp_avg." + name, optimizer.exp_avg(name));
+        add("exp_avg_sq." + name, optimizer.exp_avg_sq(name));
     }
     add("rng.cpu", model::cpu_rng_state());
     const Status written = io::write_safetensors((tmp_dir / "state.safetensors").string(), tensors);
@@ -98,7 +90,7 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
     const nlohmann::ordered_json state = {{"magic", kCheckpointMagic}, {"version", kCheckpointVersion},
                                           {"step", position.step},     {"epoch", position.epoch},
                                           {"cursor", position.cursor}, {"world_size", position.world_size},
-                                          {"trainable", trainable_names}, {"adam_steps", adam_steps}};
+                                          {"trainable", trainable_names}, {"adam_steps", optimizer.steps()}};
     {
         std::ofstream out(tmp_dir / "state.json");
         out << state.dump(2) << "\n";
@@ -134,7 +126,7 @@ Result<std::string> resolve_checkpoint(const std::string& request, const std::st
     return request;
 }
 
-Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model, torch::optim::AdamW& optimizer,
+Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model, FlatAdamW& optimizer,
                                      const std::vector<std::string>& trainable_names) {
     Result<nlohmann::json> state = read_json_file(dir + "/state.json");
     if (!state.ok()) return state.status();
@@ -164,23 +156,19 @@ Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCaus
     std::map<std::string, torch::Tensor> params;
     for (auto& item : model->named_parameters()) params[item.key()] = item.value();
     torch::NoGradGuard no_grad;
-    const nlohmann::json& adam_steps = (*state)["adam_steps"];
+    optimizer.set_steps((*state)["adam_steps"].get<int64_t>());
     for (const std::string& name : trainable_names) {
         Result<torch::Tensor> value = tensor("param." + name, torch::kFloat32);
         if (!value.ok()) return value.status();
         torch::Tensor& p = params.at(name);
         if (value->sizes() != p.sizes()) return Status::Error(dir + ": \"" + name + "\" has another shape than the model's");
         p.copy_(*value);
-        if (!adam_steps.contains(name)) continue;
         Result<torch::Tensor> avg = tensor("exp_avg." + name, torch::kFloat32);
         Result<torch::Tensor> avg_sq = tensor("exp_avg_sq." + name, torch::kFloat32);
         if (!avg.ok()) return avg.status();
         if (!avg_sq.ok()) return avg_sq.status();
-        auto s = std::make_unique<torch::optim::AdamWParamState>();
-        s->step(adam_steps[name].get<int64_t>());
-        s->exp_avg(avg->to(p.scalar_type()));
-        s->exp_avg_sq(avg_sq->to(p.scalar_type()));
-        optimizer.state()[model::optimizer_state_key(p)] = std::move(s);
+        optimizer.exp_avg(name).copy_(*avg);
+        optimizer.exp_avg_sq(name).copy_(*avg_sq);
     }
     Result<torch::Tensor> rng = tensor("rng.cpu", torch::kUInt8);
     if (!rng.ok()) return rng.status();

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include <torch/optim/adamw.h>
 
 #include "contract/status.h"
 #include "model/llama.h"
+#include "train/flat_adamw.h"
 
 namespace slipway::train {
 
@@ -28,7 +28,7 @@ struct LoopPosition {
 
 // Writes checkpoint-<step> under `output_dir`. On failure (e.g. a full disk) nothing complete-looking is
 // left and earlier checkpoints are untouched; the error says so.
-Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model, torch::optim::AdamW& optimizer,
+Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model, FlatAdamW& optimizer,
                                     const std::vector<std::string>& trainable_names, const LoopPosition& position);
 
 // "latest" -> the newest complete checkpoint under output_dir (an error when there is none); otherwise the
@@ -37,7 +37,7 @@ Result<std::string> resolve_checkpoint(const std::string& request, const std::st
 
 // Restores weights, optimizer state and RNG; returns the loop position. Refuses an incomplete or corrupt
 // checkpoint, or one whose trainable parameters differ from this run's, naming the problem.
-Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model, torch::optim::AdamW& optimizer,
+Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model, FlatAdamW& optimizer,
                                      const std::vector<std::string>& trainable_names);
 
 // Removes the oldest complete checkpoints so at most `keep` remain; returns the removed folders.

@@ -40,24 +40,10 @@ Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const Adapter
     return trainable;
 }
 
-std::unique_ptr<torch::optim::AdamW> make_adamw(model::LlamaForCausalLM& model, const TrainingConfig& t) {
-    std::vector<torch::Tensor> with_decay, without_decay;
-    for (auto& item : model->named_parameters()) {
-        if (!item.value().requires_grad()) continue;
-        (decays(item.key()) ? with_decay : without_decay).push_back(item.value());
-    }
-    auto options = [&t](double weight_decay) {
-        return std::make_unique<torch::optim::AdamWOptions>(
-            torch::optim::AdamWOptions(t.learning_rate).betas({t.adam_beta1, t.adam_beta2}).eps(t.adam_epsilon).weight_decay(weight_decay));
-    };
-    std::vector<torch::optim::OptimizerParamGroup> groups;
-    if (!with_decay.empty()) groups.emplace_back(with_decay, options(t.weight_decay));
-    if (!without_decay.empty()) groups.emplace_back(without_decay, options(0.0));
-    return std::make_unique<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(t.learning_rate));
-}
-
-void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
-    for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+std::unique_ptr<FlatAdamW> make_adamw(const Trainable& trainable, const TrainingConfig& t) {
+    std::vector<bool> decay;
+    for (const std::string& name : trainable.names) decay.push_back(decays(name));
+    return std::make_unique<FlatAdamW>(trainable.names, trainable.tensors, decay, t);
 }
 
 }  // namespace slipway::train

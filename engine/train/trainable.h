@@ -1,16 +1,16 @@
 // Which parameters train in each adapter method, and AdamW with HF's parameter groups (no weight decay
-// on norm weights and biases).
+// on norm weights and biases) over flat buffers.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <torch/optim/adamw.h>
 
 #include "contract/run_config.h"
 #include "contract/status.h"
 #include "model/llama.h"
+#include "train/flat_adamw.h"
 
 namespace slipway::train {
 
@@ -23,8 +23,6 @@ struct Trainable {
 Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const AdapterConfig& adapter);
 
 // AdamW over the trainable parameters in two groups: with weight decay, and without (norms, biases).
-std::unique_ptr<torch::optim::AdamW> make_adamw(model::LlamaForCausalLM& model, const TrainingConfig& training);
-
-void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
+std::unique_ptr<FlatAdamW> make_adamw(const Trainable& trainable, const TrainingConfig& training);
 
 }  // namespace slipway::train

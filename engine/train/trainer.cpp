@@ -109,7 +109,7 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
     }
     Result<Trainable> trainable = select_trainable(llama, config.adapter);
     if (!trainable.ok()) return trainable.status();
-    std::unique_ptr<torch::optim::AdamW> optimizer = make_adamw(llama, t);
+    std::unique_ptr<FlatAdamW> optimizer = make_adamw(*trainable, t);
     llama->train();
 
     // Steps (seam for distributed training: world size and rank come from dist/ later).
@@ -206,7 +206,6 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
 
     for (int64_t step = start.step; step < total_steps; ++step) {
         const double lr = schedule->lr(step);
-        set_learning_rate(*optimizer, lr);
         double step_loss = 0;
         for (int64_t micro = 0; micro < t.gradient_accumulation_steps; ++micro) {
             if (cursor + static_cast<size_t>(batch) > order.size()) {  // next epoch
@@ -216,12 +215,11 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
             }
             const torch::Tensor ids = make_batch(*cache, data::Split::kTrain, order, cursor, static_cast<size_t>(batch));  // (B, T)
             cursor += static_cast<size_t>(batch);
-            model::LossResult r = model::causal_lm_loss(llama, ids);
+            model::LossResult r = model::causal_lm_loss(llama, ids, /*count_correct=*/false);
             (r.loss / static_cast<double>(t.gradient_accumulation_steps)).backward();
             step_loss += r.loss.item<double>() / static_cast<double>(t.gradient_accumulation_steps);
         }
-        const double max_norm = t.max_grad_norm > 0 ? t.max_grad_norm : std::numeric_limits<double>::infinity();
-        const double grad_norm = torch::nn::utils::clip_grad_norm_(trainable->tensors, max_norm);
+        const double grad_norm = optimizer->clip_grad_norm(t.max_grad_norm);
         const int64_t done = step + 1, samples = done * global_batch;
         if (!std::isfinite(step_loss) || !std::isfinite(grad_norm)) {
             log.interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
@@ -229,7 +227,7 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
                                  " (loss " + std::to_string(step_loss) + ", grad norm " + std::to_string(grad_norm) +
                                  "); the optimizer step was not taken");
         }
-        optimizer->step();
+        optimizer->step(lr);
         optimizer->zero_grad();
         window_loss += step_loss;
         ++window_steps;
