@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "model/torch_compat.h"
+
 namespace slipway::model {
 namespace {
 
@@ -12,6 +14,7 @@ public:
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h, const torch::Tensor& w,
                                  const torch::Tensor& targets, int64_t chunk_rows, int64_t* correct) {
         // correct == nullptr: the caller does not need the argmax hits (training steps).
+        NoAutocast fp32_logits;  // logits and loss in fp32 even inside a bf16 autocast region
         const int64_t n = h.size(0);
         torch::Tensor lse = torch::empty({n}, h.options().dtype(torch::kFloat32));
         double total = 0;

@@ -8,6 +8,8 @@
 #include <torch/torch.h>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
 
 namespace slipway::model {
 
@@ -28,9 +30,49 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
 #else
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
     const torch::Tensor scores = torch::matmul(q * scale, k.transpose(-2, -1)) + mask;  // (B, H, T, T)
-    return torch::matmul(torch::softmax(scores, -1, scores.scalar_type()), v);
+    // Softmax in fp32, then back to v's dtype, as HF's eager attention does under bf16.
+    return torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(v.scalar_type()), v);
 #endif
 }
+
+namespace {
+
+bool cpu_autocast_enabled() {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    return at::autocast::is_autocast_enabled(at::kCPU);
+#else
+    return at::autocast::is_cpu_enabled();
+#endif
+}
+
+void set_cpu_autocast(bool enabled) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+    at::autocast::set_autocast_enabled(at::kCPU, enabled);
+#else
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::set_cpu_enabled(enabled);
+#endif
+}
+
+}  // namespace
+
+Bf16Autocast::Bf16Autocast(bool enabled) : enabled_(enabled) {
+    if (!enabled_) return;
+    previous_ = cpu_autocast_enabled();
+    set_cpu_autocast(true);
+    at::autocast::increment_nesting();
+}
+
+Bf16Autocast::~Bf16Autocast() {
+    if (!enabled_) return;
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();  // drop the bf16 weight copies
+    set_cpu_autocast(previous_);
+}
+
+NoAutocast::NoAutocast() : previous_(cpu_autocast_enabled()) { set_cpu_autocast(false); }
+
+NoAutocast::~NoAutocast() { set_cpu_autocast(previous_); }
 
 void set_torch_threads(int threads) {
     if (threads > 0) at::set_num_threads(threads);

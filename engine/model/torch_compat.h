@@ -19,6 +19,32 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
 // Intra-op threads of this process (LibTorch starts at 1 here).
 void set_torch_threads(int threads);
 
+// bf16 autocast on CPU for the scope of the object (fp32 master weights stay as they are; matmuls run in
+// bf16). The API moved between 1.13 and 2.x. Disabled when `enabled` is false.
+class Bf16Autocast {
+public:
+    explicit Bf16Autocast(bool enabled);
+    ~Bf16Autocast();
+    Bf16Autocast(const Bf16Autocast&) = delete;
+    Bf16Autocast& operator=(const Bf16Autocast&) = delete;
+
+private:
+    bool enabled_;
+    bool previous_ = false;
+};
+
+// Turns autocast off for the scope (e.g. the fp32 loss inside an autocast region).
+class NoAutocast {
+public:
+    NoAutocast();
+    ~NoAutocast();
+    NoAutocast(const NoAutocast&) = delete;
+    NoAutocast& operator=(const NoAutocast&) = delete;
+
+private:
+    bool previous_;
+};
+
 // The CPU generator's state (uint8 bytes) and its restore: dropout and init draw from it.
 torch::Tensor cpu_rng_state();
 void set_cpu_rng_state(const torch::Tensor& state);

@@ -75,7 +75,6 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
     std::error_code ec;
     fs::create_directories(t.output_dir, ec);
     if (ec) return Status::Error("/training/output_dir: cannot create " + t.output_dir + ": " + ec.message());
-    if (t.bf16) progress << "note: bf16 autocast is not implemented yet: this run trains in fp32\n";
     model::set_torch_threads(options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
 
     MllogWriter log(mllog_out);
@@ -181,7 +180,10 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
     auto last_progress = run_start - std::chrono::hours(1);
     auto evaluate_now = [&](int64_t step, int64_t samples) {
         log.interval_start("eval_start", nullptr, {{"samples_count", samples}, {"step_num", step}});
-        last_eval = evaluate(llama, *cache, t.per_device_eval_batch_size);
+        {
+            model::Bf16Autocast autocast(t.bf16);
+            last_eval = evaluate(llama, *cache, t.per_device_eval_batch_size);
+        }
         last_eval_step = step;
         const double metric = config.eval.metric == "loss" ? last_eval.loss : last_eval.token_accuracy;
         log.interval_end("eval_stop", nullptr, {{"samples_count", samples}, {"step_num", step}});
@@ -215,7 +217,11 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
             }
             const torch::Tensor ids = make_batch(*cache, data::Split::kTrain, order, cursor, static_cast<size_t>(batch));  // (B, T)
             cursor += static_cast<size_t>(batch);
-            model::LossResult r = model::causal_lm_loss(llama, ids, /*count_correct=*/false);
+            model::LossResult r;
+            {
+                model::Bf16Autocast autocast(t.bf16);  // fp32 master weights, bf16 matmuls
+                r = model::causal_lm_loss(llama, ids, /*count_correct=*/false);
+            }
             (r.loss / static_cast<double>(t.gradient_accumulation_steps)).backward();
             step_loss += r.loss.item<double>() / static_cast<double>(t.gradient_accumulation_steps);
         }

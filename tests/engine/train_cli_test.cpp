@@ -5,6 +5,7 @@
 
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -256,6 +257,53 @@ TEST_F(TrainCli, IncompleteOrCorruptCheckpointsAreRefused) {
     run = train(config + " --resume_from_checkpoint latest");
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_NE(run.err.find((checkpoint / "state.safetensors").string()), std::string::npos) << run.err;
+}
+
+TEST_F(TrainCli, Bf16AutocastKeepsFp32MasterWeights) {
+    const nlohmann::json patch = {{"training", {{"max_steps", 8}, {"eval_steps", nullptr}}}, {"data", {{"validation_split_percentage", 0}}}};
+    ASSERT_EQ(train(write_config("fp32", patch)).exit_code, 0);
+    const TrainRun run = train(write_config("bf16", patch) + " --bf16");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto a = events((dir_ / "fp32" / "mllog.txt").string(), "train_loss");
+    const auto b = events((dir_ / "bf16" / "mllog.txt").string(), "train_loss");
+    ASSERT_EQ(a.size(), 8u);
+    ASSERT_EQ(b.size(), 8u);
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double x = a[i].value.get<double>(), y = b[i].value.get<double>();
+        EXPECT_NEAR(x, y, 0.02 * x) << "step " << i + 1;  // bf16 matmuls: close, not equal
+        if (i == 0) EXPECT_NE(x, y) << "bf16 must actually change the arithmetic";
+    }
+    auto weights = slipway::io::Checkpoint::open_folder((dir_ / "bf16").string());
+    ASSERT_TRUE(weights.ok());
+    EXPECT_EQ(weights->tensors().at("lm_head.weight").dtype, slipway::io::DType::kF32);
+}
+
+TEST_F(TrainCli, NonFiniteLossStopsBeforeTheOptimizerStep) {
+    // A pretrained model with a NaN in lm_head: the first loss is NaN.
+    ASSERT_EQ(train(write_config("finite", {{"training", {{"max_steps", 1}}}})).exit_code, 0);
+    auto checkpoint = slipway::io::Checkpoint::open_folder((dir_ / "finite").string());
+    ASSERT_TRUE(checkpoint.ok());
+    std::vector<std::vector<uint8_t>> buffers;
+    std::map<std::string, slipway::io::TensorView> views;
+    for (const auto& [name, view] : checkpoint->tensors()) {
+        buffers.emplace_back(view.data, view.data + view.nbytes);
+        if (name == "lm_head.weight") {
+            const float nan = std::nanf("");
+            std::memcpy(buffers.back().data(), &nan, sizeof(float));
+        }
+        slipway::io::TensorView copy = view;
+        copy.data = buffers.back().data();
+        views[name] = copy;
+    }
+    fs::create_directories(dir_ / "nan_model");
+    fs::copy_file(dir_ / "finite" / "config.json", dir_ / "nan_model" / "config.json");
+    ASSERT_TRUE(slipway::io::write_safetensors((dir_ / "nan_model" / "model.safetensors").string(), views).ok());
+    const TrainRun run = train(write_config("nan", {{"model", {{"path", (dir_ / "nan_model").string()}, {"init", "pretrained"}}}}));
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find("step 1: non-finite loss"), std::string::npos) << run.err;
+    const auto stops = events((dir_ / "nan" / "mllog.txt").string(), "run_stop");
+    ASSERT_EQ(stops.size(), 1u);
+    EXPECT_EQ(stops[0].metadata["status"], "aborted");
 }
 
 TEST_F(TrainCli, FlagsOverrideTheConfig) {
