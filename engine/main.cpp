@@ -1,4 +1,6 @@
 // slipway-engine: the headless trainer that sbatch starts on every rank, and its helper commands.
+#include <malloc.h>
+
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +14,11 @@
 #include "contract/version.h"
 
 int main(int argc, char** argv) {
+    // Training allocates and frees the same large activation buffers every step. glibc would serve each
+    // one with a fresh mmap and give it back on free, paying page faults every step; keeping them on the
+    // heap lets the next step reuse them.
+    mallopt(M_MMAP_THRESHOLD, 128 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     CLI::App app{"slipway-engine: LLM fine-tuning engine for Slurm clusters (LibTorch)", "slipway-engine"};
     app.set_version_flag("--version", std::string("slipway-engine ") + slipway::kVersion);
     app.require_subcommand(1);

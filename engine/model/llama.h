@@ -121,6 +121,6 @@ struct LossResult {
     int64_t tokens = 0;
     int64_t correct = 0;  // argmax == target (when asked for)
 };
-LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct = true, int64_t chunk_tokens = 512);
+LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct = true, int64_t chunk_tokens = 256);
 
 }  // namespace slipway::model

@@ -48,7 +48,7 @@ double FlatAdamW::clip_grad_norm(double max_norm) {
     torch::NoGradGuard no_grad;
     double squares = 0;
     for (const Group& g : groups_) {
-        if (g.grads.numel() > 0) squares += g.grads.pow(2).sum().item<double>();
+        if (g.grads.numel() > 0) squares += g.grads.dot(g.grads).item<double>();
     }
     const double norm = std::sqrt(squares);
     if (max_norm > 0 && std::isfinite(norm)) {

@@ -222,7 +222,7 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
                 model::Bf16Autocast autocast(t.bf16);  // fp32 master weights, bf16 matmuls
                 r = model::causal_lm_loss(llama, ids, /*count_correct=*/false);
             }
-            (r.loss / static_cast<double>(t.gradient_accumulation_steps)).backward();
+            (t.gradient_accumulation_steps == 1 ? r.loss : r.loss / static_cast<double>(t.gradient_accumulation_steps)).backward();
             step_loss += r.loss.item<double>() / static_cast<double>(t.gradient_accumulation_steps);
         }
         const double grad_norm = optimizer->clip_grad_norm(t.max_grad_norm);
