@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -304,6 +305,35 @@ TEST_F(TrainCli, NonFiniteLossStopsBeforeTheOptimizerStep) {
     const auto stops = events((dir_ / "nan" / "mllog.txt").string(), "run_stop");
     ASSERT_EQ(stops.size(), 1u);
     EXPECT_EQ(stops[0].metadata["status"], "aborted");
+}
+
+TEST_F(TrainCli, FullDiskKeepsThePreviousCheckpoint) {
+    // output_dir on a 5 MB tmpfs in a private mount namespace: checkpoint-2 (~3.2 MB: weights and two
+    // AdamW moments) fits, checkpoint-4 does not.
+    if (geteuid() != 0 || std::system("unshare -m true 2>/dev/null") != 0) GTEST_SKIP() << "needs root and unshare -m";
+    const fs::path mount = dir_ / "small_disk";
+    const fs::path kept = dir_ / "kept";
+    fs::create_directories(mount);
+    const std::string config = write_config("full_disk", {{"training", {{"max_steps", 6}, {"save_steps", 2}, {"eval_steps", nullptr},
+                                                                        {"output_dir", (mount / "out").string()}}},
+                                                          {"data", {{"validation_split_percentage", 0}}}});
+    const std::string script =
+        "set -e; mount -t tmpfs -o size=5M tmpfs " + mount.string() + "; " + std::string(SLIPWAY_ENGINE_BIN) + " train --threads 1 " +
+        config + " > /dev/null 2> " + (dir_ / "full_disk.err").string() + "; echo $? > " + (dir_ / "full_disk.rc").string() +
+        "; cp -r " + (mount / "out").string() + " " + kept.string();
+    ASSERT_EQ(std::system(("unshare -m bash -c '" + script + "'").c_str()), 0) << slurp((dir_ / "full_disk.err").string());
+    const std::string err = slurp((dir_ / "full_disk.err").string());
+    EXPECT_NE(err.find("checkpoint at step 4 not written"), std::string::npos) << err;
+    EXPECT_NE(err.find("the previous checkpoint " + (mount / "out" / "checkpoint-2").string() + " is intact"), std::string::npos) << err;
+    EXPECT_TRUE(fs::exists(kept / "checkpoint-2" / "DONE"));
+    EXPECT_FALSE(fs::exists(kept / "checkpoint-4"));
+    EXPECT_FALSE(fs::exists(kept / "checkpoint-4.tmp")) << "no half-written checkpoint is left";
+    // The kept checkpoint still resumes.
+    const std::string resumed = write_config("after_full_disk", {{"training", {{"max_steps", 6}, {"save_steps", 2}, {"eval_steps", nullptr}}},
+                                                                 {"data", {{"validation_split_percentage", 0}}}});
+    const TrainRun run = train(resumed + " --resume_from_checkpoint " + (kept / "checkpoint-2").string());
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("resumed from"), std::string::npos) << run.err;
 }
 
 TEST_F(TrainCli, FlagsOverrideTheConfig) {
