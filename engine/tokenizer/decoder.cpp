@@ -126,8 +126,8 @@ public:
     MetaspaceDecoder(std::string replacement, bool strip_first) : replacement_(std::move(replacement)), strip_first_(strip_first) {}
     void decode_chain(std::vector<std::string>& tokens) const override {
         for (size_t i = 0; i < tokens.size(); ++i) {
-            replace_all(tokens[i], replacement_, " ");
-            if (i == 0 && strip_first_ && !tokens[i].empty() && tokens[i][0] == ' ') tokens[i].erase(0, 1);
+            // As HF: in the first token every replacement character is dropped, not only a leading one.
+            replace_all(tokens[i], replacement_, i == 0 && strip_first_ ? "" : " ");
         }
     }
 

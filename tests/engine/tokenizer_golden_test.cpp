@@ -116,5 +116,31 @@ TEST(GoldenTrained, HfLibraryEncodesOurTrainedTokenizerLikeWeDo) {
     EXPECT_GT(t->vocab_size(), 1000u);
 }
 
+// The SentencePiece-style tokenizer rewritten with a Metaspace pre-tokenizer and decoder (the fixture
+// writes it and the HF library's ids and decoded text for it).
+TEST(GoldenMetaspace, IdsAndDecodeEqualTheHfLibrary) {
+    const char* dir_env = std::getenv("SLIPWAY_REFERENCE_DIR");
+    const std::string dir = std::string(dir_env ? dir_env : SLIPWAY_REFERENCE_DIR) + "/metaspace";
+    Result<Tokenizer> t = Tokenizer::from_file(dir + "/tokenizer.json");
+    ASSERT_TRUE(t.ok()) << t.error();
+    const std::vector<nlohmann::json> corpus = read_jsonl(kData + "/corpus.jsonl");
+    const std::vector<nlohmann::json> golden = read_jsonl(dir + "/golden-metaspace.jsonl");
+    const std::vector<nlohmann::json> decoded = read_jsonl(dir + "/golden-metaspace-decoded.jsonl");
+    ASSERT_EQ(golden.size(), corpus.size());
+    size_t id_mismatches = 0, text_mismatches = 0;
+    for (size_t i = 0; i < corpus.size(); ++i) {
+        const std::vector<int32_t> expected = golden[i]["ids"].get<std::vector<int32_t>>();
+        const std::vector<int32_t> ids = t->encode(corpus[i]["text"].get<std::string>());
+        if (ids != expected && ++id_mismatches <= 5) ADD_FAILURE() << "line " << i + 1 << " " << preview(corpus[i]["text"].get<std::string>());
+        const Result<std::string> text = t->decode(expected);
+        ASSERT_TRUE(text.ok());
+        if (*text != decoded[i]["text"].get<std::string>() && ++text_mismatches <= 5) {
+            ADD_FAILURE() << "decode line " << i + 1 << ": " << preview(*text) << " vs HF " << preview(decoded[i]["text"].get<std::string>());
+        }
+    }
+    EXPECT_EQ(id_mismatches, 0u);
+    EXPECT_EQ(text_mismatches, 0u);
+}
+
 }  // namespace
 }  // namespace slipway::tokenizer
