@@ -2,6 +2,7 @@
 // modeling_llama numerics (fp32 RMSNorm and RoPE tables, split-half rotation, repeat_kv for GQA).
 #include <torch/torch.h>
 
+#include "model/checkpointing.h"
 #include "model/chunked_loss.h"
 #include "model/llama.h"
 #include "model/torch_compat.h"
@@ -133,7 +134,11 @@ const LlamaModelImpl::Tables& LlamaModelImpl::tables(int64_t t, torch::ScalarTyp
 torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
     torch::Tensor x = embed_tokens(ids);  // (B, T, C)
     const Tables& rope = tables(ids.size(1), x.scalar_type());
-    for (const auto& layer : *layers) x = layer->as<DecoderLayer>()->forward(x, rope.cos, rope.sin, rope.mask);
+    const bool recompute = gradient_checkpointing && is_training() && torch::GradMode::is_enabled();
+    for (size_t i = 0; i < layers->size(); ++i) {
+        DecoderLayerImpl* layer = layers->ptr<DecoderLayerImpl>(i).get();
+        x = recompute ? checkpointed_layer(layer, x, rope.cos, rope.sin, rope.mask) : layer->forward(x, rope.cos, rope.sin, rope.mask);
+    }
     return norm(x);
 }
 

@@ -88,6 +88,7 @@ public:
     RMSNorm norm{nullptr};
     torch::Tensor inv_freq;  // (D / 2), not a parameter
     LlamaConfig config;
+    bool gradient_checkpointing = false;  // recompute each layer's activations in backward (training)
 
 private:
     // RoPE tables and causal mask for the last sequence length and dtype seen: (T, D), (T, D), (T, T).

@@ -106,6 +106,7 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
         if (!adapted.ok()) return adapted.status();
         progress << "LoRA on " << adapted->size() << " layers\n";
     }
+    llama->model->gradient_checkpointing = t.gradient_checkpointing;
     Result<Trainable> trainable = select_trainable(llama, config.adapter);
     if (!trainable.ok()) return trainable.status();
     std::unique_ptr<FlatAdamW> optimizer = make_adamw(*trainable, t);
@@ -190,8 +191,10 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
         log.point_in_time("eval_loss", last_eval.loss, {{"samples_count", samples}, {"step_num", step}});
         log.point_in_time("eval_token_accuracy", last_eval.token_accuracy, {{"samples_count", samples}, {"step_num", step}});
         log.point_in_time("eval_accuracy", metric, {{"samples_count", samples}, {"step_num", step}});
-        progress << "eval at step " << step << ": loss " << std::fixed << std::setprecision(4) << last_eval.loss
-                 << ", token accuracy " << last_eval.token_accuracy << std::defaultfloat << "\n";
+        std::ostringstream line;
+        line << "eval at step " << step << ": loss " << std::fixed << std::setprecision(4) << last_eval.loss << ", token accuracy "
+             << last_eval.token_accuracy << "\n";
+        progress << line.str();
         if (config.eval.target) {
             target_reached = config.eval_higher_is_better() ? metric >= *config.eval.target : metric <= *config.eval.target;
         }
@@ -251,12 +254,13 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
             log.point_in_time("tokens_per_second", tokens_per_second, at);
             if (std::chrono::duration<double>(now - last_progress).count() >= options.progress_interval_s || done == total_steps) {
                 const double elapsed = std::chrono::duration<double>(now - run_start).count();
-                progress << "step " << done << "/" << total_steps << " | loss " << std::fixed << std::setprecision(4)
-                         << window_loss / static_cast<double>(window_steps) << " | lr " << std::scientific << std::setprecision(2)
-                         << lr << std::fixed << " | grad " << std::setprecision(2) << grad_norm << " | " << std::setprecision(0)
-                         << tokens_per_second << " tok/s | " << duration_text(elapsed) << " elapsed, ETA "
-                         << duration_text(elapsed / static_cast<double>(done) * static_cast<double>(total_steps - done))
-                         << std::defaultfloat << "\n";
+                std::ostringstream line;  // formatting flags stay local to the line
+                line << "step " << done << "/" << total_steps << " | loss " << std::fixed << std::setprecision(4)
+                     << window_loss / static_cast<double>(window_steps) << " | lr " << std::scientific << std::setprecision(2) << lr
+                     << std::fixed << " | grad " << std::setprecision(2) << grad_norm << " | " << std::setprecision(0)
+                     << tokens_per_second << " tok/s | " << duration_text(elapsed) << " elapsed, ETA "
+                     << duration_text(elapsed / static_cast<double>(done) * static_cast<double>(total_steps - done)) << "\n";
+                progress << line.str();
                 last_progress = now;
             }
             window_loss = 0;

@@ -1,0 +1,49 @@
+// checkpointed_layer (checkpointing.h): a custom autograd function whose forward runs the layer under
+// NoGradGuard and whose backward runs it again with gradients on, then back-propagates through that
+// recomputation (re-entrant, as torch.utils.checkpoint(use_reentrant=True)). Layer parameters receive
+// their gradients from the inner backward; the function returns the gradient of x.
+#include "model/checkpointing.h"
+
+#include <torch/torch.h>
+
+namespace slipway::model {
+namespace {
+
+class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, DecoderLayerImpl* layer,
+                                 const torch::Tensor& cos, const torch::Tensor& sin, const torch::Tensor& mask) {
+        ctx->save_for_backward({x});
+        ctx->saved_data["layer"] = reinterpret_cast<int64_t>(layer);
+        ctx->saved_data["cos"] = cos;
+        ctx->saved_data["sin"] = sin;
+        ctx->saved_data["mask"] = mask;
+        torch::NoGradGuard no_grad;
+        return layer->forward(x, cos, sin, mask);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+        auto* layer = reinterpret_cast<DecoderLayerImpl*>(ctx->saved_data["layer"].toInt());
+        const torch::Tensor x = ctx->get_saved_variables()[0].detach().requires_grad_(true);
+        torch::Tensor y;
+        {
+            torch::AutoGradMode enable(true);
+            y = layer->forward(x, ctx->saved_data["cos"].toTensor(), ctx->saved_data["sin"].toTensor(),
+                                  ctx->saved_data["mask"].toTensor());
+        }
+        torch::autograd::backward({y}, {grads[0]});  // accumulates into the layer's parameters and x
+        return {x.grad(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    }
+};
+
+}  // namespace
+
+torch::Tensor checkpointed_layer(DecoderLayerImpl* layer, const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                                 const torch::Tensor& mask) {
+    // With frozen embeddings (LoRA, embeddings-only) x does not require grad, and a re-entrant checkpoint
+    // would then cut the layer out of backward: HF's enable_input_require_grads, done here.
+    const torch::Tensor input = x.requires_grad() ? x : x.detach().requires_grad_(true);
+    return CheckpointedLayer::apply(input, layer, cos, sin, mask);
+}
+
+}  // namespace slipway::model
