@@ -18,7 +18,7 @@ namespace {
 
 // Parse + validate one file, printing each problem prefixed by the file. Returns true when it has no errors.
 bool check_file(const std::string& path, std::ostream& out, std::ostream& err) {
-    Result<nlohmann::json> json = read_json_file(path);
+    Result<nlohmann::json> json = read_run_document(path);
     if (!json.ok()) {
         err << json.error() << "\n";
         return false;
@@ -64,7 +64,7 @@ void add_config_commands(CLI::App& app, int* exit_code, std::ostream& out, std::
     CLI::App* print_cmd = config->add_subcommand("print", "Print a run config with every default filled in");
     print_cmd->add_option("file", *print_file, "Run config JSON file")->required()->check(CLI::ExistingFile);
     print_cmd->callback([=, &out, &err, keep = options] {
-        Result<nlohmann::json> json = read_json_file(*print_file);
+        Result<nlohmann::json> json = read_run_document(*print_file);
         if (!json.ok()) {
             err << json.error() << "\n";
             *exit_code = 1;
@@ -93,7 +93,7 @@ void add_config_commands(CLI::App& app, int* exit_code, std::ostream& out, std::
     from_args->callback([=, &out, &err, keep = options] {
         RunConfig run;
         if (!base_file->empty()) {
-            Result<nlohmann::json> json = read_json_file(*base_file);
+            Result<nlohmann::json> json = read_run_document(*base_file);
             if (!json.ok()) {
                 err << json.error() << "\n";
                 *exit_code = 1;

@@ -21,7 +21,7 @@ struct TrainCommandOptions {
 };
 
 int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flags, std::ostream& out, std::ostream& err) {
-    Result<nlohmann::json> json = read_json_file(o.config_path);
+    Result<nlohmann::json> json = read_run_document(o.config_path);
     if (!json.ok()) {
         err << json.error() << "\n";
         return 1;

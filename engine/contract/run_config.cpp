@@ -181,8 +181,17 @@ Result<nlohmann::json> read_json_file(const std::string& path) {
     }
 }
 
-Result<RunConfig> load_run_config(const std::string& path) {
+Result<nlohmann::json> read_run_document(const std::string& path) {
     Result<nlohmann::json> json = read_json_file(path);
+    if (!json.ok()) return json;
+    if (json->is_object() && json->contains("config") && json->contains("engine_version") && (*json)["config"].is_object()) {
+        return nlohmann::json((*json)["config"]);
+    }
+    return json;
+}
+
+Result<RunConfig> load_run_config(const std::string& path) {
+    Result<nlohmann::json> json = read_run_document(path);
     if (!json.ok()) return json.status();
     ParsedRunConfig parsed = parse_run_config(*json);
     ConfigProblems problems = parsed.problems;

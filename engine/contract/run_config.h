@@ -181,4 +181,8 @@ Status save_run_config(const RunConfig& config, const std::string& path);
 // Reads and parses a JSON file; the error names the file and the line/column of a syntax error.
 Result<nlohmann::json> read_json_file(const std::string& path);
 
+// A run config document from `path`: a run config, or the run.json a finished run writes
+// ({"engine_version", "world_size", "config": {...}}), whose config is returned so a run repeats exactly.
+Result<nlohmann::json> read_run_document(const std::string& path);
+
 }  // namespace slipway

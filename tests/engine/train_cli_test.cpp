@@ -112,6 +112,15 @@ TEST_F(TrainCli, LossFallsAndOutputsLoadBack) {
     const nlohmann::json run_json = nlohmann::json::parse(slurp(out + "/run.json"));
     EXPECT_EQ(run_json["world_size"], 1);
     EXPECT_EQ(run_json["config"]["training"]["max_steps"], 40);
+    // run.json repeats the run exactly: the same losses, step by step.
+    nlohmann::json repeat = run_json;
+    repeat["config"]["training"]["output_dir"] = (dir_ / "repeat").string();
+    std::ofstream((dir_ / "repeat.json").string()) << repeat.dump(2);
+    const TrainRun repeated = train((dir_ / "repeat.json").string());
+    ASSERT_EQ(repeated.exit_code, 0) << repeated.err;
+    const std::vector<slipway::MllogEvent> again_losses = events((dir_ / "repeat" / "mllog.txt").string(), "train_loss");
+    ASSERT_EQ(again_losses.size(), losses.size());
+    for (size_t i = 0; i < losses.size(); ++i) EXPECT_EQ(again_losses[i].value, losses[i].value) << "step " << i + 1;
     EXPECT_NE(run.err.find("step 40/40"), std::string::npos) << run.err;
     // The written model scores the same data with a loss near the last eval.
     const TrainRun again = train(write_config("again", {{"model", {{"path", out}, {"init", "pretrained"}}}, {"training", {{"max_steps", 1}}}}));
