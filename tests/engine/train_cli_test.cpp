@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -369,6 +370,24 @@ TEST_F(TrainCli, GradientCheckpointingGivesTheSameSteps) {
             }
         }
     }
+}
+
+TEST_F(TrainCli, LoraAllLinearAdaptsEveryProjectionButTheHead) {
+    const TrainRun run = train(write_config("all_linear", {{"adapter", {{"method", "lora"}, {"target_modules", {"all-linear"}}, {"r", 2}}},
+                                                           {"training", {{"max_steps", 2}, {"eval_steps", nullptr}}},
+                                                           {"data", {{"validation_split_percentage", 0}}}}));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    auto adapter = slipway::io::Checkpoint::open_file((dir_ / "all_linear" / "adapter_model.safetensors").string());
+    ASSERT_TRUE(adapter.ok()) << adapter.error();
+    std::set<std::string> modules;
+    for (const auto& [key, view] : adapter->tensors()) modules.insert(key.substr(0, key.find(".lora_")));
+    const std::string layer = "base_model.model.model.layers.0.";
+    const std::set<std::string> expected = {layer + "self_attn.q_proj", layer + "self_attn.k_proj", layer + "self_attn.v_proj",
+                                            layer + "self_attn.o_proj", layer + "mlp.gate_proj",    layer + "mlp.up_proj",
+                                            layer + "mlp.down_proj"};
+    EXPECT_EQ(modules, expected);
+    const nlohmann::json config = nlohmann::json::parse(slurp((dir_ / "all_linear" / "adapter_config.json").string()));
+    EXPECT_EQ(config["target_modules"], "all-linear");
 }
 
 TEST_F(TrainCli, FlagsOverrideTheConfig) {
