@@ -67,6 +67,19 @@ public:
 ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w, const torch::Tensor& targets,
                                   int64_t chunk_rows, bool count_correct) {
     ChunkedLoss out;
+    // Small logits (a small model's step): one fused cross_entropy costs fewer ops than the chunked
+    // function, and memory is no concern below this size.
+    constexpr int64_t kSmallLogits = int64_t{1} << 21;  // 8 MiB of fp32
+    if (h.size(0) * w.size(0) <= kSmallLogits) {
+        NoAutocast fp32_logits;
+        const torch::Tensor logits = torch::matmul(h.to(torch::kFloat32), w.to(torch::kFloat32).t());  // (N, V)
+        out.loss = torch::nn::functional::cross_entropy(logits, targets);
+        if (count_correct) {
+            torch::NoGradGuard no_grad;
+            out.correct = logits.argmax(1).eq(targets).sum().item<int64_t>();
+        }
+        return out;
+    }
     out.loss = ChunkedCrossEntropy::apply(h, w, targets, std::max<int64_t>(1, chunk_rows), count_correct ? &out.correct : nullptr);
     return out;
 }
