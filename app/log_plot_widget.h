@@ -13,7 +13,7 @@ namespace slipway::app {
 class LogPlotWidget : public QWidget {
     Q_OBJECT
 
-  public:
+public:
     explicit LogPlotWidget(QWidget* parent = nullptr);
 
     // Replaces what is drawn with the curves of `summary`.
@@ -24,7 +24,7 @@ class LogPlotWidget : public QWidget {
     QCPGraph* train_loss_graph() const { return train_loss_; }
     QCPGraph* eval_accuracy_graph() const { return eval_accuracy_; }
 
-  private:
+private:
     QCustomPlot* plot_;
     QCPGraph* train_loss_;
     QCPGraph* eval_accuracy_;

@@ -14,7 +14,7 @@ class LogPlotWidget;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
-  public:
+public:
     explicit MainWindow(QWidget* parent = nullptr);
 
     // Reads the log at `path` and plots it; on failure the plot is unchanged and the error names the file.
@@ -26,7 +26,7 @@ class MainWindow : public QMainWindow {
 
     LogPlotWidget* plot_widget() const { return plot_; }
 
-  private:
+private:
     void choose_log();  // File > Open log...: asks for a file, reports errors in a message box
 
     LogPlotWidget* plot_;

@@ -7,10 +7,10 @@
 
 #include "cli/config_commands.h"
 #include "cli/model_commands.h"
-#include "cli/train_command.h"
 #include "cli/prepare_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/tokenizer_command.h"
+#include "cli/train_command.h"
 #include "contract/version.h"
 
 int main(int argc, char** argv) {

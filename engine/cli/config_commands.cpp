@@ -27,7 +27,8 @@ bool check_file(const std::string& path, std::ostream& out, std::ostream& err) {
     ConfigProblems problems = parsed.problems;
     const ConfigProblems checks = validate(parsed.config, validation_context_for(parsed.config));
     problems.insert(problems.end(), checks.begin(), checks.end());
-    for (const ConfigProblem& p : problems) err << path << ": " << p.to_string() << "\n";
+    for (const ConfigProblem& p : problems)
+        err << path << ": " << p.to_string() << "\n";
     const bool ok = !has_errors(problems);
     if (ok) {
         out << path << ": ok (world size " << parsed.config.world_size() << ", global batch "
@@ -56,7 +57,8 @@ void add_config_commands(CLI::App& app, int* exit_code, std::ostream& out, std::
     validate_cmd->add_option("files", *files, "Run config JSON files")->required()->check(CLI::ExistingFile);
     validate_cmd->callback([=, &out, &err, keep = options] {
         bool all_ok = true;
-        for (const std::string& f : *files) all_ok = check_file(f, out, err) && all_ok;
+        for (const std::string& f : *files)
+            all_ok = check_file(f, out, err) && all_ok;
         *exit_code = all_ok ? 0 : 1;
     });
 
@@ -74,7 +76,8 @@ void add_config_commands(CLI::App& app, int* exit_code, std::ostream& out, std::
         ConfigProblems problems = parsed.problems;
         const ConfigProblems checks = validate(parsed.config, validation_context_for(parsed.config));
         problems.insert(problems.end(), checks.begin(), checks.end());
-        for (const ConfigProblem& p : problems) err << *print_file << ": " << p.to_string() << "\n";
+        for (const ConfigProblem& p : problems)
+            err << *print_file << ": " << p.to_string() << "\n";
         if (!parsed.problems.empty()) {  // unknown keys or wrong types: the printout would lose them
             *exit_code = 1;
             return;
@@ -86,7 +89,8 @@ void add_config_commands(CLI::App& app, int* exit_code, std::ostream& out, std::
     std::vector<std::string>* flags = &options->flags;
     std::string* base_file = &options->base_file;
     CLI::App* from_args = config->add_subcommand(
-        "from-args", "Build a run config from seed-style training flags: config from-args -- --learning_rate 1e-4 ...");
+        "from-args",
+        "Build a run config from seed-style training flags: config from-args -- --learning_rate 1e-4 ...");
     from_args->add_option("--base", *base_file, "Start from this run config instead of the defaults")
         ->check(CLI::ExistingFile);
     from_args->add_option("flags", *flags, "HF TrainingArguments-style flags (after --)");
@@ -113,10 +117,12 @@ void add_config_commands(CLI::App& app, int* exit_code, std::ostream& out, std::
             *exit_code = 1;
             return;
         }
-        for (const std::string& note : report->notes) err << "note: " << note << "\n";
+        for (const std::string& note : report->notes)
+            err << "note: " << note << "\n";
         const ConfigProblems problems = validate(run);
         if (has_errors(problems)) {
-            err << "note: the result is not valid yet; fix these before training:\n" << format_problems(problems);
+            err << "note: the result is not valid yet; fix these before training:\n"
+                << format_problems(problems);
         }
         out << to_json(run).dump(2) << "\n";
         *exit_code = 0;
@@ -124,9 +130,11 @@ void add_config_commands(CLI::App& app, int* exit_code, std::ostream& out, std::
 
     CLI::App* schema = config->add_subcommand("schema", "Document every run config field and training flag");
     schema->callback([=, &out] {
-        out << run_config_schema_markdown() << "\n## Training-script flags (`train --flag value`, `config from-args`)\n\n"
+        out << run_config_schema_markdown()
+            << "\n## Training-script flags (`train --flag value`, `config from-args`)\n\n"
             << "| flag | sets | meaning |\n|---|---|---|\n";
-        for (const HfFlag& f : hf_flags()) out << "| `--" << f.name << "` | `" << f.target << "` | " << f.help << " |\n";
+        for (const HfFlag& f : hf_flags())
+            out << "| `--" << f.name << "` | `" << f.target << "` | " << f.help << " |\n";
         *exit_code = 0;
     });
 }

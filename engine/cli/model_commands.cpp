@@ -40,7 +40,8 @@ int run_init(const InitOptions& o, std::ostream& out, std::ostream& err) {
         err << saved.message() << "\n";
         return 1;
     }
-    out << o.out_dir << ": " << config->parameter_count() << " parameters, " << o.dtype << ", seed " << o.seed << "\n";
+    out << o.out_dir << ": " << config->parameter_count() << " parameters, " << o.dtype << ", seed " << o.seed
+        << "\n";
     return 0;
 }
 
@@ -52,7 +53,8 @@ struct ScoreOptions {
 };
 
 int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
-    model::set_torch_threads(o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency()));
+    model::set_torch_threads(o.threads > 0 ? o.threads
+                                           : static_cast<int>(std::thread::hardware_concurrency()));
     Result<model::LlamaForCausalLM> llama = model::load_hf_model(o.model_dir);
     if (!llama.ok()) {
         err << llama.error() << "\n";
@@ -100,7 +102,10 @@ int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
         const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0);  // (1, T)
         const model::LossResult r = model::causal_lm_loss(*llama, batch);
         const double loss = r.loss.item<double>();
-        out << nlohmann::ordered_json{{"loss", loss}, {"tokens", r.tokens}, {"accuracy", static_cast<double>(r.correct) / r.tokens}}.dump()
+        out << nlohmann::ordered_json{{"loss", loss},
+                                      {"tokens", r.tokens},
+                                      {"accuracy", static_cast<double>(r.correct) / r.tokens}}
+                   .dump()
             << "\n";
         weighted_loss += loss * static_cast<double>(r.tokens);
         total_tokens += r.tokens;
@@ -108,7 +113,12 @@ int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
     }
     const double mean = total_tokens ? weighted_loss / static_cast<double>(total_tokens) : 0.0;
     const double accuracy = total_tokens ? static_cast<double>(total_correct) / total_tokens : 0.0;
-    out << nlohmann::ordered_json{{"summary", true}, {"loss", mean}, {"tokens", total_tokens}, {"accuracy", accuracy}}.dump() << "\n";
+    out << nlohmann::ordered_json{{"summary", true},
+                                  {"loss", mean},
+                                  {"tokens", total_tokens},
+                                  {"accuracy", accuracy}}
+               .dump()
+        << "\n";
     return 0;
 }
 
@@ -133,7 +143,9 @@ int run_merge(const MergeOptions& o, std::ostream& out, std::ostream& err) {
     }
     model::merge_lora(*llama);
     const std::string dtype = o.dtype.empty() ? (*llama)->config.torch_dtype : o.dtype;
-    const Status saved = model::save_hf_model(*llama, o.out_dir, dtype == "float32" || dtype == "bfloat16" || dtype == "float16" ? dtype : "float32");
+    const Status saved = model::save_hf_model(
+        *llama, o.out_dir,
+        dtype == "float32" || dtype == "bfloat16" || dtype == "float16" ? dtype : "float32");
     if (!saved.ok()) {
         err << saved.message() << "\n";
         return 1;
@@ -186,12 +198,14 @@ int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
         tensors["logits"] = (*llama)->logits(batch).squeeze(0);  // (T, V)
     }
     tensors["loss"] = r.loss.detach().reshape({1});
-    for (const auto& item : (*llama)->named_parameters()) tensors["grad." + item.key()] = item.value().grad();
+    for (const auto& item : (*llama)->named_parameters())
+        tensors["grad." + item.key()] = item.value().grad();
     std::map<std::string, io::TensorView> views;
     for (auto& [name, t] : tensors) {
         t = t.to(torch::kFloat32).contiguous();
-        views[name] = io::TensorView{io::DType::kF32, t.sizes().vec(), static_cast<const uint8_t*>(t.data_ptr()),
-                                     static_cast<size_t>(t.numel()) * sizeof(float)};
+        views[name] =
+            io::TensorView{io::DType::kF32, t.sizes().vec(), static_cast<const uint8_t*>(t.data_ptr()),
+                           static_cast<size_t>(t.numel()) * sizeof(float)};
     }
     const Status written = io::write_safetensors(o.out_path, views);
     if (!written.ok()) {
@@ -206,37 +220,56 @@ int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
 
 void add_model_commands(CLI::App& app, int* exit_code, std::ostream& out, std::ostream& err) {
     auto init = std::make_shared<InitOptions>();
-    CLI::App* init_cmd = app.add_subcommand("init-model", "Write a randomly initialized HF LLaMA model folder");
-    init_cmd->add_option("--config", init->config_path, "HF config.json")->required()->check(CLI::ExistingFile);
+    CLI::App* init_cmd =
+        app.add_subcommand("init-model", "Write a randomly initialized HF LLaMA model folder");
+    init_cmd->add_option("--config", init->config_path, "HF config.json")
+        ->required()
+        ->check(CLI::ExistingFile);
     init_cmd->add_option("--out", init->out_dir, "Output folder")->required();
     init_cmd->add_option("--seed", init->seed, "Random seed")->capture_default_str();
     init_cmd->add_option("--dtype", init->dtype, "f32 | bf16 | float32 | bfloat16 | float16")
         ->capture_default_str()
-        ->transform(CLI::Transformer(std::map<std::string, std::string>{{"f32", "float32"}, {"bf16", "bfloat16"}, {"f16", "float16"}}))
+        ->transform(CLI::Transformer(
+            std::map<std::string, std::string>{{"f32", "float32"}, {"bf16", "bfloat16"}, {"f16", "float16"}}))
         ->check(CLI::IsMember({"float32", "bfloat16", "float16"}));
     init_cmd->callback([init, exit_code, &out, &err] { *exit_code = run_init(*init, out, err); });
 
     auto score = std::make_shared<ScoreOptions>();
-    CLI::App* score_cmd = app.add_subcommand("score", "Mean next-token loss and accuracy of {\"ids\": [...]} lines");
-    score_cmd->add_option("--model", score->model_dir, "HF model folder")->required()->check(CLI::ExistingDirectory);
-    score_cmd->add_option("--tokens", score->tokens_path, "JSONL of {\"ids\": [...]}")->required()->check(CLI::ExistingFile);
+    CLI::App* score_cmd =
+        app.add_subcommand("score", "Mean next-token loss and accuracy of {\"ids\": [...]} lines");
+    score_cmd->add_option("--model", score->model_dir, "HF model folder")
+        ->required()
+        ->check(CLI::ExistingDirectory);
+    score_cmd->add_option("--tokens", score->tokens_path, "JSONL of {\"ids\": [...]}")
+        ->required()
+        ->check(CLI::ExistingFile);
     score_cmd->add_option("--adapter", score->adapter_dir, "PEFT LoRA adapter folder");
     score_cmd->add_option("--threads", score->threads, "Torch threads (0 = all cores)");
     score_cmd->callback([score, exit_code, &out, &err] { *exit_code = run_score(*score, out, err); });
 
     auto merge = std::make_shared<MergeOptions>();
-    CLI::App* merge_cmd = app.add_subcommand("merge", "Fold a PEFT LoRA adapter into its base model (an HF folder)");
-    merge_cmd->add_option("--model", merge->model_dir, "Base HF model folder")->required()->check(CLI::ExistingDirectory);
-    merge_cmd->add_option("--adapter", merge->adapter_dir, "PEFT LoRA adapter folder")->required()->check(CLI::ExistingDirectory);
+    CLI::App* merge_cmd =
+        app.add_subcommand("merge", "Fold a PEFT LoRA adapter into its base model (an HF folder)");
+    merge_cmd->add_option("--model", merge->model_dir, "Base HF model folder")
+        ->required()
+        ->check(CLI::ExistingDirectory);
+    merge_cmd->add_option("--adapter", merge->adapter_dir, "PEFT LoRA adapter folder")
+        ->required()
+        ->check(CLI::ExistingDirectory);
     merge_cmd->add_option("--out", merge->out_dir, "Output folder")->required();
     merge_cmd->add_option("--dtype", merge->dtype, "float32 | bfloat16 | float16 (default: the base's)")
         ->check(CLI::IsMember({"float32", "bfloat16", "float16"}));
     merge_cmd->callback([merge, exit_code, &out, &err] { *exit_code = run_merge(*merge, out, err); });
 
     auto dump = std::make_shared<DumpOptions>();
-    CLI::App* dump_cmd = app.add_subcommand("dump", "Write logits, loss and gradients of the first line (reference checks)");
-    dump_cmd->add_option("--model", dump->model_dir, "HF model folder")->required()->check(CLI::ExistingDirectory);
-    dump_cmd->add_option("--tokens", dump->tokens_path, "JSONL of {\"ids\": [...]}")->required()->check(CLI::ExistingFile);
+    CLI::App* dump_cmd =
+        app.add_subcommand("dump", "Write logits, loss and gradients of the first line (reference checks)");
+    dump_cmd->add_option("--model", dump->model_dir, "HF model folder")
+        ->required()
+        ->check(CLI::ExistingDirectory);
+    dump_cmd->add_option("--tokens", dump->tokens_path, "JSONL of {\"ids\": [...]}")
+        ->required()
+        ->check(CLI::ExistingFile);
     dump_cmd->add_option("--out", dump->out_path, "Output .safetensors")->required();
     dump_cmd->callback([dump, exit_code, &out, &err] { *exit_code = run_dump(*dump, out, err); });
 }

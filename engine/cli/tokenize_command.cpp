@@ -65,7 +65,8 @@ LineResult process_line(const tokenizer::Tokenizer& tok, const TokenizeOptions& 
             r.error = text.error();
             return r;
         }
-        r.output = nlohmann::json{{"text", *text}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        r.output =
+            nlohmann::json{{"text", *text}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         return r;
     }
     const auto it = doc.find(o.field);
@@ -110,7 +111,8 @@ int run_tokenize(const TokenizeOptions& o, std::istream& in, std::ostream& out, 
         }
         results.assign(lines.size(), LineResult{});
         pool.run([&](unsigned worker) {
-            for (size_t i = worker; i < lines.size(); i += pool.size()) results[i] = process_line(*tok, o, lines[i]);
+            for (size_t i = worker; i < lines.size(); i += pool.size())
+                results[i] = process_line(*tok, o, lines[i]);
         });
         for (const LineResult& r : results) {
             ++line_number;
@@ -133,17 +135,24 @@ int run_tokenize(const TokenizeOptions& o, std::istream& in, std::ostream& out, 
 
 }  // namespace
 
-void add_tokenize_command(CLI::App& app, int* exit_code, std::istream& in, std::ostream& out, std::ostream& err) {
+void add_tokenize_command(CLI::App& app, int* exit_code, std::istream& in, std::ostream& out,
+                          std::ostream& err) {
     auto options = std::make_shared<TokenizeOptions>();
-    CLI::App* cmd = app.add_subcommand("tokenize", "Encode JSONL on stdin with a tokenizer.json ({\"ids\": [...]} per line)");
-    cmd->add_option("--tokenizer", options->tokenizer_path, "tokenizer.json")->required()->check(CLI::ExistingFile);
+    CLI::App* cmd = app.add_subcommand(
+        "tokenize", "Encode JSONL on stdin with a tokenizer.json ({\"ids\": [...]} per line)");
+    cmd->add_option("--tokenizer", options->tokenizer_path, "tokenizer.json")
+        ->required()
+        ->check(CLI::ExistingFile);
     cmd->add_option("--field", options->field, "JSON field holding the text")->capture_default_str();
-    cmd->add_flag("--add-special-tokens", options->add_special_tokens, "Add the post-processor's tokens (e.g. BOS)");
+    cmd->add_flag("--add-special-tokens", options->add_special_tokens,
+                  "Add the post-processor's tokens (e.g. BOS)");
     cmd->add_flag("--decode", options->decode, "Read {\"ids\": [...]} lines and write {\"text\": ...}");
-    cmd->add_flag("--skip-special-tokens", options->skip_special_tokens, "With --decode: drop special tokens");
+    cmd->add_flag("--skip-special-tokens", options->skip_special_tokens,
+                  "With --decode: drop special tokens");
     cmd->add_flag("--skip-bad", options->skip_bad, "Skip bad lines (counted on stderr) instead of failing");
     cmd->add_option("--threads", options->threads, "Worker threads (0 = all cores)");
-    cmd->callback([options, exit_code, &in, &out, &err] { *exit_code = run_tokenize(*options, in, out, err); });
+    cmd->callback(
+        [options, exit_code, &in, &out, &err] { *exit_code = run_tokenize(*options, in, out, err); });
 }
 
 }  // namespace slipway::engine

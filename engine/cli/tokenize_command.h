@@ -9,6 +9,7 @@ class App;
 
 namespace slipway::engine {
 
-void add_tokenize_command(CLI::App& app, int* exit_code, std::istream& in, std::ostream& out, std::ostream& err);
+void add_tokenize_command(CLI::App& app, int* exit_code, std::istream& in, std::ostream& out,
+                          std::ostream& err);
 
 }  // namespace slipway::engine

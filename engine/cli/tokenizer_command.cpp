@@ -51,7 +51,8 @@ int run_train(const TrainOptions& o, std::ostream& out, std::ostream& err) {
             ++documents;
         }
     }
-    err << "tokenizer train: " << documents << " documents, " << trainer.distinct_words() << " distinct words\n";
+    err << "tokenizer train: " << documents << " documents, " << trainer.distinct_words()
+        << " distinct words\n";
     Result<nlohmann::ordered_json> json = trainer.train([&err](size_t tokens, size_t target) {
         err << "tokenizer train: " << tokens << " / " << target << " tokens\r" << std::flush;
     });
@@ -76,8 +77,8 @@ int run_train(const TrainOptions& o, std::ostream& out, std::ostream& err) {
         err << o.out_path << ": " << ec.message() << "\n";
         return 1;
     }
-    out << o.out_path << ": " << (*json)["model"]["vocab"].size() + (*json)["added_tokens"].size() << " tokens, "
-        << (*json)["model"]["merges"].size() << " merges\n";
+    out << o.out_path << ": " << (*json)["model"]["vocab"].size() + (*json)["added_tokens"].size()
+        << " tokens, " << (*json)["model"]["merges"].size() << " merges\n";
     return 0;
 }
 
@@ -87,13 +88,16 @@ void add_tokenizer_command(CLI::App& app, int* exit_code, std::ostream& out, std
     auto options = std::make_shared<TrainOptions>();
     CLI::App* tokenizer = app.add_subcommand("tokenizer", "Tokenizer tools");
     tokenizer->require_subcommand(1);
-    CLI::App* train = tokenizer->add_subcommand("train", "Train a byte-level BPE tokenizer.json (Llama-3-style pre-tokenizer)");
+    CLI::App* train = tokenizer->add_subcommand(
+        "train", "Train a byte-level BPE tokenizer.json (Llama-3-style pre-tokenizer)");
     train->add_option("--corpus", options->corpus, "JSONL file(s)")->required()->check(CLI::ExistingFile);
     train->add_option("--field", options->field, "JSON field holding the text")->capture_default_str();
-    train->add_option("--vocab-size", options->vocab_size, "Tokens in the vocabulary, special tokens included")
+    train
+        ->add_option("--vocab-size", options->vocab_size, "Tokens in the vocabulary, special tokens included")
         ->capture_default_str()
         ->check(CLI::Range(259, 1 << 20));
-    train->add_option("--min-frequency", options->min_frequency, "Least count of a pair to merge")->capture_default_str();
+    train->add_option("--min-frequency", options->min_frequency, "Least count of a pair to merge")
+        ->capture_default_str();
     train->add_option("--out", options->out_path, "Output tokenizer.json")->required();
     train->callback([options, exit_code, &out, &err] { *exit_code = run_train(*options, out, err); });
 }

@@ -20,7 +20,8 @@ struct TrainCommandOptions {
     int64_t stop_after_steps = 0;
 };
 
-int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flags, std::ostream& out, std::ostream& err) {
+int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flags, std::ostream& out,
+              std::ostream& err) {
     Result<nlohmann::json> json = read_run_document(o.config_path);
     if (!json.ok()) {
         err << json.error() << "\n";
@@ -36,7 +37,8 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
         err << overrides.error() << "\n";
         return 1;
     }
-    for (const std::string& note : overrides->notes) err << "note: " << note << "\n";
+    for (const std::string& note : overrides->notes)
+        err << "note: " << note << "\n";
     train::TrainOptions options;
     options.threads = o.threads;
     options.stop_after_steps = o.stop_after_steps;
@@ -47,8 +49,9 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
         return 1;
     }
     if (report->status == "aborted" && o.stop_after_steps > 0) return 0;
-    err << "train: " << report->status << " after " << report->steps << " steps; final train loss " << report->final_train_loss
-        << ", eval loss " << report->final_eval_loss << "; outputs in " << report->output_dir << "\n";
+    err << "train: " << report->status << " after " << report->steps << " steps; final train loss "
+        << report->final_train_loss << ", eval loss " << report->final_eval_loss << "; outputs in "
+        << report->output_dir << "\n";
     return 0;
 }
 
@@ -56,13 +59,16 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
 
 void add_train_command(CLI::App& app, int* exit_code, std::ostream& out, std::ostream& err) {
     auto options = std::make_shared<TrainCommandOptions>();
-    CLI::App* cmd = app.add_subcommand("train", "Train from a run config; --flag value pairs after it override fields");
+    CLI::App* cmd =
+        app.add_subcommand("train", "Train from a run config; --flag value pairs after it override fields");
     cmd->add_option("config", options->config_path, "Run config JSON")->required()->check(CLI::ExistingFile);
     cmd->add_option("--threads", options->threads, "Torch threads (0 = all cores)");
     cmd->add_option("--stop-after-steps", options->stop_after_steps,
                     "Stop after N steps as if interrupted (tests of resume; checkpoints follow save_steps)");
     cmd->allow_extras();
-    cmd->callback([cmd, options, exit_code, &out, &err] { *exit_code = run_train(*options, cmd->remaining(), out, err); });
+    cmd->callback([cmd, options, exit_code, &out, &err] {
+        *exit_code = run_train(*options, cmd->remaining(), out, err);
+    });
 }
 
 }  // namespace slipway::engine

@@ -49,7 +49,8 @@ std::vector<std::string> split_list(const std::string& s) {
     size_t start = 0;
     while (start <= s.size()) {
         const size_t comma = s.find(',', start);
-        const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::string item =
+            s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!item.empty()) out.push_back(item);
         if (comma == std::string::npos) break;
         start = comma + 1;
@@ -95,9 +96,14 @@ std::string set_field_from_text(RunConfig& config, const std::string& pointer, c
                 }
                 break;
             }
-            case FieldType::kString: value = text; break;
-            case FieldType::kStringList: value = split_list(text); break;
-            default: return "cannot be set from a flag";
+            case FieldType::kString:
+                value = text;
+                break;
+            case FieldType::kStringList:
+                value = split_list(text);
+                break;
+            default:
+                return "cannot be set from a flag";
         }
     }
     const std::string type_error = check_json_type(*field, value);
@@ -125,7 +131,8 @@ std::vector<FlagRule> build_rules() {
     };
     auto custom = [&rules](std::string name, std::string target, std::string help, bool takes_value,
                            decltype(FlagRule::apply) apply) {
-        rules.push_back({{std::move(name), std::move(target), std::move(help)}, takes_value, "", std::move(apply)});
+        rules.push_back(
+            {{std::move(name), std::move(target), std::move(help)}, takes_value, "", std::move(apply)});
     };
     auto ignored = [&custom](std::string name, std::string why, bool takes_value) {
         custom(name, "(no effect)", why, takes_value,
@@ -144,7 +151,8 @@ std::vector<FlagRule> build_rules() {
     direct("train_file", "/data/train_file", "Training JSONL.");
     direct("validation_file", "/data/validation_file", "Validation JSONL.");
     direct("block_size", "/data/block_size", "Tokens per sequence.");
-    direct("validation_split_percentage", "/data/validation_split_percentage", "Held-out percent of train_file.");
+    direct("validation_split_percentage", "/data/validation_split_percentage",
+           "Held-out percent of train_file.");
     direct("preprocessing_num_workers", "/data/preprocessing_num_workers", "Tokenizer threads.");
     direct("output_dir", "/training/output_dir", "Output folder.");
     direct("overwrite_output_dir", "/training/overwrite_output_dir", "Allow overwriting output_dir.");
@@ -174,7 +182,8 @@ std::vector<FlagRule> build_rules() {
     direct("lora_alpha", "/adapter/lora_alpha", "LoRA alpha.");
     direct("lora_dropout", "/adapter/lora_dropout", "LoRA dropout.");
     direct("trainable", "/adapter/target_modules", "Comma-separated LoRA target modules (the seed's name).");
-    direct("modules_to_save", "/adapter/modules_to_save", "Comma-separated modules trained in full; None = none.");
+    direct("modules_to_save", "/adapter/modules_to_save",
+           "Comma-separated modules trained in full; None = none.");
     direct("use_dora", "/adapter/use_dora", "DoRA.");
     direct("use_rslora", "/adapter/use_rslora", "rsLoRA.");
 
@@ -186,8 +195,8 @@ std::vector<FlagRule> build_rules() {
                c.adapter.method = peft ? "lora" : "embeddings";
                return std::string();
            });
-    custom("torch_dtype", "/model/dtype", "bfloat16 | float16 | float32 (auto keeps the config's dtype).", true,
-           [](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {
+    custom("torch_dtype", "/model/dtype", "bfloat16 | float16 | float32 (auto keeps the config's dtype).",
+           true, [](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {
                if (v == "auto") {
                    notes.push_back("--torch_dtype auto: keeping /model/dtype \"" + c.model.dtype + "\"");
                    return std::string();
@@ -199,7 +208,8 @@ std::vector<FlagRule> build_rules() {
             if (v == "steps") return std::string();
             if (v == "no") {
                 if (what == "eval") c.training.eval_steps.reset();
-                if (what == "save") notes.push_back("--save_strategy no: a checkpoint is still saved at the end");
+                if (what == "save")
+                    notes.push_back("--save_strategy no: a checkpoint is still saved at the end");
                 return std::string();
             }
             return "only \"steps\" and \"no\" are supported, got \"" + v + "\"";
@@ -247,11 +257,13 @@ const FlagRule* find_rule(const std::string& name, std::string& error) {
     if (prefixed.size() == 1) return prefixed.front();
     if (prefixed.size() > 1) {
         error = "--" + name + ": ambiguous, could be";
-        for (const FlagRule* r : prefixed) error += " --" + r->doc.name;
+        for (const FlagRule* r : prefixed)
+            error += " --" + r->doc.name;
         return nullptr;
     }
     std::vector<std::string> names;
-    for (const FlagRule& r : rules()) names.push_back(r.doc.name);
+    for (const FlagRule& r : rules())
+        names.push_back(r.doc.name);
     const std::string near = closest_match(name, names);
     error = "--" + name + ": unknown flag" + (near.empty() ? "" : " (did you mean --" + near + "?)");
     return nullptr;
@@ -262,7 +274,8 @@ const FlagRule* find_rule(const std::string& name, std::string& error) {
 const std::vector<HfFlag>& hf_flags() {
     static const std::vector<HfFlag> docs = [] {
         std::vector<HfFlag> out;
-        for (const FlagRule& r : rules()) out.push_back(r.doc);
+        for (const FlagRule& r : rules())
+            out.push_back(r.doc);
         return out;
     }();
     return docs;
@@ -314,7 +327,8 @@ Result<FlagReport> apply_hf_flags(RunConfig& config, const std::vector<std::stri
     }
     if (errors.empty()) return report;
     std::string message;
-    for (const std::string& e : errors) message += (message.empty() ? "" : "\n") + e;
+    for (const std::string& e : errors)
+        message += (message.empty() ? "" : "\n") + e;
     return Result<FlagReport>::Error(message);
 }
 

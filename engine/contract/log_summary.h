@@ -33,12 +33,12 @@ struct LogSummary {
 
 // Builds a LogSummary from stream items, so a growing log can be summarized as it arrives.
 class LogSummaryBuilder {
-  public:
+public:
     explicit LogSummaryBuilder(std::string file);
     void add(const MllogStreamItem& item);
     const LogSummary& summary() const { return summary_; }
 
-  private:
+private:
     LogSummary summary_;
 };
 

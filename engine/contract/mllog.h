@@ -72,7 +72,7 @@ MllogParseResult parse_mllog_line(std::string_view line);
 // Writes MLLOG lines to one or more streams, one whole line per event, flushed so `tail -f` sees it.
 // file/lineno in the metadata name the C++ call site, as mlcommons names the Python one.
 class MllogWriter {
-  public:
+public:
     using Clock = std::function<int64_t()>;  // milliseconds since the Unix epoch
 
     explicit MllogWriter(std::ostream& out, Clock clock = system_clock_ms);
@@ -97,7 +97,7 @@ class MllogWriter {
 
     static int64_t system_clock_ms();
 
-  private:
+private:
     void log(std::string_view event_type, std::string_view key, MllogJson value, MllogJson metadata,
              const char* file, int line);
 

@@ -26,7 +26,7 @@ struct MllogStreamItem {
 // A line longer than max_line_bytes (not counting its '\n') is cut there so memory stays bounded: it is
 // reported once, truncated, as a bad MLLOG line if its kept bytes contain ":::MLLOG ", else as text.
 class MllogStream {
-  public:
+public:
     using Sink = std::function<void(MllogStreamItem&& item)>;
     static constexpr size_t kDefaultMaxLineBytes = size_t{64} << 20;
 
@@ -42,7 +42,7 @@ class MllogStream {
     // Bytes held for a line whose '\n' has not arrived yet.
     size_t pending_bytes() const { return pending_.size(); }
 
-  private:
+private:
     void emit_line(std::string_view line, bool truncated);
 
     Sink sink_;

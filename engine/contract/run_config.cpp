@@ -41,7 +41,8 @@ std::vector<std::string> keys_of_section(const std::string& section) {
 std::string unknown_key_message(const std::string& section, const std::string& key) {
     std::vector<std::string> candidates = keys_of_section(section);
     if (section.empty()) {
-        for (const std::string& s : run_config_sections()) candidates.push_back(s);
+        for (const std::string& s : run_config_sections())
+            candidates.push_back(s);
     }
     std::string near = closest_match(key, candidates);
     if (near.empty() && key.size() >= 3) {  // "gpus" -> "gpus_per_node"
@@ -83,15 +84,21 @@ int64_t RunConfig::tasks_per_node() const {
     return slurm.gpus_per_node > 0 ? slurm.gpus_per_node : 1;
 }
 
-int64_t RunConfig::world_size() const { return slurm.nodes * tasks_per_node(); }
+int64_t RunConfig::world_size() const {
+    return slurm.nodes * tasks_per_node();
+}
 
 int64_t RunConfig::global_batch_size() const {
     return training.per_device_train_batch_size * training.gradient_accumulation_steps * world_size();
 }
 
-int64_t RunConfig::tokens_per_step() const { return global_batch_size() * data.block_size; }
+int64_t RunConfig::tokens_per_step() const {
+    return global_batch_size() * data.block_size;
+}
 
-bool RunConfig::eval_higher_is_better() const { return eval.metric == "token_accuracy"; }
+bool RunConfig::eval_higher_is_better() const {
+    return eval.metric == "token_accuracy";
+}
 
 std::string ConfigProblem::to_string() const {
     return (pointer.empty() ? std::string("/") : pointer) + ": " + (is_error() ? "" : "warning: ") + message;
@@ -106,7 +113,8 @@ bool has_errors(const ConfigProblems& problems) {
 
 std::string format_problems(const ConfigProblems& problems) {
     std::string out;
-    for (const ConfigProblem& p : problems) out += p.to_string() + "\n";
+    for (const ConfigProblem& p : problems)
+        out += p.to_string() + "\n";
     return out;
 }
 
@@ -184,7 +192,8 @@ Result<nlohmann::json> read_json_file(const std::string& path) {
 Result<nlohmann::json> read_run_document(const std::string& path) {
     Result<nlohmann::json> json = read_json_file(path);
     if (!json.ok()) return json;
-    if (json->is_object() && json->contains("config") && json->contains("engine_version") && (*json)["config"].is_object()) {
+    if (json->is_object() && json->contains("config") && json->contains("engine_version") &&
+        (*json)["config"].is_object()) {
         return nlohmann::json((*json)["config"]);
     }
     return json;

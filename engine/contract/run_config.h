@@ -19,8 +19,8 @@ namespace slipway {
 inline constexpr const char* kRunConfigSchema = "slipway.run/1";
 
 struct ModelConfig {
-    std::string path;                // HF folder: config.json + *.safetensors [+ index]
-    std::string dtype = "bfloat16";  // float32 | bfloat16 | float16: storage dtype of the base weights
+    std::string path;                 // HF folder: config.json + *.safetensors [+ index]
+    std::string dtype = "bfloat16";   // float32 | bfloat16 | float16: storage dtype of the base weights
     std::string init = "pretrained";  // pretrained | random (from config.json only, seeded)
 };
 
@@ -36,7 +36,7 @@ struct DataConfig {
     std::string split = "document";  // document | paragraph | concat: where a block may start
     double validation_split_percentage = 5.0;
     bool dedup = false;
-    std::string cache_dir;              // empty = <output_dir>/cache
+    std::string cache_dir;                  // empty = <output_dir>/cache
     int64_t preprocessing_num_workers = 0;  // 0 = all cores
 };
 
@@ -102,7 +102,7 @@ struct SlurmConfig {
     std::string account;
     std::string qos;
     bool exclusive = false;
-    std::string container_image;  // .sqsh or registry image for pyxis; empty = bare srun
+    std::string container_image;                // .sqsh or registry image for pyxis; empty = bare srun
     std::vector<std::string> container_mounts;  // "src:dst[:flags]"
     std::string container_workdir;
     std::vector<std::string> extra;  // further "--key=value" #SBATCH directives

@@ -90,7 +90,9 @@ std::vector<FieldSpec> build_fields() {
     auto add = [&f](Field field) -> Field& { return f.emplace_back(std::move(field)); };
 
     // Top level.
-    add({"", "schema", FT::kString, "Schema tag of this document."}).top(&RC::schema).one_of({kRunConfigSchema});
+    add({"", "schema", FT::kString, "Schema tag of this document."})
+        .top(&RC::schema)
+        .one_of({kRunConfigSchema});
     add({"", "name", FT::kString, "Run name: the Slurm job name and the run's name in the history."})
         .top(&RC::name);
     add({"", "comment", FT::kString, "Free text: where this config comes from, what it is for."})
@@ -149,7 +151,8 @@ std::vector<FieldSpec> build_fields() {
         .member(&RC::training, &TrainingConfig::learning_rate)
         .gt(0)
         .le(1);
-    add({"training", "weight_decay", FT::kNumber, "Decoupled weight decay (not applied to biases and norms)."})
+    add({"training", "weight_decay", FT::kNumber,
+         "Decoupled weight decay (not applied to biases and norms)."})
         .member(&RC::training, &TrainingConfig::weight_decay)
         .ge(0)
         .le(1);
@@ -168,7 +171,8 @@ std::vector<FieldSpec> build_fields() {
     add({"training", "max_grad_norm", FT::kNumber, "Gradient clipping by global norm; 0 disables it."})
         .member(&RC::training, &TrainingConfig::max_grad_norm)
         .ge(0);
-    add({"training", "num_train_epochs", FT::kNumber, "Epochs over the training blocks (ignored with max_steps)."})
+    add({"training", "num_train_epochs", FT::kNumber,
+         "Epochs over the training blocks (ignored with max_steps)."})
         .member(&RC::training, &TrainingConfig::num_train_epochs)
         .gt(0)
         .le(1e6);
@@ -182,7 +186,8 @@ std::vector<FieldSpec> build_fields() {
     add({"training", "warmup_steps", FT::kInt, "Linear warmup steps (use this or warmup_ratio)."})
         .member(&RC::training, &TrainingConfig::warmup_steps)
         .ge(0);
-    add({"training", "warmup_ratio", FT::kNumber, "Warmup as a share of all steps (use this or warmup_steps)."})
+    add({"training", "warmup_ratio", FT::kNumber,
+         "Warmup as a share of all steps (use this or warmup_steps)."})
         .member(&RC::training, &TrainingConfig::warmup_ratio)
         .ge(0)
         .lt(1);
@@ -225,7 +230,8 @@ std::vector<FieldSpec> build_fields() {
         .member(&RC::training, &TrainingConfig::output_dir);
     add({"training", "overwrite_output_dir", FT::kBool, "Allow a non-empty output_dir to be overwritten."})
         .member(&RC::training, &TrainingConfig::overwrite_output_dir);
-    add({"training", "gradient_checkpointing", FT::kBool, "Recompute activations in backward to save memory."})
+    add({"training", "gradient_checkpointing", FT::kBool,
+         "Recompute activations in backward to save memory."})
         .member(&RC::training, &TrainingConfig::gradient_checkpointing);
 
     // adapter
@@ -243,14 +249,16 @@ std::vector<FieldSpec> build_fields() {
         .ge(0)
         .lt(1);
     add({"adapter", "target_modules", FT::kStringList,
-         "Module names that get LoRA adapters (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)."})
+         "Module names that get LoRA adapters (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, "
+         "down_proj)."})
         .member(&RC::adapter, &AdapterConfig::target_modules);
     add({"adapter", "modules_to_save", FT::kStringList,
          "Modules trained in full next to the adapters and saved with them (e.g. embed_tokens, lm_head)."})
         .member(&RC::adapter, &AdapterConfig::modules_to_save);
     add({"adapter", "rank_pattern", FT::kStringIntMap, "Per-module rank overrides: name pattern -> r."})
         .member(&RC::adapter, &AdapterConfig::rank_pattern);
-    add({"adapter", "alpha_pattern", FT::kStringNumberMap, "Per-module alpha overrides: name pattern -> alpha."})
+    add({"adapter", "alpha_pattern", FT::kStringNumberMap,
+         "Per-module alpha overrides: name pattern -> alpha."})
         .member(&RC::adapter, &AdapterConfig::alpha_pattern);
     add({"adapter", "use_rslora", FT::kBool, "Rank-stabilized LoRA: scale by alpha / sqrt(r)."})
         .member(&RC::adapter, &AdapterConfig::use_rslora);
@@ -269,7 +277,8 @@ std::vector<FieldSpec> build_fields() {
         .member(&RC::eval, &EvalConfig::stop_at_target);
 
     // distributed
-    add({"distributed", "backend", FT::kString, "Collectives: auto (NCCL on GPUs, Gloo on CPUs), nccl, gloo."})
+    add({"distributed", "backend", FT::kString,
+         "Collectives: auto (NCCL on GPUs, Gloo on CPUs), nccl, gloo."})
         .member(&RC::distributed, &DistributedConfig::backend)
         .one_of({"auto", "nccl", "gloo"});
     add({"distributed", "bucket_mb", FT::kNumber, "Gradient bucket size in MiB (DDP's bucket_cap_mb)."})
@@ -283,7 +292,10 @@ std::vector<FieldSpec> build_fields() {
         .le(7 * 24 * 3600);
 
     // slurm
-    add({"slurm", "nodes", FT::kInt, "#SBATCH --nodes."}).member(&RC::slurm, &SlurmConfig::nodes).ge(1).le(100000);
+    add({"slurm", "nodes", FT::kInt, "#SBATCH --nodes."})
+        .member(&RC::slurm, &SlurmConfig::nodes)
+        .ge(1)
+        .le(100000);
     add({"slurm", "gpus_per_node", FT::kInt, "#SBATCH --gres=gpu:N; 0 trains on CPUs."})
         .member(&RC::slurm, &SlurmConfig::gpus_per_node)
         .ge(0)
@@ -305,23 +317,28 @@ std::vector<FieldSpec> build_fields() {
     add({"slurm", "account", FT::kString, "#SBATCH --account; empty = none."})
         .member(&RC::slurm, &SlurmConfig::account);
     add({"slurm", "qos", FT::kString, "#SBATCH --qos; empty = none."}).member(&RC::slurm, &SlurmConfig::qos);
-    add({"slurm", "exclusive", FT::kBool, "#SBATCH --exclusive."}).member(&RC::slurm, &SlurmConfig::exclusive);
+    add({"slurm", "exclusive", FT::kBool, "#SBATCH --exclusive."})
+        .member(&RC::slurm, &SlurmConfig::exclusive);
     add({"slurm", "container_image", FT::kString,
          "Image for pyxis srun --container-image (an enroot .sqsh or a registry image); empty = bare srun."})
         .member(&RC::slurm, &SlurmConfig::container_image);
-    add({"slurm", "container_mounts", FT::kStringList, "srun --container-mounts entries, \"src:dst[:flags]\"."})
+    add({"slurm", "container_mounts", FT::kStringList,
+         "srun --container-mounts entries, \"src:dst[:flags]\"."})
         .member(&RC::slurm, &SlurmConfig::container_mounts);
     add({"slurm", "container_workdir", FT::kString, "srun --container-workdir."})
         .member(&RC::slurm, &SlurmConfig::container_workdir);
-    add({"slurm", "extra", FT::kStringList, "Further #SBATCH directives, each \"--key=value\" or \"--flag\"."})
+    add({"slurm", "extra", FT::kStringList,
+         "Further #SBATCH directives, each \"--key=value\" or \"--flag\"."})
         .member(&RC::slurm, &SlurmConfig::extra);
 
     // container
-    add({"container", "base", FT::kString, "NGC PyTorch base image of the Dockerfile (torch is never reinstalled)."})
+    add({"container", "base", FT::kString,
+         "NGC PyTorch base image of the Dockerfile (torch is never reinstalled)."})
         .member(&RC::container, &ContainerConfig::base);
     add({"container", "apt_packages", FT::kStringList, "Debian/Ubuntu packages added to the image."})
         .member(&RC::container, &ContainerConfig::apt_packages);
-    add({"container", "pip_packages", FT::kStringList, "pip packages added to the image, pinned as name==version."})
+    add({"container", "pip_packages", FT::kStringList,
+         "pip packages added to the image, pinned as name==version."})
         .member(&RC::container, &ContainerConfig::pip_packages);
     add({"container", "env", FT::kStringStringMap, "Environment variables set in the image (no secrets)."})
         .member(&RC::container, &ContainerConfig::env);
@@ -330,7 +347,8 @@ std::vector<FieldSpec> build_fields() {
 
     std::vector<FieldSpec> specs;
     specs.reserve(f.size());
-    for (const Field& field : f) specs.push_back(field.build());
+    for (const Field& field : f)
+        specs.push_back(field.build());
     return specs;
 }
 
@@ -340,30 +358,43 @@ std::string format_number(double v) {
     return out.str();
 }
 
-bool is_integral(double v) { return std::isfinite(v) && v == std::floor(v); }
+bool is_integral(double v) {
+    return std::isfinite(v) && v == std::floor(v);
+}
 
 }  // namespace
 
 const char* field_type_name(FieldType type) {
     switch (type) {
-        case FieldType::kBool: return "boolean";
-        case FieldType::kInt: return "integer";
-        case FieldType::kNumber: return "number";
-        case FieldType::kString: return "string";
-        case FieldType::kStringList: return "list of strings";
-        case FieldType::kStringIntMap: return "object of integers";
-        case FieldType::kStringNumberMap: return "object of numbers";
-        case FieldType::kStringStringMap: return "object of strings";
+        case FieldType::kBool:
+            return "boolean";
+        case FieldType::kInt:
+            return "integer";
+        case FieldType::kNumber:
+            return "number";
+        case FieldType::kString:
+            return "string";
+        case FieldType::kStringList:
+            return "list of strings";
+        case FieldType::kStringIntMap:
+            return "object of integers";
+        case FieldType::kStringNumberMap:
+            return "object of numbers";
+        case FieldType::kStringStringMap:
+            return "object of strings";
     }
     return "?";
 }
 
-std::string FieldSpec::pointer() const { return section.empty() ? "/" + key : "/" + section + "/" + key; }
+std::string FieldSpec::pointer() const {
+    return section.empty() ? "/" + key : "/" + section + "/" + key;
+}
 
 std::string FieldSpec::range_text() const {
     if (!choices.empty()) {
         std::string text;
-        for (const std::string& c : choices) text += (text.empty() ? "" : " | ") + c;
+        for (const std::string& c : choices)
+            text += (text.empty() ? "" : " | ") + c;
         return text;
     }
     if (min && max) {
@@ -402,7 +433,8 @@ const FieldSpec* find_field(const std::string& pointer) {
 
 std::string short_json(const nlohmann::json& value) {
     // Integral floats print as integers ("got -1", not "got -1.0").
-    if (value.is_number_float() && is_integral(value.get<double>()) && std::fabs(value.get<double>()) < 1e15) {
+    if (value.is_number_float() && is_integral(value.get<double>()) &&
+        std::fabs(value.get<double>()) < 1e15) {
         return std::to_string(static_cast<int64_t>(value.get<double>()));
     }
     std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -414,18 +446,22 @@ std::string check_json_type(const FieldSpec& field, const nlohmann::json& value)
     if (value.is_null()) {
         return field.nullable ? "" : "must be a " + std::string(field_type_name(field.type)) + ", got null";
     }
-    auto all_of = [&value](auto predicate) {
-        return std::all_of(value.begin(), value.end(), predicate);
-    };
+    auto all_of = [&value](auto predicate) { return std::all_of(value.begin(), value.end(), predicate); };
     bool ok = false;
     switch (field.type) {
-        case FieldType::kBool: ok = value.is_boolean(); break;
-        case FieldType::kInt:
-            ok = value.is_number_integer() ||
-                 (value.is_number_float() && is_integral(value.get<double>()) && std::fabs(value.get<double>()) < 9e15);
+        case FieldType::kBool:
+            ok = value.is_boolean();
             break;
-        case FieldType::kNumber: ok = value.is_number(); break;
-        case FieldType::kString: ok = value.is_string(); break;
+        case FieldType::kInt:
+            ok = value.is_number_integer() || (value.is_number_float() && is_integral(value.get<double>()) &&
+                                               std::fabs(value.get<double>()) < 9e15);
+            break;
+        case FieldType::kNumber:
+            ok = value.is_number();
+            break;
+        case FieldType::kString:
+            ok = value.is_string();
+            break;
         case FieldType::kStringList:
             ok = value.is_array() && all_of([](const nlohmann::json& e) { return e.is_string(); });
             break;
@@ -440,8 +476,8 @@ std::string check_json_type(const FieldSpec& field, const nlohmann::json& value)
             break;
     }
     if (ok) return "";
-    return "must be a" + std::string(field.type == FieldType::kInt ? "n " : " ") + field_type_name(field.type) +
-           ", got " + short_json(value);
+    return "must be a" + std::string(field.type == FieldType::kInt ? "n " : " ") +
+           field_type_name(field.type) + ", got " + short_json(value);
 }
 
 std::string check_range(const FieldSpec& field, const nlohmann::json& value) {
@@ -472,7 +508,8 @@ std::string check_range(const FieldSpec& field, const nlohmann::json& value) {
 
 size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
     for (size_t i = 1; i <= a.size(); ++i) {
         size_t diagonal = row[0];
         row[0] = i;
@@ -519,8 +556,8 @@ std::string run_config_schema_markdown() {
         for (char& c : range) {
             if (c == '|') c = '/';  // keep the markdown table intact
         }
-        out << "| `" << f.pointer() << "` | " << type << " | `" << short_json(f.get(defaults)) << "` | " << range
-            << " | " << f.help << " |\n";
+        out << "| `" << f.pointer() << "` | " << type << " | `" << short_json(f.get(defaults)) << "` | "
+            << range << " | " << f.help << " |\n";
     }
     return out.str();
 }

@@ -23,13 +23,15 @@ public:
     }
     void match(const std::string& pointer, const std::string& value, const std::regex& pattern,
                const std::string& what) {
-        if (!value.empty() && !std::regex_match(value, pattern)) error(pointer, what + ", got \"" + value + "\"");
+        if (!value.empty() && !std::regex_match(value, pattern))
+            error(pointer, what + ", got \"" + value + "\"");
     }
     ConfigProblems problems;
 };
 
 bool has_control_chars(const std::string& s) {
-    return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+    return std::any_of(s.begin(), s.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 // Strings end up in shell scripts, #SBATCH lines and file names: no newlines or other control bytes
@@ -45,11 +47,13 @@ void check_control_chars(const RunConfig& config, Checker& check) {
         };
         if (value.is_string()) inspect(f.pointer(), value);
         if (value.is_array()) {
-            for (size_t i = 0; i < value.size(); ++i) inspect(f.pointer() + "/" + std::to_string(i), value[i]);
+            for (size_t i = 0; i < value.size(); ++i)
+                inspect(f.pointer() + "/" + std::to_string(i), value[i]);
         }
         if (value.is_object()) {
             for (const auto& [k, v] : value.items()) {
-                if (has_control_chars(k)) check.error(f.pointer(), "keys must not contain control characters");
+                if (has_control_chars(k))
+                    check.error(f.pointer(), "keys must not contain control characters");
                 inspect(f.pointer() + "/" + k, v);
             }
         }
@@ -75,8 +79,8 @@ void check_training(const RunConfig& config, Checker& check) {
                       "\"constant\" ignores warmup; use \"constant_with_warmup\" to warm up");
     }
     if (t.max_steps && t.warmup_steps > 0 && t.warmup_steps >= *t.max_steps) {
-        check.error("/training/warmup_steps", "must be < max_steps (" + std::to_string(*t.max_steps) + "), got " +
-                                                  std::to_string(t.warmup_steps));
+        check.error("/training/warmup_steps", "must be < max_steps (" + std::to_string(*t.max_steps) +
+                                                  "), got " + std::to_string(t.warmup_steps));
     }
 }
 
@@ -84,7 +88,8 @@ void check_data(const RunConfig& config, const ValidationContext& context, Check
     check.require("/model/path", config.model.path);
     check.require("/data/train_file", config.data.train_file);
     check.require("/data/text_field", config.data.text_field);
-    const bool has_validation = !config.data.validation_file.empty() || config.data.validation_split_percentage > 0;
+    const bool has_validation =
+        !config.data.validation_file.empty() || config.data.validation_split_percentage > 0;
     if (config.training.eval_steps && !has_validation) {
         check.error("/training/eval_steps",
                     "evaluation needs /data/validation_file or /data/validation_split_percentage > 0");
@@ -103,7 +108,8 @@ void check_eval(const RunConfig& config, Checker& check) {
     }
     if (e.stop_at_target && !e.target) check.error("/eval/stop_at_target", "needs /eval/target");
     if (e.target && e.metric == "token_accuracy" && (*e.target < 0 || *e.target > 1)) {
-        check.error("/eval/target", "token_accuracy is a share: must be in [0, 1], got " + short_json(*e.target));
+        check.error("/eval/target",
+                    "token_accuracy is a share: must be in [0, 1], got " + short_json(*e.target));
     }
     if (e.target && e.metric == "loss" && *e.target <= 0) {
         check.error("/eval/target", "a loss target must be > 0, got " + short_json(*e.target));
@@ -124,7 +130,8 @@ void check_adapter(const RunConfig& config, Checker& check) {
         }
         return;
     }
-    if (a.target_modules.empty()) check.error("/adapter/target_modules", "LoRA needs at least one target module");
+    if (a.target_modules.empty())
+        check.error("/adapter/target_modules", "LoRA needs at least one target module");
     auto check_names = [&](const std::string& pointer, const std::vector<std::string>& names) {
         for (size_t i = 0; i < names.size(); ++i) {
             check.match(pointer + "/" + std::to_string(i), names[i], module_name, "must be a module name");
@@ -134,16 +141,19 @@ void check_adapter(const RunConfig& config, Checker& check) {
     check_names("/adapter/target_modules", a.target_modules);
     check_names("/adapter/modules_to_save", a.modules_to_save);
     for (const auto& [pattern, rank] : a.rank_pattern) {
-        if (rank < 1) check.error("/adapter/rank_pattern/" + pattern, "must be >= 1, got " + std::to_string(rank));
+        if (rank < 1)
+            check.error("/adapter/rank_pattern/" + pattern, "must be >= 1, got " + std::to_string(rank));
     }
     for (const auto& [pattern, alpha] : a.alpha_pattern) {
-        if (!(alpha > 0)) check.error("/adapter/alpha_pattern/" + pattern, "must be > 0, got " + short_json(alpha));
+        if (!(alpha > 0))
+            check.error("/adapter/alpha_pattern/" + pattern, "must be > 0, got " + short_json(alpha));
     }
 }
 
 void check_distributed(const RunConfig& config, Checker& check) {
     if (config.distributed.backend == "nccl" && config.slurm.gpus_per_node == 0) {
-        check.error("/distributed/backend", "nccl needs GPUs, but /slurm/gpus_per_node is 0 (use gloo or auto)");
+        check.error("/distributed/backend",
+                    "nccl needs GPUs, but /slurm/gpus_per_node is 0 (use gloo or auto)");
     }
 }
 
@@ -156,7 +166,8 @@ void check_slurm(const RunConfig& config, Checker& check) {
     }
     // sbatch --time forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S.
     static const std::regex slurm_time(
-        "(\\d+)|(\\d+:\\d{1,2})|(\\d+:\\d{1,2}:\\d{1,2})|(\\d+-\\d+)|(\\d+-\\d+:\\d{1,2})|(\\d+-\\d+:\\d{1,2}:\\d{1,2})"
+        "(\\d+)|(\\d+:\\d{1,2})|(\\d+:\\d{1,2}:\\d{1,2})|(\\d+-\\d+)|(\\d+-\\d+:\\d{1,2})|(\\d+-\\d+:\\d{1,2}"
+        ":\\d{1,2})"
         "|(UNLIMITED|INFINITE)");
     check.require("/slurm/time", s.time);
     check.match("/slurm/time", s.time, slurm_time, "must be minutes, MM:SS, HH:MM:SS, D-HH or D-HH:MM[:SS]");
@@ -167,37 +178,47 @@ void check_slurm(const RunConfig& config, Checker& check) {
 
     // Directives the renderer writes from dedicated fields may not be given again through extra.
     static const std::vector<std::pair<std::string, std::string>> owned = {
-        {"job-name", "/name"},          {"nodes", "/slurm/nodes"},
-        {"ntasks-per-node", "/slurm/ntasks_per_node"}, {"gres", "/slurm/gpus_per_node"},
-        {"gpus-per-node", "/slurm/gpus_per_node"},     {"cpus-per-task", "/slurm/cpus_per_task"},
-        {"time", "/slurm/time"},        {"partition", "/slurm/partition"},
-        {"account", "/slurm/account"},  {"qos", "/slurm/qos"},
-        {"exclusive", "/slurm/exclusive"}, {"output", "(set by Slipway: slurm-%j.out)"},
+        {"job-name", "/name"},
+        {"nodes", "/slurm/nodes"},
+        {"ntasks-per-node", "/slurm/ntasks_per_node"},
+        {"gres", "/slurm/gpus_per_node"},
+        {"gpus-per-node", "/slurm/gpus_per_node"},
+        {"cpus-per-task", "/slurm/cpus_per_task"},
+        {"time", "/slurm/time"},
+        {"partition", "/slurm/partition"},
+        {"account", "/slurm/account"},
+        {"qos", "/slurm/qos"},
+        {"exclusive", "/slurm/exclusive"},
+        {"output", "(set by Slipway: slurm-%j.out)"},
     };
     static const std::regex directive("--([a-z][a-z0-9-]*)(=[^\\s].*)?");
     for (size_t i = 0; i < s.extra.size(); ++i) {
         const std::string pointer = "/slurm/extra/" + std::to_string(i);
         std::smatch m;
         if (!std::regex_match(s.extra[i], m, directive)) {
-            check.error(pointer, "must be an #SBATCH option like \"--mail-type=END\", got \"" + s.extra[i] + "\"");
+            check.error(pointer,
+                        "must be an #SBATCH option like \"--mail-type=END\", got \"" + s.extra[i] + "\"");
             continue;
         }
         for (const auto& [name, field] : owned) {
-            if (m[1] == name) check.error(pointer, "--" + name + " is set from " + field + ", not through extra");
+            if (m[1] == name)
+                check.error(pointer, "--" + name + " is set from " + field + ", not through extra");
         }
     }
     static const std::regex mount("(/[^:,\\s]*):(/[^:,\\s]*)(:[a-z+]+)?");
     for (size_t i = 0; i < s.container_mounts.size(); ++i) {
         check.match("/slurm/container_mounts/" + std::to_string(i), s.container_mounts[i], mount,
                     "must be \"/src:/dst[:flags]\" with absolute paths and no commas");
-        if (s.container_mounts[i].empty()) check.error("/slurm/container_mounts/" + std::to_string(i), "is empty");
+        if (s.container_mounts[i].empty())
+            check.error("/slurm/container_mounts/" + std::to_string(i), "is empty");
     }
     static const std::regex absolute_path("/.*");
     check.match("/slurm/container_workdir", s.container_workdir, absolute_path, "must be an absolute path");
     static const std::regex no_space("[^\\s,]+");
     check.match("/slurm/container_image", s.container_image, no_space, "must not contain spaces or commas");
     if (!s.container_image.empty() && s.container_workdir.empty()) {
-        check.warning("/slurm/container_workdir", "empty: the job starts in the image's own working directory");
+        check.warning("/slurm/container_workdir",
+                      "empty: the job starts in the image's own working directory");
     }
 }
 
@@ -205,15 +226,18 @@ void check_container(const RunConfig& config, Checker& check) {
     const ContainerConfig& c = config.container;
     static const std::regex image("[a-z0-9][a-z0-9._/:@-]*");
     check.require("/container/base", c.base);
-    check.match("/container/base", c.base, image, "must be an image reference like nvcr.io/nvidia/pytorch:24.04-py3");
+    check.match("/container/base", c.base, image,
+                "must be an image reference like nvcr.io/nvidia/pytorch:24.04-py3");
     static const std::regex apt_name("[a-z0-9][a-z0-9+.-]*(=[A-Za-z0-9.+:~-]+)?");
     for (size_t i = 0; i < c.apt_packages.size(); ++i) {
         check.match("/container/apt_packages/" + std::to_string(i), c.apt_packages[i], apt_name,
                     "must be a Debian package name[=version]");
     }
-    static const std::regex pinned("([A-Za-z0-9][A-Za-z0-9._-]*)(\\[[A-Za-z0-9,._-]+\\])?==[A-Za-z0-9.+!_-]+");
+    static const std::regex pinned(
+        "([A-Za-z0-9][A-Za-z0-9._-]*)(\\[[A-Za-z0-9,._-]+\\])?==[A-Za-z0-9.+!_-]+");
     // The NGC image's torch is built for its CUDA and NCCL; reinstalling it breaks the image (seed 000).
-    static const std::vector<std::string> image_owned = {"torch", "torchvision", "torchaudio", "nvidia-nccl-cu12"};
+    static const std::vector<std::string> image_owned = {"torch", "torchvision", "torchaudio",
+                                                         "nvidia-nccl-cu12"};
     for (size_t i = 0; i < c.pip_packages.size(); ++i) {
         const std::string pointer = "/container/pip_packages/" + std::to_string(i);
         std::smatch m;
@@ -234,8 +258,9 @@ void check_container(const RunConfig& config, Checker& check) {
         const std::string pointer = "/container/env/" + name;
         check.match(pointer, name, env_name, "must be an environment variable name");
         if (std::regex_match(name, secret_name)) {
-            check.error(pointer, "looks like a secret: secrets never go into a run config (keep them in the "
-                                 "cluster's environment or the system keychain)");
+            check.error(pointer,
+                        "looks like a secret: secrets never go into a run config (keep them in the "
+                        "cluster's environment or the system keychain)");
         }
     }
 }

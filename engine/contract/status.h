@@ -31,7 +31,7 @@ private:
 template <typename T>
 class Result {
 public:
-    Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit on purpose, like absl::StatusOr
+    Result(T value) : state_(std::move(value)) {}         // NOLINT: implicit on purpose, like absl::StatusOr
     Result(Status status) : state_(std::move(status)) {}  // NOLINT
 
     static Result Error(std::string message) { return Result(Status::Error(std::move(message))); }

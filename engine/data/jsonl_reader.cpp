@@ -7,7 +7,8 @@
 
 namespace slipway::data {
 
-Result<JsonlReader> JsonlReader::open(const std::string& path, std::string text_field, size_t max_line_bytes) {
+Result<JsonlReader> JsonlReader::open(const std::string& path, std::string text_field,
+                                      size_t max_line_bytes) {
     auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*in) return Status::Error(path + ": cannot open file");
     JsonlReader reader;
@@ -32,7 +33,8 @@ bool JsonlReader::next(JsonlRecord& record, std::string& error) {
     record.text.clear();
     const std::string where = path_ + ":" + std::to_string(line_number_) + ": ";
     if (line_.size() > max_line_bytes_) {
-        error = where + "line is " + std::to_string(line_.size()) + " bytes, over the limit of " + std::to_string(max_line_bytes_);
+        error = where + "line is " + std::to_string(line_.size()) + " bytes, over the limit of " +
+                std::to_string(max_line_bytes_);
         return true;
     }
     nlohmann::json doc;

@@ -21,7 +21,8 @@ public:
     static constexpr size_t kDefaultMaxLineBytes = 256u << 20;
 
     // Fails when the file cannot be opened (the message names it).
-    static Result<JsonlReader> open(const std::string& path, std::string text_field, size_t max_line_bytes = kDefaultMaxLineBytes);
+    static Result<JsonlReader> open(const std::string& path, std::string text_field,
+                                    size_t max_line_bytes = kDefaultMaxLineBytes);
 
     // Next record: true and `record` filled; false at the end of the file. A bad line sets `error`
     // ("FILE:LINE: ...") and returns true with an empty record, so callers can skip or stop.

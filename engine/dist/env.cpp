@@ -23,28 +23,35 @@ Result<int64_t> parse_int(const std::string& name, const std::string& text) {
 Status expand_pattern(const std::string& pattern, std::vector<std::string>& out) {
     const size_t open = pattern.find('[');
     if (open == std::string::npos) {
-        if (pattern.find(']') != std::string::npos) return Status::Error("unbalanced ']' in \"" + pattern + "\"");
+        if (pattern.find(']') != std::string::npos)
+            return Status::Error("unbalanced ']' in \"" + pattern + "\"");
         out.push_back(pattern);
         return Status::Ok();
     }
     const size_t close = pattern.find(']', open);
     if (close == std::string::npos) return Status::Error("unbalanced '[' in \"" + pattern + "\"");
-    const std::string prefix = pattern.substr(0, open), body = pattern.substr(open + 1, close - open - 1), rest = pattern.substr(close + 1);
+    const std::string prefix = pattern.substr(0, open), body = pattern.substr(open + 1, close - open - 1),
+                      rest = pattern.substr(close + 1);
     size_t start = 0;
     while (start <= body.size()) {
         const size_t comma = body.find(',', start);
-        const std::string range = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::string range =
+            body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         const size_t dash = range.find('-');
-        const std::string low = range.substr(0, dash), high = dash == std::string::npos ? low : range.substr(dash + 1);
+        const std::string low = range.substr(0, dash),
+                          high = dash == std::string::npos ? low : range.substr(dash + 1);
         Result<int64_t> a = parse_int("range", low), b = parse_int("range", high);
-        if (low.empty() || !a.ok() || !b.ok() || *b < *a) return Status::Error("bad range \"" + range + "\" in \"" + pattern + "\"");
+        if (low.empty() || !a.ok() || !b.ok() || *b < *a)
+            return Status::Error("bad range \"" + range + "\" in \"" + pattern + "\"");
         for (int64_t v = *a; v <= *b; ++v) {
             std::string number = std::to_string(v);
-            if (number.size() < low.size()) number.insert(0, low.size() - number.size(), '0');  // keep zero padding
+            if (number.size() < low.size())
+                number.insert(0, low.size() - number.size(), '0');  // keep zero padding
             std::vector<std::string> tails;
             const Status s = expand_pattern(rest, tails);
             if (!s.ok()) return s;
-            for (const std::string& tail : tails) out.push_back(prefix + number + tail);
+            for (const std::string& tail : tails)
+                out.push_back(prefix + number + tail);
         }
         if (comma == std::string::npos) break;
         start = comma + 1;
@@ -94,8 +101,10 @@ Result<std::vector<int64_t>> expand_tasks_per_node(const std::string& text) {
         if (!count.ok()) return count.status();
         int64_t repeat = 1;
         if (paren != std::string::npos) {
-            if (item.back() != ')') return Status::Error("SLURM_TASKS_PER_NODE=\"" + text + "\": bad item \"" + item + "\"");
-            Result<int64_t> r = parse_int("SLURM_TASKS_PER_NODE", item.substr(paren + 2, item.size() - paren - 3));
+            if (item.back() != ')')
+                return Status::Error("SLURM_TASKS_PER_NODE=\"" + text + "\": bad item \"" + item + "\"");
+            Result<int64_t> r =
+                parse_int("SLURM_TASKS_PER_NODE", item.substr(paren + 2, item.size() - paren - 3));
             if (!r.ok()) return r.status();
             repeat = *r;
         }
@@ -116,8 +125,9 @@ Result<DistEnv> resolve_dist_env(const EnvLookup& env) {
     const bool slurm = env("SLURM_PROCID").has_value();
     if (torchrun) {
         d.source = "torchrun";
-        for (auto [name, field, fallback] : {std::tuple{"RANK", &d.rank, int64_t{0}}, std::tuple{"WORLD_SIZE", &d.world_size, int64_t{1}},
-                                             std::tuple{"LOCAL_RANK", &d.local_rank, int64_t{0}}}) {
+        for (auto [name, field, fallback] :
+             {std::tuple{"RANK", &d.rank, int64_t{0}}, std::tuple{"WORLD_SIZE", &d.world_size, int64_t{1}},
+              std::tuple{"LOCAL_RANK", &d.local_rank, int64_t{0}}}) {
             Result<int64_t> v = get_int(name, fallback);
             if (!v.ok()) return v.status();
             *field = *v;
@@ -131,14 +141,16 @@ Result<DistEnv> resolve_dist_env(const EnvLookup& env) {
         d.master_addr = env("MASTER_ADDR").value_or("127.0.0.1");
         if (slurm) {  // both present (torchrun inside srun): they must agree on the world
             Result<int64_t> tasks = get_int("SLURM_NTASKS", d.world_size);
-            if (tasks.ok() && *tasks != d.world_size && *tasks * d.local_world_size != d.world_size && *tasks != 1) {
-                return Status::Error("WORLD_SIZE=" + std::to_string(d.world_size) + " (torchrun) disagrees with SLURM_NTASKS=" +
-                                     std::to_string(*tasks));
+            if (tasks.ok() && *tasks != d.world_size && *tasks * d.local_world_size != d.world_size &&
+                *tasks != 1) {
+                return Status::Error("WORLD_SIZE=" + std::to_string(d.world_size) +
+                                     " (torchrun) disagrees with SLURM_NTASKS=" + std::to_string(*tasks));
             }
         }
     } else if (slurm) {
         d.source = "slurm";
-        for (auto [name, field, fallback] : {std::tuple{"SLURM_PROCID", &d.rank, int64_t{0}}, std::tuple{"SLURM_NTASKS", &d.world_size, int64_t{1}},
+        for (auto [name, field, fallback] : {std::tuple{"SLURM_PROCID", &d.rank, int64_t{0}},
+                                             std::tuple{"SLURM_NTASKS", &d.world_size, int64_t{1}},
                                              std::tuple{"SLURM_LOCALID", &d.local_rank, int64_t{0}},
                                              std::tuple{"SLURM_NODEID", &d.node_rank, int64_t{0}}}) {
             Result<int64_t> v = get_int(name, fallback);
@@ -150,12 +162,14 @@ Result<DistEnv> resolve_dist_env(const EnvLookup& env) {
             Result<std::vector<int64_t>> tasks = expand_tasks_per_node(*per_node);
             if (!tasks.ok()) return tasks.status();
             if (d.node_rank >= static_cast<int64_t>(tasks->size())) {
-                return Status::Error("SLURM_NODEID=" + std::to_string(d.node_rank) + " but SLURM_TASKS_PER_NODE=\"" + *per_node + "\" lists " +
+                return Status::Error("SLURM_NODEID=" + std::to_string(d.node_rank) +
+                                     " but SLURM_TASKS_PER_NODE=\"" + *per_node + "\" lists " +
                                      std::to_string(tasks->size()) + " nodes");
             }
             d.local_world_size = (*tasks)[static_cast<size_t>(d.node_rank)];
         }
-        const std::optional<std::string> nodelist = env("SLURM_STEP_NODELIST") ? env("SLURM_STEP_NODELIST") : env("SLURM_JOB_NODELIST");
+        const std::optional<std::string> nodelist =
+            env("SLURM_STEP_NODELIST") ? env("SLURM_STEP_NODELIST") : env("SLURM_JOB_NODELIST");
         if (env("MASTER_ADDR")) {
             d.master_addr = *env("MASTER_ADDR");
         } else if (nodelist) {
@@ -172,17 +186,20 @@ Result<DistEnv> resolve_dist_env(const EnvLookup& env) {
     if (env("MASTER_PORT")) {
         Result<int64_t> port = get_int("MASTER_PORT", d.master_port);
         if (!port.ok()) return port.status();
-        if (*port < 1 || *port > 65535) return Status::Error("MASTER_PORT=" + std::to_string(*port) + " is not a TCP port");
+        if (*port < 1 || *port > 65535)
+            return Status::Error("MASTER_PORT=" + std::to_string(*port) + " is not a TCP port");
         d.master_port = static_cast<int>(*port);
     }
-    const std::string shown = " (" + d.source + ": rank " + std::to_string(d.rank) + ", world size " + std::to_string(d.world_size) +
-                              ", local rank " + std::to_string(d.local_rank) + ", local world size " + std::to_string(d.local_world_size) + ")";
+    const std::string shown = " (" + d.source + ": rank " + std::to_string(d.rank) + ", world size " +
+                              std::to_string(d.world_size) + ", local rank " + std::to_string(d.local_rank) +
+                              ", local world size " + std::to_string(d.local_world_size) + ")";
     if (d.world_size < 1) return Status::Error("world size must be >= 1" + shown);
     if (d.rank < 0 || d.rank >= d.world_size) return Status::Error("rank must be in [0, world size)" + shown);
     if (d.local_world_size < 1 || d.local_rank < 0 || d.local_rank >= d.local_world_size) {
         return Status::Error("local rank must be in [0, local world size)" + shown);
     }
-    if (d.local_world_size > d.world_size) return Status::Error("local world size exceeds the world size" + shown);
+    if (d.local_world_size > d.world_size)
+        return Status::Error("local world size exceeds the world size" + shown);
     return d;
 }
 

@@ -25,8 +25,8 @@ struct DTypeInfo {
     size_t size;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::kF32, "F32", 4}, {DType::kF16, "F16", 2}, {DType::kBF16, "BF16", 2}, {DType::kF64, "F64", 8},
-    {DType::kI64, "I64", 8}, {DType::kI32, "I32", 4}, {DType::kI16, "I16", 2},   {DType::kI8, "I8", 1},
+    {DType::kF32, "F32", 4}, {DType::kF16, "F16", 2},   {DType::kBF16, "BF16", 2}, {DType::kF64, "F64", 8},
+    {DType::kI64, "I64", 8}, {DType::kI32, "I32", 4},   {DType::kI16, "I16", 2},   {DType::kI8, "I8", 1},
     {DType::kU8, "U8", 1},   {DType::kBool, "BOOL", 1},
 };
 
@@ -55,7 +55,8 @@ Result<DType> parse_dtype(const std::string& name) {
 
 int64_t TensorView::numel() const {
     int64_t n = 1;
-    for (int64_t d : shape) n *= d;
+    for (int64_t d : shape)
+        n *= d;
     return n;
 }
 
@@ -82,16 +83,20 @@ Result<std::shared_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string
     const auto* bytes = static_cast<const uint8_t*>(mapping);
 
     uint64_t header_size = 0;
-    for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | bytes[i];  // little-endian u64
+    for (int i = 7; i >= 0; --i)
+        header_size = (header_size << 8) | bytes[i];  // little-endian u64
     if (header_size > kMaxHeaderBytes) {
-        return Status::Error(path + ": header of " + std::to_string(header_size) + " bytes is over the 100 MB limit");
+        return Status::Error(path + ": header of " + std::to_string(header_size) +
+                             " bytes is over the 100 MB limit");
     }
     if (8 + header_size > size) {
-        return Status::Error(path + ": header length " + std::to_string(header_size) + " runs past the end of the file");
+        return Status::Error(path + ": header length " + std::to_string(header_size) +
+                             " runs past the end of the file");
     }
     nlohmann::json header;
     try {
-        header = nlohmann::json::parse(reinterpret_cast<const char*>(bytes + 8), reinterpret_cast<const char*>(bytes + 8 + header_size));
+        header = nlohmann::json::parse(reinterpret_cast<const char*>(bytes + 8),
+                                       reinterpret_cast<const char*>(bytes + 8 + header_size));
     } catch (const nlohmann::json::exception& e) {
         return Status::Error(path + ": header is not valid JSON: " + e.what());
     }
@@ -101,7 +106,8 @@ Result<std::shared_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     for (const auto& [name, entry] : header.items()) {
         if (name == "__metadata__") {
-            if (!entry.is_object()) return Status::Error(path + ": __metadata__ must be an object of strings");
+            if (!entry.is_object())
+                return Status::Error(path + ": __metadata__ must be an object of strings");
             for (const auto& [k, v] : entry.items()) {
                 if (!v.is_string()) return Status::Error(path + ": __metadata__." + k + " must be a string");
                 file->metadata_[k] = v.get<std::string>();
@@ -109,7 +115,8 @@ Result<std::shared_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string
             continue;
         }
         const std::string where = path + ": tensor \"" + name + "\": ";
-        if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets")) {
+        if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
+            !entry.contains("data_offsets")) {
             return Status::Error(where + "needs dtype, shape and data_offsets");
         }
         TensorView view;
@@ -120,21 +127,25 @@ Result<std::shared_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string
         if (!entry["shape"].is_array()) return Status::Error(where + "shape must be a list");
         uint64_t numel = 1;
         for (const auto& d : entry["shape"]) {
-            if (!d.is_number_unsigned()) return Status::Error(where + "shape must hold non-negative integers");
+            if (!d.is_number_unsigned())
+                return Status::Error(where + "shape must hold non-negative integers");
             view.shape.push_back(d.get<int64_t>());
             numel *= d.get<uint64_t>();
         }
         const nlohmann::json& offsets = entry["data_offsets"];
-        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
+        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+            !offsets[1].is_number_unsigned()) {
             return Status::Error(where + "data_offsets must be [begin, end]");
         }
         const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
         if (begin > end || end > data_size) {
-            return Status::Error(where + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-                                 "] outside the " + std::to_string(data_size) + " data bytes");
+            return Status::Error(where + "data_offsets [" + std::to_string(begin) + ", " +
+                                 std::to_string(end) + "] outside the " + std::to_string(data_size) +
+                                 " data bytes");
         }
         if (numel * dtype_size(view.dtype) != end - begin) {
-            return Status::Error(where + "dtype x shape is " + std::to_string(numel * dtype_size(view.dtype)) +
+            return Status::Error(where + "dtype x shape is " +
+                                 std::to_string(numel * dtype_size(view.dtype)) +
                                  " bytes but data_offsets span " + std::to_string(end - begin));
         }
         view.data = data + begin;
@@ -146,11 +157,13 @@ Result<std::shared_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string
     std::sort(ranges.begin(), ranges.end());
     uint64_t expected = 0;
     for (const auto& [begin, end] : ranges) {
-        if (begin != expected) return Status::Error(path + ": tensor data is not contiguous at byte " + std::to_string(begin));
+        if (begin != expected)
+            return Status::Error(path + ": tensor data is not contiguous at byte " + std::to_string(begin));
         expected = end;
     }
     if (expected != data_size) {
-        return Status::Error(path + ": " + std::to_string(data_size - expected) + " trailing data bytes belong to no tensor");
+        return Status::Error(path + ": " + std::to_string(data_size - expected) +
+                             " trailing data bytes belong to no tensor");
     }
     return file;
 }
@@ -174,7 +187,8 @@ Result<Checkpoint> Checkpoint::open_folder(const std::string& folder) {
     std::error_code ec;
     if (!fs::exists(index_path, ec)) {
         const fs::path single = fs::path(folder) / "model.safetensors";
-        if (!fs::exists(single, ec)) return Status::Error(folder + ": no model.safetensors or model.safetensors.index.json");
+        if (!fs::exists(single, ec))
+            return Status::Error(folder + ": no model.safetensors or model.safetensors.index.json");
         return open_file(single.string());
     }
     Result<nlohmann::json> index = read_json_file(index_path.string());
@@ -185,21 +199,25 @@ Result<Checkpoint> Checkpoint::open_folder(const std::string& folder) {
     Checkpoint checkpoint;
     std::map<std::string, std::shared_ptr<SafetensorsFile>> shards;
     for (const auto& [name, shard] : (*index)["weight_map"].items()) {
-        if (!shard.is_string()) return Status::Error(index_path.string() + ": weight_map." + name + " must be a file name");
+        if (!shard.is_string())
+            return Status::Error(index_path.string() + ": weight_map." + name + " must be a file name");
         const std::string shard_name = shard.get<std::string>();
         if (shard_name.find('/') != std::string::npos) {
-            return Status::Error(index_path.string() + ": shard \"" + shard_name + "\" must be a file in the folder");
+            return Status::Error(index_path.string() + ": shard \"" + shard_name +
+                                 "\" must be a file in the folder");
         }
         auto it = shards.find(shard_name);
         if (it == shards.end()) {
-            Result<std::shared_ptr<SafetensorsFile>> file = SafetensorsFile::open((fs::path(folder) / shard_name).string());
+            Result<std::shared_ptr<SafetensorsFile>> file =
+                SafetensorsFile::open((fs::path(folder) / shard_name).string());
             if (!file.ok()) return file.status();
             it = shards.emplace(shard_name, *file).first;
             checkpoint.files_.push_back(*file);
         }
         const auto tensor = it->second->tensors().find(name);
         if (tensor == it->second->tensors().end()) {
-            return Status::Error(index_path.string() + ": " + name + " is not in " + shard_name + " as the index says");
+            return Status::Error(index_path.string() + ": " + name + " is not in " + shard_name +
+                                 " as the index says");
         }
         checkpoint.tensors_.emplace(name, tensor->second);
     }
@@ -215,7 +233,9 @@ Status write_safetensors(const std::string& path, const std::map<std::string, Te
         if (static_cast<uint64_t>(t.numel()) * dtype_size(t.dtype) != t.nbytes) {
             return Status::Error(path + ": tensor \"" + name + "\": shape and byte count disagree");
         }
-        header[name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.nbytes}}};
+        header[name] = {{"dtype", dtype_name(t.dtype)},
+                        {"shape", t.shape},
+                        {"data_offsets", {offset, offset + t.nbytes}}};
         offset += t.nbytes;
     }
     std::string text = header.dump();
@@ -226,10 +246,12 @@ Status write_safetensors(const std::string& path, const std::map<std::string, Te
         if (!out) return Status::Error(temporary + ": cannot open for writing");
         uint8_t length[8];
         uint64_t n = text.size();
-        for (int i = 0; i < 8; ++i, n >>= 8) length[i] = static_cast<uint8_t>(n & 0xff);
+        for (int i = 0; i < 8; ++i, n >>= 8)
+            length[i] = static_cast<uint8_t>(n & 0xff);
         out.write(reinterpret_cast<const char*>(length), 8);
         out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        for (const auto& [name, t] : tensors) out.write(reinterpret_cast<const char*>(t.data), static_cast<std::streamsize>(t.nbytes));
+        for (const auto& [name, t] : tensors)
+            out.write(reinterpret_cast<const char*>(t.data), static_cast<std::streamsize>(t.nbytes));
         out.close();
         if (!out) {
             std::remove(temporary.c_str());

@@ -11,8 +11,9 @@ namespace {
 
 class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
 public:
-    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, DecoderLayerImpl* layer,
-                                 const torch::Tensor& cos, const torch::Tensor& sin, const torch::Tensor& mask) {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                                 DecoderLayerImpl* layer, const torch::Tensor& cos, const torch::Tensor& sin,
+                                 const torch::Tensor& mask) {
         ctx->save_for_backward({x});
         ctx->saved_data["layer"] = reinterpret_cast<int64_t>(layer);
         ctx->saved_data["cos"] = cos;
@@ -22,14 +23,15 @@ public:
         return layer->forward(x, cos, sin, mask);
     }
 
-    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
         auto* layer = reinterpret_cast<DecoderLayerImpl*>(ctx->saved_data["layer"].toInt());
         const torch::Tensor x = ctx->get_saved_variables()[0].detach().requires_grad_(true);
         torch::Tensor y;
         {
             torch::AutoGradMode enable(true);
             y = layer->forward(x, ctx->saved_data["cos"].toTensor(), ctx->saved_data["sin"].toTensor(),
-                                  ctx->saved_data["mask"].toTensor());
+                               ctx->saved_data["mask"].toTensor());
         }
         torch::autograd::backward({y}, {grads[0]});  // accumulates into the layer's parameters and x
         return {x.grad(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
@@ -38,8 +40,8 @@ public:
 
 }  // namespace
 
-torch::Tensor checkpointed_layer(DecoderLayerImpl* layer, const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
-                                 const torch::Tensor& mask) {
+torch::Tensor checkpointed_layer(DecoderLayerImpl* layer, const torch::Tensor& x, const torch::Tensor& cos,
+                                 const torch::Tensor& sin, const torch::Tensor& mask) {
     // With frozen embeddings (LoRA, embeddings-only) x does not require grad, and a re-entrant checkpoint
     // would then cut the layer out of backward: HF's enable_input_require_grads, done here.
     const torch::Tensor input = x.requires_grad() ? x : x.detach().requires_grad_(true);

@@ -10,7 +10,7 @@ namespace slipway::model {
 
 // layer(x, cos, sin, mask) whose intermediate activations are recomputed during backward. `layer` must
 // outlive the backward pass (it belongs to the model). x: (B, T, C) -> (B, T, C).
-torch::Tensor checkpointed_layer(DecoderLayerImpl* layer, const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
-                                 const torch::Tensor& mask);
+torch::Tensor checkpointed_layer(DecoderLayerImpl* layer, const torch::Tensor& x, const torch::Tensor& cos,
+                                 const torch::Tensor& sin, const torch::Tensor& mask);
 
 }  // namespace slipway::model

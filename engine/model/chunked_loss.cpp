@@ -11,8 +11,9 @@ namespace {
 
 class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy> {
 public:
-    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h, const torch::Tensor& w,
-                                 const torch::Tensor& targets, int64_t chunk_rows, int64_t* correct) {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h,
+                                 const torch::Tensor& w, const torch::Tensor& targets, int64_t chunk_rows,
+                                 int64_t* correct) {
         // correct == nullptr: the caller does not need the argmax hits (training steps).
         NoAutocast fp32_logits;  // logits and loss in fp32 even inside a bf16 autocast region
         const int64_t n = h.size(0);
@@ -22,8 +23,9 @@ public:
         const torch::Tensor w32 = w.to(torch::kFloat32);
         for (int64_t begin = 0; begin < n; begin += chunk_rows) {
             const int64_t end = std::min(n, begin + chunk_rows);
-            const torch::Tensor logits = torch::matmul(h.slice(0, begin, end).to(torch::kFloat32), w32.t());  // (n_c, V)
-            const torch::Tensor chunk_lse = torch::logsumexp(logits, 1);                                     // (n_c)
+            const torch::Tensor logits =
+                torch::matmul(h.slice(0, begin, end).to(torch::kFloat32), w32.t());  // (n_c, V)
+            const torch::Tensor chunk_lse = torch::logsumexp(logits, 1);             // (n_c)
             const torch::Tensor t = targets.slice(0, begin, end);
             const torch::Tensor target_logits = logits.gather(1, t.unsqueeze(1)).squeeze(1);
             total += (chunk_lse - target_logits).sum().item<double>();
@@ -51,12 +53,14 @@ public:
         torch::Tensor grad_w = torch::zeros_like(w32);
         for (int64_t begin = 0; begin < n; begin += chunk_rows) {
             const int64_t end = std::min(n, begin + chunk_rows);
-            const torch::Tensor h_c = h.slice(0, begin, end).to(torch::kFloat32);                   // (n_c, C)
-            torch::Tensor g = torch::exp(torch::matmul(h_c, w32.t()) - lse.slice(0, begin, end).unsqueeze(1));  // softmax (n_c, V)
-            g.scatter_add_(1, targets.slice(0, begin, end).unsqueeze(1), torch::full({end - begin, 1}, -1.0, g.options()));
+            const torch::Tensor h_c = h.slice(0, begin, end).to(torch::kFloat32);  // (n_c, C)
+            torch::Tensor g = torch::exp(torch::matmul(h_c, w32.t()) -
+                                         lse.slice(0, begin, end).unsqueeze(1));  // softmax (n_c, V)
+            g.scatter_add_(1, targets.slice(0, begin, end).unsqueeze(1),
+                           torch::full({end - begin, 1}, -1.0, g.options()));
             g.mul_(scale);
             grad_h.slice(0, begin, end).copy_(torch::matmul(g, w32));  // (n_c, C)
-            grad_w.addmm_(g.t(), h_c);                                  // (V, C)
+            grad_w.addmm_(g.t(), h_c);                                 // (V, C)
         }
         return {grad_h, grad_w.to(w.scalar_type()), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
@@ -64,15 +68,16 @@ public:
 
 }  // namespace
 
-ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w, const torch::Tensor& targets,
-                                  int64_t chunk_rows, bool count_correct) {
+ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w,
+                                  const torch::Tensor& targets, int64_t chunk_rows, bool count_correct) {
     ChunkedLoss out;
     // Small logits (a small model's step): one fused cross_entropy costs fewer ops than the chunked
     // function, and memory is no concern below this size.
     constexpr int64_t kSmallLogits = int64_t{1} << 21;  // 8 MiB of fp32
     if (h.size(0) * w.size(0) <= kSmallLogits) {
         NoAutocast fp32_logits;
-        const torch::Tensor logits = torch::matmul(h.to(torch::kFloat32), w.to(torch::kFloat32).t());  // (N, V)
+        const torch::Tensor logits =
+            torch::matmul(h.to(torch::kFloat32), w.to(torch::kFloat32).t());  // (N, V)
         out.loss = torch::nn::functional::cross_entropy(logits, targets);
         if (count_correct) {
             torch::NoGradGuard no_grad;
@@ -80,7 +85,8 @@ ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w
         }
         return out;
     }
-    out.loss = ChunkedCrossEntropy::apply(h, w, targets, std::max<int64_t>(1, chunk_rows), count_correct ? &out.correct : nullptr);
+    out.loss = ChunkedCrossEntropy::apply(h, w, targets, std::max<int64_t>(1, chunk_rows),
+                                          count_correct ? &out.correct : nullptr);
     return out;
 }
 

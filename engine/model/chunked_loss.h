@@ -12,7 +12,8 @@ struct ChunkedLoss {
 };
 
 // h: (N, C) hidden states, w: (V, C) output weight, targets: (N) int64.
-ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w, const torch::Tensor& targets,
-                                  int64_t chunk_rows, bool count_correct = true);
+ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w,
+                                  const torch::Tensor& targets, int64_t chunk_rows,
+                                  bool count_correct = true);
 
 }  // namespace slipway::model

@@ -22,13 +22,16 @@ LinearImpl::LinearImpl(int64_t in_features, int64_t out_features) {
     weight = register_parameter("weight", torch::empty({out_features, in_features}));
 }
 
-double LoraSpec::scaling() const { return rslora ? alpha / std::sqrt(static_cast<double>(r)) : alpha / static_cast<double>(r); }
+double LoraSpec::scaling() const {
+    return rslora ? alpha / std::sqrt(static_cast<double>(r)) : alpha / static_cast<double>(r);
+}
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
     torch::Tensor y = torch::matmul(x, weight.t());  // (..., out)
     if (lora_A) {
         const torch::Tensor dropped = lora.dropout > 0 ? torch::dropout(x, lora.dropout, is_training()) : x;
-        y = y + lora_B->forward(lora_A->forward(dropped)) * lora.scaling();  // (..., in) -> (..., r) -> (..., out)
+        y = y + lora_B->forward(lora_A->forward(dropped)) *
+                    lora.scaling();  // (..., in) -> (..., r) -> (..., out)
     }
     return y;
 }
@@ -72,19 +75,19 @@ AttentionImpl::AttentionImpl(const LlamaConfig& c)
     o_proj = register_module("o_proj", Linear(heads * head_dim, c.hidden_size));
 }
 
-torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
-                                     const torch::Tensor& mask) {
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
+                                     const torch::Tensor& sin, const torch::Tensor& mask) {
     const int64_t b = x.size(0), t = x.size(1);
     torch::Tensor q = q_proj(x).view({b, t, heads, head_dim}).transpose(1, 2);     // (B, H, T, D)
     torch::Tensor k = k_proj(x).view({b, t, kv_heads, head_dim}).transpose(1, 2);  // (B, Hkv, T, D)
     torch::Tensor v = v_proj(x).view({b, t, kv_heads, head_dim}).transpose(1, 2);  // (B, Hkv, T, D)
     q = q * cos + rotate_half(q) * sin;
     k = k * cos + rotate_half(k) * sin;
-    if (kv_heads != heads) {  // GQA: query head h reads kv head h / (H / Hkv)
+    if (kv_heads != heads) {                           // GQA: query head h reads kv head h / (H / Hkv)
         k = k.repeat_interleave(heads / kv_heads, 1);  // (B, H, T, D)
         v = v.repeat_interleave(heads / kv_heads, 1);
     }
-    const torch::Tensor y = causal_attention(q, k, v, mask);           // (B, H, T, D)
+    const torch::Tensor y = causal_attention(q, k, v, mask);             // (B, H, T, D)
     return o_proj(y.transpose(1, 2).reshape({b, t, heads * head_dim}));  // (B, T, C)
 }
 
@@ -102,11 +105,12 @@ DecoderLayerImpl::DecoderLayerImpl(const LlamaConfig& c) {
     self_attn = register_module("self_attn", Attention(c));
     mlp = register_module("mlp", Mlp(c));
     input_layernorm = register_module("input_layernorm", RMSNorm(c.hidden_size, c.rms_norm_eps));
-    post_attention_layernorm = register_module("post_attention_layernorm", RMSNorm(c.hidden_size, c.rms_norm_eps));
+    post_attention_layernorm =
+        register_module("post_attention_layernorm", RMSNorm(c.hidden_size, c.rms_norm_eps));
 }
 
-torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
-                                         const torch::Tensor& mask) {
+torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
+                                        const torch::Tensor& sin, const torch::Tensor& mask) {
     const torch::Tensor h = x + self_attn(input_layernorm(x), cos, sin, mask);  // (B, T, C)
     return h + mlp(post_attention_layernorm(h));
 }
@@ -114,7 +118,8 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
 LlamaModelImpl::LlamaModelImpl(const LlamaConfig& c) : config(c) {
     embed_tokens = register_module("embed_tokens", torch::nn::Embedding(c.vocab_size, c.hidden_size));
     layers = register_module("layers", torch::nn::ModuleList());
-    for (int64_t i = 0; i < c.num_hidden_layers; ++i) layers->push_back(DecoderLayer(c));
+    for (int64_t i = 0; i < c.num_hidden_layers; ++i)
+        layers->push_back(DecoderLayer(c));
     norm = register_module("norm", RMSNorm(c.hidden_size, c.rms_norm_eps));
     const std::vector<double> inv = rope_inverse_frequencies(c);
     inv_freq = torch::tensor(inv, torch::kFloat64).to(torch::kFloat32);  // HF keeps inv_freq in fp32
@@ -127,7 +132,8 @@ const LlamaModelImpl::Tables& LlamaModelImpl::tables(int64_t t, torch::ScalarTyp
     const torch::Tensor positions = torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32));
     const torch::Tensor freqs = torch::outer(positions, inv_freq);
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
-    tables_ = {t, dtype, emb.cos().to(dtype), emb.sin().to(dtype), causal_mask(t, torch::TensorOptions().dtype(dtype))};
+    tables_ = {t, dtype, emb.cos().to(dtype), emb.sin().to(dtype),
+               causal_mask(t, torch::TensorOptions().dtype(dtype))};
     return tables_;
 }
 
@@ -137,7 +143,8 @@ torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
     const bool recompute = gradient_checkpointing && is_training() && torch::GradMode::is_enabled();
     for (size_t i = 0; i < layers->size(); ++i) {
         DecoderLayerImpl* layer = layers->ptr<DecoderLayerImpl>(i).get();
-        x = recompute ? checkpointed_layer(layer, x, rope.cos, rope.sin, rope.mask) : layer->forward(x, rope.cos, rope.sin, rope.mask);
+        x = recompute ? checkpointed_layer(layer, x, rope.cos, rope.sin, rope.mask)
+                      : layer->forward(x, rope.cos, rope.sin, rope.mask);
     }
     return norm(x);
 }
@@ -147,7 +154,9 @@ LlamaForCausalLMImpl::LlamaForCausalLMImpl(const LlamaConfig& c) : config(c) {
     if (!c.tie_word_embeddings) lm_head = register_module("lm_head", Linear(c.hidden_size, c.vocab_size));
 }
 
-torch::Tensor LlamaForCausalLMImpl::hidden_states(const torch::Tensor& ids) { return model(ids); }
+torch::Tensor LlamaForCausalLMImpl::hidden_states(const torch::Tensor& ids) {
+    return model(ids);
+}
 
 torch::Tensor LlamaForCausalLMImpl::output_weight() const {
     return lm_head ? lm_head->weight : model->embed_tokens->weight;
@@ -157,11 +166,12 @@ torch::Tensor LlamaForCausalLMImpl::logits(const torch::Tensor& ids) {
     return torch::matmul(hidden_states(ids), output_weight().t());  // (B, T, V)
 }
 
-LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct, int64_t chunk_tokens) {
-    const torch::Tensor hidden = model->hidden_states(ids);                          // (B, T, C)
+LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct,
+                          int64_t chunk_tokens) {
+    const torch::Tensor hidden = model->hidden_states(ids);  // (B, T, C)
     const int64_t c = hidden.size(2);
-    const torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, c});                 // (N, C), N = B x (T-1)
-    const torch::Tensor targets = ids.slice(1, 1).reshape({-1});                     // (N)
+    const torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, c});  // (N, C), N = B x (T-1)
+    const torch::Tensor targets = ids.slice(1, 1).reshape({-1});      // (N)
     LossResult result;
     ChunkedLoss loss = chunked_cross_entropy(h, model->output_weight(), targets, chunk_tokens, count_correct);
     result.loss = loss.loss;

@@ -55,7 +55,8 @@ class AttentionImpl : public torch::nn::Module {
 public:
     explicit AttentionImpl(const LlamaConfig& config);
     // x: (B, T, C); cos, sin: (T, D); mask: (T, T) from causal_mask
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin, const torch::Tensor& mask);
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                          const torch::Tensor& mask);
     Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
     int64_t heads, kv_heads, head_dim;
 };
@@ -72,7 +73,8 @@ TORCH_MODULE(Mlp);
 class DecoderLayerImpl : public torch::nn::Module {
 public:
     explicit DecoderLayerImpl(const LlamaConfig& config);
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin, const torch::Tensor& mask);
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                          const torch::Tensor& mask);
     Attention self_attn{nullptr};
     Mlp mlp{nullptr};
     RMSNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
@@ -122,6 +124,7 @@ struct LossResult {
     int64_t tokens = 0;
     int64_t correct = 0;  // argmax == target (when asked for)
 };
-LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct = true, int64_t chunk_tokens = 256);
+LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct = true,
+                          int64_t chunk_tokens = 256);
 
 }  // namespace slipway::model

@@ -31,7 +31,8 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
         // Other families differ in ways (biases, qk-norm, sliding windows) that would give wrong results.
         const std::string model_type = j.value("model_type", "llama");
         if (model_type != "llama" && model_type != "mistral") {
-            return Status::Error("config.json: model_type \"" + model_type + "\" is not supported (llama, mistral)");
+            return Status::Error("config.json: model_type \"" + model_type +
+                                 "\" is not supported (llama, mistral)");
         }
         auto get_int = [&j](const char* key, int64_t fallback) {
             return j.contains(key) && !j[key].is_null() ? j[key].get<int64_t>() : fallback;
@@ -49,24 +50,28 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
         c.rms_norm_eps = get_double("rms_norm_eps", c.rms_norm_eps);
         c.initializer_range = get_double("initializer_range", c.initializer_range);
         c.tie_word_embeddings = j.value("tie_word_embeddings", false);
-        c.torch_dtype = j.contains("torch_dtype") && j["torch_dtype"].is_string() ? j["torch_dtype"].get<std::string>() : "float32";
-        if (c.hidden_size <= 0 || c.num_attention_heads <= 0 || c.num_hidden_layers <= 0 || c.vocab_size <= 0 ||
-            c.intermediate_size <= 0 || c.num_key_value_heads <= 0) {
+        c.torch_dtype = j.contains("torch_dtype") && j["torch_dtype"].is_string()
+                            ? j["torch_dtype"].get<std::string>()
+                            : "float32";
+        if (c.hidden_size <= 0 || c.num_attention_heads <= 0 || c.num_hidden_layers <= 0 ||
+            c.vocab_size <= 0 || c.intermediate_size <= 0 || c.num_key_value_heads <= 0) {
             return Status::Error("config.json: sizes must be positive");
         }
         if (j.contains("head_dim") && !j["head_dim"].is_null()) {
             c.head_dim = j["head_dim"].get<int64_t>();
         } else {
             if (c.hidden_size % c.num_attention_heads != 0) {
-                return Status::Error("config.json: num_attention_heads (" + std::to_string(c.num_attention_heads) +
-                                     ") must divide hidden_size (" + std::to_string(c.hidden_size) + ")");
+                return Status::Error("config.json: num_attention_heads (" +
+                                     std::to_string(c.num_attention_heads) + ") must divide hidden_size (" +
+                                     std::to_string(c.hidden_size) + ")");
             }
             c.head_dim = c.hidden_size / c.num_attention_heads;
         }
         if (c.head_dim % 2 != 0) return Status::Error("config.json: head_dim must be even for RoPE");
         if (c.num_attention_heads % c.num_key_value_heads != 0) {
-            return Status::Error("config.json: num_key_value_heads (" + std::to_string(c.num_key_value_heads) +
-                                 ") must divide num_attention_heads (" + std::to_string(c.num_attention_heads) + ")");
+            return Status::Error(
+                "config.json: num_key_value_heads (" + std::to_string(c.num_key_value_heads) +
+                ") must divide num_attention_heads (" + std::to_string(c.num_attention_heads) + ")");
         }
         if (j.value("attention_bias", false) || j.value("mlp_bias", false)) {
             return Status::Error("config.json: attention_bias / mlp_bias are not supported");
@@ -79,10 +84,12 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
             if (scaling.contains("rope_theta")) c.rope_theta = scaling["rope_theta"].get<double>();
         }
         if (scaling.is_object()) {
-            const std::string type = scaling.contains("rope_type") ? scaling["rope_type"].get<std::string>()
-                                                                   : scaling.value("type", std::string("default"));
+            const std::string type = scaling.contains("rope_type")
+                                         ? scaling["rope_type"].get<std::string>()
+                                         : scaling.value("type", std::string("default"));
             if (type != "default" && type != "linear" && type != "llama3") {
-                return Status::Error("config.json: rope_scaling type \"" + type + "\" is not supported (default, linear, llama3)");
+                return Status::Error("config.json: rope_scaling type \"" + type +
+                                     "\" is not supported (default, linear, llama3)");
             }
             c.rope_scaling.type = type;
             c.rope_scaling.factor = scaling.value("factor", 1.0);
@@ -135,7 +142,8 @@ nlohmann::json LlamaConfig::to_json() const {
         if (rope_scaling.type == "llama3") {
             j["rope_scaling"]["low_freq_factor"] = rope_scaling.low_freq_factor;
             j["rope_scaling"]["high_freq_factor"] = rope_scaling.high_freq_factor;
-            j["rope_scaling"]["original_max_position_embeddings"] = rope_scaling.original_max_position_embeddings;
+            j["rope_scaling"]["original_max_position_embeddings"] =
+                rope_scaling.original_max_position_embeddings;
         }
     }
     if (bos_token_ids.size() == 1) j["bos_token_id"] = bos_token_ids[0];
@@ -156,11 +164,13 @@ std::vector<double> rope_inverse_frequencies(const LlamaConfig& c) {
     const int64_t half = c.head_dim / 2;
     std::vector<double> inv(static_cast<size_t>(half));
     for (int64_t i = 0; i < half; ++i) {
-        inv[static_cast<size_t>(i)] = 1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / static_cast<double>(c.head_dim));
+        inv[static_cast<size_t>(i)] =
+            1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / static_cast<double>(c.head_dim));
     }
     const RopeScaling& s = c.rope_scaling;
     if (s.type == "linear") {
-        for (double& f : inv) f /= s.factor;
+        for (double& f : inv)
+            f /= s.factor;
     } else if (s.type == "llama3") {
         // HF _compute_llama3_parameters: keep high frequencies, divide low ones by factor, blend between.
         const double pi = 3.14159265358979323846;
@@ -172,7 +182,8 @@ std::vector<double> rope_inverse_frequencies(const LlamaConfig& c) {
             if (wavelen > low_freq_wavelen) {
                 f = f / s.factor;
             } else if (wavelen >= high_freq_wavelen) {
-                const double smooth = (old_context / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+                const double smooth =
+                    (old_context / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
                 f = (1 - smooth) * f / s.factor + smooth * f;
             }
         }

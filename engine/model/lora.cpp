@@ -16,7 +16,8 @@ namespace slipway::model {
 namespace {
 
 bool name_matches(const std::string& module, const std::string& key) {
-    return module == key || (module.size() > key.size() && module.compare(module.size() - key.size() - 1, key.size() + 1, "." + key) == 0);
+    return module == key || (module.size() > key.size() &&
+                             module.compare(module.size() - key.size() - 1, key.size() + 1, "." + key) == 0);
 }
 
 // PEFT's get_pattern_key: the pattern is a regex matched against the end of the module name.
@@ -34,7 +35,8 @@ T pattern_value(const std::map<std::string, T>& patterns, const std::string& mod
 
 std::string shape_text(const std::vector<int64_t>& shape) {
     std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    for (size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
 }
 
@@ -68,7 +70,8 @@ Result<std::vector<std::string>> apply_lora(LlamaForCausalLM& model, const Adapt
     if (!all_linear) {
         for (const std::string& target : adapter.target_modules) {
             if (!used_targets.count(target)) {
-                return Status::Error("/adapter/target_modules: \"" + target + "\" matches no linear layer of the model");
+                return Status::Error("/adapter/target_modules: \"" + target +
+                                     "\" matches no linear layer of the model");
             }
         }
     }
@@ -100,7 +103,9 @@ Status save_adapter(LlamaForCausalLM& model, const AdapterConfig& adapter, const
         {"target_modules", adapter.target_modules.size() == 1 && adapter.target_modules[0] == "all-linear"
                                ? nlohmann::ordered_json("all-linear")
                                : nlohmann::ordered_json(adapter.target_modules)},
-        {"modules_to_save", adapter.modules_to_save.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(adapter.modules_to_save)},
+        {"modules_to_save", adapter.modules_to_save.empty()
+                                ? nlohmann::ordered_json(nullptr)
+                                : nlohmann::ordered_json(adapter.modules_to_save)},
         {"rank_pattern", adapter.rank_pattern},
         {"alpha_pattern", adapter.alpha_pattern},
         {"use_rslora", adapter.use_rslora},
@@ -122,11 +127,13 @@ Status save_adapter(LlamaForCausalLM& model, const AdapterConfig& adapter, const
     std::map<std::string, io::TensorView> views;
     for (const auto& item : model->named_parameters()) {
         const std::string& name = item.key();
-        const bool lora = name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos;
+        const bool lora =
+            name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos;
         if (!lora && !in_modules_to_save(name, adapter)) continue;
         torch::Tensor t = item.value().detach().to(torch::kFloat32).contiguous();
-        views[kPeftKeyPrefix + name] = io::TensorView{io::DType::kF32, t.sizes().vec(), static_cast<const uint8_t*>(t.data_ptr()),
-                                                      static_cast<size_t>(t.numel()) * sizeof(float)};
+        views[kPeftKeyPrefix + name] =
+            io::TensorView{io::DType::kF32, t.sizes().vec(), static_cast<const uint8_t*>(t.data_ptr()),
+                           static_cast<size_t>(t.numel()) * sizeof(float)};
         keep_alive.push_back(std::move(t));
     }
     return io::write_safetensors(dir + "/adapter_model.safetensors", views);
@@ -140,7 +147,8 @@ Result<AdapterConfig> load_adapter(LlamaForCausalLM& model, const std::string& d
     try {
         const nlohmann::json& j = *json;
         if (j.value("peft_type", std::string("LORA")) != "LORA") {
-            return Status::Error(dir + "/adapter_config.json: peft_type \"" + j["peft_type"].get<std::string>() + "\" is not LORA");
+            return Status::Error(dir + "/adapter_config.json: peft_type \"" +
+                                 j["peft_type"].get<std::string>() + "\" is not LORA");
         }
         adapter.r = j.value("r", int64_t{8});
         adapter.lora_alpha = j.value("lora_alpha", 8.0);
@@ -150,7 +158,8 @@ Result<AdapterConfig> load_adapter(LlamaForCausalLM& model, const std::string& d
         const nlohmann::json& targets = j.at("target_modules");
         if (targets.is_string()) {
             if (targets.get<std::string>() != "all-linear") {
-                return Status::Error(dir + "/adapter_config.json: target_modules as a regex is not supported");
+                return Status::Error(dir +
+                                     "/adapter_config.json: target_modules as a regex is not supported");
             }
             adapter.target_modules = {"all-linear"};
         } else {
@@ -174,26 +183,36 @@ Result<AdapterConfig> load_adapter(LlamaForCausalLM& model, const std::string& d
     if (!weights.ok()) return weights.status();
     torch::NoGradGuard no_grad;
     std::map<std::string, torch::Tensor> params;
-    for (auto& item : model->named_parameters()) params[item.key()] = item.value();
+    for (auto& item : model->named_parameters())
+        params[item.key()] = item.value();
     for (const auto& [key, view] : weights->tensors()) {
-        if (key.rfind(kPeftKeyPrefix, 0) != 0) return Status::Error(dir + ": key \"" + key + "\" lacks the base_model.model. prefix");
+        if (key.rfind(kPeftKeyPrefix, 0) != 0)
+            return Status::Error(dir + ": key \"" + key + "\" lacks the base_model.model. prefix");
         const std::string name = key.substr(std::string(kPeftKeyPrefix).size());
         const auto it = params.find(name);
-        if (it == params.end()) return Status::Error(dir + ": adapter weight \"" + key + "\" matches nothing in the model");
+        if (it == params.end())
+            return Status::Error(dir + ": adapter weight \"" + key + "\" matches nothing in the model");
         if (it->second.sizes().vec() != view.shape) {
-            return Status::Error(dir + ": adapter weight \"" + key + "\" " + shape_text(view.shape) + ", model expects " +
-                                 shape_text(it->second.sizes().vec()));
+            return Status::Error(dir + ": adapter weight \"" + key + "\" " + shape_text(view.shape) +
+                                 ", model expects " + shape_text(it->second.sizes().vec()));
         }
-        if (view.dtype != io::DType::kF32 && view.dtype != io::DType::kBF16 && view.dtype != io::DType::kF16) {
-            return Status::Error(dir + ": adapter weight \"" + key + "\" has dtype " + io::dtype_name(view.dtype));
+        if (view.dtype != io::DType::kF32 && view.dtype != io::DType::kBF16 &&
+            view.dtype != io::DType::kF16) {
+            return Status::Error(dir + ": adapter weight \"" + key + "\" has dtype " +
+                                 io::dtype_name(view.dtype));
         }
-        const torch::ScalarType dtype = view.dtype == io::DType::kF32 ? torch::kFloat32 : view.dtype == io::DType::kBF16 ? torch::kBFloat16 : torch::kFloat16;
-        it->second.copy_(torch::from_blob(const_cast<uint8_t*>(view.data), view.shape, torch::TensorOptions().dtype(dtype)));
+        const torch::ScalarType dtype = view.dtype == io::DType::kF32    ? torch::kFloat32
+                                        : view.dtype == io::DType::kBF16 ? torch::kBFloat16
+                                                                         : torch::kFloat16;
+        it->second.copy_(torch::from_blob(const_cast<uint8_t*>(view.data), view.shape,
+                                          torch::TensorOptions().dtype(dtype)));
     }
     for (const auto& [name, param] : params) {
-        const bool lora = name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos;
+        const bool lora =
+            name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos;
         if (lora && !weights->tensors().count(kPeftKeyPrefix + name)) {
-            return Status::Error(dir + ": adapter weight \"" + std::string(kPeftKeyPrefix) + name + "\" is missing");
+            return Status::Error(dir + ": adapter weight \"" + std::string(kPeftKeyPrefix) + name +
+                                 "\" is missing");
         }
     }
     return adapter;
@@ -201,7 +220,8 @@ Result<AdapterConfig> load_adapter(LlamaForCausalLM& model, const std::string& d
 
 void merge_lora(LlamaForCausalLM& model) {
     for (const auto& item : model->named_modules()) {
-        if (auto linear = std::dynamic_pointer_cast<LinearImpl>(item.value()); linear && linear->has_lora()) linear->merge_lora();
+        if (auto linear = std::dynamic_pointer_cast<LinearImpl>(item.value()); linear && linear->has_lora())
+            linear->merge_lora();
     }
 }
 

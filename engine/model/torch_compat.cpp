@@ -23,7 +23,8 @@ torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options) {
 #endif
 }
 
-torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask) {
+torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               const torch::Tensor& mask) {
 #if TORCH_VERSION_MAJOR >= 2
     (void)mask;
     return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
@@ -70,9 +71,13 @@ Bf16Autocast::~Bf16Autocast() {
     set_cpu_autocast(previous_);
 }
 
-NoAutocast::NoAutocast() : previous_(cpu_autocast_enabled()) { set_cpu_autocast(false); }
+NoAutocast::NoAutocast() : previous_(cpu_autocast_enabled()) {
+    set_cpu_autocast(false);
+}
 
-NoAutocast::~NoAutocast() { set_cpu_autocast(previous_); }
+NoAutocast::~NoAutocast() {
+    set_cpu_autocast(previous_);
+}
 
 void set_torch_threads(int threads) {
     if (threads > 0) at::set_num_threads(threads);

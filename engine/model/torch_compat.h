@@ -14,7 +14,8 @@ torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options);
 
 // Causal self-attention. q: (B, H, T, D), k and v: (B, H, T, D) (GQA already expanded), mask from
 // causal_mask(T). Returns (B, H, T, D).
-torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask);
+torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               const torch::Tensor& mask);
 
 // Intra-op threads of this process (LibTorch starts at 1 here).
 void set_torch_threads(int threads);

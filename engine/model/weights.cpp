@@ -14,17 +14,23 @@ namespace {
 
 std::string shape_text(const std::vector<int64_t>& shape) {
     std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    for (size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
 }
 
 Result<torch::ScalarType> torch_dtype(io::DType dtype) {
     switch (dtype) {
-        case io::DType::kF32: return torch::kFloat32;
-        case io::DType::kBF16: return torch::kBFloat16;
-        case io::DType::kF16: return torch::kFloat16;
-        case io::DType::kF64: return torch::kFloat64;
-        default: return Status::Error(std::string("dtype ") + io::dtype_name(dtype) + " is not a weight dtype");
+        case io::DType::kF32:
+            return torch::kFloat32;
+        case io::DType::kBF16:
+            return torch::kBFloat16;
+        case io::DType::kF16:
+            return torch::kFloat16;
+        case io::DType::kF64:
+            return torch::kFloat64;
+        default:
+            return Status::Error(std::string("dtype ") + io::dtype_name(dtype) + " is not a weight dtype");
     }
 }
 
@@ -44,11 +50,12 @@ Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint) {
         const std::string& name = item.key();
         torch::Tensor& param = item.value();
         const auto it = checkpoint.tensors().find(name);
-        if (it == checkpoint.tensors().end()) return Status::Error("missing weight \"" + name + "\" " + shape_text(param.sizes().vec()));
+        if (it == checkpoint.tensors().end())
+            return Status::Error("missing weight \"" + name + "\" " + shape_text(param.sizes().vec()));
         const io::TensorView& view = it->second;
         if (view.shape != param.sizes().vec()) {
-            return Status::Error("weight \"" + name + "\": checkpoint shape " + shape_text(view.shape) + ", model expects " +
-                                 shape_text(param.sizes().vec()));
+            return Status::Error("weight \"" + name + "\": checkpoint shape " + shape_text(view.shape) +
+                                 ", model expects " + shape_text(param.sizes().vec()));
         }
         Result<torch::ScalarType> dtype = torch_dtype(view.dtype);
         if (!dtype.ok()) return Status::Error("weight \"" + name + "\": " + dtype.error());
@@ -61,8 +68,10 @@ Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint) {
     for (const auto& [name, view] : checkpoint.tensors()) {
         if (used.count(name)) continue;
         if (name.find("rotary_emb.inv_freq") != std::string::npos) continue;  // old HF checkpoints store it
-        if (name == "lm_head.weight" && model->config.tie_word_embeddings) continue;  // tied: HF ignores it too
-        return Status::Error("unexpected weight \"" + name + "\" " + shape_text(view.shape) + " (not part of this model)");
+        if (name == "lm_head.weight" && model->config.tie_word_embeddings)
+            continue;  // tied: HF ignores it too
+        return Status::Error("unexpected weight \"" + name + "\" " + shape_text(view.shape) +
+                             " (not part of this model)");
     }
     return Status::Ok();
 }

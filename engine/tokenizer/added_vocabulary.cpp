@@ -10,7 +10,8 @@ bool is_space_at(std::string_view s, size_t i, size_t* length) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     *length = 1;
     if (c == ' ' || (c >= '\t' && c <= '\r')) return true;
-    if (c == 0xC2 && i + 1 < s.size() && (static_cast<unsigned char>(s[i + 1]) == 0x85 || static_cast<unsigned char>(s[i + 1]) == 0xA0)) {
+    if (c == 0xC2 && i + 1 < s.size() &&
+        (static_cast<unsigned char>(s[i + 1]) == 0x85 || static_cast<unsigned char>(s[i + 1]) == 0xA0)) {
         *length = 2;
         return true;
     }
@@ -19,7 +20,9 @@ bool is_space_at(std::string_view s, size_t i, size_t* length) {
 
 // Word characters for single_word: ASCII alphanumerics, '_' and any non-ASCII byte (letters of other
 // scripts); an approximation of the HF library's \w that only matters for tokens with single_word set.
-bool is_word_byte(unsigned char c) { return c == '_' || std::isalnum(c) || c >= 0x80; }
+bool is_word_byte(unsigned char c) {
+    return c == '_' || std::isalnum(c) || c >= 0x80;
+}
 
 }  // namespace
 
@@ -39,7 +42,8 @@ AddedTokenMatcher::AddedTokenMatcher(const std::vector<const AddedToken*>& token
                 node = child;
             }
         }
-        if (nodes_[static_cast<size_t>(node)].token == nullptr) nodes_[static_cast<size_t>(node)].token = token;
+        if (nodes_[static_cast<size_t>(node)].token == nullptr)
+            nodes_[static_cast<size_t>(node)].token = token;
     }
 }
 
@@ -73,7 +77,8 @@ std::vector<Segment> AddedTokenMatcher::split(std::string_view text) const {
         size_t start = i, stop = found_end;
         if (found->single_word) {
             const bool left_ok = start == 0 || !is_word_byte(static_cast<unsigned char>(text[start - 1]));
-            const bool right_ok = stop == text.size() || !is_word_byte(static_cast<unsigned char>(text[stop]));
+            const bool right_ok =
+                stop == text.size() || !is_word_byte(static_cast<unsigned char>(text[stop]));
             if (!left_ok || !right_ok) {
                 ++i;
                 continue;
@@ -83,14 +88,16 @@ std::vector<Segment> AddedTokenMatcher::split(std::string_view text) const {
             while (start > emitted) {
                 size_t length = 0;
                 size_t back = start - 1;
-                while (back > emitted && (static_cast<unsigned char>(text[back]) & 0xC0) == 0x80) --back;
+                while (back > emitted && (static_cast<unsigned char>(text[back]) & 0xC0) == 0x80)
+                    --back;
                 if (!is_space_at(text, back, &length) || back + length != start) break;
                 start = back;
             }
         }
         if (found->rstrip) {
             size_t length = 0;
-            while (stop < text.size() && is_space_at(text, stop, &length)) stop += length;
+            while (stop < text.size() && is_space_at(text, stop, &length))
+                stop += length;
         }
         if (start > emitted) out.push_back({text.substr(emitted, start - emitted), std::nullopt, emitted});
         out.push_back({text.substr(start, stop - start), found->id, start});

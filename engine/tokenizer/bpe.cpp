@@ -60,7 +60,8 @@ Result<BpeModel> BpeModel::from_json(const nlohmann::json& model) {
         const nlohmann::json& vocab = model.at("vocab");
         if (!vocab.is_object()) return Status::Error("model.vocab: must be an object of token -> id");
         int32_t max_id = -1;
-        for (const auto& [token, id] : vocab.items()) max_id = std::max(max_id, id.get<int32_t>());
+        for (const auto& [token, id] : vocab.items())
+            max_id = std::max(max_id, id.get<int32_t>());
         bpe.id_to_token_.resize(static_cast<size_t>(max_id + 1));
         bpe.vocab_.reserve(vocab.size());
         for (const auto& [token, id] : vocab.items()) {
@@ -78,14 +79,17 @@ Result<BpeModel> BpeModel::from_json(const nlohmann::json& model) {
             if (merge.is_string()) {  // "a b"
                 const std::string s = merge.get<std::string>();
                 const size_t space = s.find(' ', 1);
-                if (space == std::string::npos) return Status::Error("model.merges[" + std::to_string(rank) + "]: \"" + s + "\" is not \"a b\"");
+                if (space == std::string::npos)
+                    return Status::Error("model.merges[" + std::to_string(rank) + "]: \"" + s +
+                                         "\" is not \"a b\"");
                 left = s.substr(0, space);
                 right = s.substr(space + 1);
             } else if (merge.is_array() && merge.size() == 2) {  // ["a", "b"]
                 left = merge[0].get<std::string>();
                 right = merge[1].get<std::string>();
             } else {
-                return Status::Error("model.merges[" + std::to_string(rank) + "]: must be \"a b\" or [\"a\", \"b\"]");
+                return Status::Error("model.merges[" + std::to_string(rank) +
+                                     "]: must be \"a b\" or [\"a\", \"b\"]");
             }
             const auto l = bpe.vocab_.find(left), r = bpe.vocab_.find(right);
             const auto merged = bpe.vocab_.find(left + right);
@@ -100,7 +104,8 @@ Result<BpeModel> BpeModel::from_json(const nlohmann::json& model) {
         const std::string unk = get_string("unk_token");
         if (!unk.empty()) {
             const auto it = bpe.vocab_.find(unk);
-            if (it == bpe.vocab_.end()) return Status::Error("model.unk_token: \"" + unk + "\" is not in the vocab");
+            if (it == bpe.vocab_.end())
+                return Status::Error("model.unk_token: \"" + unk + "\" is not in the vocab");
             bpe.unk_id_ = it->second;
         }
         bpe.continuing_subword_prefix_ = get_string("continuing_subword_prefix");
@@ -158,7 +163,8 @@ void BpeModel::tokenize(std::string_view piece, std::vector<int32_t>& out) const
     const size_t start = out.size();
     merge_word(piece, out);
     if (cache.entries.size() >= kCacheCapacity) cache.entries.clear();
-    cache.entries.emplace(key, std::vector<int32_t>(out.begin() + static_cast<std::ptrdiff_t>(start), out.end()));
+    cache.entries.emplace(key,
+                          std::vector<int32_t>(out.begin() + static_cast<std::ptrdiff_t>(start), out.end()));
 }
 
 void BpeModel::merge_word(std::string_view word, std::vector<int32_t>& out) const {
@@ -172,7 +178,8 @@ void BpeModel::merge_word(std::string_view word, std::vector<int32_t>& out) cons
     size_t pending_unk_length = 0;
     std::string scratch;
     for (size_t i = 0; i < word.size();) {
-        const size_t length = std::min(utf8_sequence_length(static_cast<unsigned char>(word[i])), word.size() - i);
+        const size_t length =
+            std::min(utf8_sequence_length(static_cast<unsigned char>(word[i])), word.size() - i);
         const bool first = i == 0, last = i + length == word.size();
         std::string_view character = word.substr(i, length);
         if ((!first && !continuing_subword_prefix_.empty()) || (last && !end_of_word_suffix_.empty())) {
@@ -192,9 +199,11 @@ void BpeModel::merge_word(std::string_view word, std::vector<int32_t>& out) cons
             bool fell_back = false;
             if (byte_fallback_) {
                 fell_back = true;
-                for (unsigned char b : character) fell_back = fell_back && byte_token_ids_[b] >= 0;
+                for (unsigned char b : character)
+                    fell_back = fell_back && byte_token_ids_[b] >= 0;
                 if (fell_back) {
-                    for (unsigned char b : character) add(byte_token_ids_[b], 1);
+                    for (unsigned char b : character)
+                        add(byte_token_ids_[b], 1);
                 }
             }
             if (!fell_back && unk_id_) {
@@ -220,7 +229,8 @@ void BpeModel::merge_word(std::string_view word, std::vector<int32_t>& out) cons
         const auto it = merges_.find(pair_key(left.id, symbols[static_cast<size_t>(left.next)].id));
         if (it != merges_.end()) queue.push({it->second.rank, position, it->second.new_id});
     };
-    for (size_t i = 0; i + 1 < symbols.size(); ++i) push_pair(static_cast<int32_t>(i));
+    for (size_t i = 0; i + 1 < symbols.size(); ++i)
+        push_pair(static_cast<int32_t>(i));
     while (!queue.empty()) {
         const QueuedMerge top = queue.top();
         queue.pop();
@@ -228,7 +238,8 @@ void BpeModel::merge_word(std::string_view word, std::vector<int32_t>& out) cons
         if (left.length == 0 || left.next < 0) continue;
         Symbol& right = symbols[static_cast<size_t>(left.next)];
         const auto it = merges_.find(pair_key(left.id, right.id));
-        if (it == merges_.end() || it->second.rank != top.rank || it->second.new_id != top.new_id) continue;  // stale
+        if (it == merges_.end() || it->second.rank != top.rank || it->second.new_id != top.new_id)
+            continue;  // stale
         left.id = top.new_id;
         left.length += right.length;
         right.length = 0;

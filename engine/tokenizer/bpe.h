@@ -50,7 +50,7 @@ private:
     bool fuse_unk_ = false;
     bool ignore_merges_ = false;
     std::array<int32_t, 256> byte_token_ids_{};  // <0xNN> ids for byte fallback, -1 when absent
-    uint64_t instance_id_ = 0;                    // keys the per-thread cache
+    uint64_t instance_id_ = 0;                   // keys the per-thread cache
 };
 
 }  // namespace slipway::tokenizer

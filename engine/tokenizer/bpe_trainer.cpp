@@ -18,11 +18,19 @@ namespace {
 nlohmann::ordered_json pre_tokenizer_json() {
     return {{"type", "Sequence"},
             {"pretokenizers",
-             {{{"type", "Split"}, {"pattern", {{"Regex", kLlama3SplitPattern}}}, {"behavior", "Isolated"}, {"invert", false}},
-              {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", false}}}}};
+             {{{"type", "Split"},
+               {"pattern", {{"Regex", kLlama3SplitPattern}}},
+               {"behavior", "Isolated"},
+               {"invert", false}},
+              {{"type", "ByteLevel"},
+               {"add_prefix_space", false},
+               {"trim_offsets", true},
+               {"use_regex", false}}}}};
 }
 
-uint64_t key(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
+uint64_t key(int32_t a, int32_t b) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+}
 
 struct Candidate {
     int64_t count;
@@ -38,19 +46,22 @@ struct Candidate {
 BpeTrainer::BpeTrainer(BpeTrainerOptions options) : options_(std::move(options)) {}
 
 Status BpeTrainer::add_text(const std::string& text) {
-    static const Result<std::shared_ptr<const PreTokenizer>> pre = make_pre_tokenizer(nlohmann::json(pre_tokenizer_json()));
+    static const Result<std::shared_ptr<const PreTokenizer>> pre =
+        make_pre_tokenizer(nlohmann::json(pre_tokenizer_json()));
     if (!pre.ok()) return pre.status();
     if (!is_valid_utf8(text)) return Status::Error("text is not valid UTF-8");
     std::vector<Piece> pieces = {{text, true}};
     (*pre)->pre_tokenize(pieces);
-    for (Piece& p : pieces) ++word_counts_[std::move(p.text)];
+    for (Piece& p : pieces)
+        ++word_counts_[std::move(p.text)];
     return Status::Ok();
 }
 
 Result<nlohmann::ordered_json> BpeTrainer::train(const std::function<void(size_t, size_t)>& progress) {
     const size_t base = 256 + options_.special_tokens.size();
     if (options_.vocab_size < base) {
-        return Status::Error("vocab_size must be at least " + std::to_string(base) + " (256 bytes + special tokens)");
+        return Status::Error("vocab_size must be at least " + std::to_string(base) +
+                             " (256 bytes + special tokens)");
     }
     // Ids: 256 byte characters first, then merges, then special tokens at the end (as Llama-3 does).
     std::vector<std::string> tokens;
@@ -84,9 +95,11 @@ Result<nlohmann::ordered_json> BpeTrainer::train(const std::function<void(size_t
             if (sign > 0) pair_words[k].insert(w);
         }
     };
-    for (size_t w = 0; w < words.size(); ++w) account(static_cast<int32_t>(w), +1);
+    for (size_t w = 0; w < words.size(); ++w)
+        account(static_cast<int32_t>(w), +1);
     std::priority_queue<Candidate> heap;
-    for (const auto& [k, c] : pair_counts) heap.push({c, k});
+    for (const auto& [k, c] : pair_counts)
+        heap.push({c, k});
 
     nlohmann::ordered_json merges = nlohmann::ordered_json::array();
     const size_t target_tokens = options_.vocab_size - options_.special_tokens.size();
@@ -116,7 +129,8 @@ Result<nlohmann::ordered_json> BpeTrainer::train(const std::function<void(size_t
         std::unordered_set<uint64_t> touched;
         for (int32_t w : affected) {
             std::vector<int32_t>& s = words[static_cast<size_t>(w)];
-            for (size_t i = 0; i + 1 < s.size(); ++i) touched.insert(key(s[i], s[i + 1]));
+            for (size_t i = 0; i + 1 < s.size(); ++i)
+                touched.insert(key(s[i], s[i + 1]));
             account(w, -1);
             std::vector<int32_t> rewritten;
             rewritten.reserve(s.size());
@@ -130,7 +144,8 @@ Result<nlohmann::ordered_json> BpeTrainer::train(const std::function<void(size_t
             }
             s = std::move(rewritten);
             account(w, +1);
-            for (size_t i = 0; i + 1 < s.size(); ++i) touched.insert(key(s[i], s[i + 1]));
+            for (size_t i = 0; i + 1 < s.size(); ++i)
+                touched.insert(key(s[i], s[i + 1]));
         }
         for (uint64_t k : touched) {
             const auto it = pair_counts.find(k);
@@ -146,27 +161,39 @@ Result<nlohmann::ordered_json> BpeTrainer::train(const std::function<void(size_t
     }
 
     nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
-    for (size_t i = 0; i < tokens.size(); ++i) vocab[tokens[i]] = i;
+    for (size_t i = 0; i < tokens.size(); ++i)
+        vocab[tokens[i]] = i;
     nlohmann::ordered_json added = nlohmann::ordered_json::array();
     std::unordered_map<std::string, int32_t> special_ids;
     for (const std::string& special : options_.special_tokens) {
         const auto id = static_cast<int32_t>(tokens.size());
         tokens.push_back(special);
         special_ids[special] = id;
-        added.push_back({{"id", id}, {"content", special}, {"single_word", false}, {"lstrip", false},
-                         {"rstrip", false}, {"normalized", false}, {"special", true}});
+        added.push_back({{"id", id},
+                         {"content", special},
+                         {"single_word", false},
+                         {"lstrip", false},
+                         {"rstrip", false},
+                         {"normalized", false},
+                         {"special", true}});
     }
     nlohmann::ordered_json post = nullptr;
     if (!options_.bos_token.empty()) {
         const auto bos = special_ids.find(options_.bos_token);
-        if (bos == special_ids.end()) return Status::Error("bos_token \"" + options_.bos_token + "\" is not a special token");
-        const nlohmann::ordered_json bos_item = {{"SpecialToken", {{"id", options_.bos_token}, {"type_id", 0}}}};
+        if (bos == special_ids.end())
+            return Status::Error("bos_token \"" + options_.bos_token + "\" is not a special token");
+        const nlohmann::ordered_json bos_item = {
+            {"SpecialToken", {{"id", options_.bos_token}, {"type_id", 0}}}};
         post = {{"type", "TemplateProcessing"},
                 {"single", {bos_item, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
-                {"pair", {bos_item, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}, bos_item,
-                          {{"Sequence", {{"id", "B"}, {"type_id", 1}}}}}},
+                {"pair",
+                 {bos_item,
+                  {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                  bos_item,
+                  {{"Sequence", {{"id", "B"}, {"type_id", 1}}}}}},
                 {"special_tokens",
-                 {{options_.bos_token, {{"id", options_.bos_token}, {"ids", {bos->second}}, {"tokens", {options_.bos_token}}}}}}};
+                 {{options_.bos_token,
+                   {{"id", options_.bos_token}, {"ids", {bos->second}}, {"tokens", {options_.bos_token}}}}}}};
     }
     return nlohmann::ordered_json{
         {"version", "1.0"},
@@ -176,7 +203,8 @@ Result<nlohmann::ordered_json> BpeTrainer::train(const std::function<void(size_t
         {"normalizer", nullptr},
         {"pre_tokenizer", pre_tokenizer_json()},
         {"post_processor", post},
-        {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+        {"decoder",
+         {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
         {"model",
          {{"type", "BPE"},
           {"dropout", nullptr},

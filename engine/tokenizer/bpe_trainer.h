@@ -4,8 +4,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,7 +18,7 @@ namespace slipway::tokenizer {
 extern const char* const kLlama3SplitPattern;
 
 struct BpeTrainerOptions {
-    size_t vocab_size = 8192;  // including the 256 byte tokens and the special tokens
+    size_t vocab_size = 8192;   // including the 256 byte tokens and the special tokens
     int64_t min_frequency = 2;  // pairs seen fewer times are never merged
     std::vector<std::string> special_tokens = {"<|begin_of_text|>", "<|end_of_text|>", "<|pad|>"};
     std::string bos_token = "<|begin_of_text|>";  // added by the post-processor; empty = none
@@ -30,7 +30,8 @@ public:
     // Counts the pre-tokenized words of one text (valid UTF-8).
     Status add_text(const std::string& text);
     // Learns merges until vocab_size or no pair reaches min_frequency; returns the tokenizer.json document.
-    Result<nlohmann::ordered_json> train(const std::function<void(size_t tokens, size_t target)>& progress = {});
+    Result<nlohmann::ordered_json> train(
+        const std::function<void(size_t tokens, size_t target)>& progress = {});
 
     size_t distinct_words() const { return word_counts_.size(); }
 

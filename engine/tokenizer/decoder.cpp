@@ -27,7 +27,8 @@ public:
             std::string mapped;
             bool all_mapped = true;
             for (size_t i = 0; i < token.size();) {
-                const size_t n = std::min(utf8_sequence_length(static_cast<unsigned char>(token[i])), token.size() - i);
+                const size_t n =
+                    std::min(utf8_sequence_length(static_cast<unsigned char>(token[i])), token.size() - i);
                 char32_t cp = 0;
                 if (n == 1) {
                     cp = static_cast<unsigned char>(token[i]);
@@ -53,7 +54,8 @@ class ReplaceDecoder : public Decoder {
 public:
     ReplaceDecoder(std::string from, std::string to) : from_(std::move(from)), to_(std::move(to)) {}
     void decode_chain(std::vector<std::string>& tokens) const override {
-        for (std::string& t : tokens) replace_all(t, from_, to_);
+        for (std::string& t : tokens)
+            replace_all(t, from_, to_);
     }
 
 private:
@@ -70,14 +72,16 @@ public:
             if (is_valid_utf8(pending)) {
                 out.push_back(pending);
             } else {
-                for (size_t i = 0; i < pending.size(); ++i) out.push_back("\xEF\xBF\xBD");
+                for (size_t i = 0; i < pending.size(); ++i)
+                    out.push_back("\xEF\xBF\xBD");
             }
             pending.clear();
         };
         for (std::string& token : tokens) {
             if (token.size() == 6 && token.compare(0, 3, "<0x") == 0 && token[5] == '>') {
                 const std::string hex = token.substr(3, 2);
-                if (std::isxdigit(static_cast<unsigned char>(hex[0])) && std::isxdigit(static_cast<unsigned char>(hex[1]))) {
+                if (std::isxdigit(static_cast<unsigned char>(hex[0])) &&
+                    std::isxdigit(static_cast<unsigned char>(hex[1]))) {
                     pending += static_cast<char>(std::stoi(hex, nullptr, 16));
                     continue;
                 }
@@ -94,18 +98,21 @@ class FuseDecoder : public Decoder {
 public:
     void decode_chain(std::vector<std::string>& tokens) const override {
         std::string joined;
-        for (const std::string& t : tokens) joined += t;
+        for (const std::string& t : tokens)
+            joined += t;
         tokens.assign(1, joined);
     }
 };
 
 class StripDecoder : public Decoder {
 public:
-    StripDecoder(std::string content, size_t start, size_t stop) : content_(std::move(content)), start_(start), stop_(stop) {}
+    StripDecoder(std::string content, size_t start, size_t stop)
+        : content_(std::move(content)), start_(start), stop_(stop) {}
     void decode_chain(std::vector<std::string>& tokens) const override {
         for (std::string& t : tokens) {
             size_t begin = 0;
-            for (size_t i = 0; i < start_ && t.compare(begin, content_.size(), content_) == 0; ++i) begin += content_.size();
+            for (size_t i = 0; i < start_ && t.compare(begin, content_.size(), content_) == 0; ++i)
+                begin += content_.size();
             size_t end = t.size();
             for (size_t i = 0; i < stop_ && end >= begin + content_.size() &&
                                t.compare(end - content_.size(), content_.size(), content_) == 0;
@@ -123,7 +130,8 @@ private:
 
 class MetaspaceDecoder : public Decoder {
 public:
-    MetaspaceDecoder(std::string replacement, bool strip_first) : replacement_(std::move(replacement)), strip_first_(strip_first) {}
+    MetaspaceDecoder(std::string replacement, bool strip_first)
+        : replacement_(std::move(replacement)), strip_first_(strip_first) {}
     void decode_chain(std::vector<std::string>& tokens) const override {
         for (size_t i = 0; i < tokens.size(); ++i) {
             // As HF: in the first token every replacement character is dropped, not only a leading one.
@@ -140,7 +148,8 @@ class SequenceDecoder : public Decoder {
 public:
     explicit SequenceDecoder(std::vector<std::shared_ptr<const Decoder>> parts) : parts_(std::move(parts)) {}
     void decode_chain(std::vector<std::string>& tokens) const override {
-        for (const auto& p : parts_) p->decode_chain(tokens);
+        for (const auto& p : parts_)
+            p->decode_chain(tokens);
     }
 
 private:
@@ -159,18 +168,22 @@ Result<std::shared_ptr<const Decoder>> make_decoder(const nlohmann::json& spec) 
         if (type == "Fuse") return Ptr(std::make_shared<FuseDecoder>());
         if (type == "Replace") {
             const nlohmann::json& pattern = spec.at("pattern");
-            if (!pattern.contains("String")) return Status::Error("decoder Replace: only String patterns are supported");
+            if (!pattern.contains("String"))
+                return Status::Error("decoder Replace: only String patterns are supported");
             return Ptr(std::make_shared<ReplaceDecoder>(pattern["String"].get<std::string>(),
                                                         spec.at("content").get<std::string>()));
         }
         if (type == "Strip") {
             return Ptr(std::make_shared<StripDecoder>(spec.at("content").get<std::string>(),
-                                                      spec.at("start").get<size_t>(), spec.at("stop").get<size_t>()));
+                                                      spec.at("start").get<size_t>(),
+                                                      spec.at("stop").get<size_t>()));
         }
         if (type == "Metaspace") {
             bool strip_first = spec.value("add_prefix_space", true);
-            if (spec.contains("prepend_scheme")) strip_first = spec["prepend_scheme"].get<std::string>() != "never";
-            return Ptr(std::make_shared<MetaspaceDecoder>(spec.at("replacement").get<std::string>(), strip_first));
+            if (spec.contains("prepend_scheme"))
+                strip_first = spec["prepend_scheme"].get<std::string>() != "never";
+            return Ptr(
+                std::make_shared<MetaspaceDecoder>(spec.at("replacement").get<std::string>(), strip_first));
         }
         if (type == "Sequence") {
             std::vector<Ptr> parts;

@@ -30,7 +30,8 @@ private:
 // Replace with a literal or regex pattern, every occurrence.
 class Replace : public Normalizer {
 public:
-    Replace(std::shared_ptr<const Regex> regex, std::string content) : regex_(std::move(regex)), content_(std::move(content)) {}
+    Replace(std::shared_ptr<const Regex> regex, std::string content)
+        : regex_(std::move(regex)), content_(std::move(content)) {}
     void normalize(std::string& text) const override {
         std::vector<std::pair<size_t, size_t>> matches;
         regex_->find_all(text, matches);
@@ -56,7 +57,8 @@ class Sequence : public Normalizer {
 public:
     explicit Sequence(std::vector<std::shared_ptr<const Normalizer>> parts) : parts_(std::move(parts)) {}
     void normalize(std::string& text) const override {
-        for (const auto& p : parts_) p->normalize(text);
+        for (const auto& p : parts_)
+            p->normalize(text);
     }
 
 private:
@@ -74,8 +76,9 @@ Result<std::shared_ptr<const Normalizer>> make_normalizer(const nlohmann::json& 
         if (type == "Prepend") return Ptr(std::make_shared<Prepend>(spec.at("prepend").get<std::string>()));
         if (type == "Replace") {
             const nlohmann::json& pattern = spec.at("pattern");
-            const std::string regex_text = pattern.contains("Regex") ? pattern["Regex"].get<std::string>()
-                                                                     : Regex::escape(pattern.at("String").get<std::string>());
+            const std::string regex_text = pattern.contains("Regex")
+                                               ? pattern["Regex"].get<std::string>()
+                                               : Regex::escape(pattern.at("String").get<std::string>());
             Result<std::shared_ptr<const Regex>> regex = Regex::compile(regex_text);
             if (!regex.ok()) return Status::Error("normalizer Replace: " + regex.error());
             return Ptr(std::make_shared<Replace>(*regex, spec.at("content").get<std::string>()));

@@ -32,7 +32,9 @@ class Split : public PreTokenizer {
 public:
     Split(std::shared_ptr<const Regex> regex, SplitBehavior behavior, bool invert)
         : regex_(std::move(regex)), behavior_(behavior), invert_(invert) {}
-    void pre_tokenize(std::vector<Piece>& pieces) const override { split_pieces(pieces, *regex_, behavior_, invert_); }
+    void pre_tokenize(std::vector<Piece>& pieces) const override {
+        split_pieces(pieces, *regex_, behavior_, invert_);
+    }
 
 private:
     std::shared_ptr<const Regex> regex_;
@@ -55,7 +57,8 @@ public:
         for (Piece& p : pieces) {
             std::string mapped;
             mapped.reserve(p.text.size() * 2);
-            for (unsigned char b : p.text) mapped += alphabet.byte_to_utf8[b];
+            for (unsigned char b : p.text)
+                mapped += alphabet.byte_to_utf8[b];
             p.text = std::move(mapped);
         }
     }
@@ -82,7 +85,8 @@ public:
                 }
             }
             const bool starts = replaced.compare(0, replacement_.size(), replacement_) == 0;
-            if (!starts && (prepend_ == Prepend::kAlways || (prepend_ == Prepend::kFirst && p.at_input_start))) {
+            if (!starts &&
+                (prepend_ == Prepend::kAlways || (prepend_ == Prepend::kFirst && p.at_input_start))) {
                 replaced.insert(0, replacement_);
             }
             if (!split_) {
@@ -94,7 +98,8 @@ public:
                  at = replaced.find(replacement_, at + replacement_.size())) {
                 matches.emplace_back(at, at + replacement_.size());
             }
-            for (const auto& [b, e] : split_by_matches(replaced.size(), matches, SplitBehavior::kMergedWithNext, false)) {
+            for (const auto& [b, e] :
+                 split_by_matches(replaced.size(), matches, SplitBehavior::kMergedWithNext, false)) {
                 out.push_back({replaced.substr(b, e - b), p.at_input_start && b == 0});
             }
         }
@@ -111,7 +116,8 @@ class Sequence : public PreTokenizer {
 public:
     explicit Sequence(std::vector<std::shared_ptr<const PreTokenizer>> parts) : parts_(std::move(parts)) {}
     void pre_tokenize(std::vector<Piece>& pieces) const override {
-        for (const auto& p : parts_) p->pre_tokenize(pieces);
+        for (const auto& p : parts_)
+            p->pre_tokenize(pieces);
     }
 
 private:
@@ -146,7 +152,8 @@ std::vector<std::pair<size_t, size_t>> split_by_matches(size_t text_size,
     bool previous_match = false;
     switch (behavior) {
         case SplitBehavior::kIsolated:
-            for (const auto& s : segments) out.push_back(s.first);
+            for (const auto& s : segments)
+                out.push_back(s.first);
             break;
         case SplitBehavior::kRemoved:
             for (const auto& s : segments) {
@@ -195,8 +202,9 @@ Result<std::shared_ptr<const PreTokenizer>> make_pre_tokenizer(const nlohmann::j
         const std::string type = spec.at("type").get<std::string>();
         if (type == "Split") {
             const nlohmann::json& pattern = spec.at("pattern");
-            const std::string regex_text = pattern.contains("Regex") ? pattern["Regex"].get<std::string>()
-                                                                     : Regex::escape(pattern.at("String").get<std::string>());
+            const std::string regex_text = pattern.contains("Regex")
+                                               ? pattern["Regex"].get<std::string>()
+                                               : Regex::escape(pattern.at("String").get<std::string>());
             Result<std::shared_ptr<const Regex>> regex = Regex::compile(regex_text);
             if (!regex.ok()) return Status::Error("pre_tokenizer Split: " + regex.error());
             Result<SplitBehavior> behavior = parse_behavior(spec.at("behavior").get<std::string>());
@@ -221,7 +229,8 @@ Result<std::shared_ptr<const PreTokenizer>> make_pre_tokenizer(const nlohmann::j
                 } else if (scheme == "never") {
                     prepend = Metaspace::Prepend::kNever;
                 } else if (scheme != "always") {
-                    return Status::Error("pre_tokenizer Metaspace: unknown prepend_scheme \"" + scheme + "\"");
+                    return Status::Error("pre_tokenizer Metaspace: unknown prepend_scheme \"" + scheme +
+                                         "\"");
                 }
             } else if (!spec.value("add_prefix_space", true)) {
                 prepend = Metaspace::Prepend::kNever;

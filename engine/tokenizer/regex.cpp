@@ -29,7 +29,8 @@ std::string oniguruma_compatible(const std::string& pattern) {
         if (c == '\\' && i + 1 < pattern.size()) {
             const char n = pattern[i + 1];
             if (n == 's') {
-                out += in_class ? std::string(kOnigSpaceClassBody) : "[" + std::string(kOnigSpaceClassBody) + "]";
+                out += in_class ? std::string(kOnigSpaceClassBody)
+                                : "[" + std::string(kOnigSpaceClassBody) + "]";
             } else if (n == 'S' && !in_class) {
                 out += "[^" + std::string(kOnigSpaceClassBody) + "]";
             } else {
@@ -65,13 +66,14 @@ Result<std::shared_ptr<const Regex>> Regex::compile(const std::string& pattern) 
     const std::string translated = oniguruma_compatible(pattern);
     int error_code = 0;
     PCRE2_SIZE error_offset = 0;
-    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(),
-                                     PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &error_code, &error_offset, nullptr);
+    pcre2_code* code =
+        pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(),
+                      PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &error_code, &error_offset, nullptr);
     if (code == nullptr) {
         PCRE2_UCHAR message[256];
         pcre2_get_error_message(error_code, message, sizeof(message));
-        return Status::Error("regex " + pattern + ": " + reinterpret_cast<const char*>(message) + " at offset " +
-                             std::to_string(error_offset));
+        return Status::Error("regex " + pattern + ": " + reinterpret_cast<const char*>(message) +
+                             " at offset " + std::to_string(error_offset));
     }
     std::shared_ptr<Regex> regex(new Regex());
     regex->pattern_ = pattern;
@@ -80,7 +82,9 @@ Result<std::shared_ptr<const Regex>> Regex::compile(const std::string& pattern) 
     return std::shared_ptr<const Regex>(std::move(regex));
 }
 
-Regex::~Regex() { pcre2_code_free(static_cast<pcre2_code*>(code_)); }
+Regex::~Regex() {
+    pcre2_code_free(static_cast<pcre2_code*>(code_));
+}
 
 void Regex::find_all(std::string_view text, std::vector<std::pair<size_t, size_t>>& matches) const {
     thread_local MatchData match;
@@ -90,16 +94,17 @@ void Regex::find_all(std::string_view text, std::vector<std::pair<size_t, size_t
     size_t offset = 0;
     while (offset <= text.size()) {
         // Input was validated as UTF-8 once by the caller: skip PCRE2's per-call check.
-        const int rc = jit_ ? pcre2_jit_match(code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.data,
-                                              nullptr)
-                            : pcre2_match(code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.data,
-                                          nullptr);
+        const int rc =
+            jit_
+                ? pcre2_jit_match(code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.data, nullptr)
+                : pcre2_match(code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.data, nullptr);
         if (rc < 0) break;
         const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.data);
         const size_t begin = ovector[0], end = ovector[1];
         if (end == begin) {  // empty match: step one character forward, as find_iter does
             offset = end + 1;
-            while (offset < text.size() && (static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80) ++offset;
+            while (offset < text.size() && (static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80)
+                ++offset;
             continue;
         }
         matches.emplace_back(begin, end);

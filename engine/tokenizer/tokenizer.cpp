@@ -35,7 +35,8 @@ namespace {
 
 // TemplateProcessing's "single" template -> ids around the sequence. Other processors that change ids
 // are refused; ByteLevel only fixes offsets.
-Status parse_post_processor(const nlohmann::json& spec, std::vector<int32_t>& prefix, std::vector<int32_t>& suffix) {
+Status parse_post_processor(const nlohmann::json& spec, std::vector<int32_t>& prefix,
+                            std::vector<int32_t>& suffix) {
     if (spec.is_null()) return Status::Ok();
     const std::string type = spec.at("type").get<std::string>();
     if (type == "ByteLevel") return Status::Ok();
@@ -46,7 +47,8 @@ Status parse_post_processor(const nlohmann::json& spec, std::vector<int32_t>& pr
         }
         return Status::Ok();
     }
-    if (type != "TemplateProcessing") return Status::Error("post_processor \"" + type + "\" is not supported");
+    if (type != "TemplateProcessing")
+        return Status::Error("post_processor \"" + type + "\" is not supported");
     bool seen_sequence = false;
     for (const nlohmann::json& item : spec.at("single")) {
         if (item.contains("Sequence")) {
@@ -55,7 +57,8 @@ Status parse_post_processor(const nlohmann::json& spec, std::vector<int32_t>& pr
         }
         const std::string name = item.at("SpecialToken").at("id").get<std::string>();
         const nlohmann::json& special = spec.at("special_tokens").at(name);
-        for (const nlohmann::json& id : special.at("ids")) (seen_sequence ? suffix : prefix).push_back(id.get<int32_t>());
+        for (const nlohmann::json& id : special.at("ids"))
+            (seen_sequence ? suffix : prefix).push_back(id.get<int32_t>());
     }
     return Status::Ok();
 }
@@ -75,22 +78,26 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
     try {
         const nlohmann::json& model = document.at("model");
         const std::string model_type = model.value("type", "BPE");
-        if (model_type != "BPE") return Status::Error("model \"" + model_type + "\" is not supported (only BPE)");
+        if (model_type != "BPE")
+            return Status::Error("model \"" + model_type + "\" is not supported (only BPE)");
         Result<BpeModel> bpe = BpeModel::from_json(model);
         if (!bpe.ok()) return bpe.status();
         impl->model = std::make_unique<BpeModel>(std::move(*bpe));
 
-        Result<std::shared_ptr<const Normalizer>> normalizer = make_normalizer(document.value("normalizer", nlohmann::json()));
+        Result<std::shared_ptr<const Normalizer>> normalizer =
+            make_normalizer(document.value("normalizer", nlohmann::json()));
         if (!normalizer.ok()) return normalizer.status();
         impl->normalizer = *normalizer;
-        Result<std::shared_ptr<const PreTokenizer>> pre = make_pre_tokenizer(document.value("pre_tokenizer", nlohmann::json()));
+        Result<std::shared_ptr<const PreTokenizer>> pre =
+            make_pre_tokenizer(document.value("pre_tokenizer", nlohmann::json()));
         if (!pre.ok()) return pre.status();
         impl->pre_tokenizer = *pre;
-        Result<std::shared_ptr<const Decoder>> decoder = make_decoder(document.value("decoder", nlohmann::json()));
+        Result<std::shared_ptr<const Decoder>> decoder =
+            make_decoder(document.value("decoder", nlohmann::json()));
         if (!decoder.ok()) return decoder.status();
         impl->decoder = *decoder;
-        const Status post = parse_post_processor(document.value("post_processor", nlohmann::json()), impl->prefix_ids,
-                                                 impl->suffix_ids);
+        const Status post = parse_post_processor(document.value("post_processor", nlohmann::json()),
+                                                 impl->prefix_ids, impl->suffix_ids);
         if (!post.ok()) return post;
 
         for (const nlohmann::json& t : document.value("added_tokens", nlohmann::json::array())) {
@@ -121,7 +128,8 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
     return tokenizer;
 }
 
-void Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start, std::vector<int32_t>& out) const {
+void Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start,
+                                  std::vector<int32_t>& out) const {
     std::string normalized_text(text);
     if (normalizer) normalizer->normalize(normalized_text);
     // Tokens with normalized = true are looked for in the normalized text.
@@ -140,7 +148,8 @@ void Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start, st
         pieces.clear();
         pieces.push_back({std::string(segment.text), at_input_start && segment.offset == 0});
         if (pre_tokenizer) pre_tokenizer->pre_tokenize(pieces);
-        for (const Piece& piece : pieces) model->tokenize(piece.text, out);
+        for (const Piece& piece : pieces)
+            model->tokenize(piece.text, out);
     }
 }
 
@@ -178,12 +187,14 @@ Result<std::string> Tokenizer::decode(const std::vector<int32_t>& ids, bool skip
             continue;
         }
         const std::string* token = impl_->model->id_to_token(id);
-        if (token == nullptr || (token->empty() && id != 0)) return Status::Error("unknown token id " + std::to_string(id));
+        if (token == nullptr || (token->empty() && id != 0))
+            return Status::Error("unknown token id " + std::to_string(id));
         tokens.push_back(*token);
     }
     if (impl_->decoder) impl_->decoder->decode_chain(tokens);
     std::string text;
-    for (const std::string& t : tokens) text += t;
+    for (const std::string& t : tokens)
+        text += t;
     return text;
 }
 
@@ -203,10 +214,13 @@ std::optional<std::string> Tokenizer::id_to_token(int32_t id) const {
 
 size_t Tokenizer::vocab_size() const {
     size_t size = impl_->model->vocab_size();
-    for (const AddedToken& t : impl_->added) size = std::max(size, static_cast<size_t>(t.id) + 1);
+    for (const AddedToken& t : impl_->added)
+        size = std::max(size, static_cast<size_t>(t.id) + 1);
     return size;
 }
 
-const std::vector<AddedToken>& Tokenizer::added_tokens() const { return impl_->added; }
+const std::vector<AddedToken>& Tokenizer::added_tokens() const {
+    return impl_->added;
+}
 
 }  // namespace slipway::tokenizer

@@ -135,8 +135,8 @@ std::string to_nfc(std::string_view text) {
     if (U_FAILURE(status)) return std::string(text);
     std::string out(static_cast<size_t>(normalized_length) * 3 + 4, '\0');
     int32_t out_length = 0;
-    u_strToUTF8(out.data(), static_cast<int32_t>(out.size()), &out_length, normalized.data(), normalized_length,
-                &status);
+    u_strToUTF8(out.data(), static_cast<int32_t>(out.size()), &out_length, normalized.data(),
+                normalized_length, &status);
     if (U_FAILURE(status)) return std::string(text);
     out.resize(static_cast<size_t>(out_length));
     return out;

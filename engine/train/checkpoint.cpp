@@ -20,7 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string checkpoint_name(int64_t step) { return "checkpoint-" + std::to_string(step); }
+std::string checkpoint_name(int64_t step) {
+    return "checkpoint-" + std::to_string(step);
+}
 
 // Complete checkpoints under `output_dir`, oldest first.
 std::vector<std::pair<int64_t, fs::path>> complete_checkpoints(const std::string& output_dir) {
@@ -51,8 +53,9 @@ io::TensorView view_of(const torch::Tensor& t) {
 
 }  // namespace
 
-Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model, FlatAdamW& optimizer,
-                                    const std::vector<std::string>& trainable_names, const LoopPosition& position) {
+Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model,
+                                    FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
+                                    const LoopPosition& position) {
     const fs::path final_dir = fs::path(output_dir) / checkpoint_name(position.step);
     const fs::path tmp_dir = fs::path(output_dir) / (checkpoint_name(position.step) + ".tmp");
     std::error_code ec;
@@ -63,12 +66,14 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
         const auto previous = complete_checkpoints(output_dir);
         return Status::Error("checkpoint at step " + std::to_string(position.step) + " not written: " + why +
                              (previous.empty() ? std::string("; no earlier checkpoint exists")
-                                               : "; the previous checkpoint " + previous.back().second.string() + " is intact"));
+                                               : "; the previous checkpoint " +
+                                                     previous.back().second.string() + " is intact"));
     };
     if (ec) return fail("cannot create " + tmp_dir.string() + ": " + ec.message());
 
     std::map<std::string, torch::Tensor> params;
-    for (auto& item : model->named_parameters()) params[item.key()] = item.value();
+    for (auto& item : model->named_parameters())
+        params[item.key()] = item.value();
     std::vector<torch::Tensor> keep_alive;
     std::map<std::string, io::TensorView> tensors;
 
@@ -87,9 +92,9 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
     add("rng.cpu", model::cpu_rng_state());
     const Status written = io::write_safetensors((tmp_dir / "state.safetensors").string(), tensors);
     if (!written.ok()) return fail(written.message());
-    const nlohmann::ordered_json state = {{"magic", kCheckpointMagic}, {"version", kCheckpointVersion},
-                                          {"step", position.step},     {"epoch", position.epoch},
-                                          {"cursor", position.cursor}, {"world_size", position.world_size},
+    const nlohmann::ordered_json state = {{"magic", kCheckpointMagic},    {"version", kCheckpointVersion},
+                                          {"step", position.step},        {"epoch", position.epoch},
+                                          {"cursor", position.cursor},    {"world_size", position.world_size},
                                           {"trainable", trainable_names}, {"adam_steps", optimizer.steps()}};
     {
         std::ofstream out(tmp_dir / "state.json");
@@ -115,28 +120,36 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
 Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir) {
     if (request == "latest") {
         const auto all = complete_checkpoints(output_dir);
-        if (all.empty()) return Status::Error("/training/resume_from_checkpoint: no complete checkpoint under " + output_dir);
+        if (all.empty())
+            return Status::Error("/training/resume_from_checkpoint: no complete checkpoint under " +
+                                 output_dir);
         return all.back().second.string();
     }
     std::error_code ec;
-    if (!fs::is_directory(request, ec)) return Status::Error("/training/resume_from_checkpoint: " + request + " is not a folder");
+    if (!fs::is_directory(request, ec))
+        return Status::Error("/training/resume_from_checkpoint: " + request + " is not a folder");
     if (!fs::exists(fs::path(request) / "DONE", ec)) {
-        return Status::Error("/training/resume_from_checkpoint: " + request + " has no DONE marker: the save did not finish");
+        return Status::Error("/training/resume_from_checkpoint: " + request +
+                             " has no DONE marker: the save did not finish");
     }
     return request;
 }
 
-Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model, FlatAdamW& optimizer,
-                                     const std::vector<std::string>& trainable_names) {
+Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model,
+                                     FlatAdamW& optimizer, const std::vector<std::string>& trainable_names) {
     Result<nlohmann::json> state = read_json_file(dir + "/state.json");
     if (!state.ok()) return state.status();
     LoopPosition position;
     try {
-        if (state->value("magic", std::string()) != kCheckpointMagic || state->value("version", 0) != kCheckpointVersion) {
-            return Status::Error(dir + "/state.json: not a slipway checkpoint of version " + std::to_string(kCheckpointVersion));
+        if (state->value("magic", std::string()) != kCheckpointMagic ||
+            state->value("version", 0) != kCheckpointVersion) {
+            return Status::Error(dir + "/state.json: not a slipway checkpoint of version " +
+                                 std::to_string(kCheckpointVersion));
         }
         if ((*state)["trainable"].get<std::vector<std::string>>() != trainable_names) {
-            return Status::Error(dir + ": its trainable parameters differ from this run's (another adapter method or targets?)");
+            return Status::Error(
+                dir +
+                ": its trainable parameters differ from this run's (another adapter method or targets?)");
         }
         position.step = (*state)["step"].get<int64_t>();
         position.epoch = (*state)["epoch"].get<uint64_t>();
@@ -151,17 +164,21 @@ Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCaus
     auto tensor = [&](const std::string& key, torch::ScalarType dtype) -> Result<torch::Tensor> {
         const auto it = t.find(key);
         if (it == t.end()) return Status::Error(dir + "/state.safetensors: \"" + key + "\" is missing");
-        return torch::from_blob(const_cast<uint8_t*>(it->second.data), it->second.shape, torch::TensorOptions().dtype(dtype)).clone();
+        return torch::from_blob(const_cast<uint8_t*>(it->second.data), it->second.shape,
+                                torch::TensorOptions().dtype(dtype))
+            .clone();
     };
     std::map<std::string, torch::Tensor> params;
-    for (auto& item : model->named_parameters()) params[item.key()] = item.value();
+    for (auto& item : model->named_parameters())
+        params[item.key()] = item.value();
     torch::NoGradGuard no_grad;
     optimizer.set_steps((*state)["adam_steps"].get<int64_t>());
     for (const std::string& name : trainable_names) {
         Result<torch::Tensor> value = tensor("param." + name, torch::kFloat32);
         if (!value.ok()) return value.status();
         torch::Tensor& p = params.at(name);
-        if (value->sizes() != p.sizes()) return Status::Error(dir + ": \"" + name + "\" has another shape than the model's");
+        if (value->sizes() != p.sizes())
+            return Status::Error(dir + ": \"" + name + "\" has another shape than the model's");
         p.copy_(*value);
         Result<torch::Tensor> avg = tensor("exp_avg." + name, torch::kFloat32);
         Result<torch::Tensor> avg_sq = tensor("exp_avg_sq." + name, torch::kFloat32);

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-
 #include "contract/status.h"
 #include "model/llama.h"
 #include "train/flat_adamw.h"
@@ -20,16 +19,17 @@ inline constexpr int kCheckpointVersion = 1;
 
 // Where the loop is; everything else lives in tensors.
 struct LoopPosition {
-    int64_t step = 0;       // optimizer steps done
-    uint64_t epoch = 0;     // sampler epoch
-    uint64_t cursor = 0;    // next sample index within the epoch (this rank)
+    int64_t step = 0;     // optimizer steps done
+    uint64_t epoch = 0;   // sampler epoch
+    uint64_t cursor = 0;  // next sample index within the epoch (this rank)
     int64_t world_size = 1;
 };
 
 // Writes checkpoint-<step> under `output_dir`. On failure (e.g. a full disk) nothing complete-looking is
 // left and earlier checkpoints are untouched; the error says so.
-Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model, FlatAdamW& optimizer,
-                                    const std::vector<std::string>& trainable_names, const LoopPosition& position);
+Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model,
+                                    FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
+                                    const LoopPosition& position);
 
 // "latest" -> the newest complete checkpoint under output_dir (an error when there is none); otherwise the
 // given folder, which must be complete (DONE).
@@ -37,8 +37,8 @@ Result<std::string> resolve_checkpoint(const std::string& request, const std::st
 
 // Restores weights, optimizer state and RNG; returns the loop position. Refuses an incomplete or corrupt
 // checkpoint, or one whose trainable parameters differ from this run's, naming the problem.
-Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model, FlatAdamW& optimizer,
-                                     const std::vector<std::string>& trainable_names);
+Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model,
+                                     FlatAdamW& optimizer, const std::vector<std::string>& trainable_names);
 
 // Removes the oldest complete checkpoints so at most `keep` remain; returns the removed folders.
 std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep);

@@ -13,7 +13,8 @@ FlatAdamW::FlatAdamW(const std::vector<std::string>& names, const std::vector<to
     : beta1_(t.adam_beta1), beta2_(t.adam_beta2), eps_(t.adam_epsilon) {
     // Group 0 decays, group 1 does not (norms, biases).
     int64_t sizes[2] = {0, 0};
-    for (size_t i = 0; i < params.size(); ++i) sizes[decays[i] ? 0 : 1] += params[i].numel();
+    for (size_t i = 0; i < params.size(); ++i)
+        sizes[decays[i] ? 0 : 1] += params[i].numel();
     for (int g = 0; g < 2; ++g) {
         Group group;
         group.weight_decay = g == 0 ? t.weight_decay : 0.0;
@@ -32,7 +33,7 @@ FlatAdamW::FlatAdamW(const std::vector<std::string>& names, const std::vector<to
         offsets[g] += params[i].numel();
         torch::Tensor param = params[i];
         view(groups_[g].params, slot).copy_(param);
-        param.set_data(view(groups_[g].params, slot));   // the parameter now aliases the flat buffer
+        param.set_data(view(groups_[g].params, slot));        // the parameter now aliases the flat buffer
         param.mutable_grad() = view(groups_[g].grads, slot);  // autograd accumulates into it in place
         slots_.emplace(names[i], std::move(slot));
     }
@@ -40,7 +41,8 @@ FlatAdamW::FlatAdamW(const std::vector<std::string>& names, const std::vector<to
 
 torch::Tensor FlatAdamW::view(const torch::Tensor& flat, const Slot& slot) const {
     int64_t n = 1;
-    for (int64_t d : slot.shape) n *= d;
+    for (int64_t d : slot.shape)
+        n *= d;
     return flat.slice(0, slot.offset, slot.offset + n).view(slot.shape);
 }
 
@@ -54,7 +56,8 @@ double FlatAdamW::clip_grad_norm(double max_norm) {
     if (max_norm > 0 && std::isfinite(norm)) {
         const double coefficient = max_norm / (norm + 1e-6);  // as torch.nn.utils.clip_grad_norm_
         if (coefficient < 1) {
-            for (Group& g : groups_) g.grads.mul_(coefficient);
+            for (Group& g : groups_)
+                g.grads.mul_(coefficient);
         }
     }
     return norm;
@@ -76,7 +79,8 @@ void FlatAdamW::step(double lr) {
 }
 
 void FlatAdamW::zero_grad() {
-    for (Group& g : groups_) g.grads.zero_();
+    for (Group& g : groups_)
+        g.grads.zero_();
 }
 
 torch::Tensor FlatAdamW::exp_avg(const std::string& name) const {

@@ -19,8 +19,8 @@ class FlatAdamW {
 public:
     // Moves each parameter's data into its group's buffer (the parameter becomes a view of it) and gives
     // it a gradient that is a view of the group's gradient buffer. `decays[i]`: weight decay applies.
-    FlatAdamW(const std::vector<std::string>& names, const std::vector<torch::Tensor>& params, const std::vector<bool>& decays,
-              const TrainingConfig& training);
+    FlatAdamW(const std::vector<std::string>& names, const std::vector<torch::Tensor>& params,
+              const std::vector<bool>& decays, const TrainingConfig& training);
 
     // Global L2 norm of all gradients; scales them down to `max_norm` when above (max_norm <= 0: no clip).
     double clip_grad_norm(double max_norm);

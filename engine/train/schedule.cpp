@@ -6,7 +6,8 @@
 
 namespace slipway::train {
 
-Result<LrSchedule> LrSchedule::create(const std::string& kind, double base_lr, int64_t warmup_steps, int64_t total_steps) {
+Result<LrSchedule> LrSchedule::create(const std::string& kind, double base_lr, int64_t warmup_steps,
+                                      int64_t total_steps) {
     LrSchedule s;
     if (kind == "linear") {
         s.kind_ = Kind::kLinear;
@@ -38,16 +39,20 @@ double LrSchedule::multiplier(int64_t step) const {
             return std::max(0.0, 0.5 * (1.0 + std::cos(pi * 0.5 * 2.0 * progress)));
         }
         case Kind::kConstant:
-        case Kind::kConstantWithWarmup: return 1.0;
+        case Kind::kConstantWithWarmup:
+            return 1.0;
     }
     return 1.0;
 }
 
-double LrSchedule::lr(int64_t step) const { return base_lr_ * multiplier(step); }
+double LrSchedule::lr(int64_t step) const {
+    return base_lr_ * multiplier(step);
+}
 
 int64_t total_training_steps(const TrainingConfig& training, int64_t micro_batches_per_epoch) {
     if (training.max_steps) return *training.max_steps;
-    const int64_t per_epoch = std::max<int64_t>(1, micro_batches_per_epoch / training.gradient_accumulation_steps);
+    const int64_t per_epoch =
+        std::max<int64_t>(1, micro_batches_per_epoch / training.gradient_accumulation_steps);
     return static_cast<int64_t>(std::ceil(training.num_train_epochs * static_cast<double>(per_epoch)));
 }
 

@@ -13,7 +13,8 @@ namespace slipway::train {
 class LrSchedule {
 public:
     // `kind` as /training/lr_scheduler_type; warmup in optimizer steps.
-    static Result<LrSchedule> create(const std::string& kind, double base_lr, int64_t warmup_steps, int64_t total_steps);
+    static Result<LrSchedule> create(const std::string& kind, double base_lr, int64_t warmup_steps,
+                                     int64_t total_steps);
 
     // Learning rate used by the optimizer step with 0-based index `step` (HF's LambdaLR after `step`
     // scheduler.step() calls).

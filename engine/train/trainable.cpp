@@ -13,7 +13,9 @@ bool is_embedding_or_head(const std::string& name) {
 }
 
 // HF: no decay for parameters of LayerNorm-like modules and for biases.
-bool decays(const std::string& name) { return name.find("norm") == std::string::npos && name.find("bias") == std::string::npos; }
+bool decays(const std::string& name) {
+    return name.find("norm") == std::string::npos && name.find("bias") == std::string::npos;
+}
 
 }  // namespace
 
@@ -27,8 +29,8 @@ Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const Adapter
         } else if (adapter.method == "embeddings") {
             train = is_embedding_or_head(name);
         } else {  // lora: the adapters (added by model::apply_lora) and modules_to_save
-            train = name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos ||
-                    model::in_modules_to_save(name, adapter);
+            train = name.find(".lora_A.") != std::string::npos ||
+                    name.find(".lora_B.") != std::string::npos || model::in_modules_to_save(name, adapter);
         }
         item.value().set_requires_grad(train);
         if (train) {
@@ -42,7 +44,8 @@ Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const Adapter
 
 std::unique_ptr<FlatAdamW> make_adamw(const Trainable& trainable, const TrainingConfig& t) {
     std::vector<bool> decay;
-    for (const std::string& name : trainable.names) decay.push_back(decays(name));
+    for (const std::string& name : trainable.names)
+        decay.push_back(decays(name));
     return std::make_unique<FlatAdamW>(trainable.names, trainable.tensors, decay, t);
 }
 

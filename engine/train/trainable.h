@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-
 #include "contract/run_config.h"
 #include "contract/status.h"
 #include "model/llama.h"

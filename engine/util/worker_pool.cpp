@@ -3,8 +3,10 @@
 
 namespace slipway {
 
-WorkerPool::WorkerPool(unsigned size) : size_(size > 0 ? size : std::max(1u, std::thread::hardware_concurrency())) {
-    for (unsigned w = 1; w < size_; ++w) threads_.emplace_back(&WorkerPool::loop, this, w);
+WorkerPool::WorkerPool(unsigned size)
+    : size_(size > 0 ? size : std::max(1u, std::thread::hardware_concurrency())) {
+    for (unsigned w = 1; w < size_; ++w)
+        threads_.emplace_back(&WorkerPool::loop, this, w);
 }
 
 WorkerPool::~WorkerPool() {
@@ -13,7 +15,8 @@ WorkerPool::~WorkerPool() {
         stop_ = true;
     }
     start_.notify_all();
-    for (std::thread& t : threads_) t.join();
+    for (std::thread& t : threads_)
+        t.join();
 }
 
 void WorkerPool::run(const std::function<void(unsigned)>& job) {

@@ -5,11 +5,11 @@
 
 #include <qcustomplot.h>
 #include <QAction>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
-#include <QElapsedTimer>
-#include <QFile>
 
 #include "log_plot_widget.h"
 
@@ -109,14 +109,19 @@ TEST(MainWindowFollow, ReplotsALogAsItGrows) {
     auto wait = [] {
         QElapsedTimer t;
         t.start();
-        while (t.elapsed() < 1500) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        while (t.elapsed() < 1500)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
     };
-    write(":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": \"train_loss\", "
-          "\"value\": 3.0, \"metadata\": {\"samples_count\": 8}}\n");
+    write(
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+        "\"train_loss\", "
+        "\"value\": 3.0, \"metadata\": {\"samples_count\": 8}}\n");
     wait();
     EXPECT_EQ(window.plot_widget()->train_loss_graph()->dataCount(), 1);
-    write(":::MLLOG {\"namespace\": \"\", \"time_ms\": 2, \"event_type\": \"POINT_IN_TIME\", \"key\": \"train_loss\", "
-          "\"value\": 2.5, \"metadata\": {\"samples_count\": 16}}\n");
+    write(
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+        "\"train_loss\", "
+        "\"value\": 2.5, \"metadata\": {\"samples_count\": 16}}\n");
     wait();
     EXPECT_EQ(window.plot_widget()->train_loss_graph()->dataCount(), 2);
 }

@@ -10,18 +10,71 @@ namespace slipway {
 namespace {
 
 // The flags of the typical script at the end of seed 000, with the shell variables given values.
-const std::vector<std::string> kSeedScript = {
-    "--model_name_or_path", "/scratch/models/llama3-8b", "--train_file", "/scratch/data/train.jsonl",
-    "--validation_file", "/scratch/tikhomirov/workdir/data/darulm_20_05_24/val.json", "--block_size", "4096",
-    "--preprocessing_num_workers", "96", "--output_dir", "/scratch/out", "--overwrite_output_dir", "--do_train",
-    "--do_eval", "--evaluation_strategy", "steps", "--per_device_train_batch_size", "1",
-    "--per_device_eval_batch_size", "1", "--learning_rate", "2e-4", "--weight_decay", "0.1", "--adam_beta1", "0.9",
-    "--adam_beta2", "0.95", "--adam_epsilon", "1e-05", "--num_train_epochs", "1.0", "--lr_scheduler_type",
-    "cosine", "--warmup_steps", "100", "--save_step", "10000", "--logging_steps", "10", "--save_total_limit",
-    "8", "--bf16", "--bf16_full_eval", "--torch_dtype", "bfloat16", "--gradient_accumulation_steps", "4",
-    "--eval_steps", "1000", "--log_on_each_node", "false", "--peft", "True", "--lora_rank", "32",
-    "--lora_alpha", "128", "--trainable", "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj",
-    "--lora_dropout", "0.05", "--modules_to_save", "embed_tokens,lm_head"};
+const std::vector<std::string> kSeedScript = {"--model_name_or_path",
+                                              "/scratch/models/llama3-8b",
+                                              "--train_file",
+                                              "/scratch/data/train.jsonl",
+                                              "--validation_file",
+                                              "/scratch/tikhomirov/workdir/data/darulm_20_05_24/val.json",
+                                              "--block_size",
+                                              "4096",
+                                              "--preprocessing_num_workers",
+                                              "96",
+                                              "--output_dir",
+                                              "/scratch/out",
+                                              "--overwrite_output_dir",
+                                              "--do_train",
+                                              "--do_eval",
+                                              "--evaluation_strategy",
+                                              "steps",
+                                              "--per_device_train_batch_size",
+                                              "1",
+                                              "--per_device_eval_batch_size",
+                                              "1",
+                                              "--learning_rate",
+                                              "2e-4",
+                                              "--weight_decay",
+                                              "0.1",
+                                              "--adam_beta1",
+                                              "0.9",
+                                              "--adam_beta2",
+                                              "0.95",
+                                              "--adam_epsilon",
+                                              "1e-05",
+                                              "--num_train_epochs",
+                                              "1.0",
+                                              "--lr_scheduler_type",
+                                              "cosine",
+                                              "--warmup_steps",
+                                              "100",
+                                              "--save_step",
+                                              "10000",
+                                              "--logging_steps",
+                                              "10",
+                                              "--save_total_limit",
+                                              "8",
+                                              "--bf16",
+                                              "--bf16_full_eval",
+                                              "--torch_dtype",
+                                              "bfloat16",
+                                              "--gradient_accumulation_steps",
+                                              "4",
+                                              "--eval_steps",
+                                              "1000",
+                                              "--log_on_each_node",
+                                              "false",
+                                              "--peft",
+                                              "True",
+                                              "--lora_rank",
+                                              "32",
+                                              "--lora_alpha",
+                                              "128",
+                                              "--trainable",
+                                              "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj",
+                                              "--lora_dropout",
+                                              "0.05",
+                                              "--modules_to_save",
+                                              "embed_tokens,lm_head"};
 
 TEST(HfFlags, SeedScriptMapsOntoEveryField) {
     RunConfig c;
@@ -55,8 +108,8 @@ TEST(HfFlags, SeedScriptMapsOntoEveryField) {
     EXPECT_EQ(c.adapter.r, 32);
     EXPECT_DOUBLE_EQ(c.adapter.lora_alpha, 128);
     EXPECT_DOUBLE_EQ(c.adapter.lora_dropout, 0.05);
-    EXPECT_EQ(c.adapter.target_modules,
-              (std::vector<std::string>{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}));
+    EXPECT_EQ(c.adapter.target_modules, (std::vector<std::string>{"q_proj", "k_proj", "v_proj", "o_proj",
+                                                                  "gate_proj", "up_proj", "down_proj"}));
     EXPECT_EQ(c.adapter.modules_to_save, (std::vector<std::string>{"embed_tokens", "lm_head"}));
     // do_train, do_eval, bf16_full_eval and log_on_each_node are accepted and explained.
     EXPECT_EQ(report->notes.size(), 4u);
@@ -102,9 +155,9 @@ TEST(HfFlags, RankPatternFromFile) {
 
 TEST(HfFlags, EveryBadFlagIsReportedByName) {
     RunConfig c;
-    const Result<FlagReport> report = apply_hf_flags(
-        c, {"--learnin_rate", "1e-4", "--block_size", "big", "--lora_rank", "4.5", "--fp16", "--bf16=maybe",
-            "--save", "10", "--output_dir", "--wat", "1", "stray"});
+    const Result<FlagReport> report =
+        apply_hf_flags(c, {"--learnin_rate", "1e-4", "--block_size", "big", "--lora_rank", "4.5", "--fp16",
+                           "--bf16=maybe", "--save", "10", "--output_dir", "--wat", "1", "stray"});
     ASSERT_FALSE(report.ok());
     EXPECT_EQ(report.error(),
               "--learnin_rate: unknown flag (did you mean --learning_rate?)\n"

@@ -25,7 +25,7 @@ std::string read_bytes(const std::string& path) {
 
 // A file under the temp dir that is removed when the test ends.
 class TempFile {
-  public:
+public:
     TempFile(const std::string& name, const std::string& bytes)
         : path_(std::filesystem::temp_directory_path() /
                 ("slipway_" + std::to_string(::getpid()) + "_" + name)) {
@@ -35,7 +35,7 @@ class TempFile {
     ~TempFile() { std::filesystem::remove(path_); }
     std::string path() const { return path_.string(); }
 
-  private:
+private:
     std::filesystem::path path_;
 };
 

@@ -124,10 +124,10 @@ TEST(MllogFormat, LineMatchesTheMlcommonsLayout) {
 }
 
 class FakeClock {
-  public:
+public:
     int64_t operator()() { return next_++; }
 
-  private:
+private:
     int64_t next_ = 1700000000000;
 };
 

@@ -59,13 +59,15 @@ TEST(RunConfig, RoundTripKeepsEveryField) {
 TEST(RunConfig, SaveWritesEveryFieldInSchemaOrder) {
     const nlohmann::ordered_json json = to_json(RunConfig{});
     std::vector<std::string> keys;
-    for (const auto& [key, value] : json.items()) keys.push_back(key);
-    const std::vector<std::string> expected = {"schema",   "name",        "comment",     "model",
-                                               "tokenizer", "data",       "training",    "adapter",
-                                               "eval",     "distributed", "slurm",       "container"};
+    for (const auto& [key, value] : json.items())
+        keys.push_back(key);
+    const std::vector<std::string> expected = {"schema",    "name",        "comment",  "model",
+                                               "tokenizer", "data",        "training", "adapter",
+                                               "eval",      "distributed", "slurm",    "container"};
     EXPECT_EQ(keys, expected);
     size_t leaves = 0;
-    for (const auto& [key, value] : json.items()) leaves += value.is_object() ? value.size() : 1;
+    for (const auto& [key, value] : json.items())
+        leaves += value.is_object() ? value.size() : 1;
     EXPECT_EQ(leaves, run_config_fields().size());
     EXPECT_EQ(json["training"].begin().key(), "learning_rate");
     EXPECT_TRUE(json["training"]["max_steps"].is_null());
@@ -112,7 +114,8 @@ TEST(RunConfig, LoadListsEveryProblemWithPointers) {
     ASSERT_FALSE(loaded.ok());
     EXPECT_NE(loaded.error().find("/training/learning_rate: must be > 0, got -1"), std::string::npos)
         << loaded.error();
-    EXPECT_NE(loaded.error().find("/training/per_device_train_batch_size: must be >= 1, got 0"), std::string::npos);
+    EXPECT_NE(loaded.error().find("/training/per_device_train_batch_size: must be >= 1, got 0"),
+              std::string::npos);
 }
 
 TEST(RunConfig, MissingFileIsAnErrorNamingIt) {
@@ -127,7 +130,9 @@ struct UnknownKeyCase {
     std::string message;
 };
 
-void PrintTo(const UnknownKeyCase& c, std::ostream* os) { *os << c.json; }
+void PrintTo(const UnknownKeyCase& c, std::ostream* os) {
+    *os << c.json;
+}
 
 class UnknownKeys : public testing::TestWithParam<UnknownKeyCase> {};
 
@@ -149,7 +154,8 @@ INSTANTIATE_TEST_SUITE_P(
                        "unknown field (did you mean /training/learning_rate?)"},
         UnknownKeyCase{R"({"adapter": {"lora_rank": 16}})", "/adapter/lora_rank",
                        "unknown field (did you mean /adapter/r? the script flag --lora_rank sets it)"},
-        UnknownKeyCase{R"({"slurm": {"gpus": 8}})", "/slurm/gpus", "unknown field (did you mean \"gpus_per_node\"?)"},
+        UnknownKeyCase{R"({"slurm": {"gpus": 8}})", "/slurm/gpus",
+                       "unknown field (did you mean \"gpus_per_node\"?)"},
         UnknownKeyCase{R"({"slurm": {"zzzzzz": 8}})", "/slurm/zzzzzz", "unknown field"},
         UnknownKeyCase{R"({"slurm": {"a/b~c": 1}})", "/slurm/a~1b~0c", "unknown field"},
         UnknownKeyCase{R"({"data": {"warmup_steps": 5}})", "/data/warmup_steps",
@@ -161,7 +167,9 @@ struct TypeCase {
     std::string message;
 };
 
-void PrintTo(const TypeCase& c, std::ostream* os) { *os << c.json; }
+void PrintTo(const TypeCase& c, std::ostream* os) {
+    *os << c.json;
+}
 
 class TypeErrors : public testing::TestWithParam<TypeCase> {};
 
@@ -240,8 +248,10 @@ TEST(RunConfigSchema, EveryFieldIsDocumented) {
         EXPECT_TRUE(f.get && f.set) << f.pointer();
     }
     const std::string doc = run_config_schema_markdown();
-    for (const FieldSpec& f : run_config_fields()) EXPECT_NE(doc.find("`" + f.pointer() + "`"), std::string::npos);
-    EXPECT_NE(doc.find("| `/training/learning_rate` | number | `5e-05` | (0, 1] |"), std::string::npos) << doc;
+    for (const FieldSpec& f : run_config_fields())
+        EXPECT_NE(doc.find("`" + f.pointer() + "`"), std::string::npos);
+    EXPECT_NE(doc.find("| `/training/learning_rate` | number | `5e-05` | (0, 1] |"), std::string::npos)
+        << doc;
 }
 
 TEST(RunConfigSchema, DidYouMeanNeedsACloseWord) {

@@ -24,7 +24,9 @@ struct Case {
     ConfigProblem::Severity severity = ConfigProblem::Severity::kError;
 };
 
-std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.label; }
+std::ostream& operator<<(std::ostream& os, const Case& c) {
+    return os << c.label;
+}
 
 class Validate : public testing::TestWithParam<Case> {};
 
@@ -52,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(
              "must be < 1, got 1"},
         Case{"batch_zero", [](RunConfig& c) { c.training.per_device_train_batch_size = 0; },
              "/training/per_device_train_batch_size", "must be >= 1, got 0"},
-        Case{"block_size_one", [](RunConfig& c) { c.data.block_size = 1; }, "/data/block_size", "must be >= 2, got 1"},
+        Case{"block_size_one", [](RunConfig& c) { c.data.block_size = 1; }, "/data/block_size",
+             "must be >= 2, got 1"},
         Case{"max_steps_zero", [](RunConfig& c) { c.training.max_steps = 0; }, "/training/max_steps",
              "must be >= 1, got 0"},
         Case{"dropout_one", [](RunConfig& c) { c.adapter.lora_dropout = 1.0; }, "/adapter/lora_dropout",
@@ -65,11 +68,12 @@ INSTANTIATE_TEST_SUITE_P(
              "must be one of float32 | bfloat16 | float16, got \"int8\""},
         Case{"schema_other", [](RunConfig& c) { c.schema = "slipway.run/2"; }, "/schema",
              "must be one of slipway.run/1, got \"slipway.run/2\" (did you mean \"slipway.run/1\"?)"},
-        Case{"nan_lr", [](RunConfig& c) { c.training.learning_rate = std::nan(""); }, "/training/learning_rate",
-             "must be finite, got null"},
+        Case{"nan_lr", [](RunConfig& c) { c.training.learning_rate = std::nan(""); },
+             "/training/learning_rate", "must be finite, got null"},
         // Required fields.
         Case{"no_model", [](RunConfig& c) { c.model.path.clear(); }, "/model/path", "is required"},
-        Case{"no_train_file", [](RunConfig& c) { c.data.train_file.clear(); }, "/data/train_file", "is required"},
+        Case{"no_train_file", [](RunConfig& c) { c.data.train_file.clear(); }, "/data/train_file",
+             "is required"},
         Case{"no_name", [](RunConfig& c) { c.name.clear(); }, "/name", "is required"},
         Case{"newline_in_path", [](RunConfig& c) { c.data.train_file = "a\nrm -rf /"; }, "/data/train_file",
              "must not contain control characters (newline, tab, ...)"},
@@ -91,12 +95,12 @@ INSTANTIATE_TEST_SUITE_P(
                  c.training.lr_scheduler_type = "constant";
                  c.training.warmup_steps = 10;
              },
-             "/training/lr_scheduler_type", "\"constant\" ignores warmup; use \"constant_with_warmup\" to warm up",
-             kWarning},
+             "/training/lr_scheduler_type",
+             "\"constant\" ignores warmup; use \"constant_with_warmup\" to warm up", kWarning},
         Case{"target_without_eval_steps", [](RunConfig& c) { c.eval.target = 0.925; }, "/eval/target",
              "a target needs /training/eval_steps to be checked during the run"},
-        Case{"stop_without_target", [](RunConfig& c) { c.eval.stop_at_target = true; }, "/eval/stop_at_target",
-             "needs /eval/target"},
+        Case{"stop_without_target", [](RunConfig& c) { c.eval.stop_at_target = true; },
+             "/eval/stop_at_target", "needs /eval/target"},
         Case{"accuracy_target_above_one",
              [](RunConfig& c) {
                  c.eval.metric = "token_accuracy";
@@ -109,7 +113,8 @@ INSTANTIATE_TEST_SUITE_P(
                  c.training.eval_steps = 10;
                  c.data.validation_split_percentage = 0;
              },
-             "/training/eval_steps", "evaluation needs /data/validation_file or /data/validation_split_percentage > 0"},
+             "/training/eval_steps",
+             "evaluation needs /data/validation_file or /data/validation_split_percentage > 0"},
         Case{"lora_field_with_full",
              [](RunConfig& c) {
                  c.adapter.method = "full";
@@ -124,9 +129,15 @@ INSTANTIATE_TEST_SUITE_P(
              "/adapter/target_modules", "is a LoRA setting, but /adapter/method is \"embeddings\""},
         Case{"lora_without_targets", [](RunConfig& c) { c.adapter.target_modules.clear(); },
              "/adapter/target_modules", "LoRA needs at least one target module"},
-        Case{"bad_module_name", [](RunConfig& c) { c.adapter.target_modules = {"q_proj", "v proj"}; },
+        Case{"bad_module_name",
+             [](RunConfig& c) {
+                 c.adapter.target_modules = {"q_proj", "v proj"};
+             },
              "/adapter/target_modules/1", "must be a module name, got \"v proj\""},
-        Case{"rank_pattern_zero", [](RunConfig& c) { c.adapter.rank_pattern = {{"q_proj", 0}}; },
+        Case{"rank_pattern_zero",
+             [](RunConfig& c) {
+                 c.adapter.rank_pattern = {{"q_proj", 0}};
+             },
              "/adapter/rank_pattern/q_proj", "must be >= 1, got 0"},
         Case{"nccl_on_cpu",
              [](RunConfig& c) {
@@ -149,19 +160,26 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"extra_owned_directive", [](RunConfig& c) { c.slurm.extra = {"--nodes=4"}; }, "/slurm/extra/0",
              "--nodes is set from /slurm/nodes, not through extra"},
         Case{"mount_relative", [](RunConfig& c) { c.slurm.container_mounts = {"data:/data"}; },
-             "/slurm/container_mounts/0", "must be \"/src:/dst[:flags]\" with absolute paths and no commas, got "
-                                          "\"data:/data\""},
+             "/slurm/container_mounts/0",
+             "must be \"/src:/dst[:flags]\" with absolute paths and no commas, got "
+             "\"data:/data\""},
         Case{"image_without_workdir", [](RunConfig& c) { c.slurm.container_image = "/scratch/img.sqsh"; },
-             "/slurm/container_workdir", "empty: the job starts in the image's own working directory", kWarning},
-        Case{"pip_unpinned", [](RunConfig& c) { c.container.pip_packages = {"peft"}; }, "/container/pip_packages/0",
-             "must be pinned as name==version, got \"peft\""},
+             "/slurm/container_workdir", "empty: the job starts in the image's own working directory",
+             kWarning},
+        Case{"pip_unpinned", [](RunConfig& c) { c.container.pip_packages = {"peft"}; },
+             "/container/pip_packages/0", "must be pinned as name==version, got \"peft\""},
         Case{"pip_reinstalls_torch", [](RunConfig& c) { c.container.pip_packages = {"torch==2.3.0"}; },
              "/container/pip_packages/0", "torch comes with the NGC base image and must not be reinstalled"},
         Case{"apt_injection", [](RunConfig& c) { c.container.apt_packages = {"vim && curl evil"}; },
-             "/container/apt_packages/0", "must be a Debian package name[=version], got \"vim && curl evil\""},
-        Case{"secret_in_env", [](RunConfig& c) { c.container.env = {{"HF_TOKEN", "hf_abc"}}; },
+             "/container/apt_packages/0",
+             "must be a Debian package name[=version], got \"vim && curl evil\""},
+        Case{"secret_in_env",
+             [](RunConfig& c) {
+                 c.container.env = {{"HF_TOKEN", "hf_abc"}};
+             },
              "/container/env/HF_TOKEN",
-             "looks like a secret: secrets never go into a run config (keep them in the cluster's environment or "
+             "looks like a secret: secrets never go into a run config (keep them in the cluster's "
+             "environment or "
              "the system keychain)"}),
     [](const testing::TestParamInfo<Case>& info) { return info.param.label; });
 
@@ -199,8 +217,9 @@ TEST(Validate, WarningsDoNotCountAsErrors) {
     const ConfigProblems problems = validate(c);
     ASSERT_EQ(problems.size(), 1u);
     EXPECT_FALSE(has_errors(problems));
-    EXPECT_EQ(problems[0].to_string(),
-              "/slurm/container_workdir: warning: empty: the job starts in the image's own working directory");
+    EXPECT_EQ(
+        problems[0].to_string(),
+        "/slurm/container_workdir: warning: empty: the job starts in the image's own working directory");
 }
 
 }  // namespace

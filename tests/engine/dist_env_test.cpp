@@ -28,7 +28,8 @@ TEST(Nodelist, ExpandsLikeScontrolShowHostnames) {
     for (const std::string bad : {"gpu[01-03", "gpu]", "gpu[3-1]", "gpu[a-b]", ""}) {
         EXPECT_FALSE(expand_nodelist(bad).ok()) << bad;
     }
-    EXPECT_EQ(expand_nodelist("gpu[3-1]").error(), "nodelist \"gpu[3-1]\": bad range \"3-1\" in \"gpu[3-1]\"");
+    EXPECT_EQ(expand_nodelist("gpu[3-1]").error(),
+              "nodelist \"gpu[3-1]\": bad range \"3-1\" in \"gpu[3-1]\"");
 }
 
 TEST(TasksPerNode, ExpandsRepeats) {
@@ -52,7 +53,8 @@ EnvLookup lookup(const std::map<std::string, std::string>& vars) {
     };
 }
 
-DistEnv make(int64_t rank, int64_t world, int64_t local, int64_t local_world, int64_t node, std::string addr, int port, std::string source) {
+DistEnv make(int64_t rank, int64_t world, int64_t local, int64_t local_world, int64_t node, std::string addr,
+             int port, std::string source) {
     return {rank, world, local, local_world, node, std::move(addr), port, std::move(source)};
 }
 
@@ -60,32 +62,65 @@ TEST(DistEnvResolve, PrecedenceAndConsistency) {
     const std::vector<EnvCase> cases = {
         {"nothing set: one local process", {}, make(0, 1, 0, 1, 0, "127.0.0.1", 29500, "single"), ""},
         {"torchrun",
-         {{"RANK", "5"}, {"WORLD_SIZE", "16"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"}, {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29400"}},
+         {{"RANK", "5"},
+          {"WORLD_SIZE", "16"},
+          {"LOCAL_RANK", "1"},
+          {"LOCAL_WORLD_SIZE", "4"},
+          {"MASTER_ADDR", "10.0.0.1"},
+          {"MASTER_PORT", "29400"}},
          make(5, 16, 1, 4, 1, "10.0.0.1", 29400, "torchrun"),
          ""},
         {"slurm: master = first host, port from the job id",
-         {{"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "16"}, {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "1"}, {"SLURM_TASKS_PER_NODE", "8(x2)"},
-          {"SLURM_JOB_NODELIST", "gpu[03-04]"}, {"SLURM_JOB_ID", "123456"}},
+         {{"SLURM_PROCID", "9"},
+          {"SLURM_NTASKS", "16"},
+          {"SLURM_LOCALID", "1"},
+          {"SLURM_NODEID", "1"},
+          {"SLURM_TASKS_PER_NODE", "8(x2)"},
+          {"SLURM_JOB_NODELIST", "gpu[03-04]"},
+          {"SLURM_JOB_ID", "123456"}},
          make(9, 16, 1, 8, 1, "gpu03", 20000 + 123456 % 20000, "slurm"),
          ""},
         {"slurm: the step's nodelist wins over the job's",
-         {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_NODELIST", "b[2-3]"}, {"SLURM_JOB_NODELIST", "a[1-4]"},
-          {"SLURM_TASKS_PER_NODE", "1(x2)"}, {"MASTER_PORT", "31000"}},
+         {{"SLURM_PROCID", "0"},
+          {"SLURM_NTASKS", "2"},
+          {"SLURM_STEP_NODELIST", "b[2-3]"},
+          {"SLURM_JOB_NODELIST", "a[1-4]"},
+          {"SLURM_TASKS_PER_NODE", "1(x2)"},
+          {"MASTER_PORT", "31000"}},
          make(0, 2, 0, 1, 0, "b2", 31000, "slurm"),
          ""},
         {"torchrun wins over slurm",
-         {{"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "3"}, {"LOCAL_WORLD_SIZE", "4"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"},
+         {{"RANK", "3"},
+          {"WORLD_SIZE", "8"},
+          {"LOCAL_RANK", "3"},
+          {"LOCAL_WORLD_SIZE", "4"},
+          {"SLURM_PROCID", "0"},
+          {"SLURM_NTASKS", "2"},
           {"MASTER_ADDR", "head"}},
          make(3, 8, 3, 4, 0, "head", 29500, "torchrun"),
          ""},
-        {"rank outside the world", {{"RANK", "4"}, {"WORLD_SIZE", "4"}}, {},
-         "rank must be in [0, world size) (torchrun: rank 4, world size 4, local rank 0, local world size 4)"},
-        {"torchrun and slurm disagree", {{"RANK", "0"}, {"WORLD_SIZE", "6"}, {"LOCAL_WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}},
-         {}, "WORLD_SIZE=6 (torchrun) disagrees with SLURM_NTASKS=4"},
+        {"rank outside the world",
+         {{"RANK", "4"}, {"WORLD_SIZE", "4"}},
+         {},
+         "rank must be in [0, world size) (torchrun: rank 4, world size 4, local rank 0, local world size "
+         "4)"},
+        {"torchrun and slurm disagree",
+         {{"RANK", "0"},
+          {"WORLD_SIZE", "6"},
+          {"LOCAL_WORLD_SIZE", "2"},
+          {"SLURM_PROCID", "0"},
+          {"SLURM_NTASKS", "4"}},
+         {},
+         "WORLD_SIZE=6 (torchrun) disagrees with SLURM_NTASKS=4"},
         {"bad number", {{"RANK", "one"}, {"WORLD_SIZE", "2"}}, {}, "RANK=\"one\" is not an integer"},
         {"bad port", {{"MASTER_PORT", "70000"}}, {}, "MASTER_PORT=70000 is not a TCP port"},
-        {"node id beyond the task list", {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_NODEID", "2"}, {"SLURM_TASKS_PER_NODE", "1(x2)"}},
-         {}, "SLURM_NODEID=2 but SLURM_TASKS_PER_NODE=\"1(x2)\" lists 2 nodes"},
+        {"node id beyond the task list",
+         {{"SLURM_PROCID", "0"},
+          {"SLURM_NTASKS", "2"},
+          {"SLURM_NODEID", "2"},
+          {"SLURM_TASKS_PER_NODE", "1(x2)"}},
+         {},
+         "SLURM_NODEID=2 but SLURM_TASKS_PER_NODE=\"1(x2)\" lists 2 nodes"},
     };
     for (const EnvCase& c : cases) {
         const Result<DistEnv> env = resolve_dist_env(lookup(c.vars));

@@ -63,9 +63,11 @@ TEST(EngineCli, ValidateListsEveryProblemAndFails) {
         "training": {"learning_rate": -1, "lr_scheduler": "cosine"}, "slurm": {"time": "forever"}})";
     const ProcessResult run = engine("config validate " + path + " " + kPresets + "/demo-tiny.json");
     EXPECT_EQ(run.exit_code, 1);
-    EXPECT_NE(run.err.find(path + ": /training/learning_rate: must be > 0, got -1"), std::string::npos) << run.err;
-    EXPECT_NE(run.err.find(path + ": /training/lr_scheduler: unknown field (did you mean \"lr_scheduler_type\"?)"),
-              std::string::npos)
+    EXPECT_NE(run.err.find(path + ": /training/learning_rate: must be > 0, got -1"), std::string::npos)
+        << run.err;
+    EXPECT_NE(
+        run.err.find(path + ": /training/lr_scheduler: unknown field (did you mean \"lr_scheduler_type\"?)"),
+        std::string::npos)
         << run.err;
     EXPECT_NE(run.err.find(path + ": /slurm/time: must be minutes"), std::string::npos) << run.err;
     EXPECT_NE(run.out.find("demo-tiny.json: ok"), std::string::npos) << "the other file is still checked";
@@ -92,9 +94,12 @@ TEST(EngineCli, PrintFillsDefaults) {
 
 TEST(EngineCli, FromArgsBuildsTheSeedRun) {
     const ProcessResult run = engine(
-        "config from-args -- --model_name_or_path /models/llama --train_file /data/train.jsonl --block_size 4096 "
-        "--learning_rate 1e-4 --weight_decay 0.1 --adam_beta2 0.95 --lr_scheduler_type cosine --warmup_steps 100 "
-        "--bf16 --gradient_accumulation_steps 4 --peft True --lora_rank 32 --trainable q_proj,v_proj --do_train");
+        "config from-args -- --model_name_or_path /models/llama --train_file /data/train.jsonl --block_size "
+        "4096 "
+        "--learning_rate 1e-4 --weight_decay 0.1 --adam_beta2 0.95 --lr_scheduler_type cosine --warmup_steps "
+        "100 "
+        "--bf16 --gradient_accumulation_steps 4 --peft True --lora_rank 32 --trainable q_proj,v_proj "
+        "--do_train");
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const nlohmann::json printed = nlohmann::json::parse(run.out);
     EXPECT_EQ(printed["model"]["path"], "/models/llama");
@@ -110,7 +115,8 @@ TEST(EngineCli, FromArgsRejectsBadFlags) {
     const ProcessResult run = engine("config from-args -- --learning_rate fast --lora_rnk 8");
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_NE(run.err.find("--learning_rate: expected a number, got \"fast\""), std::string::npos) << run.err;
-    EXPECT_NE(run.err.find("--lora_rnk: unknown flag (did you mean --lora_rank?)"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("--lora_rnk: unknown flag (did you mean --lora_rank?)"), std::string::npos)
+        << run.err;
     EXPECT_EQ(run.out, "");
 }
 
@@ -137,13 +143,15 @@ std::vector<std::vector<int>> ids_of(const std::string& jsonl) {
     std::vector<std::vector<int>> out;
     std::istringstream in(jsonl);
     std::string line;
-    while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line)["ids"].get<std::vector<int>>());
+    while (std::getline(in, line))
+        out.push_back(nlohmann::json::parse(line)["ids"].get<std::vector<int>>());
     return out;
 }
 
 TEST(EngineCliTokenize, KeepsInputOrderWithManyThreadsAndRoundTrips) {
     std::string input;
-    for (int i = 0; i < 9000; ++i) input += nlohmann::json{{"text", "строка " + std::to_string(i) + " line"}}.dump() + "\n";
+    for (int i = 0; i < 9000; ++i)
+        input += nlohmann::json{{"text", "строка " + std::to_string(i) + " line"}}.dump() + "\n";
     const std::string in = write_temp("tokenize_in.jsonl", input);
     const ProcessResult one = engine("tokenize --threads 1 --tokenizer " + kDemoTokenizer + " < " + in);
     const ProcessResult four = engine("tokenize --threads 4 --tokenizer " + kDemoTokenizer + " < " + in);
@@ -160,7 +168,8 @@ TEST(EngineCliTokenize, KeepsInputOrderWithManyThreadsAndRoundTrips) {
 }
 
 TEST(EngineCliTokenize, BadLineNamesItsNumber) {
-    const std::string in = write_temp("tokenize_bad.jsonl", "{\"text\": \"ok\"}\n{\"text\": 5}\n{broken\n{\"body\": \"x\"}\n");
+    const std::string in =
+        write_temp("tokenize_bad.jsonl", "{\"text\": \"ok\"}\n{\"text\": 5}\n{broken\n{\"body\": \"x\"}\n");
     const ProcessResult strict = engine("tokenize --tokenizer " + kDemoTokenizer + " < " + in);
     EXPECT_EQ(strict.exit_code, 1);
     EXPECT_EQ(strict.err, "stdin:2: field \"text\" is not a string\n");
@@ -174,7 +183,8 @@ TEST(EngineCliTokenize, BadLineNamesItsNumber) {
 
 TEST(EngineCliTokenize, OtherFieldAndSpecialTokens) {
     const std::string in = write_temp("tokenize_field.jsonl", "{\"body\": \"hi\"}\n");
-    const ProcessResult run = engine("tokenize --field body --add-special-tokens --tokenizer " + kDemoTokenizer + " < " + in);
+    const ProcessResult run =
+        engine("tokenize --field body --add-special-tokens --tokenizer " + kDemoTokenizer + " < " + in);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const std::vector<std::vector<int>> ids = ids_of(run.out);
     ASSERT_EQ(ids.size(), 1u);
@@ -195,7 +205,8 @@ TEST(EngineCliTokenizer, TrainWritesATokenizerThatEncodes) {
 
 TEST(EngineCliTokenizer, TrainNamesTheBadLine) {
     const std::string corpus = write_temp("train_bad.jsonl", "{\"text\": \"a\"}\n\n{\"text\": [1]}\n");
-    const ProcessResult run = engine("tokenizer train --corpus " + corpus + " --vocab-size 300 --out /tmp/never.json");
+    const ProcessResult run =
+        engine("tokenizer train --corpus " + corpus + " --vocab-size 300 --out /tmp/never.json");
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_NE(run.err.find(corpus + ":3: field \"text\" is not a string"), std::string::npos) << run.err;
 }

@@ -38,7 +38,8 @@ std::vector<nlohmann::json> jsonl(const std::string& path) {
     std::vector<nlohmann::json> out;
     std::istringstream in(slurp(path));
     std::string line;
-    while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+    while (std::getline(in, line))
+        out.push_back(nlohmann::json::parse(line));
     return out;
 }
 
@@ -49,26 +50,41 @@ protected:
         dir_ = fs::path(testing::TempDir()) / ("lora_cli_" + std::to_string(getpid()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
-        std::ofstream(dir_ / "config.json") << R"({"vocab_size": 4096, "hidden_size": 32, "intermediate_size": 64,
+        std::ofstream(dir_ / "config.json")
+            << R"({"vocab_size": 4096, "hidden_size": 32, "intermediate_size": 64,
             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 128,
             "initializer_range": 0.1})";
-        ASSERT_EQ(sh(kEngine + " init-model --config " + (dir_ / "config.json").string() + " --out " + (dir_ / "base").string() +
-                     " --seed 3 > /dev/null"), 0);
+        ASSERT_EQ(sh(kEngine + " init-model --config " + (dir_ / "config.json").string() + " --out " +
+                     (dir_ / "base").string() + " --seed 3 > /dev/null"),
+                  0);
         std::ifstream corpus(kSource + "/resources/demo/corpus.jsonl");
         std::ofstream data(dir_ / "data.jsonl");
         std::string line;
-        for (int i = 0; i < 400 && std::getline(corpus, line); ++i) data << line << "\n";
+        for (int i = 0; i < 400 && std::getline(corpus, line); ++i)
+            data << line << "\n";
         data.close();
         const nlohmann::json config = {
             {"name", "lora"},
             {"model", {{"path", (dir_ / "base").string()}, {"dtype", "float32"}}},
             {"tokenizer", {{"path", kSource + "/resources/demo/tokenizer.json"}}},
-            {"data", {{"train_file", (dir_ / "data.jsonl").string()}, {"block_size", 32}, {"validation_split_percentage", 0},
-                      {"cache_dir", (dir_ / "cache").string()}}},
-            {"training", {{"learning_rate", 1e-2}, {"max_steps", 6}, {"per_device_train_batch_size", 4}, {"logging_steps", 1},
-                          {"output_dir", (dir_ / "adapter").string()}}},
-            {"adapter", {{"method", "lora"}, {"r", 4}, {"lora_alpha", 8}, {"target_modules", {"q_proj", "v_proj", "down_proj"}},
-                         {"rank_pattern", {{"layers.1.mlp.down_proj", 2}}}, {"modules_to_save", {"lm_head"}}}},
+            {"data",
+             {{"train_file", (dir_ / "data.jsonl").string()},
+              {"block_size", 32},
+              {"validation_split_percentage", 0},
+              {"cache_dir", (dir_ / "cache").string()}}},
+            {"training",
+             {{"learning_rate", 1e-2},
+              {"max_steps", 6},
+              {"per_device_train_batch_size", 4},
+              {"logging_steps", 1},
+              {"output_dir", (dir_ / "adapter").string()}}},
+            {"adapter",
+             {{"method", "lora"},
+              {"r", 4},
+              {"lora_alpha", 8},
+              {"target_modules", {"q_proj", "v_proj", "down_proj"}},
+              {"rank_pattern", {{"layers.1.mlp.down_proj", 2}}},
+              {"modules_to_save", {"lm_head"}}}},
             {"slurm", {{"gpus_per_node", 0}}},
         };
         std::ofstream(dir_ / "run.json") << config.dump(2);
@@ -80,15 +96,18 @@ protected:
         std::ofstream tokens(dir_ / "tokens.jsonl");
         for (int n : {20, 64, 7}) {
             nlohmann::json ids = nlohmann::json::array();
-            for (int i = 0; i < n; ++i) ids.push_back((i * 7919 + n * 131) % 4096);
+            for (int i = 0; i < n; ++i)
+                ids.push_back((i * 7919 + n * 131) % 4096);
             tokens << nlohmann::json{{"ids", ids}}.dump() << "\n";
         }
     }
 
-    std::vector<nlohmann::json> score(const std::string& model, const std::string& adapter, const std::string& out_name) {
+    std::vector<nlohmann::json> score(const std::string& model, const std::string& adapter,
+                                      const std::string& out_name) {
         const std::string out = (dir_ / out_name).string();
-        const std::string command = kEngine + " score --threads 1 --model " + model + (adapter.empty() ? "" : " --adapter " + adapter) +
-                                    " --tokens " + (dir_ / "tokens.jsonl").string() + " > " + out;
+        const std::string command = kEngine + " score --threads 1 --model " + model +
+                                    (adapter.empty() ? "" : " --adapter " + adapter) + " --tokens " +
+                                    (dir_ / "tokens.jsonl").string() + " > " + out;
         EXPECT_EQ(sh(command), 0) << command;
         return jsonl(out);
     }
@@ -98,7 +117,8 @@ protected:
 fs::path LoraCli::dir_;
 
 TEST_F(LoraCli, WritesAPeftAdapter) {
-    const nlohmann::json config = nlohmann::json::parse(slurp((dir_ / "adapter" / "adapter_config.json").string()));
+    const nlohmann::json config =
+        nlohmann::json::parse(slurp((dir_ / "adapter" / "adapter_config.json").string()));
     EXPECT_EQ(config["peft_type"], "LORA");
     EXPECT_EQ(config["task_type"], "CAUSAL_LM");
     EXPECT_EQ(config["r"], 4);
@@ -107,21 +127,28 @@ TEST_F(LoraCli, WritesAPeftAdapter) {
     EXPECT_EQ(config["modules_to_save"], nlohmann::json({"lm_head"}));
     EXPECT_EQ(config["base_model_name_or_path"], (dir_ / "base").string());
     EXPECT_FALSE(fs::exists(dir_ / "adapter" / "model.safetensors"));
-    auto adapter = slipway::io::Checkpoint::open_file((dir_ / "adapter" / "adapter_model.safetensors").string());
+    auto adapter =
+        slipway::io::Checkpoint::open_file((dir_ / "adapter" / "adapter_model.safetensors").string());
     ASSERT_TRUE(adapter.ok()) << adapter.error();
     const auto& t = adapter->tensors();
     EXPECT_EQ(t.size(), 2u * 3u * 2u + 1u);  // 2 layers x 3 targets x (A, B) + lm_head
-    EXPECT_EQ(t.at("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight").shape, (std::vector<int64_t>{4, 32}));
-    EXPECT_EQ(t.at("base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight").shape, (std::vector<int64_t>{32, 4}));
-    EXPECT_EQ(t.at("base_model.model.model.layers.0.self_attn.v_proj.lora_B.weight").shape, (std::vector<int64_t>{16, 4}));
-    EXPECT_EQ(t.at("base_model.model.model.layers.1.mlp.down_proj.lora_A.weight").shape, (std::vector<int64_t>{2, 64}));  // rank_pattern
+    EXPECT_EQ(t.at("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight").shape,
+              (std::vector<int64_t>{4, 32}));
+    EXPECT_EQ(t.at("base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight").shape,
+              (std::vector<int64_t>{32, 4}));
+    EXPECT_EQ(t.at("base_model.model.model.layers.0.self_attn.v_proj.lora_B.weight").shape,
+              (std::vector<int64_t>{16, 4}));
+    EXPECT_EQ(t.at("base_model.model.model.layers.1.mlp.down_proj.lora_A.weight").shape,
+              (std::vector<int64_t>{2, 64}));  // rank_pattern
     EXPECT_EQ(t.at("base_model.model.lm_head.weight").shape, (std::vector<int64_t>{4096, 32}));
     EXPECT_TRUE(fs::exists(dir_ / "adapter" / "tokenizer.json"));
 }
 
 TEST_F(LoraCli, AdapterEqualsMergedModelAndTheReference) {
     const std::string base = (dir_ / "base").string(), adapter = (dir_ / "adapter").string();
-    ASSERT_EQ(sh(kEngine + " merge --model " + base + " --adapter " + adapter + " --out " + (dir_ / "merged").string() + " > /dev/null"), 0);
+    ASSERT_EQ(sh(kEngine + " merge --model " + base + " --adapter " + adapter + " --out " +
+                 (dir_ / "merged").string() + " > /dev/null"),
+              0);
     const std::vector<nlohmann::json> with_adapter = score(base, adapter, "scores_adapter.jsonl");
     const std::vector<nlohmann::json> merged = score((dir_ / "merged").string(), "", "scores_merged.jsonl");
     const std::vector<nlohmann::json> plain = score(base, "", "scores_base.jsonl");
@@ -132,17 +159,20 @@ TEST_F(LoraCli, AdapterEqualsMergedModelAndTheReference) {
         EXPECT_NEAR(a, m, 1e-5 * std::fabs(m)) << i;
         EXPECT_GT(std::fabs(a - plain[i]["loss"].get<double>()), 1e-3) << "the adapter must change the model";
     }
-    const std::string reference = "/usr/bin/python3 " + kSource + "/tests/reference/llama_reference.py score --model " + base +
-                                  " --adapter " + adapter + " --tokens " + (dir_ / "tokens.jsonl").string() + " --engine-scores " +
-                                  (dir_ / "scores_adapter.jsonl").string();
+    const std::string reference = "/usr/bin/python3 " + kSource +
+                                  "/tests/reference/llama_reference.py score --model " + base +
+                                  " --adapter " + adapter + " --tokens " + (dir_ / "tokens.jsonl").string() +
+                                  " --engine-scores " + (dir_ / "scores_adapter.jsonl").string();
     EXPECT_EQ(sh(reference), 0) << reference;
 }
 
 TEST_F(LoraCli, ZeroBScoresExactlyLikeTheBase) {
     const fs::path zero = dir_ / "zero_b";
     fs::create_directories(zero);
-    fs::copy_file(dir_ / "adapter" / "adapter_config.json", zero / "adapter_config.json", fs::copy_options::overwrite_existing);
-    auto adapter = slipway::io::Checkpoint::open_file((dir_ / "adapter" / "adapter_model.safetensors").string());
+    fs::copy_file(dir_ / "adapter" / "adapter_config.json", zero / "adapter_config.json",
+                  fs::copy_options::overwrite_existing);
+    auto adapter =
+        slipway::io::Checkpoint::open_file((dir_ / "adapter" / "adapter_model.safetensors").string());
     ASSERT_TRUE(adapter.ok());
     std::map<std::string, slipway::io::TensorView> views;
     std::vector<std::vector<uint8_t>> buffers;
@@ -150,7 +180,8 @@ TEST_F(LoraCli, ZeroBScoresExactlyLikeTheBase) {
     for (const auto& [name, view] : adapter->tensors()) {
         if (name.find("lm_head") != std::string::npos) continue;  // modules_to_save would change the base
         buffers.emplace_back(view.data, view.data + view.nbytes);
-        if (name.find("lora_B") != std::string::npos) std::fill(buffers.back().begin(), buffers.back().end(), 0);
+        if (name.find("lora_B") != std::string::npos)
+            std::fill(buffers.back().begin(), buffers.back().end(), 0);
         slipway::io::TensorView copy = view;
         copy.data = buffers.back().data();
         views[name] = copy;
@@ -159,19 +190,22 @@ TEST_F(LoraCli, ZeroBScoresExactlyLikeTheBase) {
     nlohmann::json config = nlohmann::json::parse(slurp((zero / "adapter_config.json").string()));
     config["modules_to_save"] = nullptr;
     std::ofstream(zero / "adapter_config.json") << config.dump(2);
-    const std::vector<nlohmann::json> fresh = score((dir_ / "base").string(), zero.string(), "scores_zero.jsonl");
+    const std::vector<nlohmann::json> fresh =
+        score((dir_ / "base").string(), zero.string(), "scores_zero.jsonl");
     const std::vector<nlohmann::json> plain = score((dir_ / "base").string(), "", "scores_base2.jsonl");
     ASSERT_EQ(fresh.size(), plain.size());
-    for (size_t i = 0; i < fresh.size(); ++i) EXPECT_EQ(fresh[i]["loss"], plain[i]["loss"]) << i;
+    for (size_t i = 0; i < fresh.size(); ++i)
+        EXPECT_EQ(fresh[i]["loss"], plain[i]["loss"]) << i;
 }
 
 TEST_F(LoraCli, BadAdapterIsNamed) {
     const fs::path bad = dir_ / "bad_adapter";
     fs::create_directories(bad);
-    std::ofstream(bad / "adapter_config.json") << R"({"peft_type": "LORA", "r": 4, "lora_alpha": 8, "target_modules": ["q_proj"]})";
+    std::ofstream(bad / "adapter_config.json")
+        << R"({"peft_type": "LORA", "r": 4, "lora_alpha": 8, "target_modules": ["q_proj"]})";
     const std::string err = (dir_ / "bad.err").string();
-    EXPECT_EQ(sh(kEngine + " score --model " + (dir_ / "base").string() + " --adapter " + bad.string() + " --tokens " +
-                 (dir_ / "tokens.jsonl").string() + " > /dev/null 2> " + err),
+    EXPECT_EQ(sh(kEngine + " score --model " + (dir_ / "base").string() + " --adapter " + bad.string() +
+                 " --tokens " + (dir_ / "tokens.jsonl").string() + " > /dev/null 2> " + err),
               1);
     EXPECT_NE(slurp(err).find(bad.string() + "/adapter_model.safetensors"), std::string::npos) << slurp(err);
 }

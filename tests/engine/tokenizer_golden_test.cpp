@@ -28,7 +28,8 @@ std::vector<nlohmann::json> read_jsonl(const std::string& path) {
     EXPECT_TRUE(in.good()) << path;
     std::vector<nlohmann::json> out;
     std::string line;
-    while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+    while (std::getline(in, line))
+        out.push_back(nlohmann::json::parse(line));
     return out;
 }
 
@@ -77,7 +78,8 @@ TEST_P(Golden, SpecialTokensEqualTheHfLibrary) {
 
 TEST_P(Golden, DecodeEqualsTheHfLibrary) {
     const std::vector<nlohmann::json> ids = read_jsonl(kData + "/golden-" + GetParam() + ".jsonl");
-    const std::vector<nlohmann::json> decoded = read_jsonl(kData + "/golden-" + GetParam() + "-decoded.jsonl");
+    const std::vector<nlohmann::json> decoded =
+        read_jsonl(kData + "/golden-" + GetParam() + "-decoded.jsonl");
     ASSERT_EQ(ids.size(), decoded.size());
     size_t mismatches = 0, lossless = 0;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -92,7 +94,9 @@ TEST_P(Golden, DecodeEqualsTheHfLibrary) {
     EXPECT_EQ(mismatches, 0u);
     // Llama-3 is lossless on everything; Qwen3 normalizes to NFC; the SentencePiece style loses the space
     // after special tokens written in text (a handful of lines).
-    if (GetParam() == "llama3") EXPECT_EQ(lossless, ids.size());
+    if (GetParam() == "llama3") {
+        EXPECT_EQ(lossless, ids.size());
+    }
     EXPECT_GT(lossless, ids.size() * 95 / 100);
 }
 
@@ -110,7 +114,8 @@ TEST(GoldenTrained, HfLibraryEncodesOurTrainedTokenizerLikeWeDo) {
     ASSERT_EQ(golden.size(), corpus.size());
     size_t mismatches = 0;
     for (size_t i = 0; i < corpus.size(); ++i) {
-        mismatches += t->encode(corpus[i]["text"].get<std::string>()) != golden[i]["ids"].get<std::vector<int32_t>>();
+        mismatches +=
+            t->encode(corpus[i]["text"].get<std::string>()) != golden[i]["ids"].get<std::vector<int32_t>>();
     }
     EXPECT_EQ(mismatches, 0u);
     EXPECT_GT(t->vocab_size(), 1000u);
@@ -131,11 +136,13 @@ TEST(GoldenMetaspace, IdsAndDecodeEqualTheHfLibrary) {
     for (size_t i = 0; i < corpus.size(); ++i) {
         const std::vector<int32_t> expected = golden[i]["ids"].get<std::vector<int32_t>>();
         const std::vector<int32_t> ids = t->encode(corpus[i]["text"].get<std::string>());
-        if (ids != expected && ++id_mismatches <= 5) ADD_FAILURE() << "line " << i + 1 << " " << preview(corpus[i]["text"].get<std::string>());
+        if (ids != expected && ++id_mismatches <= 5)
+            ADD_FAILURE() << "line " << i + 1 << " " << preview(corpus[i]["text"].get<std::string>());
         const Result<std::string> text = t->decode(expected);
         ASSERT_TRUE(text.ok());
         if (*text != decoded[i]["text"].get<std::string>() && ++text_mismatches <= 5) {
-            ADD_FAILURE() << "decode line " << i + 1 << ": " << preview(*text) << " vs HF " << preview(decoded[i]["text"].get<std::string>());
+            ADD_FAILURE() << "decode line " << i + 1 << ": " << preview(*text) << " vs HF "
+                          << preview(decoded[i]["text"].get<std::string>());
         }
     }
     EXPECT_EQ(id_mismatches, 0u);

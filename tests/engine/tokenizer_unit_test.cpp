@@ -15,42 +15,43 @@ namespace {
 
 // A SentencePiece-style tokenizer (Llama-2 layout) over a tiny vocab.
 nlohmann::json sentencepiece_json() {
-    nlohmann::json vocab = {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"▁", 3}, {"a", 4}, {"b", 5},
-                            {"c", 6},     {"ab", 7},  {"▁ab", 8}, {"abc", 9}, {"▁a", 10}};
+    nlohmann::json vocab = {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"▁", 3},   {"a", 4},  {"b", 5},
+                            {"c", 6},     {"ab", 7},  {"▁ab", 8},  {"abc", 9}, {"▁a", 10}};
     for (int b = 0; b < 256; ++b) {
         char name[8];
         std::snprintf(name, sizeof(name), "<0x%02X>", b);
         vocab[name] = 11 + b;
     }
-    return {
-        {"added_tokens",
-         {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
-          {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
-          {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
-        {"normalizer",
-         {{"type", "Sequence"},
-          {"normalizers",
-           {{{"type", "Prepend"}, {"prepend", "▁"}},
-            {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}}}}},
-        {"pre_tokenizer", nullptr},
-        {"post_processor",
-         {{"type", "TemplateProcessing"},
-          {"single", {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
-          {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}},
-        {"decoder",
-         {{"type", "Sequence"},
-          {"decoders",
-           {{{"type", "Replace"}, {"pattern", {{"String", "▁"}}}, {"content", " "}},
-            {{"type", "ByteFallback"}},
-            {{"type", "Fuse"}},
-            {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
-        {"model",
-         {{"type", "BPE"},
-          {"unk_token", "<unk>"},
-          {"byte_fallback", true},
-          {"fuse_unk", true},
-          {"vocab", vocab},
-          {"merges", {"a b", "▁ ab", "ab c", "▁ a"}}}}};
+    return {{"added_tokens",
+             {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
+              {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
+              {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
+            {"normalizer",
+             {{"type", "Sequence"},
+              {"normalizers",
+               {{{"type", "Prepend"}, {"prepend", "▁"}},
+                {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}}}}},
+            {"pre_tokenizer", nullptr},
+            {"post_processor",
+             {{"type", "TemplateProcessing"},
+              {"single",
+               {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
+                {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+              {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}},
+            {"decoder",
+             {{"type", "Sequence"},
+              {"decoders",
+               {{{"type", "Replace"}, {"pattern", {{"String", "▁"}}}, {"content", " "}},
+                {{"type", "ByteFallback"}},
+                {{"type", "Fuse"}},
+                {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
+            {"model",
+             {{"type", "BPE"},
+              {"unk_token", "<unk>"},
+              {"byte_fallback", true},
+              {"fuse_unk", true},
+              {"vocab", vocab},
+              {"merges", {"a b", "▁ ab", "ab c", "▁ a"}}}}};
 }
 
 Tokenizer load(const nlohmann::json& json) {
@@ -113,11 +114,13 @@ TEST(Tokenizer, UnsupportedComponentsAreNamed) {
     EXPECT_EQ(Tokenizer::from_json(json).error(), "post_processor \"BertProcessing\" is not supported");
     json = sentencepiece_json();
     json["model"]["merges"].push_back("a zz");
-    EXPECT_EQ(Tokenizer::from_json(json).error(), "model.merges[4]: \"a zz\" uses a token missing from the vocab");
+    EXPECT_EQ(Tokenizer::from_json(json).error(),
+              "model.merges[4]: \"a zz\" uses a token missing from the vocab");
 }
 
 TEST(Tokenizer, MissingFileIsNamed) {
-    EXPECT_EQ(Tokenizer::from_file("/nonexistent/tokenizer.json").error(), "/nonexistent/tokenizer.json: cannot open file");
+    EXPECT_EQ(Tokenizer::from_file("/nonexistent/tokenizer.json").error(),
+              "/nonexistent/tokenizer.json: cannot open file");
 }
 
 // Byte-level: the GPT-2 alphabet, ignore_merges, and merges given as pairs.
@@ -127,18 +130,26 @@ TEST(Tokenizer, ByteLevelWithIgnoreMerges) {
     EXPECT_EQ(a.byte_to_utf8['\n'], "Ċ");
     EXPECT_EQ(a.byte_to_utf8['A'], "A");
     nlohmann::json vocab;
-    for (int b = 0; b < 256; ++b) vocab[a.byte_to_utf8[static_cast<size_t>(b)]] = b;
+    for (int b = 0; b < 256; ++b)
+        vocab[a.byte_to_utf8[static_cast<size_t>(b)]] = b;
     vocab["he"] = 256;
     vocab["hel"] = 257;
     vocab["hello"] = 258;  // reachable only through ignore_merges: no merge builds it
-    nlohmann::json json = {
-        {"pre_tokenizer",
-         {{"type", "Sequence"},
-          {"pretokenizers",
-           {{{"type", "Split"}, {"pattern", {{"Regex", "\\s+|\\S+"}}}, {"behavior", "Isolated"}, {"invert", false}},
-            {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}}},
-        {"decoder", {{"type", "ByteLevel"}}},
-        {"model", {{"type", "BPE"}, {"ignore_merges", true}, {"vocab", vocab}, {"merges", nlohmann::json::array({nlohmann::json::array({"h", "e"}), nlohmann::json::array({"he", "l"})})}}}};
+    nlohmann::json json = {{"pre_tokenizer",
+                            {{"type", "Sequence"},
+                             {"pretokenizers",
+                              {{{"type", "Split"},
+                                {"pattern", {{"Regex", "\\s+|\\S+"}}},
+                                {"behavior", "Isolated"},
+                                {"invert", false}},
+                               {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}}},
+                           {"decoder", {{"type", "ByteLevel"}}},
+                           {"model",
+                            {{"type", "BPE"},
+                             {"ignore_merges", true},
+                             {"vocab", vocab},
+                             {"merges", nlohmann::json::array({nlohmann::json::array({"h", "e"}),
+                                                               nlohmann::json::array({"he", "l"})})}}}};
     Tokenizer t = load(json);
     EXPECT_EQ(t.encode("hello help"), (std::vector<int32_t>{258, ' ', 257, 'p'}));
     EXPECT_EQ(*t.decode(t.encode("hello help ✓")), "hello help ✓");
@@ -151,22 +162,30 @@ TEST(PreTokenizer, SplitBehaviours) {
     // "a,b,,c" split on ","
     const std::vector<std::pair<size_t, size_t>> matches = {{1, 2}, {3, 4}, {4, 5}};
     using R = std::vector<std::pair<size_t, size_t>>;
-    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kIsolated, false), (R{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}}));
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kIsolated, false),
+              (R{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}}));
     EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kRemoved, false), (R{{0, 1}, {2, 3}, {5, 6}}));
-    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kMergedWithPrevious, false), (R{{0, 2}, {2, 4}, {4, 5}, {5, 6}}));
-    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kMergedWithNext, false), (R{{0, 1}, {1, 3}, {3, 4}, {4, 6}}));
-    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kContiguous, false), (R{{0, 1}, {1, 2}, {2, 3}, {3, 5}, {5, 6}}));
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kMergedWithPrevious, false),
+              (R{{0, 2}, {2, 4}, {4, 5}, {5, 6}}));
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kMergedWithNext, false),
+              (R{{0, 1}, {1, 3}, {3, 4}, {4, 6}}));
+    EXPECT_EQ(split_by_matches(6, matches, SplitBehavior::kContiguous, false),
+              (R{{0, 1}, {1, 2}, {2, 3}, {3, 5}, {5, 6}}));
 }
 
 TEST(Regex, OnigurumaWhitespaceIncludesNextLine) {
     const auto regex = Regex::compile("\\s+");
     ASSERT_TRUE(regex.ok());
     std::vector<std::pair<size_t, size_t>> m;
-    (*regex)->find_all("a\xC2\x85" "b", m);  // U+0085 NEL is \s in Oniguruma, not in PCRE2
+    (*regex)->find_all(
+        "a\xC2\x85"
+        "b",
+        m);  // U+0085 NEL is \s in Oniguruma, not in PCRE2
     ASSERT_EQ(m.size(), 1u);
     EXPECT_EQ(m[0], std::make_pair(size_t{1}, size_t{3}));
     EXPECT_EQ(oniguruma_compatible("[^\\s\\p{L}]"),
-              "[^\\t\\n\\x{0B}\\f\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}"
+              "[^\\t\\n\\x{0B}\\f\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{"
+              "202F}\\x{205F}"
               "\\x{3000}\\p{L}]");
     EXPECT_FALSE(Regex::compile("(unclosed").ok());
 }
@@ -177,7 +196,10 @@ TEST(Unicode, ValidationAndLossyDecoding) {
     EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));      // surrogate
     EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // > U+10FFFF
     EXPECT_FALSE(is_valid_utf8("\xE2\x9C"));          // truncated
-    EXPECT_EQ(utf8_lossy("a\xE2\x9C" "b"), "a\xEF\xBF\xBD" "b");  // one U+FFFD for the maximal subpart
+    EXPECT_EQ(utf8_lossy("a\xE2\x9C"
+                         "b"),
+              "a\xEF\xBF\xBD"
+              "b");  // one U+FFFD for the maximal subpart
     EXPECT_EQ(utf8_lossy("\xFF\xFE"), "\xEF\xBF\xBD\xEF\xBF\xBD");
     EXPECT_EQ(to_nfc("e\xCC\x81"), "\xC3\xA9");  // e + combining acute -> é
     EXPECT_EQ(to_nfc("plain"), "plain");

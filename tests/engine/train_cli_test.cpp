@@ -9,10 +9,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <set>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -41,16 +41,19 @@ std::string slurp(const std::string& path) {
 class TrainCli : public testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::path(testing::TempDir()) / ("train_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+        dir_ = fs::path(testing::TempDir()) /
+               ("train_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(dir_);
         fs::create_directories(dir_ / "model");
         // A tiny model over the demo tokenizer's 4096 tokens, and the first 600 demo documents.
-        std::ofstream(dir_ / "model" / "config.json") << R"({"vocab_size": 4096, "hidden_size": 32, "intermediate_size": 64,
+        std::ofstream(dir_ / "model" / "config.json")
+            << R"({"vocab_size": 4096, "hidden_size": 32, "intermediate_size": 64,
             "num_hidden_layers": 1, "num_attention_heads": 2, "max_position_embeddings": 128, "tie_word_embeddings": false})";
         std::ifstream corpus(kSource + "/resources/demo/corpus.jsonl");
         std::ofstream data(dir_ / "data.jsonl");
         std::string line;
-        for (int i = 0; i < 600 && std::getline(corpus, line); ++i) data << line << "\n";
+        for (int i = 0; i < 600 && std::getline(corpus, line); ++i)
+            data << line << "\n";
     }
 
     // A run config for this test's folder; `patch` is merged over it.
@@ -59,15 +62,25 @@ protected:
             {"name", name},
             {"model", {{"path", (dir_ / "model").string()}, {"dtype", "float32"}, {"init", "random"}}},
             {"tokenizer", {{"path", kSource + "/resources/demo/tokenizer.json"}}},
-            {"data", {{"train_file", (dir_ / "data.jsonl").string()}, {"block_size", 32}, {"validation_split_percentage", 10},
-                      {"cache_dir", (dir_ / "cache").string()}}},
-            {"training", {{"learning_rate", 3e-3}, {"max_steps", 12}, {"per_device_train_batch_size", 4},
-                          {"per_device_eval_batch_size", 8}, {"logging_steps", 1}, {"eval_steps", 6}, {"seed", 5},
-                          {"output_dir", (dir_ / name).string()}}},
+            {"data",
+             {{"train_file", (dir_ / "data.jsonl").string()},
+              {"block_size", 32},
+              {"validation_split_percentage", 10},
+              {"cache_dir", (dir_ / "cache").string()}}},
+            {"training",
+             {{"learning_rate", 3e-3},
+              {"max_steps", 12},
+              {"per_device_train_batch_size", 4},
+              {"per_device_eval_batch_size", 8},
+              {"logging_steps", 1},
+              {"eval_steps", 6},
+              {"seed", 5},
+              {"output_dir", (dir_ / name).string()}}},
             {"adapter", {{"method", "full"}}},
             {"slurm", {{"gpus_per_node", 0}}},
         };
-        if (patch.is_object()) c.merge_patch(patch);  // {} in an initializer is null, which would replace everything
+        if (patch.is_object())
+            c.merge_patch(patch);  // {} in an initializer is null, which would replace everything
         const std::string path = (dir_ / (name + ".json")).string();
         std::ofstream(path) << c.dump(2);
         return path;
@@ -88,7 +101,8 @@ protected:
         std::string line;
         while (std::getline(in, line)) {
             const slipway::MllogParseResult r = slipway::parse_mllog_line(line);
-            if (r.kind == slipway::MllogLineKind::kEvent && (key.empty() || r.event.key == key)) out.push_back(r.event);
+            if (r.kind == slipway::MllogLineKind::kEvent && (key.empty() || r.event.key == key))
+                out.push_back(r.event);
         }
         return out;
     }
@@ -97,7 +111,8 @@ protected:
 };
 
 TEST_F(TrainCli, LossFallsAndOutputsLoadBack) {
-    const TrainRun run = train(write_config("full", {{"training", {{"max_steps", 40}, {"learning_rate", 1e-2}, {"eval_steps", 20}}}}));
+    const TrainRun run = train(write_config(
+        "full", {{"training", {{"max_steps", 40}, {"learning_rate", 1e-2}, {"eval_steps", 20}}}}));
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const std::string out = (dir_ / "full").string();
     const std::vector<slipway::MllogEvent> losses = events(out + "/mllog.txt", "train_loss");
@@ -119,14 +134,18 @@ TEST_F(TrainCli, LossFallsAndOutputsLoadBack) {
     std::ofstream((dir_ / "repeat.json").string()) << repeat.dump(2);
     const TrainRun repeated = train((dir_ / "repeat.json").string());
     ASSERT_EQ(repeated.exit_code, 0) << repeated.err;
-    const std::vector<slipway::MllogEvent> again_losses = events((dir_ / "repeat" / "mllog.txt").string(), "train_loss");
+    const std::vector<slipway::MllogEvent> again_losses =
+        events((dir_ / "repeat" / "mllog.txt").string(), "train_loss");
     ASSERT_EQ(again_losses.size(), losses.size());
-    for (size_t i = 0; i < losses.size(); ++i) EXPECT_EQ(again_losses[i].value, losses[i].value) << "step " << i + 1;
+    for (size_t i = 0; i < losses.size(); ++i)
+        EXPECT_EQ(again_losses[i].value, losses[i].value) << "step " << i + 1;
     EXPECT_NE(run.err.find("step 40/40"), std::string::npos) << run.err;
     // The written model scores the same data with a loss near the last eval.
-    const TrainRun again = train(write_config("again", {{"model", {{"path", out}, {"init", "pretrained"}}}, {"training", {{"max_steps", 1}}}}));
+    const TrainRun again = train(write_config(
+        "again", {{"model", {{"path", out}, {"init", "pretrained"}}}, {"training", {{"max_steps", 1}}}}));
     ASSERT_EQ(again.exit_code, 0) << again.err;
-    const std::vector<slipway::MllogEvent> first = events((dir_ / "again" / "mllog.txt").string(), "train_loss");
+    const std::vector<slipway::MllogEvent> first =
+        events((dir_ / "again" / "mllog.txt").string(), "train_loss");
     ASSERT_EQ(first.size(), 1u);
     EXPECT_LT(first[0].value.get<double>(), losses.front().value.get<double>() - 1.0);
 }
@@ -147,9 +166,11 @@ TEST_F(TrainCli, MllogFollowsTheMlperfRules) {
     EXPECT_EQ(count("run_start"), 1u);
     EXPECT_EQ(count("run_stop"), 1u);
     EXPECT_EQ(all.back().key, "run_stop");
-    EXPECT_EQ(all.back().metadata["status"], "success");  // target 9 > initial loss: reached at the first eval
-    for (const char* key : {"global_batch_size", "opt_base_learning_rate", "gradient_accumulation_steps", "opt_gradient_clip_norm",
-                            "opt_adamw_weight_decay", "opt_learning_rate_training_steps", "seed", "train_samples", "eval_samples"}) {
+    EXPECT_EQ(all.back().metadata["status"],
+              "success");  // target 9 > initial loss: reached at the first eval
+    for (const char* key : {"global_batch_size", "opt_base_learning_rate", "gradient_accumulation_steps",
+                            "opt_gradient_clip_norm", "opt_adamw_weight_decay",
+                            "opt_learning_rate_training_steps", "seed", "train_samples", "eval_samples"}) {
         EXPECT_EQ(count(key), 1u) << key;
     }
     const std::vector<slipway::MllogEvent> evals = events(mllog, "eval_accuracy");
@@ -166,8 +187,9 @@ TEST_F(TrainCli, MllogFollowsTheMlperfRules) {
 TEST_F(TrainCli, EmbeddingsModeChangesOnlyEmbeddings) {
     ASSERT_EQ(train(write_config("base", {{"training", {{"max_steps", 1}}}})).exit_code, 0);
     const std::string base = (dir_ / "base").string();
-    const TrainRun run = train(write_config("emb", {{"model", {{"path", base}, {"init", "pretrained"}}}, {"adapter", {{"method", "embeddings"}}},
-                                              {"training", {{"max_steps", 3}}}}));
+    const TrainRun run = train(write_config("emb", {{"model", {{"path", base}, {"init", "pretrained"}}},
+                                                    {"adapter", {{"method", "embeddings"}}},
+                                                    {"training", {{"max_steps", 3}}}}));
     ASSERT_EQ(run.exit_code, 0) << run.err;
     auto before = slipway::io::Checkpoint::open_folder(base);
     auto after = slipway::io::Checkpoint::open_folder((dir_ / "emb").string());
@@ -182,7 +204,8 @@ TEST_F(TrainCli, EmbeddingsModeChangesOnlyEmbeddings) {
 }
 
 TEST_F(TrainCli, AccumulationEqualsALargerBatch) {
-    const nlohmann::json one_step = {{"training", {{"max_steps", 2}, {"eval_steps", nullptr}}}, {"data", {{"validation_split_percentage", 0}}}};
+    const nlohmann::json one_step = {{"training", {{"max_steps", 2}, {"eval_steps", nullptr}}},
+                                     {"data", {{"validation_split_percentage", 0}}}};
     nlohmann::json accumulated = one_step, large = one_step;
     accumulated["training"]["per_device_train_batch_size"] = 2;
     accumulated["training"]["gradient_accumulation_steps"] = 2;
@@ -196,7 +219,9 @@ TEST_F(TrainCli, AccumulationEqualsALargerBatch) {
         ASSERT_EQ(a.size(), 2u);
         ASSERT_EQ(b.size(), 2u);
         for (size_t i = 0; i < 2; ++i) {
-            EXPECT_NEAR(a[i].value.get<double>(), b[i].value.get<double>(), 1e-5 * std::fabs(b[i].value.get<double>())) << key << " " << i;
+            EXPECT_NEAR(a[i].value.get<double>(), b[i].value.get<double>(),
+                        1e-5 * std::fabs(b[i].value.get<double>()))
+                << key << " " << i;
         }
     }
 }
@@ -208,16 +233,24 @@ TEST_F(TrainCli, BadConfigAndFlagsAreRefused) {
     EXPECT_NE(run.err.find("/training/learning_rate: must be > 0, got -1"), std::string::npos) << run.err;
     const TrainRun flag = train(write_config("flag", {}) + " --learning_rat 1e-3 --lora_rnk 4");
     EXPECT_EQ(flag.exit_code, 1);
-    EXPECT_NE(flag.err.find("--lora_rnk: unknown flag (did you mean --lora_rank?)"), std::string::npos) << flag.err;
-    const TrainRun lora = train(write_config("lora", {{"adapter", {{"method", "lora"}, {"target_modules", {"q_proj", "v_prj"}}}}}));
+    EXPECT_NE(flag.err.find("--lora_rnk: unknown flag (did you mean --lora_rank?)"), std::string::npos)
+        << flag.err;
+    const TrainRun lora = train(
+        write_config("lora", {{"adapter", {{"method", "lora"}, {"target_modules", {"q_proj", "v_prj"}}}}}));
     EXPECT_EQ(lora.exit_code, 1);
-    EXPECT_NE(lora.err.find("/adapter/target_modules: \"v_prj\" matches no linear layer of the model"), std::string::npos)
+    EXPECT_NE(lora.err.find("/adapter/target_modules: \"v_prj\" matches no linear layer of the model"),
+              std::string::npos)
         << lora.err;
 }
 
 TEST_F(TrainCli, ResumeContinuesTheSameLossCurve) {
-    const nlohmann::json patch = {{"training", {{"max_steps", 12}, {"save_steps", 3}, {"save_total_limit", 2}, {"eval_steps", nullptr},
-                                                {"lr_scheduler_type", "cosine"}, {"warmup_steps", 2}}},
+    const nlohmann::json patch = {{"training",
+                                   {{"max_steps", 12},
+                                    {"save_steps", 3},
+                                    {"save_total_limit", 2},
+                                    {"eval_steps", nullptr},
+                                    {"lr_scheduler_type", "cosine"},
+                                    {"warmup_steps", 2}}},
                                   {"data", {{"validation_split_percentage", 0}}}};
     ASSERT_EQ(train(write_config("straight", patch)).exit_code, 0);
     const std::string resumed = write_config("resumed", patch);
@@ -233,14 +266,16 @@ TEST_F(TrainCli, ResumeContinuesTheSameLossCurve) {
     EXPECT_TRUE(fs::exists(dir_ / "resumed" / "checkpoint-12" / "DONE"));
     auto by_step = [](const std::vector<slipway::MllogEvent>& events) {
         std::map<int64_t, double> out;
-        for (const auto& e : events) out[e.metadata["step_num"].get<int64_t>()] = e.value.get<double>();
+        for (const auto& e : events)
+            out[e.metadata["step_num"].get<int64_t>()] = e.value.get<double>();
         return out;
     };
     const auto a = by_step(events((dir_ / "straight" / "mllog.txt").string(), "train_loss"));
     const auto b = by_step(events((dir_ / "resumed" / "mllog.txt").string(), "train_loss"));
     ASSERT_EQ(a.size(), 12u);
     ASSERT_EQ(b.size(), 12u);
-    for (int64_t step = 1; step <= 12; ++step) EXPECT_DOUBLE_EQ(a.at(step), b.at(step)) << "step " << step;
+    for (int64_t step = 1; step <= 12; ++step)
+        EXPECT_DOUBLE_EQ(a.at(step), b.at(step)) << "step " << step;
     // The final weights are identical too.
     auto wa = slipway::io::Checkpoint::open_folder((dir_ / "straight").string());
     auto wb = slipway::io::Checkpoint::open_folder((dir_ / "resumed").string());
@@ -251,8 +286,9 @@ TEST_F(TrainCli, ResumeContinuesTheSameLossCurve) {
 }
 
 TEST_F(TrainCli, IncompleteOrCorruptCheckpointsAreRefused) {
-    const nlohmann::json patch = {{"training", {{"max_steps", 4}, {"save_steps", 2}, {"eval_steps", nullptr}}},
-                                  {"data", {{"validation_split_percentage", 0}}}};
+    const nlohmann::json patch = {
+        {"training", {{"max_steps", 4}, {"save_steps", 2}, {"eval_steps", nullptr}}},
+        {"data", {{"validation_split_percentage", 0}}}};
     const std::string config = write_config("ckpt", patch);
     ASSERT_EQ(train(config + " --stop-after-steps 2").exit_code, 0);
     const fs::path checkpoint = dir_ / "ckpt" / "checkpoint-2";
@@ -271,7 +307,8 @@ TEST_F(TrainCli, IncompleteOrCorruptCheckpointsAreRefused) {
 }
 
 TEST_F(TrainCli, Bf16AutocastKeepsFp32MasterWeights) {
-    const nlohmann::json patch = {{"training", {{"max_steps", 8}, {"eval_steps", nullptr}}}, {"data", {{"validation_split_percentage", 0}}}};
+    const nlohmann::json patch = {{"training", {{"max_steps", 8}, {"eval_steps", nullptr}}},
+                                  {"data", {{"validation_split_percentage", 0}}}};
     ASSERT_EQ(train(write_config("fp32", patch)).exit_code, 0);
     const TrainRun run = train(write_config("bf16", patch) + " --bf16");
     ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -282,7 +319,9 @@ TEST_F(TrainCli, Bf16AutocastKeepsFp32MasterWeights) {
     for (size_t i = 0; i < a.size(); ++i) {
         const double x = a[i].value.get<double>(), y = b[i].value.get<double>();
         EXPECT_NEAR(x, y, 0.02 * x) << "step " << i + 1;  // bf16 matmuls: close, not equal
-        if (i == 0) EXPECT_NE(x, y) << "bf16 must actually change the arithmetic";
+        if (i == 0) {
+            EXPECT_NE(x, y) << "bf16 must actually change the arithmetic";
+        }
     }
     auto weights = slipway::io::Checkpoint::open_folder((dir_ / "bf16").string());
     ASSERT_TRUE(weights.ok());
@@ -308,8 +347,10 @@ TEST_F(TrainCli, NonFiniteLossStopsBeforeTheOptimizerStep) {
     }
     fs::create_directories(dir_ / "nan_model");
     fs::copy_file(dir_ / "finite" / "config.json", dir_ / "nan_model" / "config.json");
-    ASSERT_TRUE(slipway::io::write_safetensors((dir_ / "nan_model" / "model.safetensors").string(), views).ok());
-    const TrainRun run = train(write_config("nan", {{"model", {{"path", (dir_ / "nan_model").string()}, {"init", "pretrained"}}}}));
+    ASSERT_TRUE(
+        slipway::io::write_safetensors((dir_ / "nan_model" / "model.safetensors").string(), views).ok());
+    const TrainRun run = train(
+        write_config("nan", {{"model", {{"path", (dir_ / "nan_model").string()}, {"init", "pretrained"}}}}));
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_NE(run.err.find("step 1: non-finite loss"), std::string::npos) << run.err;
     const auto stops = events((dir_ / "nan" / "mllog.txt").string(), "run_stop");
@@ -320,27 +361,36 @@ TEST_F(TrainCli, NonFiniteLossStopsBeforeTheOptimizerStep) {
 TEST_F(TrainCli, FullDiskKeepsThePreviousCheckpoint) {
     // output_dir on a 5 MB tmpfs in a private mount namespace: checkpoint-2 (~3.2 MB: weights and two
     // AdamW moments) fits, checkpoint-4 does not.
-    if (geteuid() != 0 || std::system("unshare -m true 2>/dev/null") != 0) GTEST_SKIP() << "needs root and unshare -m";
+    if (geteuid() != 0 || std::system("unshare -m true 2>/dev/null") != 0)
+        GTEST_SKIP() << "needs root and unshare -m";
     const fs::path mount = dir_ / "small_disk";
     const fs::path kept = dir_ / "kept";
     fs::create_directories(mount);
-    const std::string config = write_config("full_disk", {{"training", {{"max_steps", 6}, {"save_steps", 2}, {"eval_steps", nullptr},
-                                                                        {"output_dir", (mount / "out").string()}}},
+    const std::string config = write_config("full_disk", {{"training",
+                                                           {{"max_steps", 6},
+                                                            {"save_steps", 2},
+                                                            {"eval_steps", nullptr},
+                                                            {"output_dir", (mount / "out").string()}}},
                                                           {"data", {{"validation_split_percentage", 0}}}});
-    const std::string script =
-        "set -e; mount -t tmpfs -o size=5M tmpfs " + mount.string() + "; " + std::string(SLIPWAY_ENGINE_BIN) + " train --threads 1 " +
-        config + " > /dev/null 2> " + (dir_ / "full_disk.err").string() + "; echo $? > " + (dir_ / "full_disk.rc").string() +
-        "; cp -r " + (mount / "out").string() + " " + kept.string();
-    ASSERT_EQ(std::system(("unshare -m bash -c '" + script + "'").c_str()), 0) << slurp((dir_ / "full_disk.err").string());
+    const std::string script = "set -e; mount -t tmpfs -o size=5M tmpfs " + mount.string() + "; " +
+                               std::string(SLIPWAY_ENGINE_BIN) + " train --threads 1 " + config +
+                               " > /dev/null 2> " + (dir_ / "full_disk.err").string() + "; echo $? > " +
+                               (dir_ / "full_disk.rc").string() + "; cp -r " + (mount / "out").string() +
+                               " " + kept.string();
+    ASSERT_EQ(std::system(("unshare -m bash -c '" + script + "'").c_str()), 0)
+        << slurp((dir_ / "full_disk.err").string());
     const std::string err = slurp((dir_ / "full_disk.err").string());
     EXPECT_NE(err.find("checkpoint at step 4 not written"), std::string::npos) << err;
-    EXPECT_NE(err.find("the previous checkpoint " + (mount / "out" / "checkpoint-2").string() + " is intact"), std::string::npos) << err;
+    EXPECT_NE(err.find("the previous checkpoint " + (mount / "out" / "checkpoint-2").string() + " is intact"),
+              std::string::npos)
+        << err;
     EXPECT_TRUE(fs::exists(kept / "checkpoint-2" / "DONE"));
     EXPECT_FALSE(fs::exists(kept / "checkpoint-4"));
     EXPECT_FALSE(fs::exists(kept / "checkpoint-4.tmp")) << "no half-written checkpoint is left";
     // The kept checkpoint still resumes.
-    const std::string resumed = write_config("after_full_disk", {{"training", {{"max_steps", 6}, {"save_steps", 2}, {"eval_steps", nullptr}}},
-                                                                 {"data", {{"validation_split_percentage", 0}}}});
+    const std::string resumed = write_config(
+        "after_full_disk", {{"training", {{"max_steps", 6}, {"save_steps", 2}, {"eval_steps", nullptr}}},
+                            {"data", {{"validation_split_percentage", 0}}}});
     const TrainRun run = train(resumed + " --resume_from_checkpoint " + (kept / "checkpoint-2").string());
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.err.find("resumed from"), std::string::npos) << run.err;
@@ -348,14 +398,16 @@ TEST_F(TrainCli, FullDiskKeepsThePreviousCheckpoint) {
 
 TEST_F(TrainCli, GradientCheckpointingGivesTheSameSteps) {
     for (const char* method : {"full", "lora"}) {
-        const nlohmann::json patch = {{"training", {{"max_steps", 4}, {"eval_steps", nullptr}}},
-                                      {"data", {{"validation_split_percentage", 0}}},
-                                      {"adapter", std::string(method) == "lora"
-                                                      ? nlohmann::json{{"method", method}, {"target_modules", {"q_proj", "down_proj"}}}
-                                                      : nlohmann::json{{"method", method}}}};
+        const nlohmann::json patch = {
+            {"training", {{"max_steps", 4}, {"eval_steps", nullptr}}},
+            {"data", {{"validation_split_percentage", 0}}},
+            {"adapter", std::string(method) == "lora"
+                            ? nlohmann::json{{"method", method}, {"target_modules", {"q_proj", "down_proj"}}}
+                            : nlohmann::json{{"method", method}}}};
         nlohmann::json recompute = patch;
         recompute["training"]["gradient_checkpointing"] = true;
-        const std::string plain_name = std::string("plain_") + method, ckpt_name = std::string("recompute_") + method;
+        const std::string plain_name = std::string("plain_") + method,
+                          ckpt_name = std::string("recompute_") + method;
         ASSERT_EQ(train(write_config(plain_name, patch)).exit_code, 0);
         const TrainRun run = train(write_config(ckpt_name, recompute));
         ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -365,7 +417,8 @@ TEST_F(TrainCli, GradientCheckpointingGivesTheSameSteps) {
             ASSERT_EQ(a.size(), 4u);
             ASSERT_EQ(b.size(), 4u);
             for (size_t i = 0; i < a.size(); ++i) {
-                EXPECT_NEAR(a[i].value.get<double>(), b[i].value.get<double>(), 1e-6 * std::fabs(a[i].value.get<double>()))
+                EXPECT_NEAR(a[i].value.get<double>(), b[i].value.get<double>(),
+                            1e-6 * std::fabs(a[i].value.get<double>()))
                     << method << " " << key << " step " << i + 1;
             }
         }
@@ -373,20 +426,25 @@ TEST_F(TrainCli, GradientCheckpointingGivesTheSameSteps) {
 }
 
 TEST_F(TrainCli, LoraAllLinearAdaptsEveryProjectionButTheHead) {
-    const TrainRun run = train(write_config("all_linear", {{"adapter", {{"method", "lora"}, {"target_modules", {"all-linear"}}, {"r", 2}}},
-                                                           {"training", {{"max_steps", 2}, {"eval_steps", nullptr}}},
-                                                           {"data", {{"validation_split_percentage", 0}}}}));
+    const TrainRun run = train(write_config(
+        "all_linear", {{"adapter", {{"method", "lora"}, {"target_modules", {"all-linear"}}, {"r", 2}}},
+                       {"training", {{"max_steps", 2}, {"eval_steps", nullptr}}},
+                       {"data", {{"validation_split_percentage", 0}}}}));
     ASSERT_EQ(run.exit_code, 0) << run.err;
-    auto adapter = slipway::io::Checkpoint::open_file((dir_ / "all_linear" / "adapter_model.safetensors").string());
+    auto adapter =
+        slipway::io::Checkpoint::open_file((dir_ / "all_linear" / "adapter_model.safetensors").string());
     ASSERT_TRUE(adapter.ok()) << adapter.error();
     std::set<std::string> modules;
-    for (const auto& [key, view] : adapter->tensors()) modules.insert(key.substr(0, key.find(".lora_")));
+    for (const auto& [key, view] : adapter->tensors())
+        modules.insert(key.substr(0, key.find(".lora_")));
     const std::string layer = "base_model.model.model.layers.0.";
-    const std::set<std::string> expected = {layer + "self_attn.q_proj", layer + "self_attn.k_proj", layer + "self_attn.v_proj",
-                                            layer + "self_attn.o_proj", layer + "mlp.gate_proj",    layer + "mlp.up_proj",
+    const std::set<std::string> expected = {layer + "self_attn.q_proj", layer + "self_attn.k_proj",
+                                            layer + "self_attn.v_proj", layer + "self_attn.o_proj",
+                                            layer + "mlp.gate_proj",    layer + "mlp.up_proj",
                                             layer + "mlp.down_proj"};
     EXPECT_EQ(modules, expected);
-    const nlohmann::json config = nlohmann::json::parse(slurp((dir_ / "all_linear" / "adapter_config.json").string()));
+    const nlohmann::json config =
+        nlohmann::json::parse(slurp((dir_ / "all_linear" / "adapter_config.json").string()));
     EXPECT_EQ(config["target_modules"], "all-linear");
 }
 
