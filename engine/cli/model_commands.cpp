@@ -14,6 +14,7 @@
 #include "contract/run_config.h"
 #include "model/llama.h"
 #include "model/lora.h"
+#include "model/tensor_io.h"
 #include "model/torch_compat.h"
 #include "model/weights.h"
 
@@ -200,19 +201,14 @@ int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
     tensors["loss"] = r.loss.detach().reshape({1});
     for (const auto& item : (*llama)->named_parameters())
         tensors["grad." + item.key()] = item.value().grad();
-    std::map<std::string, io::TensorView> views;
-    for (auto& [name, t] : tensors) {
-        t = t.to(torch::kFloat32).contiguous();
-        views[name] =
-            io::TensorView{io::DType::kF32, t.sizes().vec(), static_cast<const uint8_t*>(t.data_ptr()),
-                           static_cast<size_t>(t.numel()) * sizeof(float)};
-    }
-    const Status written = io::write_safetensors(o.out_path, views);
+    for (auto& [name, t] : tensors)
+        t = t.to(torch::kFloat32);
+    const Status written = model::write_tensors(o.out_path, tensors);
     if (!written.ok()) {
         err << written.message() << "\n";
         return 1;
     }
-    out << o.out_path << ": loss " << r.loss.item<double>() << ", " << views.size() << " tensors\n";
+    out << o.out_path << ": loss " << r.loss.item<double>() << ", " << tensors.size() << " tensors\n";
     return 0;
 }
 

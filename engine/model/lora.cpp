@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/safetensors.h"
+#include "model/tensor_io.h"
 
 namespace slipway::model {
 namespace {
@@ -31,13 +32,6 @@ T pattern_value(const std::map<std::string, T>& patterns, const std::string& mod
         }
     }
     return fallback;
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
 }
 
 }  // namespace
@@ -123,20 +117,15 @@ Status save_adapter(LlamaForCausalLM& model, const AdapterConfig& adapter, const
         out << config.dump(2) << "\n";
         if (!out) return Status::Error(dir + "/adapter_config.json: write failed");
     }
-    std::vector<torch::Tensor> keep_alive;
-    std::map<std::string, io::TensorView> views;
+    std::map<std::string, torch::Tensor> tensors;
     for (const auto& item : model->named_parameters()) {
         const std::string& name = item.key();
         const bool lora =
             name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos;
         if (!lora && !in_modules_to_save(name, adapter)) continue;
-        torch::Tensor t = item.value().detach().to(torch::kFloat32).contiguous();
-        views[kPeftKeyPrefix + name] =
-            io::TensorView{io::DType::kF32, t.sizes().vec(), static_cast<const uint8_t*>(t.data_ptr()),
-                           static_cast<size_t>(t.numel()) * sizeof(float)};
-        keep_alive.push_back(std::move(t));
+        tensors[kPeftKeyPrefix + name] = item.value().to(torch::kFloat32);
     }
-    return io::write_safetensors(dir + "/adapter_model.safetensors", views);
+    return write_tensors(dir + "/adapter_model.safetensors", tensors);
 }
 
 Result<AdapterConfig> load_adapter(LlamaForCausalLM& model, const std::string& dir) {
@@ -196,16 +185,9 @@ Result<AdapterConfig> load_adapter(LlamaForCausalLM& model, const std::string& d
             return Status::Error(dir + ": adapter weight \"" + key + "\" " + shape_text(view.shape) +
                                  ", model expects " + shape_text(it->second.sizes().vec()));
         }
-        if (view.dtype != io::DType::kF32 && view.dtype != io::DType::kBF16 &&
-            view.dtype != io::DType::kF16) {
-            return Status::Error(dir + ": adapter weight \"" + key + "\" has dtype " +
-                                 io::dtype_name(view.dtype));
-        }
-        const torch::ScalarType dtype = view.dtype == io::DType::kF32    ? torch::kFloat32
-                                        : view.dtype == io::DType::kBF16 ? torch::kBFloat16
-                                                                         : torch::kFloat16;
-        it->second.copy_(torch::from_blob(const_cast<uint8_t*>(view.data), view.shape,
-                                          torch::TensorOptions().dtype(dtype)));
+        Result<torch::Tensor> source = tensor_of(view);
+        if (!source.ok()) return Status::Error(dir + ": adapter weight \"" + key + "\": " + source.error());
+        it->second.copy_(*source);
     }
     for (const auto& [name, param] : params) {
         const bool lora =

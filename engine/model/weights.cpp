@@ -9,35 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/tensor_io.h"
+
 namespace slipway::model {
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-Result<torch::ScalarType> torch_dtype(io::DType dtype) {
-    switch (dtype) {
-        case io::DType::kF32:
-            return torch::kFloat32;
-        case io::DType::kBF16:
-            return torch::kBFloat16;
-        case io::DType::kF16:
-            return torch::kFloat16;
-        case io::DType::kF64:
-            return torch::kFloat64;
-        default:
-            return Status::Error(std::string("dtype ") + io::dtype_name(dtype) + " is not a weight dtype");
-    }
-}
-
-Result<io::DType> io_dtype(const std::string& name) {
-    if (name == "float32") return io::DType::kF32;
-    if (name == "bfloat16") return io::DType::kBF16;
-    if (name == "float16") return io::DType::kF16;
+Result<torch::ScalarType> dtype_named(const std::string& name) {
+    if (name == "float32") return torch::kFloat32;
+    if (name == "bfloat16") return torch::kBFloat16;
+    if (name == "float16") return torch::kFloat16;
     return Status::Error("dtype \"" + name + "\" must be float32, bfloat16 or float16");
 }
 
@@ -57,12 +37,10 @@ Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint) {
             return Status::Error("weight \"" + name + "\": checkpoint shape " + shape_text(view.shape) +
                                  ", model expects " + shape_text(param.sizes().vec()));
         }
-        Result<torch::ScalarType> dtype = torch_dtype(view.dtype);
-        if (!dtype.ok()) return Status::Error("weight \"" + name + "\": " + dtype.error());
-        // from_blob views the mapped bytes; copy_ converts to the parameter's dtype.
-        const torch::Tensor source = torch::from_blob(const_cast<uint8_t*>(view.data), view.shape,
-                                                      torch::TensorOptions().dtype(*dtype));
-        param.copy_(source);
+        // A view of the mapped bytes; copy_ converts to the parameter's dtype.
+        Result<torch::Tensor> source = tensor_of(view);
+        if (!source.ok()) return Status::Error("weight \"" + name + "\": " + source.error());
+        param.copy_(*source);
         used.insert(name);
     }
     for (const auto& [name, view] : checkpoint.tensors()) {
@@ -92,7 +70,7 @@ void init_weights(LlamaForCausalLM& model, uint64_t seed) {
 }
 
 Status save_hf_model(LlamaForCausalLM& model, const std::string& dir, const std::string& dtype) {
-    Result<io::DType> out_dtype = io_dtype(dtype);
+    Result<torch::ScalarType> out_dtype = dtype_named(dtype);
     if (!out_dtype.ok()) return out_dtype.status();
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -104,21 +82,10 @@ Status save_hf_model(LlamaForCausalLM& model, const std::string& dir, const std:
         out << config.to_json().dump(2) << "\n";
         if (!out) return Status::Error(dir + "/config.json: write failed");
     }
-    std::vector<torch::Tensor> keep_alive;
-    std::map<std::string, io::TensorView> views;
-    const torch::ScalarType target = *torch_dtype(*out_dtype);
-    for (const auto& item : model->named_parameters()) {
-        const std::string& name = item.key();
-        torch::Tensor t = item.value().detach().to(torch::kCPU, target).contiguous();
-        io::TensorView view;
-        view.dtype = *out_dtype;
-        view.shape = t.sizes().vec();
-        view.data = static_cast<const uint8_t*>(t.data_ptr());
-        view.nbytes = static_cast<size_t>(t.numel()) * t.element_size();
-        views.emplace(name, view);
-        keep_alive.push_back(std::move(t));
-    }
-    return io::write_safetensors(dir + "/model.safetensors", views);
+    std::map<std::string, torch::Tensor> tensors;
+    for (const auto& item : model->named_parameters())
+        tensors[item.key()] = item.value().to(*out_dtype);
+    return write_tensors(dir + "/model.safetensors", tensors);
 }
 
 Result<LlamaForCausalLM> load_hf_model(const std::string& dir) {

@@ -13,6 +13,7 @@
 
 #include "contract/run_config.h"
 #include "io/safetensors.h"
+#include "model/tensor_io.h"
 #include "model/torch_compat.h"
 
 namespace slipway::train {
@@ -42,15 +43,6 @@ std::vector<std::pair<int64_t, fs::path>> complete_checkpoints(const std::string
     return out;
 }
 
-io::TensorView view_of(const torch::Tensor& t) {
-    io::TensorView v;
-    v.dtype = t.scalar_type() == torch::kUInt8 ? io::DType::kU8 : io::DType::kF32;
-    v.shape = t.sizes().vec();
-    v.data = static_cast<const uint8_t*>(t.data_ptr());
-    v.nbytes = static_cast<size_t>(t.numel()) * t.element_size();
-    return v;
-}
-
 }  // namespace
 
 Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model,
@@ -74,23 +66,14 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
     std::map<std::string, torch::Tensor> params;
     for (auto& item : model->named_parameters())
         params[item.key()] = item.value();
-    std::vector<torch::Tensor> keep_alive;
-    std::map<std::string, io::TensorView> tensors;
-
-    auto add = [&](const std::string& name, torch::Tensor t) {
-        t = t.detach().contiguous();
-        if (t.scalar_type() != torch::kUInt8) t = t.to(torch::kFloat32);
-        tensors[name] = view_of(t);
-        keep_alive.push_back(std::move(t));
-    };
+    std::map<std::string, torch::Tensor> tensors;  // fp32, the RNG state as uint8
     for (const std::string& name : trainable_names) {
-        const torch::Tensor& p = params.at(name);
-        add("param." + name, p);
-        add("exp_avg." + name, optimizer.exp_avg(name));
-        add("exp_avg_sq." + name, optimizer.exp_avg_sq(name));
+        tensors["param." + name] = params.at(name).to(torch::kFloat32);
+        tensors["exp_avg." + name] = optimizer.exp_avg(name);
+        tensors["exp_avg_sq." + name] = optimizer.exp_avg_sq(name);
     }
-    add("rng.cpu", model::cpu_rng_state());
-    const Status written = io::write_safetensors((tmp_dir / "state.safetensors").string(), tensors);
+    tensors["rng.cpu"] = model::cpu_rng_state();
+    const Status written = model::write_tensors((tmp_dir / "state.safetensors").string(), tensors);
     if (!written.ok()) return fail(written.message());
     const nlohmann::ordered_json state = {{"magic", kCheckpointMagic},    {"version", kCheckpointVersion},
                                           {"step", position.step},        {"epoch", position.epoch},
@@ -161,12 +144,12 @@ Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCaus
     Result<io::Checkpoint> tensors = io::Checkpoint::open_file(dir + "/state.safetensors");
     if (!tensors.ok()) return tensors.status();
     const auto& t = tensors->tensors();
-    auto tensor = [&](const std::string& key, torch::ScalarType dtype) -> Result<torch::Tensor> {
+    auto tensor = [&](const std::string& key) -> Result<torch::Tensor> {
         const auto it = t.find(key);
         if (it == t.end()) return Status::Error(dir + "/state.safetensors: \"" + key + "\" is missing");
-        return torch::from_blob(const_cast<uint8_t*>(it->second.data), it->second.shape,
-                                torch::TensorOptions().dtype(dtype))
-            .clone();
+        Result<torch::Tensor> view = model::tensor_of(it->second);
+        if (!view.ok()) return Status::Error(dir + "/state.safetensors: \"" + key + "\": " + view.error());
+        return view->clone();  // the mapping goes away with this function
     };
     std::map<std::string, torch::Tensor> params;
     for (auto& item : model->named_parameters())
@@ -174,20 +157,20 @@ Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCaus
     torch::NoGradGuard no_grad;
     optimizer.set_steps((*state)["adam_steps"].get<int64_t>());
     for (const std::string& name : trainable_names) {
-        Result<torch::Tensor> value = tensor("param." + name, torch::kFloat32);
+        Result<torch::Tensor> value = tensor("param." + name);
         if (!value.ok()) return value.status();
         torch::Tensor& p = params.at(name);
         if (value->sizes() != p.sizes())
             return Status::Error(dir + ": \"" + name + "\" has another shape than the model's");
         p.copy_(*value);
-        Result<torch::Tensor> avg = tensor("exp_avg." + name, torch::kFloat32);
-        Result<torch::Tensor> avg_sq = tensor("exp_avg_sq." + name, torch::kFloat32);
+        Result<torch::Tensor> avg = tensor("exp_avg." + name);
+        Result<torch::Tensor> avg_sq = tensor("exp_avg_sq." + name);
         if (!avg.ok()) return avg.status();
         if (!avg_sq.ok()) return avg_sq.status();
         optimizer.exp_avg(name).copy_(*avg);
         optimizer.exp_avg_sq(name).copy_(*avg_sq);
     }
-    Result<torch::Tensor> rng = tensor("rng.cpu", torch::kUInt8);
+    Result<torch::Tensor> rng = tensor("rng.cpu");
     if (!rng.ok()) return rng.status();
     model::set_cpu_rng_state(*rng);
     return position;
