@@ -1,0 +1,99 @@
+// FakeSession: a Session with no network, for unit tests of code built on Session (Slurm client, log
+// follower, deployment). It answers commands from a script, keeps SFTP files in memory, and injects the
+// faults a real cluster produces: timeouts, dropped connections, auth failures, non-zero exits.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "remote/ssh/session.h"
+
+namespace slipway::remote {
+
+// A fault the next calls of the fake produce.
+enum class FakeFault {
+    kTimeout,         // the call fails with kTimeout (exec: after the command was recorded)
+    kDropConnection,  // the connection is lost: this call and all later ones fail with kUnavailable
+    kAuthFailure,     // the call fails with kAuthFailed (for reconnect: the server refuses the key)
+};
+
+class FakeSession : public Session {
+public:
+    using ExecHandler = std::function<Result<ExecResult>(const std::string& command)>;
+
+    explicit FakeSession(std::string description = "tester@fake-host:22");
+
+    // --- Scripting commands. Lookup order: queued responses, then rules (first match), then the handler;
+    // a command nothing answers fails with kError naming the command.
+    // The next exec (whatever its command) gets `response`; queued responses are used in order.
+    void queue_exec(Result<ExecResult> response);
+    // Every command that starts with `prefix` gets `response`.
+    void on_exec_prefix(std::string prefix, ExecResult response);
+    void set_exec_handler(ExecHandler handler);
+    // Every command exec() was called with, in order (including those that failed by an injected fault).
+    const std::vector<std::string>& commands() const { return commands_; }
+
+    // --- Faults. `fail_next(f, n)`: the next n calls (any method; reconnect counts) fail with f.
+    void fail_next(FakeFault fault, int count = 1);
+    // The connection is lost now (as if the server went away); reconnect() restores it.
+    void drop_connection();
+    int reconnect_count() const { return reconnect_count_; }
+
+    // --- The in-memory file system used by the SFTP calls. Paths are used as given (no normalization but
+    // trailing '/' removal); parents of a put file need not exist.
+    void put_file(const std::string& path, std::string bytes, std::uint32_t mode = 0644);
+    void append_file(const std::string& path, const std::string& bytes);
+    void put_dir(const std::string& path, std::uint32_t mode = 0755);
+    bool has(const std::string& path) const;
+    // The file's bytes; empty when missing (use has() to tell).
+    std::string file(const std::string& path) const;
+    std::uint32_t mode(const std::string& path) const;
+
+    // --- Session
+    std::string describe() const override { return description_; }
+    bool is_connected() const override { return connected_; }
+    Status reconnect() override;
+    void disconnect() override { connected_ = false; }
+    Result<ExecResult> exec(const std::string& command, std::chrono::milliseconds timeout) override;
+    Status upload_file(const std::string& local, const std::string& remote, std::uint32_t mode) override;
+    Status upload_bytes(const std::string& bytes, const std::string& remote, std::uint32_t mode) override;
+    Status download_file(const std::string& remote, const std::string& local) override;
+    Result<std::string> read_range(const std::string& remote, std::uint64_t offset,
+                                   std::size_t max_bytes) override;
+    Result<RemoteStat> stat(const std::string& remote) override;
+    Status mkdir_p(const std::string& remote, std::uint32_t mode = 0755) override;
+    Status remove(const std::string& remote) override;
+
+private:
+    struct Entry {
+        std::string bytes;
+        std::uint32_t mode = 0644;
+        bool is_dir = false;
+        std::int64_t mtime = 0;
+    };
+    struct PrefixRule {
+        std::string prefix;
+        ExecResult response;
+    };
+
+    // Applies connection state and injected faults for one call; Ok when the call may proceed.
+    Status enter(const char* operation, const std::string& subject);
+    static std::string normalize(const std::string& path);
+
+    std::string description_;
+    bool connected_ = true;
+    int reconnect_count_ = 0;
+    std::int64_t clock_ = 1700000000;  // mtimes advance by one second per write
+    std::deque<std::pair<FakeFault, int>> faults_;
+    std::deque<Result<ExecResult>> queued_;
+    std::vector<PrefixRule> rules_;
+    ExecHandler handler_;
+    std::vector<std::string> commands_;
+    std::map<std::string, Entry> files_;
+};
+
+}  // namespace slipway::remote
