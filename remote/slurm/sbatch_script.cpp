@@ -1,0 +1,168 @@
+// Renders the sbatch script (see sbatch_script.h). The script is plain bash that passes `bash -n` and
+// shellcheck; tests run both on the output.
+#include "remote/slurm/sbatch_script.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "remote/ssh/shell_quote.h"
+
+namespace slipway::remote {
+namespace {
+
+bool has_control_char(const std::string& text) {
+    return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+// `name=<quoted value>` for the script's variables.
+Result<std::string> assignment(const std::string& name, const std::string& value, const char* what) {
+    Result<std::string> quoted = shell_quote(value, what);
+    if (!quoted.ok()) return quoted.status();
+    return name + "=" + *quoted;
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += separator;
+        out += items[i];
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string slurm_job_name(const std::string& run_name) {
+    std::string name;
+    for (unsigned char c : run_name) {
+        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                          c == '.' || c == '_' || c == '-';
+        name += keep ? static_cast<char>(c) : '_';
+        if (name.size() == 64) break;
+    }
+    return name.empty() ? "slipway" : name;
+}
+
+Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterProfile& profile,
+                                         const SbatchInputs& inputs) {
+    const ConfigProblems problems = validate(config);
+    if (has_errors(problems))
+        return Status::Error("run config \"" + config.name + "\" is not valid:\n" +
+                             format_problems(problems));
+    const SlurmConfig& s = config.slurm;
+    const bool container = !s.container_image.empty();
+    if (container && profile.container != ContainerMode::kPyxis) {
+        return Status::Error("/slurm/container_image is set, but cluster \"" + profile.name +
+                             "\" runs bare srun (container none): clear the image or use a pyxis profile");
+    }
+
+    std::ostringstream out;
+    const std::string job_name = slurm_job_name(config.name);
+    out << "#!/bin/bash\n";
+    out << "# Slipway run " << job_name << ": tokenize once on one task, then train on "
+        << config.world_size() << " task(s). Rendered from run.json; edit the run config, not this file.\n";
+    // #SBATCH lines are read by sbatch, not by a shell: each value is a validated Slurm word or number.
+    std::vector<std::string> directives = {
+        "--job-name=" + job_name,
+        "--nodes=" + std::to_string(s.nodes),
+        "--ntasks-per-node=" + std::to_string(config.tasks_per_node()),
+    };
+    if (s.gpus_per_node > 0) directives.push_back("--gres=gpu:" + std::to_string(s.gpus_per_node));
+    if (s.cpus_per_task) directives.push_back("--cpus-per-task=" + std::to_string(*s.cpus_per_task));
+    directives.push_back("--time=" + s.time);
+    const std::string partition = s.partition.empty() ? profile.default_partition : s.partition;
+    const std::string account = s.account.empty() ? profile.default_account : s.account;
+    const std::string qos = s.qos.empty() ? profile.default_qos : s.qos;
+    if (!partition.empty()) directives.push_back("--partition=" + partition);
+    if (!account.empty()) directives.push_back("--account=" + account);
+    if (!qos.empty()) directives.push_back("--qos=" + qos);
+    if (s.exclusive) directives.push_back("--exclusive");
+    directives.push_back("--output=slurm-%j.out");
+    for (const std::string& extra : s.extra)
+        directives.push_back(extra);
+    for (const std::string& d : directives) {
+        if (has_control_char(d) || d.find_first_of(" \t") != std::string::npos)
+            return Status::Error("#SBATCH " + d +
+                                 ": Slurm values must not contain spaces or control characters");
+        out << "#SBATCH " << d << "\n";
+    }
+    out << "set -euo pipefail\n\n";
+
+    // The run folder and the engine, as data.
+    if (inputs.run_dir.empty()) {
+        out << "run_dir=\"$SLURM_SUBMIT_DIR\"\n";
+    } else {
+        if (inputs.run_dir[0] != '/')
+            return Status::Error("run folder must be absolute, got \"" + inputs.run_dir + "\"");
+        Result<std::string> line = assignment("run_dir", inputs.run_dir, "run folder");
+        if (!line.ok()) return line.status();
+        out << *line << "\n";
+    }
+    if (!inputs.engine.empty()) {
+        Result<std::string> line = assignment("engine", inputs.engine, "engine path");
+        if (!line.ok()) return line.status();
+        out << *line << "\n";
+    } else if (container) {
+        out << "engine=slipway-engine\n";
+    } else {
+        out << "engine=\"$run_dir/slipway-engine\"\n";
+    }
+    if (inputs.run_json.empty()) return Status::Error("run config file name is empty");
+    if (inputs.run_json[0] == '/') {
+        Result<std::string> line = assignment("run_json", inputs.run_json, "run config path");
+        if (!line.ok()) return line.status();
+        out << *line << "\n";
+    } else {
+        Result<std::string> quoted = shell_quote(inputs.run_json, "run config path");
+        if (!quoted.ok()) return quoted.status();
+        out << "run_json=\"$run_dir\"/" << *quoted << "\n";
+    }
+    out << "cd \"$run_dir\"\n\n";
+
+    // Pyxis flags; the run folder is mounted at the same path so run.json and the outputs are where the
+    // engine looks for them.
+    out << "container=()\n";
+    if (container) {
+        Result<std::string> image = shell_quote(s.container_image, "container image");
+        Result<std::string> mounts = shell_quote(join(s.container_mounts, ","), "container mounts");
+        if (!image.ok()) return image.status();
+        if (!mounts.ok()) return mounts.status();
+        out << "mounts=" << *mounts << "\n";
+        out << "case \"$run_dir\" in *,* | *:*) echo \"slipway: the run folder $run_dir has ',' or ':', "
+               "which "
+               "pyxis mounts cannot hold\" >&2; exit 2 ;; esac\n";
+        out << "mounts=\"${mounts:+$mounts,}$run_dir:$run_dir\"\n";
+        if (s.container_workdir.empty()) {
+            out << "workdir=\"$run_dir\"\n";
+        } else {
+            Result<std::string> line = assignment("workdir", s.container_workdir, "container workdir");
+            if (!line.ok()) return line.status();
+            out << *line << "\n";
+        }
+        out << "container=(--container-image=" << *image
+            << " --container-mounts=\"$mounts\" --container-workdir=\"$workdir\")\n";
+    }
+    out << "\n";
+
+    out << "# Rendezvous: the first host of the allocation is the master; the port follows from the job "
+           "id.\n";
+    out << "mapfile -t hosts < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n";
+    out << "export MASTER_ADDR=\"${hosts[0]}\"\n";
+    out << "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))\n";
+    out << "echo \"slipway: job $SLURM_JOB_ID on ${#hosts[@]} node(s), master "
+           "$MASTER_ADDR:$MASTER_PORT\"\n\n";
+
+    std::string step_cpus;
+    if (s.cpus_per_task) step_cpus = " --cpus-per-task=" + std::to_string(*s.cpus_per_task);
+    if (inputs.prepare) {
+        out << "# Tokenize once, on one task, into the token cache every rank then shares.\n";
+        out << "srun --nodes=1 --ntasks=1" << step_cpus
+            << " ${container[@]+\"${container[@]}\"} \"$engine\" prepare \"$run_json\"\n\n";
+    }
+    out << "# Train on every task; a rank that dies ends the step instead of leaving the others hanging.\n";
+    out << "srun --kill-on-bad-exit=1" << step_cpus
+        << " ${container[@]+\"${container[@]}\"} \"$engine\" train \"$run_json\"\n";
+    return out.str();
+}
+
+}  // namespace slipway::remote

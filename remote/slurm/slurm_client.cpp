@@ -1,0 +1,146 @@
+// SlurmClient (see slurm_client.h).
+#include "remote/slurm/slurm_client.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "remote/ssh/shell_quote.h"
+
+namespace slipway::remote {
+namespace {
+
+std::string trimmed(std::string text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.pop_back();
+    size_t start = 0;
+    while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start])))
+        ++start;
+    return text.substr(start);
+}
+
+std::string joined(const std::vector<std::string>& argv) {
+    std::string text;
+    for (const std::string& a : argv)
+        text += (text.empty() ? "" : " ") + a;
+    return text;
+}
+
+}  // namespace
+
+Status check_job_id(const std::string& job_id) {
+    const size_t underscore = job_id.find('_');
+    auto digits = [](const std::string& s) {
+        return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+    };
+    if (!digits(job_id.substr(0, underscore)) ||
+        (underscore != std::string::npos && !digits(job_id.substr(underscore + 1))))
+        return Status::Error("\"" + job_id + "\" is not a Slurm job id");
+    return Status::Ok();
+}
+
+Result<ExecResult> SlurmClient::run(const std::vector<std::string>& argv, const std::string& dir) {
+    Result<std::string> command = shell_command(argv);
+    if (!command.ok()) return command.status();
+    std::string line = *command;
+    if (!dir.empty()) {
+        Result<std::string> quoted = shell_quote(dir, "run folder");
+        if (!quoted.ok()) return quoted.status();
+        line = "cd " + *quoted + " && " + line;
+    }
+    Result<ExecResult> result = session_.exec(line, timeout_);
+    if (!result.ok()) {
+        return Status::Error(result.code(),
+                             session_.describe() + ": `" + joined(argv) + "`: " + result.error());
+    }
+    return result;
+}
+
+Status SlurmClient::failure(const std::vector<std::string>& argv, const ExecResult& result) const {
+    std::string why = trimmed(result.err);
+    if (why.empty()) why = trimmed(result.out);
+    return Status::Error(session_.describe() + ": `" + joined(argv) + "` exited " +
+                         std::to_string(result.exit_status) + (why.empty() ? "" : ": " + why));
+}
+
+Result<std::string> SlurmClient::test_only(const std::string& dir, const std::string& script) {
+    const std::vector<std::string> argv = {"sbatch", "--test-only", script};
+    Result<ExecResult> r = run(argv, dir);
+    if (!r.ok()) return r.status();
+    if (r->exit_status != 0) return failure(argv, *r);
+    // sbatch reports the estimate on stderr.
+    return trimmed(r->err + r->out);
+}
+
+Result<SubmittedJob> SlurmClient::submit(const std::string& dir, const std::string& script) {
+    const std::vector<std::string> argv = {"sbatch", "--parsable", script};
+    Result<ExecResult> r = run(argv, dir);
+    if (!r.ok()) return r.status();
+    if (r->exit_status != 0) return failure(argv, *r);
+    Result<SubmittedJob> job = parse_sbatch_parsable(r->out);
+    if (!job.ok()) return Status::Error(session_.describe() + ": " + job.error());
+    return job;
+}
+
+Result<JobInfo> SlurmClient::job(const std::string& job_id) {
+    if (Status s = check_job_id(job_id); !s.ok()) return s;
+    const std::vector<std::string> squeue = {"squeue", "-h", "-t", "all", "-j", job_id, "-o", kSqueueFormat};
+    Result<ExecResult> q = run(squeue);
+    if (!q.ok()) return q.status();
+    // squeue exits 1 with "Invalid job id specified" once the job is purged: that is "left the queue".
+    if (q->exit_status == 0) {
+        Result<std::vector<QueueRow>> rows = parse_squeue(q->out);
+        if (!rows.ok()) return Status::Error(session_.describe() + ": " + rows.error());
+        for (const QueueRow& row : *rows) {
+            if (row.job_id != job_id || is_terminal_state(row.state)) continue;
+            JobInfo info;
+            info.job_id = row.job_id;
+            info.state = row.state;
+            info.reason = row.reason;
+            info.elapsed = row.elapsed;
+            info.node_list = row.node_list;
+            info.source = "squeue";
+            return info;
+        }
+    }
+    const std::vector<std::string> scontrol = {"scontrol", "show", "job", job_id};
+    Result<ExecResult> c = run(scontrol);
+    if (!c.ok()) return c.status();
+    if (c->exit_status == 0) {
+        Result<JobInfo> info = job_info_from_scontrol(c->out);
+        if (info.ok()) return info;
+    }
+    const std::vector<std::string> sacct = {"sacct", "-n", "-P", "-X", "-j", job_id, "-o", kSacctFields};
+    Result<ExecResult> a = run(sacct);
+    if (!a.ok()) return a.status();
+    if (a->exit_status == 0) {
+        Result<JobInfo> info = job_info_from_sacct(a->out, job_id);
+        if (info.ok()) return info;
+    }
+    JobInfo unknown;
+    unknown.job_id = job_id;
+    unknown.state = "UNKNOWN";
+    unknown.source = "none";
+    unknown.reason = "the job left the queue and neither scontrol nor sacct knows it (accounting may be off)";
+    return unknown;
+}
+
+Status SlurmClient::cancel(const std::string& job_id) {
+    if (Status s = check_job_id(job_id); !s.ok()) return s;
+    const std::vector<std::string> argv = {"scancel", job_id};
+    Result<ExecResult> r = run(argv);
+    if (!r.ok()) return r.status();
+    if (r->exit_status != 0) return failure(argv, *r);
+    return Status::Ok();
+}
+
+Result<std::vector<NodeRow>> SlurmClient::nodes() {
+    const std::vector<std::string> argv = {"sinfo", "-h", "-N", "-o", kSinfoFormat};
+    Result<ExecResult> r = run(argv);
+    if (!r.ok()) return r.status();
+    if (r->exit_status != 0) return failure(argv, *r);
+    Result<std::vector<NodeRow>> rows = parse_sinfo_nodes(r->out);
+    if (!rows.ok()) return Status::Error(session_.describe() + ": " + rows.error());
+    return rows;
+}
+
+}  // namespace slipway::remote

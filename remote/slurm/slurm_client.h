@@ -1,0 +1,48 @@
+// SlurmClient: the Slurm commands Slipway runs on a login node over one Session (sbatch --test-only,
+// sbatch --parsable, squeue -> scontrol -> sacct for a job's state, scancel, sinfo). Each command is built
+// with shell_command(); a non-zero exit becomes an error carrying the command's stderr.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "contract/status.h"
+#include "remote/slurm/slurm_parsers.h"
+#include "remote/ssh/session.h"
+
+namespace slipway::remote {
+
+class SlurmClient {
+public:
+    explicit SlurmClient(Session& session, std::chrono::milliseconds timeout = std::chrono::seconds(30))
+        : session_(session), timeout_(timeout) {}
+
+    // `sbatch --test-only SCRIPT` in `dir`: Slurm's answer ("Job 12 to start at ... on nodes ...") when the
+    // job would be accepted, an error with sbatch's reason otherwise. Nothing is queued.
+    Result<std::string> test_only(const std::string& dir, const std::string& script);
+    // `sbatch --parsable SCRIPT` in `dir` (slurm-%j.out then lands in `dir`).
+    Result<SubmittedJob> submit(const std::string& dir, const std::string& script);
+    // The job's state: squeue while Slurm holds it; once it left the queue (or squeue shows it finished),
+    // `scontrol show job`, then sacct. When none of them knows the job any more the state is UNKNOWN (never
+    // FAILED): accounting may simply be off. Connection problems are errors, not states.
+    Result<JobInfo> job(const std::string& job_id);
+    Status cancel(const std::string& job_id);
+    // One row per node and partition (sinfo -N), with GPUs from GRES.
+    Result<std::vector<NodeRow>> nodes();
+
+private:
+    // Runs argv (quoted word by word) in `dir` when given; a non-zero exit is returned as a result, not an
+    // error, so callers can tell "Slurm said no" from "the connection failed".
+    Result<ExecResult> run(const std::vector<std::string>& argv, const std::string& dir = "");
+    Status failure(const std::vector<std::string>& argv, const ExecResult& result) const;
+
+    Session& session_;
+    std::chrono::milliseconds timeout_;
+};
+
+// Job ids as sbatch prints them: digits, optionally "_N" (array task). Anything else is refused before it
+// reaches a command line.
+Status check_job_id(const std::string& job_id);
+
+}  // namespace slipway::remote

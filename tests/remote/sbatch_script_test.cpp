@@ -1,0 +1,206 @@
+// Tests of the sbatch renderer: every preset renders, passes `bash -n` and shellcheck, carries the
+// resources of its `slurm` section, and values that reach the shell are quoted (an adversarial run folder
+// is printed back intact by the script's own assignment, nothing executes).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "contract/run_config.h"
+#include "remote/slurm/sbatch_script.h"
+
+namespace slipway::remote {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "slipway-sbatch-XXXXXX").string();
+        path_ = ::mkdtemp(pattern.data());
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+struct CommandResult {
+    int exit_code = -1;
+    std::string output;
+};
+
+CommandResult run_command(const std::string& command) {
+    CommandResult r;
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) return r;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
+        r.output.append(buffer, n);
+    const int status = ::pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+RunConfig preset(const std::string& name) {
+    Result<RunConfig> config =
+        load_run_config(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets/" + name);
+    EXPECT_TRUE(config.ok()) << config.error();
+    return config.ok() ? *config : RunConfig{};
+}
+
+ClusterProfile profile(ContainerMode mode) {
+    ClusterProfile p;
+    p.name = "test";
+    p.host = "login";
+    p.container = mode;
+    return p;
+}
+
+std::string write_script(const TempDir& dir, const std::string& name, const std::string& text) {
+    const std::string path = dir.path() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+SbatchInputs in_folder(const std::string& run_dir) {
+    SbatchInputs inputs;
+    inputs.run_dir = run_dir;
+    return inputs;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+    std::istringstream in(text);
+    std::string l;
+    while (std::getline(in, l)) {
+        if (l == line) return true;
+    }
+    return false;
+}
+
+TEST(SbatchScript, EveryPresetPassesBashAndShellcheck) {
+    TempDir dir;
+    for (const auto& entry : fs::directory_iterator(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets")) {
+        const RunConfig config = preset(entry.path().filename().string());
+        const ContainerMode mode =
+            config.slurm.container_image.empty() ? ContainerMode::kNone : ContainerMode::kPyxis;
+        for (const char* run_dir : {"", "/scratch/u/slipway/runs/x-1"}) {
+            SbatchInputs inputs;
+            inputs.run_dir = run_dir;
+            Result<std::string> script = render_sbatch_script(config, profile(mode), inputs);
+            ASSERT_TRUE(script.ok()) << entry.path() << ": " << script.error();
+            const std::string path = write_script(dir, config.name + ".sbatch", *script);
+            const CommandResult syntax = run_command("bash -n '" + path + "'");
+            EXPECT_EQ(syntax.exit_code, 0) << entry.path() << "\n" << syntax.output << "\n" << *script;
+            if (::system("command -v shellcheck >/dev/null 2>&1") != 0)
+                GTEST_SKIP() << "shellcheck is not installed";
+            const CommandResult lint = run_command("shellcheck --shell=bash --severity=style '" + path + "'");
+            EXPECT_EQ(lint.exit_code, 0) << entry.path() << "\n" << lint.output << "\n" << *script;
+        }
+    }
+}
+
+TEST(SbatchScript, ResourcesFromTheSlurmSectionAndProfileDefaults) {
+    RunConfig config = preset("mlperf-llama2-70b-lora.json");
+    config.slurm.nodes = 4;
+    config.slurm.cpus_per_task = 12;
+    config.slurm.account = "proj42";
+    config.slurm.extra = {"--mail-type=END"};
+    ClusterProfile p = profile(ContainerMode::kPyxis);
+    p.default_partition = "gpu";
+    p.default_qos = "high";
+    p.default_account = "ignored-because-the-config-names-one";
+    Result<std::string> script = render_sbatch_script(config, p, in_folder("/scratch/runs/r1"));
+    ASSERT_TRUE(script.ok()) << script.error();
+    for (const char* line :
+         {"#!/bin/bash", "#SBATCH --job-name=mlperf-llama2-70b-lora", "#SBATCH --nodes=4",
+          "#SBATCH --ntasks-per-node=8", "#SBATCH --gres=gpu:8", "#SBATCH --cpus-per-task=12",
+          "#SBATCH --time=01:30:00", "#SBATCH --partition=gpu", "#SBATCH --account=proj42",
+          "#SBATCH --qos=high", "#SBATCH --exclusive", "#SBATCH --output=slurm-%j.out",
+          "#SBATCH --mail-type=END", "run_dir=/scratch/runs/r1", "engine=slipway-engine",
+          "mapfile -t hosts < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")",
+          "export MASTER_ADDR=\"${hosts[0]}\"", "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))"}) {
+        EXPECT_TRUE(has_line(*script, line)) << "missing: " << line << "\n" << *script;
+    }
+    EXPECT_NE(script->find("--container-image=/scratch/workdir/mlperf-nvidia+llama2_70b_lora-pyt.sqsh"),
+              std::string::npos);
+    EXPECT_NE(
+        script->find("mounts=/scratch/workdir/mlperf-datasets:/data,/scratch/workdir/mlperf_logs:/results"),
+        std::string::npos);
+    EXPECT_TRUE(has_line(*script, "workdir=/workspace"));
+    // Prepare on one task strictly before training on all.
+    const size_t prepare = script->find("srun --nodes=1 --ntasks=1 --cpus-per-task=12");
+    const size_t train = script->find("srun --kill-on-bad-exit=1 --cpus-per-task=12");
+    ASSERT_NE(prepare, std::string::npos) << *script;
+    ASSERT_NE(train, std::string::npos) << *script;
+    EXPECT_LT(prepare, train);
+    EXPECT_NE(script->find("\"$engine\" prepare \"$run_json\"", prepare), std::string::npos);
+    EXPECT_NE(script->find("\"$engine\" train \"$run_json\"", train), std::string::npos);
+}
+
+TEST(SbatchScript, BareSrunWithTheDeployedEngine) {
+    const RunConfig config = preset("demo-tiny.json");
+    Result<std::string> script =
+        render_sbatch_script(config, profile(ContainerMode::kNone), in_folder("/home/u/runs/a"));
+    ASSERT_TRUE(script.ok()) << script.error();
+    EXPECT_TRUE(has_line(*script, "#SBATCH --ntasks-per-node=2"));
+    EXPECT_EQ(script->find("--gres"), std::string::npos);
+    EXPECT_EQ(script->find("--container"), std::string::npos);
+    EXPECT_TRUE(has_line(*script, "engine=\"$run_dir/slipway-engine\""));
+    EXPECT_TRUE(has_line(*script, "run_json=\"$run_dir\"/run.json"));
+}
+
+TEST(SbatchScript, ContainerOnAClusterWithoutPyxisIsRefused) {
+    Result<std::string> script =
+        render_sbatch_script(preset("mlperf-llama2-70b-lora.json"), profile(ContainerMode::kNone));
+    ASSERT_FALSE(script.ok());
+    EXPECT_NE(script.error().find("/slurm/container_image"), std::string::npos);
+}
+
+TEST(SbatchScript, InvalidConfigIsRefusedWithItsPointer) {
+    RunConfig config = preset("demo-tiny.json");
+    config.slurm.partition = "gpu; rm -rf ~";
+    Result<std::string> script = render_sbatch_script(config, profile(ContainerMode::kNone));
+    ASSERT_FALSE(script.ok());
+    EXPECT_NE(script.error().find("/slurm/partition"), std::string::npos);
+}
+
+TEST(SbatchScript, JobNameIsASlurmWord) {
+    EXPECT_EQ(slurm_job_name("saiga-lora_v2.1"), "saiga-lora_v2.1");
+    EXPECT_EQ(slurm_job_name("it's $(touch /tmp/pwned) `id`; x"), "it_s___touch__tmp_pwned___id___x");
+    EXPECT_EQ(slurm_job_name(""), "slipway");
+    EXPECT_EQ(slurm_job_name(std::string(100, 'a')).size(), 64u);
+}
+
+// The script's own assignments, run by bash, give back the adversarial run folder byte for byte, and the
+// command substitution and backticks in it never run.
+TEST(SbatchScript, AdversarialRunFolderArrivesIntactAndNothingRuns) {
+    TempDir dir;
+    const std::string marker = dir.path() + "/pwned";
+    const std::string run_dir = "/tmp/it's \"q\" $(touch " + marker + ") `touch " + marker + "`; Привет ✓";
+    RunConfig config = preset("demo-tiny.json");
+    config.name = "it's $(touch " + marker + ")";
+    Result<std::string> script =
+        render_sbatch_script(config, profile(ContainerMode::kNone), in_folder(run_dir));
+    ASSERT_TRUE(script.ok()) << script.error();
+    // Keep only the variable assignments (the part before `cd`), then print them.
+    const std::string head = script->substr(0, script->find("cd \"$run_dir\""));
+    const std::string probe = write_script(
+        dir, "probe.sh", head + "printf '%s\\n%s\\n%s' \"$run_dir\" \"$engine\" \"$run_json\"\n");
+    const CommandResult r = run_command("bash '" + probe + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output, run_dir + "\n" + run_dir + "/slipway-engine\n" + run_dir + "/run.json");
+    EXPECT_FALSE(fs::exists(marker));
+    const std::string path = write_script(dir, "adversarial.sbatch", *script);
+    EXPECT_EQ(run_command("bash -n '" + path + "'").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace slipway::remote

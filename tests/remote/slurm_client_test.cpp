@@ -1,0 +1,161 @@
+// Tests of SlurmClient over FakeSession: the commands it sends (quoted), job state through squeue ->
+// scontrol -> sacct so a finished job is never reported failed or lost, and faults (timeouts, a dropped
+// connection, non-zero exits whose stderr reaches the message).
+#include <gtest/gtest.h>
+
+#include "remote/slurm/slurm_client.h"
+#include "remote/ssh/fake_session.h"
+
+namespace slipway::remote {
+namespace {
+
+ExecResult ok(std::string out, std::string err = "") {
+    return ExecResult{std::move(out), std::move(err), 0};
+}
+ExecResult fail(int code, std::string err) {
+    return ExecResult{"", std::move(err), code};
+}
+
+TEST(SlurmClient, SubmitRunsSbatchParsableInTheQuotedRunFolder) {
+    FakeSession session;
+    session.queue_exec(ok("4242;cluster1\n"));
+    SlurmClient client(session);
+    Result<SubmittedJob> job = client.submit("/home/u/slipway work/runs/it's", "run.sbatch");
+    ASSERT_TRUE(job.ok()) << job.error();
+    EXPECT_EQ(job->job_id, "4242");
+    EXPECT_EQ(job->cluster, "cluster1");
+    ASSERT_EQ(session.commands().size(), 1u);
+    EXPECT_EQ(session.commands()[0],
+              "cd '/home/u/slipway work/runs/it'\\''s' && sbatch --parsable run.sbatch");
+}
+
+TEST(SlurmClient, SubmitRefusalCarriesSbatchStderr) {
+    FakeSession session;
+    session.queue_exec(fail(1, "sbatch: error: invalid partition specified: gpux\n"));
+    SlurmClient client(session);
+    Result<SubmittedJob> job = client.submit("/r", "run.sbatch");
+    ASSERT_FALSE(job.ok());
+    EXPECT_NE(job.error().find("invalid partition specified: gpux"), std::string::npos);
+    EXPECT_NE(job.error().find("exited 1"), std::string::npos);
+    EXPECT_NE(job.error().find(session.describe()), std::string::npos);
+}
+
+TEST(SlurmClient, TestOnlyReturnsSlurmsEstimate) {
+    FakeSession session;
+    session.queue_exec(ok("",
+                          "sbatch: Job 7 to start at 2026-11-22T09:00:00 using 2 processors on nodes "
+                          "localhost in partition debug\n"));
+    SlurmClient client(session);
+    Result<std::string> answer = client.test_only("/r", "run.sbatch");
+    ASSERT_TRUE(answer.ok()) << answer.error();
+    EXPECT_NE(answer->find("to start at"), std::string::npos);
+    EXPECT_EQ(session.commands()[0], "cd /r && sbatch --test-only run.sbatch");
+}
+
+TEST(SlurmClient, RunningJobFromSqueue) {
+    FakeSession session;
+    session.queue_exec(ok("42|RUNNING|None|0:12|1|localhost\n"));
+    SlurmClient client(session);
+    Result<JobInfo> info = client.job("42");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->state, "RUNNING");
+    EXPECT_EQ(info->source, "squeue");
+    EXPECT_EQ(session.commands()[0], "squeue -h -t all -j 42 -o '%i|%T|%r|%M|%D|%R'");
+    EXPECT_EQ(session.commands().size(), 1u);
+}
+
+TEST(SlurmClient, JobThatLeftTheQueueFromScontrol) {
+    FakeSession session;
+    session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
+    session.queue_exec(ok("JobId=42 JobName=x\n   JobState=COMPLETED Reason=None\n   ExitCode=0:0\n"));
+    SlurmClient client(session);
+    Result<JobInfo> info = client.job("42");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->state, "COMPLETED");
+    EXPECT_EQ(info->source, "scontrol");
+    EXPECT_EQ(session.commands()[1], "scontrol show job 42");
+}
+
+TEST(SlurmClient, FinishedInSqueueIsConfirmedByScontrolForItsExitCode) {
+    FakeSession session;
+    session.queue_exec(ok("42|FAILED|NonZeroExitCode|0:03|1|localhost\n"));
+    session.queue_exec(
+        ok("JobId=42 JobName=x\n   JobState=FAILED Reason=NonZeroExitCode\n   ExitCode=3:0\n"));
+    SlurmClient client(session);
+    Result<JobInfo> info = client.job("42");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->state, "FAILED");
+    EXPECT_EQ(info->exit_code, "3:0");
+}
+
+TEST(SlurmClient, PurgedJobFromSacct) {
+    FakeSession session;
+    session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
+    session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
+    session.queue_exec(ok("42|x|COMPLETED|0:0|00:10:00|gpu01\n"));
+    SlurmClient client(session);
+    Result<JobInfo> info = client.job("42");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->state, "COMPLETED");
+    EXPECT_EQ(info->source, "sacct");
+    EXPECT_EQ(session.commands()[2], "sacct -n -P -X -j 42 -o JobID,JobName,State,ExitCode,Elapsed,NodeList");
+}
+
+TEST(SlurmClient, NoSourceKnowsTheJobIsUnknownNeverFailed) {
+    FakeSession session;
+    session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
+    session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
+    session.queue_exec(fail(1, "sacct: error: Slurm accounting storage is disabled\n"));
+    SlurmClient client(session);
+    Result<JobInfo> info = client.job("42");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->state, "UNKNOWN");
+    EXPECT_EQ(info->source, "none");
+}
+
+TEST(SlurmClient, TimeoutAndDroppedConnectionAreErrorsNotStates) {
+    FakeSession session;
+    session.fail_next(FakeFault::kTimeout);
+    SlurmClient client(session);
+    Result<JobInfo> info = client.job("42");
+    ASSERT_FALSE(info.ok());
+    EXPECT_EQ(info.code(), StatusCode::kTimeout);
+    EXPECT_NE(info.error().find("squeue"), std::string::npos);
+
+    session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
+    session.drop_connection();
+    info = client.job("42");
+    ASSERT_FALSE(info.ok());
+    EXPECT_EQ(info.code(), StatusCode::kUnavailable);
+    ASSERT_TRUE(session.reconnect().ok());
+}
+
+TEST(SlurmClient, CancelAndBadJobIds) {
+    FakeSession session;
+    session.queue_exec(ok(""));
+    session.queue_exec(fail(1, "scancel: error: Kill job error on job id 43: Invalid job id specified\n"));
+    SlurmClient client(session);
+    EXPECT_TRUE(client.cancel("42").ok());
+    EXPECT_EQ(session.commands()[0], "scancel 42");
+    Status s = client.cancel("43");
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("Invalid job id"), std::string::npos);
+    EXPECT_FALSE(client.cancel("42; reboot").ok());
+    EXPECT_FALSE(client.job("$(id)").ok());
+    EXPECT_EQ(session.commands().size(), 2u);  // refused ids never reached a command line
+}
+
+TEST(SlurmClient, NodesFromSinfo) {
+    FakeSession session;
+    session.queue_exec(ok("localhost|debug*|idle|2|1000|(null)\n"));
+    SlurmClient client(session);
+    Result<std::vector<NodeRow>> nodes = client.nodes();
+    ASSERT_TRUE(nodes.ok()) << nodes.error();
+    ASSERT_EQ(nodes->size(), 1u);
+    EXPECT_EQ((*nodes)[0].partition, "debug");
+    EXPECT_EQ((*nodes)[0].cpus, 2);
+    EXPECT_EQ(session.commands()[0], "sinfo -h -N -o '%N|%P|%T|%c|%m|%G'");
+}
+
+}  // namespace
+}  // namespace slipway::remote

@@ -1,0 +1,177 @@
+// Tests of the Slurm output parsers on outputs as Slurm 22.05 prints them (sbatch, squeue, scontrol,
+// sacct, sinfo with typed and untyped GRES).
+#include <gtest/gtest.h>
+
+#include "remote/slurm/slurm_parsers.h"
+
+namespace slipway::remote {
+namespace {
+
+TEST(SbatchParsable, JobIdAlone) {
+    Result<SubmittedJob> job = parse_sbatch_parsable("4211\n");
+    ASSERT_TRUE(job.ok()) << job.error();
+    EXPECT_EQ(job->job_id, "4211");
+    EXPECT_EQ(job->cluster, "");
+}
+
+TEST(SbatchParsable, JobIdWithClusterAfterWarnings) {
+    Result<SubmittedJob> job =
+        parse_sbatch_parsable("sbatch: warning: can't honor --ntasks-per-node set to 8\n77;lomonosov2\n");
+    ASSERT_TRUE(job.ok()) << job.error();
+    EXPECT_EQ(job->job_id, "77");
+    EXPECT_EQ(job->cluster, "lomonosov2");
+}
+
+TEST(SbatchParsable, GarbageIsAnErrorThatQuotesIt) {
+    Result<SubmittedJob> job = parse_sbatch_parsable("Submitted batch job 12\n");
+    ASSERT_FALSE(job.ok());
+    EXPECT_NE(job.error().find("Submitted batch job 12"), std::string::npos);
+    EXPECT_FALSE(parse_sbatch_parsable("").ok());
+    EXPECT_FALSE(parse_sbatch_parsable("1$(x)\n").ok());
+}
+
+TEST(JobState, NormalizedAndClassified) {
+    EXPECT_EQ(normalize_job_state("CANCELLED by 1000"), "CANCELLED");
+    EXPECT_EQ(normalize_job_state(" completed\n"), "COMPLETED");
+    EXPECT_EQ(normalize_job_state("CANCELLED+"), "CANCELLED");
+    EXPECT_EQ(normalize_job_state(""), "UNKNOWN");
+    EXPECT_TRUE(is_terminal_state("COMPLETED"));
+    EXPECT_TRUE(is_terminal_state("TIMEOUT"));
+    EXPECT_TRUE(is_terminal_state("OUT_OF_MEMORY"));
+    EXPECT_FALSE(is_terminal_state("COMPLETING"));
+    EXPECT_FALSE(is_terminal_state("PENDING"));
+    EXPECT_FALSE(is_terminal_state("UNKNOWN"));
+    EXPECT_TRUE(is_success_state("COMPLETED"));
+    EXPECT_FALSE(is_success_state("FAILED"));
+}
+
+TEST(Squeue, RowsOfTheClientFormat) {
+    const std::string out =
+        "17|RUNNING|None|1:02|2|gpu[01-02]\n"
+        "18|PENDING|Resources|0:00|4|(Resources)\n"
+        "19|COMPLETED|None|0:05|1|localhost\n";
+    Result<std::vector<QueueRow>> rows = parse_squeue(out);
+    ASSERT_TRUE(rows.ok()) << rows.error();
+    ASSERT_EQ(rows->size(), 3u);
+    EXPECT_EQ((*rows)[0].job_id, "17");
+    EXPECT_EQ((*rows)[0].state, "RUNNING");
+    EXPECT_EQ((*rows)[0].node_list, "gpu[01-02]");
+    EXPECT_EQ((*rows)[1].reason, "Resources");
+    EXPECT_EQ((*rows)[2].state, "COMPLETED");
+    EXPECT_TRUE(parse_squeue("")->empty());
+    Result<std::vector<QueueRow>> bad = parse_squeue("17 RUNNING\n");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().find("17 RUNNING"), std::string::npos);
+}
+
+// `scontrol show job 5` of a finished job on the local test cluster (Slurm 22.05).
+constexpr const char* kScontrolCompleted = R"(JobId=5 JobName=demo-tiny
+   UserId=slipway(1001) GroupId=slipway(1001) MCS_label=N/A
+   Priority=4294901756 Nice=0 Account=(null) QOS=(null)
+   JobState=COMPLETED Reason=None Dependency=(null)
+   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0
+   RunTime=00:00:41 TimeLimit=00:10:00 TimeMin=N/A
+   SubmitTime=2026-11-22T09:01:12 EligibleTime=2026-11-22T09:01:12
+   Partition=debug AllocNode:Sid=localhost:4242
+   NodeList=localhost
+   BatchHost=localhost
+   NumNodes=1 NumCPUs=2 NumTasks=2 CPUs/Task=1 ReqB:S:C:T=0:0:*:*
+   TRES=cpu=2,mem=1000M,node=1,billing=2
+   Command=/home/slipway/slipway work/runs/demo-tiny-20261122-090112-a1b2/run.sbatch
+   WorkDir=/home/slipway/slipway work/runs/demo-tiny-20261122-090112-a1b2
+   StdOut=/home/slipway/slipway work/runs/demo-tiny-20261122-090112-a1b2/slurm-5.out
+   Power=
+)";
+
+TEST(Scontrol, FinishedJob) {
+    Result<JobInfo> info = job_info_from_scontrol(kScontrolCompleted);
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->job_id, "5");
+    EXPECT_EQ(info->name, "demo-tiny");
+    EXPECT_EQ(info->state, "COMPLETED");
+    EXPECT_EQ(info->exit_code, "0:0");
+    EXPECT_EQ(info->node_list, "localhost");
+    EXPECT_EQ(info->elapsed, "00:00:41");
+    EXPECT_EQ(info->source, "scontrol");
+}
+
+TEST(Scontrol, ValuesWithSpacesAndEqualsSigns) {
+    const std::vector<ScontrolRecord> records = parse_scontrol_records(kScontrolCompleted);
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(records[0].at("WorkDir"), "/home/slipway/slipway work/runs/demo-tiny-20261122-090112-a1b2");
+    EXPECT_EQ(records[0].at("TRES"), "cpu=2,mem=1000M,node=1,billing=2");
+    EXPECT_EQ(records[0].at("Power"), "");
+}
+
+TEST(Scontrol, FailedJobWithReason) {
+    Result<JobInfo> info = job_info_from_scontrol(
+        "JobId=9 JobName=x\n   JobState=FAILED Reason=NonZeroExitCode Dependency=(null)\n   ExitCode=1:0\n");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->state, "FAILED");
+    EXPECT_EQ(info->reason, "NonZeroExitCode");
+    EXPECT_EQ(info->exit_code, "1:0");
+}
+
+TEST(Scontrol, PurgedJobIsAnError) {
+    EXPECT_FALSE(job_info_from_scontrol("slurm_load_jobs error: Invalid job id specified\n").ok());
+    EXPECT_FALSE(job_info_from_scontrol("").ok());
+}
+
+TEST(Sacct, AllocationLineOfTheJob) {
+    const std::string out =
+        "4211|ruadapt-lora|CANCELLED by 1000|0:15|01:02:03|gpu[01-08]\n"
+        "4211.batch|batch|CANCELLED|0:15|01:02:03|gpu01\n";
+    Result<JobInfo> info = job_info_from_sacct(out, "4211");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->state, "CANCELLED");
+    EXPECT_EQ(info->exit_code, "0:15");
+    EXPECT_EQ(info->node_list, "gpu[01-08]");
+    EXPECT_EQ(info->source, "sacct");
+    Result<JobInfo> missing = job_info_from_sacct("", "4211");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+}
+
+TEST(Gres, TypedUntypedSocketsAndShards) {
+    std::vector<Gres> g = parse_gres("gpu:a100:4(S:0-1),shard:8");
+    ASSERT_EQ(g.size(), 2u);
+    EXPECT_EQ(g[0].name, "gpu");
+    EXPECT_EQ(g[0].type, "a100");
+    EXPECT_EQ(g[0].count, 4);
+    EXPECT_EQ(g[1].name, "shard");
+    EXPECT_EQ(gpu_count(g), 4);
+    EXPECT_EQ(gpu_count(parse_gres("gpu:8")), 8);
+    EXPECT_EQ(gpu_count(parse_gres("gpu:h100:8,gpu:a100:2")), 10);
+    EXPECT_TRUE(parse_gres("(null)").empty());
+    EXPECT_TRUE(parse_gres("").empty());
+    EXPECT_EQ(gpu_count(parse_gres("gpu")), 1);
+    EXPECT_EQ(parse_gres("gpu:tesla")[0].type, "tesla");
+}
+
+TEST(Sinfo, NodesAndPartitions) {
+    const std::string out =
+        "gpu01|gpu*|mixed|128|1024000|gpu:h100:8(S:0-1)\n"
+        "gpu02|gpu*|idle|128|1024000|gpu:h100:8(S:0-1)\n"
+        "cpu01|cpu|idle|64|256000|(null)\n"
+        "gpu02|debug|idle|128|1024000|gpu:h100:8(S:0-1)\n";
+    Result<std::vector<NodeRow>> rows = parse_sinfo_nodes(out);
+    ASSERT_TRUE(rows.ok()) << rows.error();
+    ASSERT_EQ(rows->size(), 4u);
+    EXPECT_EQ((*rows)[0].partition, "gpu");
+    EXPECT_TRUE((*rows)[0].default_partition);
+    EXPECT_EQ((*rows)[0].gpus, 8);
+    EXPECT_EQ((*rows)[0].gpu_type, "h100");
+    EXPECT_EQ((*rows)[2].gpus, 0);
+    const std::vector<PartitionInfo> parts = summarize_partitions(*rows);
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(parts[0].name, "gpu");
+    EXPECT_TRUE(parts[0].is_default);
+    EXPECT_EQ(parts[0].nodes, 2);
+    EXPECT_EQ(parts[0].idle_nodes, 1);
+    EXPECT_EQ(parts[0].gpus, 16);
+    EXPECT_EQ(parts[1].cpus, 64);
+    EXPECT_FALSE(parse_sinfo_nodes("gpu01 idle\n").ok());
+}
+
+}  // namespace
+}  // namespace slipway::remote
