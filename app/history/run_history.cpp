@@ -1,0 +1,334 @@
+// RunHistory on QSQLITE: two tables, runs and points; one connection per RunHistory object.
+#include "history/run_history.h"
+
+#include <QAtomicInteger>
+#include <QDir>
+#include <QFileInfo>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QVariant>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace slipway::app {
+namespace {
+
+QAtomicInteger<int> g_connection_counter;
+
+Status sql_error(const QString& what, const QSqlError& error) {
+    return Status::Error((what + ": " + error.text()).toStdString());
+}
+
+QVariant time_value(const QDateTime& t) {
+    return t.isValid() ? QVariant(t.toMSecsSinceEpoch()) : QVariant();
+}
+
+QDateTime time_from(const QVariant& v) {
+    return v.isNull() ? QDateTime() : QDateTime::fromMSecsSinceEpoch(v.toLongLong());
+}
+
+QVariant real_value(double v) {
+    return std::isnan(v) ? QVariant() : QVariant(v);
+}
+
+std::string meta_json(const RunMetrics& m) {
+    nlohmann::json j = nlohmann::json::object();
+    auto put = [&j](const char* key, const auto& opt) {
+        if (opt) j[key] = *opt;
+    };
+    put("run_start_ms", m.run_start_ms);
+    put("first_time_ms", m.first_time_ms);
+    put("last_time_ms", m.last_time_ms);
+    put("run_stop_ms", m.run_stop_ms);
+    put("status", m.status);
+    put("global_batch_size", m.global_batch_size);
+    put("total_steps", m.total_steps);
+    put("last_step", m.last_step);
+    put("target", m.target);
+    j["target_higher_is_better"] = m.target_higher_is_better;
+    j["benchmark"] = m.benchmark;
+    return j.dump();
+}
+
+void apply_meta(const QString& text, RunMetrics& m) {
+    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    if (!j.is_object()) return;
+    auto get_i = [&j](const char* key, std::optional<int64_t>& out) {
+        if (j.contains(key) && j[key].is_number()) out = j[key].get<int64_t>();
+    };
+    auto get_d = [&j](const char* key, std::optional<double>& out) {
+        if (j.contains(key) && j[key].is_number()) out = j[key].get<double>();
+    };
+    get_i("run_start_ms", m.run_start_ms);
+    get_i("first_time_ms", m.first_time_ms);
+    get_i("last_time_ms", m.last_time_ms);
+    get_i("run_stop_ms", m.run_stop_ms);
+    if (j.contains("status") && j["status"].is_string()) m.status = j["status"].get<std::string>();
+    get_d("global_batch_size", m.global_batch_size);
+    get_d("total_steps", m.total_steps);
+    get_d("last_step", m.last_step);
+    get_d("target", m.target);
+    m.target_higher_is_better = j.value("target_higher_is_better", false);
+    m.benchmark = j.value("benchmark", std::string());
+}
+
+RunRecord record_from(const QSqlQuery& q) {
+    RunRecord r;
+    r.id = q.value(0).toLongLong();
+    r.name = q.value(1).toString();
+    r.cluster = q.value(2).toString();
+    r.job_id = q.value(3).toString();
+    r.state = q.value(4).toString();
+    r.created = time_from(q.value(5));
+    r.started = time_from(q.value(6));
+    r.finished = time_from(q.value(7));
+    r.config_json = q.value(8).toString();
+    r.log_path = q.value(9).toString();
+    r.log_offset = static_cast<uint64_t>(q.value(10).toLongLong());
+    return r;
+}
+
+constexpr const char* kRunColumns =
+    "id, name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, log_path, "
+    "log_offset";
+
+}  // namespace
+
+QString RunHistory::default_path() {
+    // GenericDataLocation is $XDG_DATA_HOME (~/.local/share); our folder is named after the app.
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+           QStringLiteral("/slipway/history.sqlite");
+}
+
+RunHistory::RunHistory(QString connection) : connection_(std::move(connection)) {}
+
+RunHistory::~RunHistory() {
+    {
+        QSqlDatabase db = QSqlDatabase::database(connection_, false);
+        if (db.isValid()) db.close();
+    }
+    QSqlDatabase::removeDatabase(connection_);
+}
+
+Result<std::unique_ptr<RunHistory>> RunHistory::open(const QString& path) {
+    if (!QDir().mkpath(QFileInfo(path).absolutePath())) {
+        return Result<std::unique_ptr<RunHistory>>::Error("cannot create the folder of " +
+                                                          path.toStdString());
+    }
+    const QString connection =
+        QStringLiteral("slipway_history_%1").arg(g_connection_counter.fetchAndAddRelaxed(1));
+    std::unique_ptr<RunHistory> history(new RunHistory(connection));
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        db.setDatabaseName(path);
+        if (!db.open()) return sql_error("cannot open run history " + path, db.lastError());
+    }
+    for (const char* sql : {
+             "PRAGMA journal_mode=WAL",
+             "PRAGMA synchronous=NORMAL",
+             "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, "
+             "cluster TEXT, job_id TEXT, state TEXT, created_ms INTEGER, started_ms INTEGER, "
+             "finished_ms INTEGER, config_json TEXT, log_path TEXT, log_offset INTEGER NOT NULL DEFAULT 0, "
+             "meta_json TEXT)",
+             "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+             "CASCADE, "
+             "metric INTEGER NOT NULL, samples REAL, step REAL, time_ms INTEGER, value REAL NOT NULL)",
+             "CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id, metric)",
+         }) {
+        if (Status s = history->exec(QString::fromLatin1(sql)); !s.ok()) return s;
+    }
+    return Result<std::unique_ptr<RunHistory>>(std::move(history));
+}
+
+Status RunHistory::exec(const QString& sql) const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    if (!q.exec(sql)) return sql_error(QStringLiteral("run history: ") + sql, q.lastError());
+    return Status::Ok();
+}
+
+Result<int64_t> RunHistory::add_run(const RunRecord& run) {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare(QStringLiteral(
+        "INSERT INTO runs (name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, "
+        "log_path, log_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    q.addBindValue(run.name);
+    q.addBindValue(run.cluster);
+    q.addBindValue(run.job_id);
+    q.addBindValue(run.state);
+    q.addBindValue(time_value(run.created.isValid() ? run.created : QDateTime::currentDateTime()));
+    q.addBindValue(time_value(run.started));
+    q.addBindValue(time_value(run.finished));
+    q.addBindValue(run.config_json);
+    q.addBindValue(run.log_path);
+    q.addBindValue(static_cast<qint64>(run.log_offset));
+    if (!q.exec()) return sql_error(QStringLiteral("cannot add run to history"), q.lastError());
+    return static_cast<int64_t>(q.lastInsertId().toLongLong());
+}
+
+Status RunHistory::update_run(const RunRecord& run) {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare(QStringLiteral(
+        "UPDATE runs SET name = ?, cluster = ?, job_id = ?, state = ?, created_ms = ?, started_ms = ?, "
+        "finished_ms = ?, config_json = ?, log_path = ? WHERE id = ?"));
+    q.addBindValue(run.name);
+    q.addBindValue(run.cluster);
+    q.addBindValue(run.job_id);
+    q.addBindValue(run.state);
+    q.addBindValue(time_value(run.created));
+    q.addBindValue(time_value(run.started));
+    q.addBindValue(time_value(run.finished));
+    q.addBindValue(run.config_json);
+    q.addBindValue(run.log_path);
+    q.addBindValue(static_cast<qint64>(run.id));
+    if (!q.exec()) return sql_error(QStringLiteral("cannot update run %1").arg(run.id), q.lastError());
+    return Status::Ok();
+}
+
+Status RunHistory::set_state(int64_t run_id, const QString& state, const QDateTime& finished) {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare(
+        QStringLiteral("UPDATE runs SET state = ?, finished_ms = COALESCE(?, finished_ms) WHERE id = ?"));
+    q.addBindValue(state);
+    q.addBindValue(time_value(finished));
+    q.addBindValue(static_cast<qint64>(run_id));
+    if (!q.exec()) return sql_error(QStringLiteral("cannot set state of run %1").arg(run_id), q.lastError());
+    return Status::Ok();
+}
+
+Status RunHistory::remove_run(int64_t run_id) {
+    QSqlDatabase db = QSqlDatabase::database(connection_);
+    db.transaction();
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("DELETE FROM points WHERE run_id = ?"));
+    q.addBindValue(static_cast<qint64>(run_id));
+    QSqlQuery r(db);
+    r.prepare(QStringLiteral("DELETE FROM runs WHERE id = ?"));
+    r.addBindValue(static_cast<qint64>(run_id));
+    if (!q.exec() || !r.exec()) {
+        db.rollback();
+        return sql_error(QStringLiteral("cannot remove run %1").arg(run_id), db.lastError());
+    }
+    db.commit();
+    return Status::Ok();
+}
+
+Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& points,
+                          const RunMetrics& metrics, uint64_t log_offset) {
+    QSqlDatabase db = QSqlDatabase::database(connection_);
+    if (!db.transaction()) return sql_error(QStringLiteral("cannot start a transaction"), db.lastError());
+    QSqlQuery insert(db);
+    insert.prepare(
+        QStringLiteral("INSERT INTO points (run_id, metric, samples, step, time_ms, value) "
+                       "VALUES (?, ?, ?, ?, ?, ?)"));
+    for (const auto& [metric, p] : points) {
+        insert.bindValue(0, static_cast<qint64>(run_id));
+        insert.bindValue(1, static_cast<int>(metric));
+        insert.bindValue(2, real_value(p.samples));
+        insert.bindValue(3, real_value(p.step));
+        insert.bindValue(4, static_cast<qint64>(p.time_ms));
+        insert.bindValue(5, p.value);
+        if (!insert.exec()) {
+            const Status s =
+                sql_error(QStringLiteral("cannot store points of run %1").arg(run_id), insert.lastError());
+            db.rollback();
+            return s;
+        }
+    }
+    QSqlQuery update(db);
+    update.prepare(QStringLiteral("UPDATE runs SET log_offset = ?, meta_json = ? WHERE id = ?"));
+    update.addBindValue(static_cast<qint64>(log_offset));
+    update.addBindValue(QString::fromStdString(meta_json(metrics)));
+    update.addBindValue(static_cast<qint64>(run_id));
+    if (!update.exec()) {
+        const Status s =
+            sql_error(QStringLiteral("cannot store offset of run %1").arg(run_id), update.lastError());
+        db.rollback();
+        return s;
+    }
+    if (!db.commit())
+        return sql_error(QStringLiteral("cannot commit points of run %1").arg(run_id), db.lastError());
+    return Status::Ok();
+}
+
+Status RunHistory::reset_points(int64_t run_id) {
+    QSqlDatabase db = QSqlDatabase::database(connection_);
+    db.transaction();
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("DELETE FROM points WHERE run_id = ?"));
+    q.addBindValue(static_cast<qint64>(run_id));
+    QSqlQuery u(db);
+    u.prepare(QStringLiteral("UPDATE runs SET log_offset = 0, meta_json = NULL WHERE id = ?"));
+    u.addBindValue(static_cast<qint64>(run_id));
+    if (!q.exec() || !u.exec()) {
+        db.rollback();
+        return sql_error(QStringLiteral("cannot reset points of run %1").arg(run_id), db.lastError());
+    }
+    db.commit();
+    return Status::Ok();
+}
+
+Result<std::vector<RunRecord>> RunHistory::runs() const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    if (!q.exec(QStringLiteral("SELECT %1 FROM runs ORDER BY id DESC").arg(QLatin1String(kRunColumns)))) {
+        return sql_error(QStringLiteral("cannot list runs"), q.lastError());
+    }
+    std::vector<RunRecord> out;
+    while (q.next())
+        out.push_back(record_from(q));
+    return out;
+}
+
+Result<RunRecord> RunHistory::run(int64_t run_id) const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare(QStringLiteral("SELECT %1 FROM runs WHERE id = ?").arg(QLatin1String(kRunColumns)));
+    q.addBindValue(static_cast<qint64>(run_id));
+    if (!q.exec()) return sql_error(QStringLiteral("cannot read run %1").arg(run_id), q.lastError());
+    if (!q.next()) return Result<RunRecord>::Error("no run " + std::to_string(run_id) + " in the history");
+    return record_from(q);
+}
+
+Result<RunMetrics> RunHistory::load_metrics(int64_t run_id) const {
+    RunMetrics metrics;
+    QSqlDatabase db = QSqlDatabase::database(connection_);
+    QSqlQuery meta(db);
+    meta.prepare(QStringLiteral("SELECT meta_json FROM runs WHERE id = ?"));
+    meta.addBindValue(static_cast<qint64>(run_id));
+    if (!meta.exec()) return sql_error(QStringLiteral("cannot read run %1").arg(run_id), meta.lastError());
+    if (!meta.next())
+        return Result<RunMetrics>::Error("no run " + std::to_string(run_id) + " in the history");
+    apply_meta(meta.value(0).toString(), metrics);
+
+    QSqlQuery q(db);
+    q.setForwardOnly(true);  // no client-side copy of the result set: runs can hold millions of points
+    q.prepare(
+        QStringLiteral("SELECT metric, samples, step, time_ms, value FROM points WHERE run_id = ? "
+                       "ORDER BY rowid"));
+    q.addBindValue(static_cast<qint64>(run_id));
+    if (!q.exec())
+        return sql_error(QStringLiteral("cannot read points of run %1").arg(run_id), q.lastError());
+    while (q.next()) {
+        const int metric = q.value(0).toInt();
+        if (metric < 0 || metric >= kMetricCount) continue;
+        MetricSample s;
+        s.samples = q.value(1).isNull() ? kUnknown : q.value(1).toDouble();
+        s.step = q.value(2).isNull() ? kUnknown : q.value(2).toDouble();
+        s.time_ms = q.value(3).toLongLong();
+        s.value = q.value(4).toDouble();
+        metrics.series[static_cast<size_t>(metric)].push_back(s);
+    }
+    return Result<RunMetrics>(std::move(metrics));
+}
+
+Result<int64_t> RunHistory::point_count(int64_t run_id) const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare(QStringLiteral("SELECT COUNT(*) FROM points WHERE run_id = ?"));
+    q.addBindValue(static_cast<qint64>(run_id));
+    if (!q.exec() || !q.next()) return sql_error(QStringLiteral("cannot count points"), q.lastError());
+    return static_cast<int64_t>(q.value(0).toLongLong());
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,73 @@
+// The run history: an SQLite database (Qt SQL, QSQLITE) in the XDG data folder holding every run (name,
+// cluster, job id, state, times, the full run config JSON, the followed log and how far it was read) and
+// its metric points, so plots of old runs come back after a restart and a follower resumes where it
+// stopped. Points and the new log offset are written in one transaction: after a crash either both are
+// there or neither, so resuming never loses or repeats a point.
+#pragma once
+
+#include <QDateTime>
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "contract/status.h"
+#include "monitor/run_metrics.h"
+
+namespace slipway::app {
+
+struct RunRecord {
+    int64_t id = 0;
+    QString name;
+    QString cluster;  // profile name, "This computer" for local runs
+    QString job_id;   // Slurm job id, or the local process id
+    QString state;    // pending | running | completed | failed | cancelled | stalled | opened
+    QDateTime created;
+    QDateTime started;
+    QDateTime finished;
+    QString config_json;  // the run config exactly as submitted
+    QString log_path;     // the followed log (local path, or remote path on the cluster)
+    uint64_t log_offset = 0;
+};
+
+using MetricPointRow = std::pair<Metric, MetricSample>;
+
+class RunHistory {
+public:
+    // Opens (creating if needed) the database at `path`; its folder is created too.
+    static Result<std::unique_ptr<RunHistory>> open(const QString& path);
+    // <XDG data home>/slipway/history.sqlite
+    static QString default_path();
+
+    ~RunHistory();
+    RunHistory(const RunHistory&) = delete;
+    RunHistory& operator=(const RunHistory&) = delete;
+
+    // Inserts `run` (its id is ignored) and returns the new id.
+    Result<int64_t> add_run(const RunRecord& run);
+    Status update_run(const RunRecord& run);  // every column but the points and offset
+    Status set_state(int64_t run_id, const QString& state, const QDateTime& finished = {});
+    Status remove_run(int64_t run_id);
+
+    // Appends points and moves the log offset, atomically; `metrics` (the run's curves so far) gives
+    // the run-level facts stored with them (target, total steps, status, start time).
+    Status append(int64_t run_id, const std::vector<MetricPointRow>& points, const RunMetrics& metrics,
+                  uint64_t log_offset);
+    // Drops every point and sets the offset to 0 (the log was rewritten).
+    Status reset_points(int64_t run_id);
+
+    Result<std::vector<RunRecord>> runs() const;  // newest first
+    Result<RunRecord> run(int64_t run_id) const;
+    Result<RunMetrics> load_metrics(int64_t run_id) const;
+    Result<int64_t> point_count(int64_t run_id) const;
+
+private:
+    explicit RunHistory(QString connection);
+    Status exec(const QString& sql) const;
+
+    QString connection_;
+};
+
+}  // namespace slipway::app

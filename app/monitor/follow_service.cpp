@@ -1,0 +1,140 @@
+// FollowService: one worker thread, a poll timer on it, LogFollowers keyed by follow id.
+#include "monitor/follow_service.h"
+
+#include <QFile>
+#include <QTimer>
+
+#include <map>
+#include <memory>
+
+#include "monitor/log_follower.h"
+
+namespace slipway::app {
+
+// Lives on the service's thread; every slot runs there.
+class FollowWorker : public QObject {
+    Q_OBJECT
+
+public:
+    explicit FollowWorker(int poll_ms) : poll_ms_(poll_ms) {}
+
+public slots:
+    void start_timer() {
+        timer_ = new QTimer(this);
+        timer_->setInterval(poll_ms_);
+        connect(timer_, &QTimer::timeout, this, &FollowWorker::poll_all);
+        timer_->start();
+    }
+    void add(int id, const QString& path, quint64 offset) {
+        followers_[id] = std::make_unique<LogFollower>(QFile::encodeName(path).toStdString(), offset);
+        poll_one(id, false);
+    }
+    void remove(int id) { followers_.erase(id); }
+    void finish(int id) {
+        poll_one(id, true);
+        followers_.erase(id);
+    }
+
+signals:
+    void batch_ready(const slipway::app::FollowBatch& batch);
+
+private:
+    void poll_all() {
+        std::vector<int> ids;
+        for (const auto& [id, follower] : followers_)
+            ids.push_back(id);
+        bool behind = false;
+        for (const int id : ids)
+            behind = poll_one(id, false) || behind;
+        // A large file: keep reading without waiting for the next tick (each piece is one batch, so the
+        // view fills progressively and the event loop stays responsive).
+        if (behind) QTimer::singleShot(0, this, &FollowWorker::poll_all);
+    }
+
+    bool poll_one(int id, bool finishing) {
+        const auto it = followers_.find(id);
+        if (it == followers_.end()) return false;
+        LogFollower& follower = *it->second;
+        Result<FollowChunk> chunk = finishing ? follower.finish() : follower.poll();
+        FollowBatch out;
+        out.follow_id = id;
+        out.finished = finishing;
+        if (!chunk.ok()) {
+            out.error = QString::fromStdString(chunk.error());
+            emit batch_ready(out);
+            return false;
+        }
+        out.reset = chunk->reset;
+        out.missing = chunk->missing;
+        out.offset = chunk->offset;
+        out.behind = follower.behind();
+        const size_t n = chunk->items.size();
+        const size_t first_text =
+            n > FollowService::kMaxLinesPerBatch ? n - FollowService::kMaxLinesPerBatch : 0;
+        out.lines_skipped = static_cast<qint64>(first_text);
+        for (size_t i = 0; i < n; ++i) {
+            MllogStreamItem& item = chunk->items[i];
+            if (i >= first_text) out.lines << QString::fromStdString(item.text);
+            if (item.kind == MllogLineKind::kEvent) {
+                out.events.push_back(std::move(item.event));
+            } else if (item.kind == MllogLineKind::kBadMllog) {
+                ++out.bad_lines;
+            }
+        }
+        // Quiet polls of a live log send nothing.
+        if (n > 0 || out.reset || finishing || (out.missing && !missing_reported_.contains(id))) {
+            if (out.missing) missing_reported_.insert(id);
+            emit batch_ready(out);
+        }
+        return out.behind;
+    }
+
+    int poll_ms_;
+    QTimer* timer_ = nullptr;
+    std::map<int, std::unique_ptr<LogFollower>> followers_;
+    QSet<int> missing_reported_;
+};
+
+FollowService::FollowService(int poll_ms, QObject* parent)
+    : QObject(parent), worker_(new FollowWorker(poll_ms)) {
+    qRegisterMetaType<slipway::app::FollowBatch>();
+    worker_->moveToThread(&thread_);
+    connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+    connect(worker_, &FollowWorker::batch_ready, this, &FollowService::deliver, Qt::QueuedConnection);
+    thread_.setObjectName(QStringLiteral("slipway-follow"));
+    thread_.start();
+    QMetaObject::invokeMethod(worker_, "start_timer", Qt::QueuedConnection);
+}
+
+FollowService::~FollowService() {
+    thread_.quit();
+    thread_.wait();
+}
+
+int FollowService::follow(const QString& path, quint64 offset) {
+    const int id = next_id_++;
+    active_.insert(id);
+    QMetaObject::invokeMethod(worker_, "add", Qt::QueuedConnection, Q_ARG(int, id), Q_ARG(QString, path),
+                              Q_ARG(quint64, offset));
+    return id;
+}
+
+void FollowService::finish(int follow_id) {
+    if (!active_.contains(follow_id)) return;
+    QMetaObject::invokeMethod(worker_, "finish", Qt::QueuedConnection, Q_ARG(int, follow_id));
+}
+
+void FollowService::stop(int follow_id) {
+    active_.remove(follow_id);
+    QMetaObject::invokeMethod(worker_, "remove", Qt::QueuedConnection, Q_ARG(int, follow_id));
+}
+
+void FollowService::deliver(const FollowBatch& batch) {
+    if (!active_.contains(batch.follow_id)) return;  // stopped: stale
+    if (batch.finished) active_.remove(batch.follow_id);
+    emit this->batch(batch);
+}
+
+}  // namespace slipway::app
+
+#include "follow_service.moc"

@@ -1,0 +1,154 @@
+// RunMetrics: folds MLLOG events into the monitor's four curves plus what the status line needs.
+#include "monitor/run_metrics.h"
+
+#include <cmath>
+
+namespace slipway::app {
+
+const char* metric_key(Metric metric) {
+    switch (metric) {
+        case Metric::kTrainLoss:
+            return "train_loss";
+        case Metric::kEvalAccuracy:
+            return "eval_accuracy";
+        case Metric::kLearningRate:
+            return "lr";
+        case Metric::kTokensPerSecond:
+            return "tokens_per_second";
+    }
+    return "";
+}
+
+const char* metric_title(Metric metric) {
+    switch (metric) {
+        case Metric::kTrainLoss:
+            return "train_loss";
+        case Metric::kEvalAccuracy:
+            return "eval_accuracy";
+        case Metric::kLearningRate:
+            return "learning rate";
+        case Metric::kTokensPerSecond:
+            return "tokens/s";
+    }
+    return "";
+}
+
+std::optional<Metric> metric_for_key(std::string_view key) {
+    for (Metric m : kAllMetrics) {
+        if (key == metric_key(m)) return m;
+    }
+    return std::nullopt;
+}
+
+const char* x_axis_title(XAxis axis) {
+    switch (axis) {
+        case XAxis::kSamples:
+            return "samples";
+        case XAxis::kSteps:
+            return "step";
+        case XAxis::kWallTime:
+            return "wall time (s)";
+    }
+    return "";
+}
+
+std::optional<double> mlperf_target(std::string_view benchmark, bool* higher_is_better) {
+    // MLPerf Training rules, quality targets of the benchmarks whose logs we read.
+    if (benchmark == "llama2_70b_lora") {
+        if (higher_is_better) *higher_is_better = false;
+        return 0.925;
+    }
+    return std::nullopt;
+}
+
+std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
+    if (event.time_ms != 0) {
+        if (!first_time_ms) first_time_ms = event.time_ms;
+        last_time_ms = event.time_ms;
+    }
+    const std::string& key = event.key;
+    if (key == "run_start") {
+        if (!run_start_ms) run_start_ms = event.time_ms;
+        return std::nullopt;
+    }
+    if (key == "run_stop") {
+        run_stop_ms = event.time_ms;
+        status = event.metadata_string("status");
+        return std::nullopt;
+    }
+    if (key == "submission_benchmark" && event.value.is_string()) {
+        benchmark = event.value.get<std::string>();
+        if (!target) target = mlperf_target(benchmark, &target_higher_is_better);
+        return std::nullopt;
+    }
+    if (key == "global_batch_size" && event.value.is_number()) {
+        global_batch_size = event.value.get<double>();
+        return std::nullopt;
+    }
+    if (key == "opt_learning_rate_training_steps" && event.value.is_number()) {
+        total_steps = event.value.get<double>();
+        return std::nullopt;
+    }
+    const std::optional<Metric> metric = metric_for_key(key);
+    if (!metric || !event.value.is_number()) return std::nullopt;
+    MetricSample sample;
+    sample.samples = event.samples_count().value_or(kUnknown);
+    sample.step = event.step_num().value_or(kUnknown);
+    sample.time_ms = event.time_ms;
+    sample.value = event.value.get<double>();
+    if (!std::isnan(sample.step) && (!last_step || sample.step > *last_step)) last_step = sample.step;
+    points(*metric).push_back(sample);
+    return metric;
+}
+
+size_t RunMetrics::total_points() const {
+    size_t n = 0;
+    for (const auto& s : series)
+        n += s.size();
+    return n;
+}
+
+double RunMetrics::x_of(const MetricSample& sample, XAxis axis) const {
+    switch (axis) {
+        case XAxis::kSamples:
+            return sample.samples;
+        case XAxis::kSteps:
+            if (!std::isnan(sample.step)) return sample.step;
+            if (global_batch_size && *global_batch_size > 0 && !std::isnan(sample.samples)) {
+                return sample.samples / *global_batch_size;
+            }
+            return kUnknown;
+        case XAxis::kWallTime: {
+            const std::optional<int64_t> start = run_start_ms ? run_start_ms : first_time_ms;
+            if (!start || sample.time_ms == 0) return kUnknown;
+            return static_cast<double>(sample.time_ms - *start) / 1000.0;
+        }
+    }
+    return kUnknown;
+}
+
+std::optional<double> RunMetrics::progress() const {
+    if (!total_steps || *total_steps <= 0 || !last_step) return std::nullopt;
+    return std::min(1.0, *last_step / *total_steps);
+}
+
+std::optional<int64_t> RunMetrics::elapsed_ms() const {
+    const std::optional<int64_t> start = run_start_ms ? run_start_ms : first_time_ms;
+    if (!start || !last_time_ms) return std::nullopt;
+    return *last_time_ms - *start;
+}
+
+std::optional<int64_t> RunMetrics::eta_ms() const {
+    if (run_stop_ms) return 0;
+    const std::optional<double> done = progress();
+    const std::optional<int64_t> elapsed = elapsed_ms();
+    if (!done || !elapsed || *done <= 0) return std::nullopt;
+    return static_cast<int64_t>(static_cast<double>(*elapsed) * (1.0 - *done) / *done);
+}
+
+bool RunMetrics::meets_target(double value) const {
+    if (!target) return false;
+    return target_higher_is_better ? value >= *target : value <= *target;
+}
+
+}  // namespace slipway::app

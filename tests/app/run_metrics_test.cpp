@@ -1,0 +1,183 @@
+// Tests of RunMetrics, smoothing, CSV export and RunWatch: the three real MLPerf logs fold into the curves
+// with the hand-checked point counts of tests/contract/log_summary_test.cpp, and the alert rules.
+#include "monitor/run_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "contract/mllog_stream.h"
+#include "monitor/log_follower.h"
+#include "monitor/run_watch.h"
+#include "monitor/series_csv.h"
+#include "monitor/smoothing.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+using testing_util::fixture_log;
+
+RunMetrics metrics_of(const QString& path) {
+    RunMetrics m;
+    LogFollower follower(QFile::encodeName(path).toStdString());
+    Result<FollowChunk> chunk = follower.finish();
+    EXPECT_TRUE(chunk.ok()) << chunk.error();
+    for (const MllogStreamItem& item : chunk->items) {
+        if (item.kind == MllogLineKind::kEvent) m.add(item.event);
+    }
+    return m;
+}
+
+TEST(RunMetrics, RealLogsHaveTheHandCheckedPointCounts) {
+    const RunMetrics dell = metrics_of(fixture_log("dell-xe9680-result_0.txt"));
+    EXPECT_EQ(dell.points(Metric::kEvalAccuracy).size(), 5u);
+    EXPECT_EQ(dell.points(Metric::kTrainLoss).size(), 0u);
+    const RunMetrics fujitsu = metrics_of(fixture_log("fujitsu-gx2560m7-result_0.txt"));
+    EXPECT_EQ(fujitsu.points(Metric::kEvalAccuracy).size(), 5u);
+    const RunMetrics juniper = metrics_of(fixture_log("juniper-h100n1-result_0.txt"));
+    ASSERT_EQ(juniper.points(Metric::kTrainLoss).size(), 46u);
+    ASSERT_EQ(juniper.points(Metric::kEvalAccuracy).size(), 7u);
+    EXPECT_EQ(juniper.points(Metric::kTrainLoss)[0].samples, 80.0);
+    EXPECT_EQ(juniper.points(Metric::kTrainLoss)[0].value, 3.7142);
+    EXPECT_EQ(juniper.points(Metric::kEvalAccuracy)[6].value, 0.9246053695678711);
+    // llama2_70b_lora: MLPerf's target 0.925 (eval loss, lower is better) is known from the log itself.
+    EXPECT_EQ(juniper.benchmark, "llama2_70b_lora");
+    ASSERT_TRUE(juniper.target.has_value());
+    EXPECT_EQ(*juniper.target, 0.925);
+    EXPECT_TRUE(juniper.meets_target(0.9246));
+    EXPECT_FALSE(juniper.meets_target(0.93));
+    EXPECT_EQ(*juniper.status, "success");
+    EXPECT_NEAR(static_cast<double>(*juniper.elapsed_ms()) / 60000.0, 115.28, 0.5);
+}
+
+TEST(RunMetrics, XAxesFallBackWhereTheLogIsSilent) {
+    RunMetrics m;
+    MllogEvent start;
+    start.key = "run_start";
+    start.time_ms = 10'000;
+    m.add(start);
+    MllogEvent gbs;
+    gbs.key = "global_batch_size";
+    gbs.value = 8;
+    m.add(gbs);
+    MllogEvent loss;
+    loss.key = "train_loss";
+    loss.time_ms = 12'500;
+    loss.value = 2.0;
+    loss.metadata = {{"samples_count", 80}};
+    ASSERT_EQ(m.add(loss), Metric::kTrainLoss);
+    const MetricSample& p = m.points(Metric::kTrainLoss)[0];
+    EXPECT_EQ(m.x_of(p, XAxis::kSamples), 80.0);
+    EXPECT_EQ(m.x_of(p, XAxis::kSteps), 10.0);  // 80 samples / 8 per step
+    EXPECT_EQ(m.x_of(p, XAxis::kWallTime), 2.5);
+    MllogEvent text_value = loss;
+    text_value.value = "nan";
+    EXPECT_FALSE(m.add(text_value).has_value());
+}
+
+TEST(RunMetrics, EtaFromStepsDone) {
+    RunMetrics m;
+    MllogEvent total;
+    total.key = "opt_learning_rate_training_steps";
+    total.value = 100;
+    m.add(total);
+    MllogEvent start;
+    start.key = "run_start";
+    start.time_ms = 1000;
+    m.add(start);
+    MllogEvent loss;
+    loss.key = "train_loss";
+    loss.value = 1.0;
+    loss.time_ms = 11'000;
+    loss.metadata = {{"step_num", 25}};
+    m.add(loss);
+    EXPECT_EQ(*m.progress(), 0.25);
+    EXPECT_EQ(*m.elapsed_ms(), 10'000);
+    EXPECT_EQ(*m.eta_ms(), 30'000);
+}
+
+TEST(Smoothing, DebiasedEmaAndPassThrough) {
+    const std::vector<double> v = {1.0, 1.0, 1.0};
+    EXPECT_EQ(ema_smooth(v, 0.9), v);  // debiased: a constant stays itself from the first point
+    EXPECT_EQ(ema_smooth({1.0, 3.0}, 0.0), (std::vector<double>{1.0, 3.0}));
+    const std::vector<double> s = ema_smooth({0.0, 10.0}, 0.5);
+    EXPECT_DOUBLE_EQ(s[1], (0.5 * 0.0 * 0.5 + 0.5 * 10.0) / (1 - 0.25));  // (2.5 + ... ) debiased
+    const std::vector<double> with_nan = ema_smooth({1.0, std::nan(""), 3.0}, 0.5);
+    EXPECT_TRUE(std::isnan(with_nan[1]));
+    EXPECT_GT(with_nan[2], 1.0);
+    EXPECT_LT(with_nan[2], 3.0);
+}
+
+TEST(SeriesCsv, RowsPerPointQuotedNamesShortNumbers) {
+    std::ostringstream out;
+    write_series_csv(out, {{"run, \"a\"", "train_loss", "samples", {8, 16}, {0.1, 2.5}, {0.1, 1.9}},
+                           {"b", "lr", "step", {1}, {1e-5}, {}}});
+    EXPECT_EQ(out.str(),
+              "run,metric,x_name,x,value,smoothed\n"
+              "\"run, \"\"a\"\"\",train_loss,samples,8,0.1,0.1\n"
+              "\"run, \"\"a\"\"\",train_loss,samples,16,2.5,1.9\n"
+              "b,lr,step,1,1e-05,\n");
+}
+
+MllogEvent step_event(const char* key, double value, double step) {
+    MllogEvent e;
+    e.key = key;
+    e.value = value;
+    e.metadata = {{"step_num", step}, {"samples_count", step * 8}};
+    return e;
+}
+
+TEST(RunWatch, StallAfterFiveMedianIntervalsOnceUntilStepsResume) {
+    RunWatch watch(5.0, 1000);
+    RunMetrics m;
+    int64_t now = 0;
+    for (int step = 1; step <= 5; ++step) {
+        now += step == 3 ? 4000 : 2000;  // median interval 2 s despite one slow step
+        const MllogEvent e = step_event("train_loss", 2.0, step);
+        m.add(e);
+        EXPECT_TRUE(watch.on_event(e, m, now).empty());
+    }
+    EXPECT_EQ(*watch.median_step_interval_ms(), 2000);
+    EXPECT_FALSE(watch.check_stall(now + 9'999).has_value());
+    const std::optional<RunAlert> stall = watch.check_stall(now + 10'000);
+    ASSERT_TRUE(stall.has_value());
+    EXPECT_EQ(stall->kind, RunAlertKind::kStalled);
+    EXPECT_FALSE(watch.check_stall(now + 20'000).has_value());  // reported once
+    const MllogEvent next = step_event("train_loss", 1.9, 6);
+    m.add(next);
+    watch.on_event(next, m, now + 21'000);
+    EXPECT_TRUE(watch.check_stall(now + 32'000).has_value());  // re-armed by the new step
+}
+
+TEST(RunWatch, TargetThenFinishAndFailures) {
+    RunWatch watch;
+    RunMetrics m;
+    m.target = 0.925;
+    MllogEvent eval = step_event("eval_accuracy", 0.93, 10);
+    m.add(eval);
+    EXPECT_TRUE(watch.on_event(eval, m, 1).empty());
+    eval = step_event("eval_accuracy", 0.92, 20);
+    m.add(eval);
+    std::vector<RunAlert> alerts = watch.on_event(eval, m, 2);
+    ASSERT_EQ(alerts.size(), 1u);
+    EXPECT_EQ(alerts[0].kind, RunAlertKind::kTargetReached);
+    MllogEvent stop;
+    stop.key = "run_stop";
+    stop.metadata = {{"status", "success"}};
+    m.add(stop);
+    alerts = watch.on_event(stop, m, 3);
+    ASSERT_EQ(alerts.size(), 1u);
+    EXPECT_EQ(alerts[0].kind, RunAlertKind::kFinished);
+    EXPECT_FALSE(watch.on_exit(0).has_value());  // run_stop already told
+
+    RunWatch crashed;
+    const std::optional<RunAlert> failed = crashed.on_exit(134);
+    ASSERT_TRUE(failed.has_value());
+    EXPECT_EQ(failed->kind, RunAlertKind::kFailed);
+    EXPECT_NE(failed->message.find("134"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace slipway::app

@@ -1,0 +1,75 @@
+// Helpers shared by the app tests: unique temp folders, fixture paths, MLLOG lines, waiting on the event
+// loop.
+#pragma once
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <functional>
+#include <string>
+
+namespace slipway::app::testing_util {
+
+inline QString fixture_log(const QString& name) {
+    return QStringLiteral(SLIPWAY_TEST_DATA_DIR "/mlperf-logs/") + name;
+}
+
+inline const QStringList& fixture_logs() {
+    static const QStringList logs = {fixture_log("dell-xe9680-result_0.txt"),
+                                     fixture_log("fujitsu-gx2560m7-result_0.txt"),
+                                     fixture_log("juniper-h100n1-result_0.txt")};
+    return logs;
+}
+
+// An MLLOG line as the engine writes it (with '\n').
+inline std::string mllog_line(const std::string& key, double value, long step, long samples,
+                              long time_ms = 1000) {
+    return ":::MLLOG {\"namespace\": \"\", \"time_ms\": " + std::to_string(time_ms) +
+           ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"" + key +
+           "\", \"value\": " + std::to_string(value) +
+           ", \"metadata\": {\"samples_count\": " + std::to_string(samples) +
+           ", \"step_num\": " + std::to_string(step) + "}}\n";
+}
+
+inline void append_file(const QString& path, const std::string& bytes) {
+    QFile f(path);
+    if (!f.open(QIODevice::Append)) return;
+    f.write(bytes.data(), static_cast<qint64>(bytes.size()));
+}
+
+// Runs the event loop until `done` or `timeout_ms`; returns done().
+inline bool wait_until(const std::function<bool()>& done, int timeout_ms = 5000) {
+    QElapsedTimer t;
+    t.start();
+    while (!done() && t.elapsed() < timeout_ms)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    return done();
+}
+
+// Points XDG_CONFIG_HOME and XDG_DATA_HOME at a fresh temp folder for the lifetime of the object, so
+// tests running in parallel never share settings or a history database.
+class IsolatedHome {
+public:
+    IsolatedHome() {
+        old_config_ = qgetenv("XDG_CONFIG_HOME");
+        old_data_ = qgetenv("XDG_DATA_HOME");
+        qputenv("XDG_CONFIG_HOME", (dir_.path() + "/config").toUtf8());
+        qputenv("XDG_DATA_HOME", (dir_.path() + "/data").toUtf8());
+    }
+    ~IsolatedHome() {
+        qputenv("XDG_CONFIG_HOME", old_config_);
+        qputenv("XDG_DATA_HOME", old_data_);
+    }
+    QString path() const { return dir_.path(); }
+
+private:
+    QTemporaryDir dir_;
+    QByteArray old_config_;
+    QByteArray old_data_;
+};
+
+}  // namespace slipway::app::testing_util
