@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Stops what start_cluster.sh started in STATE_DIR: the daemons whose PIDs it recorded (and the sshd's
+# per-connection children), never anything found by name. Leaves STATE_DIR's files for post-mortems.
+set -uo pipefail
+
+state=${1:?usage: stop_cluster.sh STATE_DIR}
+[ -d "$state/pids" ] || exit 0
+
+# Jobs still running on this cluster would outlive slurmd: cancel them while slurmctld is up.
+if [ -f "$state/slurm/slurm.conf" ] && command -v scancel >/dev/null 2>&1; then
+  SLURM_CONF=$state/slurm/slurm.conf timeout 10 scancel --full --quiet --user "${SLIPWAY_TEST_USER:-slipway-test}" 2>/dev/null || true
+fi
+
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# Reverse start order: slurmd before slurmctld before munged; sshd's connection children go with it.
+for name in sshd slurmd slurmctld munged; do
+  file=$state/pids/$name.pid
+  [ -f "$file" ] || continue
+  pid=$(cat "$file")
+  case "$pid" in '' | *[!0-9]*) continue ;; esac
+  if [ "$name" = "sshd" ]; then
+    pkill -TERM -P "$pid" 2>/dev/null || true
+  fi
+  if alive "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+      alive "$pid" || break
+      sleep 0.1
+    done
+    alive "$pid" && kill -KILL "$pid" 2>/dev/null
+  fi
+  rm -f "$file"
+done
+echo "stop_cluster: stopped the cluster in $state"
+exit 0
