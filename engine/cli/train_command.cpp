@@ -1,18 +1,38 @@
 // The train command (train_command.h): load + override + validate the config, then train::train.
 #include "cli/train_command.h"
 
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <ostream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
 #include "contract/hf_flags.h"
 #include "contract/run_config.h"
 #include "contract/version.h"
+#include "dist/env.h"
 #include "train/trainer.h"
 
 namespace slipway::engine {
 namespace {
+
+std::atomic<bool> g_stop_requested{false};
+
+// SIGTERM (scancel, Slurm's time limit, the launcher stopping a run): finish the step, checkpoint, stop.
+// A second SIGTERM is not special: Slurm follows up with SIGKILL after KillWait anyway.
+extern "C" void request_stop(int) { g_stop_requested.store(true); }
+
+// Without --threads: OMP_NUM_THREADS when set (torchrun and our launcher set it), else this node's cores
+// shared among its ranks.
+int default_threads(const dist::DistEnv& env) {
+    if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp && std::atoi(omp) > 0) return std::atoi(omp);
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(1, cores / static_cast<int>(std::max<int64_t>(1, env.local_world_size)));
+}
 
 struct TrainCommandOptions {
     std::string config_path;
@@ -39,14 +59,35 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
     }
     for (const std::string& note : overrides->notes)
         err << "note: " << note << "\n";
+    Result<dist::DistEnv> dist_env = dist::resolve_dist_env(dist::process_env());
+    if (!dist_env.ok()) {
+        err << "train: " << dist_env.error() << "\n";
+        return 1;
+    }
     train::TrainOptions options;
-    options.threads = o.threads;
+    options.dist_env = *dist_env;
+    options.stop_requested = &g_stop_requested;
+    std::signal(SIGTERM, request_stop);
+    options.threads = o.threads > 0 ? o.threads : default_threads(*dist_env);
     options.stop_after_steps = o.stop_after_steps;
     options.engine_version = kVersion;
     Result<train::TrainReport> report = train::train(parsed.config, options, out, err);
     if (!report.ok()) {
         err << "train: " << report.error() << "\n";
+        if (report.code() == StatusCode::kUnavailable) {
+            // A peer is gone: the communication threads may wait on it forever, so no unwinding.
+            out.flush();
+            err.flush();
+            std::cout.flush();
+            std::cerr.flush();
+            std::_Exit(1);
+        }
         return 1;
+    }
+    if (report->interrupted) {
+        err << "train: stopped by SIGTERM after " << report->steps << " steps; checkpoint in " << report->output_dir
+            << "\n";
+        return 128 + SIGTERM;
     }
     if (report->status == "aborted" && o.stop_after_steps > 0) return 0;
     err << "train: " << report->status << " after " << report->steps << " steps; final train loss "
@@ -62,7 +103,7 @@ void add_train_command(CLI::App& app, int* exit_code, std::ostream& out, std::os
     CLI::App* cmd =
         app.add_subcommand("train", "Train from a run config; --flag value pairs after it override fields");
     cmd->add_option("config", options->config_path, "Run config JSON")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--threads", options->threads, "Torch threads (0 = all cores)");
+    cmd->add_option("--threads", options->threads, "Torch threads (0 = OMP_NUM_THREADS, else the cores divided among this node's ranks)");
     cmd->add_option("--stop-after-steps", options->stop_after_steps,
                     "Stop after N steps as if interrupted (tests of resume; checkpoints follow save_steps)");
     cmd->allow_extras();

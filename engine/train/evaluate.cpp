@@ -1,7 +1,5 @@
-// evaluate (evaluate.h): every validation block once, in order, without gradients.
+// evaluate_share (evaluate.h): this rank's validation blocks once, in order, without gradients.
 #include "train/evaluate.h"
-
-#include <numeric>
 
 #include <torch/torch.h>
 
@@ -9,30 +7,37 @@
 
 namespace slipway::train {
 
-EvalResult evaluate(model::LlamaForCausalLM& model, const data::TokenCache& cache, int64_t batch_size) {
+EvalResult EvalSums::result() const {
+    EvalResult r;
+    r.tokens = static_cast<int64_t>(tokens);
+    r.samples = static_cast<int64_t>(samples);
+    if (tokens > 0) {
+        r.loss = loss_sum / tokens;
+        r.token_accuracy = correct / tokens;
+    }
+    return r;
+}
+
+EvalSums evaluate_share(model::LlamaForCausalLM& model, const data::TokenCache& cache, int64_t batch_size,
+                        int64_t rank, int64_t world_size) {
     torch::NoGradGuard no_grad;
     model->eval();
     const size_t n = cache.num_blocks(data::Split::kValidation);
-    std::vector<uint64_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    EvalResult r;
-    double loss_sum = 0;
-    int64_t correct = 0;
-    for (size_t begin = 0; begin < n; begin += static_cast<size_t>(batch_size)) {
-        const size_t count = std::min(static_cast<size_t>(batch_size), n - begin);
+    std::vector<uint64_t> order;
+    for (size_t i = static_cast<size_t>(rank); i < n; i += static_cast<size_t>(world_size))
+        order.push_back(i);
+    EvalSums sums;
+    for (size_t begin = 0; begin < order.size(); begin += static_cast<size_t>(batch_size)) {
+        const size_t count = std::min(static_cast<size_t>(batch_size), order.size() - begin);
         const torch::Tensor ids = make_batch(cache, data::Split::kValidation, order, begin, count);  // (B, T)
         const model::LossResult l = model::causal_lm_loss(model, ids);
-        loss_sum += l.loss.item<double>() * static_cast<double>(l.tokens);
-        r.tokens += l.tokens;
-        correct += l.correct;
-        r.samples += static_cast<int64_t>(count);
+        sums.loss_sum += l.loss.item<double>() * static_cast<double>(l.tokens);
+        sums.tokens += static_cast<double>(l.tokens);
+        sums.correct += static_cast<double>(l.correct);
+        sums.samples += static_cast<double>(count);
     }
     model->train();
-    if (r.tokens > 0) {
-        r.loss = loss_sum / static_cast<double>(r.tokens);
-        r.token_accuracy = static_cast<double>(correct) / static_cast<double>(r.tokens);
-    }
-    return r;
+    return sums;
 }
 
 }  // namespace slipway::train

@@ -1,7 +1,10 @@
 // Evaluation on the validation blocks of the cache: token-weighted mean loss and next-token accuracy.
+// With several ranks each evaluates its own strided share of the blocks; the sums are added across ranks
+// before the means are taken, so the result equals a single process evaluating every block.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "data/token_cache.h"
 #include "model/llama.h"
@@ -15,6 +18,19 @@ struct EvalResult {
     int64_t samples = 0;
 };
 
-EvalResult evaluate(model::LlamaForCausalLM& model, const data::TokenCache& cache, int64_t batch_size);
+// Sums over one rank's share: blocks rank, rank + world_size, ...
+struct EvalSums {
+    double loss_sum = 0;  // token-weighted
+    double tokens = 0;
+    double correct = 0;
+    double samples = 0;
+
+    std::vector<double> as_vector() const { return {loss_sum, tokens, correct, samples}; }
+    static EvalSums from_vector(const std::vector<double>& v) { return {v[0], v[1], v[2], v[3]}; }
+    EvalResult result() const;
+};
+
+EvalSums evaluate_share(model::LlamaForCausalLM& model, const data::TokenCache& cache, int64_t batch_size,
+                        int64_t rank = 0, int64_t world_size = 1);
 
 }  // namespace slipway::train

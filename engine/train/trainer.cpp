@@ -1,6 +1,7 @@
-// The training loop of trainer.h: init (data, model, optimizer), then steps of accumulated micro-batches
-// with clipping, scheduled lr, periodic logging and evaluation, and the final save. Straight-line on
-// purpose: each part is a small component (batches, trainable, schedule, evaluate, outputs).
+// The training loop of trainer.h: init (ranks, data, model, optimizer), then steps of accumulated
+// micro-batches with gradient averaging across ranks, clipping, scheduled lr, periodic logging and
+// evaluation, and the final save. Each part is a small component (batches, trainable, schedule, evaluate,
+// checkpoint, outputs, dist); this file only wires them in order.
 #include <torch/torch.h>
 
 #include "train/trainer.h"
@@ -16,6 +17,8 @@
 #include "data/prepare.h"
 #include "data/sampler.h"
 #include "data/token_cache.h"
+#include "dist/gradient_reducer.h"
+#include "dist/process_group.h"
 #include "model/lora.h"
 #include "model/torch_compat.h"
 #include "model/weights.h"
@@ -23,6 +26,7 @@
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/outputs.h"
+#include "train/progress.h"
 #include "train/schedule.h"
 #include "train/trainable.h"
 
@@ -31,14 +35,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::string duration_text(double seconds) {
-    const auto s = static_cast<int64_t>(seconds + 0.5);
-    std::ostringstream out;
-    out << s / 3600 << ":" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << ":" << std::setw(2)
-        << s % 60;
-    return out.str();
-}
 
 // HF refuses a non-empty output_dir unless overwrite_output_dir; the token cache living inside is fine.
 Status check_output_dir(const TrainingConfig& t, const std::string& cache_dir) {
@@ -55,8 +51,7 @@ Status check_output_dir(const TrainingConfig& t, const std::string& cache_dir) {
 
 Result<model::LlamaForCausalLM> build_model(const RunConfig& config) {
     if (config.model.init == "random") {
-        Result<model::LlamaConfig> llama_config =
-            model::LlamaConfig::from_file(config.model.path + "/config.json");
+        Result<model::LlamaConfig> llama_config = model::LlamaConfig::from_file(config.model.path + "/config.json");
         if (!llama_config.ok()) return llama_config.status();
         model::LlamaForCausalLM llama(*llama_config);
         model::init_weights(llama, static_cast<uint64_t>(config.training.seed));
@@ -65,260 +60,420 @@ Result<model::LlamaForCausalLM> build_model(const RunConfig& config) {
     return model::load_hf_model(config.model.path);
 }
 
-}  // namespace
+// Discards everything: the MLLOG and progress streams of ranks other than 0.
+std::ostream& null_stream() {
+    static std::ostream sink(nullptr);
+    return sink;
+}
 
-Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, std::ostream& mllog_out,
-                          std::ostream& progress) {
-    const ConfigProblems problems = validate(config, validation_context_for(config));
-    if (has_errors(problems)) return Status::Error("invalid run config:\n" + format_problems(problems));
-    const TrainingConfig& t = config.training;
-    const std::string cache_dir =
-        config.data.cache_dir.empty() ? t.output_dir + "/cache" : config.data.cache_dir;
-    const Status output_ok = check_output_dir(t, cache_dir);
-    if (!output_ok.ok()) return output_ok;
-    std::error_code ec;
-    fs::create_directories(t.output_dir, ec);
-    if (ec) return Status::Error("/training/output_dir: cannot create " + t.output_dir + ": " + ec.message());
-    model::set_torch_threads(options.threads > 0 ? options.threads
-                                                 : static_cast<int>(std::thread::hardware_concurrency()));
+// One training run. Members hold what the steps share; collectives may throw (a lost rank), which
+// train() turns into an error naming the rank and step.
+class TrainingRun {
+public:
+    TrainingRun(const RunConfig& config, const TrainOptions& options, std::ostream& mllog, std::ostream& progress)
+        : config_(config),
+          t_(config.training),
+          options_(options),
+          mllog_out_(mllog),
+          progress_out_(progress) {}
 
-    MllogWriter log(mllog_out);
-    if (t.resume_from_checkpoint.empty())
-        std::remove((t.output_dir + "/mllog.txt").c_str());  // a resumed run appends
-    const Status tee = log.tee_to_file(t.output_dir + "/mllog.txt");
-    if (!tee.ok()) return tee;
-    log.interval_start("init_start");
+    Result<TrainReport> run();
+    // For the failure message: called after a collective threw.
+    Status lost_peer(const std::exception& e);
 
-    // Data: prepare (a cache hit when it exists), then map it.
+private:
+    Status connect_ranks();
+    Status setup();
+    Result<TrainReport> loop();
+    Result<TrainReport> finish();
+    // Every rank's setup phase ends here: an error anywhere stops all ranks with a message.
+    Status agree(const Status& mine, const std::string& phase);
+    bool is_main() const { return !dist_ || dist_->is_main(); }
+    int64_t rank() const { return dist_ ? dist_->rank() : 0; }
+    int64_t world_size() const { return dist_ ? dist_->world_size() : 1; }
+    void evaluate_now(int64_t step, int64_t samples);
+    Status checkpoint(int64_t done);
+    void log_hyperparameters();
+
+    const RunConfig& config_;
+    const TrainingConfig& t_;
+    const TrainOptions& options_;
+    std::ostream& mllog_out_;
+    std::ostream& progress_out_;
+    std::ostream* progress_ = &progress_out_;
+    std::unique_ptr<MllogWriter> log_;
+    std::unique_ptr<dist::DistContext> dist_;
+    std::unique_ptr<dist::GradientReducer> reducer_;
+
+    std::string cache_dir_;
+    std::optional<data::TokenCache> cache_;
+    std::optional<model::LlamaForCausalLM> llama_;
+    Trainable trainable_;
+    std::unique_ptr<FlatAdamW> optimizer_;
+    std::optional<data::DistributedBlockSampler> sampler_;
+    std::optional<LrSchedule> schedule_;
+    int64_t total_steps_ = 0, global_batch_ = 0, tokens_per_step_ = 0;
+    bool has_validation_ = false;
+
+    LoopPosition start_;
+    uint64_t epoch_ = 0;
+    size_t cursor_ = 0;
+    int64_t current_step_ = 0;
+    bool target_reached_ = false;
+    EvalResult last_eval_;
+    int64_t last_eval_step_ = -1;
+    TrainReport report_;
+};
+
+Status TrainingRun::agree(const Status& mine, const std::string& phase) {
+    if (!dist_) return mine;
+    std::vector<double> failed{mine.ok() ? 0.0 : 1.0};
+    dist_->allreduce_sum(failed);
+    if (!mine.ok()) return mine;
+    if (failed[0] > 0) {
+        return Status::Error("rank " + std::to_string(rank()) + ": stopping: " + std::to_string(int(failed[0])) +
+                             " other rank(s) failed while " + phase + " (their output says why)");
+    }
+    return Status::Ok();
+}
+
+Status TrainingRun::connect_ranks() {
+    if (options_.dist_env.world_size <= 1) return Status::Ok();
+    Result<std::unique_ptr<dist::DistContext>> connected =
+        dist::DistContext::connect(options_.dist_env, config_.distributed);
+    if (!connected.ok()) return connected.status();
+    dist_ = std::move(*connected);
+    if (!is_main()) progress_ = &null_stream();
+    *progress_ << "rank " << rank() << " of " << world_size() << ": " << dist_->backend() << " process group via "
+               << options_.dist_env.master_addr << ":" << options_.dist_env.master_port << "\n";
+    return Status::Ok();
+}
+
+Status TrainingRun::setup() {
+    cache_dir_ = config_.data.cache_dir.empty() ? t_.output_dir + "/cache" : config_.data.cache_dir;
+    // Checked by every rank before any writes, so they all see the same folder.
+    if (Status s = agree(check_output_dir(t_, cache_dir_), "checking the output folder"); !s.ok()) return s;
+    model::set_torch_threads(options_.threads > 0 ? options_.threads
+                                                  : static_cast<int>(std::thread::hardware_concurrency()));
+
+    log_ = std::make_unique<MllogWriter>(is_main() ? mllog_out_ : null_stream());
+    if (is_main()) {
+        std::error_code ec;
+        fs::create_directories(t_.output_dir, ec);
+        Status made = ec ? Status::Error("/training/output_dir: cannot create " + t_.output_dir + ": " + ec.message())
+                         : Status::Ok();
+        if (made.ok()) {
+            if (t_.resume_from_checkpoint.empty())
+                std::remove((t_.output_dir + "/mllog.txt").c_str());  // a resumed run appends
+            made = log_->tee_to_file(t_.output_dir + "/mllog.txt");
+        }
+        if (Status s = agree(made, "creating the output folder"); !s.ok()) return s;
+    } else if (Status s = agree(Status::Ok(), "creating the output folder"); !s.ok()) {
+        return s;
+    }
+    log_->interval_start("init_start");
+
+    // Data: rank 0 prepares (a cache hit when it exists); the others then find the cache ready.
     data::PrepareOptions prepare_options;
-    prepare_options.engine_version = options.engine_version;
-    Result<data::PrepareReport> prepared = data::prepare_token_cache(config, prepare_options);
+    prepare_options.engine_version = options_.engine_version;
+    Result<data::PrepareReport> prepared = Status::Error("not prepared");
+    if (is_main()) prepared = data::prepare_token_cache(config_, prepare_options);
+    if (Status s = agree(is_main() ? prepared.status() : Status::Ok(), "preparing the token cache"); !s.ok()) return s;
+    if (!is_main()) prepared = data::prepare_token_cache(config_, prepare_options);
     if (!prepared.ok()) return prepared.status();
-    progress << (prepared->cache_hit ? "cache hit: " : "prepared: ") << prepared->cache_path << "\n";
+    *progress_ << (prepared->cache_hit ? "cache hit: " : "prepared: ") << prepared->cache_path << "\n";
     Result<data::TokenCache> cache = data::TokenCache::open(prepared->cache_path);
     if (!cache.ok()) return cache.status();
+    cache_.emplace(std::move(*cache));
 
-    // Model and optimizer.
-    torch::manual_seed(static_cast<uint64_t>(t.seed));
-    Result<model::LlamaForCausalLM> built = build_model(config);
+    // Model: every rank builds the same one; rank 0's trainable weights are broadcast (DDP's initial sync).
+    torch::manual_seed(static_cast<uint64_t>(t_.seed));
+    Result<model::LlamaForCausalLM> built = build_model(config_);
     if (!built.ok()) return built.status();
-    model::LlamaForCausalLM llama = std::move(*built);
-    if (cache->meta().vocab_size > static_cast<uint64_t>(llama->config.vocab_size)) {
-        return Status::Error("the tokenizer has " + std::to_string(cache->meta().vocab_size) +
+    llama_.emplace(std::move(*built));
+    model::LlamaForCausalLM& llama = *llama_;
+    if (cache_->meta().vocab_size > static_cast<uint64_t>(llama->config.vocab_size)) {
+        return Status::Error("the tokenizer has " + std::to_string(cache_->meta().vocab_size) +
                              " tokens but the model only " + std::to_string(llama->config.vocab_size));
     }
-    if (config.adapter.method == "lora") {
-        Result<std::vector<std::string>> adapted = model::apply_lora(llama, config.adapter);
+    if (config_.adapter.method == "lora") {
+        Result<std::vector<std::string>> adapted = model::apply_lora(llama, config_.adapter);
         if (!adapted.ok()) return adapted.status();
-        progress << "LoRA on " << adapted->size() << " layers\n";
+        *progress_ << "LoRA on " << adapted->size() << " layers\n";
     }
-    llama->model->gradient_checkpointing = t.gradient_checkpointing;
-    Result<Trainable> trainable = select_trainable(llama, config.adapter);
+    llama->model->gradient_checkpointing = t_.gradient_checkpointing;
+    Result<Trainable> trainable = select_trainable(llama, config_.adapter);
     if (!trainable.ok()) return trainable.status();
-    std::unique_ptr<FlatAdamW> optimizer = make_adamw(*trainable, t);
+    trainable_ = std::move(*trainable);
+    const auto bucket_bytes = static_cast<size_t>(config_.distributed.bucket_mb * 1024 * 1024);
+    if (dist_) dist_->broadcast_from_main(trainable_.tensors, bucket_bytes);
+    optimizer_ = make_adamw(trainable_, t_);
+    if (dist_) {
+        reducer_ = std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors, dist_->group(),
+                                                           config_.distributed.bucket_mb);
+        *progress_ << "gradients averaged over " << world_size() << " ranks in " << reducer_->bucket_count()
+                   << " buckets of <= " << config_.distributed.bucket_mb << " MiB\n";
+    }
     llama->train();
 
-    // Steps (seam for distributed training: world size and rank come from dist/ later).
-    const int64_t world_size = 1, rank = 0;
+    // Steps: each rank takes its strided share of every epoch's shuffled blocks.
     Result<data::DistributedBlockSampler> sampler = data::DistributedBlockSampler::create(
-        cache->num_blocks(data::Split::kTrain), world_size, rank, static_cast<uint64_t>(t.seed));
+        cache_->num_blocks(data::Split::kTrain), world_size(), rank(), static_cast<uint64_t>(t_.seed));
     if (!sampler.ok()) return sampler.status();
-    const int64_t batch = t.per_device_train_batch_size;
-    const int64_t micro_batches = static_cast<int64_t>(sampler->num_samples()) / batch;
+    sampler_.emplace(std::move(*sampler));
+    const int64_t batch = t_.per_device_train_batch_size;
+    const int64_t micro_batches = static_cast<int64_t>(sampler_->num_samples()) / batch;
     if (micro_batches < 1) {
-        return Status::Error("the training set has " +
-                             std::to_string(cache->num_blocks(data::Split::kTrain)) +
-                             " blocks: fewer than one batch of " + std::to_string(batch));
+        return Status::Error("the training set has " + std::to_string(cache_->num_blocks(data::Split::kTrain)) +
+                             " blocks: fewer than one batch of " + std::to_string(batch) + " per rank on " +
+                             std::to_string(world_size()) + " ranks");
     }
-    const int64_t total_steps = total_training_steps(t, micro_batches);
-    Result<LrSchedule> schedule = LrSchedule::create(t.lr_scheduler_type, t.learning_rate,
-                                                     warmup_steps_for(t, total_steps), total_steps);
+    total_steps_ = total_training_steps(t_, micro_batches);
+    Result<LrSchedule> schedule = LrSchedule::create(t_.lr_scheduler_type, t_.learning_rate,
+                                                     warmup_steps_for(t_, total_steps_), total_steps_);
     if (!schedule.ok()) return schedule.status();
-    const int64_t global_batch = batch * t.gradient_accumulation_steps * world_size;
-    const int64_t tokens_per_step = global_batch * static_cast<int64_t>(cache->block_size());
-    const bool has_validation = cache->num_blocks(data::Split::kValidation) > 0;
+    schedule_.emplace(std::move(*schedule));
+    global_batch_ = batch * t_.gradient_accumulation_steps * world_size();
+    tokens_per_step_ = global_batch_ * static_cast<int64_t>(cache_->block_size());
+    has_validation_ = cache_->num_blocks(data::Split::kValidation) > 0;
+    log_hyperparameters();
+    log_->interval_end("init_stop");
+    log_->interval_start("run_start");
+    *progress_ << "training " << total_steps_ << " steps of " << global_batch_ << " sequences x "
+               << cache_->block_size() << " tokens; " << llama->config.parameter_count() << " parameters, "
+               << trainable_.names.size() << " trainable tensors\n";
 
-    log.point_in_time("global_batch_size", global_batch);
-    log.point_in_time("opt_base_learning_rate", t.learning_rate);
-    if (config.adapter.method == "lora") {
-        log.point_in_time("lora_rank", config.adapter.r);
-        log.point_in_time("lora_alpha", config.adapter.lora_alpha);
-    }
-    log.point_in_time("gradient_accumulation_steps", t.gradient_accumulation_steps);
-    log.point_in_time("opt_gradient_clip_norm", t.max_grad_norm);
-    log.point_in_time("opt_adamw_weight_decay", t.weight_decay);
-    log.point_in_time("opt_learning_rate_training_steps", total_steps);
-    log.point_in_time("opt_learning_rate_warmup_steps", schedule->warmup_steps());
-    log.point_in_time("seed", t.seed);
-    log.point_in_time("train_samples", static_cast<int64_t>(cache->num_blocks(data::Split::kTrain)));
-    log.point_in_time("eval_samples", static_cast<int64_t>(cache->num_blocks(data::Split::kValidation)));
-    log.interval_end("init_stop");
-    log.interval_start("run_start");
-    progress << "training " << total_steps << " steps of " << global_batch << " sequences x "
-             << cache->block_size() << " tokens; " << llama->config.parameter_count() << " parameters, "
-             << trainable->names.size() << " trainable tensors\n";
-
-    // Resume: weights, optimizer state, RNG and data position.
-    LoopPosition start;
-    if (!t.resume_from_checkpoint.empty()) {
-        Result<std::string> dir = resolve_checkpoint(t.resume_from_checkpoint, t.output_dir);
+    // Resume: weights, optimizer state, RNG and data position (every rank reads rank 0's checkpoint).
+    if (!t_.resume_from_checkpoint.empty()) {
+        Result<std::string> dir = resolve_checkpoint(t_.resume_from_checkpoint, t_.output_dir);
         if (!dir.ok()) return dir.status();
-        Result<LoopPosition> loaded = load_checkpoint(*dir, llama, *optimizer, trainable->names);
+        Result<LoopPosition> loaded = load_checkpoint(*dir, llama, *optimizer_, trainable_.names);
         if (!loaded.ok()) return loaded.status();
-        if (loaded->world_size != world_size) {
+        if (loaded->world_size != world_size()) {
             return Status::Error(*dir + ": saved with world size " + std::to_string(loaded->world_size) +
-                                 ", this run has " + std::to_string(world_size) +
+                                 ", this run has " + std::to_string(world_size()) +
                                  " (the data position would not match)");
         }
-        start = *loaded;
-        progress << "resumed from " << *dir << " at step " << start.step << "\n";
+        start_ = *loaded;
+        *progress_ << "resumed from " << *dir << " at step " << start_.step << "\n";
     }
+    return Status::Ok();
+}
 
-    TrainReport report;
-    report.output_dir = t.output_dir;
-    uint64_t epoch = start.epoch;
-    sampler->set_epoch(epoch);
-    std::vector<uint64_t> order = sampler->indices();
-    size_t cursor = static_cast<size_t>(start.cursor);
+void TrainingRun::log_hyperparameters() {
+    log_->point_in_time("global_batch_size", global_batch_);
+    log_->point_in_time("opt_base_learning_rate", t_.learning_rate);
+    if (config_.adapter.method == "lora") {
+        log_->point_in_time("lora_rank", config_.adapter.r);
+        log_->point_in_time("lora_alpha", config_.adapter.lora_alpha);
+    }
+    log_->point_in_time("gradient_accumulation_steps", t_.gradient_accumulation_steps);
+    log_->point_in_time("opt_gradient_clip_norm", t_.max_grad_norm);
+    log_->point_in_time("opt_adamw_weight_decay", t_.weight_decay);
+    log_->point_in_time("opt_learning_rate_training_steps", total_steps_);
+    log_->point_in_time("opt_learning_rate_warmup_steps", schedule_->warmup_steps());
+    log_->point_in_time("seed", t_.seed);
+    log_->point_in_time("train_samples", static_cast<int64_t>(cache_->num_blocks(data::Split::kTrain)));
+    log_->point_in_time("eval_samples", static_cast<int64_t>(cache_->num_blocks(data::Split::kValidation)));
+}
+
+void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
+    const nlohmann::ordered_json at = {{"samples_count", samples}, {"step_num", step}};
+    log_->interval_start("eval_start", nullptr, at);
+    EvalSums sums;
+    {
+        model::Bf16Autocast autocast(t_.bf16);
+        sums = evaluate_share(*llama_, *cache_, t_.per_device_eval_batch_size, rank(), world_size());
+    }
+    if (dist_) {
+        std::vector<double> v = sums.as_vector();
+        dist_->allreduce_sum(v);
+        sums = EvalSums::from_vector(v);
+    }
+    last_eval_ = sums.result();
+    last_eval_step_ = step;
+    const double metric = config_.eval.metric == "loss" ? last_eval_.loss : last_eval_.token_accuracy;
+    log_->interval_end("eval_stop", nullptr, at);
+    log_->point_in_time("eval_loss", last_eval_.loss, at);
+    log_->point_in_time("eval_token_accuracy", last_eval_.token_accuracy, at);
+    log_->point_in_time("eval_accuracy", metric, at);
+    std::ostringstream line;
+    line << "eval at step " << step << ": loss " << std::fixed << std::setprecision(4) << last_eval_.loss
+         << ", token accuracy " << last_eval_.token_accuracy << "\n";
+    *progress_ << line.str();
+    if (config_.eval.target) {
+        target_reached_ = config_.eval_higher_is_better() ? metric >= *config_.eval.target
+                                                          : metric <= *config_.eval.target;
+    }
+}
+
+// Rank 0 writes; the others go on and meet it at the next collective.
+Status TrainingRun::checkpoint(int64_t done) {
+    if (!is_main()) return Status::Ok();
+    Result<std::string> saved = save_checkpoint(t_.output_dir, *llama_, *optimizer_, trainable_.names,
+                                                LoopPosition{done, epoch_, cursor_, world_size()});
+    if (!saved.ok()) return saved.status();
+    log_->point_in_time("checkpoint_saved", *saved, {{"step_num", done}});
+    if (t_.save_total_limit) prune_checkpoints(t_.output_dir, *t_.save_total_limit);
+    return Status::Ok();
+}
+
+Result<TrainReport> TrainingRun::loop() {
+    model::LlamaForCausalLM& llama = *llama_;
+    report_.output_dir = t_.output_dir;
+    epoch_ = start_.epoch;
+    sampler_->set_epoch(epoch_);
+    std::vector<uint64_t> order = sampler_->indices();
+    cursor_ = static_cast<size_t>(start_.cursor);
+    const int64_t batch = t_.per_device_train_batch_size, accumulation = t_.gradient_accumulation_steps;
     double window_loss = 0;
     int64_t window_steps = 0;
-    bool target_reached = false;
-    EvalResult last_eval;
-    int64_t last_eval_step = -1;
     const auto run_start = Clock::now();
     auto window_start = run_start;
     auto last_progress = run_start - std::chrono::hours(1);
-    auto evaluate_now = [&](int64_t step, int64_t samples) {
-        log.interval_start("eval_start", nullptr, {{"samples_count", samples}, {"step_num", step}});
-        {
-            model::Bf16Autocast autocast(t.bf16);
-            last_eval = evaluate(llama, *cache, t.per_device_eval_batch_size);
-        }
-        last_eval_step = step;
-        const double metric = config.eval.metric == "loss" ? last_eval.loss : last_eval.token_accuracy;
-        log.interval_end("eval_stop", nullptr, {{"samples_count", samples}, {"step_num", step}});
-        log.point_in_time("eval_loss", last_eval.loss, {{"samples_count", samples}, {"step_num", step}});
-        log.point_in_time("eval_token_accuracy", last_eval.token_accuracy,
-                          {{"samples_count", samples}, {"step_num", step}});
-        log.point_in_time("eval_accuracy", metric, {{"samples_count", samples}, {"step_num", step}});
-        std::ostringstream line;
-        line << "eval at step " << step << ": loss " << std::fixed << std::setprecision(4) << last_eval.loss
-             << ", token accuracy " << last_eval.token_accuracy << "\n";
-        progress << line.str();
-        if (config.eval.target) {
-            target_reached = config.eval_higher_is_better() ? metric >= *config.eval.target
-                                                            : metric <= *config.eval.target;
-        }
-    };
 
-    auto checkpoint = [&](int64_t done) -> Status {
-        Result<std::string> saved = save_checkpoint(t.output_dir, llama, *optimizer, trainable->names,
-                                                    LoopPosition{done, epoch, cursor, world_size});
-        if (!saved.ok()) return saved.status();
-        log.point_in_time("checkpoint_saved", *saved, {{"step_num", done}});
-        if (t.save_total_limit) prune_checkpoints(t.output_dir, *t.save_total_limit);
-        return Status::Ok();
-    };
-
-    for (int64_t step = start.step; step < total_steps; ++step) {
-        const double lr = schedule->lr(step);
+    for (int64_t step = start_.step; step < total_steps_; ++step) {
+        current_step_ = step + 1;
+        const double lr = schedule_->lr(step);
         double step_loss = 0;
-        for (int64_t micro = 0; micro < t.gradient_accumulation_steps; ++micro) {
-            if (cursor + static_cast<size_t>(batch) > order.size()) {  // next epoch
-                sampler->set_epoch(++epoch);
-                order = sampler->indices();
-                cursor = 0;
+        for (int64_t micro = 0; micro < accumulation; ++micro) {
+            if (cursor_ + static_cast<size_t>(batch) > order.size()) {  // next epoch
+                sampler_->set_epoch(++epoch_);
+                order = sampler_->indices();
+                cursor_ = 0;
             }
             const torch::Tensor ids =
-                make_batch(*cache, data::Split::kTrain, order, cursor, static_cast<size_t>(batch));  // (B, T)
-            cursor += static_cast<size_t>(batch);
+                make_batch(*cache_, data::Split::kTrain, order, cursor_, static_cast<size_t>(batch));  // (B, T)
+            cursor_ += static_cast<size_t>(batch);
+            const bool sync = reducer_ && micro == accumulation - 1;  // earlier micro-steps only accumulate
+            if (sync) reducer_->before_sync_forward();
             model::LossResult r;
             {
-                model::Bf16Autocast autocast(t.bf16);  // fp32 master weights, bf16 matmuls
+                model::Bf16Autocast autocast(t_.bf16);  // fp32 master weights, bf16 matmuls
                 r = model::causal_lm_loss(llama, ids, /*count_correct=*/false);
             }
-            (t.gradient_accumulation_steps == 1 ? r.loss
-                                                : r.loss / static_cast<double>(t.gradient_accumulation_steps))
-                .backward();
-            step_loss += r.loss.item<double>() / static_cast<double>(t.gradient_accumulation_steps);
+            const torch::Tensor scaled = accumulation == 1 ? r.loss : r.loss / static_cast<double>(accumulation);
+            if (sync) reducer_->before_sync_backward(scaled);
+            scaled.backward();  // with the reducer: returns with every gradient averaged over ranks
+            step_loss += r.loss.item<double>() / static_cast<double>(accumulation);
         }
-        const double grad_norm = optimizer->clip_grad_norm(t.max_grad_norm);
-        const int64_t done = step + 1, samples = done * global_batch;
+        // One small collective per step: the mean loss, and whether any rank was asked to stop.
+        bool stop = options_.stop_requested && options_.stop_requested->load();
+        if (dist_) {
+            std::vector<double> shared{step_loss, stop ? 1.0 : 0.0};
+            dist_->allreduce_sum(shared);
+            step_loss = shared[0] / static_cast<double>(world_size());
+            stop = shared[1] > 0;
+        }
+        const double grad_norm = optimizer_->clip_grad_norm(t_.max_grad_norm);  // equal on every rank
+        const int64_t done = step + 1, samples = done * global_batch_;
         if (!std::isfinite(step_loss) || !std::isfinite(grad_norm)) {
-            log.interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
+            log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
             return Status::Error("step " + std::to_string(done) + ": non-finite " +
                                  (std::isfinite(step_loss) ? "gradient norm" : "loss") + " (loss " +
                                  std::to_string(step_loss) + ", grad norm " + std::to_string(grad_norm) +
                                  "); the optimizer step was not taken");
         }
-        optimizer->step(lr);
-        optimizer->zero_grad();
+        optimizer_->step(lr);
+        optimizer_->zero_grad();
         window_loss += step_loss;
         ++window_steps;
-        report.final_train_loss = step_loss;
-        report.steps = done;
+        report_.final_train_loss = step_loss;
+        report_.steps = done;
 
-        if (done % t.logging_steps == 0 || done == total_steps) {
+        if (done % t_.logging_steps == 0 || done == total_steps_) {
             const auto now = Clock::now();
             const double seconds = std::chrono::duration<double>(now - window_start).count();
             const double tokens_per_second =
-                static_cast<double>(tokens_per_step * window_steps) / std::max(seconds, 1e-9);
+                static_cast<double>(tokens_per_step_ * window_steps) / std::max(seconds, 1e-9);
             const nlohmann::ordered_json at = {{"samples_count", samples}, {"step_num", done}};
-            log.point_in_time("train_loss", window_loss / static_cast<double>(window_steps), at);
-            log.point_in_time("lr", lr, at);
-            log.point_in_time("grad_norm", grad_norm, at);
-            log.point_in_time("tokens_per_second", tokens_per_second, at);
-            if (std::chrono::duration<double>(now - last_progress).count() >= options.progress_interval_s ||
-                done == total_steps) {
-                const double elapsed = std::chrono::duration<double>(now - run_start).count();
-                std::ostringstream line;  // formatting flags stay local to the line
-                line << "step " << done << "/" << total_steps << " | loss " << std::fixed
-                     << std::setprecision(4) << window_loss / static_cast<double>(window_steps) << " | lr "
-                     << std::scientific << std::setprecision(2) << lr << std::fixed << " | grad "
-                     << std::setprecision(2) << grad_norm << " | " << std::setprecision(0)
-                     << tokens_per_second << " tok/s | " << duration_text(elapsed) << " elapsed, ETA "
-                     << duration_text(elapsed / static_cast<double>(done) *
-                                      static_cast<double>(total_steps - done))
-                     << "\n";
-                progress << line.str();
+            const double mean_loss = window_loss / static_cast<double>(window_steps);
+            log_->point_in_time("train_loss", mean_loss, at);
+            log_->point_in_time("lr", lr, at);
+            log_->point_in_time("grad_norm", grad_norm, at);
+            log_->point_in_time("tokens_per_second", tokens_per_second, at);
+            if (std::chrono::duration<double>(now - last_progress).count() >= options_.progress_interval_s ||
+                done == total_steps_) {
+                *progress_ << progress_line({done, total_steps_, mean_loss, lr, grad_norm, tokens_per_second,
+                                             std::chrono::duration<double>(now - run_start).count()});
                 last_progress = now;
             }
             window_loss = 0;
             window_steps = 0;
             window_start = now;
         }
-        if (has_validation && t.eval_steps && done % *t.eval_steps == 0) {
+        if (stop) {  // SIGTERM on some rank: save where we are, then stop everywhere
+            *progress_ << "stop requested (SIGTERM): saving a checkpoint at step " << done << "\n";
+            if (Status saved = checkpoint(done); !saved.ok()) *progress_ << "warning: " << saved.message() << "\n";
+            log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
+            report_.status = "aborted";
+            report_.interrupted = true;
+            if (dist_) dist_->barrier();
+            return report_;
+        }
+        if (has_validation_ && t_.eval_steps && done % *t_.eval_steps == 0) {
             evaluate_now(done, samples);
-            if (target_reached && config.eval.stop_at_target) {
-                progress << "target " << *config.eval.target << " reached at step " << done << "\n";
+            if (target_reached_ && config_.eval.stop_at_target) {
+                *progress_ << "target " << *config_.eval.target << " reached at step " << done << "\n";
                 break;
             }
         }
-        if (done % t.save_steps == 0 && done < total_steps) {
+        if (done % t_.save_steps == 0 && done < total_steps_) {
             const Status saved = checkpoint(done);
-            if (!saved.ok()) progress << "warning: " << saved.message() << "\n";  // training goes on
+            if (!saved.ok()) *progress_ << "warning: " << saved.message() << "\n";  // training goes on
         }
-        if (options.stop_after_steps > 0 && done >= options.stop_after_steps) {
-            log.interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
-            report.status = "aborted";
-            progress << "stopped after step " << done << " (--stop-after-steps)\n";
-            return report;
+        if (options_.stop_after_steps > 0 && done >= options_.stop_after_steps) {
+            log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
+            report_.status = "aborted";
+            *progress_ << "stopped after step " << done << " (--stop-after-steps)\n";
+            if (dist_) dist_->barrier();
+            return report_;
         }
     }
-    if (has_validation && last_eval_step != report.steps)
-        evaluate_now(report.steps, report.steps * global_batch);
-    report.final_eval_loss = last_eval.loss;
-    const Status final_checkpoint = checkpoint(report.steps);
-    if (!final_checkpoint.ok()) progress << "warning: " << final_checkpoint.message() << "\n";
+    return finish();
+}
 
-    const Status saved = save_outputs(llama, config, options.engine_version, world_size);
-    if (!saved.ok()) {
-        log.interval_end("run_stop", nullptr, {{"status", "fail"}});
-        return saved;
+Result<TrainReport> TrainingRun::finish() {
+    if (has_validation_ && last_eval_step_ != report_.steps) evaluate_now(report_.steps, report_.steps * global_batch_);
+    report_.final_eval_loss = last_eval_.loss;
+    const Status final_checkpoint = checkpoint(report_.steps);
+    if (!final_checkpoint.ok()) *progress_ << "warning: " << final_checkpoint.message() << "\n";
+
+    const Status saved =
+        is_main() ? save_outputs(*llama_, config_, options_.engine_version, world_size()) : Status::Ok();
+    if (!saved.ok()) log_->interval_end("run_stop", nullptr, {{"status", "fail"}});
+    if (Status s = agree(saved, "saving the outputs"); !s.ok()) return s;
+    report_.status = !config_.eval.target || target_reached_ ? "success" : "aborted";
+    log_->interval_end("run_stop", nullptr, {{"status", report_.status}, {"step_num", report_.steps}});
+    return report_;
+}
+
+Result<TrainReport> TrainingRun::run() {
+    if (Status s = connect_ranks(); !s.ok()) return s;
+    if (Status s = setup(); !s.ok()) return s;
+    return loop();
+}
+
+Status TrainingRun::lost_peer(const std::exception& e) {
+    if (!dist_) throw;  // not a distributed failure: a bug, let it surface
+    const std::string message = dist_->describe_failure(e.what(), current_step_);
+    if (reducer_) reducer_->abandon();
+    dist_->abandon();
+    return Status::Error(StatusCode::kUnavailable, message);
+}
+
+}  // namespace
+
+Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, std::ostream& mllog,
+                          std::ostream& progress) {
+    const ConfigProblems problems = validate(config, validation_context_for(config));
+    if (has_errors(problems)) return Status::Error("invalid run config:\n" + format_problems(problems));
+    TrainingRun run(config, options, mllog, progress);
+    try {
+        return run.run();
+    } catch (const std::exception& e) {
+        return run.lost_peer(e);
     }
-    report.status = !config.eval.target || target_reached ? "success" : "aborted";
-    log.interval_end("run_stop", nullptr, {{"status", report.status}, {"step_num", report.steps}});
-    return report;
 }
 
 }  // namespace slipway::train

@@ -1,13 +1,17 @@
 // train(): one process training a LLaMA-family model from a run config on its prepared token cache:
 // AdamW + schedule + accumulation + clipping, eval every eval_steps, MLLOG lines and a readable progress
-// line, and the final model written as an HF folder. Distributed training plugs in at the marked seams.
+// line, and the final model written as an HF folder. With several ranks (options.dist_env) each process
+// trains on its own shard, gradients are averaged by DDP's Reducer, losses and metrics are averaged over
+// ranks, and only rank 0 writes MLLOG, checkpoints and outputs.
 #pragma once
 
+#include <atomic>
 #include <iosfwd>
 #include <string>
 
 #include "contract/run_config.h"
 #include "contract/status.h"
+#include "dist/env.h"
 
 namespace slipway::train {
 
@@ -16,6 +20,10 @@ struct TrainOptions {
     std::string engine_version;      // written into run.json
     double progress_interval_s = 1;  // at most one progress line a second
     int64_t stop_after_steps = 0;    // test seam: stop (as if killed) after this many steps; 0 = off
+    dist::DistEnv dist_env;          // this process's rank; world_size 1 = a single process
+    // Set by a SIGTERM handler (scancel, Slurm's time limit): all ranks stop after the current step, rank 0
+    // saves a checkpoint and logs run_stop with status aborted.
+    const std::atomic<bool>* stop_requested = nullptr;
 };
 
 struct TrainReport {
@@ -23,11 +31,14 @@ struct TrainReport {
     double final_train_loss = 0;
     double final_eval_loss = 0;
     std::string status;  // success | aborted | fail
+    bool interrupted = false;  // stopped by stop_requested
     std::string output_dir;
 };
 
 // `mllog` receives the MLLOG lines (they are also written to <output_dir>/mllog.txt); `progress`
-// receives the human-readable lines.
+// receives the human-readable lines. Only rank 0 writes to either. A lost or frozen rank is an error with
+// code kUnavailable naming the rank and the step; the process should then exit without unwinding the
+// communication threads (the train command does).
 Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, std::ostream& mllog,
                           std::ostream& progress);
 

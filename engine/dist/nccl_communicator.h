@@ -1,0 +1,67 @@
+// NcclCommunicator: NCCL's own API on raw device buffers, without LibTorch: the unique id travels
+// through any key-value store (the rendezvous TCPStore), collectives run on the communicator's stream and
+// are waited for with a deadline, so a dead or frozen peer aborts the communicator instead of hanging.
+// `bench-comm` measures the fabric with it like nccl-tests; it also stands in where LibTorch has no
+// c10d NCCL. Built whenever CUDA and NCCL are found; it needs a GPU only at run time.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "contract/status.h"
+
+namespace slipway::dist {
+
+// Publishes and fetches opaque bytes by key (rank 0 publishes the unique id, the others wait for it).
+struct KeyValueExchange {
+    std::function<void(const std::string& key, const std::string& value)> set;
+    std::function<std::string(const std::string& key)> get;  // blocks until the key exists (or throws)
+};
+
+// GPUs the CUDA runtime sees here; 0 without a driver or a device (never an error).
+int visible_gpu_count();
+// The NCCL library's version, e.g. "2.28.3" (works without a GPU).
+std::string nccl_library_version();
+
+// Device memory owned by RAII.
+class DeviceBuffer {
+public:
+    static Result<DeviceBuffer> allocate(size_t bytes);
+    DeviceBuffer(DeviceBuffer&& other) noexcept;
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+    ~DeviceBuffer();
+    void* data() const { return data_; }
+    size_t bytes() const { return bytes_; }
+    Status fill_f32(float value);
+
+private:
+    DeviceBuffer() = default;
+    void* data_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+class NcclCommunicator {
+public:
+    static Result<std::unique_ptr<NcclCommunicator>> create(const KeyValueExchange& exchange, int rank, int world_size,
+                                                             int device, std::chrono::milliseconds timeout);
+    ~NcclCommunicator();
+    NcclCommunicator(const NcclCommunicator&) = delete;
+    NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+    // In-place sum of `count` floats in device memory; returns when done or aborts at the deadline.
+    Status allreduce_sum_f32(void* device_data, size_t count);
+    Status synchronize();
+
+private:
+    NcclCommunicator() = default;
+    Status wait(const std::string& what);
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    int rank_ = 0;
+    std::chrono::milliseconds timeout_{0};
+};
+
+}  // namespace slipway::dist

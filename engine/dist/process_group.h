@@ -1,0 +1,65 @@
+// DistContext: this process's place in a multi-process run: the c10d TCPStore rendezvous on the master,
+// the c10d process group every collective goes through (Gloo on CPU; NCCL where LibTorch has it), a
+// heartbeat that tells which rank was lost when a collective fails, and the few collectives the trainer
+// calls directly (small host sums, barrier, broadcast from rank 0). A single-process run has none.
+//
+// Collectives throw (c10::Error / std::runtime_error) when a peer dies or stalls past timeout_s: the
+// trainer catches around the whole loop and asks describe_failure() for the message.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <c10/util/intrusive_ptr.h>
+#include <torch/types.h>
+
+#include "contract/run_config.h"
+#include "contract/status.h"
+#include "dist/env.h"
+
+namespace c10d {
+class ProcessGroup;
+class Store;
+}  // namespace c10d
+
+namespace slipway::dist {
+
+class Heartbeat;
+
+class DistContext {
+public:
+    // Rendezvous with every rank (an unreachable master within timeout_s is an error naming host:port),
+    // then the process group for `config.backend` ("auto" picks NCCL only with GPUs and c10d NCCL).
+    static Result<std::unique_ptr<DistContext>> connect(const DistEnv& env, const DistributedConfig& config);
+    ~DistContext();
+
+    int64_t rank() const { return env_.rank; }
+    int64_t world_size() const { return env_.world_size; }
+    bool is_main() const { return env_.rank == 0; }
+    const std::string& backend() const { return backend_; }
+    const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
+
+    // In-place sums across ranks, in fp64 (a handful of scalars per step: losses, counts, flags).
+    void allreduce_sum(std::vector<double>& values);
+    void barrier();
+    // Rank 0's values into every rank's tensors (DDP's initial sync), in buckets of `bucket_bytes`.
+    void broadcast_from_main(const std::vector<torch::Tensor>& tensors, size_t bucket_bytes);
+
+    // After a collective threw: which ranks stopped answering (from the heartbeats), the step, and
+    // what the collective said. Takes a couple of seconds (it watches the heartbeats move).
+    std::string describe_failure(const std::string& what, int64_t step);
+    // A failed group must not be destroyed: its destructor waits for work a dead peer never finishes.
+    // Leaks the group and the stores on purpose; the process is about to exit.
+    void abandon();
+
+private:
+    DistContext() = default;
+    DistEnv env_;
+    std::string backend_;
+    c10::intrusive_ptr<c10d::Store> store_;
+    c10::intrusive_ptr<c10d::ProcessGroup> group_;
+    std::unique_ptr<Heartbeat> heartbeat_;
+};
+
+}  // namespace slipway::dist
