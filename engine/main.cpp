@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/config_commands.h"
+#include "cli/launch_command.h"
 #include "cli/model_commands.h"
 #include "cli/prepare_command.h"
 #include "cli/tokenize_command.h"
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
     slipway::engine::add_tokenizer_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_model_commands(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_train_command(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_launch_command(app, &exit_code, std::cout, std::cerr);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
