@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
 namespace slipway::remote {
@@ -29,6 +30,26 @@ std::string known_hosts_name(const SshTarget& target) {
     return target.port == 22 ? target.hostname : "[" + target.hostname + "]:" + std::to_string(target.port);
 }
 
+// The fingerprints that known_hosts holds for `host` with keys of `type` (libssh does not return the old key
+// of a CHANGED host), comma-separated.
+std::string known_fingerprints(const std::string& known_hosts_file, const std::string& host,
+                               ssh_keytypes_e type) {
+    std::ifstream in(known_hosts_file);
+    std::string line;
+    std::string fingerprints;
+    while (std::getline(in, line)) {
+        ssh_knownhosts_entry* entry = nullptr;
+        // Matches plain and hashed (|1|...) host fields; a line for another host yields no entry.
+        if (ssh_known_hosts_parse_line(host.c_str(), line.c_str(), &entry) == SSH_OK && entry != nullptr) {
+            if (ssh_key_type(entry->publickey) == type) {
+                fingerprints += (fingerprints.empty() ? "" : ", ") + sha256_fingerprint(entry->publickey);
+            }
+        }
+        SSH_KNOWNHOSTS_ENTRY_FREE(entry);
+    }
+    return fingerprints.empty() ? "(unreadable)" : fingerprints;
+}
+
 Status verify_host_key(ssh_session session, const SshTarget& target, const std::string& name,
                        const SessionCallbacks& callbacks, std::set<std::string>& accepted_once) {
     ssh_key server_key = nullptr;
@@ -38,20 +59,18 @@ Status verify_host_key(ssh_session session, const SshTarget& target, const std::
     }
     const std::string fingerprint = sha256_fingerprint(server_key);
     const std::string key_type = ssh_key_type_to_char(ssh_key_type(server_key));
-    ssh_key_free(server_key);
+    struct KeyGuard {
+        ssh_key key;
+        ~KeyGuard() { ssh_key_free(key); }
+    } key_guard{server_key};
     const std::string host = known_hosts_name(target);
 
     switch (ssh_session_is_known_server(session)) {
         case SSH_KNOWN_HOSTS_OK:
             return Status::Ok();
         case SSH_KNOWN_HOSTS_CHANGED: {
-            std::string known = "(unreadable)";
-            ssh_knownhosts_entry* entry = nullptr;
-            if (ssh_session_get_known_hosts_entry(session, &entry) == SSH_KNOWN_HOSTS_CHANGED &&
-                entry != nullptr) {
-                known = sha256_fingerprint(entry->publickey);
-            }
-            SSH_KNOWNHOSTS_ENTRY_FREE(entry);
+            const std::string known =
+                known_fingerprints(target.known_hosts_file, host, ssh_key_type(server_key));
             return Status::Error(
                 StatusCode::kHostKeyRejected,
                 "HOST KEY CHANGED for " + host + ": " + target.known_hosts_file + " has " + known +

@@ -20,8 +20,8 @@ public:
     // Connects to target.hostname:port, or over `socket_fd` (a ProxyJump tunnel) when it is >= 0; the
     // session then owns the socket. `accepted_once` holds fingerprints the user accepted for this Session
     // (reconnects do not ask again) and receives newly accepted ones.
-    static Result<std::unique_ptr<LibsshConnection>> open(const SshTarget& target, int socket_fd, bool use_agent,
-                                                          const SessionCallbacks& callbacks,
+    static Result<std::unique_ptr<LibsshConnection>> open(const SshTarget& target, int socket_fd,
+                                                          bool use_agent, const SessionCallbacks& callbacks,
                                                           std::set<std::string>& accepted_once);
     ~LibsshConnection();
     LibsshConnection(const LibsshConnection&) = delete;

@@ -149,6 +149,10 @@ Status LibsshSession::failure(const std::string& what) const {
 
 Result<ExecResult> LibsshSession::exec(const std::string& command, std::chrono::milliseconds timeout) {
     std::lock_guard<std::mutex> lock(mutex_);
+    return exec_locked(command, timeout);
+}
+
+Result<ExecResult> LibsshSession::exec_locked(const std::string& command, std::chrono::milliseconds timeout) {
     if (Status s = require_connection("exec"); !s) return s;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     ssh_session session = connection_->raw();

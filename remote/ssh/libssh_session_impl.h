@@ -46,6 +46,7 @@ private:
     Status connect_locked();
     void disconnect_locked();
     bool connected_locked() const;
+    Result<ExecResult> exec_locked(const std::string& command, std::chrono::milliseconds timeout);
     Status require_connection(const std::string& operation) const;
     // Kind of failure after a libssh call failed: the connection is gone (kUnavailable) or not.
     Status failure(const std::string& what) const;

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "remote/ssh/libssh_session_impl.h"
+#include "remote/ssh/shell_quote.h"
 
 namespace slipway::remote {
 namespace {
@@ -143,13 +144,26 @@ Status LibsshSession::upload_stream_locked(
         sftp_unlink(*sftp, temporary.c_str());
         return s;
     }
-    // libssh uses posix-rename@openssh.com when the server offers it, which replaces an existing file.
-    if (sftp_rename(*sftp, temporary.c_str(), path.c_str()) != SSH_OK) {
-        Status s = sftp_failure("upload: renaming " + temporary + " to " + path);
-        sftp_unlink(*sftp, temporary.c_str());
-        return s;
+    if (sftp_rename(*sftp, temporary.c_str(), path.c_str()) == SSH_OK) return Status::Ok();
+    // SFTP v3 (OpenSSH) refuses to rename over an existing file, and libssh 0.10 cannot send the
+    // posix-rename@openssh.com extension: replace it with rename(2) through `mv -f`, still atomic.
+    Status failed = sftp_failure("upload: renaming " + temporary + " to " + path);
+    sftp_attributes existing = sftp_stat(*sftp, path.c_str());
+    if (existing != nullptr) {
+        const bool is_dir = existing->type == SSH_FILEXFER_TYPE_DIRECTORY;
+        sftp_attributes_free(existing);
+        auto command = shell_command({"mv", "-f", "--", temporary, path});
+        if (!is_dir && command) {
+            auto moved = exec_locked(*command, std::chrono::seconds(60));
+            if (moved && moved->exit_status == 0) return Status::Ok();
+            if (moved)
+                failed = Status::Error("upload: replacing " + path + " on " + describe() + ": " + moved->err);
+            else
+                failed = moved.status();
+        }
     }
-    return Status::Ok();
+    if (connected_locked()) sftp_unlink(*sftp, temporary.c_str());
+    return failed;
 }
 
 Status LibsshSession::upload_bytes(const std::string& bytes, const std::string& remote, std::uint32_t mode) {

@@ -11,7 +11,16 @@ if [ -f "$state/slurm/slurm.conf" ] && command -v scancel >/dev/null 2>&1; then
   SLURM_CONF=$state/slurm/slurm.conf timeout 10 scancel --full --quiet --user "${SLIPWAY_TEST_USER:-slipway-test}" 2>/dev/null || true
 fi
 
-alive() { kill -0 "$1" 2>/dev/null; }
+# Alive and still ours: a zombie (no reaper in some containers) counts as gone, and a recycled PID whose
+# command line does not name this state folder is left alone.
+alive() {
+  [ -r "/proc/$1/stat" ] || return 1
+  local stat_line
+  stat_line=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat_line=${stat_line##*) }
+  [ "${stat_line:0:1}" != "Z" ] || return 1
+  tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "$state"
+}
 
 # Reverse start order: slurmd before slurmctld before munged; sshd's connection children go with it.
 for name in sshd slurmd slurmctld munged; do
@@ -19,7 +28,7 @@ for name in sshd slurmd slurmctld munged; do
   [ -f "$file" ] || continue
   pid=$(cat "$file")
   case "$pid" in '' | *[!0-9]*) continue ;; esac
-  if [ "$name" = "sshd" ]; then
+  if [ "$name" = "sshd" ] && alive "$pid"; then
     pkill -TERM -P "$pid" 2>/dev/null || true
   fi
   if alive "$pid"; then

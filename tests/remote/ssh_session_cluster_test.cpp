@@ -1,0 +1,309 @@
+// The libssh Session against the real test sshd (tests/cluster, label cluster): exec, host key policy
+// (known / unknown with reject, accept once, accept and save / changed), authentication failures and
+// callbacks, exec timeout, reconnect after the server drops the connection, ProxyJump, the ssh config
+// alias, and Slurm commands as the test user.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "remote/ssh/libssh_session.h"
+#include "remote/ssh/shell_quote.h"
+#include "ssh_cluster_env.h"
+
+namespace slipway::remote {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::ClusterEnv;
+using testing::make_local_temp_dir;
+using testing::run_local;
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// "SHA256:..." of a public key file, as OpenSSH's ssh-keygen computes it.
+std::string keygen_fingerprint(const std::string& public_key_file) {
+    const std::string line = run_local("ssh-keygen -lf " + *shell_quote(public_key_file));
+    const auto start = line.find("SHA256:");
+    return start == std::string::npos ? "" : line.substr(start, line.find(' ', start) - start);
+}
+
+// A new ed25519 key pair (passphrase may be empty) in `dir`; returns the private key path.
+std::string new_key(const std::string& dir, const std::string& name, const std::string& passphrase = "") {
+    const std::string path = dir + "/" + name;
+    run_local("ssh-keygen -q -t ed25519 -C slipway-test -N " + *shell_quote(passphrase) + " -f " +
+              *shell_quote(path));
+    return path;
+}
+
+TEST(SshSessionCluster, ConnectAndExecReturnsOutErrAndExitStatus) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    SessionCallbacks callbacks;
+    callbacks.unknown_host_key = [](const HostKeyInfo& info) {
+        ADD_FAILURE() << "known host asked about: " << info.host;
+        return HostKeyDecision::kReject;
+    };
+    auto session = connect_ssh(env.connect_options(), callbacks);
+    ASSERT_TRUE(session.ok()) << session.error();
+    EXPECT_TRUE((*session)->is_connected());
+    auto result = (*session)->exec("printf out; printf err >&2; exit 3", milliseconds(10000));
+    ASSERT_TRUE(result.ok()) << result.error();
+    EXPECT_EQ(result->out, "out");
+    EXPECT_EQ(result->err, "err");
+    EXPECT_EQ(result->exit_status, 3);
+    auto who = (*session)->exec("id -un", milliseconds(10000));
+    ASSERT_TRUE(who.ok());
+    EXPECT_EQ(who->out, env["SLIPWAY_SSH_USER"] + "\n");
+    // Large output on both streams at once must not stall on a full window.
+    auto big =
+        (*session)->exec("head -c 3000000 /dev/zero; head -c 1000000 /dev/zero >&2", milliseconds(20000));
+    ASSERT_TRUE(big.ok()) << big.error();
+    EXPECT_EQ(big->out.size(), 3000000u);
+    EXPECT_EQ(big->err.size(), 1000000u);
+}
+
+TEST(SshSessionCluster, UnknownHostKeyRejectAcceptOnceAcceptAndSave) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    const std::string dir = make_local_temp_dir("unknown-host");
+    const std::string known_hosts = dir + "/known_hosts";  // does not exist yet
+    const std::string expected = keygen_fingerprint(env["SLIPWAY_SSH_HOST_PUBLIC_KEY"]);
+    ASSERT_FALSE(expected.empty());
+    ConnectOptions options = env.connect_options();
+    options.known_hosts_file = known_hosts;
+
+    std::vector<HostKeyInfo> asked;
+    HostKeyDecision answer = HostKeyDecision::kReject;
+    SessionCallbacks callbacks;
+    callbacks.unknown_host_key = [&](const HostKeyInfo& info) {
+        asked.push_back(info);
+        return answer;
+    };
+
+    auto rejected = connect_ssh(options, callbacks);
+    ASSERT_FALSE(rejected.ok());
+    EXPECT_EQ(rejected.code(), StatusCode::kHostKeyRejected) << rejected.error();
+    ASSERT_EQ(asked.size(), 1u);
+    EXPECT_EQ(asked[0].sha256_fingerprint, expected);
+    EXPECT_EQ(asked[0].key_type, "ssh-ed25519");
+    EXPECT_EQ(asked[0].host, "[127.0.0.1]:" + env["SLIPWAY_SSH_PORT"]);
+    EXPECT_EQ(asked[0].known_hosts_file, known_hosts);
+    EXPECT_NE(rejected.error().find(expected), std::string::npos) << rejected.error();
+    EXPECT_FALSE(std::filesystem::exists(known_hosts));
+
+    answer = HostKeyDecision::kAcceptOnce;
+    auto once = connect_ssh(options, callbacks);
+    ASSERT_TRUE(once.ok()) << once.error();
+    EXPECT_EQ(asked.size(), 2u);
+    EXPECT_FALSE(std::filesystem::exists(known_hosts));
+    // The same Session does not ask again when it reconnects.
+    ASSERT_TRUE((*once)->reconnect().ok());
+    EXPECT_EQ(asked.size(), 2u);
+
+    answer = HostKeyDecision::kAcceptAndSave;
+    auto saved = connect_ssh(options, callbacks);
+    ASSERT_TRUE(saved.ok()) << saved.error();
+    EXPECT_EQ(asked.size(), 3u);
+    const std::string written = read_file(known_hosts);
+    EXPECT_NE(written.find("[127.0.0.1]:" + env["SLIPWAY_SSH_PORT"]), std::string::npos) << written;
+    // OpenSSH agrees with what was written: the saved entry makes the host known.
+    EXPECT_NE(
+        run_local("ssh-keygen -F '[127.0.0.1]:" + env["SLIPWAY_SSH_PORT"] + "' -f " + known_hosts + " -l"),
+        "");
+    auto again = connect_ssh(options, SessionCallbacks{});  // no one to ask: must be known now
+    ASSERT_TRUE(again.ok()) << again.error();
+    std::filesystem::remove_all(dir);
+}
+
+TEST(SshSessionCluster, ChangedHostKeyIsRefusedShowingBothFingerprints) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    const std::string dir = make_local_temp_dir("changed-host");
+    const std::string impostor = new_key(dir, "impostor");
+    const std::string known_hosts = dir + "/known_hosts";
+    std::ofstream(known_hosts) << "[127.0.0.1]:" << env["SLIPWAY_SSH_PORT"] << " "
+                               << run_local("cut -d' ' -f1,2 " + impostor + ".pub");
+    ConnectOptions options = env.connect_options();
+    options.known_hosts_file = known_hosts;
+    bool asked = false;
+    SessionCallbacks callbacks;
+    callbacks.unknown_host_key = [&](const HostKeyInfo&) {
+        asked = true;
+        return HostKeyDecision::kAcceptAndSave;
+    };
+    auto session = connect_ssh(options, callbacks);
+    ASSERT_FALSE(session.ok());
+    EXPECT_FALSE(asked) << "a changed key must be refused, not asked about";
+    EXPECT_EQ(session.code(), StatusCode::kHostKeyRejected);
+    EXPECT_NE(session.error().find("CHANGED"), std::string::npos) << session.error();
+    EXPECT_NE(session.error().find(keygen_fingerprint(impostor + ".pub")), std::string::npos)
+        << session.error();
+    EXPECT_NE(session.error().find(keygen_fingerprint(env["SLIPWAY_SSH_HOST_PUBLIC_KEY"])), std::string::npos)
+        << session.error();
+    std::filesystem::remove_all(dir);
+}
+
+TEST(SshSessionCluster, WrongKeyFailsNamingUserAndHostAndAsksForPassword) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    const std::string dir = make_local_temp_dir("wrong-key");
+    ConnectOptions options = env.connect_options();
+    options.identity_files = {new_key(dir, "stranger")};
+    std::string password_asked_for;
+    SessionCallbacks callbacks;
+    callbacks.password = [&](const std::string& user, const std::string& host) -> std::optional<std::string> {
+        password_asked_for = user + "@" + host;
+        return std::string("not-the-password");
+    };
+    auto session = connect_ssh(options, callbacks);
+    ASSERT_FALSE(session.ok());
+    EXPECT_EQ(session.code(), StatusCode::kAuthFailed) << session.error();
+    EXPECT_NE(session.error().find("'" + env["SLIPWAY_SSH_USER"] + "'"), std::string::npos)
+        << session.error();
+    EXPECT_NE(session.error().find("127.0.0.1:" + env["SLIPWAY_SSH_PORT"]), std::string::npos)
+        << session.error();
+    EXPECT_NE(session.error().find("stranger (not accepted)"), std::string::npos) << session.error();
+    EXPECT_EQ(password_asked_for, env["SLIPWAY_SSH_USER"] + "@127.0.0.1");
+    std::filesystem::remove_all(dir);
+}
+
+TEST(SshSessionCluster, EncryptedKeyAsksPassphraseThroughCallback) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    const std::string dir = make_local_temp_dir("passphrase");
+    const std::string key = new_key(dir, "locked", "correct horse");
+    // Authorize it for the test user (the cluster's authorized_keys is ours to extend).
+    std::ofstream(env["SLIPWAY_CLUSTER_STATE_DIR"] + "/ssh/authorized_keys", std::ios::app)
+        << read_file(key + ".pub");
+    ConnectOptions options = env.connect_options();
+    options.identity_files = {key};
+
+    std::vector<std::string> answers = {"wrong", "correct horse"};
+    std::vector<std::string> asked_for;
+    SessionCallbacks callbacks;
+    callbacks.passphrase = [&](const std::string& key_file) -> std::optional<std::string> {
+        asked_for.push_back(key_file);
+        if (asked_for.size() > answers.size()) return std::nullopt;
+        return answers[asked_for.size() - 1];
+    };
+    auto session = connect_ssh(options, callbacks);
+    ASSERT_TRUE(session.ok()) << session.error();
+    EXPECT_EQ(asked_for, (std::vector<std::string>{key, key}));  // wrong, then right
+
+    answers.clear();  // the user cancels
+    asked_for.clear();
+    auto cancelled = connect_ssh(options, callbacks);
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.code(), StatusCode::kAuthFailed);
+    EXPECT_NE(cancelled.error().find("passphrase not given"), std::string::npos) << cancelled.error();
+    std::filesystem::remove_all(dir);
+}
+
+TEST(SshSessionCluster, ExecTimeoutFailsInTimeAndSessionStaysUsable) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    auto session = connect_ssh(env.connect_options());
+    ASSERT_TRUE(session.ok()) << session.error();
+    const auto start = std::chrono::steady_clock::now();
+    auto result = (*session)->exec("sleep 30", milliseconds(500));
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.code(), StatusCode::kTimeout) << result.error();
+    EXPECT_NE(result.error().find("500 ms"), std::string::npos) << result.error();
+    EXPECT_LT(took, std::chrono::seconds(3));
+    auto after = (*session)->exec("echo still here", milliseconds(10000));
+    ASSERT_TRUE(after.ok()) << after.error();
+    EXPECT_EQ(after->out, "still here\n");
+}
+
+TEST(SshSessionCluster, ReconnectsAfterTheServerDropsTheConnection) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    auto session = connect_ssh(env.connect_options());
+    ASSERT_TRUE(session.ok()) << session.error();
+    // The shell's parent is the sshd process serving this connection only.
+    auto server = (*session)->exec("echo $PPID", milliseconds(10000));
+    ASSERT_TRUE(server.ok()) << server.error();
+    const int server_pid = std::stoi(server->out);
+    ASSERT_GT(server_pid, 1);
+    ASSERT_EQ(::kill(server_pid, SIGKILL), 0);
+
+    auto lost = (*session)->exec("echo hi", milliseconds(10000));
+    ASSERT_FALSE(lost.ok());
+    EXPECT_EQ(lost.code(), StatusCode::kUnavailable) << lost.error();
+    EXPECT_FALSE((*session)->is_connected());
+    EXPECT_EQ((*session)->stat("/").code(), StatusCode::kUnavailable);
+
+    ASSERT_TRUE((*session)->reconnect().ok());
+    EXPECT_TRUE((*session)->is_connected());
+    auto back = (*session)->exec("echo back", milliseconds(10000));
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back->out, "back\n");
+    EXPECT_TRUE((*session)->stat("/")->is_dir);
+}
+
+TEST(SshSessionCluster, ProxyJumpThroughTheSameSshd) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    ConnectOptions options = env.connect_options();
+    options.proxy_jump = env["SLIPWAY_SSH_USER"] + "@127.0.0.1:" + env["SLIPWAY_SSH_PORT"];
+    auto session = connect_ssh(options);
+    ASSERT_TRUE(session.ok()) << session.error();
+    EXPECT_NE((*session)->describe().find(" via 127.0.0.1"), std::string::npos);
+    // The target sshd sees a TCP connection that the jump host's sshd opened, not this process.
+    auto connection = (*session)->exec("echo $SSH_CONNECTION", milliseconds(10000));
+    ASSERT_TRUE(connection.ok()) << connection.error();
+    std::istringstream fields(connection->out);
+    std::string client_ip, client_port;
+    fields >> client_ip >> client_port;
+    ASSERT_FALSE(client_port.empty());
+    const std::string owner = run_local("ss -Htnp state established '( sport = :" + client_port + " )'");
+    EXPECT_NE(owner.find("sshd"), std::string::npos) << owner;
+    EXPECT_EQ(owner.find("pid=" + std::to_string(::getpid()) + ","), std::string::npos) << owner;
+
+    auto uploaded =
+        (*session)->upload_bytes("through the tunnel", env["SLIPWAY_REMOTE_DIR"] + "/jump.txt", 0644);
+    ASSERT_TRUE(uploaded.ok()) << uploaded.message();
+    EXPECT_EQ(*(*session)->read_range(env["SLIPWAY_REMOTE_DIR"] + "/jump.txt", 0, 100), "through the tunnel");
+
+    ConnectOptions broken = env.connect_options();
+    broken.proxy_jump = "127.0.0.1:1";  // nothing listens there
+    auto failed = connect_ssh(broken);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_NE(failed.error().find("jump host 127.0.0.1"), std::string::npos) << failed.error();
+}
+
+TEST(SshSessionCluster, SshConfigAliasResolves) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    ConnectOptions options;
+    options.host = env["SLIPWAY_SSH_ALIAS"];
+    options.ssh_config_file = env["SLIPWAY_SSH_CONFIG"];
+    options.use_agent = false;
+    auto session = connect_ssh(options);
+    ASSERT_TRUE(session.ok()) << session.error();
+    EXPECT_EQ((*session)->describe(), env["SLIPWAY_SSH_USER"] + "@127.0.0.1:" + env["SLIPWAY_SSH_PORT"]);
+}
+
+TEST(SshSessionCluster, SlurmCommandsWorkOverSsh) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    auto session = connect_ssh(env.connect_options());
+    ASSERT_TRUE(session.ok()) << session.error();
+    auto partitions = (*session)->exec("sinfo -h -o '%P %T'", milliseconds(20000));
+    ASSERT_TRUE(partitions.ok()) << partitions.error();
+    EXPECT_EQ(partitions->exit_status, 0) << partitions->err;
+    EXPECT_NE(partitions->out.find(env["SLIPWAY_SLURM_PARTITION"]), std::string::npos) << partitions->out;
+
+    const std::string script =
+        env["SLIPWAY_REMOTE_DIR"] + "/test-only-" + std::to_string(::getpid()) + ".sbatch";
+    ASSERT_TRUE(
+        (*session)->upload_bytes("#!/bin/bash\n#SBATCH --ntasks=1\nsrun hostname\n", script, 0755).ok());
+    auto test_only = (*session)->exec(*shell_command({"sbatch", "--test-only", script}), milliseconds(20000));
+    ASSERT_TRUE(test_only.ok()) << test_only.error();
+    EXPECT_EQ(test_only->exit_status, 0) << test_only->err;
+    EXPECT_NE(test_only->err.find("to start at"), std::string::npos) << test_only->err;
+    (*session)->remove(script);
+}
+
+}  // namespace
+}  // namespace slipway::remote
