@@ -1,0 +1,181 @@
+// Deployment and submission of a run (see deploy.h).
+#include "remote/deploy/deploy.h"
+
+#include <filesystem>
+
+#include "remote/slurm/sbatch_script.h"
+
+namespace slipway::remote {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string trim_newlines(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+        text.pop_back();
+    return text;
+}
+
+// A relative input path must stay inside input_root's tree when mirrored under inputs/.
+Status check_relative(const std::string& pointer, const std::string& path) {
+    for (const auto& part : fs::path(path)) {
+        if (part == "..")
+            return Status::Error(pointer + ": \"" + path + "\": '..' is not allowed in an uploaded input");
+    }
+    return Status::Ok();
+}
+
+class Uploader {
+public:
+    Uploader(Session& session, Deployment& deployment) : session_(session), deployment_(deployment) {}
+
+    Status file(const std::string& local, const std::string& remote, std::uint32_t mode) {
+        const std::string parent = fs::path(remote).parent_path().string();
+        if (Status s = session_.mkdir_p(parent, 0755); !s.ok()) return s;
+        if (Status s = session_.upload_file(local, remote, mode); !s.ok()) return s;
+        deployment_.uploaded.push_back(remote);
+        return Status::Ok();
+    }
+    Status bytes(const std::string& text, const std::string& remote, std::uint32_t mode) {
+        if (Status s = session_.upload_bytes(text, remote, mode); !s.ok()) return s;
+        deployment_.uploaded.push_back(remote);
+        return Status::Ok();
+    }
+
+    // A local file or folder (its regular files, not recursive: an HF model folder) -> inputs/<path>.
+    Status input(const std::string& pointer, std::string& path, const std::string& input_root) {
+        if (path.empty() || fs::path(path).is_absolute()) return Status::Ok();  // on the cluster already
+        if (Status s = check_relative(pointer, path); !s.ok()) return s;
+        const fs::path local = fs::path(input_root) / path;
+        const std::string remote =
+            deployment_.remote_dir + "/inputs/" + fs::path(path).lexically_normal().string();
+        std::error_code ec;
+        if (fs::is_regular_file(local, ec)) {
+            if (Status s = file(local.string(), remote, 0644); !s.ok()) return s;
+        } else if (fs::is_directory(local, ec)) {
+            for (const auto& entry : fs::directory_iterator(local, ec)) {
+                if (!entry.is_regular_file()) continue;
+                const std::string name = entry.path().filename().string();
+                if (Status s = file(entry.path().string(), remote + "/" + name, 0644); !s.ok()) return s;
+            }
+            if (Status s = session_.mkdir_p(remote, 0755); !s.ok()) return s;  // an empty folder still exists
+        } else {
+            return Status::Error(
+                pointer + ": \"" + path + "\" is not a local file or folder under " + input_root +
+                " (relative paths name local inputs Slipway uploads; use an absolute path for "
+                "files already on the cluster)");
+        }
+        path = remote;
+        return Status::Ok();
+    }
+
+private:
+    Session& session_;
+    Deployment& deployment_;
+};
+
+}  // namespace
+
+Result<std::string> resolve_remote_path(Session& session, const std::string& path) {
+    if (!path.empty() && path[0] == '/') return path;
+    Result<ExecResult> home = session.exec("printf '%s' \"$HOME\"", std::chrono::seconds(30));
+    if (!home.ok()) return home.status();
+    const std::string dir = trim_newlines(home->out);
+    if (home->exit_status != 0 || dir.empty() || dir[0] != '/')
+        return Status::Error(session.describe() + ": cannot read the remote $HOME (" + home->err + ")");
+    if (path.empty() || path == "~") return dir;
+    if (path.rfind("~/", 0) == 0) return dir + path.substr(1);
+    if (path[0] == '~')
+        return Status::Error("\"" + path + "\": only ~/ (the login user's home) is understood");
+    return dir + "/" + path;
+}
+
+Result<Deployment> deploy_run(Session& session, const DeployRequest& request) {
+    if (Status s = validate_profile(request.profile); !s.ok()) return s;
+    const ConfigProblems problems = validate(request.config);
+    if (has_errors(problems)) {
+        return Status::Error("run config \"" + request.config.name + "\" is not valid:\n" +
+                             format_problems(problems));
+    }
+    // Everything that can be checked locally is checked before the first remote change.
+    const bool bare_metal = request.profile.container == ContainerMode::kNone;
+    std::error_code ec;
+    if (bare_metal && (request.engine_binary.empty() || !fs::is_regular_file(request.engine_binary, ec)))
+        return Status::Error(
+            "cluster \"" + request.profile.name +
+            "\" runs bare srun (container none): the engine binary must be deployed, but \"" +
+            request.engine_binary + "\" is not a file (build slipway-engine or pass --engine)");
+    Deployment d;
+    d.run_id = request.run_id.empty() ? make_run_id(request.config.name) : request.run_id;
+    if (Status s = check_run_id(d.run_id); !s.ok()) return s;
+    Result<std::string> workdir = resolve_remote_path(session, request.profile.remote_workdir);
+    if (!workdir.ok()) return workdir.status();
+    d.remote_dir = *workdir + "/runs/" + d.run_id;
+
+    Result<RemoteStat> existing = session.stat(d.remote_dir);
+    if (!existing.ok()) return existing.status();
+    if (existing->exists) return Status::Error(session.describe() + ": " + d.remote_dir + " already exists");
+    if (Status s = session.mkdir_p(d.remote_dir, 0755); !s.ok()) return s;
+
+    // The config as the job sees it: uploaded inputs, outputs and caches inside the run folder.
+    d.remote_config = request.config;
+    RunConfig& c = d.remote_config;
+    Uploader upload(session, d);
+    if (Status s = upload.input("/model/path", c.model.path, request.input_root); !s.ok()) return s;
+    if (Status s = upload.input("/tokenizer/path", c.tokenizer.path, request.input_root); !s.ok()) return s;
+    if (Status s = upload.input("/data/train_file", c.data.train_file, request.input_root); !s.ok()) return s;
+    if (Status s = upload.input("/data/validation_file", c.data.validation_file, request.input_root); !s.ok())
+        return s;
+    c.training.output_dir = d.remote_dir + "/output";
+    if (c.data.cache_dir.empty() || !fs::path(c.data.cache_dir).is_absolute())
+        c.data.cache_dir = d.remote_dir + "/" + (c.data.cache_dir.empty() ? "cache" : c.data.cache_dir);
+    if (!c.training.resume_from_checkpoint.empty() && c.training.resume_from_checkpoint != "latest" &&
+        !fs::path(c.training.resume_from_checkpoint).is_absolute())
+        return Status::Error(
+            "/training/resume_from_checkpoint: must be \"latest\" or an absolute path on the cluster");
+
+    if (request.profile.container == ContainerMode::kNone) {
+        if (Status s = upload.file(request.engine_binary, d.remote_dir + "/slipway-engine", 0755); !s.ok())
+            return s;
+    }
+    if (Status s = upload.bytes(to_json(c).dump(2) + "\n", d.remote_dir + "/run.json", 0644); !s.ok())
+        return s;
+    SbatchInputs inputs;
+    inputs.run_dir = d.remote_dir;
+    Result<std::string> script = render_sbatch_script(c, request.profile, inputs);
+    if (!script.ok()) return script.status();
+    d.script = *script;
+    if (Status s = upload.bytes(d.script, d.remote_dir + "/run.sbatch", 0755); !s.ok()) return s;
+    return d;
+}
+
+Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const DeployRequest& request,
+                                const RunRecordStore& records) {
+    Result<Deployment> deployment = deploy_run(session, request);
+    if (!deployment.ok()) return deployment.status();
+    SubmittedRun run;
+    run.deployment = std::move(*deployment);
+    Result<std::string> preflight = slurm.test_only(run.deployment.remote_dir, "run.sbatch");
+    if (!preflight.ok())
+        return Status::Error("pre-flight (sbatch --test-only) refused the job: " + preflight.error());
+    run.test_only = *preflight;
+    Result<SubmittedJob> job = slurm.submit(run.deployment.remote_dir, "run.sbatch");
+    if (!job.ok()) return job.status();
+    run.job = *job;
+    RunRecord& r = run.record;
+    r.run_id = run.deployment.run_id;
+    r.name = request.config.name;
+    r.cluster = request.profile.name;
+    r.job_id = job->job_id;
+    r.slurm_cluster = job->cluster;
+    r.remote_dir = run.deployment.remote_dir;
+    r.submitted = utc_timestamp(std::time(nullptr));
+    r.last_state = "SUBMITTED";
+    if (Status s = records.save(r); !s.ok()) {
+        return Status::Error("job " + r.job_id +
+                             " was submitted, but its local record could not be saved: " + s.message());
+    }
+    return run;
+}
+
+}  // namespace slipway::remote

@@ -1,0 +1,53 @@
+// Deploying a run to a cluster: <remote_workdir>/runs/<run-id>/ gets the resolved run.json (outputs go to
+// its output/ folder), the sbatch script, the engine binary for a bare-metal profile, and the run's local
+// inputs. Then submitting: sbatch --test-only, sbatch --parsable, and a local RunRecord.
+//
+// Input paths: a relative path in the run config names a local file (resolved against input_root) that
+// Slipway uploads into the run folder's inputs/; an absolute path names a file already on the cluster.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "contract/run_config.h"
+#include "contract/status.h"
+#include "remote/deploy/run_record.h"
+#include "remote/slurm/cluster_profile.h"
+#include "remote/slurm/slurm_client.h"
+#include "remote/ssh/session.h"
+
+namespace slipway::remote {
+
+struct DeployRequest {
+    RunConfig config;
+    std::string input_root;  // local folder that relative input paths are relative to
+    ClusterProfile profile;
+    std::string engine_binary;  // local slipway-engine, uploaded for container mode none
+    std::string run_id;         // empty: make_run_id(config.name)
+};
+
+struct Deployment {
+    std::string run_id;
+    std::string remote_dir;             // absolute: <remote_workdir>/runs/<run-id>
+    RunConfig remote_config;            // the run.json as uploaded
+    std::string script;                 // the sbatch script as uploaded
+    std::vector<std::string> uploaded;  // remote paths, in upload order
+};
+
+// "~/x", "x" -> "<remote $HOME>/x"; absolute paths unchanged. Asks the remote for $HOME once per call.
+Result<std::string> resolve_remote_path(Session& session, const std::string& path);
+
+Result<Deployment> deploy_run(Session& session, const DeployRequest& request);
+
+struct SubmittedRun {
+    Deployment deployment;
+    SubmittedJob job;
+    std::string test_only;  // Slurm's answer to the pre-flight
+    RunRecord record;
+};
+
+// deploy_run, the pre-flight, the submission, and the record saved in `records`.
+Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const DeployRequest& request,
+                                const RunRecordStore& records);
+
+}  // namespace slipway::remote

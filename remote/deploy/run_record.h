@@ -1,0 +1,55 @@
+// Run ids and the local record of every submitted run ($XDG_DATA_HOME/slipway/runs/<run-id>.json: run id,
+// cluster, Slurm job id, remote folder, submit time), so `slipway status/follow/fetch` work from a new
+// process. A record holds no secrets.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "contract/status.h"
+
+namespace slipway::remote {
+
+// "<name>-YYYYMMDD-HHMMSS-<4 hex>": the run name reduced to [A-Za-z0-9._-] (at most 40 characters), the
+// UTC submit time and a random suffix, so ids are unique, sortable by time and safe in any shell or path.
+std::string make_run_id(const std::string& run_name, std::time_t now, std::uint32_t random);
+std::string make_run_id(const std::string& run_name);  // now, with a random suffix from std::random_device
+// Ids as make_run_id writes them; anything else (a path, shell syntax) is refused.
+Status check_run_id(const std::string& run_id);
+
+struct RunRecord {
+    std::string run_id;
+    std::string name;           // the run config's name, as the user wrote it
+    std::string cluster;        // profile name
+    std::string job_id;         // Slurm job id
+    std::string slurm_cluster;  // sbatch's ";cluster" part, if any
+    std::string remote_dir;     // absolute folder on the login node
+    std::string submitted;      // UTC, ISO 8601
+    std::string last_state;     // the state last seen (PENDING, RUNNING, COMPLETED, ...)
+
+    std::string slurm_log() const { return remote_dir + "/slurm-" + job_id + ".out"; }
+};
+
+// $XDG_DATA_HOME/slipway/runs (~/.local/share/slipway/runs).
+std::string default_runs_dir();
+
+class RunRecordStore {
+public:
+    explicit RunRecordStore(std::string dir = default_runs_dir()) : dir_(std::move(dir)) {}
+    const std::string& dir() const { return dir_; }
+
+    Status save(const RunRecord& record) const;
+    Result<RunRecord> load(const std::string& run_id) const;
+    // All records, oldest first; an unreadable record is an error naming its file.
+    Result<std::vector<RunRecord>> list() const;
+
+private:
+    std::string dir_;
+};
+
+std::string utc_timestamp(std::time_t now);  // 2026-11-22T09:01:12Z
+
+}  // namespace slipway::remote
