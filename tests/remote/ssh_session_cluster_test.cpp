@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "remote/ssh/libssh_session.h"
 #include "remote/ssh/shell_quote.h"
@@ -208,7 +209,7 @@ TEST(SshSessionCluster, ExecTimeoutFailsInTimeAndSessionStaysUsable) {
     auto session = connect_ssh(env.connect_options());
     ASSERT_TRUE(session.ok()) << session.error();
     const auto start = std::chrono::steady_clock::now();
-    auto result = (*session)->exec("sleep 30", milliseconds(500));
+    auto result = (*session)->exec("sleep 37.5", milliseconds(500));
     const auto took = std::chrono::steady_clock::now() - start;
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.code(), StatusCode::kTimeout) << result.error();
@@ -217,6 +218,15 @@ TEST(SshSessionCluster, ExecTimeoutFailsInTimeAndSessionStaysUsable) {
     auto after = (*session)->exec("echo still here", milliseconds(10000));
     ASSERT_TRUE(after.ok()) << after.error();
     EXPECT_EQ(after->out, "still here\n");
+    // The command was ended on the server (a "signal" request), not left running behind the open session.
+    bool ended = false;
+    for (int attempt = 0; attempt < 30 && !ended; ++attempt) {
+        auto running = (*session)->exec("pgrep -u \"$(id -u)\" -f 'sleep 37[.]5'", milliseconds(10000));
+        ASSERT_TRUE(running.ok()) << running.error();
+        ended = running->exit_status == 1;
+        if (!ended) std::this_thread::sleep_for(milliseconds(100));
+    }
+    EXPECT_TRUE(ended) << "sleep 37.5 still runs on the server after the timeout";
 }
 
 TEST(SshSessionCluster, ReconnectsAfterTheServerDropsTheConnection) {
