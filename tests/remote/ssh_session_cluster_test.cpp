@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -201,6 +202,45 @@ TEST(SshSessionCluster, EncryptedKeyAsksPassphraseThroughCallback) {
     ASSERT_FALSE(cancelled.ok());
     EXPECT_EQ(cancelled.code(), StatusCode::kAuthFailed);
     EXPECT_NE(cancelled.error().find("passphrase not given"), std::string::npos) << cancelled.error();
+    std::filesystem::remove_all(dir);
+}
+
+TEST(SshSessionCluster, AuthenticatesThroughSshAgent) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    const std::string dir = make_local_temp_dir("agent");
+    const std::string socket = dir + "/agent.sock";
+    // A private agent holding the cluster key; the session is given no key file it could use instead.
+    const pid_t agent = ::fork();
+    ASSERT_GE(agent, 0);
+    if (agent == 0) {
+        ::execlp("ssh-agent", "ssh-agent", "-D", "-a", socket.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    for (int i = 0; i < 100 && !std::filesystem::exists(socket); ++i)
+        std::this_thread::sleep_for(milliseconds(20));
+    ASSERT_TRUE(std::filesystem::exists(socket)) << "ssh-agent did not start";
+    const std::string add_key = "SSH_AUTH_SOCK=" + socket + " ssh-add -q " + env["SLIPWAY_SSH_KEY"];
+    EXPECT_EQ(run_local(add_key + " >/dev/null 2>&1; echo $?"), "0\n");
+    const char* previous = std::getenv("SSH_AUTH_SOCK");
+    const std::string saved = previous != nullptr ? previous : "";
+    ::setenv("SSH_AUTH_SOCK", socket.c_str(), 1);
+
+    ConnectOptions options = env.connect_options();
+    options.identity_files = {dir + "/no-such-key"};
+    options.use_agent = true;
+    auto session = connect_ssh(options);
+    EXPECT_TRUE(session.ok()) << session.error();
+    options.use_agent = false;  // the same settings without the agent have nothing to offer
+    auto without = connect_ssh(options);
+    EXPECT_EQ(without.code(), StatusCode::kAuthFailed) << without.error();
+
+    if (previous != nullptr) {
+        ::setenv("SSH_AUTH_SOCK", saved.c_str(), 1);
+    } else {
+        ::unsetenv("SSH_AUTH_SOCK");
+    }
+    ::kill(agent, SIGTERM);
+    ::waitpid(agent, nullptr, 0);
     std::filesystem::remove_all(dir);
 }
 
