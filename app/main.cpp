@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/logs_command.h"
+#include "cli/remote_cli.h"
 #include "main_window.h"
 
 int main(int argc, char** argv) {
@@ -21,10 +22,15 @@ int main(int argc, char** argv) {
     cli.add_flag("--follow", follow, "With --open: re-plot the log as it grows (a running job)");
     slipway::app::LogsSummaryOptions logs_summary;
     const CLI::App* logs_summary_command = slipway::app::add_logs_command(cli, logs_summary);
+    slipway::app::RemoteCommands remote_commands;
+    slipway::app::add_remote_commands(cli, remote_commands);
     CLI11_PARSE(cli, argc, argv);
 
     QCoreApplication::setApplicationName(QStringLiteral("slipway"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SLIPWAY_VERSION));
+    if (const std::optional<int> code = slipway::app::run_remote_commands(remote_commands, std::cout, std::cerr)) {
+        return *code;
+    }
     if (logs_summary_command->parsed()) {
         QCoreApplication app(argc, argv);
         return slipway::app::run_logs_summary(logs_summary, std::cout, std::cerr);

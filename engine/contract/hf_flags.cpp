@@ -157,6 +157,9 @@ std::vector<FlagRule> build_rules() {
     direct("output_dir", "/training/output_dir", "Output folder.");
     direct("overwrite_output_dir", "/training/overwrite_output_dir", "Allow overwriting output_dir.");
     direct("learning_rate", "/training/learning_rate", "Peak learning rate.");
+    direct("ddp_timeout", "/distributed/timeout_s", "Seconds a collective may wait for a rank.");
+    direct("ddp_backend", "/distributed/backend", "auto | nccl | gloo.");
+    direct("ddp_bucket_cap_mb", "/distributed/bucket_mb", "Gradient bucket size in MiB.");
     direct("weight_decay", "/training/weight_decay", "AdamW weight decay.");
     direct("adam_beta1", "/training/adam_beta1", "AdamW beta1.");
     direct("adam_beta2", "/training/adam_beta2", "AdamW beta2.");
@@ -234,7 +237,6 @@ std::vector<FlagRule> build_rules() {
     ignored("overwrite_cache", "the token cache is keyed by a hash of every input", false);
     ignored("report_to", "metrics go to MLLOG lines that Slipway plots", true);
     ignored("ddp_find_unused_parameters", "the engine reduces only trainable parameters", true);
-    ignored("ddp_timeout", "set /distributed/timeout_s", true);
     ignored("low_cpu_mem_usage", "weights are memory-mapped", false);
     unsupported("fp16", "fp16 training is not supported: use --bf16", false);
     unsupported("dataset_name", "datasets are not downloaded: give --train_file (JSONL)", true);

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,6 +73,8 @@ Result<Rank> start_rank(const LaunchOptions& o, int rank, int port, int threads)
     const pid_t pid = fork();
     if (pid < 0) return Status::Error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {  // child: only async-signal-safe calls until exec
+        setpgid(0, 0);  // its own group: stopping a rank stops whatever it started too
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // a launcher killed outright takes its ranks with it
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         signal(SIGTERM, SIG_DFL);
@@ -91,6 +94,7 @@ Result<Rank> start_rank(const LaunchOptions& o, int rank, int port, int threads)
         (void)!write(STDERR_FILENO, message.data(), message.size());
         _exit(127);
     }
+    setpgid(pid, pid);  // also here, so the group exists before the parent may signal it
     close(out_pipe[1]);
     close(err_pipe[1]);
     Rank r;
@@ -146,7 +150,7 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
         Result<Rank> started = start_rank(o, r, port, threads);
         if (!started.ok()) {
             for (Rank& running : ranks)
-                kill(running.pid, SIGKILL);
+                kill(-running.pid, SIGKILL);
             return started.status();
         }
         ranks.push_back(std::move(*started));
@@ -155,7 +159,7 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
         << port << "\n";
 
     LaunchResult result;
-    std::optional<Clock::time_point> term_at, kill_at;
+    std::optional<Clock::time_point> term_at, kill_at, drain_until;
     bool forwarded = false;
     int alive = o.nproc;
     while (true) {
@@ -169,7 +173,10 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
                 owners.emplace_back(r, s);
             }
         }
-        if (fds.empty() && alive == 0) break;
+        if (alive == 0 && !drain_until) drain_until = Clock::now() + std::chrono::seconds(2);
+        // Done when every rank exited and its output is read; a leftover grandchild holding a pipe open
+        // does not keep the launcher waiting.
+        if (alive == 0 && (fds.empty() || Clock::now() >= *drain_until)) break;
         if (!fds.empty()) {
             poll(fds.data(), fds.size(), 100);
         } else {
@@ -211,15 +218,15 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
             forwarded = true;
             err << "launch: passing signal " << g_forward_signal << " to the ranks\n";
             for (Rank& r : ranks)
-                if (r.running) kill(r.pid, SIGTERM);
+                if (r.running) kill(-r.pid, SIGTERM);
             kill_at = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(o.grace_s * 1000));
         }
         if (term_at && Clock::now() >= *term_at && alive > 0) {
             err << "launch: stopping " << alive << " remaining rank(s) (SIGTERM)\n";
             for (Rank& r : ranks)
                 if (r.running) {
-                    kill(r.pid, SIGCONT);  // a frozen (SIGSTOPped) rank must see its SIGTERM
-                    kill(r.pid, SIGTERM);
+                    kill(-r.pid, SIGTERM);
+                    kill(-r.pid, SIGCONT);  // a frozen (SIGSTOPped) rank must see its SIGTERM
                 }
             term_at.reset();
             kill_at = Clock::now() + std::chrono::seconds(10);
@@ -227,8 +234,15 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
         if (kill_at && Clock::now() >= *kill_at && alive > 0) {
             err << "launch: killing " << alive << " remaining rank(s) (SIGKILL)\n";
             for (Rank& r : ranks)
-                if (r.running) kill(r.pid, SIGKILL);
+                if (r.running) kill(-r.pid, SIGKILL);
             kill_at.reset();
+        }
+    }
+    for (Rank& r : ranks) {
+        for (Stream* s : {&r.out, &r.err}) {
+            if (s->fd < 0) continue;
+            relay(*s, o.label ? std::to_string(&r - ranks.data()) + ": " : "", s->is_err ? err : out, true);
+            close(s->fd);
         }
     }
     signal(SIGTERM, SIG_DFL);

@@ -20,72 +20,21 @@
 #include "contract/log_summary.h"
 #include "contract/mllog.h"
 #include "io/safetensors.h"
+#include "tiny_run_support.h"
 
 namespace {
 
+using slipway::testing_support::kSource;
+using slipway::testing_support::slurp;
 namespace fs = std::filesystem;
-const std::string kSource = SLIPWAY_SOURCE_DIR;
 
 struct TrainRun {
     int exit_code = -1;
     std::string err;
 };
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-class TrainCli : public testing::Test {
+class TrainCli : public slipway::testing_support::TinyRunTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::path(testing::TempDir()) /
-               ("train_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_ / "model");
-        // A tiny model over the demo tokenizer's 4096 tokens, and the first 600 demo documents.
-        std::ofstream(dir_ / "model" / "config.json")
-            << R"({"vocab_size": 4096, "hidden_size": 32, "intermediate_size": 64,
-            "num_hidden_layers": 1, "num_attention_heads": 2, "max_position_embeddings": 128, "tie_word_embeddings": false})";
-        std::ifstream corpus(kSource + "/resources/demo/corpus.jsonl");
-        std::ofstream data(dir_ / "data.jsonl");
-        std::string line;
-        for (int i = 0; i < 600 && std::getline(corpus, line); ++i)
-            data << line << "\n";
-    }
-
-    // A run config for this test's folder; `patch` is merged over it.
-    std::string write_config(const std::string& name, const nlohmann::json& patch) {
-        nlohmann::json c = {
-            {"name", name},
-            {"model", {{"path", (dir_ / "model").string()}, {"dtype", "float32"}, {"init", "random"}}},
-            {"tokenizer", {{"path", kSource + "/resources/demo/tokenizer.json"}}},
-            {"data",
-             {{"train_file", (dir_ / "data.jsonl").string()},
-              {"block_size", 32},
-              {"validation_split_percentage", 10},
-              {"cache_dir", (dir_ / "cache").string()}}},
-            {"training",
-             {{"learning_rate", 3e-3},
-              {"max_steps", 12},
-              {"per_device_train_batch_size", 4},
-              {"per_device_eval_batch_size", 8},
-              {"logging_steps", 1},
-              {"eval_steps", 6},
-              {"seed", 5},
-              {"output_dir", (dir_ / name).string()}}},
-            {"adapter", {{"method", "full"}}},
-            {"slurm", {{"gpus_per_node", 0}}},
-        };
-        if (patch.is_object())
-            c.merge_patch(patch);  // {} in an initializer is null, which would replace everything
-        const std::string path = (dir_ / (name + ".json")).string();
-        std::ofstream(path) << c.dump(2);
-        return path;
-    }
-
     TrainRun train(const std::string& args) {
         const std::string err = (dir_ / "stderr.txt").string();
         const std::string command = std::string(SLIPWAY_ENGINE_BIN) + " train --threads 1 " + args + " >" +
@@ -94,20 +43,9 @@ protected:
         return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
     }
 
-    // Values of `key` in an MLLOG file, in order.
     static std::vector<slipway::MllogEvent> events(const std::string& mllog, const std::string& key = "") {
-        std::vector<slipway::MllogEvent> out;
-        std::istringstream in(slurp(mllog));
-        std::string line;
-        while (std::getline(in, line)) {
-            const slipway::MllogParseResult r = slipway::parse_mllog_line(line);
-            if (r.kind == slipway::MllogLineKind::kEvent && (key.empty() || r.event.key == key))
-                out.push_back(r.event);
-        }
-        return out;
+        return slipway::testing_support::mllog_events(mllog, key);
     }
-
-    fs::path dir_;
 };
 
 TEST_F(TrainCli, LossFallsAndOutputsLoadBack) {

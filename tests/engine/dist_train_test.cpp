@@ -1,0 +1,327 @@
+// Distributed training through `slipway-engine launch` with real Gloo ranks: 2 ranks equal 1 rank at the
+// same global batch (full, embeddings, LoRA; with and without accumulation), a 2-rank resume continues
+// the curve, a killed (kill -9) or frozen (SIGSTOP) rank ends the run within timeout_s with a message
+// naming it, SIGTERM checkpoints and logs run_stop aborted, the launcher returns the failing rank's code,
+// and an unreachable master is named.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "io/safetensors.h"
+#include "tiny_run_support.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace slipway::testing_support;
+using Clock = std::chrono::steady_clock;
+
+struct Finished {
+    int exit_code = -1;
+    std::string out, err;
+    double seconds = 0;
+};
+
+// A child process with stdout and stderr in files; waited for with a deadline.
+class Child {
+public:
+    Child(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err,
+          const std::vector<std::string>& extra_env = {})
+        : out_(out), err_(err), start_(Clock::now()) {
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        std::vector<std::string> env_strings(extra_env);
+        for (char** e = environ; *e; ++e)
+            env_strings.emplace_back(*e);
+        std::vector<char*> args, env;
+        for (const std::string& a : argv)
+            args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        for (std::string& e : env_strings)
+            env.push_back(e.data());
+        env.push_back(nullptr);
+        if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), env.data()) != 0) pid_ = -1;
+        posix_spawn_file_actions_destroy(&actions);
+    }
+    ~Child() {
+        if (pid_ > 0 && !done_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+    pid_t pid() const { return pid_; }
+
+    // Waits until `text` appears in stdout or stderr (false at the deadline or when the child exited).
+    bool wait_for_text(const std::string& text, double seconds) {
+        const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+        while (Clock::now() < deadline) {
+            if (slurp(out_).find(text) != std::string::npos || slurp(err_).find(text) != std::string::npos)
+                return true;
+            int status = 0;
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                done_ = true;
+                finished_.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                return false;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return false;
+    }
+
+    Finished wait(double seconds) {
+        const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+        while (!done_ && Clock::now() < deadline) {
+            int status = 0;
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                done_ = true;
+                finished_.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        finished_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+        finished_.out = slurp(out_);
+        finished_.err = slurp(err_);
+        return finished_;
+    }
+
+    // The launcher's child whose environment says RANK=<rank>.
+    pid_t rank_pid(int rank) const {
+        std::istringstream children(slurp("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) +
+                                          "/children"));
+        for (pid_t child; children >> child;) {
+            const std::string env = slurp("/proc/" + std::to_string(child) + "/environ");
+            if (env.find(std::string("\0RANK=", 6) + std::to_string(rank) + '\0') != std::string::npos)
+                return child;
+        }
+        return -1;
+    }
+
+private:
+    pid_t pid_ = -1;
+    fs::path out_, err_;
+    Clock::time_point start_;
+    bool done_ = false;
+    Finished finished_;
+};
+
+class DistTrain : public TinyRunTest {
+protected:
+    std::vector<std::string> launch_argv(int nproc, const std::string& config, const std::vector<std::string>& flags,
+                                         const std::vector<std::string>& launch_flags = {}) {
+        std::vector<std::string> argv{SLIPWAY_ENGINE_BIN, "launch", "--nproc", std::to_string(nproc),
+                                      "--threads-per-rank", "1"};
+        argv.insert(argv.end(), launch_flags.begin(), launch_flags.end());
+        argv.insert(argv.end(), {"--", "train", config});
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        return argv;
+    }
+    Finished run(const std::vector<std::string>& argv, const std::string& tag, double seconds = 300) {
+        Child child(argv, dir_ / (tag + ".out"), dir_ / (tag + ".err"));
+        return child.wait(seconds);
+    }
+    Finished launch(int nproc, const std::string& config, const std::vector<std::string>& flags = {}) {
+        return run(launch_argv(nproc, config, flags), "launch" + std::to_string(nproc));
+    }
+    Finished train_alone(const std::string& config, const std::vector<std::string>& flags = {}) {
+        std::vector<std::string> argv{SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config};
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        return run(argv, "alone");
+    }
+    std::vector<double> values(const std::string& run_name, const std::string& key) {
+        std::vector<double> out;
+        for (const slipway::MllogEvent& e : mllog_events((dir_ / run_name / "mllog.txt").string(), key))
+            out.push_back(e.value.get<double>());
+        return out;
+    }
+    static void expect_close(const std::vector<double>& a, const std::vector<double>& b, const std::string& what) {
+        ASSERT_EQ(a.size(), b.size()) << what;
+        ASSERT_FALSE(a.empty()) << what;
+        for (size_t i = 0; i < a.size(); ++i)
+            EXPECT_NEAR(a[i], b[i], 1e-5 * std::max(1.0, std::fabs(b[i]))) << what << " #" << i;
+    }
+    // Every tensor of the two safetensors files within 1e-5 (relative to the tensor's scale).
+    static void expect_same_weights(const fs::path& a_file, const fs::path& b_file) {
+        auto a = slipway::io::Checkpoint::open_file(a_file.string());
+        auto b = slipway::io::Checkpoint::open_file(b_file.string());
+        ASSERT_TRUE(a.ok()) << a.error();
+        ASSERT_TRUE(b.ok()) << b.error();
+        ASSERT_EQ(a->tensors().size(), b->tensors().size());
+        for (const auto& [name, va] : a->tensors()) {
+            const slipway::io::TensorView& vb = b->tensors().at(name);
+            ASSERT_EQ(va.nbytes, vb.nbytes) << name;
+            const auto* x = reinterpret_cast<const float*>(va.data);
+            const auto* y = reinterpret_cast<const float*>(vb.data);
+            double worst = 0, scale = 1e-3;
+            for (size_t i = 0; i < va.nbytes / sizeof(float); ++i) {
+                worst = std::max(worst, static_cast<double>(std::fabs(x[i] - y[i])));
+                scale = std::max(scale, static_cast<double>(std::fabs(y[i])));
+            }
+            EXPECT_LE(worst, 1e-5 * scale) << name;
+        }
+    }
+};
+
+struct ModeCase {
+    std::string name;
+    nlohmann::json adapter;
+    std::string weights_file;
+    int64_t accumulation;
+};
+
+void PrintTo(const ModeCase& mode, std::ostream* os) { *os << mode.name; }
+
+class DistTrainModes : public DistTrain, public testing::WithParamInterface<ModeCase> {};
+
+TEST_P(DistTrainModes, TwoRanksEqualOneRankAtTheSameGlobalBatch) {
+    const ModeCase& mode = GetParam();
+    const nlohmann::json common = {{"adapter", mode.adapter},
+                                   {"training", {{"max_steps", 6}, {"eval_steps", 3}, {"warmup_steps", 1}}}};
+    nlohmann::json one = common, two = common;
+    one["training"]["per_device_train_batch_size"] = 4;  // global batch 4 in both
+    two["training"]["per_device_train_batch_size"] = 2 / mode.accumulation;
+    two["training"]["gradient_accumulation_steps"] = mode.accumulation;
+    const Finished alone = train_alone(write_config("one", one));
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    const Finished launched = launch(2, write_config("two", two));
+    ASSERT_EQ(launched.exit_code, 0) << launched.err;
+    EXPECT_NE(launched.err.find("0: gradients averaged over 2 ranks"), std::string::npos) << launched.err;
+    for (const char* key : {"train_loss", "grad_norm", "eval_loss", "eval_token_accuracy"})
+        expect_close(values("two", key), values("one", key), key);
+    expect_same_weights(dir_ / "two" / mode.weights_file, dir_ / "one" / mode.weights_file);
+    // Only rank 0 writes MLLOG; run.json records the world size.
+    EXPECT_EQ(launched.out.find("1: :::MLLOG"), std::string::npos);
+    EXPECT_NE(launched.out.find("0: :::MLLOG"), std::string::npos);
+    EXPECT_EQ(nlohmann::json::parse(slurp((dir_ / "two" / "run.json").string()))["world_size"], 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, DistTrainModes,
+    testing::Values(ModeCase{"full", {{"method", "full"}}, "model.safetensors", 1},
+                    ModeCase{"full_accumulated", {{"method", "full"}}, "model.safetensors", 2},
+                    ModeCase{"embeddings", {{"method", "embeddings"}}, "model.safetensors", 1},
+                    ModeCase{"lora",
+                             {{"method", "lora"}, {"r", 4}, {"lora_alpha", 8}, {"target_modules", {"q_proj", "v_proj"}}},
+                             "adapter_model.safetensors",
+                             1}),
+    [](const testing::TestParamInfo<ModeCase>& info) { return info.param.name; });
+
+TEST_F(DistTrain, ResumeOfTwoRanksContinuesTheCurve) {
+    const nlohmann::json patch = {
+        {"training", {{"max_steps", 8}, {"save_steps", 4}, {"eval_steps", nullptr}, {"per_device_train_batch_size", 2}}},
+        {"data", {{"validation_split_percentage", 0}}}};
+    const std::string straight = write_config("straight", patch), resumed = write_config("resumed", patch);
+    ASSERT_EQ(launch(2, straight).exit_code, 0);
+    const Finished first = launch(2, resumed, {"--stop-after-steps", "4"});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    ASSERT_TRUE(fs::exists(dir_ / "resumed" / "checkpoint-4" / "DONE"));
+    const Finished second = launch(2, resumed, {"--resume_from_checkpoint", "latest"});
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_NE(second.err.find("resumed from"), std::string::npos) << second.err;
+    const std::vector<double> a = values("straight", "train_loss"), b = values("resumed", "train_loss");
+    ASSERT_EQ(a.size(), 8u);
+    ASSERT_EQ(b.size(), 8u);
+    for (size_t i = 0; i < 8; ++i)
+        EXPECT_DOUBLE_EQ(a[i], b[i]) << "step " << i + 1;
+    // A 1-rank resume of a 2-rank checkpoint is refused: its data position belongs to 2 ranks.
+    const Finished wrong = train_alone(resumed, {"--resume_from_checkpoint", "latest", "--max_steps", "12"});
+    EXPECT_EQ(wrong.exit_code, 1);
+    EXPECT_NE(wrong.err.find("saved with world size 2, this run has 1"), std::string::npos) << wrong.err;
+}
+
+// A long run that the tests below interrupt.
+std::vector<std::string> long_run_flags(int timeout_s) {
+    return {"--max_steps", "5000", "--save_steps", "1000000", "--ddp_timeout", std::to_string(timeout_s)};
+}
+
+TEST_F(DistTrain, KilledRankEndsTheRunWithAMessageNamingIt) {
+    const int timeout_s = 20;
+    Child launcher(launch_argv(2, write_config("killed", {{"training", {{"eval_steps", nullptr}}}}),
+                               long_run_flags(timeout_s), {"--grace-s", "120"}),
+                   dir_ / "killed.out", dir_ / "killed.err");
+    ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir_ / "killed.err").string());
+    const pid_t rank1 = launcher.rank_pid(1);
+    ASSERT_GT(rank1, 0);
+    const auto killed_at = Clock::now();
+    kill(rank1, SIGKILL);
+    const Finished f = launcher.wait(timeout_s + 30);
+    const double seconds = std::chrono::duration<double>(Clock::now() - killed_at).count();
+    EXPECT_NE(f.exit_code, 0);
+    EXPECT_LT(seconds, timeout_s + 10) << "rank 0 must not wait past the timeout";
+    EXPECT_NE(f.err.find("0: train: rank 0: the run lost rank 1"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("during step"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("launch: rank 1 exited with code 137"), std::string::npos) << f.err;
+}
+
+TEST_F(DistTrain, FrozenRankEndsTheRunWithinTheTimeout) {
+    const int timeout_s = 5;
+    Child launcher(launch_argv(2, write_config("frozen", {{"training", {{"eval_steps", nullptr}}}}),
+                               long_run_flags(timeout_s), {"--grace-s", "1"}),
+                   dir_ / "frozen.out", dir_ / "frozen.err");
+    ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir_ / "frozen.err").string());
+    const pid_t rank1 = launcher.rank_pid(1);
+    ASSERT_GT(rank1, 0);
+    const auto frozen_at = Clock::now();
+    kill(rank1, SIGSTOP);
+    ASSERT_TRUE(launcher.wait_for_text("0: train: rank 0: the run lost rank 1", timeout_s + 15))
+        << slurp((dir_ / "frozen.err").string());
+    const double seconds = std::chrono::duration<double>(Clock::now() - frozen_at).count();
+    EXPECT_GE(seconds, timeout_s - 1);  // it did wait for the collective's timeout
+    EXPECT_LT(seconds, timeout_s + 10);
+    const Finished f = launcher.wait(30);  // the launcher then stops the frozen rank
+    EXPECT_EQ(f.exit_code, 1) << f.err;
+    EXPECT_NE(f.err.find("frozen or on a dead node"), std::string::npos) << f.err;
+}
+
+TEST_F(DistTrain, SigtermSavesACheckpointAndLogsAborted) {
+    Child launcher(launch_argv(2, write_config("term", {{"training", {{"eval_steps", nullptr}}}}), long_run_flags(60)),
+                   dir_ / "term.out", dir_ / "term.err");
+    ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir_ / "term.err").string());
+    kill(launcher.pid(), SIGTERM);  // as scancel does to the job step
+    const Finished f = launcher.wait(60);
+    EXPECT_EQ(f.exit_code, 128 + SIGTERM) << f.err;
+    EXPECT_NE(f.err.find("stop requested (SIGTERM): saving a checkpoint"), std::string::npos) << f.err;
+    const std::vector<slipway::MllogEvent> stops = mllog_events((dir_ / "term" / "mllog.txt").string(), "run_stop");
+    ASSERT_EQ(stops.size(), 1u);
+    EXPECT_EQ(stops[0].metadata["status"], "aborted");
+    const int64_t step = stops[0].metadata["step_num"].get<int64_t>();
+    EXPECT_TRUE(fs::exists(dir_ / "term" / ("checkpoint-" + std::to_string(step)) / "DONE")) << step;
+}
+
+TEST_F(DistTrain, LauncherReturnsTheFailingRanksCode) {
+    const Finished f = run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "3", "--grace-s", "1", "--", "/bin/sh", "-c",
+                            "echo \"hello from $RANK of $WORLD_SIZE\"; if [ \"$RANK\" = 2 ]; then exit 7; fi; sleep 60"},
+                           "sh", 60);
+    EXPECT_EQ(f.exit_code, 7) << f.err;
+    EXPECT_LT(f.seconds, 30);
+    for (int r = 0; r < 3; ++r)
+        EXPECT_NE(f.out.find(std::to_string(r) + ": hello from " + std::to_string(r) + " of 3"), std::string::npos)
+            << f.out;
+    EXPECT_NE(f.err.find("launch: rank 2 exited with code 7"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("stopping 2 remaining rank(s)"), std::string::npos) << f.err;
+}
+
+TEST_F(DistTrain, UnreachableMasterIsNamed) {
+    const std::string config = write_config("lonely", {{"distributed", {{"timeout_s", 3}}}});
+    Child child({SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config}, dir_ / "lonely.out", dir_ / "lonely.err",
+                {"RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+                 "MASTER_PORT=1"});
+    const Finished f = child.wait(60);
+    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_NE(f.err.find("rendezvous with the master 127.0.0.1:1 failed within /distributed/timeout_s = 3 s"),
+              std::string::npos)
+        << f.err;
+}
+
+}  // namespace
