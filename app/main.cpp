@@ -9,6 +9,7 @@
 #include "cli/logs_command.h"
 #include "cli/remote_cli.h"
 #include "main_window.h"
+#include "screenshot.h"
 
 int main(int argc, char** argv) {
     CLI::App cli(
@@ -18,8 +19,11 @@ int main(int argc, char** argv) {
     cli.require_subcommand(0, 1);
     std::string open_path;
     bool follow = false;
+    std::string screenshot_dir;
     cli.add_option("--open", open_path, "Open this log file in the window");
     cli.add_flag("--follow", follow, "With --open: re-plot the log as it grows (a running job)");
+    cli.add_option("--screenshot", screenshot_dir,
+                   "Write a PNG of every page (demo run, fixture logs) into this folder and exit");
     slipway::app::LogsSummaryOptions logs_summary;
     const CLI::App* logs_summary_command = slipway::app::add_logs_command(cli, logs_summary);
     slipway::app::RemoteCommands remote_commands;
@@ -28,7 +32,8 @@ int main(int argc, char** argv) {
 
     QCoreApplication::setApplicationName(QStringLiteral("slipway"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SLIPWAY_VERSION));
-    if (const std::optional<int> code = slipway::app::run_remote_commands(remote_commands, std::cout, std::cerr)) {
+    if (const std::optional<int> code =
+            slipway::app::run_remote_commands(remote_commands, std::cout, std::cerr)) {
         return *code;
     }
     if (logs_summary_command->parsed()) {
@@ -37,6 +42,17 @@ int main(int argc, char** argv) {
     }
 
     QApplication app(argc, argv);
+    if (!screenshot_dir.empty()) {
+        slipway::app::MainWindow window;
+        const auto written = slipway::app::take_screenshots(window, QString::fromStdString(screenshot_dir));
+        if (!written.ok()) {
+            std::cerr << written.error() << "\n";
+            return 1;
+        }
+        for (const QString& path : *written)
+            std::cout << path.toStdString() << "\n";
+        return 0;
+    }
     slipway::app::MainWindow window;
     if (!open_path.empty()) {
         const QString path = QString::fromStdString(open_path);

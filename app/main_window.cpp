@@ -1,91 +1,464 @@
-// The main window: menu wiring and loading a log into the plot.
+// MainWindow: pages, menus, settings, local submit/cancel, history wiring, notifications.
 #include "main_window.h"
 
 #include <QAction>
-#include <QCoreApplication>
-#include <QFile>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QKeySequence>
+#include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QSystemTrayIcon>
 
-#include "contract/log_summary.h"
-#include "log_plot_widget.h"
+#include "clusters_page.h"
+#include "editor/run_editor.h"
+#include "history/run_history.h"
+#include "local/engine_command.h"
+#include "local/local_run.h"
+#include "monitor/metric_plot.h"
+#include "monitor/monitor_widget.h"
+#include "runs_page.h"
 
 namespace slipway::app {
 namespace {
 
-QString summary_text(const QString& path, const LogSummary& s) {
-    const QString status = s.status ? QString::fromStdString(*s.status) : MainWindow::tr("no run_stop");
-    QString text = MainWindow::tr("%1: %2 lines (%3 MLLOG, %4 bad), %5")
-                       .arg(QFileInfo(path).fileName())
-                       .arg(s.lines)
-                       .arg(s.mllog_lines)
-                       .arg(s.bad_lines)
-                       .arg(status);
-    if (s.time_to_train_ms) {
-        text += MainWindow::tr(", time to train %1 min").arg(*s.time_to_train_ms / 60000.0, 0, 'f', 2);
-    }
-    return text + MainWindow::tr(", %1 eval_accuracy / %2 train_loss points")
-                      .arg(s.eval_accuracy.size())
-                      .arg(s.train_loss.size());
+constexpr int kMaxRecent = 8;
+const QString kLocalProfile = QStringLiteral("This computer");
+
+QSettings settings() {
+    // ~/.config/slipway/slipway.conf ($XDG_CONFIG_HOME respected).
+    return QSettings(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("slipway"),
+                     QStringLiteral("slipway"));
 }
 
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), plot_(new LogPlotWidget(this)) {
+MainWindow::MainWindow(const QString& history_path, QWidget* parent)
+    : QMainWindow(parent), resource_root_(resource_root()) {
     setWindowTitle(QStringLiteral("Slipway"));
-    setCentralWidget(plot_);
-    resize(1000, 650);
+    setWindowIcon(QIcon(QStringLiteral(":/icons/slipway.png")));
+    resize(1280, 820);
 
-    QMenu* file_menu = menuBar()->addMenu(tr("&File"));
-    QAction* open = file_menu->addAction(tr("&Open log..."));
-    open->setShortcut(QKeySequence::Open);
-    connect(open, &QAction::triggered, this, &MainWindow::choose_log);
-    file_menu->addSeparator();
-    QAction* quit = file_menu->addAction(tr("&Quit"));
+    Result<std::unique_ptr<RunHistory>> history =
+        RunHistory::open(history_path.isEmpty() ? RunHistory::default_path() : history_path);
+    QString history_problem;
+    if (history.ok()) {
+        history_ = std::move(*history);
+    } else {
+        history_problem = QString::fromStdString(history.error());
+    }
+
+    nav_ = new QListWidget(this);
+    nav_->addItems({tr("Runs"), tr("Editor"), tr("Monitor"), tr("Clusters")});
+    nav_->setFixedWidth(120);
+    QFont nav_font = nav_->font();
+    nav_font.setPointSize(nav_font.pointSize() + 1);
+    nav_->setFont(nav_font);
+    nav_->setSpacing(3);
+    stack_ = new QStackedWidget(this);
+    runs_ = new RunsPage(history_.get(), stack_);
+    editor_ = new RunEditor(resource_root_, stack_);
+    monitor_ = new MonitorWidget(&follow_, history_.get(), stack_);
+    clusters_ = new ClustersPage(resource_root_, runs_dir(), stack_);
+    stack_->addWidget(runs_);
+    stack_->addWidget(editor_);
+    stack_->addWidget(monitor_);
+    stack_->addWidget(clusters_);
+    auto* central = new QWidget(this);
+    auto* layout = new QHBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(nav_);
+    layout->addWidget(stack_, 1);
+    setCentralWidget(central);
+    connect(nav_, &QListWidget::currentRowChanged, stack_, &QStackedWidget::setCurrentIndex);
+
+    connect(editor_, &RunEditor::submit_requested, this, [this] {
+        const Result<int> key = submit_local();
+        if (!key.ok()) QMessageBox::warning(this, tr("Submit"), QString::fromStdString(key.error()));
+    });
+    connect(monitor_, &MonitorWidget::cancel_requested, this, &MainWindow::cancel_run);
+    connect(monitor_, &MonitorWidget::alert, this, &MainWindow::notify);
+    connect(monitor_, &MonitorWidget::export_requested, this, &MainWindow::export_plot);
+    connect(runs_, &RunsPage::show_requested, this, [this](int64_t id) {
+        if (const Result<int> r = show_history_run(id); !r.ok())
+            statusBar()->showMessage(QString::fromStdString(r.error()));
+    });
+    connect(runs_, &RunsPage::follow_requested, this, [this](int64_t id) {
+        if (const Result<int> r = resume_history_run(id); !r.ok())
+            statusBar()->showMessage(QString::fromStdString(r.error()));
+    });
+    connect(runs_, &RunsPage::edit_requested, this, [this](int64_t id) {
+        const Result<RunRecord> run = history_->run(id);
+        if (!run.ok()) return;
+        const nlohmann::json doc = nlohmann::json::parse(run->config_json.toStdString(), nullptr, false);
+        if (doc.is_discarded()) return;
+        RunDocument d;
+        d.set_config(parse_run_config(doc).config);
+        editor_->set_document(d);
+        show_page(kEditorPage);
+    });
+
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        tray_ = new QSystemTrayIcon(windowIcon(), this);
+        tray_->setToolTip(QStringLiteral("Slipway"));
+        tray_->show();
+    }
+    build_menus();
+    restore_settings();
+
+    // Runs the previous session left "running": their engine died with it (a child process).
+    if (history_) {
+        if (const auto runs = history_->runs(); runs.ok()) {
+            for (const RunRecord& r : *runs) {
+                if (r.cluster == kLocalProfile && r.state == QLatin1String("running")) {
+                    history_->set_state(r.id, QStringLiteral("interrupted"));
+                }
+            }
+        }
+        runs_->reload();
+    }
+    statusBar()->showMessage(
+        history_problem.isEmpty()
+            ? tr("Ready. File > Open log... plots any MLLOG log; the editor submits runs.")
+            : tr("Run history unavailable: %1").arg(history_problem));
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::runs_dir() const {
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+           QStringLiteral("/slipway/runs");
+}
+
+void MainWindow::build_menus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* new_run = file->addAction(tr("&New run"));
+    new_run->setShortcut(QKeySequence::New);
+    connect(new_run, &QAction::triggered, this, [this] {
+        editor_->set_document(RunDocument());
+        show_page(kEditorPage);
+    });
+    QAction* open_config = file->addAction(tr("&Open run config..."));
+    open_config->setShortcut(QKeySequence::Open);
+    connect(open_config, &QAction::triggered, this, &MainWindow::choose_config);
+    recent_menu_ = file->addMenu(tr("Recent run configs"));
+    QAction* save_as = file->addAction(tr("&Save run config as..."));
+    save_as->setShortcut(QKeySequence::Save);
+    connect(save_as, &QAction::triggered, this, &MainWindow::save_config_as);
+    QAction* import = file->addAction(tr("&Import training script..."));
+    import->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    connect(import, &QAction::triggered, this, &MainWindow::import_script);
+    file->addSeparator();
+    QAction* open_log_action = file->addAction(tr("Open &log..."));
+    open_log_action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    connect(open_log_action, &QAction::triggered, this, &MainWindow::choose_log);
+    QAction* png = file->addAction(tr("Export plots as &PNG..."));
+    connect(png, &QAction::triggered, this, [this] { export_plot(true); });
+    QAction* csv = file->addAction(tr("Export plots as &CSV..."));
+    connect(csv, &QAction::triggered, this, [this] { export_plot(false); });
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
-    connect(quit, &QAction::triggered, qApp, &QCoreApplication::quit, Qt::QueuedConnection);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
 
-    statusBar()->showMessage(tr("File > Open log... to plot an MLLOG training log"));
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    QAction* submit = run->addAction(tr("&Submit to This computer"));
+    submit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    connect(submit, &QAction::triggered, this, [this] {
+        if (!editor_->document().valid()) {
+            show_page(kEditorPage);
+            statusBar()->showMessage(tr("The run config has problems; fix them first."));
+            return;
+        }
+        const Result<int> key = submit_local();
+        if (!key.ok()) QMessageBox::warning(this, tr("Submit"), QString::fromStdString(key.error()));
+    });
+    QAction* cancel = run->addAction(tr("&Cancel selected run"));
+    cancel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    connect(cancel, &QAction::triggered, this, [this] { cancel_run(monitor_->current_run()); });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QStringList names = {tr("&Runs"), tr("&Editor"), tr("&Monitor"), tr("&Clusters")};
+    for (int i = 0; i < names.size(); ++i) {
+        QAction* a = view->addAction(names[i]);
+        a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));
+        connect(a, &QAction::triggered, this, [this, i] { show_page(static_cast<Page>(i)); });
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* about = help->addAction(tr("&About Slipway"));
+    connect(about, &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About Slipway"),
+                           tr("<b>Slipway %1</b><p>Fine-tune LLMs on Slurm GPU clusters: run editor, live "
+                              "monitor, run history, and the slipway-engine trainer.</p>")
+                               .arg(QCoreApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::show_page(Page page) {
+    nav_->setCurrentRow(static_cast<int>(page));
+}
+
+MainWindow::Page MainWindow::current_page() const {
+    return static_cast<Page>(stack_->currentIndex());
+}
+
+void MainWindow::restore_settings() {
+    QSettings s = settings();
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    show_page(
+        static_cast<Page>(s.value(QStringLiteral("window/page"), static_cast<int>(kEditorPage)).toInt()));
+    monitor_->set_smoothing(s.value(QStringLiteral("monitor/smoothing"), 0.6).toDouble());
+    monitor_->set_x_axis(static_cast<XAxis>(s.value(QStringLiteral("monitor/x_axis"), 0).toInt()));
+    monitor_->set_log_scale(s.value(QStringLiteral("monitor/log_scale"), false).toBool());
+    recent_ = s.value(QStringLiteral("recent/configs")).toStringList();
+    rebuild_recent_menu();
+}
+
+void MainWindow::save_settings() const {
+    QSettings s = settings();
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/page"), static_cast<int>(current_page()));
+    s.setValue(QStringLiteral("monitor/smoothing"), monitor_->plot(Metric::kTrainLoss)->smoothing());
+    s.setValue(QStringLiteral("monitor/x_axis"), static_cast<int>(monitor_->x_axis()));
+    s.setValue(QStringLiteral("monitor/log_scale"),
+               monitor_->plot(Metric::kTrainLoss)->yAxis->scaleType() == QCPAxis::stLogarithmic);
+    s.setValue(QStringLiteral("recent/configs"), recent_);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    save_settings();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::add_recent(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent_.removeAll(absolute);
+    recent_.prepend(absolute);
+    while (recent_.size() > kMaxRecent)
+        recent_.removeLast();
+    rebuild_recent_menu();
+    save_settings();
+}
+
+void MainWindow::rebuild_recent_menu() {
+    recent_menu_->clear();
+    for (const QString& path : recent_) {
+        QAction* a = recent_menu_->addAction(QFileInfo(path).fileName());
+        a->setToolTip(path);
+        connect(a, &QAction::triggered, this, [this, path] {
+            if (const Status s = open_run_config(path); !s.ok()) {
+                QMessageBox::warning(this, tr("Open run config"), QString::fromStdString(s.message()));
+            }
+        });
+    }
+    recent_menu_->setEnabled(!recent_.isEmpty());
 }
 
 Status MainWindow::open_log(const QString& path) {
-    // encodeName: the file system's bytes, also for names that are not UTF-8.
-    const Result<LogSummary> summary = summarize_log_file(QFile::encodeName(path).toStdString());
-    if (!summary.ok()) return summary.status();
-    plot_->show_summary(*summary);
-    statusBar()->showMessage(summary_text(path, *summary));
+    const Result<int> key = monitor_->open_log(path);
+    if (!key.ok()) return key.status();
+    show_page(kMonitorPage);
+    statusBar()->showMessage(tr("Reading %1").arg(path));
     return Status::Ok();
 }
 
 void MainWindow::follow_log(const QString& path) {
-    if (follow_timer_ == nullptr) {
-        follow_timer_ = new QTimer(this);
-        follow_timer_->setInterval(500);
-    }
-    follow_timer_->disconnect();
-    followed_size_ = -1;
-    connect(follow_timer_, &QTimer::timeout, this, [this, path] {
-        const QFileInfo info(path);
-        if (!info.exists() || info.size() == followed_size_) return;
-        followed_size_ = info.size();
-        const Status status = open_log(path);
-        if (!status.ok()) statusBar()->showMessage(QString::fromStdString(status.message()));
-    });
-    follow_timer_->start();
-    statusBar()->showMessage(tr("Waiting for %1").arg(path));
+    monitor_->follow_log(path, QFileInfo(path).fileName());
+    show_page(kMonitorPage);
+    statusBar()->showMessage(tr("Following %1").arg(path));
+}
+
+Status MainWindow::open_run_config(const QString& path) {
+    if (const Status s = editor_->load_file(path); !s.ok()) return s;
+    add_recent(path);
+    show_page(kEditorPage);
+    statusBar()->showMessage(tr("Opened %1").arg(path));
+    return Status::Ok();
 }
 
 void MainWindow::choose_log() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open log"), QString(),
                                                       tr("Logs (*.txt *.log *.out);;All files (*)"));
     if (path.isEmpty()) return;
-    const Status status = open_log(path);
-    if (!status.ok()) QMessageBox::warning(this, tr("Open log"), QString::fromStdString(status.message()));
+    if (const Status s = open_log(path); !s.ok()) {
+        QMessageBox::warning(this, tr("Open log"), QString::fromStdString(s.message()));
+    }
+}
+
+void MainWindow::choose_config() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open run config"), QString(),
+                                                      tr("Run configs (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    if (const Status s = open_run_config(path); !s.ok()) {
+        QMessageBox::warning(this, tr("Open run config"), QString::fromStdString(s.message()));
+    }
+}
+
+void MainWindow::save_config_as() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save run config"), QString::fromStdString(editor_->document().config().name) + ".json",
+        tr("Run configs (*.json)"));
+    if (path.isEmpty()) return;
+    if (const Status s = editor_->save_file(path); !s.ok()) {
+        QMessageBox::warning(this, tr("Save run config"), QString::fromStdString(s.message()));
+        return;
+    }
+    add_recent(path);
+    statusBar()->showMessage(tr("Saved %1").arg(path));
+}
+
+void MainWindow::import_script() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import training script"), QString(),
+                                                      tr("Shell scripts (*.sh);;All files (*)"));
+    if (path.isEmpty()) return;
+    const Result<QStringList> notes = editor_->import_script(path);
+    if (!notes.ok()) {
+        QMessageBox::warning(this, tr("Import training script"), QString::fromStdString(notes.error()));
+        return;
+    }
+    show_page(kEditorPage);
+    if (!notes->isEmpty()) QMessageBox::information(this, tr("Imported"), notes->join(QLatin1Char('\n')));
+}
+
+void MainWindow::export_plot(bool png) {
+    const QString path = QFileDialog::getSaveFileName(
+        this, png ? tr("Export plots as PNG") : tr("Export plots as CSV"),
+        png ? QStringLiteral("slipway-plots.png") : QStringLiteral("slipway-plots.csv"),
+        png ? tr("PNG images (*.png)") : tr("CSV files (*.csv)"));
+    if (path.isEmpty()) return;
+    const Status s = png ? monitor_->export_png(path) : monitor_->export_csv(path);
+    statusBar()->showMessage(s.ok() ? tr("Wrote %1").arg(path) : QString::fromStdString(s.message()));
+}
+
+Result<int> MainWindow::submit_local(const QStringList& overrides) {
+    const RunDocument& doc = editor_->document();
+    if (!doc.valid())
+        return Result<int>::Error("the run config has problems:\n" + format_problems(doc.problems()));
+    Result<LocalRunPlan> plan =
+        plan_local_run(doc.config(), resource_root_, runs_dir(), find_engine_binary(), overrides);
+    if (!plan.ok()) return plan.status();
+
+    int64_t history_id = 0;
+    if (history_) {
+        RunRecord record;
+        record.name = QString::fromStdString(plan->config.name);
+        record.cluster = kLocalProfile;
+        record.state = QStringLiteral("running");
+        record.started = QDateTime::currentDateTime();
+        record.config_json = QString::fromStdString(to_json(plan->config).dump(2));
+        record.log_path = plan->mllog_path;
+        if (const Result<int64_t> id = history_->add_run(record); id.ok()) history_id = *id;
+    }
+    const int key =
+        monitor_->follow_log(plan->mllog_path, QString::fromStdString(plan->config.name), history_id);
+    if (plan->config.eval.target) {
+        monitor_->set_target(key, plan->config.eval.target, plan->config.eval_higher_is_better());
+    }
+    auto* runner = new LocalRunner(this);
+    local_runs_.insert(key, runner);
+    local_history_ids_.insert(key, history_id);
+    connect(runner, &LocalRunner::started, this, [this, key, history_id](qint64 pid) {
+        monitor_->set_cancellable(key, true);
+        if (history_ && history_id != 0) {
+            if (Result<RunRecord> r = history_->run(history_id); r.ok()) {
+                r->job_id = QString::number(pid);
+                history_->update_run(*r);
+            }
+        }
+        runs_->reload();
+    });
+    connect(runner, &LocalRunner::finished, this,
+            [this, key, history_id, runner](int code, bool cancelled, const QString& error) {
+                monitor_->end_follow(key);
+                const QString state = cancelled   ? QStringLiteral("cancelled")
+                                      : code == 0 ? QStringLiteral("completed")
+                                                  : QStringLiteral("failed");
+                monitor_->set_state(key, state);
+                if (history_ && history_id != 0)
+                    history_->set_state(history_id, state, QDateTime::currentDateTime());
+                const MonitorRun* run = monitor_->run(key);
+                if (run != nullptr && !cancelled && code != 0) {
+                    notify(run->name,
+                           RunAlert{RunAlertKind::kFailed,
+                                    (error.isEmpty() ? tr("the engine exited with code %1").arg(code) : error)
+                                        .toStdString()});
+                }
+                runs_->reload();
+                local_runs_.remove(key);
+                runner->deleteLater();
+                emit local_run_finished(key, code);
+            });
+    runner->start(*plan);
+    show_page(kMonitorPage);
+    statusBar()->showMessage(
+        tr("Started %1: %2 %3")
+            .arg(QString::fromStdString(plan->config.name), plan->engine, plan->arguments.join(' ')));
+    return key;
+}
+
+void MainWindow::cancel_run(int monitor_key) {
+    if (LocalRunner* runner = local_runs_.value(monitor_key)) {
+        runner->cancel();
+        statusBar()->showMessage(tr("Cancelling..."));
+    }
+}
+
+Result<int> MainWindow::show_history_run(int64_t run_id) {
+    if (!history_) return Result<int>::Error("no run history");
+    if (const int existing = monitor_->run_for_history(run_id)) {
+        monitor_->set_current_run(existing);
+        show_page(kMonitorPage);
+        return existing;
+    }
+    const Result<RunRecord> run = history_->run(run_id);
+    if (!run.ok()) return run.status();
+    Result<RunMetrics> metrics = history_->load_metrics(run_id);
+    if (!metrics.ok()) return metrics.status();
+    const int key = monitor_->show_metrics(run->name, std::move(*metrics), run->state, run_id);
+    show_page(kMonitorPage);
+    return key;
+}
+
+Result<int> MainWindow::resume_history_run(int64_t run_id) {
+    if (!history_) return Result<int>::Error("no run history");
+    const Result<RunRecord> run = history_->run(run_id);
+    if (!run.ok()) return run.status();
+    if (run->log_path.isEmpty())
+        return Result<int>::Error("run " + std::to_string(run_id) + " has no log to follow");
+    Result<RunMetrics> metrics = history_->load_metrics(run_id);
+    if (!metrics.ok()) return metrics.status();
+    if (const int existing = monitor_->run_for_history(run_id)) monitor_->remove_run(existing);
+    const int key =
+        monitor_->follow_log(run->log_path, run->name, run_id, run->log_offset, std::move(*metrics));
+    show_page(kMonitorPage);
+    return key;
+}
+
+void MainWindow::notify(const QString& run_name, const RunAlert& alert) {
+    static const char* titles[] = {"finished", "failed", "reached its target", "stalled"};
+    const QString title = tr("Slipway: %1 %2").arg(run_name, tr(titles[static_cast<int>(alert.kind)]));
+    const QString message = QStringLiteral("%1: %2").arg(run_name, QString::fromStdString(alert.message));
+    if (tray_ != nullptr) {
+        tray_->showMessage(title, message,
+                           alert.kind == RunAlertKind::kFailed || alert.kind == RunAlertKind::kStalled
+                               ? QSystemTrayIcon::Warning
+                               : QSystemTrayIcon::Information);
+    }
+    statusBar()->showMessage(message);
+    emit notified(title, message);
 }
 
 }  // namespace slipway::app

@@ -1,37 +1,105 @@
-// The main window of the desktop app: File > Open log... shows a log's curves; File > Quit.
+// The main window: a page list (Runs, Editor, Monitor, Clusters) beside the pages, the menus and their
+// shortcuts, settings and window state kept across restarts (QSettings), recent run configs, and the
+// "This computer" profile's submit/cancel, whose runs go to the monitor and the history.
 #pragma once
 
 #include <QMainWindow>
+#include <QMap>
 #include <QString>
-#include <QTimer>
+#include <QStringList>
+
+#include <memory>
 
 #include "contract/status.h"
+#include "monitor/follow_service.h"
+#include "monitor/run_watch.h"
+
+class QListWidget;
+class QMenu;
+class QStackedWidget;
+class QSystemTrayIcon;
 
 namespace slipway::app {
 
-class LogPlotWidget;
+class ClustersPage;
+class LocalRunner;
+class MonitorWidget;
+class RunEditor;
+class RunHistory;
+class RunsPage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    enum Page { kRunsPage = 0, kEditorPage, kMonitorPage, kClustersPage };
 
-    // Reads the log at `path` and plots it; on failure the plot is unchanged and the error names the file.
+    // `history_path` empty: the XDG default. The history is optional: without it runs are not kept.
+    explicit MainWindow(const QString& history_path = QString(), QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a log file in the monitor (added to what is shown); the error names the file.
     Status open_log(const QString& path);
-
-    // Re-plots the log at `path` whenever it grows (checked twice a second); a file that does not exist
-    // yet is waited for. For a run writing its MLLOG right now, e.g. the local demo.
+    // Follows a log that is being written (e.g. the demo's mllog.txt started from a script).
     void follow_log(const QString& path);
+    Status open_run_config(const QString& path);
 
-    LogPlotWidget* plot_widget() const { return plot_; }
+    // Submits the editor's run to "This computer". `overrides` are engine flags (tests shorten runs).
+    // Returns the monitor's key of the new run.
+    Result<int> submit_local(const QStringList& overrides = {});
+    void cancel_run(int monitor_key);
+
+    // Loads a stored run into the monitor / follows its log again from the stored offset.
+    Result<int> show_history_run(int64_t run_id);
+    Result<int> resume_history_run(int64_t run_id);
+
+    void show_page(Page page);
+    Page current_page() const;
+
+    MonitorWidget* monitor() const { return monitor_; }
+    RunEditor* editor() const { return editor_; }
+    RunsPage* runs_page() const { return runs_; }
+    ClustersPage* clusters_page() const { return clusters_; }
+    RunHistory* history() const { return history_.get(); }
+    QStringList recent_configs() const { return recent_; }
+
+signals:
+    // A run finished, failed, reached its target or stalled (also shown as a tray message when there is
+    // a system tray, and always in the status bar).
+    void notified(const QString& title, const QString& message);
+    void local_run_finished(int monitor_key, int exit_code);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
 
 private:
-    void choose_log();  // File > Open log...: asks for a file, reports errors in a message box
+    void build_menus();
+    void restore_settings();
+    void save_settings() const;
+    void add_recent(const QString& path);
+    void rebuild_recent_menu();
+    void notify(const QString& run_name, const RunAlert& alert);
+    void choose_log();
+    void choose_config();
+    void save_config_as();
+    void import_script();
+    void export_plot(bool png);
+    QString runs_dir() const;
 
-    LogPlotWidget* plot_;
-    QTimer* follow_timer_ = nullptr;
-    qint64 followed_size_ = -1;
+    QString resource_root_;
+    std::unique_ptr<RunHistory> history_;
+    FollowService follow_;
+    QListWidget* nav_;
+    QStackedWidget* stack_;
+    RunsPage* runs_;
+    RunEditor* editor_;
+    MonitorWidget* monitor_;
+    ClustersPage* clusters_;
+    QMenu* recent_menu_ = nullptr;
+    QStringList recent_;
+    QSystemTrayIcon* tray_ = nullptr;
+    QMap<int, LocalRunner*> local_runs_;    // monitor key -> its engine process
+    QMap<int, int64_t> local_history_ids_;  // monitor key -> history id
 };
 
 }  // namespace slipway::app

@@ -10,6 +10,8 @@
 namespace slipway::app {
 
 QString find_engine_binary() {
+    // An explicit choice first (tests, or an engine built elsewhere).
+    if (const QString chosen = qEnvironmentVariable("SLIPWAY_ENGINE"); !chosen.isEmpty()) return chosen;
     const QString beside = QCoreApplication::applicationDirPath() + QStringLiteral("/slipway-engine");
     if (QFileInfo(beside).isExecutable()) return beside;
     return QStandardPaths::findExecutable(QStringLiteral("slipway-engine"));

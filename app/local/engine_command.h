@@ -11,7 +11,8 @@ namespace slipway::app {
 // `slipway-engine launch` (local ranks) is being added to the engine; until then one process trains.
 inline constexpr bool kEngineHasLaunch = false;
 
-// slipway-engine next to the running slipway binary (build/bin, /usr/bin), else the one on PATH, else "".
+// $SLIPWAY_ENGINE when set, else slipway-engine next to the running slipway binary (build/bin, /usr/bin),
+// else the one on PATH, else "".
 QString find_engine_binary();
 
 // Arguments after the program: `launch --nproc N -- train --threads T RUN.json OVERRIDES...` once the

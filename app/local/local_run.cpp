@@ -52,8 +52,12 @@ Result<LocalRunPlan> plan_local_run(const RunConfig& config, const QString& reso
     if (c.training.resume_from_checkpoint != "latest") resolve(c.training.resume_from_checkpoint, inputs);
     c.training.output_dir = outputs.absoluteFilePath(QStringLiteral("output")).toStdString();
     if (!c.data.cache_dir.empty() && !QDir::isAbsolutePath(QString::fromStdString(c.data.cache_dir))) {
-        // A shared cache: the same corpus is tokenized once for every run of it.
-        resolve(c.data.cache_dir, QDir(runs_dir));
+        // A cache shared by the runs: the same corpus is tokenized once for all of them.
+        c.data.cache_dir =
+            QDir::cleanPath(QDir(runs_dir).absoluteFilePath(
+                                QStringLiteral("../cache/") +
+                                QFileInfo(QString::fromStdString(c.data.cache_dir)).fileName()))
+                .toStdString();
     }
     plan.run_json = outputs.absoluteFilePath(QStringLiteral("run.json"));
     if (const Status s = save_run_config(c, plan.run_json.toStdString()); !s.ok()) return s;

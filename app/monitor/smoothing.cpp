@@ -5,22 +5,20 @@
 
 namespace slipway::app {
 
+double EmaSmoother::push(double value) {
+    if (weight_ <= 0.0 || !std::isfinite(value)) return value;
+    last_ = last_ * weight_ + (1.0 - weight_) * value;
+    debias_ *= weight_;
+    return last_ / (1.0 - debias_);
+}
+
 std::vector<double> ema_smooth(const std::vector<double>& values, double weight) {
     if (weight <= 0.0) return values;
-    if (weight >= 1.0) weight = 0.999;
+    EmaSmoother smoother(weight);
     std::vector<double> out;
     out.reserve(values.size());
-    double last = 0.0;
-    double debias = 1.0;  // weight^n: the share of the zero start still in `last`
-    for (const double v : values) {
-        if (!std::isfinite(v)) {
-            out.push_back(v);
-            continue;
-        }
-        last = last * weight + (1.0 - weight) * v;
-        debias *= weight;
-        out.push_back(last / (1.0 - debias));
-    }
+    for (const double v : values)
+        out.push_back(smoother.push(v));
     return out;
 }
 

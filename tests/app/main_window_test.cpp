@@ -1,22 +1,27 @@
-// GUI smoke test (offscreen): the main window, its menu, and a real log loaded into the plot.
+// GUI tests of the main window (offscreen): menus and pages, real MLPerf logs in the monitor with the
+// hand-checked point counts, following a growing log, settings and history across a restart.
 #include "main_window.h"
 
 #include <gtest/gtest.h>
 
-#include <qcustomplot.h>
 #include <QAction>
-#include <QElapsedTimer>
-#include <QFile>
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTemporaryDir>
 
-#include "log_plot_widget.h"
+#include "history/run_history.h"
+#include "monitor/metric_plot.h"
+#include "monitor/monitor_widget.h"
+#include "test_util.h"
 
 namespace slipway::app {
 namespace {
 
-const QString kDataDir = QStringLiteral(SLIPWAY_TEST_DATA_DIR "/mlperf-logs");
+using testing_util::append_file;
+using testing_util::fixture_log;
+using testing_util::mllog_line;
+using testing_util::wait_until;
 
 QStringList action_texts(const QMenu* menu) {
     QStringList texts;
@@ -26,104 +31,143 @@ QStringList action_texts(const QMenu* menu) {
     return texts;
 }
 
-TEST(MainWindow, HasTitleAndFileMenu) {
-    MainWindow window;
+int points(const MonitorWidget* monitor, int key, Metric metric) {
+    const QCPGraph* g = monitor->plot(metric)->raw_graph(key);
+    return g == nullptr ? -1 : g->dataCount();
+}
+
+// Opens `path` in the window's monitor and waits until it is read.
+int open_and_wait(MainWindow& window, const QString& path) {
+    int loaded_key = 0;
+    auto c = QObject::connect(window.monitor(), &MonitorWidget::loaded, [&](int key) { loaded_key = key; });
+    EXPECT_TRUE(window.open_log(path).ok());
+    EXPECT_TRUE(wait_until([&] { return loaded_key != 0; }));
+    QObject::disconnect(c);
+    return loaded_key;
+}
+
+class MainWindowTest : public ::testing::Test {
+protected:
+    testing_util::IsolatedHome home;
+    QString history_path() const { return home.path() + "/history.sqlite"; }
+};
+
+TEST_F(MainWindowTest, MenusShortcutsAndPages) {
+    MainWindow window(history_path());
     window.show();
     EXPECT_EQ(window.windowTitle(), "Slipway");
     const QList<QAction*> menus = window.menuBar()->actions();
-    ASSERT_EQ(menus.size(), 1);
+    ASSERT_EQ(menus.size(), 4);
     EXPECT_EQ(menus[0]->text().remove('&'), "File");
-    ASSERT_NE(menus[0]->menu(), nullptr);
-    EXPECT_EQ(action_texts(menus[0]->menu()), (QStringList{"Open log...", "Quit"}));
+    EXPECT_EQ(action_texts(menus[0]->menu()),
+              (QStringList{"New run", "Open run config...", "Recent run configs", "Save run config as...",
+                           "Import training script...", "Open log...", "Export plots as PNG...",
+                           "Export plots as CSV...", "Quit"}));
+    EXPECT_EQ(action_texts(menus[1]->menu()),
+              (QStringList{"Submit to This computer", "Cancel selected run"}));
+    EXPECT_EQ(action_texts(menus[2]->menu()), (QStringList{"Runs", "Editor", "Monitor", "Clusters"}));
+    const QList<QAction*> view = menus[2]->menu()->actions();
+    EXPECT_EQ(view[2]->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_3));
+    view[2]->trigger();
+    EXPECT_EQ(window.current_page(), MainWindow::kMonitorPage);
+    view[3]->trigger();
+    EXPECT_EQ(window.current_page(), MainWindow::kClustersPage);
 }
 
-TEST(MainWindow, LoadsARealLogIntoThePlot) {
-    MainWindow window;
+TEST_F(MainWindowTest, MonitorPlotsTheThreeFixtureLogsOverlaidWithEveryPoint) {
+    MainWindow window(history_path());
     window.show();
-    const LogPlotWidget* plot = window.plot_widget();
-    EXPECT_EQ(plot->train_loss_graph()->dataCount(), 0);
-
-    ASSERT_TRUE(window.open_log(kDataDir + "/juniper-h100n1-result_0.txt").ok());
-    const QCPGraph* loss = plot->train_loss_graph();
-    const QCPGraph* eval = plot->eval_accuracy_graph();
-    ASSERT_EQ(loss->dataCount(), 46);
-    ASSERT_EQ(eval->dataCount(), 7);
+    const int dell = open_and_wait(window, fixture_log("dell-xe9680-result_0.txt"));
+    const int fujitsu = open_and_wait(window, fixture_log("fujitsu-gx2560m7-result_0.txt"));
+    const int juniper = open_and_wait(window, fixture_log("juniper-h100n1-result_0.txt"));
+    const MonitorWidget* m = window.monitor();
+    // Counts from tests/contract/log_summary_test.cpp (checked by hand with grep).
+    EXPECT_EQ(points(m, dell, Metric::kEvalAccuracy), 5);
+    EXPECT_EQ(points(m, dell, Metric::kTrainLoss), 0);
+    EXPECT_EQ(points(m, fujitsu, Metric::kEvalAccuracy), 5);
+    EXPECT_EQ(points(m, juniper, Metric::kTrainLoss), 46);
+    EXPECT_EQ(points(m, juniper, Metric::kEvalAccuracy), 7);
+    const QCPGraph* loss = m->plot(Metric::kTrainLoss)->raw_graph(juniper);
     EXPECT_EQ(loss->data()->at(0)->key, 80.0);
     EXPECT_EQ(loss->data()->at(0)->value, 3.7142);
     EXPECT_EQ(loss->data()->at(45)->key, 3760.0);
-    EXPECT_EQ(loss->data()->at(45)->value, 1.2826);
-    EXPECT_EQ(eval->data()->at(6)->key, 3840.0);
-    EXPECT_EQ(eval->data()->at(6)->value, 0.9246053695678711);
-    // The axes were fitted to the data.
-    EXPECT_LE(plot->plot()->xAxis->range().lower, 80.0);
-    EXPECT_GE(plot->plot()->xAxis->range().upper, 3840.0);
-    EXPECT_TRUE(window.statusBar()->currentMessage().contains("89 lines"))
-        << window.statusBar()->currentMessage().toStdString();
-    EXPECT_TRUE(window.statusBar()->currentMessage().contains("115.28 min"));
-
-    // A log without train_loss replaces both curves.
-    ASSERT_TRUE(window.open_log(kDataDir + "/fujitsu-gx2560m7-result_0.txt").ok());
-    EXPECT_EQ(loss->dataCount(), 0);
-    EXPECT_EQ(eval->dataCount(), 5);
+    EXPECT_EQ(m->plot(Metric::kEvalAccuracy)->raw_graph(juniper)->data()->at(6)->value, 0.9246053695678711);
+    // llama2_70b_lora's target line, and the axes fitted to all three runs.
+    ASSERT_TRUE(m->plot(Metric::kEvalAccuracy)->target().has_value());
+    EXPECT_EQ(*m->plot(Metric::kEvalAccuracy)->target(), 0.925);
+    EXPECT_TRUE(m->plot(Metric::kEvalAccuracy)->target_line()->visible());
+    EXPECT_LE(m->plot(Metric::kTrainLoss)->xAxis->range().lower, 80.0);
+    EXPECT_GE(m->plot(Metric::kTrainLoss)->xAxis->range().upper, 3760.0);
+    EXPECT_TRUE(m->status_text().contains("run_stop: success")) << m->status_text().toStdString();
+    EXPECT_TRUE(m->status_text().contains("elapsed 1:55:16")) << m->status_text().toStdString();
+    EXPECT_GT(m->log_view()->blockCount(), 80);
 }
 
-TEST(MainWindow, UnreadableLogLeavesThePlotAndNamesTheFile) {
-    MainWindow window;
-    ASSERT_TRUE(window.open_log(kDataDir + "/dell-xe9680-result_0.txt").ok());
-    const QString missing = kDataDir + "/no-such-log.txt";
+TEST_F(MainWindowTest, UnreadableLogNamesTheFileAndChangesNothing) {
+    MainWindow window(history_path());
+    const QString missing = fixture_log("no-such-log.txt");
     const Status status = window.open_log(missing);
     ASSERT_FALSE(status.ok());
     EXPECT_NE(status.message().find(missing.toStdString()), std::string::npos) << status.message();
-    EXPECT_EQ(window.plot_widget()->eval_accuracy_graph()->dataCount(), 5);
+    EXPECT_TRUE(window.monitor()->run_keys().empty());
 }
 
-TEST(LogPlotWidget, ClearEmptiesBothGraphs) {
-    LogPlotWidget widget;
-    LogSummary summary;
-    summary.train_loss = {{8.0, 2.0}, {16.0, 1.5}};
-    summary.eval_accuracy = {{16.0, 0.95}};
-    widget.show_summary(summary);
-    EXPECT_EQ(widget.train_loss_graph()->dataCount(), 2);
-    EXPECT_EQ(widget.eval_accuracy_graph()->dataCount(), 1);
-    widget.clear();
-    EXPECT_EQ(widget.train_loss_graph()->dataCount(), 0);
-    EXPECT_EQ(widget.eval_accuracy_graph()->dataCount(), 0);
-}
-
-}  // namespace
-}  // namespace slipway::app
-
-namespace slipway::app {
-namespace {
-
-TEST(MainWindowFollow, ReplotsALogAsItGrows) {
-    const QString path = QString::fromStdString(testing::TempDir() + "/growing_mllog.txt");
-    QFile::remove(path);
-    MainWindow window;
+TEST_F(MainWindowTest, FollowReplotsALogAsItGrows) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("growing_mllog.txt");
+    MainWindow window(history_path());
     window.follow_log(path);
-    auto write = [&](const char* text) {
-        QFile f(path);
-        ASSERT_TRUE(f.open(QIODevice::Append));
-        f.write(text);
-    };
-    auto wait = [] {
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < 1500)
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    };
-    write(
-        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": "
-        "\"train_loss\", "
-        "\"value\": 3.0, \"metadata\": {\"samples_count\": 8}}\n");
-    wait();
-    EXPECT_EQ(window.plot_widget()->train_loss_graph()->dataCount(), 1);
-    write(
-        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2, \"event_type\": \"POINT_IN_TIME\", \"key\": "
-        "\"train_loss\", "
-        "\"value\": 2.5, \"metadata\": {\"samples_count\": 16}}\n");
-    wait();
-    EXPECT_EQ(window.plot_widget()->train_loss_graph()->dataCount(), 2);
+    const int key = window.monitor()->run_keys().front();
+    append_file(path, mllog_line("train_loss", 3.0, 1, 8));
+    EXPECT_TRUE(wait_until([&] { return points(window.monitor(), key, Metric::kTrainLoss) == 1; }));
+    append_file(path, mllog_line("train_loss", 2.5, 2, 16) + mllog_line("lr", 1e-4, 2, 16));
+    EXPECT_TRUE(wait_until([&] { return points(window.monitor(), key, Metric::kTrainLoss) == 2; }));
+    EXPECT_EQ(points(window.monitor(), key, Metric::kLearningRate), 1);
+}
+
+TEST_F(MainWindowTest, SettingsAndRecentConfigsPersist) {
+    const QString preset = QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json");
+    {
+        MainWindow window(history_path());
+        window.show();
+        ASSERT_TRUE(window.open_run_config(preset).ok());
+        window.monitor()->set_smoothing(0.85);
+        window.monitor()->set_x_axis(XAxis::kWallTime);
+        window.show_page(MainWindow::kClustersPage);
+        window.close();
+    }
+    MainWindow window(history_path());
+    EXPECT_EQ(window.recent_configs(), QStringList{preset});
+    EXPECT_EQ(window.current_page(), MainWindow::kClustersPage);
+    EXPECT_DOUBLE_EQ(window.monitor()->plot(Metric::kTrainLoss)->smoothing(), 0.85);
+    EXPECT_EQ(window.monitor()->x_axis(), XAxis::kWallTime);
+}
+
+TEST_F(MainWindowTest, FollowedRunComesBackFromTheHistoryAfterARestart) {
+    QTemporaryDir dir;
+    const QString log = dir.filePath("mllog.txt");
+    int64_t id = 0;
+    {
+        MainWindow window(history_path());
+        RunRecord record;
+        record.name = "stored";
+        record.state = "running";
+        record.log_path = log;
+        id = *window.history()->add_run(record);
+        append_file(log, mllog_line("train_loss", 3.0, 1, 8) + mllog_line("train_loss", 2.0, 2, 16));
+        ASSERT_TRUE(window.resume_history_run(id).ok());
+        ASSERT_TRUE(wait_until([&] { return *window.history()->point_count(id) == 2; }));
+    }
+    append_file(log, mllog_line("train_loss", 1.5, 3, 24));
+    MainWindow window(history_path());
+    const Result<int> shown = window.show_history_run(id);
+    ASSERT_TRUE(shown.ok()) << shown.error();
+    EXPECT_EQ(points(window.monitor(), *shown, Metric::kTrainLoss), 2);
+    // Resuming reads only what was written after the last stored offset.
+    const Result<int> resumed = window.resume_history_run(id);
+    ASSERT_TRUE(resumed.ok());
+    EXPECT_TRUE(wait_until([&] { return points(window.monitor(), *resumed, Metric::kTrainLoss) == 3; }));
+    EXPECT_TRUE(wait_until([&] { return *window.history()->point_count(id) == 3; }));
 }
 
 }  // namespace

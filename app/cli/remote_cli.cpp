@@ -1,0 +1,124 @@
+// Registration of the cluster subcommands (the option table with help text) and dispatch to the one that
+// was given (see remote_cli.h).
+#include "cli/remote_cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/remote_connect.h"
+
+namespace slipway::app {
+namespace {
+
+constexpr const char* kSshHelp =
+    "Connection: hosts, users, ports, keys and jump hosts come from the cluster profile and the ssh config. "
+    "Unknown host keys are shown with their SHA256 fingerprint and asked about on the terminal; --batch "
+    "refuses them (and any passphrase prompt). --known-hosts / $SLIPWAY_KNOWN_HOSTS and --ssh-config / "
+    "$SLIPWAY_SSH_CONFIG replace ~/.ssh/known_hosts and ~/.ssh/config.";
+
+void add_ssh_options(CLI::App* command, SshCliOptions& ssh) {
+    command->add_flag("--batch", ssh.batch, "Never ask: refuse unknown host keys and passphrase prompts");
+    command->add_option("--known-hosts", ssh.known_hosts, "known_hosts file (default ~/.ssh/known_hosts)");
+    command->add_option("--ssh-config", ssh.ssh_config,
+                        "ssh config file (default ~/.ssh/config; none: no file)");
+    command->add_option("--connect-timeout", ssh.connect_timeout_s, "Seconds to wait for the login node")
+        ->capture_default_str();
+    command->footer(kSshHelp);
+}
+
+}  // namespace
+
+void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
+    CLI::App* clusters =
+        cli.add_subcommand("clusters", "Cluster profiles (kept in $XDG_CONFIG_HOME/slipway)");
+    clusters->require_subcommand(1);
+    clusters->add_option("--clusters-file", c.clusters_file,
+                         "Profiles file (default clusters.json in the config folder)");
+    c.clusters_list = clusters->add_subcommand("list", "List the cluster profiles");
+    c.clusters_add =
+        clusters->add_subcommand("add", "Add or replace a cluster profile (no secrets are stored)");
+    c.clusters_add->add_option("NAME", c.cluster_name, "Profile name")->required();
+    c.clusters_add->add_option("--host", c.host, "Login node: host name, address or ssh config alias")
+        ->required();
+    c.clusters_add->add_option("--port", c.port, "SSH port (default: ssh config, else 22)");
+    c.clusters_add->add_option("--user", c.user, "Login user (default: ssh config, else the local user)");
+    c.clusters_add->add_option("--identity", c.identity,
+                               "Private key file (its passphrase is asked, never stored)");
+    c.clusters_add->add_option("--proxy-jump", c.proxy_jump, "Jump host [user@]host[:port]");
+    c.clusters_add->add_option("--workdir", c.workdir, "Remote folder for runs (runs go to WORKDIR/runs/ID)")
+        ->capture_default_str();
+    c.clusters_add->add_option("--container", c.container, "pyxis: srun --container-image; none: bare srun")
+        ->check(CLI::IsMember({"pyxis", "none"}))
+        ->capture_default_str();
+    c.clusters_add->add_option("--partition", c.partition, "Default partition when a run names none");
+    c.clusters_add->add_option("--account", c.account, "Default account");
+    c.clusters_add->add_option("--qos", c.qos, "Default QOS");
+    c.clusters_test = clusters->add_subcommand("test", "Connect and show the partitions, nodes and GPUs");
+    c.clusters_test->add_option("NAME", c.cluster_name, "Profile name")->required();
+    add_ssh_options(c.clusters_test, c.ssh);
+    c.clusters_remove = clusters->add_subcommand("remove", "Remove a cluster profile");
+    c.clusters_remove->add_option("NAME", c.cluster_name, "Profile name")->required();
+
+    CLI::App* render = cli.add_subcommand("render", "Print the sbatch script or Dockerfile a run would use");
+    render->require_subcommand(1);
+    c.render_sbatch = render->add_subcommand("sbatch", "The sbatch script (bash; passes shellcheck)");
+    c.render_dockerfile = render->add_subcommand("dockerfile", "The training image's Dockerfile (NGC base)");
+    for (CLI::App* r : {c.render_sbatch, c.render_dockerfile}) {
+        r->add_option("RUN", c.run_file, "Run config JSON (or a finished run's run.json)")->required();
+        r->add_option("--cluster", c.cluster, "Use this profile's defaults (partition, pyxis or bare srun)");
+    }
+
+    c.submit = cli.add_subcommand(
+        "submit", "Deploy a run to a cluster and submit it; the last line is run_id=... job_id=...");
+    c.submit->add_option("RUN", c.run_file, "Run config JSON")->required();
+    c.submit->add_option("--cluster", c.cluster, "Cluster profile")->required();
+    c.submit->add_option("--name", c.run_name, "Run name (overrides the config's)");
+    c.submit->add_option("--engine", c.engine,
+                         "slipway-engine to deploy to a bare-metal cluster (default: next to slipway)");
+    c.submit->add_option(
+        "--inputs", c.inputs,
+        "Folder that relative input paths are relative to (they are uploaded; absolute paths are "
+        "on the cluster already)");
+    c.submit->add_option("OVERRIDES", c.overrides, "After --: training-script flags, e.g. -- --max_steps 40");
+    add_ssh_options(c.submit, c.ssh);
+
+    c.status = cli.add_subcommand("status", "State of all submitted runs, or of one");
+    c.status->add_option("RUN_ID", c.run_id, "Run id (as submit printed it)");
+    c.cancel = cli.add_subcommand("cancel", "Cancel a run's Slurm job (scancel)");
+    c.cancel->add_option("RUN_ID", c.run_id, "Run id")->required();
+    c.follow = cli.add_subcommand(
+        "follow",
+        "Print train_loss and eval_accuracy as the job logs them; ends with final_state=STATE "
+        "(exit 0 only for COMPLETED)");
+    c.follow->add_option("RUN_ID", c.run_id, "Run id")->required();
+    c.follow->add_option("--interval", c.interval_s, "Seconds between polls")->capture_default_str();
+    c.follow->add_flag("--raw", c.raw, "Print every log line, not just the metrics");
+    c.fetch = cli.add_subcommand(
+        "fetch", "Download the run's slurm output, run.json, script and output/ (MLLOG, model)");
+    c.fetch->add_option("RUN_ID", c.run_id, "Run id")->required();
+    c.fetch->add_option("--to", c.fetch_to, "Local folder (default ./RUN_ID)");
+    c.fetch->add_flag("--checkpoints", c.checkpoints, "Also download output/checkpoint-* folders");
+    for (CLI::App* command : {c.status, c.cancel, c.follow, c.fetch})
+        add_ssh_options(command, c.ssh);
+}
+
+std::optional<int> run_remote_commands(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    const std::pair<CLI::App*, int (*)(RemoteCommands&, std::ostream&, std::ostream&)> table[] = {
+        {c.clusters_list, run_clusters_list},
+        {c.clusters_add, run_clusters_add},
+        {c.clusters_test, run_clusters_test},
+        {c.clusters_remove, run_clusters_remove},
+        {c.render_sbatch, run_render_sbatch},
+        {c.render_dockerfile, run_render_dockerfile},
+        {c.submit, run_submit},
+        {c.status, run_status},
+        {c.cancel, run_cancel},
+        {c.follow, run_follow},
+        {c.fetch, run_fetch},
+    };
+    for (const auto& [command, run] : table) {
+        if (command && command->parsed()) return run(c, out, err);
+    }
+    return std::nullopt;
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,68 @@
+// The headless cluster subcommands of `slipway`: clusters (list/add/test/remove), render (sbatch,
+// dockerfile), submit, status, cancel, follow and fetch. Registration fills RemoteCommands; running one
+// returns its exit code. No Qt: everything goes through remote/ (Session, Slurm, deploy, runlog).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace slipway::app {
+
+// How to reach and trust the cluster's login node; shared by every subcommand that connects.
+struct SshCliOptions {
+    bool batch = false;       // never ask: unknown host keys and passphrases are refused
+    std::string known_hosts;  // --known-hosts, else $SLIPWAY_KNOWN_HOSTS, else ~/.ssh/known_hosts
+    std::string ssh_config;   // --ssh-config, else $SLIPWAY_SSH_CONFIG, else ~/.ssh/config
+    int connect_timeout_s = 15;
+};
+
+struct RemoteCommands {
+    SshCliOptions ssh;
+    std::string clusters_file;  // --clusters-file, else $XDG_CONFIG_HOME/slipway/clusters.json
+
+    // clusters
+    CLI::App* clusters_list = nullptr;
+    CLI::App* clusters_add = nullptr;
+    CLI::App* clusters_test = nullptr;
+    CLI::App* clusters_remove = nullptr;
+    std::string cluster_name;
+    std::string host, user, identity, proxy_jump, workdir = "~/slipway", container = "none";
+    std::string partition, account, qos;
+    int port = 0;
+
+    // render
+    CLI::App* render_sbatch = nullptr;
+    CLI::App* render_dockerfile = nullptr;
+    std::string run_file;
+    std::string cluster;  // --cluster (render, submit)
+
+    // submit
+    CLI::App* submit = nullptr;
+    std::string run_name;                // --name: overrides the config's name
+    std::string engine;                  // --engine: the slipway-engine to deploy to bare-metal clusters
+    std::string inputs;                  // --inputs: where relative input paths point
+    std::vector<std::string> overrides;  // after --: training-script flags (--max_steps 40)
+
+    // status / cancel / follow / fetch
+    CLI::App* status = nullptr;
+    CLI::App* cancel = nullptr;
+    CLI::App* follow = nullptr;
+    CLI::App* fetch = nullptr;
+    std::string run_id;
+    double interval_s = 2.0;
+    bool raw = false;
+    std::string fetch_to;
+    bool checkpoints = false;
+};
+
+void add_remote_commands(CLI::App& cli, RemoteCommands& commands);
+// The exit code of the subcommand that was given, or nullopt when none of these was.
+std::optional<int> run_remote_commands(RemoteCommands& commands, std::ostream& out, std::ostream& err);
+
+}  // namespace slipway::app

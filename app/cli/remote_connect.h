@@ -1,0 +1,52 @@
+// What the cluster subcommands share: opening a Session to a profile's login node (host keys asked on the
+// terminal with their fingerprint, or refused with --batch), the profile store, run config loading, where
+// local files are (resources, the engine next to slipway), tables, and the subcommand entry points.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/remote_cli.h"
+#include "contract/run_config.h"
+#include "contract/status.h"
+#include "remote/slurm/cluster_profile.h"
+#include "remote/ssh/session.h"
+
+namespace slipway::app {
+
+// The ConnectOptions of a profile with the command line's overrides (known_hosts, ssh config).
+remote::ConnectOptions connect_options(const remote::ClusterProfile& profile, const SshCliOptions& ssh);
+// Connects; prompts on the terminal (/dev/tty) unless --batch.
+Result<std::unique_ptr<remote::Session>> connect_cluster(const remote::ClusterProfile& profile,
+                                                         const SshCliOptions& ssh);
+
+remote::ProfileStore profile_store(const RemoteCommands& commands);
+
+// The folder holding resources/ (the source tree when run from build/bin, <prefix>/share/slipway when
+// installed); empty when none is found.
+std::string resource_root();
+// slipway-engine next to this executable, or empty.
+std::string engine_next_to_slipway();
+
+// A run config (or a finished run's run.json) from `path`; every problem is in the error.
+Result<RunConfig> load_run_file(const std::string& path);
+
+// Rows printed as left-aligned columns two spaces apart (the first row is the header).
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
+
+// The subcommands, one function each (clusters_command.cpp, render_command.cpp, remote_run_commands.cpp).
+int run_clusters_list(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_clusters_add(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_clusters_test(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_clusters_remove(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_render_sbatch(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_render_dockerfile(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err);
+
+}  // namespace slipway::app

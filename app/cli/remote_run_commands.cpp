@@ -1,0 +1,257 @@
+// `slipway submit | status | cancel | follow | fetch`: a run's life on a cluster, from the local run records
+// ($XDG_DATA_HOME/slipway/runs) so every command works from a new process.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "cli/remote_connect.h"
+#include "contract/hf_flags.h"
+#include "contract/run_config.h"
+#include "remote/deploy/deploy.h"
+#include "remote/runlog/log_follower.h"
+#include "remote/slurm/slurm_client.h"
+#include "remote/ssh/shell_quote.h"
+
+namespace slipway::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+int fail(std::ostream& err, const std::string& message, int code = 1) {
+    err << "slipway: " << message << "\n";
+    return code;
+}
+
+// Where relative input paths point: --inputs, else the current folder when it holds them, else the
+// resource root (presets name resources/demo/...).
+std::string input_root_for(const RunConfig& config, const std::string& given) {
+    if (!given.empty()) return given;
+    std::error_code ec;
+    const std::string cwd = fs::current_path(ec).string();
+    for (const std::string* path : {&config.model.path, &config.tokenizer.path, &config.data.train_file}) {
+        if (path->empty() || fs::path(*path).is_absolute()) continue;
+        if (fs::exists(fs::path(cwd) / *path, ec)) return cwd;
+        const std::string root = resource_root();
+        if (!root.empty() && fs::exists(fs::path(root) / *path, ec)) return root;
+    }
+    return cwd;
+}
+
+struct Connected {
+    remote::ClusterProfile profile;
+    std::unique_ptr<remote::Session> session;
+};
+
+Result<Connected> connect_for(RemoteCommands& c, const std::string& cluster) {
+    Result<remote::ClusterProfile> profile = profile_store(c).find(cluster);
+    if (!profile.ok()) return profile.status();
+    Result<std::unique_ptr<remote::Session>> session = connect_cluster(*profile, c.ssh);
+    if (!session.ok()) return session.status();
+    return Connected{*profile, std::move(*session)};
+}
+
+// A job query that survives one dropped connection.
+Result<remote::JobInfo> query_job(remote::Session& session, remote::SlurmClient& slurm,
+                                  const std::string& job_id) {
+    Result<remote::JobInfo> info = slurm.job(job_id);
+    if (info.ok() || info.code() != StatusCode::kUnavailable) return info;
+    if (Status s = session.reconnect(); !s.ok()) return s;
+    return slurm.job(job_id);
+}
+
+}  // namespace
+
+int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    Result<RunConfig> loaded = load_run_file(c.run_file);
+    if (!loaded.ok()) return fail(err, loaded.error());
+    RunConfig config = *loaded;
+    if (!c.run_name.empty()) config.name = c.run_name;
+    if (!c.overrides.empty()) {
+        Result<FlagReport> report = apply_hf_flags(config, c.overrides);
+        if (!report.ok()) return fail(err, report.error(), 2);
+        for (const std::string& note : report->notes)
+            err << "slipway: note: " << note << "\n";
+    }
+    Result<Connected> connected = connect_for(c, c.cluster);
+    if (!connected.ok()) return fail(err, connected.error());
+    remote::DeployRequest request;
+    request.config = config;
+    request.profile = connected->profile;
+    request.input_root = input_root_for(config, c.inputs);
+    if (connected->profile.container == remote::ContainerMode::kNone)
+        request.engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
+    remote::SlurmClient slurm(*connected->session);
+    Result<remote::SubmittedRun> run =
+        remote::submit_run(*connected->session, slurm, request, remote::RunRecordStore());
+    if (!run.ok()) return fail(err, run.error());
+    out << "remote folder: " << run->deployment.remote_dir << "\n";
+    out << "pre-flight: " << run->test_only << "\n";
+    out << "run_id=" << run->record.run_id << " job_id=" << run->record.job_id << "\n";
+    return 0;
+}
+
+int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    const remote::RunRecordStore records;
+    std::vector<remote::RunRecord> runs;
+    if (c.run_id.empty()) {
+        Result<std::vector<remote::RunRecord>> all = records.list();
+        if (!all.ok()) return fail(err, all.error());
+        runs = *all;
+    } else {
+        Result<remote::RunRecord> one = records.load(c.run_id);
+        if (!one.ok()) return fail(err, one.error());
+        runs.push_back(*one);
+    }
+    if (runs.empty()) {
+        out << "no runs in " << records.dir() << "\n";
+        return 0;
+    }
+    int code = 0;
+    std::map<std::string, Result<Connected>> sessions;  // one connection per cluster
+    std::vector<std::vector<std::string>> rows = {{"RUN_ID", "CLUSTER", "JOB", "STATE", "SUBMITTED"}};
+    for (remote::RunRecord& r : runs) {
+        auto it = sessions.find(r.cluster);
+        if (it == sessions.end()) it = sessions.emplace(r.cluster, connect_for(c, r.cluster)).first;
+        std::string state = "?";
+        if (!it->second.ok()) {
+            err << "slipway: " << r.run_id << ": " << it->second.error() << "\n";
+            code = 1;
+        } else {
+            remote::SlurmClient slurm(*it->second->session);
+            Result<remote::JobInfo> info = query_job(*it->second->session, slurm, r.job_id);
+            if (info.ok()) {
+                state = info->state;
+                r.last_state = state;
+                if (Status s = records.save(r); !s.ok()) err << "slipway: " << s.message() << "\n";
+            } else {
+                err << "slipway: " << r.run_id << ": " << info.error() << "\n";
+                code = 1;
+            }
+        }
+        rows.push_back({r.run_id, r.cluster, r.job_id, state, r.submitted});
+    }
+    print_table(out, rows);
+    return code;
+}
+
+int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    Result<remote::RunRecord> r = remote::RunRecordStore().load(c.run_id);
+    if (!r.ok()) return fail(err, r.error());
+    Result<Connected> connected = connect_for(c, r->cluster);
+    if (!connected.ok()) return fail(err, connected.error());
+    remote::SlurmClient slurm(*connected->session);
+    if (Status s = slurm.cancel(r->job_id); !s.ok()) return fail(err, s.message());
+    out << "cancelled job " << r->job_id << " (run " << r->run_id << ")\n";
+    return 0;
+}
+
+int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    const remote::RunRecordStore records;
+    Result<remote::RunRecord> record = records.load(c.run_id);
+    if (!record.ok()) return fail(err, record.error());
+    Result<Connected> connected = connect_for(c, record->cluster);
+    if (!connected.ok()) return fail(err, connected.error());
+    remote::Session& session = *connected->session;
+    remote::SlurmClient slurm(session);
+
+    std::string run_stop_status;
+    remote::RemoteLogFollower follower(session, record->slurm_log(), [&](MllogStreamItem&& item) {
+        if (c.raw) out << item.text << "\n";
+        if (item.kind != MllogLineKind::kEvent) return;
+        const MllogEvent& e = item.event;
+        if (e.key == "run_stop") run_stop_status = e.metadata_string("status").value_or("");
+        if (c.raw || (e.key != "train_loss" && e.key != "eval_accuracy")) return;
+        out << e.key << " " << format_python_json(e.value);
+        if (const auto step = e.step_num()) out << " step " << static_cast<long long>(*step);
+        if (const auto samples = e.samples_count()) out << " samples " << static_cast<long long>(*samples);
+        out << std::endl;
+    });
+    std::string last_state;
+    const auto interval = std::chrono::milliseconds(static_cast<long long>(c.interval_s * 1000));
+    while (true) {
+        Result<remote::PollResult> polled = follower.poll();
+        if (!polled.ok()) return fail(err, polled.error());
+        if (polled->restarted)
+            err << "slipway: " << record->slurm_log() << " was truncated; reading it again\n";
+        Result<remote::JobInfo> job = query_job(session, slurm, record->job_id);
+        if (!job.ok()) return fail(err, job.error());
+        if (job->state != last_state) {
+            last_state = job->state;
+            out << "state " << last_state
+                << (job->reason.empty() || job->reason == "None" ? "" : " (" + job->reason + ")")
+                << std::endl;
+        }
+        if (remote::is_terminal_state(job->state) || job->state == "UNKNOWN") {
+            Result<remote::PollResult> last = follower.poll();  // what the job wrote before it ended
+            if (!last.ok()) return fail(err, last.error());
+            follower.finish();
+            break;
+        }
+        std::this_thread::sleep_for(interval);
+    }
+    remote::RunRecord updated = *record;
+    updated.last_state = last_state;
+    if (Status s = records.save(updated); !s.ok()) err << "slipway: " << s.message() << "\n";
+    out << "final_state=" << last_state;
+    if (last_state == "UNKNOWN" && !run_stop_status.empty())
+        out << " (run_stop status " << run_stop_status << ")";
+    out << "\n";
+    const bool success =
+        remote::is_success_state(last_state) || (last_state == "UNKNOWN" && run_stop_status == "success");
+    return success ? 0 : 1;
+}
+
+int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    Result<remote::RunRecord> record = remote::RunRecordStore().load(c.run_id);
+    if (!record.ok()) return fail(err, record.error());
+    Result<Connected> connected = connect_for(c, record->cluster);
+    if (!connected.ok()) return fail(err, connected.error());
+    remote::Session& session = *connected->session;
+    Result<std::string> dir = remote::shell_quote(record->remote_dir, "run folder");
+    if (!dir.ok()) return fail(err, dir.error());
+    Result<remote::ExecResult> listing =
+        session.exec("cd " + *dir + " && find . -type f -print0", std::chrono::seconds(120));
+    if (!listing.ok()) return fail(err, listing.error());
+    if (listing->exit_status != 0)
+        return fail(err, session.describe() + ": cannot list " + record->remote_dir + ": " + listing->err);
+
+    const fs::path dest = c.fetch_to.empty() ? fs::path(record->run_id) : fs::path(c.fetch_to);
+    size_t files = 0;
+    uintmax_t bytes = 0;
+    size_t start = 0;
+    const std::string& names = listing->out;
+    while (start < names.size()) {
+        size_t end = names.find('\0', start);
+        if (end == std::string::npos) end = names.size();
+        std::string rel = names.substr(start, end - start);
+        start = end + 1;
+        if (rel.rfind("./", 0) == 0) rel = rel.substr(2);
+        const fs::path p(rel);
+        bool safe = !rel.empty() && !p.is_absolute();
+        for (const auto& part : p)
+            safe = safe && part != "..";
+        if (!safe) continue;
+        const std::string top = p.begin()->string();
+        const bool wanted = top == "run.json" || top == "run.sbatch" ||
+                            (top.rfind("slurm-", 0) == 0 && p.extension() == ".out") || top == "output";
+        if (!wanted) continue;  // inputs/, cache/ and the engine came from here
+        if (top == "output" && !c.checkpoints) {
+            auto second = std::next(p.begin());
+            if (second != p.end() && second->string().rfind("checkpoint-", 0) == 0) continue;
+        }
+        const fs::path local = dest / p;
+        std::error_code ec;
+        fs::create_directories(local.parent_path(), ec);
+        if (ec) return fail(err, local.parent_path().string() + ": " + ec.message());
+        if (Status s = session.download_file(record->remote_dir + "/" + rel, local.string()); !s.ok())
+            return fail(err, s.message());
+        ++files;
+        bytes += fs::file_size(local, ec);
+    }
+    out << "fetched " << files << " files (" << bytes << " bytes) of run " << record->run_id << " to "
+        << dest.string() << "\n";
+    return files > 0 ? 0 : 1;
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,330 @@
+// RunEditor: schema-generated pages, validation feedback, derived values, presets and import/export.
+#include "editor/run_editor.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <fstream>
+#include <sstream>
+
+#include "contract/run_config_schema.h"
+#include "editor/field_editor.h"
+#include "editor/presets.h"
+#include "editor/script_import.h"
+
+namespace slipway::app {
+namespace {
+
+QString section_title(const std::string& section) {
+    if (section.empty()) return QObject::tr("Run");
+    QString t = QString::fromStdString(section);
+    t[0] = t[0].toUpper();
+    return t;
+}
+
+QString memory_text(double gib) {
+    if (gib < 1.0) return QString::number(gib * 1024.0, 'f', 1) + QStringLiteral(" MiB");
+    return QString::number(gib, 'f', 2) + QStringLiteral(" GiB");
+}
+
+QString human_count(double v) {
+    if (v >= 1e9) return QString::number(v / 1e9, 'f', 2) + QStringLiteral(" B");
+    if (v >= 1e6) return QString::number(v / 1e6, 'f', 2) + QStringLiteral(" M");
+    if (v >= 1e3) return QString::number(v / 1e3, 'f', 1) + QStringLiteral(" k");
+    return QString::number(v);
+}
+
+}  // namespace
+
+RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
+    : QWidget(parent), resource_root_(resource_root) {
+    doc_.set_base_dir(resource_root.toStdString());
+    pages_ = new QTabWidget(this);
+
+    // Hyperparameters page header: presets.
+    auto* preset_row = new QWidget(this);
+    auto* preset_layout = new QHBoxLayout(preset_row);
+    preset_layout->setContentsMargins(0, 0, 0, 6);
+    presets_ = new QComboBox(preset_row);
+    presets_->setMinimumWidth(220);
+    presets_->setToolTip(tr("Run configs shipped in resources/presets and your own"));
+    auto* load_preset_button = new QPushButton(tr("Load preset"), preset_row);
+    auto* save_preset_button = new QPushButton(tr("Save as preset..."), preset_row);
+    preset_layout->addWidget(new QLabel(tr("Preset:"), preset_row));
+    preset_layout->addWidget(presets_);
+    preset_layout->addWidget(load_preset_button);
+    preset_layout->addWidget(save_preset_button);
+    preset_layout->addStretch(1);
+    connect(load_preset_button, &QPushButton::clicked, this, [this] {
+        if (const Status s = load_preset(presets_->currentText()); !s.ok()) {
+            QMessageBox::warning(this, tr("Load preset"), QString::fromStdString(s.message()));
+        }
+    });
+    connect(save_preset_button, &QPushButton::clicked, this, [this] {
+        bool ok = false;
+        const QString name =
+            QInputDialog::getText(this, tr("Save as preset"), tr("Preset name:"), QLineEdit::Normal,
+                                  QString::fromStdString(doc_.config().name), &ok);
+        if (!ok || name.isEmpty()) return;
+        if (const Status s = save_preset(name); !s.ok()) {
+            QMessageBox::warning(this, tr("Save preset"), QString::fromStdString(s.message()));
+        }
+    });
+
+    derived_ = new QLabel(this);
+    derived_->setTextFormat(Qt::RichText);
+    derived_->setWordWrap(true);
+    derived_->setFrameShape(QFrame::StyledPanel);
+    derived_->setMargin(8);
+
+    pages_->addTab(make_page({"", "model", "tokenizer", "data"}), tr("Model && data"));
+    pages_->addTab(make_page({"training", "eval"}, preset_row), tr("Hyperparameters"));
+    pages_->addTab(make_page({"adapter"}), tr("Adapter"));
+    pages_->addTab(make_page({"slurm", "distributed"}, derived_), tr("Resources"));
+    pages_->addTab(make_page({"container"}), tr("Container"));
+
+    auto* preview_page = new QWidget(this);
+    auto* preview_layout = new QVBoxLayout(preview_page);
+    preview_layout->addWidget(new QLabel(tr("run.json exactly as it will be written:"), preview_page));
+    preview_ = new QPlainTextEdit(preview_page);
+    preview_->setReadOnly(true);
+    QFont mono(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::Monospace);
+    mono.setPointSize(9);
+    preview_->setFont(mono);
+    preview_layout->addWidget(preview_, 1);
+    pages_->addTab(preview_page, tr("Preview"));
+
+    problem_list_ = new QListWidget(this);
+    problem_list_->setMaximumHeight(90);
+    problem_list_->setToolTip(tr("Double-click a problem to go to its field"));
+    connect(problem_list_, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem* item) {
+        FieldEditor* f = fields_.value(item->data(Qt::UserRole).toString());
+        if (f == nullptr) return;
+        for (int i = 0; i < pages_->count(); ++i) {
+            if (pages_->widget(i)->isAncestorOf(f)) pages_->setCurrentIndex(i);
+        }
+        f->input()->setFocus();
+    });
+    problems_summary_ = new QLabel(this);
+    submit_ = new QPushButton(tr("Submit to This computer"), this);
+    submit_->setObjectName(QStringLiteral("submit"));
+    connect(submit_, &QPushButton::clicked, this, &RunEditor::submit_requested);
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(problems_summary_, 1);
+    bottom->addWidget(submit_);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(pages_, 1);
+    layout->addWidget(problem_list_);
+    layout->addLayout(bottom);
+
+    reload_presets();
+    refresh(true);
+}
+
+QWidget* RunEditor::make_page(const std::vector<std::string>& sections, QWidget* extra_top,
+                              QWidget* extra_bottom) {
+    auto* content = new QWidget;
+    auto* layout = new QVBoxLayout(content);
+    if (extra_top != nullptr) layout->addWidget(extra_top);
+    for (const std::string& section : sections) {
+        auto* form = new QFormLayout;
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        form->setLabelAlignment(Qt::AlignRight);
+        auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(section_title(section)), content);
+        layout->addWidget(title);
+        for (const FieldSpec& spec : run_config_fields()) {
+            if (spec.section != section || spec.key == "schema") continue;
+            auto* editor = new FieldEditor(spec, content);
+            auto* label = new QLabel(QString::fromStdString(spec.key), content);
+            label->setToolTip(editor->toolTip());
+            form->addRow(label, editor);
+            fields_.insert(QString::fromStdString(spec.pointer()), editor);
+            connect(editor, &FieldEditor::edited, this, &RunEditor::on_edited);
+        }
+        layout->addLayout(form);
+    }
+    if (extra_bottom != nullptr) layout->addWidget(extra_bottom);
+    layout->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(content);
+    return scroll;
+}
+
+void RunEditor::on_edited(const std::string& pointer, const nlohmann::json& value) {
+    doc_.set_value(pointer, value);
+    refresh(false);
+    emit document_changed();
+}
+
+void RunEditor::edit(const std::string& pointer, const nlohmann::json& value) {
+    if (FieldEditor* f = field(pointer)) f->set_value(value);
+    on_edited(pointer, value);
+}
+
+void RunEditor::set_document(const RunDocument& doc) {
+    doc_ = doc;
+    doc_.set_base_dir(resource_root_.toStdString());
+    refresh(true);
+    emit document_changed();
+}
+
+void RunEditor::refresh(bool values) {
+    refresh_model_info();
+    for (auto it = fields_.begin(); it != fields_.end(); ++it) {
+        const std::string pointer = it.key().toStdString();
+        if (values) (*it)->set_value(doc_.value(pointer));
+        (*it)->set_problem(QString::fromStdString(doc_.problems_at(pointer)));
+    }
+    problem_list_->clear();
+    int errors = 0;
+    for (const ConfigProblem& p : doc_.problems()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(p.to_string()), problem_list_);
+        item->setData(Qt::UserRole, QString::fromStdString(p.pointer));
+        item->setForeground(p.is_error() ? QColor(198, 40, 40) : QColor(170, 110, 0));
+        if (p.is_error()) ++errors;
+    }
+    problem_list_->setVisible(!doc_.problems().empty());
+    problems_summary_->setText(errors == 0 ? tr("The run config is valid.")
+                                           : tr("%n problem(s) to fix before submitting.", nullptr, errors));
+    submit_->setEnabled(doc_.valid());
+    // LoRA's own fields mean nothing for full or embeddings-only training.
+    const bool lora = doc_.config().adapter.method == "lora";
+    for (const char* p :
+         {"/adapter/r", "/adapter/lora_alpha", "/adapter/lora_dropout", "/adapter/target_modules",
+          "/adapter/rank_pattern", "/adapter/alpha_pattern", "/adapter/use_rslora", "/adapter/use_dora"}) {
+        if (FieldEditor* f = field(p)) f->setEnabled(lora);
+    }
+    preview_->setPlainText(QString::fromStdString(doc_.text()));
+    derived_->setText(derived_text());
+}
+
+void RunEditor::refresh_model_info() {
+    QString model = QString::fromStdString(doc_.config().model.path);
+    if (!model.isEmpty() && QDir::isRelativePath(model) && !resource_root_.isEmpty()) {
+        model = QDir(resource_root_).absoluteFilePath(model);
+    }
+    if (model == model_info_for_) return;
+    model_info_for_ = model;
+    shape_.reset();
+    shape_error_.clear();
+    if (model.isEmpty()) return;
+    Result<ModelShape> shape = read_model_shape(QFile::encodeName(model).toStdString());
+    if (!shape.ok()) {
+        shape_error_ = QString::fromStdString(shape.error());
+        return;
+    }
+    shape_ = *shape;
+    QStringList names = {QStringLiteral("all-linear")};
+    for (const std::string& n : linear_module_names(*shape_))
+        names << QString::fromStdString(n);
+    if (FieldEditor* f = field("/adapter/target_modules")) {
+        f->set_choices(names);
+        f->set_value(doc_.value("/adapter/target_modules"));
+    }
+}
+
+QString RunEditor::derived_text() const {
+    const RunConfig& c = doc_.config();
+    QString text = tr("<b>Derived</b><br>World size: %1 node(s) x %2 task(s) = %3 rank(s)<br>"
+                      "Global batch: %4 per device x %5 accumulation x %3 ranks = <b>%6 sequences</b><br>"
+                      "Tokens per optimizer step: %6 x %7 = <b>%8</b>")
+                       .arg(c.slurm.nodes)
+                       .arg(c.tasks_per_node())
+                       .arg(c.world_size())
+                       .arg(c.training.per_device_train_batch_size)
+                       .arg(c.training.gradient_accumulation_steps)
+                       .arg(c.global_batch_size())
+                       .arg(c.data.block_size)
+                       .arg(human_count(static_cast<double>(c.tokens_per_step())));
+    if (shape_) {
+        const MemoryEstimate e = estimate_memory(c, *shape_);
+        text += tr("<br>Model: %1 parameters, %2 trainable (%3)<br>"
+                   "GPU memory per device (estimate): weights %4 + optimizer %5 + activations %6 "
+                   "= <b>%7</b>")
+                    .arg(human_count(static_cast<double>(e.parameters)))
+                    .arg(human_count(static_cast<double>(e.trainable_parameters)))
+                    .arg(QString::fromStdString(c.adapter.method))
+                    .arg(memory_text(e.weights_gib))
+                    .arg(memory_text(e.optimizer_gib))
+                    .arg(memory_text(e.activations_gib))
+                    .arg(memory_text(e.total_gib));
+    } else if (!shape_error_.isEmpty()) {
+        text += tr("<br>No memory estimate: %1").arg(shape_error_.toHtmlEscaped());
+    } else {
+        text += tr("<br>No memory estimate: set model.path to a folder with config.json");
+    }
+    return text;
+}
+
+Status RunEditor::load_file(const QString& path) {
+    Result<RunDocument> doc = RunDocument::from_file(QFile::encodeName(path).toStdString());
+    if (!doc.ok()) return doc.status();
+    set_document(*doc);
+    return Status::Ok();
+}
+
+Status RunEditor::save_file(const QString& path) {
+    return doc_.save(QFile::encodeName(path).toStdString());
+}
+
+Result<QStringList> RunEditor::import_script(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        return Result<QStringList>::Error("cannot read " + path.toStdString() + ": " +
+                                          f.errorString().toStdString());
+    }
+    Result<ScriptImport> imported = import_training_script(f.readAll().toStdString(), doc_.config());
+    if (!imported.ok()) return Result<QStringList>::Error(path.toStdString() + ": " + imported.error());
+    RunDocument doc(imported->config);
+    set_document(doc);
+    QStringList notes;
+    for (const std::string& n : imported->notes)
+        notes << QString::fromStdString(n);
+    return notes;
+}
+
+void RunEditor::reload_presets() {
+    const QString current = presets_->currentText();
+    presets_->clear();
+    for (const Preset& p : list_presets(resource_root_))
+        presets_->addItem(p.user ? p.name + tr(" (mine)") : p.name, p.path);
+    const int i = presets_->findText(current);
+    if (i >= 0) presets_->setCurrentIndex(i);
+}
+
+Status RunEditor::load_preset(const QString& name) {
+    const int i = presets_->findText(name);
+    if (i < 0) return Status::Error("no preset named " + name.toStdString());
+    presets_->setCurrentIndex(i);
+    return load_file(presets_->itemData(i).toString());
+}
+
+Status RunEditor::save_preset(const QString& name) {
+    if (!QDir().mkpath(user_preset_dir()))
+        return Status::Error("cannot create " + user_preset_dir().toStdString());
+    const Status s = save_file(user_preset_dir() + QLatin1Char('/') + name + QStringLiteral(".json"));
+    if (s.ok()) {
+        reload_presets();
+        presets_->setCurrentIndex(presets_->findText(name + tr(" (mine)")));
+    }
+    return s;
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,86 @@
+// The run editor: pages Model & data, Hyperparameters, Adapter, Resources, Container and Preview, their
+// fields generated from the run config schema (nothing listed twice), every change validated at once with
+// the problem shown on its field; derived values (global batch, tokens per step, GPU memory per device);
+// presets, JSON import/export and seed-style script import. Submit is enabled only for a valid config.
+#pragma once
+
+#include <QMap>
+#include <QString>
+#include <QWidget>
+
+#include <optional>
+#include <string>
+
+#include "contract/status.h"
+#include "editor/model_info.h"
+#include "editor/run_document.h"
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QTabWidget;
+
+namespace slipway::app {
+
+class FieldEditor;
+
+class RunEditor : public QWidget {
+    Q_OBJECT
+
+public:
+    enum Page { kModelData = 0, kHyperparameters, kAdapter, kResources, kContainer, kPreview };
+
+    // `resource_root` resolves the presets' relative paths (model config for modules and memory).
+    explicit RunEditor(const QString& resource_root, QWidget* parent = nullptr);
+
+    const RunDocument& document() const { return doc_; }
+    void set_document(const RunDocument& doc);
+    Status load_file(const QString& path);  // a run config or run.json
+    Status save_file(const QString& path);  // fails (saying why) while the config has errors
+    // Imports a seed-style shell script; returns the importer's notes.
+    Result<QStringList> import_script(const QString& path);
+    Status load_preset(const QString& name);
+    Status save_preset(const QString& name);
+    void reload_presets();
+
+    // Sets a field as the user would (tests, and the derived-value links).
+    void edit(const std::string& pointer, const nlohmann::json& value);
+
+    FieldEditor* field(const std::string& pointer) const {
+        return fields_.value(QString::fromStdString(pointer));
+    }
+    QTabWidget* pages() const { return pages_; }
+    QPushButton* submit_button() const { return submit_; }
+    QPlainTextEdit* preview() const { return preview_; }
+    QComboBox* preset_box() const { return presets_; }
+    QString derived_text() const;
+
+signals:
+    void submit_requested();
+    void document_changed();
+
+private:
+    QWidget* make_page(const std::vector<std::string>& sections, QWidget* extra_top = nullptr,
+                       QWidget* extra_bottom = nullptr);
+    void on_edited(const std::string& pointer, const nlohmann::json& value);
+    void refresh(bool values);
+    void refresh_model_info();
+
+    QString resource_root_;
+    RunDocument doc_;
+    QMap<QString, FieldEditor*> fields_;
+    QTabWidget* pages_;
+    QComboBox* presets_;
+    QLabel* derived_;
+    QLabel* problems_summary_;
+    QListWidget* problem_list_;
+    QPlainTextEdit* preview_;
+    QPushButton* submit_;
+    QString model_info_for_;  // the model path the module checklist and shape were read for
+    std::optional<ModelShape> shape_;
+    QString shape_error_;
+};
+
+}  // namespace slipway::app

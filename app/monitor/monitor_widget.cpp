@@ -1,0 +1,618 @@
+// MonitorWidget: run list, four metric plots, controls, status line and raw log; batches from the
+// follow service are folded into RunMetrics, stored in the history and appended to the plots.
+#include "monitor/monitor_widget.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSlider>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <fstream>
+
+#include "history/run_history.h"
+#include "monitor/metric_plot.h"
+#include "monitor/series_csv.h"
+#include "monitor/smoothing.h"
+
+namespace slipway::app {
+namespace {
+
+// Matplotlib's tab10: distinct on white, in the order people know from other plots.
+const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
+                           QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
+                           QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
+                           QColor(23, 190, 207)};
+
+QString duration_text(int64_t ms) {
+    const int64_t s = ms / 1000;
+    return QStringLiteral("%1:%2:%3")
+        .arg(s / 3600)
+        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+int64_t now_ms() {
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+}  // namespace
+
+MonitorWidget::MonitorWidget(FollowService* follow, RunHistory* history, QWidget* parent)
+    : QWidget(parent), follow_(follow), history_(history) {
+    // Controls row.
+    x_axis_box_ = new QComboBox(this);
+    for (XAxis axis : {XAxis::kSamples, XAxis::kSteps, XAxis::kWallTime})
+        x_axis_box_->addItem(tr(x_axis_title(axis)), static_cast<int>(axis));
+    x_axis_box_->setToolTip(tr("What the curves are drawn against"));
+    smoothing_slider_ = new QSlider(Qt::Horizontal, this);
+    smoothing_slider_->setRange(0, 99);
+    smoothing_slider_->setFixedWidth(140);
+    smoothing_slider_->setToolTip(tr("Exponential moving average weight; the raw curve stays faint behind"));
+    smoothing_label_ = new QLabel(this);
+    smoothing_label_->setMinimumWidth(32);
+    log_scale_box_ = new QCheckBox(tr("Log scale"), this);
+    auto* png_button = new QPushButton(tr("Export PNG..."), this);
+    auto* csv_button = new QPushButton(tr("Export CSV..."), this);
+    png_button->setObjectName(QStringLiteral("export_png"));
+    csv_button->setObjectName(QStringLiteral("export_csv"));
+    cancel_button_ = new QPushButton(tr("Cancel run"), this);
+    cancel_button_->setEnabled(false);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("X axis:"), this));
+    controls->addWidget(x_axis_box_);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Smoothing:"), this));
+    controls->addWidget(smoothing_slider_);
+    controls->addWidget(smoothing_label_);
+    controls->addWidget(log_scale_box_);
+    controls->addStretch(1);
+    controls->addWidget(png_button);
+    controls->addWidget(csv_button);
+    controls->addWidget(cancel_button_);
+
+    // Plots: 2 x 2.
+    plot_grid_ = new QWidget(this);
+    auto* grid = new QGridLayout(plot_grid_);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setSpacing(4);
+    for (Metric m : kAllMetrics) {
+        auto* p = new MetricPlot(tr(metric_title(m)), plot_grid_);
+        p->setMinimumSize(200, 150);
+        p->set_smoothable(m != Metric::kEvalAccuracy);
+        plots_[static_cast<size_t>(m)] = p;
+        const int i = static_cast<int>(m);
+        grid->addWidget(p, i / 2, i % 2);
+    }
+
+    // Runs (the legend: check to overlay, select for the status line and log).
+    run_list_ = new QListWidget(this);
+    run_list_->setMaximumWidth(220);
+    run_list_->setToolTip(tr("Checked runs are overlaid; the selected one drives the status line and log"));
+
+    // Status and log.
+    status_label_ = new QLabel(tr("No run. File > Open log... or submit a run."), this);
+    status_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    log_view_ = new QPlainTextEdit(this);
+    log_view_->setReadOnly(true);
+    log_view_->setMaximumBlockCount(kMaxLogLines);
+    log_view_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    QFont mono(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::Monospace);
+    mono.setPointSize(9);
+    log_view_->setFont(mono);
+    search_box_ = new QLineEdit(this);
+    search_box_->setPlaceholderText(tr("Search the log (Enter: next, Shift+Enter: previous)"));
+    search_box_->setClearButtonEnabled(true);
+    search_result_ = new QLabel(this);
+    auto* search_row = new QHBoxLayout;
+    search_row->addWidget(search_box_, 1);
+    search_row->addWidget(search_result_);
+    auto* log_panel = new QWidget(this);
+    auto* log_layout = new QVBoxLayout(log_panel);
+    log_layout->setContentsMargins(0, 0, 0, 0);
+    log_layout->addLayout(search_row);
+    log_layout->addWidget(log_view_);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(plot_grid_);
+    splitter->addWidget(log_panel);
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 1);
+    auto* right = new QWidget(this);
+    auto* right_layout = new QVBoxLayout(right);
+    right_layout->setContentsMargins(0, 0, 0, 0);
+    right_layout->addLayout(controls);
+    right_layout->addWidget(status_label_);
+    right_layout->addWidget(splitter, 1);
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(run_list_);
+    layout->addWidget(right, 1);
+
+    connect(x_axis_box_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            [this](int i) { set_x_axis(static_cast<XAxis>(x_axis_box_->itemData(i).toInt())); });
+    connect(smoothing_slider_, &QSlider::valueChanged, this, [this](int v) { set_smoothing(v / 100.0); });
+    connect(log_scale_box_, &QCheckBox::toggled, this, &MonitorWidget::set_log_scale);
+    connect(cancel_button_, &QPushButton::clicked, this, [this] {
+        if (current_ != 0) emit cancel_requested(current_);
+    });
+    connect(png_button, &QPushButton::clicked, this, [this] { emit export_requested(true); });
+    connect(csv_button, &QPushButton::clicked, this, [this] { emit export_requested(false); });
+    connect(run_list_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
+        if (item != nullptr) set_current_run(item->data(Qt::UserRole).toInt());
+    });
+    connect(run_list_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+        const int key = item->data(Qt::UserRole).toInt();
+        for (MetricPlot* p : plots_) {
+            p->set_run_visible(key, item->checkState() == Qt::Checked);
+            p->fit();
+        }
+        schedule_replot();
+    });
+    connect(search_box_, &QLineEdit::returnPressed, this, [this] {
+        const bool backward = QGuiApplication::keyboardModifiers() & Qt::ShiftModifier;
+        search_result_->setText(find_in_log(search_box_->text(), backward) ? QString() : tr("not found"));
+    });
+    connect(follow_, &FollowService::batch, this, &MonitorWidget::on_batch);
+
+    auto* stall_timer = new QTimer(this);
+    stall_timer->setInterval(5000);
+    connect(stall_timer, &QTimer::timeout, this, &MonitorWidget::check_stalls);
+    stall_timer->start();
+    set_smoothing(0.0);
+}
+
+int MonitorWidget::add_run(const QString& name, const QString& state) {
+    const int key = next_key_++;
+    MonitorRun& run = runs_[key];
+    run.key = key;
+    run.name = name;
+    run.state = state;
+    run.color = kPalette[(key - 1) % std::size(kPalette)];
+    auto* item = new QListWidgetItem(name, run_list_);
+    item->setData(Qt::UserRole, key);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Checked);
+    QPixmap swatch(14, 14);
+    swatch.fill(run.color);
+    item->setIcon(QIcon(swatch));
+    for (MetricPlot* p : plots_)
+        p->set_run(key, name, run.color, {}, {});
+    run_list_->setCurrentItem(item);
+    return key;
+}
+
+Result<int> MonitorWidget::open_log(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.isFile() || !info.isReadable()) {
+        return Result<int>::Error("cannot open log file '" + path.toStdString() + "': " +
+                                  (info.exists() ? "not a readable file" : "No such file or directory"));
+    }
+    const int key = add_run(info.fileName(), tr("opened"));
+    MonitorRun& run = runs_[key];
+    run.log_path = info.absoluteFilePath();
+    run.loading = true;
+    run.follow_id = follow_->follow(run.log_path);
+    update_status();
+    return key;
+}
+
+int MonitorWidget::follow_log(const QString& path, const QString& name, int64_t history_id, quint64 offset,
+                              RunMetrics initial) {
+    const int key = add_run(name, tr("running"));
+    MonitorRun& run = runs_[key];
+    run.log_path = path;
+    run.history_id = history_id;
+    run.live = true;
+    run.metrics = std::move(initial);
+    replot_run(run);
+    run.follow_id = follow_->follow(path, offset);
+    update_status();
+    return key;
+}
+
+int MonitorWidget::show_metrics(const QString& name, RunMetrics metrics, const QString& state,
+                                int64_t history_id) {
+    const int key = add_run(name, state);
+    MonitorRun& run = runs_[key];
+    run.metrics = std::move(metrics);
+    run.history_id = history_id;
+    replot_run(run);
+    update_target_line();
+    update_status();
+    return key;
+}
+
+void MonitorWidget::end_follow(int key) {
+    const auto it = runs_.find(key);
+    if (it == runs_.end() || it->second.follow_id == 0) return;
+    follow_->finish(it->second.follow_id);
+}
+
+void MonitorWidget::set_state(int key, const QString& state) {
+    const auto it = runs_.find(key);
+    if (it == runs_.end()) return;
+    it->second.state = state;
+    if (state != tr("running")) it->second.cancellable = false;
+    update_status();
+    emit run_changed(key);
+}
+
+void MonitorWidget::set_target(int key, std::optional<double> target, bool higher_is_better) {
+    const auto it = runs_.find(key);
+    if (it == runs_.end()) return;
+    it->second.metrics.target = target;
+    it->second.metrics.target_higher_is_better = higher_is_better;
+    update_target_line();
+}
+
+void MonitorWidget::set_cancellable(int key, bool on) {
+    const auto it = runs_.find(key);
+    if (it == runs_.end()) return;
+    it->second.cancellable = on;
+    update_status();
+}
+
+void MonitorWidget::remove_run(int key) {
+    const auto it = runs_.find(key);
+    if (it == runs_.end()) return;
+    if (it->second.follow_id != 0) follow_->stop(it->second.follow_id);
+    for (MetricPlot* p : plots_)
+        p->remove_run(key);
+    delete list_item(key);
+    runs_.erase(it);
+    if (current_ == key) {
+        current_ = 0;
+        if (run_list_->currentItem() != nullptr)
+            set_current_run(run_list_->currentItem()->data(Qt::UserRole).toInt());
+    }
+    update_target_line();
+    update_status();
+    refresh_log_view();
+    schedule_replot();
+}
+
+void MonitorWidget::clear() {
+    while (!runs_.empty())
+        remove_run(runs_.begin()->first);
+}
+
+void MonitorWidget::set_current_run(int key) {
+    if (runs_.count(key) == 0 || key == current_) return;
+    current_ = key;
+    if (QListWidgetItem* item = list_item(key); item != nullptr && run_list_->currentItem() != item) {
+        run_list_->setCurrentItem(item);
+    }
+    update_target_line();
+    update_status();
+    refresh_log_view();
+    schedule_replot();
+}
+
+const MonitorRun* MonitorWidget::run(int key) const {
+    const auto it = runs_.find(key);
+    return it == runs_.end() ? nullptr : &it->second;
+}
+
+int MonitorWidget::run_for_history(int64_t history_id) const {
+    for (const auto& [key, run] : runs_) {
+        if (history_id != 0 && run.history_id == history_id) return key;
+    }
+    return 0;
+}
+
+std::vector<int> MonitorWidget::run_keys() const {
+    std::vector<int> keys;
+    for (const auto& [key, run] : runs_)
+        keys.push_back(key);
+    return keys;
+}
+
+MonitorRun* MonitorWidget::find_by_follow(int follow_id) {
+    for (auto& [key, run] : runs_) {
+        if (run.follow_id == follow_id) return &run;
+    }
+    return nullptr;
+}
+
+QListWidgetItem* MonitorWidget::list_item(int key) const {
+    for (int i = 0; i < run_list_->count(); ++i) {
+        if (run_list_->item(i)->data(Qt::UserRole).toInt() == key) return run_list_->item(i);
+    }
+    return nullptr;
+}
+
+void MonitorWidget::on_batch(const FollowBatch& batch) {
+    MonitorRun* found = find_by_follow(batch.follow_id);
+    if (found == nullptr) return;
+    MonitorRun& run = *found;
+    if (!batch.error.isEmpty()) {
+        run.lines.push_back(tr("[slipway] %1").arg(batch.error));
+        if (run.key == current_) log_view_->appendPlainText(run.lines.back());
+    }
+    if (batch.reset) {
+        // The log was rewritten (a restarted job): its old curves are gone.
+        RunMetrics fresh;
+        fresh.target = run.metrics.target;
+        fresh.target_higher_is_better = run.metrics.target_higher_is_better;
+        run.metrics = std::move(fresh);
+        run.watch = RunWatch();
+        run.lines.clear();
+        if (history_ != nullptr && run.history_id != 0) history_->reset_points(run.history_id);
+        replot_run(run);
+    }
+    std::array<size_t, kMetricCount> first_new{};
+    for (Metric m : kAllMetrics)
+        first_new[static_cast<size_t>(m)] = run.metrics.points(m).size();
+    std::vector<MetricPointRow> rows;
+    const bool had_target = run.metrics.target.has_value();
+    const int64_t now = now_ms();
+    for (const MllogEvent& event : batch.events) {
+        if (const std::optional<Metric> m = run.metrics.add(event); m && run.history_id != 0) {
+            rows.emplace_back(*m, run.metrics.points(*m).back());
+        }
+        if (run.live) {
+            for (const RunAlert& a : run.watch.on_event(event, run.metrics, now))
+                emit alert(run.name, a);
+        }
+    }
+    if (history_ != nullptr && run.history_id != 0 && (!rows.empty() || batch.offset > 0)) {
+        if (const Status s = history_->append(run.history_id, rows, run.metrics, batch.offset); !s.ok()) {
+            run.lines.push_back(tr("[slipway] history: %1").arg(QString::fromStdString(s.message())));
+        }
+    }
+    append_points(run, first_new);
+    if (!had_target && run.metrics.target) update_target_line();
+
+    run.bad_lines += batch.bad_lines;
+    if (batch.lines_skipped > 0) {
+        run.lines.push_back(tr("[slipway] ... %1 lines not shown ...").arg(batch.lines_skipped));
+    }
+    for (const QString& line : batch.lines)
+        run.lines.push_back(line);
+    while (run.lines.size() > static_cast<size_t>(kMaxLogLines)) {
+        run.lines.pop_front();
+        ++run.lines_dropped;
+    }
+    if (run.key == current_ && (!batch.lines.isEmpty() || batch.lines_skipped > 0)) {
+        if (batch.reset) {
+            refresh_log_view();
+        } else {
+            QStringList shown = batch.lines;
+            if (batch.lines_skipped > 0) shown.prepend(run.lines[run.lines.size() - batch.lines.size() - 1]);
+            log_view_->appendPlainText(shown.join(QLatin1Char('\n')));
+            log_view_->horizontalScrollBar()->setValue(0);
+        }
+    }
+    if (run.loading && !batch.behind && !batch.missing) {
+        if (batch.finished) {
+            run.loading = false;
+            run.follow_id = 0;
+            emit loaded(run.key);
+        } else {
+            follow_->finish(run.follow_id);  // a last line without '\n' too
+        }
+    } else if (batch.finished) {
+        run.follow_id = 0;
+    }
+    update_status();
+    emit run_changed(run.key);
+}
+
+void MonitorWidget::append_points(MonitorRun& run, const std::array<size_t, kMetricCount>& first_new) {
+    for (Metric m : kAllMetrics) {
+        const std::vector<MetricSample>& points = run.metrics.points(m);
+        const size_t first = first_new[static_cast<size_t>(m)];
+        if (first >= points.size()) continue;
+        std::vector<double> x;
+        std::vector<double> y;
+        x.reserve(points.size() - first);
+        y.reserve(points.size() - first);
+        for (size_t i = first; i < points.size(); ++i) {
+            x.push_back(run.metrics.x_of(points[i], x_axis_));
+            y.push_back(points[i].value);
+        }
+        plot(m)->append(run.key, x, y);
+        plot(m)->fit();
+    }
+    schedule_replot();
+}
+
+void MonitorWidget::replot_run(MonitorRun& run) {
+    for (Metric m : kAllMetrics) {
+        const std::vector<MetricSample>& points = run.metrics.points(m);
+        std::vector<double> x;
+        std::vector<double> y;
+        x.reserve(points.size());
+        y.reserve(points.size());
+        for (const MetricSample& p : points) {
+            x.push_back(run.metrics.x_of(p, x_axis_));
+            y.push_back(p.value);
+        }
+        plot(m)->set_run(run.key, run.name, run.color, x, y);
+        if (const QListWidgetItem* item = list_item(run.key)) {
+            plot(m)->set_run_visible(run.key, item->checkState() == Qt::Checked);
+        }
+        plot(m)->fit();
+    }
+    schedule_replot();
+}
+
+void MonitorWidget::update_target_line() {
+    // The target of the selected run, else of the first run that has one.
+    std::optional<double> target;
+    if (const MonitorRun* r = run(current_); r != nullptr) target = r->metrics.target;
+    for (const auto& [key, r] : runs_) {
+        if (target) break;
+        target = r.metrics.target;
+    }
+    plot(Metric::kEvalAccuracy)->set_target(target);
+    plot(Metric::kEvalAccuracy)->fit();
+    schedule_replot();
+}
+
+QString MonitorWidget::status_text() const {
+    return status_label_->text();
+}
+
+void MonitorWidget::update_status() {
+    const MonitorRun* r = run(current_);
+    cancel_button_->setEnabled(r != nullptr && r->cancellable);
+    if (r == nullptr) {
+        status_label_->setText(tr("No run. File > Open log... or submit a run."));
+        return;
+    }
+    const RunMetrics& m = r->metrics;
+    QStringList parts;
+    parts << QStringLiteral("<b>%1</b>").arg(r->name.toHtmlEscaped()) << r->state;
+    if (m.status) parts << tr("run_stop: %1").arg(QString::fromStdString(*m.status));
+    if (const auto elapsed = m.elapsed_ms()) parts << tr("elapsed %1").arg(duration_text(*elapsed));
+    if (m.last_step) {
+        parts << (m.total_steps ? tr("step %1 / %2").arg(*m.last_step).arg(*m.total_steps)
+                                : tr("step %1").arg(*m.last_step));
+    }
+    if (const auto eta = m.eta_ms(); eta && !m.run_stop_ms) parts << tr("ETA %1").arg(duration_text(*eta));
+    const auto& loss = m.points(Metric::kTrainLoss);
+    if (!loss.empty()) parts << tr("train_loss %1").arg(loss.back().value, 0, 'g', 5);
+    const auto& eval = m.points(Metric::kEvalAccuracy);
+    if (!eval.empty()) {
+        QString text = tr("eval_accuracy %1").arg(eval.back().value, 0, 'g', 5);
+        if (m.target) text += tr(" (target %1)").arg(*m.target);
+        parts << text;
+    }
+    parts << tr("%1 points").arg(m.total_points());
+    if (r->loading) parts << tr("reading...");
+    status_label_->setText(parts.join(QStringLiteral(" &middot; ")));
+}
+
+void MonitorWidget::refresh_log_view() {
+    const MonitorRun* r = run(current_);
+    QStringList lines;
+    if (r != nullptr) {
+        if (r->lines_dropped > 0)
+            lines << tr("[slipway] ... %1 earlier lines not kept ...").arg(r->lines_dropped);
+        for (const QString& line : r->lines)
+            lines << line;
+    }
+    log_view_->setPlainText(lines.join(QLatin1Char('\n')));
+    log_view_->moveCursor(QTextCursor::End);
+    log_view_->horizontalScrollBar()->setValue(0);
+}
+
+bool MonitorWidget::find_in_log(const QString& text, bool backward) {
+    if (text.isEmpty()) return false;
+    const QTextDocument::FindFlags flags =
+        backward ? QTextDocument::FindBackward : QTextDocument::FindFlags();
+    if (log_view_->find(text, flags)) return true;
+    // Wrap around once.
+    log_view_->moveCursor(backward ? QTextCursor::End : QTextCursor::Start);
+    return log_view_->find(text, flags);
+}
+
+void MonitorWidget::check_stalls() {
+    const int64_t now = now_ms();
+    for (auto& [key, run] : runs_) {
+        if (!run.live) continue;
+        if (const std::optional<RunAlert> a = run.watch.check_stall(now)) emit alert(run.name, *a);
+    }
+}
+
+void MonitorWidget::set_x_axis(XAxis axis) {
+    x_axis_ = axis;
+    if (x_axis_box_->currentData().toInt() != static_cast<int>(axis)) {
+        x_axis_box_->setCurrentIndex(x_axis_box_->findData(static_cast<int>(axis)));
+    }
+    for (MetricPlot* p : plots_) {
+        p->set_x_title(tr(x_axis_title(axis)));
+        p->fit(true);
+    }
+    for (auto& [key, run] : runs_)
+        replot_run(run);
+    update_target_line();
+}
+
+void MonitorWidget::set_smoothing(double weight) {
+    weight = std::clamp(weight, 0.0, 0.99);
+    const int slider = static_cast<int>(std::lround(weight * 100));
+    if (smoothing_slider_->value() != slider) smoothing_slider_->setValue(slider);
+    smoothing_label_->setText(QString::number(weight, 'f', 2));
+    for (MetricPlot* p : plots_)
+        p->set_smoothing(weight);
+    schedule_replot();
+}
+
+void MonitorWidget::set_log_scale(bool on) {
+    if (log_scale_box_->isChecked() != on) log_scale_box_->setChecked(on);
+    // Learning rate and throughput stay linear: a log loss axis is what shows late-training progress.
+    plot(Metric::kTrainLoss)->set_log_scale(on);
+    plot(Metric::kEvalAccuracy)->set_log_scale(on);
+    schedule_replot();
+}
+
+void MonitorWidget::schedule_replot() {
+    // Many batches in one event-loop turn cost one repaint.
+    if (replot_pending_) return;
+    replot_pending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        replot_pending_ = false;
+        for (MetricPlot* p : plots_)
+            p->replot(QCustomPlot::rpQueuedReplot);
+    });
+}
+
+Status MonitorWidget::export_png(const QString& path) const {
+    for (MetricPlot* p : plots_)
+        p->replot(QCustomPlot::rpImmediateRefresh);
+    const QPixmap image = plot_grid_->grab();
+    if (image.isNull() || !image.save(path, "PNG")) {
+        return Status::Error("cannot write PNG " + path.toStdString());
+    }
+    return Status::Ok();
+}
+
+Status MonitorWidget::export_csv(const QString& path) const {
+    std::vector<ShownSeries> shown;
+    for (const auto& [key, r] : runs_) {
+        const QListWidgetItem* item = list_item(key);
+        if (item != nullptr && item->checkState() != Qt::Checked) continue;
+        for (Metric m : kAllMetrics) {
+            ShownSeries s;
+            s.run = r.name.toStdString();
+            s.metric = metric_key(m);
+            s.x_name = x_axis_title(x_axis_);
+            for (const MetricSample& p : r.metrics.points(m)) {
+                const double x = r.metrics.x_of(p, x_axis_);
+                if (std::isnan(x)) continue;
+                s.x.push_back(x);
+                s.y.push_back(p.value);
+            }
+            if (s.y.empty()) continue;
+            const double weight = plot(m)->smoothing();  // 0 for eval_accuracy
+            if (weight > 0) s.smoothed = ema_smooth(s.y, weight);
+            shown.push_back(std::move(s));
+        }
+    }
+    std::ofstream out(QFile::encodeName(path).toStdString(), std::ios::binary);
+    if (!out) return Status::Error("cannot write CSV " + path.toStdString());
+    write_series_csv(out, shown);
+    out.close();
+    if (!out) return Status::Error("cannot write CSV " + path.toStdString());
+    return Status::Ok();
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,91 @@
+// The screenshot mode: demo content, then one grab per page.
+#include "screenshot.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QTabWidget>
+
+#include "editor/run_editor.h"
+#include "local/engine_command.h"
+#include "main_window.h"
+#include "monitor/monitor_widget.h"
+
+namespace slipway::app {
+namespace {
+
+void settle(int ms = 150) {
+    QElapsedTimer t;
+    t.start();
+    do {
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    } while (t.elapsed() < ms);
+}
+
+}  // namespace
+
+Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
+    if (!QDir().mkpath(dir)) return Result<QStringList>::Error("cannot create " + dir.toStdString());
+    const QString root = resource_root();
+    if (root.isEmpty())
+        return Result<QStringList>::Error("resources/presets not found: cannot load the demo run");
+    if (const Status s =
+            window.editor()->load_file(root + QStringLiteral("/resources/presets/demo-tiny.json"));
+        !s.ok()) {
+        return s;
+    }
+    // The fixture logs live in the source tree's tests/data; an installed package has none.
+    const QString logs = root + QStringLiteral("/tests/data/mlperf-logs");
+    int pending = 0;
+    QObject::connect(window.monitor(), &MonitorWidget::loaded, [&pending] { --pending; });
+    for (const char* name :
+         {"dell-xe9680-result_0.txt", "fujitsu-gx2560m7-result_0.txt", "juniper-h100n1-result_0.txt"}) {
+        if (window.open_log(logs + QLatin1Char('/') + QLatin1String(name)).ok()) ++pending;
+    }
+    QElapsedTimer wait;
+    wait.start();
+    while (pending > 0 && wait.elapsed() < 30'000)
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+    window.monitor()->set_smoothing(0.6);
+
+    window.resize(1400, 900);
+    window.show();
+    settle(300);
+
+    QStringList written;
+    int index = 1;
+    auto grab = [&](const QString& name) -> Status {
+        settle();
+        const QString path =
+            QDir(dir).filePath(QStringLiteral("%1-%2.png").arg(index++, 2, 10, QLatin1Char('0')).arg(name));
+        if (!window.grab().save(path, "PNG")) return Status::Error("cannot write " + path.toStdString());
+        written << path;
+        return Status::Ok();
+    };
+    window.show_page(MainWindow::kRunsPage);
+    if (Status s = grab(QStringLiteral("runs")); !s.ok()) return s;
+    window.show_page(MainWindow::kEditorPage);
+    const QStringList pages = {QStringLiteral("editor-model-data"), QStringLiteral("editor-hyperparameters"),
+                               QStringLiteral("editor-adapter"),    QStringLiteral("editor-resources"),
+                               QStringLiteral("editor-container"),  QStringLiteral("editor-preview")};
+    for (int i = 0; i < pages.size(); ++i) {
+        window.editor()->pages()->setCurrentIndex(i);
+        if (Status s = grab(pages[i]); !s.ok()) return s;
+    }
+    // A mistake, to show how a field with a problem looks and that Submit is then disabled.
+    const RunDocument demo = window.editor()->document();
+    window.editor()->pages()->setCurrentIndex(RunEditor::kHyperparameters);
+    window.editor()->edit("/training/learning_rate", -0.001);
+    window.editor()->edit("/training/lr_scheduler_type", "cosine_typo");
+    if (Status s = grab(QStringLiteral("editor-invalid")); !s.ok()) return s;
+    window.editor()->set_document(demo);
+
+    window.show_page(MainWindow::kMonitorPage);
+    if (Status s = grab(QStringLiteral("monitor")); !s.ok()) return s;
+    window.show_page(MainWindow::kClustersPage);
+    if (Status s = grab(QStringLiteral("clusters")); !s.ok()) return s;
+    return written;
+}
+
+}  // namespace slipway::app
