@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The headless `slipway` binary without a cluster: `render sbatch` of every preset passes bash -n and the
+# script linter, `render dockerfile` passes dockerfile-utils, and `clusters add/list/remove` keep profiles in
+# the XDG config folder (no secrets) with errors that name the problem.
+# Usage: cli_render_test.sh SLIPWAY SOURCE_DIR DOCKERFILE_UTILS
+set -euo pipefail
+slipway=$1 source_dir=$2 linter=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data
+failures=0
+check() {  # check DESCRIPTION COMMAND...: runs the command, counts a failure
+  local what=$1
+  shift
+  if ! "$@"; then
+    echo "FAIL: $what" >&2
+    failures=$((failures + 1))
+  fi
+}
+
+for preset in "$source_dir"/resources/presets/*.json; do
+  name=$(basename "$preset" .json)
+  "$slipway" render sbatch "$preset" >"$work/$name.sbatch"
+  check "$name: bash -n" bash -n "$work/$name.sbatch"
+  check "$name: shellcheck" shellcheck --shell=bash "$work/$name.sbatch"
+  "$slipway" render dockerfile "$preset" >"$work/$name.Dockerfile"
+  check "$name: Dockerfile lint" "$linter" lint "$work/$name.Dockerfile"
+  lint_output=$("$linter" lint "$work/$name.Dockerfile")
+  check "$name: no lint warnings" test -z "$lint_output"
+  check "$name: NGC base" grep -q '^FROM nvcr.io/nvidia/pytorch:24.04-py3 AS base$' "$work/$name.Dockerfile"
+done
+check "mlperf: pyxis flags" grep -q -- '--container-image=/scratch/workdir/mlperf-nvidia+llama2_70b_lora-pyt.sqsh' \
+  "$work/mlperf-llama2-70b-lora.sbatch"
+check "mlperf: 8 GPUs" grep -qx '#SBATCH --gres=gpu:8' "$work/mlperf-llama2-70b-lora.sbatch"
+check "catalogue versions in the Dockerfile" grep -q 'NCCL 2.21.5' "$work/demo-tiny.Dockerfile"
+
+# Profiles.
+"$slipway" clusters add lomonosov --host login.example.org --user tikhomirov --proxy-jump gate.example.org \
+  --workdir /scratch/tikhomirov/slipway --container pyxis --partition gpu >/dev/null
+"$slipway" clusters add local --host 127.0.0.1 --port 2222 >/dev/null
+"$slipway" clusters list >"$work/list.txt"
+check "list shows both" grep -q 'tikhomirov@login.example.org via gate.example.org' "$work/list.txt"
+check "list shows port" grep -q '127.0.0.1:2222' "$work/list.txt"
+check "profiles are private" test "$(stat -c %a "$XDG_CONFIG_HOME/slipway/clusters.json")" = 600
+check "no secrets field" bash -c "! grep -qi -e password -e passphrase '$XDG_CONFIG_HOME/slipway/clusters.json'"
+"$slipway" render sbatch "$source_dir/resources/presets/saiga-lora.json" --cluster lomonosov >"$work/saiga.sbatch"
+check "profile's default partition" grep -qx '#SBATCH --partition=gpu' "$work/saiga.sbatch"
+if "$slipway" render sbatch "$source_dir/resources/presets/mlperf-llama2-70b-lora.json" --cluster local \
+  >/dev/null 2>"$work/err.txt"; then
+  echo "FAIL: a container run on a bare-metal profile must be refused" >&2
+  failures=$((failures + 1))
+fi
+check "refusal names the field" grep -q '/slurm/container_image' "$work/err.txt"
+if "$slipway" clusters add bad --host 'x -oProxyCommand=touch /tmp/pwned' >/dev/null 2>"$work/err.txt"; then
+  echo "FAIL: a host with options must be refused" >&2
+  failures=$((failures + 1))
+fi
+check "host refusal names the field" grep -q 'host' "$work/err.txt"
+"$slipway" clusters remove local >/dev/null
+check "removed" bash -c "! '$slipway' clusters list | grep -q '^local '"
+if "$slipway" submit "$source_dir/resources/presets/demo-tiny.json" --cluster nope --batch >/dev/null 2>"$work/err.txt"; then
+  echo "FAIL: submit to an unknown cluster must fail" >&2
+  failures=$((failures + 1))
+fi
+check "unknown cluster named" grep -q 'no cluster named "nope"' "$work/err.txt"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "cli_render_test: all checks passed"

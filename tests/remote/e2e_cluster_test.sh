@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# End to end on the local cluster (tests/cluster fixture: a real sshd and Slurm on 127.0.0.1): `slipway
+# submit` deploys demo-tiny (2 Gloo tasks, a few dozen steps) with the engine binary to a bare-metal
+# profile, real Slurm runs it, `slipway follow` prints train_loss and eval_accuracy live and ends with
+# COMPLETED, `slipway fetch` brings the outputs back, and a run name and remote folder full of quotes,
+# $(), backticks, ';', spaces and Unicode go through the whole path without executing anything.
+# A second run is cancelled: follow then ends with CANCELLED and a non-zero exit.
+# Usage: e2e_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
+set -euo pipefail
+slipway=$1 engine=$2 source_dir=$3
+: "${SLIPWAY_CLUSTER_ENV:?run through ctest: the local_cluster fixture writes cluster.env}"
+set -a
+# shellcheck disable=SC1090  # written by tests/cluster/start_cluster.sh
+. "$SLIPWAY_CLUSTER_ENV"
+set +a
+
+work=$(mktemp -d)
+marker=$work/pwned
+suffix=$(basename "$work")
+# The remote folder, under the test user's home, with characters a shell would act on.
+# shellcheck disable=SC2088  # the tilde is for slipway: the remote home, resolved over ssh
+workdir="~/slipway-e2e-$suffix it's \"q\" \$(touch $marker) \`touch $marker\`; Привет"
+home_dir=$SLIPWAY_TEST_USER_HOME/slipway-e2e-$suffix" it's \"q\" \$(touch $marker) \`touch $marker\`; Привет"
+cleanup() {
+  rm -rf "$work"
+  rm -rf -- "$home_dir"
+}
+trap cleanup EXIT
+export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data
+ssh_args=(--batch --known-hosts "$SLIPWAY_SSH_KNOWN_HOSTS" --ssh-config none)
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+"$slipway" clusters add local-test --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
+  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none
+"$slipway" clusters test local-test "${ssh_args[@]}" | tee "$work/test.txt"
+grep -q "partition $SLIPWAY_SLURM_PARTITION (default)" "$work/test.txt" || fail "clusters test shows no partition"
+
+name="demo it's \"q\" \$(touch $marker) \`touch $marker\`; Привет"
+start=$(date +%s)
+"$slipway" submit "$source_dir/resources/presets/demo-tiny.json" --cluster local-test --engine "$engine" \
+  --name "$name" "${ssh_args[@]}" -- --max_steps 30 --eval_steps 10 --logging_steps 5 --save_steps 1000 |
+  tee "$work/submit.txt"
+last=$(tail -n 1 "$work/submit.txt")
+[[ $last =~ ^run_id=([A-Za-z0-9._-]+)\ job_id=([0-9]+)$ ]] || fail "submit's last line is '$last'"
+run_id=${BASH_REMATCH[1]}
+job_id=${BASH_REMATCH[2]}
+
+"$slipway" follow "$run_id" --interval 0.5 "${ssh_args[@]}" | tee "$work/follow.txt"
+follow_rc=${PIPESTATUS[0]}
+echo "submit + follow: $(($(date +%s) - start)) s"
+[ "$follow_rc" -eq 0 ] || fail "follow exited $follow_rc"
+[ "$(tail -n 1 "$work/follow.txt")" = "final_state=COMPLETED" ] || fail "follow did not end with COMPLETED"
+grep -q '^train_loss [0-9.]* step 5 samples 80$' "$work/follow.txt" || fail "no train_loss of step 5 (2 ranks x 8)"
+[ "$(grep -c '^train_loss ' "$work/follow.txt")" -eq 6 ] || fail "expected 6 train_loss points"
+[ "$(grep -c '^eval_accuracy ' "$work/follow.txt")" -eq 3 ] || fail "expected 3 eval_accuracy points"
+
+"$slipway" status "$run_id" "${ssh_args[@]}" | tee "$work/status.txt"
+awk -v id="$run_id" -v job="$job_id" '$1 == id && $2 == "local-test" && $3 == job && $4 == "COMPLETED" {found = 1}
+  END {exit !found}' "$work/status.txt" || fail "status does not say COMPLETED"
+
+"$slipway" fetch "$run_id" --to "$work/fetched" "${ssh_args[@]}"
+[ -s "$work/fetched/slurm-$job_id.out" ] || fail "no slurm output fetched"
+grep -q '"key": "run_stop".*"status": "success"' "$work/fetched/output/mllog.txt" || fail "no successful run_stop"
+[ -s "$work/fetched/output/model.safetensors" ] || fail "no final model fetched"
+/usr/bin/python3 - "$work/fetched/output/run.json" "$name" <<'PY' || fail "the run name did not arrive intact"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+config = doc.get("config", doc)
+sys.exit(0 if config["name"] == sys.argv[2] else 1)
+PY
+grep -q 'rank 0 of 2' "$work/fetched/slurm-$job_id.out" || fail "training did not run on 2 ranks"
+
+# Cancel: a long run is cancelled while running; follow reports it and fails.
+"$slipway" submit "$source_dir/resources/presets/demo-tiny.json" --cluster local-test --engine "$engine" \
+  --name cancelled "${ssh_args[@]}" -- --max_steps 100000 | tee "$work/submit2.txt"
+run2=$(tail -n 1 "$work/submit2.txt" | sed -n 's/^run_id=\([^ ]*\) .*/\1/p')
+for _ in $(seq 100); do
+  "$slipway" status "$run2" "${ssh_args[@]}" | grep -q RUNNING && break
+  sleep 0.2
+done
+"$slipway" cancel "$run2" "${ssh_args[@]}"
+set +e
+"$slipway" follow "$run2" --interval 0.5 "${ssh_args[@]}" >"$work/follow2.txt"
+follow2_rc=$?
+set -e
+[ "$follow2_rc" -ne 0 ] || fail "follow of a cancelled job exited 0"
+[ "$(tail -n 1 "$work/follow2.txt")" = "final_state=CANCELLED" ] || fail "follow of the cancelled job: $(tail -n 1 "$work/follow2.txt")"
+
+[ ! -e "$marker" ] || fail "a command in a name or path was executed"
+echo "e2e_cluster_test: passed"
