@@ -324,6 +324,60 @@ TEST(SshSessionCluster, ProxyJumpThroughTheSameSshd) {
     EXPECT_NE(failed.error().find("jump host 127.0.0.1"), std::string::npos) << failed.error();
 }
 
+TEST(SshSessionCluster, ProxyJumpByConfigAliases) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    const std::string dir = make_local_temp_dir("jump-config");
+    const std::string config = dir + "/config";
+    // Both names are aliases only the config knows; the jump host is resolved through its own Host block.
+    std::ofstream(config) << "Host behind-the-bastion\n  HostName 127.0.0.1\n  ProxyJump bastion-alias\n"
+                          << "Host bastion-alias\n  HostName 127.0.0.1\n"
+                          << "Host *\n  Port " << env["SLIPWAY_SSH_PORT"] << "\n  User "
+                          << env["SLIPWAY_SSH_USER"] << "\n  IdentityFile " << env["SLIPWAY_SSH_KEY"]
+                          << "\n  UserKnownHostsFile " << env["SLIPWAY_SSH_KNOWN_HOSTS"] << "\n";
+    ConnectOptions options;
+    options.host = "behind-the-bastion";
+    options.ssh_config_file = config;
+    options.use_agent = false;
+    auto session = connect_ssh(options);
+    ASSERT_TRUE(session.ok()) << session.error();
+    EXPECT_NE((*session)->describe().find("via bastion-alias"), std::string::npos) << (*session)->describe();
+    auto result = (*session)->exec("echo through", milliseconds(10000));
+    ASSERT_TRUE(result.ok()) << result.error();
+    EXPECT_EQ(result->out, "through\n");
+    std::filesystem::remove_all(dir);
+}
+
+// Bytes this process has sent on the TCP connection whose local port is `port` (from `ss -ti`).
+long long bytes_sent_from_port(const std::string& port) {
+    const std::string info = run_local("ss -Htni state established '( sport = :" + port + " )'");
+    const auto at = info.find("bytes_sent:");
+    return at == std::string::npos ? -1 : std::stoll(info.substr(at + 11));
+}
+
+TEST(SshSessionCluster, KeepaliveSendsWhileIdle) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    for (const int interval_s : {1, 0}) {
+        ConnectOptions options = env.connect_options();
+        options.keepalive_interval = std::chrono::seconds(interval_s);
+        auto session = connect_ssh(options);
+        ASSERT_TRUE(session.ok()) << session.error();
+        auto connection = (*session)->exec("echo $SSH_CONNECTION", milliseconds(10000));
+        ASSERT_TRUE(connection.ok()) << connection.error();
+        std::istringstream fields(connection->out);
+        std::string client_ip, client_port;
+        fields >> client_ip >> client_port;
+        const long long before = bytes_sent_from_port(client_port);
+        ASSERT_GE(before, 0) << "no socket with local port " << client_port;
+        std::this_thread::sleep_for(milliseconds(2500));
+        const long long after = bytes_sent_from_port(client_port);
+        if (interval_s > 0) {
+            EXPECT_GT(after, before) << "nothing sent in 2.5 s with a 1 s keepalive";
+        } else {
+            EXPECT_EQ(after, before) << "keepalive 0 must send nothing while idle";
+        }
+    }
+}
+
 TEST(SshSessionCluster, SshConfigAliasResolves) {
     SLIPWAY_REQUIRE_CLUSTER(env);
     ConnectOptions options;
