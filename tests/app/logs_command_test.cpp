@@ -1,6 +1,5 @@
-// In-process tests of `logs summary` (table layout, per-file errors) and of the plot series extraction.
+// In-process tests of `logs summary` (table layout, per-file errors).
 #include "cli/logs_command.h"
-#include "log_series.h"
 
 #include <gtest/gtest.h>
 
@@ -55,14 +54,6 @@ TEST(LogsSummaryRun, JsonLinesAndErrors) {
     EXPECT_EQ(run_logs_summary(options, out2, err2), 0);
     EXPECT_EQ(err2.str(), "");
     EXPECT_EQ(out2.str(), out.str());
-}
-
-TEST(LogSeries, KeepsOnlyPlottablePoints) {
-    const std::vector<MetricPoint> points = {
-        {80.0, 3.7142}, {std::nullopt, 2.0}, {160.0, "2.3"}, {240.0, 7}, {320.0, nullptr}};
-    const Series series = metric_series(points);
-    EXPECT_EQ(series.x, (std::vector<double>{80.0, 240.0}));
-    EXPECT_EQ(series.y, (std::vector<double>{3.7142, 7.0}));
 }
 
 }  // namespace
