@@ -74,7 +74,9 @@ void JumpTunnel::pump() {
         while ((n = ssh_channel_read_nonblocking(channel_, buffer, sizeof buffer, 0)) > 0) {
             if (!write_all(pump_fd_, buffer, static_cast<std::size_t>(n))) break;
         }
-        if (n < 0 || ssh_channel_is_eof(channel_) || !ssh_is_connected(jump_->raw())) break;
+        // SSH_AGAIN is "nothing yet"; an error, the end of the stream or a dead jump connection ends the
+        // tunnel.
+        if (n == SSH_ERROR || ssh_channel_is_eof(channel_) || !ssh_is_connected(jump_->raw())) break;
     }
     ::shutdown(pump_fd_, SHUT_RDWR);
     finished_ = true;
