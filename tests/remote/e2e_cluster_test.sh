@@ -4,7 +4,8 @@
 # profile, real Slurm runs it, `slipway follow` prints train_loss and eval_accuracy live and ends with
 # COMPLETED, `slipway fetch` brings the outputs back, and a run name and remote folder full of quotes,
 # $(), backticks, ';', spaces and Unicode go through the whole path without executing anything.
-# A second run is cancelled: follow then ends with CANCELLED and a non-zero exit.
+# A second run is cancelled: follow then ends with CANCELLED and a non-zero exit. Unknown host keys are
+# refused with --batch and asked about on a terminal (script(1) gives the prompt a tty).
 # Usage: e2e_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
 set -euo pipefail
 slipway=$1 engine=$2 source_dir=$3
@@ -37,6 +38,26 @@ fail() {
   --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none
 "$slipway" clusters test local-test "${ssh_args[@]}" | tee "$work/test.txt"
 grep -q "partition $SLIPWAY_SLURM_PARTITION (default)" "$work/test.txt" || fail "clusters test shows no partition"
+
+# Host keys: an empty known_hosts is refused with --batch (naming the fingerprint), asked about on the
+# terminal otherwise ("o": once, nothing saved; "y": saved), after which --batch connects.
+fingerprint=$(ssh-keygen -lf "$SLIPWAY_SSH_HOST_PUBLIC_KEY" | awk '{print $2}')
+known=$work/known_hosts
+: >"$known"
+if "$slipway" clusters test local-test --batch --known-hosts "$known" --ssh-config none 2>"$work/hk.txt"; then
+  fail "--batch accepted an unknown host key"
+fi
+grep -qF "$fingerprint" "$work/hk.txt" || fail "the refusal does not show the fingerprint $fingerprint"
+printf 'o\n' | script -qec "$(printf '%q ' "$slipway" clusters test local-test --known-hosts "$known" --ssh-config none)" \
+  /dev/null >"$work/hk.txt"
+grep -qF "key fingerprint is $fingerprint" "$work/hk.txt" || fail "the prompt does not show the fingerprint"
+grep -q "partition $SLIPWAY_SLURM_PARTITION" "$work/hk.txt" || fail "accepting once did not connect"
+[ ! -s "$known" ] || fail "accepting once saved the key"
+printf 'y\n' | script -qec "$(printf '%q ' "$slipway" clusters test local-test --known-hosts "$known" --ssh-config none)" \
+  /dev/null >"$work/hk.txt"
+grep -q 'ssh-ed25519' "$known" || fail "accepting and saving did not write known_hosts"
+"$slipway" clusters test local-test --batch --known-hosts "$known" --ssh-config none >/dev/null ||
+  fail "the saved key was not trusted"
 
 name="demo it's \"q\" \$(touch $marker) \`touch $marker\`; Привет"
 start=$(date +%s)
