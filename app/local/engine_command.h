@@ -8,8 +8,9 @@
 
 namespace slipway::app {
 
-// `slipway-engine launch` (local ranks) is being added to the engine; until then one process trains.
-inline constexpr bool kEngineHasLaunch = false;
+// `slipway-engine launch --nproc N -- train ...` runs N local ranks (torchrun-like); false falls back to one
+// `train` process (an engine from before launch existed).
+inline constexpr bool kEngineHasLaunch = true;
 
 // $SLIPWAY_ENGINE when set, else slipway-engine next to the running slipway binary (build/bin, /usr/bin),
 // else the one on PATH, else "".

@@ -1,0 +1,205 @@
+// GUI tests of the run editor (offscreen): widgets generated from the schema, validation messages on the
+// fields and Submit enabling, presets saved and loaded back unchanged, seed-script import, derived values.
+#include "editor/run_editor.h"
+
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTemporaryDir>
+
+#include "contract/run_config_schema.h"
+#include "editor/field_editor.h"
+#include "editor/presets.h"
+#include "editor/script_import.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+const QString kRoot = QStringLiteral(SLIPWAY_SOURCE_DIR);
+
+class RunEditorTest : public ::testing::Test {
+protected:
+    testing_util::IsolatedHome home;
+};
+
+// Types into a line-edit field the way a person does (textEdited fires only for user edits).
+void type_into(FieldEditor* field, const QString& text) {
+    auto* line = qobject_cast<QLineEdit*>(field->input());
+    ASSERT_NE(line, nullptr) << field->pointer();
+    line->setText(text);
+    emit line->textEdited(text);
+}
+
+TEST_F(RunEditorTest, EverySchemaFieldHasAWidgetWithHelpAndRange) {
+    RunEditor editor(kRoot);
+    for (const FieldSpec& spec : run_config_fields()) {
+        if (spec.key == "schema") continue;
+        const FieldEditor* f = editor.field(spec.pointer());
+        ASSERT_NE(f, nullptr) << spec.pointer();
+        EXPECT_TRUE(f->toolTip().contains(QString::fromStdString(spec.help).toHtmlEscaped().left(20)))
+            << spec.pointer();
+        if (!spec.range_text().empty()) {
+            EXPECT_TRUE(f->toolTip().contains("Range:")) << spec.pointer();
+        }
+    }
+    EXPECT_EQ(editor.pages()->count(), 6);
+    EXPECT_TRUE(editor.field("/data/block_size")->toolTip().contains("Unit: tokens"));
+}
+
+TEST_F(RunEditorTest, InvalidFieldsAreHighlightedAndSubmitWaitsForAValidConfig) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("demo-tiny").ok());
+    EXPECT_TRUE(editor.document().valid()) << format_problems(editor.document().problems());
+    EXPECT_TRUE(editor.submit_button()->isEnabled());
+
+    FieldEditor* lr = editor.field("/training/learning_rate");
+    type_into(lr, "abc");
+    EXPECT_FALSE(editor.submit_button()->isEnabled());
+    EXPECT_TRUE(lr->problem().contains("must be a number")) << lr->problem().toStdString();
+    type_into(lr, "-1");
+    EXPECT_TRUE(lr->problem().contains("must be > 0")) << lr->problem().toStdString();
+    EXPECT_FALSE(editor.submit_button()->isEnabled());
+
+    // A cross-field rule: warmup must be shorter than the run.
+    FieldEditor* warmup = editor.field("/training/warmup_steps");
+    type_into(warmup, "1000");
+    EXPECT_FALSE(warmup->problem().isEmpty());
+    type_into(lr, "0.0005");
+    EXPECT_TRUE(lr->problem().isEmpty());
+    EXPECT_FALSE(editor.submit_button()->isEnabled());  // warmup is still wrong
+    type_into(warmup, "10");
+    EXPECT_TRUE(warmup->problem().isEmpty());
+    EXPECT_TRUE(editor.submit_button()->isEnabled());
+    EXPECT_EQ(editor.document().config().training.learning_rate, 0.0005);
+    EXPECT_TRUE(editor.preview()->toPlainText().contains("\"learning_rate\": 0.0005"));
+
+    // A choice outside the list and an emptied required number (its default applies).
+    editor.edit("/training/lr_scheduler_type", "cosine_typo");
+    EXPECT_TRUE(editor.field("/training/lr_scheduler_type")->problem().contains("must be one of"));
+    editor.edit("/training/lr_scheduler_type", "linear");
+    type_into(editor.field("/training/seed"), "");
+    EXPECT_EQ(editor.document().config().training.seed, 42);
+    EXPECT_TRUE(editor.submit_button()->isEnabled());
+}
+
+TEST_F(RunEditorTest, PreviewIsExactlyTheSavedFile) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("saiga-lora").ok());
+    QTemporaryDir dir;
+    const QString path = dir.filePath("run.json");
+    ASSERT_TRUE(editor.save_file(path).ok());
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    const std::string saved = f.readAll().toStdString();
+    EXPECT_EQ(saved, editor.document().text());
+    EXPECT_EQ(saved, editor.preview()->toPlainText().toStdString());
+    editor.edit("/training/learning_rate", -1);
+    EXPECT_FALSE(editor.save_file(dir.filePath("bad.json")).ok());
+}
+
+TEST_F(RunEditorTest, EveryPresetSurvivesASaveAndLoadRoundTrip) {
+    RunEditor editor(kRoot);
+    const QList<Preset> shipped = list_presets(kRoot);
+    ASSERT_GE(shipped.size(), 5);
+    for (const Preset& p : shipped) {
+        ASSERT_TRUE(editor.load_preset(p.name).ok()) << p.name.toStdString();
+        const nlohmann::ordered_json before = editor.document().json();
+        ASSERT_TRUE(editor.save_preset("copy of " + p.name).ok()) << p.name.toStdString();
+        editor.set_document(RunDocument());
+        ASSERT_TRUE(editor.load_preset("copy of " + p.name + " (mine)").ok());
+        EXPECT_EQ(editor.document().json(), before) << p.name.toStdString();
+        // The widgets show the loaded values.
+        EXPECT_EQ(
+            qobject_cast<QLineEdit*>(editor.field("/training/learning_rate")->input())->text().toDouble(),
+            editor.document().config().training.learning_rate);
+    }
+    EXPECT_EQ(list_presets(kRoot).size(), 2 * shipped.size());
+}
+
+TEST_F(RunEditorTest, TargetModulesChecklistComesFromTheModelConfig) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("demo-tiny").ok());
+    editor.edit("/adapter/method", "lora");
+    auto* list = qobject_cast<QListWidget*>(editor.field("/adapter/target_modules")->input());
+    ASSERT_NE(list, nullptr);
+    QStringList names;
+    QStringList checked;
+    for (int i = 0; i < list->count(); ++i) {
+        names << list->item(i)->text();
+        if (list->item(i)->checkState() == Qt::Checked) checked << list->item(i)->text();
+    }
+    EXPECT_EQ(names, (QStringList{"all-linear", "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                                  "up_proj", "down_proj"}));
+    EXPECT_EQ(checked, (QStringList{"q_proj", "v_proj"}));
+    list->item(7)->setCheckState(Qt::Checked);  // down_proj
+    EXPECT_EQ(editor.document().config().adapter.target_modules,
+              (std::vector<std::string>{"q_proj", "v_proj", "down_proj"}));
+    EXPECT_TRUE(editor.derived_text().contains("trainable (lora)"));
+}
+
+TEST_F(RunEditorTest, DerivedGlobalBatchTokensAndMemory) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("demo-tiny").ok());
+    // 8 per device x 1 accumulation x (1 node x 2 tasks).
+    EXPECT_TRUE(editor.derived_text().contains("<b>16 sequences</b>")) << editor.derived_text().toStdString();
+    EXPECT_TRUE(editor.derived_text().contains("16 x 128 = <b>2.0 k</b>"));
+    editor.edit("/training/gradient_accumulation_steps", 4);
+    editor.edit("/slurm/nodes", 2);
+    EXPECT_TRUE(editor.derived_text().contains("<b>128 sequences</b>"))
+        << editor.derived_text().toStdString();
+    EXPECT_TRUE(editor.derived_text().contains("GPU memory per device"));
+}
+
+TEST_F(RunEditorTest, ImportsASeedStyleTrainingScript) {
+    QTemporaryDir dir;
+    const QString script = dir.filePath("run.sh");
+    QFile f(script);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(
+        "#!/bin/bash\n"
+        "NNODES=2\nGPUS_PER_NODE=8\nexport LR=2e-4\nlora_rank=32\n"
+        "torchrun --nnodes=$NNODES --nproc-per-node=$GPUS_PER_NODE --rdzv-backend=c10d "
+        "--rdzv-endpoint=$head_node_ip:29500 train_trainer.py \\\n"
+        "--model_name_or_path /scratch/models/llama3-8b \\\n"
+        "--learning_rate $LR \\\n"
+        "--block_size 4096 --bf16 \\\n"
+        "--per_device_train_batch_size 1 --gradient_accumulation_steps 4 \\\n"
+        "--lora_rank ${lora_rank} --lora_alpha ${lora_alpha} \\\n"
+        "--do_train\n");
+    f.close();
+    RunEditor editor(kRoot);
+    const Result<QStringList> notes = editor.import_script(script);
+    ASSERT_TRUE(notes.ok()) << notes.error();
+    const RunConfig& c = editor.document().config();
+    EXPECT_EQ(c.slurm.nodes, 2);
+    EXPECT_EQ(c.slurm.gpus_per_node, 8);
+    EXPECT_EQ(c.model.path, "/scratch/models/llama3-8b");
+    EXPECT_DOUBLE_EQ(c.training.learning_rate, 2e-4);
+    EXPECT_EQ(c.data.block_size, 4096);
+    EXPECT_TRUE(c.training.bf16);
+    EXPECT_EQ(c.training.gradient_accumulation_steps, 4);
+    EXPECT_EQ(c.adapter.r, 32);
+    // lora_alpha is never set in the script: skipped, and said so.
+    EXPECT_TRUE(notes->join("\n").contains("--lora_alpha skipped: ${lora_alpha} is not set"))
+        << notes->join("\n").toStdString();
+    EXPECT_TRUE(notes->join("\n").contains("--do_train ignored"));
+    EXPECT_EQ(qobject_cast<QLineEdit*>(editor.field("/data/block_size")->input())->text(), "4096");
+
+    EXPECT_FALSE(import_training_script("echo hello\n", RunConfig()).ok());
+    EXPECT_FALSE(import_training_script("python train.py --no_such_flag 1\n", RunConfig()).ok());
+}
+
+TEST(ShellWords, QuotesEscapesAndVariables) {
+    EXPECT_EQ(shell_words(R"(a "b c" 'd $X' e\ f $X ${Y} "$X/z")", {{"X", "1"}}),
+              (std::vector<std::string>{"a", "b c", "d $X", "e f", "1", "${Y}", "1/z"}));
+}
+
+}  // namespace
+}  // namespace slipway::app
