@@ -1,0 +1,169 @@
+// GUI tests of the monitor (offscreen): every point kept at 1,000,000 points, smoothing over the faint raw
+// curve, log scale, x axes, CSV/PNG export of what is shown, log search, cancel, and the alerts a live run
+// raises (target reached, finished).
+#include "monitor/monitor_widget.h"
+
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QImage>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+
+#include "monitor/metric_plot.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+using testing_util::append_file;
+using testing_util::fixture_log;
+using testing_util::wait_until;
+
+int open_and_wait(MonitorWidget& monitor, const QString& path) {
+    int loaded = 0;
+    auto c = QObject::connect(&monitor, &MonitorWidget::loaded, [&](int key) { loaded = key; });
+    const Result<int> key = monitor.open_log(path);
+    EXPECT_TRUE(key.ok()) << key.error();
+    EXPECT_TRUE(wait_until([&] { return loaded != 0; }));
+    QObject::disconnect(c);
+    return loaded;
+}
+
+TEST(MonitorWidget, AMillionPointsAreAllKept) {
+    FollowService follow;
+    MonitorWidget monitor(&follow, nullptr);
+    monitor.resize(1200, 800);
+    monitor.show();
+    RunMetrics m;
+    constexpr int kPoints = 1'000'000;
+    auto& loss = m.points(Metric::kTrainLoss);
+    loss.reserve(kPoints);
+    for (int i = 0; i < kPoints; ++i) {
+        MetricSample s;
+        s.samples = 8.0 * (i + 1);
+        s.step = i + 1;
+        s.value = 3.0 / std::sqrt(1.0 + i) + 0.1 * std::sin(i * 0.37);  // noisy: min/max per pixel matters
+        loss.push_back(s);
+    }
+    const int key = monitor.show_metrics("long", std::move(m), "completed");
+    monitor.set_smoothing(0.9);
+    const QCPGraph* raw = monitor.plot(Metric::kTrainLoss)->raw_graph(key);
+    const QCPGraph* smooth = monitor.plot(Metric::kTrainLoss)->smoothed_graph(key);
+    EXPECT_EQ(raw->dataCount(), kPoints);
+    EXPECT_EQ(smooth->dataCount(), kPoints);
+    EXPECT_TRUE(raw->adaptiveSampling());
+    // The last point is the real last point, not a sample of it.
+    EXPECT_EQ(raw->data()->at(kPoints - 1)->key, 8.0 * kPoints);
+    monitor.plot(Metric::kTrainLoss)->replot(QCustomPlot::rpImmediateRefresh);
+    EXPECT_GT(monitor.plot(Metric::kTrainLoss)->replotTime(), 0.0);
+}
+
+TEST(MonitorWidget, SmoothingLogScaleAndXAxes) {
+    FollowService follow;
+    MonitorWidget monitor(&follow, nullptr);
+    const int key = open_and_wait(monitor, fixture_log("juniper-h100n1-result_0.txt"));
+    MetricPlot* loss = monitor.plot(Metric::kTrainLoss);
+    monitor.set_smoothing(0.0);
+    EXPECT_FALSE(loss->smoothed_graph(key)->visible());
+    EXPECT_EQ(loss->raw_graph(key)->pen().color().alpha(), 255);
+    monitor.set_smoothing(0.8);
+    EXPECT_TRUE(loss->smoothed_graph(key)->visible());
+    EXPECT_LT(loss->raw_graph(key)->pen().color().alpha(), 255);  // raw stays, faint, behind
+    EXPECT_EQ(loss->raw_graph(key)->dataCount(), 46);
+    EXPECT_EQ(loss->smoothed_graph(key)->dataCount(), 46);
+    EXPECT_NE(loss->smoothed_graph(key)->data()->at(10)->value, loss->raw_graph(key)->data()->at(10)->value);
+    EXPECT_EQ(monitor.plot(Metric::kEvalAccuracy)->smoothing(), 0.0);  // evaluations are never averaged
+
+    monitor.set_log_scale(true);
+    EXPECT_EQ(loss->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    monitor.set_log_scale(false);
+    EXPECT_EQ(loss->yAxis->scaleType(), QCPAxis::stLinear);
+
+    // juniper logs global_batch_size 8 and no step_num: steps = samples / 8; wall time from run_start.
+    monitor.set_x_axis(XAxis::kSteps);
+    EXPECT_EQ(loss->raw_graph(key)->data()->at(0)->key, 10.0);
+    EXPECT_EQ(loss->xAxis->label(), "step");
+    monitor.set_x_axis(XAxis::kWallTime);
+    EXPECT_GT(loss->raw_graph(key)->data()->at(0)->key, 0.0);
+    EXPECT_EQ(loss->raw_graph(key)->dataCount(), 46);
+}
+
+TEST(MonitorWidget, ExportsWhatIsShown) {
+    FollowService follow;
+    MonitorWidget monitor(&follow, nullptr);
+    monitor.resize(1000, 700);
+    monitor.show();
+    open_and_wait(monitor, fixture_log("juniper-h100n1-result_0.txt"));
+    open_and_wait(monitor, fixture_log("dell-xe9680-result_0.txt"));
+    monitor.set_smoothing(0.5);
+    QTemporaryDir dir;
+    ASSERT_TRUE(monitor.export_csv(dir.filePath("shown.csv")).ok());
+    QFile csv(dir.filePath("shown.csv"));
+    ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    ASSERT_EQ(lines.size(), 1 + 46 + 7 + 5);
+    EXPECT_EQ(lines[0], "run,metric,x_name,x,value,smoothed");
+    // Runs in the order they were opened, metrics in the plots' order.
+    EXPECT_EQ(lines[1], "juniper-h100n1-result_0.txt,train_loss,samples,80,3.7142,3.7142");
+    const QString dell_eval = lines[1 + 46 + 7];
+    EXPECT_TRUE(dell_eval.startsWith("dell-xe9680-result_0.txt,eval_accuracy,samples,"))
+        << dell_eval.toStdString();
+    EXPECT_TRUE(dell_eval.endsWith(",")) << dell_eval.toStdString();  // evaluations are not smoothed
+
+    ASSERT_TRUE(monitor.export_png(dir.filePath("shown.png")).ok());
+    const QImage png(dir.filePath("shown.png"));
+    EXPECT_GT(png.width(), 400);
+    EXPECT_GT(png.height(), 300);
+    EXPECT_FALSE(monitor.export_png(dir.filePath("no/such/dir/x.png")).ok());
+}
+
+TEST(MonitorWidget, SearchTheRawLogAndCancelOnlyWhatCanBeCancelled) {
+    FollowService follow;
+    MonitorWidget monitor(&follow, nullptr);
+    const int key = open_and_wait(monitor, fixture_log("juniper-h100n1-result_0.txt"));
+    EXPECT_TRUE(monitor.find_in_log("submission_org"));
+    EXPECT_TRUE(monitor.log_view()->textCursor().selectedText() == "submission_org");
+    EXPECT_FALSE(monitor.find_in_log("text that is not in the log"));
+    int cancelled = 0;
+    QObject::connect(&monitor, &MonitorWidget::cancel_requested, [&](int k) { cancelled = k; });
+    QPushButton* button = nullptr;
+    for (QPushButton* b : monitor.findChildren<QPushButton*>()) {
+        if (b->text() == "Cancel run") button = b;
+    }
+    ASSERT_NE(button, nullptr);
+    EXPECT_FALSE(button->isEnabled());
+    monitor.set_cancellable(key, true);
+    EXPECT_TRUE(button->isEnabled());
+    button->click();
+    EXPECT_EQ(cancelled, key);
+}
+
+TEST(MonitorWidget, ALiveRunAlertsOnTargetAndFinish) {
+    QTemporaryDir dir;
+    const QString log = dir.filePath("mllog.txt");
+    FollowService follow(50);
+    MonitorWidget monitor(&follow, nullptr);
+    std::vector<RunAlert> alerts;
+    QObject::connect(&monitor, &MonitorWidget::alert,
+                     [&](const QString&, const RunAlert& a) { alerts.push_back(a); });
+    const int key = monitor.follow_log(log, "live");
+    monitor.set_target(key, 2.5, false);
+    append_file(log, testing_util::mllog_line("eval_accuracy", 2.7, 10, 80));
+    ASSERT_TRUE(
+        wait_until([&] { return monitor.run(key)->metrics.points(Metric::kEvalAccuracy).size() == 1; }));
+    EXPECT_TRUE(alerts.empty());
+    append_file(log, testing_util::mllog_line("eval_accuracy", 2.4, 20, 160));
+    append_file(log,
+                ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"INTERVAL_END\", \"key\": "
+                "\"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n");
+    ASSERT_TRUE(wait_until([&] { return alerts.size() == 2; }));
+    EXPECT_EQ(alerts[0].kind, RunAlertKind::kTargetReached);
+    EXPECT_EQ(alerts[1].kind, RunAlertKind::kFinished);
+    EXPECT_TRUE(monitor.status_text().contains("run_stop: success"));
+    EXPECT_EQ(*monitor.plot(Metric::kEvalAccuracy)->target(), 2.5);
+}
+
+}  // namespace
+}  // namespace slipway::app
