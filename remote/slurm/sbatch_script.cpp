@@ -94,6 +94,9 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
     } else {
         if (inputs.run_dir[0] != '/')
             return Status::Error("run folder must be absolute, got \"" + inputs.run_dir + "\"");
+        if (container && inputs.run_dir.find_first_of(",:") != std::string::npos)
+            return Status::Error("run folder \"" + inputs.run_dir +
+                                 "\" has ',' or ':', which a pyxis --container-mounts entry cannot hold");
         Result<std::string> line = assignment("run_dir", inputs.run_dir, "run folder");
         if (!line.ok()) return line.status();
         out << *line << "\n";

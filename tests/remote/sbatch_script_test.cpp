@@ -164,6 +164,13 @@ TEST(SbatchScript, ContainerOnAClusterWithoutPyxisIsRefused) {
     EXPECT_NE(script.error().find("/slurm/container_image"), std::string::npos);
 }
 
+TEST(SbatchScript, PyxisRunFolderMustFitAMountEntry) {
+    Result<std::string> script = render_sbatch_script(
+        preset("mlperf-llama2-70b-lora.json"), profile(ContainerMode::kPyxis), in_folder("/scratch/a,b"));
+    ASSERT_FALSE(script.ok());
+    EXPECT_NE(script.error().find("--container-mounts"), std::string::npos);
+}
+
 TEST(SbatchScript, InvalidConfigIsRefusedWithItsPointer) {
     RunConfig config = preset("demo-tiny.json");
     config.slurm.partition = "gpu; rm -rf ~";
