@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -400,6 +401,33 @@ TEST(SshSessionCluster, SshConfigAliasResolves) {
     auto session = connect_ssh(options);
     ASSERT_TRUE(session.ok()) << session.error();
     EXPECT_EQ((*session)->describe(), env["SLIPWAY_SSH_USER"] + "@127.0.0.1:" + env["SLIPWAY_SSH_PORT"]);
+}
+
+TEST(SshSessionCluster, CallsFromSeveralThreadsAreSerialized) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    ConnectOptions options = env.connect_options();
+    options.keepalive_interval = std::chrono::seconds(1);  // the keepalive thread shares the session too
+    auto session = connect_ssh(options);
+    ASSERT_TRUE(session.ok()) << session.error();
+    const std::string file = env["SLIPWAY_REMOTE_DIR"] + "/threads-" + std::to_string(::getpid()) + ".txt";
+    ASSERT_TRUE((*session)->upload_bytes("shared", file, 0644).ok());
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 10; ++i) {
+                const std::string expected = std::to_string(t) + "-" + std::to_string(i);
+                auto result = (*session)->exec("printf " + expected, milliseconds(20000));
+                if (!result.ok() || result->out != expected) ++wrong;
+                auto bytes = (*session)->read_range(file, 0, 100);
+                if (!bytes.ok() || *bytes != "shared") ++wrong;
+            }
+        });
+    }
+    for (auto& thread : threads)
+        thread.join();
+    EXPECT_EQ(wrong.load(), 0);
+    (*session)->remove(file);
 }
 
 TEST(SshSessionCluster, SlurmCommandsWorkOverSsh) {
