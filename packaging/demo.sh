@@ -12,10 +12,9 @@ build/bin/slipway-engine config validate "$preset"
 output_dir=$(build/bin/slipway-engine config print "$preset" | python3 -c 'import json,sys; print(json.load(sys.stdin)["training"]["output_dir"])')
 mllog="$output_dir/mllog.txt"
 rm -f "$mllog"
-# One torch thread: for a model this small, OpenMP and OpenBLAS threads on 2 cores cost more than they
-# give (measured: 200 steps take ~4x longer with 2 threads). The preset's 2 ranks x 1 thread come with
-# `slipway-engine launch` (the distributed-training issue).
-train=(build/bin/slipway-engine train --threads 1 "$preset")
+# The preset's 2 Gloo ranks x 1 torch thread each, started like torchrun by `slipway-engine launch`
+# (for a model this small, 2 threads in one process cost more than they give on 2 cores).
+train=(build/bin/slipway-engine launch --nproc 2 --threads-per-rank 1 -- train "$preset")
 
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
   build/bin/slipway --open "$mllog" --follow &
