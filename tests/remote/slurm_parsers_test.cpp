@@ -48,11 +48,14 @@ TEST(JobState, NormalizedAndClassified) {
 TEST(Squeue, RowsOfTheClientFormat) {
     const std::string out =
         "17|RUNNING|None|1:02|2|gpu[01-02]\n"
+        "1|PENDING|None|0:00|1|(None)\n"  // this line and the next: the local test cluster
         "18|PENDING|Resources|0:00|4|(Resources)\n"
-        "19|COMPLETED|None|0:05|1|localhost\n";
+        "19|COMPLETED|None|0:02|1|localhost\n";
     Result<std::vector<QueueRow>> rows = parse_squeue(out);
     ASSERT_TRUE(rows.ok()) << rows.error();
-    ASSERT_EQ(rows->size(), 3u);
+    ASSERT_EQ(rows->size(), 4u);
+    EXPECT_EQ((*rows)[1].state, "PENDING");
+    rows->erase(rows->begin() + 1);
     EXPECT_EQ((*rows)[0].job_id, "17");
     EXPECT_EQ((*rows)[0].state, "RUNNING");
     EXPECT_EQ((*rows)[0].node_list, "gpu[01-02]");
@@ -64,42 +67,60 @@ TEST(Squeue, RowsOfTheClientFormat) {
     EXPECT_NE(bad.error().find("17 RUNNING"), std::string::npos);
 }
 
-// `scontrol show job 5` of a finished job on the local test cluster (Slurm 22.05).
-constexpr const char* kScontrolCompleted = R"(JobId=5 JobName=demo-tiny
-   UserId=slipway(1001) GroupId=slipway(1001) MCS_label=N/A
-   Priority=4294901756 Nice=0 Account=(null) QOS=(null)
+// `scontrol show job 1` of a finished 2-task job, captured from the local test cluster (Slurm 22.05,
+// tests/cluster/start_cluster.sh), trailing whitespace lines included.
+constexpr const char* kScontrolCompleted = R"(JobId=1 JobName=demo-tiny
+   UserId=slipway-test(1001) GroupId=slipway-test(1001) MCS_label=N/A
+   Priority=4294901759 Nice=0 Account=(null) QOS=(null)
    JobState=COMPLETED Reason=None Dependency=(null)
    Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0
-   RunTime=00:00:41 TimeLimit=00:10:00 TimeMin=N/A
-   SubmitTime=2026-11-22T09:01:12 EligibleTime=2026-11-22T09:01:12
-   Partition=debug AllocNode:Sid=localhost:4242
+   RunTime=00:00:02 TimeLimit=UNLIMITED TimeMin=N/A
+   SubmitTime=2026-11-22T08:40:39 EligibleTime=2026-11-22T08:40:39
+   AccrueTime=2026-11-22T08:40:39
+   StartTime=2026-11-22T08:40:41 EndTime=2026-11-22T08:40:43 Deadline=N/A
+   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T08:40:41 Scheduler=Main
+   Partition=debug AllocNode:Sid=localhost:3068
+   ReqNodeList=(null) ExcNodeList=(null)
    NodeList=localhost
    BatchHost=localhost
    NumNodes=1 NumCPUs=2 NumTasks=2 CPUs/Task=1 ReqB:S:C:T=0:0:*:*
-   TRES=cpu=2,mem=1000M,node=1,billing=2
-   Command=/home/slipway/slipway work/runs/demo-tiny-20261122-090112-a1b2/run.sbatch
-   WorkDir=/home/slipway/slipway work/runs/demo-tiny-20261122-090112-a1b2
-   StdOut=/home/slipway/slipway work/runs/demo-tiny-20261122-090112-a1b2/slurm-5.out
+   TRES=cpu=2,node=1,billing=2
+   Socks/Node=* NtasksPerN:B:S:C=2:0:*:* CoreSpec=*
+   MinCPUsNode=2 MinMemoryNode=0 MinTmpDiskNode=0
+   Features=(null) DelayBoot=00:00:00
+   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)
+   Command=/work/main/build-slurm/test-cluster/remote/cap/j.sbatch
+   WorkDir=/work/main/build-slurm/test-cluster/remote/cap
+   StdErr=/work/main/build-slurm/test-cluster/remote/cap/slurm-1.out
+   StdIn=/dev/null
+   StdOut=/work/main/build-slurm/test-cluster/remote/cap/slurm-1.out
    Power=
+   
+
 )";
 
 TEST(Scontrol, FinishedJob) {
     Result<JobInfo> info = job_info_from_scontrol(kScontrolCompleted);
     ASSERT_TRUE(info.ok()) << info.error();
-    EXPECT_EQ(info->job_id, "5");
+    EXPECT_EQ(info->job_id, "1");
     EXPECT_EQ(info->name, "demo-tiny");
     EXPECT_EQ(info->state, "COMPLETED");
     EXPECT_EQ(info->exit_code, "0:0");
     EXPECT_EQ(info->node_list, "localhost");
-    EXPECT_EQ(info->elapsed, "00:00:41");
+    EXPECT_EQ(info->elapsed, "00:00:02");
     EXPECT_EQ(info->source, "scontrol");
 }
 
 TEST(Scontrol, ValuesWithSpacesAndEqualsSigns) {
-    const std::vector<ScontrolRecord> records = parse_scontrol_records(kScontrolCompleted);
+    // scontrol prints paths verbatim: a run folder with spaces spreads over several words.
+    std::string text = kScontrolCompleted;
+    const std::string plain = "WorkDir=/work/main/build-slurm/test-cluster/remote/cap\n";
+    text.replace(text.find(plain), plain.size(), "WorkDir=/home/u/slipway work/runs/it's a run\n");
+    const std::vector<ScontrolRecord> records = parse_scontrol_records(text);
     ASSERT_EQ(records.size(), 1u);
-    EXPECT_EQ(records[0].at("WorkDir"), "/home/slipway/slipway work/runs/demo-tiny-20261122-090112-a1b2");
-    EXPECT_EQ(records[0].at("TRES"), "cpu=2,mem=1000M,node=1,billing=2");
+    EXPECT_EQ(records[0].at("WorkDir"), "/home/u/slipway work/runs/it's a run");
+    EXPECT_EQ(records[0].at("TRES"), "cpu=2,node=1,billing=2");
+    EXPECT_EQ(records[0].at("AllocNode:Sid"), "localhost:3068");
     EXPECT_EQ(records[0].at("Power"), "");
 }
 
@@ -153,10 +174,15 @@ TEST(Sinfo, NodesAndPartitions) {
         "gpu01|gpu*|mixed|128|1024000|gpu:h100:8(S:0-1)\n"
         "gpu02|gpu*|idle|128|1024000|gpu:h100:8(S:0-1)\n"
         "cpu01|cpu|idle|64|256000|(null)\n"
-        "gpu02|debug|idle|128|1024000|gpu:h100:8(S:0-1)\n";
+        "gpu02|debug|idle|128|1024000|gpu:h100:8(S:0-1)\n"
+        "localhost|debug*|idle|2|1|(null)\n";  // the local test cluster
     Result<std::vector<NodeRow>> rows = parse_sinfo_nodes(out);
     ASSERT_TRUE(rows.ok()) << rows.error();
-    ASSERT_EQ(rows->size(), 4u);
+    ASSERT_EQ(rows->size(), 5u);
+    EXPECT_EQ((*rows)[4].node, "localhost");
+    EXPECT_EQ((*rows)[4].cpus, 2);
+    EXPECT_TRUE((*rows)[4].default_partition);
+    rows->pop_back();
     EXPECT_EQ((*rows)[0].partition, "gpu");
     EXPECT_TRUE((*rows)[0].default_partition);
     EXPECT_EQ((*rows)[0].gpus, 8);
