@@ -105,7 +105,8 @@ TEST(SlurmClient, NoSourceKnowsTheJobIsUnknownNeverFailed) {
     FakeSession session;
     session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
     session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
-    session.queue_exec(fail(1, "Slurm accounting storage is disabled\n")  // as the local test cluster answers);
+    session.queue_exec(
+        fail(1, "Slurm accounting storage is disabled\n"));  // as the local test cluster answers
     SlurmClient client(session);
     Result<JobInfo> info = client.job("42");
     ASSERT_TRUE(info.ok()) << info.error();
