@@ -168,6 +168,10 @@ Result<ExecResult> LibsshSession::exec_locked(const std::string& command, std::c
     if (ssh_channel_open_session(channel) != SSH_OK) return failure("exec: cannot open a channel");
     if (ssh_channel_request_exec(channel, command.c_str()) != SSH_OK)
         return failure("exec: the server refused the command");
+    // Nothing is written to the command's stdin: close it, so a command that reads stdin ends instead of
+    // waiting for the timeout (as `ssh host cmd </dev/null`).
+    if (ssh_channel_send_eof(channel) != SSH_OK)
+        return failure("exec: closing the input of '" + command + "'");
 
     ExecResult result;
     char buffer[16384];

@@ -62,6 +62,10 @@ TEST(SshSessionCluster, ConnectAndExecReturnsOutErrAndExitStatus) {
     EXPECT_EQ(result->out, "out");
     EXPECT_EQ(result->err, "err");
     EXPECT_EQ(result->exit_status, 3);
+    // stdin is closed: a command that reads it ends at once.
+    auto reads_stdin = (*session)->exec("cat; echo done", milliseconds(5000));
+    ASSERT_TRUE(reads_stdin.ok()) << reads_stdin.error();
+    EXPECT_EQ(reads_stdin->out, "done\n");
     auto who = (*session)->exec("id -un", milliseconds(10000));
     ASSERT_TRUE(who.ok());
     EXPECT_EQ(who->out, env["SLIPWAY_SSH_USER"] + "\n");
