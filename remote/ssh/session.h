@@ -79,9 +79,11 @@ struct ConnectOptions {
     std::chrono::seconds keepalive_interval{30};  // 0: no keepalive
 };
 
-// One connection to one host. Implementations are NOT thread-safe: use a Session from one thread at a
-// time (the app gives each cluster's session to one worker). Every call that needs the connection fails
-// with StatusCode::kUnavailable once it is lost; reconnect() opens a new one with the same options.
+// One connection to one host. A libssh session is not thread-safe, so LibsshSession serializes every call
+// (and its keepalive) with a mutex: calls from several threads are safe but wait for each other, so the
+// app gives each cluster's Session to one worker. FakeSession is for single-threaded tests. Every call
+// that needs the connection fails with StatusCode::kUnavailable once it is lost; reconnect() opens a new
+// one with the same options.
 class Session {
 public:
     virtual ~Session() = default;

@@ -342,6 +342,35 @@ TEST(SshSessionCluster, ProxyJumpThroughTheSameSshd) {
     EXPECT_NE(failed.error().find("jump host 127.0.0.1"), std::string::npos) << failed.error();
 }
 
+TEST(SshSessionCluster, ProxyJumpReconnectsAfterTheJumpHostDropsIt) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    ConnectOptions options = env.connect_options();
+    options.proxy_jump = env["SLIPWAY_SSH_USER"] + "@127.0.0.1:" + env["SLIPWAY_SSH_PORT"];
+    auto session = connect_ssh(options);
+    ASSERT_TRUE(session.ok()) << session.error();
+    // The jump host's sshd process owns the target connection's client socket: kill it.
+    auto connection = (*session)->exec("echo $SSH_CONNECTION", milliseconds(10000));
+    ASSERT_TRUE(connection.ok()) << connection.error();
+    std::istringstream fields(connection->out);
+    std::string client_ip, client_port;
+    fields >> client_ip >> client_port;
+    const std::string owner = run_local("ss -Htnp state established '( sport = :" + client_port + " )'");
+    const auto pid_at = owner.find("pid=");
+    ASSERT_NE(pid_at, std::string::npos) << owner;
+    const int jump_server_pid = std::stoi(owner.substr(pid_at + 4));
+    ASSERT_NE(jump_server_pid, ::getpid());
+    ASSERT_EQ(::kill(jump_server_pid, SIGKILL), 0);
+
+    auto lost = (*session)->exec("echo hi", milliseconds(10000));
+    ASSERT_FALSE(lost.ok());
+    EXPECT_EQ(lost.code(), StatusCode::kUnavailable) << lost.error();
+    EXPECT_FALSE((*session)->is_connected());
+    ASSERT_TRUE((*session)->reconnect().ok());
+    auto back = (*session)->exec("echo back", milliseconds(10000));
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back->out, "back\n");
+}
+
 TEST(SshSessionCluster, ProxyJumpByConfigAliases) {
     SLIPWAY_REQUIRE_CLUSTER(env);
     const std::string dir = make_local_temp_dir("jump-config");
