@@ -8,7 +8,9 @@ state=${1:?usage: stop_cluster.sh STATE_DIR}
 
 # Jobs still running on this cluster would outlive slurmd: cancel them while slurmctld is up.
 if [ -f "$state/slurm/slurm.conf" ] && command -v scancel >/dev/null 2>&1; then
-  SLURM_CONF=$state/slurm/slurm.conf timeout 10 scancel --full --quiet --user "${SLIPWAY_TEST_USER:-slipway-test}" 2>/dev/null || true
+  user=$(sed -n 's/^SLIPWAY_SSH_USER=//p' "$state/cluster.env" 2>/dev/null)
+  SLURM_CONF=$state/slurm/slurm.conf timeout 10 scancel --full --quiet --user "${user:-${SLIPWAY_TEST_USER:-slipway-test}}" \
+    2>/dev/null || true
 fi
 
 # Alive and still ours: a zombie (no reaper in some containers) counts as gone, and a recycled PID whose
