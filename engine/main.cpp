@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_comm_command.h"
 #include "cli/config_commands.h"
 #include "cli/launch_command.h"
 #include "cli/model_commands.h"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     slipway::engine::add_model_commands(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_train_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_launch_command(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_bench_comm_command(app, &exit_code, std::cout, std::cerr);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

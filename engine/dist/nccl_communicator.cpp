@@ -61,6 +61,16 @@ Status DeviceBuffer::fill_f32(float value) {
     return Status::Ok();
 }
 
+Result<float> DeviceBuffer::read_f32(size_t index) const {
+    float value = 0;
+    if (index * sizeof(float) >= bytes_) return Status::Error("read_f32: index outside the buffer");
+    if (const cudaError_t e =
+            cudaMemcpy(&value, static_cast<const float*>(data_) + index, sizeof(float), cudaMemcpyDeviceToHost);
+        e != cudaSuccess)
+        return Status::Error("cudaMemcpy: " + cuda_error(e));
+    return value;
+}
+
 struct NcclCommunicator::Impl {
     ncclComm_t comm = nullptr;
     cudaStream_t stream = nullptr;

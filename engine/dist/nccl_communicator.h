@@ -36,6 +36,7 @@ public:
     void* data() const { return data_; }
     size_t bytes() const { return bytes_; }
     Status fill_f32(float value);
+    Result<float> read_f32(size_t index) const;
 
 private:
     DeviceBuffer() = default;

@@ -39,6 +39,8 @@ public:
     bool is_main() const { return env_.rank == 0; }
     const std::string& backend() const { return backend_; }
     const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
+    // The rendezvous store (e.g. to exchange an NCCL unique id).
+    const c10::intrusive_ptr<c10d::Store>& store() const { return store_; }
 
     // In-place sums across ranks, in fp64 (a handful of scalars per step: losses, counts, flags).
     void allreduce_sum(std::vector<double>& values);

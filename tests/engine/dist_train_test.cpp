@@ -325,3 +325,32 @@ TEST_F(DistTrain, UnreachableMasterIsNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(DistTrain, BenchCommPrintsOneCheckedRowPerSize) {
+    const Finished f = run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "2", "--", "bench-comm", "--sizes", "4K,1M",
+                            "--iters", "3"},
+                           "bench", 120);
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    EXPECT_NE(f.out.find("0: # bench-comm: allreduce (sum, float32) over 2 ranks, gloo process group"),
+              std::string::npos)
+        << f.out;
+    std::istringstream lines(f.out);
+    int rows = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("0: #", 0) == 0 || line.rfind("0: ", 0) != 0) continue;
+        std::istringstream fields(line.substr(3));
+        std::string size, check;
+        double count = 0, micros = 0, algbw = 0, busbw = 0;
+        fields >> size >> count >> micros >> algbw >> busbw >> check;
+        EXPECT_EQ(check, "ok") << line;
+        EXPECT_GT(micros, 0) << line;
+        EXPECT_NEAR(busbw, algbw, 1e-3 * algbw + 1e-3) << "2 ranks: busbw = algbw x 2(n-1)/n = algbw";
+        ++rows;
+    }
+    EXPECT_EQ(rows, 2) << f.out;
+    EXPECT_EQ(f.out.find("1: "), std::string::npos) << "only rank 0 prints";
+}
+
+}  // namespace

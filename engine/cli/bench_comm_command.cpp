@@ -1,0 +1,215 @@
+// The bench-comm command (bench_comm_command.h).
+#include "cli/bench_comm_command.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include "dist/env.h"
+#include "dist/process_group.h"
+#ifdef SLIPWAY_WITH_NCCL
+#include "dist/nccl_communicator.h"
+#endif
+
+namespace slipway::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchCommOptions {
+    std::string sizes = "1M,16M,256M";
+    int iters = 20;
+    int warmup = 3;
+    std::string backend = "auto";
+    int64_t timeout_s = 300;
+};
+
+// "1M" -> 1048576 bytes; K, M, G are powers of 1024; a plain number is bytes.
+Result<std::vector<size_t>> parse_sizes(const std::string& text) {
+    std::vector<size_t> sizes;
+    std::istringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        size_t used = 0;
+        double value = 0;
+        try {
+            value = std::stod(item, &used);
+        } catch (const std::exception&) {
+            return Status::Error("--sizes: \"" + item + "\" is not a size like 16M");
+        }
+        const std::string unit = item.substr(used);
+        const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0 : unit == "G" ? 1073741824.0 : 0;
+        if (scale == 0 || value <= 0) return Status::Error("--sizes: \"" + item + "\" is not a size like 16M");
+        sizes.push_back(static_cast<size_t>(value * scale) / sizeof(float) * sizeof(float));
+    }
+    if (sizes.empty()) return Status::Error("--sizes: no sizes given");
+    return sizes;
+}
+
+struct Row {
+    size_t bytes = 0;
+    double seconds = 0;
+    bool correct = false;
+};
+
+// Gloo (or c10d NCCL) through the process group: sum of (rank + 1) once for correctness, then timing.
+Row measure_group(dist::DistContext& dist, size_t bytes, const BenchCommOptions& o) {
+    const int64_t n = static_cast<int64_t>(bytes / sizeof(float));
+    std::vector<torch::Tensor> t{torch::full({n}, static_cast<float>(dist.rank() + 1))};  // (n)
+    dist.group()->allreduce(t)->wait();
+    const double world = static_cast<double>(dist.world_size());
+    Row row;
+    row.bytes = bytes;
+    row.correct = t[0].eq(static_cast<float>(world * (world + 1) / 2)).all().item<bool>();
+    for (int i = 0; i < o.warmup; ++i)
+        dist.group()->allreduce(t)->wait();
+    dist.barrier();
+    const auto start = Clock::now();
+    for (int i = 0; i < o.iters; ++i)
+        dist.group()->allreduce(t)->wait();
+    row.seconds = std::chrono::duration<double>(Clock::now() - start).count() / o.iters;
+    return row;
+}
+
+#ifdef SLIPWAY_WITH_NCCL
+Result<Row> measure_nccl(dist::NcclCommunicator& comm, dist::DistContext& dist, size_t bytes, const BenchCommOptions& o) {
+    Result<dist::DeviceBuffer> buffer = dist::DeviceBuffer::allocate(bytes);
+    if (!buffer.ok()) return buffer.status();
+    const size_t n = bytes / sizeof(float);
+    if (Status s = buffer->fill_f32(static_cast<float>(dist.rank() + 1)); !s.ok()) return s;
+    if (Status s = comm.allreduce_sum_f32(buffer->data(), n); !s.ok()) return s;
+    Row row;
+    row.bytes = bytes;
+    // Correctness: the fill is uniform, so the first and last elements stand for all.
+    const double world = static_cast<double>(dist.world_size());
+    const float expected = static_cast<float>(world * (world + 1) / 2);
+    Result<float> first = buffer->read_f32(0), last = buffer->read_f32(n - 1);
+    row.correct = first.ok() && last.ok() && *first == expected && *last == expected;
+    for (int i = 0; i < o.warmup; ++i)
+        if (Status s = comm.allreduce_sum_f32(buffer->data(), n); !s.ok()) return s;
+    dist.barrier();
+    const auto start = Clock::now();
+    for (int i = 0; i < o.iters; ++i)
+        if (Status s = comm.allreduce_sum_f32(buffer->data(), n); !s.ok()) return s;
+    row.seconds = std::chrono::duration<double>(Clock::now() - start).count() / o.iters;
+    return row;
+}
+#endif
+
+std::string human_bytes(size_t bytes) {
+    char text[32];
+    if (bytes >= (1u << 30)) std::snprintf(text, sizeof(text), "%.0fG", bytes / 1073741824.0);
+    else if (bytes >= (1u << 20)) std::snprintf(text, sizeof(text), "%.0fM", bytes / 1048576.0);
+    else if (bytes >= (1u << 10)) std::snprintf(text, sizeof(text), "%.0fK", bytes / 1024.0);
+    else std::snprintf(text, sizeof(text), "%zu", bytes);
+    return text;
+}
+
+int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& err) {
+    Result<std::vector<size_t>> sizes = parse_sizes(o.sizes);
+    if (!sizes.ok()) {
+        err << sizes.error() << "\n";
+        return 1;
+    }
+    Result<dist::DistEnv> env = dist::resolve_dist_env(dist::process_env());
+    if (!env.ok()) {
+        err << "bench-comm: " << env.error() << "\n";
+        return 1;
+    }
+    DistributedConfig config;
+    config.timeout_s = o.timeout_s;
+#ifdef SLIPWAY_WITH_NCCL
+    const bool gpus = dist::visible_gpu_count() > 0;
+#else
+    const bool gpus = false;
+#endif
+    const bool raw_nccl = o.backend == "nccl" || (o.backend == "auto" && gpus);
+    if (raw_nccl && !gpus) {
+        err << "bench-comm: --backend nccl needs a GPU and an engine built with CUDA + NCCL; none here\n";
+        return 1;
+    }
+    config.backend = "gloo";  // the store and a CPU group for barriers; the raw NCCL path rides on them
+    Result<std::unique_ptr<dist::DistContext>> dist = dist::DistContext::connect(*env, config);
+    if (!dist.ok()) {
+        err << "bench-comm: " << dist.error() << "\n";
+        return 1;
+    }
+    dist::DistContext& d = **dist;
+#ifdef SLIPWAY_WITH_NCCL
+    std::unique_ptr<dist::NcclCommunicator> nccl;
+    if (raw_nccl) {
+        dist::KeyValueExchange exchange{
+            [&](const std::string& k, const std::string& v) { d.store()->set(k, std::vector<uint8_t>(v.begin(), v.end())); },
+            [&](const std::string& k) {
+                const std::vector<uint8_t> v = d.store()->get(k);
+                return std::string(v.begin(), v.end());
+            }};
+        Result<std::unique_ptr<dist::NcclCommunicator>> made = dist::NcclCommunicator::create(
+            exchange, static_cast<int>(d.rank()), static_cast<int>(d.world_size()),
+            static_cast<int>(env->local_rank), std::chrono::seconds(o.timeout_s));
+        if (!made.ok()) {
+            err << "bench-comm: " << made.error() << "\n";
+            return 1;
+        }
+        nccl = std::move(*made);
+    }
+#endif
+    const double n = static_cast<double>(d.world_size());
+    if (d.is_main()) {
+        out << "# bench-comm: allreduce (sum, float32) over " << d.world_size() << " ranks, "
+            << (raw_nccl ? "NCCL" : "gloo process group") << ", " << o.iters << " iterations per size\n";
+        out << "#      size       count    time(us)  algbw(GB/s)  busbw(GB/s)  check\n";
+    }
+    bool all_correct = true;
+    for (size_t bytes : *sizes) {
+        Row row;
+#ifdef SLIPWAY_WITH_NCCL
+        if (raw_nccl) {
+            Result<Row> r = measure_nccl(*nccl, d, bytes, o);
+            if (!r.ok()) {
+                err << "bench-comm: " << r.error() << "\n";
+                return 1;
+            }
+            row = *r;
+        } else
+#endif
+            row = measure_group(d, bytes, o);
+        all_correct = all_correct && row.correct;
+        const double algbw = static_cast<double>(row.bytes) / row.seconds / 1e9;
+        const double busbw = algbw * 2 * (n - 1) / n;
+        if (d.is_main()) {
+            char line[160];
+            std::snprintf(line, sizeof(line), "%11s %11zu %11.1f %12.3f %12.3f  %s\n", human_bytes(row.bytes).c_str(),
+                          row.bytes / sizeof(float), row.seconds * 1e6, algbw, busbw, row.correct ? "ok" : "WRONG");
+            out << line;
+        }
+    }
+    out.flush();
+    d.barrier();
+    return all_correct ? 0 : 1;
+}
+
+}  // namespace
+
+void add_bench_comm_command(CLI::App& app, int* exit_code, std::ostream& out, std::ostream& err) {
+    auto options = std::make_shared<BenchCommOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "bench-comm", "Allreduce bandwidth per size like nccl-tests (run under launch, srun or torchrun)");
+    cmd->add_option("--sizes", options->sizes, "Comma-separated sizes in bytes, K/M/G suffixes")->capture_default_str();
+    cmd->add_option("--iters", options->iters, "Timed iterations per size")->check(CLI::PositiveNumber)->capture_default_str();
+    cmd->add_option("--warmup", options->warmup, "Untimed iterations per size")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--backend", options->backend, "auto (NCCL with GPUs, else Gloo) | gloo | nccl")
+        ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
+        ->capture_default_str();
+    cmd->add_option("--timeout-s", options->timeout_s, "Seconds a collective may wait for a rank");
+    cmd->callback([options, exit_code, &out, &err] { *exit_code = run_bench_comm(*options, out, err); });
+}
+
+}  // namespace slipway::engine
