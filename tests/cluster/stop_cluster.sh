@@ -6,13 +6,6 @@ set -uo pipefail
 state=${1:?usage: stop_cluster.sh STATE_DIR}
 [ -d "$state/pids" ] || exit 0
 
-# Jobs still running on this cluster would outlive slurmd: cancel them while slurmctld is up.
-if [ -f "$state/slurm/slurm.conf" ] && command -v scancel >/dev/null 2>&1; then
-  user=$(sed -n 's/^SLIPWAY_SSH_USER=//p' "$state/cluster.env" 2>/dev/null)
-  SLURM_CONF=$state/slurm/slurm.conf timeout 10 scancel --full --quiet --user "${user:-${SLIPWAY_TEST_USER:-slipway-test}}" \
-    2>/dev/null || true
-fi
-
 # Alive and still ours: a zombie (no reaper in some containers) counts as gone, and a recycled PID whose
 # command line does not name this state folder is left alone.
 alive() {
@@ -23,6 +16,15 @@ alive() {
   [ "${stat_line:0:1}" != "Z" ] || return 1
   tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "$state"
 }
+
+# Jobs still running on this cluster would outlive slurmd: cancel them while slurmctld is up.
+# Only while slurmctld runs: scancel would retry for its whole timeout against a stopped controller.
+ctld_pid=$(cat "$state/pids/slurmctld.pid" 2>/dev/null)
+if [ -n "$ctld_pid" ] && alive "$ctld_pid" && command -v scancel >/dev/null 2>&1; then
+  user=$(sed -n 's/^SLIPWAY_SSH_USER=//p' "$state/cluster.env" 2>/dev/null)
+  SLURM_CONF=$state/slurm/slurm.conf timeout 10 scancel --full --quiet --user "${user:-${SLIPWAY_TEST_USER:-slipway-test}}" \
+    2>/dev/null || true
+fi
 
 # Reverse start order: slurmd before slurmctld before munged; sshd's connection children go with it.
 for name in sshd slurmd slurmctld munged; do
