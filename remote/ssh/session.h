@@ -99,6 +99,8 @@ public:
     // has not finished after `timeout` fails with StatusCode::kTimeout (its channel is closed).
     virtual Result<ExecResult> exec(const std::string& command, std::chrono::milliseconds timeout) = 0;
 
+    // Remote paths for the SFTP calls below: absolute, relative to the login folder, or "~/..." (the login
+    // folder; SFTP itself has no ~).
     // Writes to a temporary name in the same folder, sets `mode`, then renames over `remote`, so a reader
     // never sees a partial file.
     virtual Status upload_file(const std::string& local, const std::string& remote, std::uint32_t mode) = 0;
