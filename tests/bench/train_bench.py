@@ -59,7 +59,8 @@ def flops_per_token(s, hidden):
     return 6 * matmul_params + 12 * layers * seq * d  # forward + backward, attention scores included
 
 
-def engine_run(engine, work, name, s, steps, warmup, tokenizer):
+def write_engine_config(work, name, s, max_steps, tokenizer):
+    """A run config (and model config.json) for size `s` under work/name; returns the run config's path."""
     folder = work / name
     (folder / "model").mkdir(parents=True, exist_ok=True)
     hidden = llama2c_hidden(s["dim"])
@@ -72,13 +73,21 @@ def engine_run(engine, work, name, s, steps, warmup, tokenizer):
         "tokenizer": {"path": str(tokenizer)},
         "data": {"train_file": str(ROOT / "resources/demo/corpus.jsonl"), "block_size": s["seq"], "split": "concat",
                  "validation_split_percentage": 0, "cache_dir": str(work / "cache")},
-        "training": {"learning_rate": 1e-3, "weight_decay": 0.0, "max_steps": warmup + steps, "warmup_steps": 0,
+        "training": {"learning_rate": 1e-3, "weight_decay": 0.0, "max_steps": max_steps, "warmup_steps": 0,
                      "per_device_train_batch_size": s["batch"], "logging_steps": 1, "save_steps": 100000,
                      "output_dir": str(folder / "out"), "overwrite_output_dir": True},
         "adapter": {"method": "full"},
+        "distributed": {"backend": "gloo", "bucket_mb": 25},
         "slurm": {"gpus_per_node": 0},
     }
     (folder / "run.json").write_text(json.dumps(config))
+    return folder / "run.json"
+
+
+def engine_run(engine, work, name, s, steps, warmup, tokenizer):
+    folder = work / name
+    write_engine_config(work, name, s, warmup + steps, tokenizer)
+    hidden = llama2c_hidden(s["dim"])
     # Prepare once outside the measured run so both sides time only training.
     subprocess.run([engine, "prepare", str(folder / "run.json")], check=True, capture_output=True)
     out, rss = run_measured([engine, "train", "--threads", "1", str(folder / "run.json")])
