@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "remote/ssh/shell_quote.h"
 
@@ -87,11 +88,14 @@ Result<JobInfo> SlurmClient::job(const std::string& job_id) {
     Result<ExecResult> q = run(squeue);
     if (!q.ok()) return q.status();
     // squeue exits 1 with "Invalid job id specified" once the job is purged: that is "left the queue".
+    // A finished job squeue still lists is asked about again (scontrol has its exit code), but squeue's
+    // answer stands if the job is purged in between.
+    std::optional<JobInfo> finished_in_queue;
     if (q->exit_status == 0) {
         Result<std::vector<QueueRow>> rows = parse_squeue(q->out);
         if (!rows.ok()) return Status::Error(session_.describe() + ": " + rows.error());
         for (const QueueRow& row : *rows) {
-            if (row.job_id != job_id || is_terminal_state(row.state)) continue;
+            if (row.job_id != job_id) continue;
             JobInfo info;
             info.job_id = row.job_id;
             info.state = row.state;
@@ -99,7 +103,8 @@ Result<JobInfo> SlurmClient::job(const std::string& job_id) {
             info.elapsed = row.elapsed;
             info.node_list = row.node_list;
             info.source = "squeue";
-            return info;
+            if (!is_terminal_state(row.state)) return info;
+            finished_in_queue = info;
         }
     }
     const std::vector<std::string> scontrol = {"scontrol", "show", "job", job_id};
@@ -116,6 +121,7 @@ Result<JobInfo> SlurmClient::job(const std::string& job_id) {
         Result<JobInfo> info = job_info_from_sacct(a->out, job_id);
         if (info.ok()) return info;
     }
+    if (finished_in_queue) return *finished_in_queue;
     JobInfo unknown;
     unknown.job_id = job_id;
     unknown.state = "UNKNOWN";

@@ -88,6 +88,18 @@ TEST(SlurmClient, FinishedInSqueueIsConfirmedByScontrolForItsExitCode) {
     EXPECT_EQ(info->exit_code, "3:0");
 }
 
+TEST(SlurmClient, FinishedInSqueueThenPurgedKeepsSqueuesAnswer) {
+    FakeSession session;
+    session.queue_exec(ok("42|COMPLETED|None|0:03|1|localhost\n"));
+    session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
+    session.queue_exec(fail(1, "Slurm accounting storage is disabled\n"));
+    SlurmClient client(session);
+    Result<JobInfo> info = client.job("42");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->state, "COMPLETED");
+    EXPECT_EQ(info->source, "squeue");
+}
+
 TEST(SlurmClient, PurgedJobFromSacct) {
     FakeSession session;
     session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));
