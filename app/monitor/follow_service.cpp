@@ -29,39 +29,47 @@ public slots:
         followers_[id] = std::make_unique<LogFollower>(QFile::encodeName(path).toStdString(), offset);
         poll_one(id, false);
     }
-    void remove(int id) { followers_.erase(id); }
+    void remove(int id) {
+        followers_.erase(id);
+        awaiting_.remove(id);
+    }
+    // The GUI took the last batch of `id`: read on at once if more was waiting, else at the next tick.
+    void ack(int id, bool behind) {
+        awaiting_.remove(id);
+        if (behind) poll_one(id, false);
+    }
     void finish(int id) {
         poll_one(id, true);
         followers_.erase(id);
     }
 
 signals:
-    void batch_ready(const slipway::app::FollowBatch& batch);
+    void batch_ready(const std::shared_ptr<const slipway::app::FollowBatch>& batch);
 
 private:
     void poll_all() {
         std::vector<int> ids;
         for (const auto& [id, follower] : followers_)
             ids.push_back(id);
-        bool behind = false;
-        for (const int id : ids)
-            behind = poll_one(id, false) || behind;
-        // A large file: keep reading without waiting for the next tick (each piece is one batch, so the
-        // view fills progressively and the event loop stays responsive).
-        if (behind) QTimer::singleShot(0, this, &FollowWorker::poll_all);
+        for (const int id : ids) {
+            // One batch in flight per follow: a large file is read as fast as the GUI folds it in, never
+            // faster, so memory stays bounded and the GUI's event loop runs between batches.
+            if (!awaiting_.contains(id)) poll_one(id, false);
+        }
     }
 
     bool poll_one(int id, bool finishing) {
         const auto it = followers_.find(id);
         if (it == followers_.end()) return false;
         LogFollower& follower = *it->second;
-        Result<FollowChunk> chunk = finishing ? follower.finish() : follower.poll();
-        FollowBatch out;
+        Result<FollowChunk> chunk = finishing ? follower.finish() : follower.poll(FollowService::kPollBytes);
+        auto shared = std::make_shared<FollowBatch>();
+        FollowBatch& out = *shared;
         out.follow_id = id;
         out.finished = finishing;
         if (!chunk.ok()) {
             out.error = QString::fromStdString(chunk.error());
-            emit batch_ready(out);
+            emit batch_ready(shared);
             return false;
         }
         out.reset = chunk->reset;
@@ -84,7 +92,8 @@ private:
         // Quiet polls of a live log send nothing.
         if (n > 0 || out.reset || finishing || (out.missing && !missing_reported_.contains(id))) {
             if (out.missing) missing_reported_.insert(id);
-            emit batch_ready(out);
+            if (!finishing) awaiting_.insert(id);
+            emit batch_ready(shared);
         }
         return out.behind;
     }
@@ -93,11 +102,13 @@ private:
     QTimer* timer_ = nullptr;
     std::map<int, std::unique_ptr<LogFollower>> followers_;
     QSet<int> missing_reported_;
+    QSet<int> awaiting_;  // follows whose last batch the GUI has not taken yet
 };
 
 FollowService::FollowService(int poll_ms, QObject* parent)
     : QObject(parent), worker_(new FollowWorker(poll_ms)) {
     qRegisterMetaType<slipway::app::FollowBatch>();
+    qRegisterMetaType<std::shared_ptr<const slipway::app::FollowBatch>>();
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
     connect(worker_, &FollowWorker::batch_ready, this, &FollowService::deliver, Qt::QueuedConnection);
@@ -129,10 +140,14 @@ void FollowService::stop(int follow_id) {
     QMetaObject::invokeMethod(worker_, "remove", Qt::QueuedConnection, Q_ARG(int, follow_id));
 }
 
-void FollowService::deliver(const FollowBatch& batch) {
-    if (!active_.contains(batch.follow_id)) return;  // stopped: stale
-    if (batch.finished) active_.remove(batch.follow_id);
-    emit this->batch(batch);
+void FollowService::deliver(const std::shared_ptr<const FollowBatch>& batch) {
+    if (!active_.contains(batch->follow_id)) return;  // stopped: stale
+    if (batch->finished) active_.remove(batch->follow_id);
+    emit this->batch(*batch);
+    if (!batch->finished) {
+        QMetaObject::invokeMethod(worker_, "ack", Qt::QueuedConnection, Q_ARG(int, batch->follow_id),
+                                  Q_ARG(bool, batch->behind));
+    }
 }
 
 }  // namespace slipway::app

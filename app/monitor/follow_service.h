@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <QThread>
 
+#include <memory>
 #include <vector>
 
 #include "contract/mllog.h"
@@ -37,6 +38,9 @@ class FollowService : public QObject {
 
 public:
     static constexpr int kMaxLinesPerBatch = 5000;
+    // Bytes read per poll: a large file arrives as many small batches, so the GUI thread folds each one
+    // in a few milliseconds and stays responsive while a 100 MB log streams in.
+    static constexpr size_t kPollBytes = size_t{1} << 20;
 
     explicit FollowService(int poll_ms = 300, QObject* parent = nullptr);
     ~FollowService() override;
@@ -53,7 +57,7 @@ signals:
     void batch(const slipway::app::FollowBatch& batch);
 
 private:
-    void deliver(const slipway::app::FollowBatch& batch);
+    void deliver(const std::shared_ptr<const slipway::app::FollowBatch>& batch);
 
     QThread thread_;
     FollowWorker* worker_;
@@ -64,3 +68,5 @@ private:
 }  // namespace slipway::app
 
 Q_DECLARE_METATYPE(slipway::app::FollowBatch)
+// Batches cross from the worker thread by pointer: a queued signal would otherwise deep-copy every event.
+Q_DECLARE_METATYPE(std::shared_ptr<const slipway::app::FollowBatch>)

@@ -41,7 +41,15 @@ void MetricPlot::style(Curve& curve) {
     const bool smoothing = smoothing_ > 0.0;
     QColor faint = curve.color;
     faint.setAlpha(smoothing ? 70 : 255);
-    curve.raw->setPen(QPen(faint, smoothing ? 1.0 : 1.6));
+    // A dense noisy curve is drawn as a min/max bar per pixel column: a wide antialiased pen makes Qt
+    // stroke thousands of short segments as paths (seconds per repaint); a 1-pixel cosmetic pen without
+    // antialiasing goes through the fast line rasterizer and looks the same at that density.
+    const bool dense = curve.raw->dataCount() > kDensePoints;
+    QPen raw_pen(faint, dense ? 1.0 : (smoothing ? 1.0 : 1.6));
+    raw_pen.setCosmetic(true);
+    curve.raw->setPen(raw_pen);
+    curve.raw->setAntialiased(!dense);
+    curve.dense = dense;
     curve.smoothed->setPen(QPen(curve.color, 2.0));
     curve.smoothed->setVisible(smoothing && curve.raw->visible());
     curve.smoothed->removeFromLegend();
@@ -67,6 +75,7 @@ void MetricPlot::add_points(Curve& curve, const std::vector<double>& x, const st
     // Sorted keys (the usual case) append in O(n); QCustomPlot sorts otherwise.
     curve.raw->addData(keys, values, sorted);
     curve.smoothed->addData(keys, smooth_values, sorted);
+    if (!curve.dense && curve.raw->dataCount() > kDensePoints) style(curve);
 }
 
 void MetricPlot::set_run(int run_key, const QString& name, const QColor& color, const std::vector<double>& x,

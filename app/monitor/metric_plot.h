@@ -49,7 +49,10 @@ public:
     QString title() const { return title_; }
 
 private:
+    static constexpr int kDensePoints = 5000;  // above this a curve is drawn with thin, plain pens
+
     struct Curve {
+        bool dense = false;
         QCPGraph* raw = nullptr;
         QCPGraph* smoothed = nullptr;
         QColor color;

@@ -389,7 +389,9 @@ void MonitorWidget::on_batch(const FollowBatch& batch) {
         run.lines.pop_front();
         ++run.lines_dropped;
     }
-    if (run.key == current_ && (!batch.lines.isEmpty() || batch.lines_skipped > 0)) {
+    // A file being read shows its log once at the end (appending thousands of lines per batch to the
+    // view costs more than parsing them); live runs show every batch.
+    if (run.key == current_ && !run.loading && (!batch.lines.isEmpty() || batch.lines_skipped > 0)) {
         if (batch.reset) {
             refresh_log_view();
         } else {
@@ -403,6 +405,7 @@ void MonitorWidget::on_batch(const FollowBatch& batch) {
         if (batch.finished) {
             run.loading = false;
             run.follow_id = 0;
+            if (run.key == current_) refresh_log_view();
             emit loaded(run.key);
         } else {
             follow_->finish(run.follow_id);  // a last line without '\n' too
@@ -428,7 +431,6 @@ void MonitorWidget::append_points(MonitorRun& run, const std::array<size_t, kMet
             y.push_back(points[i].value);
         }
         plot(m)->append(run.key, x, y);
-        plot(m)->fit();
     }
     schedule_replot();
 }
@@ -570,8 +572,11 @@ void MonitorWidget::schedule_replot() {
     replot_pending_ = true;
     QTimer::singleShot(0, this, [this] {
         replot_pending_ = false;
-        for (MetricPlot* p : plots_)
+        // Fitting scans every point for the value range: once per repaint, not once per batch.
+        for (MetricPlot* p : plots_) {
+            p->fit();
             p->replot(QCustomPlot::rpQueuedReplot);
+        }
     });
 }
 
