@@ -5,7 +5,8 @@
 # COMPLETED, `slipway fetch` brings the outputs back, and a run name and remote folder full of quotes,
 # $(), backticks, ';', spaces and Unicode go through the whole path without executing anything.
 # A second run is cancelled: follow then ends with CANCELLED and a non-zero exit. Unknown host keys are
-# refused with --batch and asked about on a terminal (script(1) gives the prompt a tty).
+# refused with --batch and asked about on a terminal (script(1) gives the prompt a tty). A third run is
+# followed across a dropped connection (its sshd process killed): every point arrives exactly once.
 # Usage: e2e_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
 set -euo pipefail
 slipway=$1 engine=$2 source_dir=$3
@@ -109,6 +110,46 @@ follow2_rc=$?
 set -e
 [ "$follow2_rc" -ne 0 ] || fail "follow of a cancelled job exited 0"
 [ "$(tail -n 1 "$work/follow2.txt")" = "final_state=CANCELLED" ] || fail "follow of the cancelled job: $(tail -n 1 "$work/follow2.txt")"
+
+# A dropped connection while following: the sshd process serving follow's connection (found by its socket,
+# so other tests' connections are untouched) is killed after the first train_loss; follow reconnects on a
+# new connection and still prints every point exactly once.
+"$slipway" submit "$source_dir/resources/presets/demo-tiny.json" --cluster local-test --engine "$engine" \
+  --name reconnect "${ssh_args[@]}" -- --max_steps 40 --eval_steps 20 --logging_steps 5 --save_steps 1000 |
+  tee "$work/submit3.txt"
+run3=$(tail -n 1 "$work/submit3.txt" | sed -n 's/^run_id=\([^ ]*\) .*/\1/p')
+"$slipway" follow "$run3" --interval 0.3 "${ssh_args[@]}" >"$work/follow3.txt" &
+follow_pid=$!
+for _ in $(seq 300); do
+  grep -q '^train_loss' "$work/follow3.txt" && break
+  sleep 0.2
+done
+client_port() {  # follow's local port to the sshd; empty while it has no connection
+  ss -tnpH state established "( dport = :$SLIPWAY_SSH_PORT )" | awk -v pid="pid=$follow_pid," \
+    'index($0, pid) {sub(/.*:/, "", $3); print $3; exit}'
+}
+old_port=$(client_port)
+[ -n "$old_port" ] || fail "follow has no connection to the test sshd"
+server_pid=$(ss -tnpH state established "( sport = :$SLIPWAY_SSH_PORT and dport = :$old_port )" |
+  sed -n 's/.*pid=\([0-9]*\),.*/\1/p' | head -n 1)
+[ -n "$server_pid" ] || fail "no sshd process serves follow's connection"
+kill "$server_pid"
+new_port=
+for _ in $(seq 100); do
+  new_port=$(client_port)
+  [ -n "$new_port" ] && [ "$new_port" != "$old_port" ] && break
+  sleep 0.1
+done
+set +e
+wait "$follow_pid"
+follow3_rc=$?
+set -e
+[ "$follow3_rc" -eq 0 ] || fail "follow across a dropped connection exited $follow3_rc"
+if [ -z "$new_port" ] || [ "$new_port" = "$old_port" ]; then fail "follow did not reconnect"; fi
+[ "$(grep -c '^train_loss ' "$work/follow3.txt")" -eq 8 ] || fail "expected 8 train_loss points across the drop"
+[ "$(grep -c '^eval_accuracy ' "$work/follow3.txt")" -eq 2 ] || fail "expected 2 eval_accuracy points across the drop"
+[ -z "$(sort "$work/follow3.txt" | uniq -d)" ] || fail "a line was delivered twice"
+[ "$(tail -n 1 "$work/follow3.txt")" = "final_state=COMPLETED" ] || fail "follow across the drop did not end COMPLETED"
 
 [ ! -e "$marker" ] || fail "a command in a name or path was executed"
 echo "e2e_cluster_test: passed"
