@@ -11,6 +11,7 @@
 #include <torch/csrc/distributed/c10d/comm.hpp>
 #include <torch/torch.h>
 #ifdef USE_C10D_NCCL
+#include <c10/cuda/CUDAFunctions.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
@@ -106,7 +107,7 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env, co
 #ifdef USE_C10D_NCCL
             auto options = c10d::ProcessGroupNCCL::Options::create();
             options->timeout = timeout;
-            torch::cuda::set_device(static_cast<int>(env.local_rank));  // one rank per GPU
+            c10::cuda::set_device(static_cast<c10::DeviceIndex>(env.local_rank));  // one rank per GPU
             context->group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(
                 prefixed, static_cast<int>(env.rank), static_cast<int>(env.world_size), options);
 #endif
@@ -126,7 +127,7 @@ void DistContext::allreduce_sum(std::vector<double>& values) {
     // Gloo reduces fp64 exactly as given; NCCL wants the tensor on the rank's GPU.
     torch::Tensor t = torch::from_blob(values.data(), {static_cast<int64_t>(values.size())}, torch::kFloat64)
                           .clone();  // (n)
-    if (backend_ == "nccl") t = t.cuda();
+    if (backend_ == "nccl") t = t.to(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env_.local_rank)));
     std::vector<torch::Tensor> tensors{t};
     group_->allreduce(tensors)->wait();
     const torch::Tensor host = tensors[0].cpu().contiguous();

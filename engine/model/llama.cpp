@@ -125,21 +125,21 @@ LlamaModelImpl::LlamaModelImpl(const LlamaConfig& c) : config(c) {
     inv_freq = torch::tensor(inv, torch::kFloat64).to(torch::kFloat32);  // HF keeps inv_freq in fp32
 }
 
-const LlamaModelImpl::Tables& LlamaModelImpl::tables(int64_t t, torch::ScalarType dtype) {
-    if (tables_.t == t && tables_.dtype == dtype) return tables_;
+const LlamaModelImpl::Tables& LlamaModelImpl::tables(int64_t t, torch::ScalarType dtype, torch::Device device) {
+    if (tables_.t == t && tables_.dtype == dtype && tables_.mask.device() == device) return tables_;
     torch::NoGradGuard no_grad;
     // RoPE tables in fp32 as HF computes them: freqs (T, D/2) -> cos, sin (T, D).
-    const torch::Tensor positions = torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32));
-    const torch::Tensor freqs = torch::outer(positions, inv_freq);
+    const torch::Tensor positions = torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+    const torch::Tensor freqs = torch::outer(positions, inv_freq.to(device));
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
     tables_ = {t, dtype, emb.cos().to(dtype), emb.sin().to(dtype),
-               causal_mask(t, torch::TensorOptions().dtype(dtype))};
+               causal_mask(t, torch::TensorOptions().dtype(dtype).device(device))};
     return tables_;
 }
 
 torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
     torch::Tensor x = embed_tokens(ids);  // (B, T, C)
-    const Tables& rope = tables(ids.size(1), x.scalar_type());
+    const Tables& rope = tables(ids.size(1), x.scalar_type(), x.device());
     const bool recompute = gradient_checkpointing && is_training() && torch::GradMode::is_enabled();
     for (size_t i = 0; i < layers->size(); ++i) {
         DecoderLayerImpl* layer = layers->ptr<DecoderLayerImpl>(i).get();

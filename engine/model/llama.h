@@ -99,7 +99,7 @@ private:
         torch::ScalarType dtype = torch::kFloat32;
         torch::Tensor cos, sin, mask;
     };
-    const Tables& tables(int64_t t, torch::ScalarType dtype);
+    const Tables& tables(int64_t t, torch::ScalarType dtype, torch::Device device);
     Tables tables_;
 };
 TORCH_MODULE(LlamaModel);

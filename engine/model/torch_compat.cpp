@@ -38,45 +38,59 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
 
 namespace {
 
-bool cpu_autocast_enabled() {
+// Autocast state per device type (CPU and CUDA); the API moved between 1.13 and 2.4.
+bool autocast_enabled(at::DeviceType device) {
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    return at::autocast::is_autocast_enabled(at::kCPU);
+    return at::autocast::is_autocast_enabled(device);
 #else
-    return at::autocast::is_cpu_enabled();
+    return device == at::kCPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
 #endif
 }
 
-void set_cpu_autocast(bool enabled) {
+void set_autocast(at::DeviceType device, bool enabled) {
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
-    at::autocast::set_autocast_enabled(at::kCPU, enabled);
+    at::autocast::set_autocast_dtype(device, at::kBFloat16);
+    at::autocast::set_autocast_enabled(device, enabled);
 #else
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-    at::autocast::set_cpu_enabled(enabled);
+    if (device == at::kCPU) {
+        at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+        at::autocast::set_cpu_enabled(enabled);
+    } else {
+        at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+        at::autocast::set_enabled(enabled);
+    }
 #endif
 }
 
 }  // namespace
 
-Bf16Autocast::Bf16Autocast(bool enabled) : enabled_(enabled) {
+Bf16Autocast::Bf16Autocast(bool enabled, torch::DeviceType device) : enabled_(enabled), device_(device) {
     if (!enabled_) return;
-    previous_ = cpu_autocast_enabled();
-    set_cpu_autocast(true);
+    previous_ = autocast_enabled(device_);
+    set_autocast(device_, true);
     at::autocast::increment_nesting();
 }
 
 Bf16Autocast::~Bf16Autocast() {
     if (!enabled_) return;
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();  // drop the bf16 weight copies
-    set_cpu_autocast(previous_);
+    set_autocast(device_, previous_);
 }
 
-NoAutocast::NoAutocast() : previous_(cpu_autocast_enabled()) {
-    set_cpu_autocast(false);
+NoAutocast::NoAutocast() : previous_cpu_(autocast_enabled(at::kCPU)), previous_cuda_(autocast_enabled(at::kCUDA)) {
+    set_autocast(at::kCPU, false);
+    set_autocast(at::kCUDA, false);
 }
 
 NoAutocast::~NoAutocast() {
-    set_cpu_autocast(previous_);
+    set_autocast(at::kCPU, previous_cpu_);
+    set_autocast(at::kCUDA, previous_cuda_);
+}
+
+torch::Device training_device(bool use_gpus, int64_t local_rank) {
+    if (use_gpus && torch::cuda::is_available())
+        return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % torch::cuda::device_count()));
+    return torch::Device(torch::kCPU);
 }
 
 void set_torch_threads(int threads) {

@@ -20,17 +20,18 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
 // Intra-op threads of this process (LibTorch starts at 1 here).
 void set_torch_threads(int threads);
 
-// bf16 autocast on CPU for the scope of the object (fp32 master weights stay as they are; matmuls run in
-// bf16). The API moved between 1.13 and 2.x. Disabled when `enabled` is false.
+// bf16 autocast on the training device (CPU or CUDA) for the scope of the object (fp32 master weights stay
+// as they are; matmuls run in bf16). The API moved between 1.13 and 2.x. Disabled when `enabled` is false.
 class Bf16Autocast {
 public:
-    explicit Bf16Autocast(bool enabled);
+    explicit Bf16Autocast(bool enabled, torch::DeviceType device = torch::kCPU);
     ~Bf16Autocast();
     Bf16Autocast(const Bf16Autocast&) = delete;
     Bf16Autocast& operator=(const Bf16Autocast&) = delete;
 
 private:
     bool enabled_;
+    torch::DeviceType device_;
     bool previous_ = false;
 };
 
@@ -43,8 +44,11 @@ public:
     NoAutocast& operator=(const NoAutocast&) = delete;
 
 private:
-    bool previous_;
+    bool previous_cpu_, previous_cuda_;
 };
+
+// Where a rank trains: its GPU (cuda:local_rank) when GPUs are wanted and this LibTorch sees one, else CPU.
+torch::Device training_device(bool use_gpus, int64_t local_rank);
 
 // The CPU generator's state (uint8 bytes) and its restore: dropout and init draw from it.
 torch::Tensor cpu_rng_state();

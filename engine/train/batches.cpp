@@ -5,8 +5,8 @@
 
 namespace slipway::train {
 
-torch::Tensor make_batch(const data::TokenCache& cache, data::Split split,
-                         const std::vector<uint64_t>& indices, size_t begin, size_t count) {
+torch::Tensor make_batch(const data::TokenCache& cache, data::Split split, const std::vector<uint64_t>& indices,
+                         size_t begin, size_t count, torch::Device device) {
     const auto t = static_cast<int64_t>(cache.block_size());
     torch::Tensor ids = torch::empty({static_cast<int64_t>(count), t}, torch::kInt64);  // (B, T)
     int64_t* out = ids.data_ptr<int64_t>();
@@ -15,7 +15,7 @@ torch::Tensor make_batch(const data::TokenCache& cache, data::Split split,
         for (int64_t i = 0; i < t; ++i)
             out[static_cast<int64_t>(b) * t + i] = block[static_cast<size_t>(i)];
     }
-    return ids;
+    return device.is_cpu() ? ids : ids.to(device, /*non_blocking=*/false);
 }
 
 }  // namespace slipway::train

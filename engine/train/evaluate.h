@@ -31,6 +31,6 @@ struct EvalSums {
 };
 
 EvalSums evaluate_share(model::LlamaForCausalLM& model, const data::TokenCache& cache, int64_t batch_size,
-                        int64_t rank = 0, int64_t world_size = 1);
+                        int64_t rank = 0, int64_t world_size = 1, torch::Device device = torch::kCPU);
 
 }  // namespace slipway::train

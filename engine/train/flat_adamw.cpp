@@ -18,7 +18,8 @@ FlatAdamW::FlatAdamW(const std::vector<std::string>& names, const std::vector<to
     for (int g = 0; g < 2; ++g) {
         Group group;
         group.weight_decay = g == 0 ? t.weight_decay : 0.0;
-        const auto options = torch::TensorOptions().dtype(torch::kFloat32);
+        const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(
+            params.empty() ? torch::Device(torch::kCPU) : params[0].device());
         group.params = torch::empty({sizes[g]}, options);
         group.grads = torch::zeros({sizes[g]}, options);
         group.exp_avg = torch::zeros({sizes[g]}, options);

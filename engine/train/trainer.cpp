@@ -90,6 +90,8 @@ private:
     Status agree(const Status& mine, const std::string& phase);
     bool is_main() const { return !dist_ || dist_->is_main(); }
     int64_t rank() const { return dist_ ? dist_->rank() : 0; }
+    int64_t rank_local() const { return options_.dist_env.local_rank; }
+    bool dist_backend_is_nccl() const { return dist_ && dist_->backend() == "nccl"; }
     int64_t world_size() const { return dist_ ? dist_->world_size() : 1; }
     void evaluate_now(int64_t step, int64_t samples);
     Status checkpoint(int64_t done);
@@ -105,6 +107,7 @@ private:
     std::unique_ptr<dist::DistContext> dist_;
     std::unique_ptr<dist::GradientReducer> reducer_;
 
+    torch::Device device_{torch::kCPU};
     std::string cache_dir_;
     std::optional<data::TokenCache> cache_;
     std::optional<model::LlamaForCausalLM> llama_;
@@ -201,6 +204,10 @@ Status TrainingRun::setup() {
         if (!adapted.ok()) return adapted.status();
         *progress_ << "LoRA on " << adapted->size() << " layers\n";
     }
+    // One GPU per rank when the run asks for GPUs and this LibTorch has CUDA (NGC's); CPU otherwise.
+    device_ = model::training_device(config_.slurm.gpus_per_node > 0 || dist_backend_is_nccl(), rank_local());
+    if (!device_.is_cpu()) llama->to(device_);
+    *progress_ << "device: " << device_.str() << "\n";
     llama->model->gradient_checkpointing = t_.gradient_checkpointing;
     Result<Trainable> trainable = select_trainable(llama, config_.adapter);
     if (!trainable.ok()) return trainable.status();
@@ -282,8 +289,8 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
     log_->interval_start("eval_start", nullptr, at);
     EvalSums sums;
     {
-        model::Bf16Autocast autocast(t_.bf16);
-        sums = evaluate_share(*llama_, *cache_, t_.per_device_eval_batch_size, rank(), world_size());
+        model::Bf16Autocast autocast(t_.bf16, device_.type());
+        sums = evaluate_share(*llama_, *cache_, t_.per_device_eval_batch_size, rank(), world_size(), device_);
     }
     if (dist_) {
         std::vector<double> v = sums.as_vector();
@@ -343,13 +350,13 @@ Result<TrainReport> TrainingRun::loop() {
                 cursor_ = 0;
             }
             const torch::Tensor ids =
-                make_batch(*cache_, data::Split::kTrain, order, cursor_, static_cast<size_t>(batch));  // (B, T)
+                make_batch(*cache_, data::Split::kTrain, order, cursor_, static_cast<size_t>(batch), device_);  // (B, T)
             cursor_ += static_cast<size_t>(batch);
             const bool sync = reducer_ && micro == accumulation - 1;  // earlier micro-steps only accumulate
             if (sync) reducer_->before_sync_forward();
             model::LossResult r;
             {
-                model::Bf16Autocast autocast(t_.bf16);  // fp32 master weights, bf16 matmuls
+                model::Bf16Autocast autocast(t_.bf16, device_.type());  // fp32 master weights, bf16 matmuls
                 r = model::causal_lm_loss(llama, ids, /*count_correct=*/false);
             }
             const torch::Tensor scaled = accumulation == 1 ? r.loss : r.loss / static_cast<double>(accumulation);
