@@ -73,6 +73,12 @@ Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
         window.editor()->pages()->setCurrentIndex(i);
         if (Status s = grab(pages[i]); !s.ok()) return s;
     }
+    // The Preview page's second tab: the sbatch script.
+    if (auto* preview = qobject_cast<QTabWidget*>(window.editor()->pages()->widget(RunEditor::kPreview))) {
+        preview->setCurrentIndex(1);
+        if (Status s = grab(QStringLiteral("editor-preview-sbatch")); !s.ok()) return s;
+        preview->setCurrentIndex(0);
+    }
     // A mistake, to show how a field with a problem looks and that Submit is then disabled.
     const RunDocument demo = window.editor()->document();
     window.editor()->pages()->setCurrentIndex(RunEditor::kHyperparameters);

@@ -2,6 +2,7 @@
 #include "editor/run_editor.h"
 
 #include <QComboBox>
+#include <QCompleter>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -24,6 +25,8 @@
 #include "editor/field_editor.h"
 #include "editor/presets.h"
 #include "editor/script_import.h"
+#include "remote/container/dockerfile.h"
+#include "remote/slurm/sbatch_script.h"
 
 namespace slipway::app {
 namespace {
@@ -94,19 +97,70 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     pages_->addTab(make_page({"training", "eval"}, preset_row), tr("Hyperparameters"));
     pages_->addTab(make_page({"adapter"}), tr("Adapter"));
     pages_->addTab(make_page({"slurm", "distributed"}, derived_), tr("Resources"));
-    pages_->addTab(make_page({"container"}), tr("Container"));
-
-    auto* preview_page = new QWidget(this);
-    auto* preview_layout = new QVBoxLayout(preview_page);
-    preview_layout->addWidget(new QLabel(tr("run.json exactly as it will be written:"), preview_page));
-    preview_ = new QPlainTextEdit(preview_page);
-    preview_->setReadOnly(true);
     QFont mono(QStringLiteral("monospace"));
     mono.setStyleHint(QFont::Monospace);
     mono.setPointSize(9);
-    preview_->setFont(mono);
-    preview_layout->addWidget(preview_, 1);
+    auto make_text_view = [&mono](QWidget* parent) {
+        auto* view = new QPlainTextEdit(parent);
+        view->setReadOnly(true);
+        view->setLineWrapMode(QPlainTextEdit::NoWrap);
+        view->setFont(mono);
+        return view;
+    };
+
+    // Container: the fields, then what the NGC base brings and the Dockerfile they make.
+    const QString catalogue_path = resource_root_ + QStringLiteral("/resources/containers/ngc-pytorch.json");
+    if (Result<remote::NgcCatalogue> c =
+            remote::load_ngc_catalogue(QFile::encodeName(catalogue_path).toStdString());
+        c.ok()) {
+        catalogue_ = std::move(*c);
+    }
+    auto* container_bottom = new QWidget(this);
+    auto* container_layout = new QVBoxLayout(container_bottom);
+    container_layout->setContentsMargins(0, 8, 0, 0);
+    base_image_ = new QLabel(container_bottom);
+    base_image_->setWordWrap(true);
+    container_layout->addWidget(base_image_);
+    container_layout->addWidget(
+        new QLabel(tr("<b>Dockerfile</b> (live; build it with enroot on the cluster)"), container_bottom));
+    dockerfile_ = make_text_view(container_bottom);
+    dockerfile_->setMinimumHeight(260);
+    container_layout->addWidget(dockerfile_);
+    pages_->addTab(make_page({"container"}, nullptr, container_bottom), tr("Container"));
+    if (FieldEditor* base = field("/container/base"); base != nullptr && catalogue_) {
+        QStringList images;
+        for (const remote::NgcImage& image : catalogue_->images)
+            images << QString::fromStdString(image.image());
+        auto* completer = new QCompleter(images, base);
+        completer->setFilterMode(Qt::MatchContains);
+        if (auto* line = qobject_cast<QLineEdit*>(base->input())) line->setCompleter(completer);
+    }
+
+    // Preview: exactly what will be uploaded.
+    auto* preview_page = new QTabWidget(this);
+    auto* json_page = new QWidget(preview_page);
+    auto* json_layout = new QVBoxLayout(json_page);
+    json_layout->addWidget(new QLabel(tr("run.json exactly as it will be written:"), json_page));
+    preview_ = make_text_view(json_page);
+    json_layout->addWidget(preview_, 1);
+    preview_page->addTab(json_page, QStringLiteral("run.json"));
+    auto* sbatch_page = new QWidget(preview_page);
+    auto* sbatch_layout = new QVBoxLayout(sbatch_page);
+    auto* profile_row = new QHBoxLayout;
+    sbatch_profile_ = new QComboBox(sbatch_page);
+    sbatch_profile_->setMinimumWidth(220);
+    profile_row->addWidget(
+        new QLabel(tr("The sbatch script as it will be uploaded to cluster:"), sbatch_page));
+    profile_row->addWidget(sbatch_profile_);
+    profile_row->addStretch(1);
+    sbatch_layout->addLayout(profile_row);
+    sbatch_ = make_text_view(sbatch_page);
+    sbatch_layout->addWidget(sbatch_, 1);
+    preview_page->addTab(sbatch_page, QStringLiteral("sbatch"));
     pages_->addTab(preview_page, tr("Preview"));
+    connect(sbatch_profile_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            [this] { refresh_renders(); });
+    set_profiles({});
 
     problem_list_ = new QListWidget(this);
     problem_list_->setMaximumHeight(90);
@@ -213,6 +267,7 @@ void RunEditor::refresh(bool values) {
     }
     preview_->setPlainText(QString::fromStdString(doc_.text()));
     derived_->setText(derived_text());
+    refresh_renders();
 }
 
 void RunEditor::refresh_model_info() {
@@ -271,6 +326,67 @@ QString RunEditor::derived_text() const {
         text += tr("<br>No memory estimate: set model.path to a folder with config.json");
     }
     return text;
+}
+
+void RunEditor::set_profiles(const std::vector<remote::ClusterProfile>& profiles) {
+    profiles_ = profiles;
+    const QString current = sbatch_profile_->currentText();
+    const QSignalBlocker block(sbatch_profile_);
+    sbatch_profile_->clear();
+    for (const remote::ClusterProfile& p : profiles_)
+        sbatch_profile_->addItem(QString::fromStdString(p.name));
+    sbatch_profile_->addItem(tr("(example cluster)"));
+    // Keep a chosen cluster; otherwise the first real one (the example only when there is none).
+    const int i = sbatch_profile_->findText(current);
+    sbatch_profile_->setCurrentIndex(i >= 0 && i < static_cast<int>(profiles_.size()) ? i : 0);
+    refresh_renders();
+}
+
+void RunEditor::set_partitions(const QStringList& partitions) {
+    FieldEditor* f = field("/slurm/partition");
+    auto* line = f != nullptr ? qobject_cast<QLineEdit*>(f->input()) : nullptr;
+    if (line == nullptr) return;
+    line->setCompleter(new QCompleter(partitions, line));
+    line->setPlaceholderText(tr("sinfo: %1").arg(partitions.join(QStringLiteral(", "))));
+}
+
+remote::ClusterProfile RunEditor::sbatch_profile() const {
+    const int i = sbatch_profile_->currentIndex();
+    if (i >= 0 && i < static_cast<int>(profiles_.size())) return profiles_[static_cast<size_t>(i)];
+    remote::ClusterProfile example;
+    example.name = "example";
+    example.host = "login.example.org";
+    example.remote_workdir = "~/slipway";
+    example.container = doc_.config().slurm.container_image.empty() ? remote::ContainerMode::kNone
+                                                                    : remote::ContainerMode::kPyxis;
+    return example;
+}
+
+void RunEditor::refresh_renders() {
+    if (dockerfile_ == nullptr || sbatch_ == nullptr) return;  // still being built
+    const RunConfig& c = doc_.config();
+    if (catalogue_) {
+        const std::optional<std::string> tag = remote::ngc_pytorch_tag(c.container.base);
+        const remote::NgcImage* image = tag ? catalogue_->find(*tag) : nullptr;
+        base_image_->setText(image != nullptr ? tr("<b>%1</b>: %2")
+                                                    .arg(QString::fromStdString(image->image()),
+                                                         QString::fromStdString(image->summary()))
+                                              : tr("%1 is not in the NGC PyTorch catalogue (%2 images known)")
+                                                    .arg(QString::fromStdString(c.container.base))
+                                                    .arg(catalogue_->images.size()));
+    }
+    remote::DockerfileOptions options;
+    options.catalogue = catalogue_ ? &*catalogue_ : nullptr;
+    const Result<std::string> dockerfile = remote::render_dockerfile(c, options);
+    dockerfile_->setPlainText(
+        dockerfile.ok() ? QString::fromStdString(*dockerfile)
+                        : tr("# Cannot render the Dockerfile:\n# %1")
+                              .arg(QString::fromStdString(dockerfile.error()).replace('\n', "\n# ")));
+    const Result<std::string> sbatch = remote::render_sbatch_script(c, sbatch_profile());
+    sbatch_->setPlainText(sbatch.ok()
+                              ? QString::fromStdString(*sbatch)
+                              : tr("# Cannot render the sbatch script:\n# %1")
+                                    .arg(QString::fromStdString(sbatch.error()).replace('\n', "\n# ")));
 }
 
 Status RunEditor::load_file(const QString& path) {

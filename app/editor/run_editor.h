@@ -14,6 +14,8 @@
 #include "contract/status.h"
 #include "editor/model_info.h"
 #include "editor/run_document.h"
+#include "remote/container/ngc_catalogue.h"
+#include "remote/slurm/cluster_profile.h"
 
 class QComboBox;
 class QLabel;
@@ -56,6 +58,14 @@ public:
     QPlainTextEdit* preview() const { return preview_; }
     QComboBox* preset_box() const { return presets_; }
     QString derived_text() const;
+    QPlainTextEdit* dockerfile_preview() const { return dockerfile_; }
+    QPlainTextEdit* sbatch_preview() const { return sbatch_; }
+    QComboBox* sbatch_profile_box() const { return sbatch_profile_; }
+
+    // The cluster profiles the sbatch preview can be rendered for (an example profile is always offered).
+    void set_profiles(const std::vector<remote::ClusterProfile>& profiles);
+    // Partitions a cluster reported (sinfo), offered while typing /slurm/partition.
+    void set_partitions(const QStringList& partitions);
 
 signals:
     void submit_requested();
@@ -67,6 +77,8 @@ private:
     void on_edited(const std::string& pointer, const nlohmann::json& value);
     void refresh(bool values);
     void refresh_model_info();
+    void refresh_renders();
+    remote::ClusterProfile sbatch_profile() const;
 
     QString resource_root_;
     RunDocument doc_;
@@ -78,6 +90,12 @@ private:
     QListWidget* problem_list_;
     QPlainTextEdit* preview_;
     QPushButton* submit_;
+    QPlainTextEdit* dockerfile_ = nullptr;
+    QLabel* base_image_ = nullptr;
+    QPlainTextEdit* sbatch_ = nullptr;
+    QComboBox* sbatch_profile_ = nullptr;
+    std::vector<remote::ClusterProfile> profiles_;
+    std::optional<remote::NgcCatalogue> catalogue_;
     QString model_info_for_;  // the model path the module checklist and shape were read for
     std::optional<ModelShape> shape_;
     QString shape_error_;

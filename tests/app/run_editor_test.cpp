@@ -196,6 +196,31 @@ TEST_F(RunEditorTest, ImportsASeedStyleTrainingScript) {
     EXPECT_FALSE(import_training_script("python train.py --no_such_flag 1\n", RunConfig()).ok());
 }
 
+TEST_F(RunEditorTest, DockerfileAndSbatchPreviewsFollowTheConfig) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("demo-tiny").ok());
+    EXPECT_TRUE(editor.dockerfile_preview()->toPlainText().contains("FROM nvcr.io/nvidia/pytorch:24.04-py3"));
+    editor.edit("/container/apt_packages", nlohmann::json::array({"htop"}));
+    EXPECT_TRUE(editor.dockerfile_preview()->toPlainText().contains("htop"));
+    // torch must never be reinstalled over the image's own (seed 000): the render refuses and says why.
+    editor.edit("/container/pip_packages", nlohmann::json::array({"torch==2.1.0"}));
+    EXPECT_TRUE(editor.dockerfile_preview()->toPlainText().startsWith("# Cannot render the Dockerfile"));
+    EXPECT_FALSE(editor.submit_button()->isEnabled());
+    editor.edit("/container/pip_packages", nlohmann::json::array());
+
+    EXPECT_TRUE(editor.sbatch_preview()->toPlainText().contains("#SBATCH --nodes=1"));
+    editor.edit("/slurm/nodes", 2);
+    EXPECT_TRUE(editor.sbatch_preview()->toPlainText().contains("#SBATCH --nodes=2"));
+    remote::ClusterProfile profile;
+    profile.name = "gpu-cluster";
+    profile.host = "login.gpu.example";
+    profile.default_partition = "a100";
+    editor.set_profiles({profile});
+    EXPECT_EQ(editor.sbatch_profile_box()->currentText(), "gpu-cluster");
+    EXPECT_TRUE(editor.sbatch_preview()->toPlainText().contains("--partition=a100"))
+        << editor.sbatch_preview()->toPlainText().toStdString();
+}
+
 TEST(ShellWords, QuotesEscapesAndVariables) {
     EXPECT_EQ(shell_words(R"(a "b c" 'd $X' e\ f $X ${Y} "$X/z")", {{"X", "1"}}),
               (std::vector<std::string>{"a", "b c", "d $X", "e f", "1", "${Y}", "1/z"}));
