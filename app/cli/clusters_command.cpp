@@ -1,6 +1,7 @@
 // `slipway clusters list | add | test | remove`: cluster profiles in the XDG config folder, and a
 // connection test that shows what Slurm offers there.
 #include "cli/remote_connect.h"
+#include "remote/deploy/deploy.h"
 #include "remote/slurm/slurm_client.h"
 
 namespace slipway::app {
@@ -77,6 +78,17 @@ int run_clusters_test(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         return 1;
     }
     out << "connected to " << (*session)->describe() << "\n";
+    // The runs folder must be creatable: submit puts every run under it.
+    Result<std::string> workdir = remote::resolve_remote_path(**session, profile->remote_workdir);
+    if (!workdir.ok()) {
+        err << "slipway: " << workdir.error() << "\n";
+        return 1;
+    }
+    if (Status s = (*session)->mkdir_p(*workdir + "/runs", 0755); !s.ok()) {
+        err << "slipway: workdir " << *workdir << ": " << s.message() << "\n";
+        return 1;
+    }
+    out << "workdir " << *workdir << "/runs is usable\n";
     remote::SlurmClient slurm(**session);
     Result<std::vector<remote::NodeRow>> nodes = slurm.nodes();
     if (!nodes.ok()) {
