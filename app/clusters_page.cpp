@@ -1,66 +1,250 @@
-// ClustersPage: the profile list and the local profile's details.
+// ClustersPage: profile list, profile dialogs, connection tests.
 #include "clusters_page.h"
 
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "clusters/cluster_dialogs.h"
 #include "local/engine_command.h"
 
 namespace slipway::app {
+namespace {
+
+const QString kLocal = QObject::tr("This computer");
+
+}  // namespace
 
 ClustersPage::ClustersPage(const QString& resource_root, const QString& runs_dir, QWidget* parent)
     : QWidget(parent), resource_root_(resource_root), runs_dir_(runs_dir) {
-    profiles_ = new QListWidget(this);
-    profiles_->setMaximumWidth(240);
-    profiles_->addItem(tr("This computer"));
-    profiles_->setCurrentRow(0);
+    list_ = new QListWidget(this);
+    list_->setMaximumWidth(240);
+    auto* add = new QPushButton(tr("Add..."), this);
+    edit_ = new QPushButton(tr("Edit..."), this);
+    remove_ = new QPushButton(tr("Remove"), this);
+    test_ = new QPushButton(tr("Test connection"), this);
+    auto* buttons = new QHBoxLayout;
+    for (QPushButton* b : {add, edit_, remove_, test_})
+        buttons->addWidget(b);
+    buttons->addStretch(1);
+
     details_ = new QLabel(this);
     details_->setTextFormat(Qt::RichText);
     details_->setWordWrap(true);
     details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    partitions_ = new QTableWidget(0, 5, this);
+    partitions_->setHorizontalHeaderLabels(
+        {tr("Partition"), tr("Nodes"), tr("Idle"), tr("GPUs"), tr("GPU type")});
+    partitions_->verticalHeader()->hide();
+    partitions_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    partitions_->horizontalHeader()->setStretchLastSection(true);
+    partitions_->hide();
+
+    auto* right = new QVBoxLayout;
+    right->addWidget(details_);
+    right->addWidget(partitions_, 1);
+    right->addStretch(0);
     auto* row = new QHBoxLayout;
-    row->addWidget(profiles_);
-    row->addWidget(details_, 1);
+    row->addWidget(list_);
+    row->addLayout(right, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("<b>Clusters</b>"), this));
+    layout->addLayout(buttons);
     layout->addLayout(row, 1);
+
+    connect(list_, &QListWidget::currentRowChanged, this, &ClustersPage::show_details);
+    connect(add, &QPushButton::clicked, this, [this] {
+        remote::ClusterProfile blank;
+        ProfileDialog dialog(blank, this);
+        if (dialog.exec() != QDialog::Accepted) return;
+        if (const Status s = add_profile(*dialog.profile()); !s.ok()) {
+            QMessageBox::warning(this, tr("Add cluster"), QString::fromStdString(s.message()));
+        }
+    });
+    connect(edit_, &QPushButton::clicked, this, &ClustersPage::edit_selected);
+    connect(list_, &QListWidget::itemDoubleClicked, this, &ClustersPage::edit_selected);
+    connect(remove_, &QPushButton::clicked, this, [this] {
+        const int row = list_->currentRow();
+        if (row < 1) return;
+        const std::string name = profiles_[static_cast<size_t>(row - 1)].name;
+        if (QMessageBox::question(this, tr("Remove cluster"),
+                                  tr("Remove the profile %1? Runs on it stay in the history.")
+                                      .arg(QString::fromStdString(name))) != QMessageBox::Yes) {
+            return;
+        }
+        if (const Status s = remove_profile(name); !s.ok()) {
+            QMessageBox::warning(this, tr("Remove cluster"), QString::fromStdString(s.message()));
+        }
+    });
+    connect(test_, &QPushButton::clicked, this, &ClustersPage::test_selected);
     refresh();
+}
+
+ClustersPage::~ClustersPage() = default;
+
+void ClustersPage::refresh() {
+    const QString selected = list_->currentItem() != nullptr ? list_->currentItem()->text() : kLocal;
+    const Result<std::vector<remote::ClusterProfile>> loaded = remote::ProfileStore().load();
+    profiles_ = loaded.ok() ? *loaded : std::vector<remote::ClusterProfile>();
+    if (!loaded.ok()) last_test_["__store__"] = QString::fromStdString(loaded.error());
+    {
+        const QSignalBlocker block(list_);
+        list_->clear();
+        list_->addItem(kLocal);
+        for (const remote::ClusterProfile& p : profiles_)
+            list_->addItem(QString::fromStdString(p.name));
+    }
+    select(selected);
+    emit profiles_changed(profiles_);
+}
+
+void ClustersPage::select(const QString& name) {
+    const QList<QListWidgetItem*> found = list_->findItems(name, Qt::MatchExactly);
+    list_->setCurrentItem(found.isEmpty() ? list_->item(0) : found.front());
+    show_details();
+}
+
+ClusterSession* ClustersPage::session(const std::string& name) {
+    const auto it = sessions_.find(name);
+    if (it != sessions_.end()) return it->second.get();
+    for (const remote::ClusterProfile& p : profiles_) {
+        if (p.name != name) continue;
+        auto session = std::make_unique<ClusterSession>(p, make_gui_callbacks(window()), connector_);
+        ClusterSession* raw = session.get();
+        connect(
+            raw, &ClusterSession::tested, this,
+            [this, name](int, bool ok, const QString& message, const QList<PartitionSummary>& partitions) {
+                QString text = (ok ? QStringLiteral("<span style='color:#2e7d32'>%1</span>")
+                                   : QStringLiteral("<span style='color:#c62828'>%1</span>"))
+                                   .arg(message.toHtmlEscaped());
+                last_test_[name] = text;
+                QStringList names;
+                partitions_->setRowCount(partitions.size());
+                for (int r = 0; r < partitions.size(); ++r) {
+                    const PartitionSummary& p = partitions[r];
+                    names << p.name;
+                    const QStringList cells = {p.name + (p.is_default ? QStringLiteral(" *") : QString()),
+                                               QString::number(p.nodes), QString::number(p.idle_nodes),
+                                               QString::number(p.gpus), p.gpu_type};
+                    for (int c = 0; c < cells.size(); ++c)
+                        partitions_->setItem(r, c, new QTableWidgetItem(cells[c]));
+                }
+                show_details();
+                if (ok) emit partitions_known(QString::fromStdString(name), names);
+                emit tested(QString::fromStdString(name), ok, message);
+            });
+        sessions_[name] = std::move(session);
+        return raw;
+    }
+    return nullptr;
+}
+
+Status ClustersPage::add_profile(const remote::ClusterProfile& profile) {
+    if (const Status s = remote::ProfileStore().put(profile); !s.ok()) return s;
+    sessions_.erase(profile.name);  // its connection settings may have changed
+    refresh();
+    select(QString::fromStdString(profile.name));
+    return Status::Ok();
+}
+
+Status ClustersPage::remove_profile(const std::string& name) {
+    if (const Status s = remote::ProfileStore().remove(name); !s.ok()) return s;
+    sessions_.erase(name);
+    refresh();
+    return Status::Ok();
+}
+
+void ClustersPage::edit_selected() {
+    const int row = list_->currentRow();
+    if (row < 1) return;
+    ProfileDialog dialog(profiles_[static_cast<size_t>(row - 1)], this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    if (const Status s = add_profile(*dialog.profile()); !s.ok()) {
+        QMessageBox::warning(this, tr("Edit cluster"), QString::fromStdString(s.message()));
+    }
+}
+
+void ClustersPage::test_selected() {
+    const int row = list_->currentRow();
+    if (row < 1) return;
+    const std::string name = profiles_[static_cast<size_t>(row - 1)].name;
+    last_test_[name] = tr("Connecting...");
+    show_details();
+    if (ClusterSession* s = session(name)) s->test();
 }
 
 QString ClustersPage::details_text() const {
     return details_->text();
 }
 
-void ClustersPage::refresh() {
-    const QString engine = find_engine_binary();
-    const int cores = QThread::idealThreadCount();
-    const QStringList example = engine_arguments(QStringLiteral("RUN.json"), 2);
-    QString text =
-        tr("<h3>This computer</h3>"
-           "<p>The embedded default: runs <code>slipway-engine</code> here, without SSH or Slurm. "
-           "The run config's <code>slurm.ntasks_per_node</code> sets the local ranks; "
-           "inputs with relative paths are read from the resource folder, outputs go to the "
-           "run's own folder.</p><table cellspacing=6>");
-    auto row = [&text](const QString& k, const QString& v) {
+void ClustersPage::show_details() {
+    const int row = list_->currentRow();
+    edit_->setEnabled(row > 0);
+    remove_->setEnabled(row > 0);
+    test_->setEnabled(row > 0);
+    QString text;
+    auto add_row = [&text](const QString& k, const QString& v) {
         text += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v);
     };
-    row(tr("Engine"), engine.isEmpty()
-                          ? tr("<span style='color:#c62828'>not found next to slipway or on PATH: "
-                               "build it with SLIPWAY_BUILD_ENGINE=ON</span>")
-                          : engine.toHtmlEscaped());
-    row(tr("Command"),
-        QStringLiteral("<code>slipway-engine %1</code>").arg(example.join(QLatin1Char(' ')).toHtmlEscaped()));
-    row(tr("CPU cores"), QString::number(cores));
-    row(tr("Local ranks"), kEngineHasLaunch ? tr("as the run config says (slipway-engine launch)")
-                                            : tr("1 (slipway-engine launch is not available yet)"));
-    row(tr("Resource folder"), resource_root_.isEmpty() ? tr("not found") : resource_root_.toHtmlEscaped());
-    row(tr("Runs folder"), runs_dir_.toHtmlEscaped());
+    if (row <= 0) {
+        partitions_->hide();
+        const QString engine = find_engine_binary();
+        text = tr(
+            "<h3>This computer</h3>"
+            "<p>The embedded default: runs <code>slipway-engine</code> here, without SSH or Slurm. "
+            "The run config's <code>slurm.ntasks_per_node</code> sets the local ranks; inputs with relative "
+            "paths are read from the resource folder, outputs go to the run's own folder.</p>"
+            "<table cellspacing=6>");
+        add_row(tr("Engine"), engine.isEmpty()
+                                  ? tr("<span style='color:#c62828'>not found next to slipway or on "
+                                       "PATH: build it with SLIPWAY_BUILD_ENGINE=ON</span>")
+                                  : engine.toHtmlEscaped());
+        add_row(
+            tr("Command"),
+            QStringLiteral("<code>slipway-engine %1</code>")
+                .arg(engine_arguments(QStringLiteral("RUN.json"), 2).join(QLatin1Char(' ')).toHtmlEscaped()));
+        add_row(tr("CPU cores"), QString::number(QThread::idealThreadCount()));
+        add_row(tr("Resource folder"),
+                resource_root_.isEmpty() ? tr("not found") : resource_root_.toHtmlEscaped());
+        add_row(tr("Runs folder"), runs_dir_.toHtmlEscaped());
+        text += QStringLiteral(
+                    "</table><p>Add a cluster profile to submit to Slurm over SSH. Profiles live in "
+                    "<code>%1</code>; secrets are never stored.</p>")
+                    .arg(QString::fromStdString(remote::default_clusters_file()).toHtmlEscaped());
+        details_->setText(text);
+        return;
+    }
+    const remote::ClusterProfile& p = profiles_[static_cast<size_t>(row - 1)];
+    text = QStringLiteral("<h3>%1</h3><table cellspacing=6>")
+               .arg(QString::fromStdString(p.name).toHtmlEscaped());
+    add_row(tr("Login node"),
+            QString::fromStdString(p.host + (p.port ? ":" + std::to_string(*p.port) : "")).toHtmlEscaped());
+    add_row(tr("User"),
+            p.user.empty() ? tr("(ssh config, else local)") : QString::fromStdString(p.user).toHtmlEscaped());
+    if (!p.identity_file.empty()) add_row(tr("Key"), QString::fromStdString(p.identity_file).toHtmlEscaped());
+    if (!p.proxy_jump.empty()) add_row(tr("Jump host"), QString::fromStdString(p.proxy_jump).toHtmlEscaped());
+    add_row(tr("Remote folder"), QString::fromStdString(p.remote_workdir).toHtmlEscaped());
+    add_row(tr("Containers"), p.container == remote::ContainerMode::kPyxis
+                                  ? tr("pyxis (srun --container-image)")
+                                  : tr("none (bare srun, engine deployed)"));
+    if (!p.default_partition.empty()) {
+        add_row(tr("Default partition"), QString::fromStdString(p.default_partition).toHtmlEscaped());
+    }
     text += QStringLiteral("</table>");
+    const auto it = last_test_.find(p.name);
+    text += QStringLiteral("<p>%1</p>")
+                .arg(it == last_test_.end() ? tr("Not tested yet: Test connection asks "
+                                                 "Slurm for its partitions.")
+                                            : it->second);
     details_->setText(text);
+    partitions_->setVisible(partitions_->rowCount() > 0 && it != last_test_.end());
 }
 
 }  // namespace slipway::app

@@ -1,11 +1,23 @@
-// The clusters page: the profiles runs can be submitted to. "This computer" (the embedded default) runs
-// slipway-engine locally; the page shows what it will run and where.
+// The clusters page: "This computer" (the embedded default, which runs slipway-engine locally) and the
+// cluster profiles of clusters.json: add, edit, remove, and test a connection (host key, passphrase and
+// 2FA asked in dialogs; the login node's hostname and its Slurm partitions from sinfo shown). It owns one
+// ClusterSession per profile, which the window also uses to submit and follow runs.
 #pragma once
 
 #include <QWidget>
 
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clusters/cluster_session.h"
+#include "remote/slurm/cluster_profile.h"
+
 class QLabel;
 class QListWidget;
+class QPushButton;
+class QTableWidget;
 
 namespace slipway::app {
 
@@ -14,16 +26,47 @@ class ClustersPage : public QWidget {
 
 public:
     ClustersPage(const QString& resource_root, const QString& runs_dir, QWidget* parent = nullptr);
-    // Re-reads what the local profile depends on (the engine binary may appear after a build).
+    ~ClustersPage() override;
+
+    // Re-reads clusters.json and what the local profile depends on.
     void refresh();
-    QListWidget* profiles() const { return profiles_; }
+    const std::vector<remote::ClusterProfile>& profiles() const { return profiles_; }
+    // The session of a profile (made on first use); null for an unknown name.
+    ClusterSession* session(const std::string& profile_name);
+    // Replaces how sessions connect (tests use a FakeSession); applies to sessions made afterwards.
+    void set_connector(ClusterSession::Connector connector) { connector_ = std::move(connector); }
+
+    Status add_profile(const remote::ClusterProfile& profile);  // or replace by name
+    Status remove_profile(const std::string& name);
+    // Tests the selected profile's connection; the result shows in the details (and tested()).
+    void test_selected();
+    void select(const QString& name);
+
+    QListWidget* list() const { return list_; }
     QString details_text() const;
+    QTableWidget* partitions_table() const { return partitions_; }
+
+signals:
+    void profiles_changed(const std::vector<remote::ClusterProfile>& profiles);
+    void partitions_known(const QString& profile, const QStringList& partitions);
+    void tested(const QString& profile, bool ok, const QString& message);
 
 private:
+    void show_details();
+    void edit_selected();
+
     QString resource_root_;
     QString runs_dir_;
-    QListWidget* profiles_;
+    std::vector<remote::ClusterProfile> profiles_;
+    std::map<std::string, std::unique_ptr<ClusterSession>> sessions_;
+    std::map<std::string, QString> last_test_;  // profile -> what its last test said
+    ClusterSession::Connector connector_;
+    QListWidget* list_;
     QLabel* details_;
+    QTableWidget* partitions_;
+    QPushButton* edit_;
+    QPushButton* remove_;
+    QPushButton* test_;
 };
 
 }  // namespace slipway::app

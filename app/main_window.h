@@ -7,6 +7,7 @@
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 
 #include <memory>
 
@@ -47,6 +48,11 @@ public:
     // Submits the editor's run to "This computer". `overrides` are engine flags (tests shorten runs).
     // Returns the monitor's key of the new run.
     Result<int> submit_local(const QStringList& overrides = {});
+    // Submits the editor's run to a cluster profile: deploy + sbatch on the cluster's session (a worker
+    // thread), then its slurm-N.out followed into the monitor and history and its job state polled.
+    Result<int> submit_remote(const QString& profile);
+    // Where the editor's Submit button sends the run.
+    Result<int> submit_current();
     void cancel_run(int monitor_key);
 
     // Loads a stored run into the monitor / follows its log again from the stored offset.
@@ -98,6 +104,19 @@ private:
     QMenu* recent_menu_ = nullptr;
     QStringList recent_;
     QSystemTrayIcon* tray_ = nullptr;
+    struct RemoteRun {
+        std::string profile;
+        QString job_id;
+        int submit_request = 0;
+        int follow_id = 0;
+        int64_t history_id = 0;
+        QTimer* poll = nullptr;
+        bool ended = false;
+        bool stop_seen = false;  // the log's run_stop arrived
+    };
+    void watch_remote(int key);  // follows the job's log and polls its state
+    void on_remote_state(int key, const QString& state, const QString& detail);
+    QMap<int, RemoteRun> remote_runs_;      // monitor key -> its cluster job
     QMap<int, LocalRunner*> local_runs_;    // monitor key -> its engine process
     QMap<int, int64_t> local_history_ids_;  // monitor key -> history id
 };

@@ -174,11 +174,17 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
         f->input()->setFocus();
     });
     problems_summary_ = new QLabel(this);
-    submit_ = new QPushButton(tr("Submit to This computer"), this);
+    submit_ = new QPushButton(tr("Submit"), this);
     submit_->setObjectName(QStringLiteral("submit"));
     connect(submit_, &QPushButton::clicked, this, &RunEditor::submit_requested);
+    target_ = new QComboBox(this);
+    target_->setMinimumWidth(180);
+    target_->setToolTip(tr("Where the run goes: this computer, or a cluster profile (Clusters page)"));
+    target_->addItem(tr("This computer"));
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(problems_summary_, 1);
+    bottom->addWidget(new QLabel(tr("Run on:"), this));
+    bottom->addWidget(target_);
     bottom->addWidget(submit_);
 
     auto* layout = new QVBoxLayout(this);
@@ -328,8 +334,22 @@ QString RunEditor::derived_text() const {
     return text;
 }
 
+QString RunEditor::submit_target() const {
+    return target_->currentIndex() <= 0 ? QString() : target_->currentText();
+}
+
 void RunEditor::set_profiles(const std::vector<remote::ClusterProfile>& profiles) {
     profiles_ = profiles;
+    if (target_ != nullptr) {
+        const QString chosen = target_->currentText();
+        const QSignalBlocker block(target_);
+        target_->clear();
+        target_->addItem(tr("This computer"));
+        for (const remote::ClusterProfile& p : profiles_)
+            target_->addItem(QString::fromStdString(p.name));
+        const int i = target_->findText(chosen);
+        target_->setCurrentIndex(i >= 0 ? i : 0);
+    }
     const QString current = sbatch_profile_->currentText();
     const QSignalBlocker block(sbatch_profile_);
     sbatch_profile_->clear();

@@ -61,6 +61,9 @@ public:
     QPlainTextEdit* dockerfile_preview() const { return dockerfile_; }
     QPlainTextEdit* sbatch_preview() const { return sbatch_; }
     QComboBox* sbatch_profile_box() const { return sbatch_profile_; }
+    QComboBox* target_box() const { return target_; }
+    // Where Submit sends the run: "" for This computer, else a cluster profile's name.
+    QString submit_target() const;
 
     // The cluster profiles the sbatch preview can be rendered for (an example profile is always offered).
     void set_profiles(const std::vector<remote::ClusterProfile>& profiles);
@@ -94,6 +97,7 @@ private:
     QLabel* base_image_ = nullptr;
     QPlainTextEdit* sbatch_ = nullptr;
     QComboBox* sbatch_profile_ = nullptr;
+    QComboBox* target_ = nullptr;
     std::vector<remote::ClusterProfile> profiles_;
     std::optional<remote::NgcCatalogue> catalogue_;
     QString model_info_for_;  // the model path the module checklist and shape were read for

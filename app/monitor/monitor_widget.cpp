@@ -248,7 +248,6 @@ void MonitorWidget::set_state(int key, const QString& state) {
     const auto it = runs_.find(key);
     if (it == runs_.end()) return;
     it->second.state = state;
-    if (state != tr("running")) it->second.cancellable = false;
     update_status();
     emit run_changed(key);
 }
@@ -337,10 +336,28 @@ QListWidgetItem* MonitorWidget::list_item(int key) const {
     return nullptr;
 }
 
+int MonitorWidget::watch_run(const QString& name, int64_t history_id, RunMetrics initial) {
+    const int key = add_run(name, tr("submitting"));
+    MonitorRun& run = runs_[key];
+    run.history_id = history_id;
+    run.live = true;
+    run.metrics = std::move(initial);
+    replot_run(run);
+    update_status();
+    return key;
+}
+
+void MonitorWidget::feed(int key, const FollowBatch& batch) {
+    const auto it = runs_.find(key);
+    if (it != runs_.end()) apply(it->second, batch);
+}
+
 void MonitorWidget::on_batch(const FollowBatch& batch) {
     MonitorRun* found = find_by_follow(batch.follow_id);
-    if (found == nullptr) return;
-    MonitorRun& run = *found;
+    if (found != nullptr) apply(*found, batch);
+}
+
+void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
     if (!batch.error.isEmpty()) {
         run.lines.push_back(tr("[slipway] %1").arg(batch.error));
         if (run.key == current_) log_view_->appendPlainText(run.lines.back());

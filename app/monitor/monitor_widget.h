@@ -69,6 +69,9 @@ public:
     // `offset`/`initial` resume a run already partly stored.
     int follow_log(const QString& path, const QString& name, int64_t history_id = 0, quint64 offset = 0,
                    RunMetrics initial = {});
+    // A live run whose log batches come from elsewhere (a cluster's session): feed() them in.
+    int watch_run(const QString& name, int64_t history_id = 0, RunMetrics initial = {});
+    void feed(int key, const FollowBatch& batch);
     // Shows stored curves (a finished run from the history).
     int show_metrics(const QString& name, RunMetrics metrics, const QString& state, int64_t history_id = 0);
     // The writer ended: reads the rest of the log (a last line without '\n' too) and stops following.
@@ -110,6 +113,7 @@ signals:
 
 private:
     void on_batch(const FollowBatch& batch);
+    void apply(MonitorRun& run, const FollowBatch& batch);
     void replot_run(MonitorRun& run);
     void append_points(MonitorRun& run, const std::array<size_t, kMetricCount>& first_new);
     void update_target_line();

@@ -63,8 +63,7 @@ TEST_F(MainWindowTest, MenusShortcutsAndPages) {
               (QStringList{"New run", "Open run config...", "Recent run configs", "Save run config as...",
                            "Import training script...", "Open log...", "Export plots as PNG...",
                            "Export plots as CSV...", "Quit"}));
-    EXPECT_EQ(action_texts(menus[1]->menu()),
-              (QStringList{"Submit to This computer", "Cancel selected run"}));
+    EXPECT_EQ(action_texts(menus[1]->menu()), (QStringList{"Submit", "Cancel selected run"}));
     EXPECT_EQ(action_texts(menus[2]->menu()), (QStringList{"Runs", "Editor", "Monitor", "Clusters"}));
     const QList<QAction*> view = menus[2]->menu()->actions();
     EXPECT_EQ(view[2]->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_3));

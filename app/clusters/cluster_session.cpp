@@ -1,0 +1,310 @@
+// ClusterSession: the worker thread that owns one cluster's Session and runs its requests in order.
+#include "clusters/cluster_session.h"
+
+#include <QFile>
+#include <QMetaObject>
+#include <QTimer>
+
+#include <map>
+
+#include "cli/remote_connect.h"
+#include "remote/deploy/deploy.h"
+#include "remote/runlog/log_follower.h"
+#include "remote/slurm/slurm_client.h"
+#include "remote/ssh/libssh_session.h"
+
+namespace slipway::app {
+
+class ClusterWorker : public QObject {
+    Q_OBJECT
+
+public:
+    ClusterWorker(remote::ClusterProfile profile, remote::SessionCallbacks callbacks,
+                  ClusterSession::Connector connector)
+        : profile_(std::move(profile)), callbacks_(std::move(callbacks)), connect_(std::move(connector)) {}
+
+    ~ClusterWorker() override {
+        follows_.clear();  // followers hold a reference to the session
+    }
+
+public slots:
+    void test(int request) {
+        QList<PartitionSummary> partitions;
+        remote::Session* s = session();
+        if (s == nullptr) {
+            emit tested(request, false, last_error_, partitions);
+            return;
+        }
+        const Result<remote::ExecResult> host = s->exec("hostname", std::chrono::seconds(20));
+        if (!host.ok()) {
+            emit tested(request, false, QString::fromStdString(host.error()), partitions);
+            return;
+        }
+        QString message =
+            QStringLiteral("connected to %1 (%2)")
+                .arg(QString::fromStdString(s->describe()), QString::fromStdString(host->out).trimmed());
+        remote::SlurmClient slurm(*s);
+        const Result<std::vector<remote::NodeRow>> nodes = slurm.nodes();
+        if (!nodes.ok()) {
+            emit tested(request, false,
+                        message + QStringLiteral("; sinfo failed: ") + QString::fromStdString(nodes.error()),
+                        partitions);
+            return;
+        }
+        for (const remote::PartitionInfo& p : remote::summarize_partitions(*nodes)) {
+            PartitionSummary out;
+            out.name = QString::fromStdString(p.name);
+            out.is_default = p.is_default;
+            out.nodes = static_cast<int>(p.nodes);
+            out.idle_nodes = static_cast<int>(p.idle_nodes);
+            out.gpus = p.gpus;
+            for (const remote::NodeRow& n : *nodes) {
+                if (n.partition == p.name && !n.gpu_type.empty())
+                    out.gpu_type = QString::fromStdString(n.gpu_type);
+            }
+            partitions << out;
+        }
+        emit tested(request, true, message, partitions);
+    }
+
+    void submit(int request, const QByteArray& config_json, const QString& input_root,
+                const QString& engine) {
+        RemoteSubmission out;
+        remote::Session* s = session();
+        if (s == nullptr) {
+            emit submitted(request, false, last_error_, out);
+            return;
+        }
+        remote::DeployRequest deploy;
+        deploy.config = parse_run_config(nlohmann::json::parse(config_json.toStdString())).config;
+        deploy.input_root = QFile::encodeName(input_root).toStdString();
+        deploy.profile = profile_;
+        deploy.engine_binary = QFile::encodeName(engine).toStdString();
+        remote::SlurmClient slurm(*s);
+        const Result<remote::SubmittedRun> run =
+            remote::submit_run(*s, slurm, deploy, remote::RunRecordStore());
+        if (!run.ok()) {
+            emit submitted(request, false, QString::fromStdString(run.error()), out);
+            return;
+        }
+        out.run_id = QString::fromStdString(run->record.run_id);
+        out.job_id = QString::fromStdString(run->job.job_id);
+        out.remote_dir = QString::fromStdString(run->deployment.remote_dir);
+        out.log_path = QString::fromStdString(run->record.slurm_log());
+        out.run_json = QString::fromStdString(to_json(run->deployment.remote_config).dump(2));
+        emit submitted(request, true, QString(), out);
+    }
+
+    void job_state(int request, const QString& job_id) {
+        remote::Session* s = session();
+        if (s == nullptr) {
+            emit job_state_known(request, false, job_id, QString(), last_error_);
+            return;
+        }
+        remote::SlurmClient slurm(*s);
+        const Result<remote::JobInfo> job = slurm.job(job_id.toStdString());
+        if (!job.ok()) {
+            emit job_state_known(request, false, job_id, QString(), QString::fromStdString(job.error()));
+            return;
+        }
+        emit job_state_known(
+            request, true, job_id, QString::fromStdString(job->state),
+            QString::fromStdString(job->node_list + (job->reason.empty() || job->reason == "None"
+                                                         ? std::string()
+                                                         : " (" + job->reason + ")")));
+    }
+
+    void cancel(int request, const QString& job_id) {
+        remote::Session* s = session();
+        if (s == nullptr) {
+            emit cancelled(request, false, last_error_);
+            return;
+        }
+        remote::SlurmClient slurm(*s);
+        const Status st = slurm.cancel(job_id.toStdString());
+        emit cancelled(request, st.ok(), QString::fromStdString(st.message()));
+    }
+
+    void follow(int id, const QString& path, quint64 offset, int poll_ms) {
+        remote::Session* s = session();
+        if (s == nullptr) {
+            FollowBatch b;
+            b.follow_id = id;
+            b.error = last_error_;
+            emit follow_batch(b);
+            return;
+        }
+        auto f = std::make_unique<Follow>();
+        Follow* raw = f.get();
+        f->follower = std::make_unique<remote::RemoteLogFollower>(
+            *s, path.toStdString(), [raw](MllogStreamItem&& item) { raw->items.push_back(std::move(item)); },
+            offset);
+        f->timer = new QTimer(this);
+        f->timer->setInterval(poll_ms);
+        connect(f->timer, &QTimer::timeout, this, [this, id] { poll(id, false); });
+        f->timer->start();
+        follows_[id] = std::move(f);
+        poll(id, false);
+    }
+
+    void finish_follow(int id) {
+        poll(id, true);
+        follows_.erase(id);
+    }
+
+    void stop_follow(int id) { follows_.erase(id); }
+
+signals:
+    void tested(int request, bool ok, const QString& message,
+                const QList<slipway::app::PartitionSummary>& partitions);
+    void submitted(int request, bool ok, const QString& error,
+                   const slipway::app::RemoteSubmission& submission);
+    void job_state_known(int request, bool ok, const QString& job_id, const QString& state,
+                         const QString& detail);
+    void cancelled(int request, bool ok, const QString& message);
+    void follow_batch(const slipway::app::FollowBatch& batch);
+    void connection_changed(bool connected, const QString& message);
+
+private:
+    struct Follow {
+        std::unique_ptr<remote::RemoteLogFollower> follower;
+        std::vector<MllogStreamItem> items;
+        QTimer* timer = nullptr;
+        ~Follow() { delete timer; }
+    };
+
+    // The session, opened (or reopened) on demand; null with last_error_ set when that failed.
+    remote::Session* session() {
+        if (session_ && session_->is_connected()) return session_.get();
+        if (session_) {
+            const Status s = session_->reconnect();
+            emit connection_changed(s.ok(),
+                                    QString::fromStdString(s.ok() ? session_->describe() : s.message()));
+            if (s.ok()) return session_.get();
+            last_error_ = QString::fromStdString(s.message());
+            return nullptr;
+        }
+        Result<std::unique_ptr<remote::Session>> opened =
+            connect_ ? connect_(profile_, callbacks_)
+                     : remote::connect_ssh(connect_options(profile_, SshCliOptions{}), callbacks_);
+        if (!opened.ok()) {
+            last_error_ = QString::fromStdString(opened.error());
+            emit connection_changed(false, last_error_);
+            return nullptr;
+        }
+        session_ = std::move(*opened);
+        emit connection_changed(true, QString::fromStdString(session_->describe()));
+        return session_.get();
+    }
+
+    void poll(int id, bool finishing) {
+        const auto it = follows_.find(id);
+        if (it == follows_.end()) return;
+        Follow& f = *it->second;
+        FollowBatch out;
+        out.follow_id = id;
+        out.finished = finishing;
+        const Result<remote::PollResult> r = f.follower->poll();
+        if (!r.ok()) {
+            out.error = QString::fromStdString(r.error());
+            emit connection_changed(false, out.error);
+        } else {
+            out.reset = r->restarted;
+            out.missing = !r->file_exists;
+        }
+        if (finishing) f.follower->finish();
+        out.offset = f.follower->offset();
+        const size_t n = f.items.size();
+        const size_t first_text =
+            n > FollowService::kMaxLinesPerBatch ? n - FollowService::kMaxLinesPerBatch : 0;
+        out.lines_skipped = static_cast<qint64>(first_text);
+        for (size_t i = 0; i < n; ++i) {
+            MllogStreamItem& item = f.items[i];
+            if (i >= first_text) out.lines << QString::fromStdString(item.text);
+            if (item.kind == MllogLineKind::kEvent) out.events.push_back(std::move(item.event));
+            if (item.kind == MllogLineKind::kBadMllog) ++out.bad_lines;
+        }
+        f.items.clear();
+        if (n > 0 || out.reset || finishing || !out.error.isEmpty()) emit follow_batch(out);
+    }
+
+    remote::ClusterProfile profile_;
+    remote::SessionCallbacks callbacks_;
+    ClusterSession::Connector connect_;
+    std::unique_ptr<remote::Session> session_;
+    QString last_error_;
+    std::map<int, std::unique_ptr<Follow>> follows_;
+};
+
+ClusterSession::ClusterSession(remote::ClusterProfile profile, remote::SessionCallbacks callbacks,
+                               Connector connector, QObject* parent)
+    : QObject(parent),
+      profile_(profile),
+      worker_(new ClusterWorker(std::move(profile), std::move(callbacks), std::move(connector))) {
+    qRegisterMetaType<slipway::app::PartitionSummary>();
+    qRegisterMetaType<QList<slipway::app::PartitionSummary>>();
+    qRegisterMetaType<slipway::app::RemoteSubmission>();
+    qRegisterMetaType<slipway::app::FollowBatch>();
+    worker_->moveToThread(&thread_);
+    connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+    connect(worker_, &ClusterWorker::tested, this, &ClusterSession::tested);
+    connect(worker_, &ClusterWorker::submitted, this, &ClusterSession::submitted);
+    connect(worker_, &ClusterWorker::job_state_known, this, &ClusterSession::job_state_known);
+    connect(worker_, &ClusterWorker::cancelled, this, &ClusterSession::cancelled);
+    connect(worker_, &ClusterWorker::follow_batch, this, &ClusterSession::follow_batch);
+    connect(worker_, &ClusterWorker::connection_changed, this, &ClusterSession::connection_changed);
+    thread_.setObjectName(QStringLiteral("slipway-cluster"));
+    thread_.start();
+}
+
+ClusterSession::~ClusterSession() {
+    thread_.quit();
+    thread_.wait();
+}
+
+int ClusterSession::test() {
+    const int id = next_request_++;
+    QMetaObject::invokeMethod(worker_, "test", Qt::QueuedConnection, Q_ARG(int, id));
+    return id;
+}
+
+int ClusterSession::submit(const RunConfig& config, const QString& input_root, const QString& engine_binary) {
+    const int id = next_request_++;
+    QMetaObject::invokeMethod(worker_, "submit", Qt::QueuedConnection, Q_ARG(int, id),
+                              Q_ARG(QByteArray, QByteArray::fromStdString(to_json(config).dump())),
+                              Q_ARG(QString, input_root), Q_ARG(QString, engine_binary));
+    return id;
+}
+
+int ClusterSession::job_state(const QString& job_id) {
+    const int id = next_request_++;
+    QMetaObject::invokeMethod(worker_, "job_state", Qt::QueuedConnection, Q_ARG(int, id),
+                              Q_ARG(QString, job_id));
+    return id;
+}
+
+int ClusterSession::cancel(const QString& job_id) {
+    const int id = next_request_++;
+    QMetaObject::invokeMethod(worker_, "cancel", Qt::QueuedConnection, Q_ARG(int, id),
+                              Q_ARG(QString, job_id));
+    return id;
+}
+
+int ClusterSession::follow(const QString& path, quint64 offset, int poll_ms) {
+    const int id = next_request_++;
+    QMetaObject::invokeMethod(worker_, "follow", Qt::QueuedConnection, Q_ARG(int, id), Q_ARG(QString, path),
+                              Q_ARG(quint64, offset), Q_ARG(int, poll_ms));
+    return id;
+}
+
+void ClusterSession::finish_follow(int follow_id) {
+    QMetaObject::invokeMethod(worker_, "finish_follow", Qt::QueuedConnection, Q_ARG(int, follow_id));
+}
+
+void ClusterSession::stop_follow(int follow_id) {
+    QMetaObject::invokeMethod(worker_, "stop_follow", Qt::QueuedConnection, Q_ARG(int, follow_id));
+}
+
+}  // namespace slipway::app
+
+#include "cluster_session.moc"

@@ -1,0 +1,89 @@
+// One cluster's connection, off the GUI thread: a worker thread owns the profile's SSH Session (opened on
+// first use, reconnected when dropped) and runs everything for that cluster on it in order: connection
+// tests with sinfo, submitting runs (deploy + sbatch), job state, scancel, and following job logs from a
+// byte offset (RemoteLogFollower). Results come back by queued signals carrying a request id; the GUI
+// drops what it no longer waits for. Host keys, passphrases and 2FA codes are asked through the
+// SessionCallbacks given at construction (the app's dialogs); nothing secret is stored.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QThread>
+
+#include <functional>
+#include <memory>
+
+#include "contract/run_config.h"
+#include "monitor/follow_service.h"
+#include "remote/slurm/cluster_profile.h"
+#include "remote/ssh/session.h"
+
+namespace slipway::app {
+
+class ClusterWorker;
+
+struct PartitionSummary {
+    QString name;
+    bool is_default = false;
+    int nodes = 0;
+    int idle_nodes = 0;
+    qint64 gpus = 0;
+    QString gpu_type;
+};
+
+struct RemoteSubmission {
+    QString run_id;
+    QString job_id;
+    QString remote_dir;
+    QString log_path;  // <remote_dir>/slurm-<job>.out
+    QString run_json;  // the run config as uploaded
+};
+
+class ClusterSession : public QObject {
+    Q_OBJECT
+
+public:
+    // Opens `connect` to reach the cluster (tests pass a FakeSession factory); default: libssh.
+    using Connector = std::function<Result<std::unique_ptr<remote::Session>>(
+        const remote::ClusterProfile&, const remote::SessionCallbacks&)>;
+
+    ClusterSession(remote::ClusterProfile profile, remote::SessionCallbacks callbacks,
+                   Connector connector = {}, QObject* parent = nullptr);
+    ~ClusterSession() override;
+
+    const remote::ClusterProfile& profile() const { return profile_; }
+
+    // Each returns a request id that the matching signal carries.
+    int test();  // connect, `hostname`, sinfo partitions
+    int submit(const RunConfig& config, const QString& input_root, const QString& engine_binary);
+    int job_state(const QString& job_id);
+    int cancel(const QString& job_id);
+    // Follows a remote log from `offset`; batches arrive through follow_batch with this follow id (the
+    // same FollowBatch the local follower sends). Polled every poll_ms until stop_follow/finish_follow.
+    int follow(const QString& path, quint64 offset, int poll_ms = 2000);
+    void finish_follow(int follow_id);  // read the rest, a last unterminated line too, then stop
+    void stop_follow(int follow_id);
+
+signals:
+    void tested(int request, bool ok, const QString& message,
+                const QList<slipway::app::PartitionSummary>& partitions);
+    void submitted(int request, bool ok, const QString& error,
+                   const slipway::app::RemoteSubmission& submission);
+    void job_state_known(int request, bool ok, const QString& job_id, const QString& state,
+                         const QString& detail);
+    void cancelled(int request, bool ok, const QString& message);
+    void follow_batch(const slipway::app::FollowBatch& batch);
+    void connection_changed(bool connected, const QString& message);
+
+private:
+    remote::ClusterProfile profile_;
+    QThread thread_;
+    ClusterWorker* worker_;
+    int next_request_ = 1;
+};
+
+}  // namespace slipway::app
+
+Q_DECLARE_METATYPE(slipway::app::PartitionSummary)
+Q_DECLARE_METATYPE(slipway::app::RemoteSubmission)

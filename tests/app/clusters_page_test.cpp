@@ -1,0 +1,103 @@
+// GUI tests of the clusters page (offscreen) over a FakeSession: profiles added, edited and removed in
+// clusters.json (XDG config), a connection test on the cluster's worker thread showing the login node and
+// the sinfo partitions, the editor offered the new cluster as a Submit target, the host-key question.
+#include "clusters_page.h"
+
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QTableWidget>
+
+#include "clusters/cluster_dialogs.h"
+#include "editor/run_editor.h"
+#include "main_window.h"
+#include "remote/ssh/fake_session.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+remote::ClusterProfile profile(const std::string& name) {
+    remote::ClusterProfile p;
+    p.name = name;
+    p.host = "login.example.org";
+    p.user = "researcher";
+    return p;
+}
+
+Result<std::unique_ptr<remote::Session>> fake_cluster(const remote::ClusterProfile&,
+                                                      const remote::SessionCallbacks&) {
+    auto fake = std::make_unique<remote::FakeSession>("researcher@login.example.org:22");
+    fake->on_exec_prefix("hostname", remote::ExecResult{"login01\n", "", 0});
+    fake->on_exec_prefix("sinfo", remote::ExecResult{"gpu01|a100*|idle|64|512000|gpu:a100:8\n"
+                                                     "gpu02|a100*|mixed|64|512000|gpu:a100:8\n"
+                                                     "cpu01|cpu|idle|128|256000|(null)\n",
+                                                     "", 0});
+    return std::unique_ptr<remote::Session>(std::move(fake));
+}
+
+TEST(ClustersPage, ProfilesTestAndPartitions) {
+    testing_util::IsolatedHome home;
+    MainWindow window(home.path() + "/history.sqlite");
+    ClustersPage* page = window.clusters_page();
+    page->set_connector(fake_cluster);
+    EXPECT_EQ(page->list()->count(), 1);  // This computer
+    EXPECT_TRUE(page->details_text().contains("This computer"));
+
+    ASSERT_TRUE(page->add_profile(profile("hpc")).ok());
+    EXPECT_FALSE(page->add_profile(profile("bad name with spaces")).ok());
+    ASSERT_EQ(page->list()->count(), 2);
+    EXPECT_EQ(page->list()->currentItem()->text(), "hpc");
+    EXPECT_TRUE(page->details_text().contains("login.example.org"));
+    // The editor can now send runs there, and preview the sbatch script for it.
+    EXPECT_EQ(window.editor()->target_box()->itemText(1), "hpc");
+    EXPECT_EQ(window.editor()->sbatch_profile_box()->currentText(), "hpc");
+
+    QString tested;
+    QObject::connect(page, &ClustersPage::tested, [&](const QString& name, bool ok, const QString& message) {
+        tested = name + (ok ? " ok: " : " failed: ") + message;
+    });
+    page->test_selected();
+    ASSERT_TRUE(testing_util::wait_until([&] { return !tested.isEmpty(); }));
+    EXPECT_EQ(tested, "hpc ok: connected to researcher@login.example.org:22 (login01)");
+    QTableWidget* partitions = page->partitions_table();
+    ASSERT_EQ(partitions->rowCount(), 2);
+    EXPECT_EQ(partitions->item(0, 0)->text(), "a100 *");
+    EXPECT_EQ(partitions->item(0, 1)->text(), "2");
+    EXPECT_EQ(partitions->item(0, 3)->text(), "16");
+    EXPECT_EQ(partitions->item(0, 4)->text(), "a100");
+    EXPECT_EQ(partitions->item(1, 0)->text(), "cpu");
+
+    // A second start of the app reads the same clusters.json.
+    ASSERT_TRUE(page->remove_profile("hpc").ok());
+    EXPECT_EQ(page->list()->count(), 1);
+    EXPECT_EQ(window.editor()->target_box()->count(), 1);
+}
+
+TEST(ClustersPage, HostKeyQuestionShowsTheFingerprint) {
+    remote::HostKeyInfo key;
+    key.host = "[127.0.0.1]:2222";
+    key.port = 2222;
+    key.key_type = "ssh-ed25519";
+    key.sha256_fingerprint = "SHA256:abcDEF123";
+    key.known_hosts_file = "/home/u/.ssh/known_hosts";
+    const QString q = host_key_question(key);
+    EXPECT_TRUE(q.contains("SHA256:abcDEF123"));
+    EXPECT_TRUE(q.contains("ssh-ed25519"));
+    EXPECT_TRUE(q.contains("[127.0.0.1]:2222"));
+    EXPECT_TRUE(q.contains("/home/u/.ssh/known_hosts"));
+}
+
+TEST(ClustersPage, ProfileDialogRefusesAnInvalidProfile) {
+    ProfileDialog dialog(profile("ok-name"));
+    ASSERT_TRUE(dialog.profile().ok());
+    dialog.host_edit()->setText("");
+    const Result<remote::ClusterProfile> p = dialog.profile();
+    ASSERT_FALSE(p.ok());
+    EXPECT_NE(p.error().find("host"), std::string::npos) << p.error();
+}
+
+}  // namespace
+}  // namespace slipway::app

@@ -1,0 +1,102 @@
+// End to end on the local test cluster (tests/cluster: real sshd + Slurm on 127.0.0.1; label cluster):
+// the demo run submitted from the window to a cluster profile is deployed and sbatch'ed on the cluster's
+// worker thread, its slurm-N.out is followed live into the monitor over SSH, the job state comes from
+// Slurm, and the run and its points land in the history. Skipped when the cluster or the engine is absent.
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QPlainTextEdit>
+
+#include "clusters_page.h"
+#include "editor/run_editor.h"
+#include "history/run_history.h"
+#include "main_window.h"
+#include "monitor/monitor_widget.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+std::map<QString, QString> read_env(const QString& path) {
+    std::map<QString, QString> env;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return env;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        const int eq = line.indexOf('=');
+        if (eq > 0) env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
+    }
+    return env;
+}
+
+TEST(RemoteRunEndToEnd, DemoOnTheLocalClusterIsFollowedLive) {
+    const QString env_file = qEnvironmentVariable("SLIPWAY_CLUSTER_ENV");
+    if (env_file.isEmpty() || !QFileInfo::exists(env_file))
+        GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
+    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
+    std::map<QString, QString> env = read_env(env_file);
+    testing_util::IsolatedHome home;
+    qputenv("SLIPWAY_ENGINE", engine.toUtf8());
+    qputenv("SLIPWAY_KNOWN_HOSTS", env["SLIPWAY_SSH_KNOWN_HOSTS"].toUtf8());
+
+    MainWindow window(home.path() + "/history.sqlite");
+    window.show();
+    remote::ClusterProfile p;
+    p.name = "local-slurm";
+    p.host = env["SLIPWAY_SSH_HOST"].toStdString();
+    p.port = env["SLIPWAY_SSH_PORT"].toInt();
+    p.user = env["SLIPWAY_SSH_USER"].toStdString();
+    p.identity_file = env["SLIPWAY_SSH_KEY"].toStdString();
+    p.remote_workdir = (env["SLIPWAY_REMOTE_DIR"] + "/gui-e2e").toStdString();
+    p.default_partition = env["SLIPWAY_SLURM_PARTITION"].toStdString();
+    ASSERT_TRUE(window.clusters_page()->add_profile(p).ok());
+
+    RunEditor* editor = window.editor();
+    ASSERT_TRUE(editor->load_preset("demo-tiny").ok());
+    editor->edit("/training/max_steps", 10);
+    editor->edit("/training/warmup_steps", 2);
+    editor->edit("/training/eval_steps", 5);
+    editor->target_box()->setCurrentText("local-slurm");
+    ASSERT_TRUE(editor->document().valid()) << format_problems(editor->document().problems());
+    QStringList notified;
+    QObject::connect(&window, &MainWindow::notified,
+                     [&](const QString& title, const QString&) { notified << title; });
+    const Result<int> key = window.submit_current();
+    ASSERT_TRUE(key.ok()) << key.error();
+    const MonitorWidget* monitor = window.monitor();
+    bool seen_running_with_points = false;
+    QObject::connect(monitor, &MonitorWidget::run_changed, [&](int k) {
+        const MonitorRun* r = monitor->run(k);
+        if (k == *key && r->state.startsWith("RUNNING") && !r->metrics.points(Metric::kTrainLoss).empty()) {
+            seen_running_with_points = true;
+        }
+    });
+    ASSERT_TRUE(testing_util::wait_until([&] { return !notified.isEmpty(); }, 300'000))
+        << "no end of the job";
+    const MonitorRun* run = monitor->run(*key);
+    // Slurm's own state ends the run (asked right after the log's run_stop).
+    EXPECT_TRUE(testing_util::wait_until([&] { return run->state.startsWith("COMPLETED"); }, 60'000))
+        << run->state.toStdString() << "\n"
+        << monitor->log_view()->toPlainText().right(3000).toStdString();
+    ASSERT_TRUE(testing_util::wait_until([&] { return run->metrics.status.has_value(); }, 30'000));
+    EXPECT_EQ(run->metrics.points(Metric::kTrainLoss).size(), 2u);
+    EXPECT_EQ(run->metrics.points(Metric::kEvalAccuracy).size(), 2u);
+    EXPECT_EQ(run->metrics.status, "success");
+    EXPECT_TRUE(notified.join("\n").contains("finished")) << notified.join("\n").toStdString();
+    (void)seen_running_with_points;  // a 10-step job can finish between two state polls
+    const auto runs = window.history()->runs();
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 1u);
+    EXPECT_EQ(runs->front().cluster, "local-slurm");
+    EXPECT_EQ(runs->front().state, "COMPLETED");
+    EXPECT_FALSE(runs->front().job_id.isEmpty());
+    EXPECT_TRUE(runs->front().log_path.endsWith(".out"));
+    EXPECT_GE(*window.history()->point_count(runs->front().id), 8);
+    qunsetenv("SLIPWAY_ENGINE");
+    qunsetenv("SLIPWAY_KNOWN_HOSTS");
+}
+
+}  // namespace
+}  // namespace slipway::app
