@@ -126,16 +126,9 @@ ClusterSession* ClustersPage::session(const std::string& name) {
                                    .arg(message.toHtmlEscaped());
                 last_test_[name] = text;
                 QStringList names;
-                partitions_->setRowCount(partitions.size());
-                for (int r = 0; r < partitions.size(); ++r) {
-                    const PartitionSummary& p = partitions[r];
+                for (const PartitionSummary& p : partitions)
                     names << p.name;
-                    const QStringList cells = {p.name + (p.is_default ? QStringLiteral(" *") : QString()),
-                                               QString::number(p.nodes), QString::number(p.idle_nodes),
-                                               QString::number(p.gpus), p.gpu_type};
-                    for (int c = 0; c < cells.size(); ++c)
-                        partitions_->setItem(r, c, new QTableWidgetItem(cells[c]));
-                }
+                if (ok) partitions_by_profile_[name] = partitions;
                 show_details();
                 if (ok) emit partitions_known(QString::fromStdString(name), names);
                 emit tested(QString::fromStdString(name), ok, message);
@@ -244,7 +237,19 @@ void ClustersPage::show_details() {
                                                  "Slurm for its partitions.")
                                             : it->second);
     details_->setText(text);
-    partitions_->setVisible(partitions_->rowCount() > 0 && it != last_test_.end());
+    const auto known = partitions_by_profile_.find(p.name);
+    const QList<PartitionSummary> partitions =
+        known == partitions_by_profile_.end() ? QList<PartitionSummary>() : known->second;
+    partitions_->setRowCount(partitions.size());
+    for (int r = 0; r < partitions.size(); ++r) {
+        const PartitionSummary& s = partitions[r];
+        const QStringList cells = {s.name + (s.is_default ? QStringLiteral(" *") : QString()),
+                                   QString::number(s.nodes), QString::number(s.idle_nodes),
+                                   QString::number(s.gpus), s.gpu_type};
+        for (int c = 0; c < cells.size(); ++c)
+            partitions_->setItem(r, c, new QTableWidgetItem(cells[c]));
+    }
+    partitions_->setVisible(!partitions.isEmpty());
 }
 
 }  // namespace slipway::app

@@ -60,6 +60,7 @@ private:
     std::vector<remote::ClusterProfile> profiles_;
     std::map<std::string, std::unique_ptr<ClusterSession>> sessions_;
     std::map<std::string, QString> last_test_;  // profile -> what its last test said
+    std::map<std::string, QList<PartitionSummary>> partitions_by_profile_;
     ClusterSession::Connector connector_;
     QListWidget* list_;
     QLabel* details_;

@@ -602,7 +602,31 @@ Result<int> MainWindow::resume_history_run(int64_t run_id) {
         return Result<int>::Error("run " + std::to_string(run_id) + " has no log to follow");
     Result<RunMetrics> metrics = history_->load_metrics(run_id);
     if (!metrics.ok()) return metrics.status();
-    if (const int existing = monitor_->run_for_history(run_id)) monitor_->remove_run(existing);
+    if (const int existing = monitor_->run_for_history(run_id)) {
+        remote_runs_.remove(existing);
+        monitor_->remove_run(existing);
+    }
+    // A cluster run: its log is on the login node; follow it there from the stored offset (a reconnect
+    // after the app or the connection went away) and ask Slurm for the job's state again.
+    if (run->cluster != kLocalProfile && !run->job_id.isEmpty()) {
+        ClusterSession* session = clusters_->session(run->cluster.toStdString());
+        if (session == nullptr) {
+            return Result<int>::Error("run " + std::to_string(run_id) + " ran on cluster " +
+                                      run->cluster.toStdString() + ", which has no profile any more");
+        }
+        const int key = monitor_->watch_run(run->name + QStringLiteral(" @ ") + run->cluster, run_id,
+                                            std::move(*metrics));
+        monitor_->set_state(key, run->state);
+        RemoteRun& remote = remote_runs_[key];
+        remote.profile = run->cluster.toStdString();
+        remote.job_id = run->job_id;
+        remote.history_id = run_id;
+        remote.follow_id = session->follow(run->log_path, run->log_offset);
+        monitor_->set_cancellable(key, !remote::is_terminal_state(run->state.toStdString()));
+        watch_remote(key);
+        show_page(kMonitorPage);
+        return key;
+    }
     const int key =
         monitor_->follow_log(run->log_path, run->name, run_id, run->log_offset, std::move(*metrics));
     show_page(kMonitorPage);

@@ -12,7 +12,9 @@
 
 #include "clusters/cluster_dialogs.h"
 #include "editor/run_editor.h"
+#include "history/run_history.h"
 #include "main_window.h"
+#include "monitor/monitor_widget.h"
 #include "remote/ssh/fake_session.h"
 #include "test_util.h"
 
@@ -74,6 +76,59 @@ TEST(ClustersPage, ProfilesTestAndPartitions) {
     ASSERT_TRUE(page->remove_profile("hpc").ok());
     EXPECT_EQ(page->list()->count(), 1);
     EXPECT_EQ(window.editor()->target_box()->count(), 1);
+}
+
+std::string line(double loss, int step) {
+    return ":::MLLOG {\"namespace\": \"\", \"time_ms\": " + std::to_string(1000 + step) +
+           ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"train_loss\", \"value\": " +
+           std::to_string(loss) + ", \"metadata\": {\"samples_count\": " + std::to_string(step * 8) +
+           ", \"step_num\": " + std::to_string(step) + "}}\n";
+}
+
+TEST(ClustersPage, ACollectedClusterRunResumesFromTheStoredOffsetOverSsh) {
+    testing_util::IsolatedHome home;
+    // The job wrote steps 1-3 (the history holds 1-2 and the offset after them), then step 4 while the app
+    // was closed.
+    const std::string stored = "0: starting\n" + line(3.0, 1) + line(2.5, 2);
+    const std::string log = stored + line(2.2, 3) + line(2.0, 4);
+    MainWindow window(home.path() + "/history.sqlite");
+    window.clusters_page()->set_connector([log](const remote::ClusterProfile&,
+                                                const remote::SessionCallbacks&) {
+        auto fake = std::make_unique<remote::FakeSession>();
+        fake->put_file("/scratch/runs/r1/slurm-77.out", log);
+        return Result<std::unique_ptr<remote::Session>>(std::unique_ptr<remote::Session>(std::move(fake)));
+    });
+    ASSERT_TRUE(window.clusters_page()->add_profile(profile("hpc")).ok());
+    RunRecord record;
+    record.name = "r1";
+    record.cluster = "hpc";
+    record.job_id = "77";
+    record.state = "RUNNING";
+    record.log_path = "/scratch/runs/r1/slurm-77.out";
+    const int64_t id = *window.history()->add_run(record);
+    RunMetrics before;
+    std::vector<MetricPointRow> rows;
+    for (int step = 1; step <= 2; ++step) {
+        MllogEvent e;
+        e.key = "train_loss";
+        e.value = 3.5 - 0.5 * step;
+        e.metadata = {{"samples_count", step * 8}, {"step_num", step}};
+        before.add(e);
+        rows.emplace_back(Metric::kTrainLoss, before.points(Metric::kTrainLoss).back());
+    }
+    ASSERT_TRUE(window.history()->append(id, rows, before, stored.size()).ok());
+
+    const Result<int> key = window.resume_history_run(id);
+    ASSERT_TRUE(key.ok()) << key.error();
+    const MonitorRun* run = window.monitor()->run(*key);
+    ASSERT_TRUE(
+        testing_util::wait_until([&] { return run->metrics.points(Metric::kTrainLoss).size() == 4; }));
+    std::vector<double> steps;
+    for (const MetricSample& p : run->metrics.points(Metric::kTrainLoss))
+        steps.push_back(p.step);
+    EXPECT_EQ(steps, (std::vector<double>{1, 2, 3, 4}));  // nothing lost, nothing twice
+    ASSERT_TRUE(testing_util::wait_until([&] { return *window.history()->point_count(id) == 4; }));
+    EXPECT_EQ(window.history()->run(id)->log_offset, log.size());
 }
 
 TEST(ClustersPage, HostKeyQuestionShowsTheFingerprint) {
