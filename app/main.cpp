@@ -20,8 +20,11 @@ int main(int argc, char** argv) {
     std::string open_path;
     bool follow = false;
     std::string screenshot_dir;
+    std::string run_path;
     cli.add_option("--open", open_path, "Open this log file in the window");
     cli.add_flag("--follow", follow, "With --open: re-plot the log as it grows (a running job)");
+    cli.add_option("--run", run_path,
+                   "Open this run config in the editor and run it on This computer, plotted live (the demo)");
     cli.add_option("--screenshot", screenshot_dir,
                    "Write a PNG of every page (demo run, fixture logs) into this folder and exit");
     slipway::app::LogsSummaryOptions logs_summary;
@@ -60,6 +63,16 @@ int main(int argc, char** argv) {
             window.follow_log(path);
         } else if (const slipway::Status status = window.open_log(path); !status.ok()) {
             std::cerr << status.message() << "\n";
+            return 1;
+        }
+    }
+    if (!run_path.empty()) {
+        if (const slipway::Status status = window.open_run_config(QString::fromStdString(run_path)); !status.ok()) {
+            std::cerr << status.message() << "\n";
+            return 1;
+        }
+        if (const auto key = window.submit_local(); !key.ok()) {
+            std::cerr << key.error() << "\n";
             return 1;
         }
     }

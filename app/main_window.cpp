@@ -147,8 +147,9 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 QString MainWindow::runs_dir() const {
+    // Not slipway/runs: that folder holds the cluster run records (remote/deploy/run_record.h).
     return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
-           QStringLiteral("/slipway/runs");
+           QStringLiteral("/slipway/local-runs");
 }
 
 void MainWindow::build_menus() {
