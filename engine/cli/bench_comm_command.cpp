@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -96,8 +97,9 @@ Result<Row> measure_nccl(dist::NcclCommunicator& comm, dist::DistContext& dist, 
         if (Status s = comm.allreduce_sum_f32(buffer->data(), n); !s.ok()) return s;
     dist.barrier();
     const auto start = Clock::now();
-    for (int i = 0; i < o.iters; ++i)
-        if (Status s = comm.allreduce_sum_f32(buffer->data(), n); !s.ok()) return s;
+    for (int i = 0; i < o.iters; ++i)  // back to back on the stream, one wait at the end (as nccl-tests)
+        if (Status s = comm.enqueue_allreduce_sum_f32(buffer->data(), n); !s.ok()) return s;
+    if (Status s = comm.synchronize(); !s.ok()) return s;
     row.seconds = std::chrono::duration<double>(Clock::now() - start).count() / o.iters;
     return row;
 }
@@ -209,7 +211,15 @@ void add_bench_comm_command(CLI::App& app, int* exit_code, std::ostream& out, st
         ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
         ->capture_default_str();
     cmd->add_option("--timeout-s", options->timeout_s, "Seconds a collective may wait for a rank");
-    cmd->callback([options, exit_code, &out, &err] { *exit_code = run_bench_comm(*options, out, err); });
+    cmd->callback([options, exit_code, &out, &err] {
+        try {
+            *exit_code = run_bench_comm(*options, out, err);
+        } catch (const std::exception& e) {  // a collective failed: a peer died or stalled
+            err << "bench-comm: a collective failed (a rank died or stalled past --timeout-s): " << e.what() << "\n";
+            err.flush();
+            std::_Exit(1);  // the process group's threads may wait on the lost peer: no unwinding
+        }
+    });
 }
 
 }  // namespace slipway::engine

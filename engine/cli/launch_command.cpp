@@ -37,6 +37,9 @@ void add_launch_command(CLI::App& app, int* exit_code, std::ostream& out, std::o
     cmd->add_option("--grace-s", options->grace_s,
                     "After a rank fails, seconds the others get to exit on their own before SIGTERM")
         ->capture_default_str();
+    cmd->add_option("--stop-timeout-s", options->stop_timeout_s,
+                    "After SIGTERM/SIGINT to the launcher, seconds the ranks get to checkpoint before SIGKILL")
+        ->capture_default_str();
     cmd->add_flag("--no-label", *no_label, "Do not prefix output lines with the rank");
     cmd->add_option("command", options->command,
                     "After --: an engine subcommand and its arguments, or a program path and its arguments")

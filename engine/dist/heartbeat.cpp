@@ -1,48 +1,75 @@
-// Heartbeat (heartbeat.h): a counter per rank in the store, bumped from a thread; silence detection.
+// Heartbeat (heartbeat.h): a counter per rank in the store, bumped from a thread; silence detection with
+// deadlines.
 #include "dist/heartbeat.h"
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
+#include "dist/deadline.h"
+
 namespace slipway::dist {
 
-Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> store, int64_t rank, int64_t world_size,
-                     std::chrono::milliseconds interval)
-    : store_(std::move(store)), rank_(rank), world_size_(world_size), interval_(interval) {
-    thread_ = std::thread([this] { run(); });
+Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> beat_store, c10::intrusive_ptr<c10d::Store> probe_store,
+                     int64_t rank, int64_t world_size, std::chrono::milliseconds interval)
+    : shared_(std::make_shared<Shared>()), rank_(rank), world_size_(world_size), interval_(interval) {
+    shared_->beat_store = std::move(beat_store);
+    shared_->probe_store = std::move(probe_store);
+    thread_ = std::thread([shared = shared_, key = key(rank), interval] {
+        std::unique_lock<std::mutex> lock(shared->mutex);
+        while (!shared->stopping) {
+            lock.unlock();  // never hold the lock across a network call
+            try {
+                shared->beat_store->add(key, 1);
+            } catch (const std::exception&) {
+                // The store is gone (rank 0 exited): the collective that depends on it reports the failure.
+            }
+            lock.lock();
+            shared->wake.wait_for(lock, interval, [&] { return shared->stopping; });
+        }
+    });
 }
 
-Heartbeat::~Heartbeat() { stop(); }
-
-std::string Heartbeat::key(int64_t rank) { return "slipway/heartbeat/" + std::to_string(rank); }
-
-void Heartbeat::stop() {
+Heartbeat::~Heartbeat() {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stopping_ = true;
+        std::lock_guard<std::mutex> lock(shared_->mutex);
+        shared_->stopping = true;
     }
-    wake_.notify_all();
+    shared_->wake.notify_all();
     if (thread_.joinable()) thread_.join();
 }
 
-void Heartbeat::run() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!stopping_) {
-        try {
-            store_->add(key(rank_), 1);
-        } catch (const std::exception&) {
-            // The store is gone (rank 0 exited): the collective that depends on it reports the failure.
-        }
-        wake_.wait_for(lock, interval_, [this] { return stopping_; });
+void Heartbeat::detach() {
+    {
+        std::lock_guard<std::mutex> lock(shared_->mutex);
+        shared_->stopping = true;
     }
+    shared_->wake.notify_all();
+    if (thread_.joinable()) thread_.detach();
+}
+
+std::string Heartbeat::key(int64_t rank) { return "slipway/heartbeat/" + std::to_string(rank); }
+
+std::optional<int64_t> Heartbeat::beats_of(int64_t rank, std::chrono::milliseconds limit) {
+    return run_with_deadline<int64_t>(
+        [shared = shared_, key = key(rank)] {
+            std::lock_guard<std::mutex> lock(shared->probe_mutex);
+            return shared->probe_store->add(key, 0);
+        },
+        limit);
 }
 
 Heartbeat::Silence Heartbeat::find_silent_ranks(std::chrono::milliseconds watch) {
     Silence result;
+    const auto limit = std::chrono::milliseconds(3000);
     auto read_all = [&](std::vector<int64_t>& counters) -> bool {
-        std::lock_guard<std::mutex> lock(mutex_);  // one request at a time on this connection
         try {
-            for (int64_t r = 0; r < world_size_; ++r)
-                counters[static_cast<size_t>(r)] = store_->add(key(r), 0);
+            for (int64_t r = 0; r < world_size_; ++r) {
+                const std::optional<int64_t> beats = beats_of(r, limit);
+                if (!beats) {
+                    result.store_error = "no answer within " + std::to_string(limit.count() / 1000) + " s";
+                    return false;
+                }
+                counters[static_cast<size_t>(r)] = *beats;
+            }
             return true;
         } catch (const std::exception& e) {
             result.store_error = e.what();

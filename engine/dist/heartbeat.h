@@ -1,13 +1,16 @@
 // Heartbeat: every rank bumps a counter in the rendezvous store twice a second from its own thread and
 // its own store connection. When a collective fails, the ranks whose counters stopped moving are the
-// ones lost (killed, frozen by SIGSTOP, or on a dead node); a dead master shows as an unreachable store.
+// ones lost (killed, frozen by SIGSTOP, or on a dead node); a master that does not answer (rank 0 frozen
+// or gone) shows as a store that gives no answer within the deadline. Nothing here can block forever.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,32 +25,41 @@ namespace slipway::dist {
 
 class Heartbeat {
 public:
-    // `store` must be a connection of its own (the process group's is busy inside collectives).
-    Heartbeat(c10::intrusive_ptr<c10d::Store> store, int64_t rank, int64_t world_size,
-              std::chrono::milliseconds interval = std::chrono::milliseconds(500));
+    // `beat_store` and `probe_store` must be connections of their own (the process group's is busy inside
+    // collectives, and a beat stuck on a frozen master must not stop the probe).
+    Heartbeat(c10::intrusive_ptr<c10d::Store> beat_store, c10::intrusive_ptr<c10d::Store> probe_store,
+              int64_t rank, int64_t world_size, std::chrono::milliseconds interval = std::chrono::milliseconds(500));
     ~Heartbeat();
     Heartbeat(const Heartbeat&) = delete;
     Heartbeat& operator=(const Heartbeat&) = delete;
 
     struct Silence {
         std::vector<int64_t> silent_ranks;  // counters that did not move while watched
-        std::string store_error;            // non-empty: the store itself is gone (rank 0's process)
+        std::string store_error;            // non-empty: the store itself is gone or frozen (rank 0's process)
     };
-    // Watches every other rank's counter for `watch` and reports those that did not move.
+    // Watches every other rank's counter for `watch` and reports those that did not move; gives up on a
+    // store that does not answer within `watch` + 3 s.
     Silence find_silent_ranks(std::chrono::milliseconds watch);
-    // Stops the thread without touching the store again (for abandon()).
-    void stop();
+    // Rank `rank`'s counter now (nullopt: the store did not answer within `limit`).
+    std::optional<int64_t> beats_of(int64_t rank, std::chrono::milliseconds limit);
+    // Stops beating without waiting for a beat that may be stuck on a frozen master (for abandon()).
+    void detach();
+
+    static std::string key(int64_t rank);
 
 private:
     void run();
-    static std::string key(int64_t rank);
 
-    c10::intrusive_ptr<c10d::Store> store_;
+    struct Shared {  // outlives the object when a thread is abandoned
+        c10::intrusive_ptr<c10d::Store> beat_store, probe_store;
+        std::mutex mutex;
+        std::condition_variable wake;
+        bool stopping = false;
+        std::mutex probe_mutex;  // one request at a time on the probe connection
+    };
+    std::shared_ptr<Shared> shared_;
     int64_t rank_, world_size_;
     std::chrono::milliseconds interval_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
     std::thread thread_;
 };
 

@@ -18,6 +18,8 @@
 #include <ostream>
 #include <thread>
 
+extern char** environ;
+
 namespace slipway::dist {
 namespace {
 
@@ -58,40 +60,80 @@ void relay(Stream& s, const std::string& prefix, std::ostream& out, bool flush_a
     out.flush();
 }
 
+// The environment of rank `rank`: ours plus the rendezvous variables (built before fork: the child may
+// only make async-signal-safe calls).
+std::vector<std::string> rank_environment(const LaunchOptions& o, int rank, int port, int threads) {
+    const std::vector<std::pair<std::string, std::string>> set = {
+        {"RANK", std::to_string(rank)},
+        {"LOCAL_RANK", std::to_string(rank)},
+        {"WORLD_SIZE", std::to_string(o.nproc)},
+        {"LOCAL_WORLD_SIZE", std::to_string(o.nproc)},
+        {"GROUP_RANK", "0"},
+        {"MASTER_ADDR", o.master_addr},
+        {"MASTER_PORT", std::to_string(port)},
+        {"OMP_NUM_THREADS", std::to_string(threads)},
+    };
+    std::vector<std::string> env;
+    bool has_wait_policy = false;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry(*e);
+        const std::string name = entry.substr(0, entry.find('='));
+        bool replaced = false;
+        for (const auto& [key, value] : set)
+            replaced = replaced || key == name;
+        has_wait_policy = has_wait_policy || name == "OMP_WAIT_POLICY";
+        if (!replaced) env.push_back(entry);
+    }
+    for (const auto& [key, value] : set)
+        env.push_back(key + "=" + value);
+    // Ranks share the cores: idle OpenMP workers must sleep, not spin, or they starve the others.
+    if (!has_wait_policy) env.push_back("OMP_WAIT_POLICY=PASSIVE");
+    return env;
+}
+
 Result<Rank> start_rank(const LaunchOptions& o, int rank, int port, int threads) {
-    int out_pipe[2], err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
-        return Status::Error(std::string("pipe: ") + std::strerror(errno));
     std::vector<std::string> args;
     const bool program = o.command[0].find('/') != std::string::npos;
     if (!program) args.push_back(o.self_exe);
     args.insert(args.end(), o.command.begin(), o.command.end());
-    std::vector<char*> argv;
+    std::vector<std::string> env = rank_environment(o, rank, port, threads);
+    std::vector<char*> argv, envp;
     for (std::string& a : args)
         argv.push_back(a.data());
     argv.push_back(nullptr);
+    for (std::string& e : env)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const std::string exec_failed = "launch: cannot run " + args[0] + "\n";
+    const pid_t parent = getpid();
+
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    auto close_pipes = [&] {
+        for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+            if (fd >= 0) close(fd);
+    };
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+        const std::string e = std::strerror(errno);
+        close_pipes();
+        return Status::Error("launch: pipe: " + e);
+    }
     const pid_t pid = fork();
-    if (pid < 0) return Status::Error(std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) {
+        const std::string e = std::strerror(errno);
+        close_pipes();
+        return Status::Error("launch: fork: " + e);
+    }
     if (pid == 0) {  // child: only async-signal-safe calls until exec
         setpgid(0, 0);  // its own group: stopping a rank stops whatever it started too
         prctl(PR_SET_PDEATHSIG, SIGKILL);  // a launcher killed outright takes its ranks with it
+        if (getppid() != parent) _exit(137);  // it died before prctl took effect
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
-        setenv("RANK", std::to_string(rank).c_str(), 1);
-        setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
-        setenv("WORLD_SIZE", std::to_string(o.nproc).c_str(), 1);
-        setenv("LOCAL_WORLD_SIZE", std::to_string(o.nproc).c_str(), 1);
-        setenv("GROUP_RANK", "0", 1);
-        setenv("MASTER_ADDR", o.master_addr.c_str(), 1);
-        setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
-        setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
-        // Ranks share the cores: idle OpenMP workers must sleep, not spin, or they starve the others.
-        setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-        execv(argv[0], argv.data());
-        const std::string message = std::string("launch: cannot run ") + argv[0] + ": " + std::strerror(errno) + "\n";
-        (void)!write(STDERR_FILENO, message.data(), message.size());
+        signal(SIGCHLD, SIG_DFL);
+        execve(argv[0], argv.data(), envp.data());
+        (void)!write(STDERR_FILENO, exec_failed.data(), exec_failed.size());
         _exit(127);
     }
     setpgid(pid, pid);  // also here, so the group exists before the parent may signal it
@@ -143,14 +185,19 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
     sigemptyset(&action.sa_mask);
     sigaction(SIGTERM, &action, nullptr);
     sigaction(SIGINT, &action, nullptr);
+    signal(SIGCHLD, SIG_DFL);  // an inherited SIG_IGN would make waitpid lose the ranks' exit codes
     g_forward_signal = 0;
 
     std::vector<Rank> ranks;
     for (int r = 0; r < o.nproc; ++r) {
         Result<Rank> started = start_rank(o, r, port, threads);
         if (!started.ok()) {
-            for (Rank& running : ranks)
+            for (Rank& running : ranks) {
                 kill(-running.pid, SIGKILL);
+                waitpid(running.pid, nullptr, 0);
+                close(running.out.fd);
+                close(running.err.fd);
+            }
             return started.status();
         }
         ranks.push_back(std::move(*started));
@@ -205,7 +252,7 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
             ranks[r].running = false;
             --alive;
             ranks[r].exit_code = exit_code_of(status);
-            if (ranks[r].exit_code != 0 && result.failed_rank < 0) {
+            if (ranks[r].exit_code != 0 && result.failed_rank < 0 && !forwarded) {
                 result.failed_rank = r;
                 result.exit_code = ranks[r].exit_code;
                 term_at = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(o.grace_s * 1000));
@@ -218,8 +265,12 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
             forwarded = true;
             err << "launch: passing signal " << g_forward_signal << " to the ranks\n";
             for (Rank& r : ranks)
-                if (r.running) kill(-r.pid, SIGTERM);
-            kill_at = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(o.grace_s * 1000));
+                if (r.running) {
+                    kill(-r.pid, SIGTERM);
+                    kill(-r.pid, SIGCONT);
+                }
+            // Rank 0 finishes its step and saves a checkpoint: that may take long on a big model.
+            kill_at = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(o.stop_timeout_s * 1000));
         }
         if (term_at && Clock::now() >= *term_at && alive > 0) {
             err << "launch: stopping " << alive << " remaining rank(s) (SIGTERM)\n";

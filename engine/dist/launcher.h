@@ -19,6 +19,7 @@ struct LaunchOptions {
     std::string master_addr = "127.0.0.1";
     int master_port = 0;  // 0 = pick a free one
     double grace_s = 15;  // after a rank fails: how long the others get to exit on their own
+    double stop_timeout_s = 300;  // after a signal to the launcher: how long the ranks get to checkpoint
     bool label = true;    // prefix lines with "RANK: "
     // argv of each rank: a program path (contains '/') or, without one, a subcommand of `self_exe`.
     std::vector<std::string> command;

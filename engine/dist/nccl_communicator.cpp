@@ -110,7 +110,7 @@ Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::create(const KeyValu
     if (const ncclResult_t r = ncclCommInitRankConfig(&communicator->impl_->comm, world_size, id, rank, &config);
         r != ncclSuccess && r != ncclInProgress)
         return Status::Error(std::string("ncclCommInitRankConfig: ") + ncclGetErrorString(r));
-    if (Status s = communicator->wait("communicator init"); !s.ok()) return s;
+    if (Status s = communicator->wait("communicator init", false); !s.ok()) return s;
     if (const cudaError_t e = cudaStreamCreateWithFlags(&communicator->impl_->stream, cudaStreamNonBlocking);
         e != cudaSuccess)
         return Status::Error("cudaStreamCreate: " + cuda_error(e));
@@ -125,7 +125,7 @@ NcclCommunicator::~NcclCommunicator() {
 
 // Polls the communicator's async state (and the stream, once created) until success, an error, or the
 // deadline; a missed deadline aborts the communicator so no later call hangs either.
-Status NcclCommunicator::wait(const std::string& what) {
+Status NcclCommunicator::wait(const std::string& what, bool include_stream) {
     const auto deadline = std::chrono::steady_clock::now() + timeout_;
     while (true) {
         ncclResult_t state = ncclSuccess;
@@ -137,7 +137,7 @@ Status NcclCommunicator::wait(const std::string& what) {
                                                                " failed: " + ncclGetErrorString(state));
         }
         bool done = state == ncclSuccess;
-        if (done && impl_->stream) {
+        if (done && include_stream && impl_->stream) {
             const cudaError_t q = cudaStreamQuery(impl_->stream);
             if (q != cudaSuccess && q != cudaErrorNotReady) return Status::Error("CUDA stream: " + cuda_error(q));
             done = q == cudaSuccess;
@@ -155,15 +155,20 @@ Status NcclCommunicator::wait(const std::string& what) {
     }
 }
 
-Status NcclCommunicator::allreduce_sum_f32(void* device_data, size_t count) {
+Status NcclCommunicator::enqueue_allreduce_sum_f32(void* device_data, size_t count) {
     if (impl_->aborted) return Status::Error("rank " + std::to_string(rank_) + ": the NCCL communicator was aborted");
     const ncclResult_t r =
         ncclAllReduce(device_data, device_data, count, ncclFloat32, ncclSum, impl_->comm, impl_->stream);
     if (r != ncclSuccess && r != ncclInProgress)
         return Status::Error(std::string("ncclAllReduce: ") + ncclGetErrorString(r));
-    return wait("allreduce");
+    return wait("allreduce enqueue", false);  // a non-blocking communicator: the call itself may be in flight
 }
 
-Status NcclCommunicator::synchronize() { return wait("synchronize"); }
+Status NcclCommunicator::allreduce_sum_f32(void* device_data, size_t count) {
+    if (Status s = enqueue_allreduce_sum_f32(device_data, count); !s.ok()) return s;
+    return synchronize();
+}
+
+Status NcclCommunicator::synchronize() { return wait("allreduce", true); }
 
 }  // namespace slipway::dist

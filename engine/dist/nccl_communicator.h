@@ -54,11 +54,14 @@ public:
 
     // In-place sum of `count` floats in device memory; returns when done or aborts at the deadline.
     Status allreduce_sum_f32(void* device_data, size_t count);
+    // The same, only enqueued on the communicator's stream (back-to-back timing, as nccl-tests does);
+    // synchronize() waits for everything enqueued.
+    Status enqueue_allreduce_sum_f32(void* device_data, size_t count);
     Status synchronize();
 
 private:
     NcclCommunicator() = default;
-    Status wait(const std::string& what);
+    Status wait(const std::string& what, bool include_stream);
     struct Impl;
     std::unique_ptr<Impl> impl_;
     int rank_ = 0;

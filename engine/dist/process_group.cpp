@@ -15,6 +15,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include "dist/deadline.h"
 #include "dist/heartbeat.h"
 
 namespace slipway::dist {
@@ -33,6 +34,22 @@ std::shared_ptr<gloo::transport::Device> gloo_device(const DistEnv& env) {
     return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
+#if TORCH_VERSION_MAJOR >= 2
+// 2.x: backends live behind a ProcessGroup; its constructor lost the Options argument in 2.6.
+c10::intrusive_ptr<c10d::ProcessGroup> make_group_2x(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                                                     int size, const std::string& name,
+                                                     std::chrono::milliseconds timeout) {
+#if TORCH_VERSION_MINOR >= 6
+    (void)name;
+    (void)timeout;
+    return c10::make_intrusive<c10d::ProcessGroup>(store, rank, size);
+#else
+    return c10::make_intrusive<c10d::ProcessGroup>(
+        store, rank, size, c10::make_intrusive<c10d::ProcessGroup::Options>(name, timeout));
+#endif
+}
+#endif
+
 // LibTorch 1.x: ProcessGroupGloo is a ProcessGroup. 2.x: it is a Backend behind a ProcessGroup.
 c10::intrusive_ptr<c10d::ProcessGroup> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store,
                                                        const DistEnv& env, std::chrono::milliseconds timeout) {
@@ -40,8 +57,9 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_gloo_group(const c10::intrusive_ptr<
     options->devices.push_back(gloo_device(env));
     const int rank = static_cast<int>(env.rank), size = static_cast<int>(env.world_size);
 #if TORCH_VERSION_MAJOR >= 2
+    // Not compiled on this machine (libtorch 1.13): written against the 2.x headers.
     auto backend = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
-    auto group = c10::make_intrusive<c10d::ProcessGroup>(store, rank, size);
+    auto group = make_group_2x(store, rank, size, "gloo", timeout);
     group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
     group->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, backend);
     return group;
@@ -78,7 +96,8 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env, co
     std::unique_ptr<DistContext> context(new DistContext());
     context->env_ = env;
     context->backend_ = *backend;
-    c10::intrusive_ptr<c10d::Store> heartbeat_store;
+    context->timeout_ = timeout;
+    c10::intrusive_ptr<c10d::Store> heartbeat_store, probe_store;
     try {
         c10d::TCPStoreOptions options;
         options.port = static_cast<uint16_t>(env.master_port);
@@ -93,6 +112,7 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env, co
         client.numWorkers = c10::nullopt;
         client.timeout = std::chrono::milliseconds(3000);  // a frozen master must not freeze the diagnosis
         heartbeat_store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, client);
+        probe_store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, client);
     } catch (const std::exception& e) {
         return Status::Error(StatusCode::kUnavailable,
                              "rank " + std::to_string(env.rank) + ": rendezvous with the master " + master +
@@ -105,11 +125,23 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env, co
             context->group_ = make_gloo_group(prefixed, env, timeout);
         } else {
 #ifdef USE_C10D_NCCL
+            // Without async error handling a NCCL collective that never completes is never noticed: the
+            // timeout below only applies with it (the variable's name changed in 2.2; set both).
+            setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1", 0);
+            setenv("NCCL_ASYNC_ERROR_HANDLING", "1", 0);
             auto options = c10d::ProcessGroupNCCL::Options::create();
             options->timeout = timeout;
-            c10::cuda::set_device(static_cast<c10::DeviceIndex>(env.local_rank));  // one rank per GPU
-            context->group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(
-                prefixed, static_cast<int>(env.rank), static_cast<int>(env.world_size), options);
+            c10::cuda::set_device(static_cast<c10::DeviceIndex>(cuda_device_index(env.local_rank)));
+            const int rank = static_cast<int>(env.rank), size = static_cast<int>(env.world_size);
+            auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, rank, size, options);
+#if TORCH_VERSION_MAJOR >= 2
+            auto group = make_group_2x(prefixed, rank, size, "nccl", timeout);
+            group->setDefaultBackend(c10d::ProcessGroup::BackendType::NCCL);
+            group->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::NCCL, nccl);
+            context->group_ = group;
+#else
+            context->group_ = nccl;
+#endif
 #endif
         }
     } catch (const std::exception& e) {
@@ -117,7 +149,7 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env, co
                                                            *backend + " process group (master " + master +
                                                            ") failed: " + e.what());
     }
-    context->heartbeat_ = std::make_unique<Heartbeat>(heartbeat_store, env.rank, env.world_size);
+    context->heartbeat_ = std::make_unique<Heartbeat>(heartbeat_store, probe_store, env.rank, env.world_size);
     return context;
 }
 
@@ -127,7 +159,8 @@ void DistContext::allreduce_sum(std::vector<double>& values) {
     // Gloo reduces fp64 exactly as given; NCCL wants the tensor on the rank's GPU.
     torch::Tensor t = torch::from_blob(values.data(), {static_cast<int64_t>(values.size())}, torch::kFloat64)
                           .clone();  // (n)
-    if (backend_ == "nccl") t = t.to(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env_.local_rank)));
+    if (backend_ == "nccl")
+        t = t.to(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(cuda_device_index(env_.local_rank))));
     std::vector<torch::Tensor> tensors{t};
     group_->allreduce(tensors)->wait();
     const torch::Tensor host = tensors[0].cpu().contiguous();
@@ -135,6 +168,69 @@ void DistContext::allreduce_sum(std::vector<double>& values) {
 }
 
 void DistContext::barrier() { group_->barrier()->wait(); }
+
+int DistContext::cuda_device_index(int64_t local_rank) {
+    const auto devices = static_cast<int64_t>(torch::cuda::device_count());
+    return devices > 0 ? static_cast<int>(local_rank % devices) : 0;
+}
+
+Status DistContext::wait_for_main(const std::string& phase, const Status& main_status) {
+    const std::string key = "slipway/phase/" + phase;
+    const auto limit = std::chrono::seconds(10);
+    const std::string master = env_.master_addr + ":" + std::to_string(env_.master_port);
+    if (is_main()) {
+        const std::string value = main_status.ok() ? "ok" : "error: " + main_status.message();
+        // A store that does not take the answer leaves the others to notice rank 0's silence.
+        (void)run_with_deadline<bool>(
+            [store = store_, key, value] {
+                store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
+                return true;
+            },
+            limit);
+        return main_status;
+    }
+    const std::string me = "rank " + std::to_string(env_.rank) + ": ";
+    int64_t last_beats = -1;
+    auto last_change = std::chrono::steady_clock::now();
+    while (true) {
+        std::optional<std::optional<std::string>> published;
+        try {
+            published = run_with_deadline<std::optional<std::string>>(
+                [store = store_, key]() -> std::optional<std::string> {
+                    if (!store->check({key})) return std::nullopt;
+                    const std::vector<uint8_t> v = store->get(key);
+                    return std::string(v.begin(), v.end());
+                },
+                limit);
+        } catch (const std::exception& e) {
+            return Status::Error(StatusCode::kUnavailable, me + "lost rank 0 while it was " + phase +
+                                                               " (the master " + master + " is gone: " + e.what() + ")");
+        }
+        if (!published) {
+            return Status::Error(StatusCode::kUnavailable,
+                                 me + "lost rank 0 while it was " + phase + " (the master " + master + " does not answer)");
+        }
+        if (*published) {
+            if (**published == "ok") return Status::Ok();
+            return Status::Error(me + "rank 0 failed while " + phase + ": " + (**published).substr(7));
+        }
+        const std::optional<int64_t> beats = heartbeat_->beats_of(0, limit);
+        const auto now = std::chrono::steady_clock::now();
+        if (!beats) {
+            return Status::Error(StatusCode::kUnavailable,
+                                 me + "lost rank 0 while it was " + phase + " (the master " + master + " does not answer)");
+        }
+        if (*beats != last_beats) {
+            last_beats = *beats;
+            last_change = now;
+        } else if (now - last_change > timeout_) {
+            return Status::Error(StatusCode::kUnavailable, me + "lost rank 0 while it was " + phase +
+                                                               ": no heartbeat for /distributed/timeout_s = " +
+                                                               std::to_string(timeout_.count() / 1000) + " s");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
 
 void DistContext::broadcast_from_main(const std::vector<torch::Tensor>& tensors, size_t bucket_bytes) {
     torch::NoGradGuard no_grad;
@@ -165,7 +261,7 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
 }
 
 void DistContext::abandon() {
-    if (heartbeat_) heartbeat_->stop();
+    if (heartbeat_) heartbeat_->detach();
     // Leak deliberately: ~ProcessGroupGloo waits for queued work, ~TCPStore for its server thread.
     (void)heartbeat_.release();
     (void)group_.release();

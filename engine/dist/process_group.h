@@ -7,6 +7,7 @@
 // trainer catches around the whole loop and asks describe_failure() for the message.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,14 @@ public:
     // In-place sums across ranks, in fp64 (a handful of scalars per step: losses, counts, flags).
     void allreduce_sum(std::vector<double>& values);
     void barrier();
+    // Work only rank 0 does (tokenizing, checkpoints, outputs) may take longer than timeout_s, so the
+    // others do not wait for it in a collective: rank 0 publishes how `phase` ended, the others wait for
+    // that as long as rank 0's heartbeat moves. Rank 0 gets its own status back; the others get Ok, the
+    // error rank 0 published, or kUnavailable when rank 0 stopped beating for timeout_s.
+    Status wait_for_main(const std::string& phase, const Status& main_status);
+    // The GPU of a local rank: local_rank modulo the visible devices (one visible device per task under
+    // Slurm's --gpus-per-task binding gives every rank device 0).
+    static int cuda_device_index(int64_t local_rank);
     // Rank 0's values into every rank's tensors (DDP's initial sync), in buckets of `bucket_bytes`.
     void broadcast_from_main(const std::vector<torch::Tensor>& tensors, size_t bucket_bytes);
 
@@ -59,6 +68,7 @@ private:
     DistContext() = default;
     DistEnv env_;
     std::string backend_;
+    std::chrono::milliseconds timeout_{0};
     c10::intrusive_ptr<c10d::Store> store_;
     c10::intrusive_ptr<c10d::ProcessGroup> group_;
     std::unique_ptr<Heartbeat> heartbeat_;

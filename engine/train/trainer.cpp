@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <stdexcept>
 
 #include "contract/mllog.h"
 #include "data/prepare.h"
@@ -66,6 +67,11 @@ std::ostream& null_stream() {
     return sink;
 }
 
+// Thrown when a wait for rank 0 found it gone; carries the message wait_for_main composed.
+struct LostRank : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // One training run. Members hold what the steps share; collectives may throw (a lost rank), which
 // train() turns into an error naming the rank and step.
 class TrainingRun {
@@ -84,6 +90,8 @@ public:
 private:
     Status connect_ranks();
     Status setup();
+    Status load_cache_and_model(Result<data::PrepareReport>& prepared);
+    Status plan_steps();
     Result<TrainReport> loop();
     Result<TrainReport> finish();
     // Every rank's setup phase ends here: an error anywhere stops all ranks with a message.
@@ -181,8 +189,30 @@ Status TrainingRun::setup() {
     prepare_options.engine_version = options_.engine_version;
     Result<data::PrepareReport> prepared = Status::Error("not prepared");
     if (is_main()) prepared = data::prepare_token_cache(config_, prepare_options);
-    if (Status s = agree(is_main() ? prepared.status() : Status::Ok(), "preparing the token cache"); !s.ok()) return s;
-    if (!is_main()) prepared = data::prepare_token_cache(config_, prepare_options);
+    if (dist_) {  // tokenizing may take longer than any collective timeout: wait while rank 0 beats
+        if (Status s = dist_->wait_for_main("preparing the token cache", prepared.status()); !s.ok()) return s;
+    }
+    // Everything each rank does on its own, then one agreement before the first collective: a rank that
+    // fails here stops the others with a message instead of leaving them to time out.
+    if (Status s = agree(load_cache_and_model(prepared), "loading the data and the model"); !s.ok()) return s;
+    model::LlamaForCausalLM& llama = *llama_;
+    const auto bucket_bytes = static_cast<size_t>(config_.distributed.bucket_mb * 1024 * 1024);
+    if (dist_) dist_->broadcast_from_main(trainable_.tensors, bucket_bytes);
+    optimizer_ = make_adamw(trainable_, t_);
+    if (dist_) {
+        reducer_ = std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors, dist_->group(),
+                                                           config_.distributed.bucket_mb);
+        *progress_ << "gradients averaged over " << world_size() << " ranks in " << reducer_->bucket_count()
+                   << " buckets of <= " << config_.distributed.bucket_mb << " MiB\n";
+    }
+    llama->train();
+    return agree(plan_steps(), "planning the steps");
+}
+
+Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) {
+    data::PrepareOptions prepare_options;
+    prepare_options.engine_version = options_.engine_version;
+    if (!is_main()) prepared = data::prepare_token_cache(config_, prepare_options);  // a cache hit now
     if (!prepared.ok()) return prepared.status();
     *progress_ << (prepared->cache_hit ? "cache hit: " : "prepared: ") << prepared->cache_path << "\n";
     Result<data::TokenCache> cache = data::TokenCache::open(prepared->cache_path);
@@ -205,24 +235,20 @@ Status TrainingRun::setup() {
         *progress_ << "LoRA on " << adapted->size() << " layers\n";
     }
     // One GPU per rank when the run asks for GPUs and this LibTorch has CUDA (NGC's); CPU otherwise.
-    device_ = model::training_device(config_.slurm.gpus_per_node > 0 || dist_backend_is_nccl(), rank_local());
+    // A Gloo group reduces CPU tensors only: GPUs need the NCCL backend once there are several ranks.
+    device_ = model::training_device((config_.slurm.gpus_per_node > 0 && !dist_) || dist_backend_is_nccl(),
+                                     rank_local());
     if (!device_.is_cpu()) llama->to(device_);
     *progress_ << "device: " << device_.str() << "\n";
     llama->model->gradient_checkpointing = t_.gradient_checkpointing;
     Result<Trainable> trainable = select_trainable(llama, config_.adapter);
     if (!trainable.ok()) return trainable.status();
     trainable_ = std::move(*trainable);
-    const auto bucket_bytes = static_cast<size_t>(config_.distributed.bucket_mb * 1024 * 1024);
-    if (dist_) dist_->broadcast_from_main(trainable_.tensors, bucket_bytes);
-    optimizer_ = make_adamw(trainable_, t_);
-    if (dist_) {
-        reducer_ = std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors, dist_->group(),
-                                                           config_.distributed.bucket_mb);
-        *progress_ << "gradients averaged over " << world_size() << " ranks in " << reducer_->bucket_count()
-                   << " buckets of <= " << config_.distributed.bucket_mb << " MiB\n";
-    }
-    llama->train();
+    return Status::Ok();
+}
 
+Status TrainingRun::plan_steps() {
+    model::LlamaForCausalLM& llama = *llama_;
     // Steps: each rank takes its strided share of every epoch's shuffled blocks.
     Result<data::DistributedBlockSampler> sampler = data::DistributedBlockSampler::create(
         cache_->num_blocks(data::Split::kTrain), world_size(), rank(), static_cast<uint64_t>(t_.seed));
@@ -316,13 +342,22 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
 
 // Rank 0 writes; the others go on and meet it at the next collective.
 Status TrainingRun::checkpoint(int64_t done) {
-    if (!is_main()) return Status::Ok();
-    Result<std::string> saved = save_checkpoint(t_.output_dir, *llama_, *optimizer_, trainable_.names,
-                                                LoopPosition{done, epoch_, cursor_, world_size()});
-    if (!saved.ok()) return saved.status();
-    log_->point_in_time("checkpoint_saved", *saved, {{"step_num", done}});
-    if (t_.save_total_limit) prune_checkpoints(t_.output_dir, *t_.save_total_limit);
-    return Status::Ok();
+    Status status = Status::Ok();
+    if (is_main()) {
+        Result<std::string> saved = save_checkpoint(t_.output_dir, *llama_, *optimizer_, trainable_.names,
+                                                    LoopPosition{done, epoch_, cursor_, world_size()});
+        if (saved.ok()) {
+            log_->point_in_time("checkpoint_saved", *saved, {{"step_num", done}});
+            if (t_.save_total_limit) prune_checkpoints(t_.output_dir, *t_.save_total_limit);
+        } else {
+            status = saved.status();
+        }
+    }
+    if (!dist_) return status;
+    // A failed save is a warning on rank 0 (training goes on); the others only wait for it to finish.
+    const Status waited = dist_->wait_for_main("saving checkpoint " + std::to_string(done), Status::Ok());
+    if (!waited.ok()) throw LostRank(waited.message());
+    return status;
 }
 
 Result<TrainReport> TrainingRun::loop() {
@@ -415,7 +450,7 @@ Result<TrainReport> TrainingRun::loop() {
             log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
             report_.status = "aborted";
             report_.interrupted = true;
-            if (dist_) dist_->barrier();
+            if (dist_) dist_->barrier();  // rank 0 hosts the store: it leaves after everyone has read it
             return report_;
         }
         if (has_validation_ && t_.eval_steps && done % *t_.eval_steps == 0) {
@@ -449,7 +484,12 @@ Result<TrainReport> TrainingRun::finish() {
     const Status saved =
         is_main() ? save_outputs(*llama_, config_, options_.engine_version, world_size()) : Status::Ok();
     if (!saved.ok()) log_->interval_end("run_stop", nullptr, {{"status", "fail"}});
-    if (Status s = agree(saved, "saving the outputs"); !s.ok()) return s;
+    if (dist_) {
+        if (Status s = dist_->wait_for_main("saving the outputs", saved); !s.ok()) return s;
+        dist_->barrier();  // rank 0 hosts the store: it leaves after everyone has read it
+    } else if (!saved.ok()) {
+        return saved;
+    }
     report_.status = !config_.eval.target || target_reached_ ? "success" : "aborted";
     log_->interval_end("run_stop", nullptr, {{"status", report_.status}, {"step_num", report_.steps}});
     return report_;
@@ -463,7 +503,9 @@ Result<TrainReport> TrainingRun::run() {
 
 Status TrainingRun::lost_peer(const std::exception& e) {
     if (!dist_) throw;  // not a distributed failure: a bug, let it surface
-    const std::string message = dist_->describe_failure(e.what(), current_step_);
+    const std::string message = dynamic_cast<const LostRank*>(&e) ? std::string(e.what())
+                                                                  : dist_->describe_failure(e.what(), current_step_);
+    if (is_main() && log_) log_->interval_end("run_stop", nullptr, {{"status", "fail"}, {"step_num", current_step_}});
     if (reducer_) reducer_->abandon();
     dist_->abandon();
     return Status::Error(StatusCode::kUnavailable, message);
