@@ -178,6 +178,7 @@ struct ModeCase {
     nlohmann::json adapter;
     std::string weights_file;
     int64_t accumulation;
+    bool gradient_checkpointing = false;  // the Reducer's hooks then fire inside recomputed backward passes
 };
 
 void PrintTo(const ModeCase& mode, std::ostream* os) { *os << mode.name; }
@@ -189,6 +190,7 @@ TEST_P(DistTrainModes, TwoRanksEqualOneRankAtTheSameGlobalBatch) {
     const nlohmann::json common = {{"adapter", mode.adapter},
                                    {"training", {{"max_steps", 6}, {"eval_steps", 3}, {"warmup_steps", 1}}}};
     nlohmann::json one = common, two = common;
+    one["training"]["gradient_checkpointing"] = two["training"]["gradient_checkpointing"] = mode.gradient_checkpointing;
     one["training"]["per_device_train_batch_size"] = 4;  // global batch 4 in both
     two["training"]["per_device_train_batch_size"] = 2 / mode.accumulation;
     two["training"]["gradient_accumulation_steps"] = mode.accumulation;
@@ -210,6 +212,7 @@ INSTANTIATE_TEST_SUITE_P(
     Modes, DistTrainModes,
     testing::Values(ModeCase{"full", {{"method", "full"}}, "model.safetensors", 1},
                     ModeCase{"full_accumulated", {{"method", "full"}}, "model.safetensors", 2},
+                    ModeCase{"full_checkpointed", {{"method", "full"}}, "model.safetensors", 1, true},
                     ModeCase{"embeddings", {{"method", "embeddings"}}, "model.safetensors", 1},
                     ModeCase{"lora",
                              {{"method", "lora"}, {"r", 4}, {"lora_alpha", 8}, {"target_modules", {"q_proj", "v_proj"}}},
