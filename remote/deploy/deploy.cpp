@@ -157,7 +157,9 @@ Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const Depl
     run.deployment = std::move(*deployment);
     Result<std::string> preflight = slurm.test_only(run.deployment.remote_dir, "run.sbatch");
     if (!preflight.ok())
-        return Status::Error("pre-flight (sbatch --test-only) refused the job: " + preflight.error());
+        return Status::Error(
+            "pre-flight (sbatch --test-only) refused the job, nothing was submitted (the run folder " +
+            run.deployment.remote_dir + " is left for inspection): " + preflight.error());
     run.test_only = *preflight;
     Result<SubmittedJob> job = slurm.submit(run.deployment.remote_dir, "run.sbatch");
     if (!job.ok()) return job.status();
