@@ -90,6 +90,14 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     connect(monitor_, &MonitorWidget::cancel_requested, this, &MainWindow::cancel_run);
     connect(monitor_, &MonitorWidget::alert, this, &MainWindow::notify);
     connect(monitor_, &MonitorWidget::export_requested, this, &MainWindow::export_plot);
+    connect(monitor_, &MonitorWidget::loaded, this, [this](int key) {
+        if (const MonitorRun* r = monitor_->run(key)) {
+            statusBar()->showMessage(tr("Read %1: %2 points, %3 bad MLLOG lines")
+                                         .arg(r->log_path)
+                                         .arg(r->metrics.total_points())
+                                         .arg(r->bad_lines));
+        }
+    });
     connect(runs_, &RunsPage::show_requested, this, [this](int64_t id) {
         if (const Result<int> r = show_history_run(id); !r.ok())
             statusBar()->showMessage(QString::fromStdString(r.error()));

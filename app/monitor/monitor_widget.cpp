@@ -162,7 +162,7 @@ MonitorWidget::MonitorWidget(FollowService* follow, RunHistory* history, QWidget
             p->set_run_visible(key, item->checkState() == Qt::Checked);
             p->fit();
         }
-        schedule_replot();
+        update_target_line();
     });
     connect(search_box_, &QLineEdit::returnPressed, this, [this] {
         const bool backward = QGuiApplication::keyboardModifiers() & Qt::ShiftModifier;
@@ -265,6 +265,10 @@ void MonitorWidget::set_cancellable(int key, bool on) {
     if (it == runs_.end()) return;
     it->second.cancellable = on;
     update_status();
+}
+
+void MonitorWidget::set_run_visible(int key, bool visible) {
+    if (QListWidgetItem* item = list_item(key)) item->setCheckState(visible ? Qt::Checked : Qt::Unchecked);
 }
 
 void MonitorWidget::remove_run(int key) {
@@ -473,12 +477,16 @@ void MonitorWidget::replot_run(MonitorRun& run) {
 }
 
 void MonitorWidget::update_target_line() {
-    // The target of the selected run, else of the first run that has one.
+    // The target of the selected run, else of the first shown run that has one; hidden runs lend none.
+    auto shown = [this](int key) {
+        const QListWidgetItem* item = list_item(key);
+        return item == nullptr || item->checkState() == Qt::Checked;
+    };
     std::optional<double> target;
-    if (const MonitorRun* r = run(current_); r != nullptr) target = r->metrics.target;
+    if (const MonitorRun* r = run(current_); r != nullptr && shown(current_)) target = r->metrics.target;
     for (const auto& [key, r] : runs_) {
         if (target) break;
-        target = r.metrics.target;
+        if (shown(key)) target = r.metrics.target;
     }
     plot(Metric::kEvalAccuracy)->set_target(target);
     plot(Metric::kEvalAccuracy)->fit();

@@ -79,6 +79,8 @@ public:
     void set_state(int key, const QString& state);
     void set_target(int key, std::optional<double> target, bool higher_is_better);
     void set_cancellable(int key, bool on);
+    // Shows or hides a run's curves (the check box in the run list).
+    void set_run_visible(int key, bool visible);
     void remove_run(int key);
     void clear();
 

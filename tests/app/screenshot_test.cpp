@@ -27,13 +27,25 @@ TEST(Screenshot, WritesAPngOfEveryPage) {
         EXPECT_EQ(image.width(), 1400) << path.toStdString();
         EXPECT_EQ(image.height(), 900) << path.toStdString();
     }
-    EXPECT_EQ(names,
-              (QStringList{"01-runs.png", "02-editor-model-data.png", "03-editor-hyperparameters.png",
-                           "04-editor-adapter.png", "05-editor-resources.png", "06-editor-container.png",
-                           "07-editor-preview.png", "08-editor-preview-sbatch.png", "09-editor-invalid.png",
-                           "10-monitor.png", "11-clusters.png"}));
+    QStringList expected = {"01-runs.png",
+                            "02-editor-model-data.png",
+                            "03-editor-hyperparameters.png",
+                            "04-editor-adapter.png",
+                            "05-editor-resources.png",
+                            "06-editor-container.png",
+                            "07-editor-preview.png",
+                            "08-editor-preview-sbatch.png",
+                            "09-editor-invalid.png",
+                            "10-monitor.png",
+                            "11-clusters.png"};
+    // With a demo run's log in build/demo-run (packaging/demo.sh), one more picture: the engine's own run.
+    if (QFileInfo::exists(SLIPWAY_SOURCE_DIR "/build/demo-run/mllog.txt")) {
+        expected.last() = "11-monitor-engine-run.png";
+        expected << "12-clusters.png";
+    }
+    EXPECT_EQ(names, expected);
     // The monitor held the three fixture logs when it was grabbed.
-    EXPECT_EQ(window.monitor()->run_keys().size(), 3u);
+    EXPECT_GE(window.monitor()->run_keys().size(), 3u);
 }
 
 }  // namespace
