@@ -20,7 +20,9 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 
+#include "clusters/remote_browser.h"
 #include "clusters_page.h"
+#include "editor/field_editor.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
 #include "local/engine_command.h"
@@ -118,6 +120,19 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     });
 
     connect(clusters_, &ClustersPage::profiles_changed, editor_, &RunEditor::set_profiles);
+    connect(editor_, &RunEditor::remote_browse_requested, this,
+            [this](const QString& profile, const std::string& pointer, bool folder) {
+                ClusterSession* session = clusters_->session(profile.toStdString());
+                if (session == nullptr) return;
+                const nlohmann::json current = editor_->document().value(pointer);
+                QString start =
+                    current.is_string() ? QString::fromStdString(current.get<std::string>()) : QString();
+                if (!start.startsWith(QLatin1Char('/'))) start.clear();
+                if (!folder && !start.isEmpty()) start = start.left(start.lastIndexOf(QLatin1Char('/')));
+                RemoteBrowser browser(session, folder, start, this);
+                if (browser.exec() == QDialog::Accepted)
+                    editor_->field(pointer)->set_browsed(browser.chosen());
+            });
     connect(clusters_, &ClustersPage::partitions_known, this,
             [this](const QString&, const QStringList& partitions) { editor_->set_partitions(partitions); });
     connect(clusters_, &ClustersPage::tested, this,

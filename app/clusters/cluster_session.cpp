@@ -12,6 +12,7 @@
 #include "remote/runlog/log_follower.h"
 #include "remote/slurm/slurm_client.h"
 #include "remote/ssh/libssh_session.h"
+#include "remote/ssh/shell_quote.h"
 
 namespace slipway::app {
 
@@ -125,6 +126,36 @@ public slots:
         emit cancelled(request, st.ok(), QString::fromStdString(st.message()));
     }
 
+    void list_dir(int request, const QString& path) {
+        remote::Session* s = session();
+        if (s == nullptr) {
+            emit listed(request, false, path, {}, last_error_);
+            return;
+        }
+        const Result<std::string> dir =
+            remote::resolve_remote_path(*s, path.isEmpty() ? "." : path.toStdString());
+        if (!dir.ok()) {
+            emit listed(request, false, path, {}, QString::fromStdString(dir.error()));
+            return;
+        }
+        // `ls -1Ap`: one entry a line, dot files but not . and .., folders marked with '/'. Quoted: a path
+        // never executes anything.
+        const Result<std::string> command = remote::shell_command({"ls", "-1Ap", "--", *dir});
+        if (!command.ok()) {
+            emit listed(request, false, path, {}, QString::fromStdString(command.error()));
+            return;
+        }
+        const Result<remote::ExecResult> r = s->exec(*command, std::chrono::seconds(30));
+        if (!r.ok() || r->exit_status != 0) {
+            emit listed(
+                request, false, QString::fromStdString(*dir), {},
+                r.ok() ? QString::fromStdString(r->err).trimmed() : QString::fromStdString(r.error()));
+            return;
+        }
+        QStringList entries = QString::fromStdString(r->out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        emit listed(request, true, QString::fromStdString(*dir), entries, QString());
+    }
+
     void follow(int id, const QString& path, quint64 offset, int poll_ms) {
         remote::Session* s = session();
         if (s == nullptr) {
@@ -162,6 +193,7 @@ signals:
     void job_state_known(int request, bool ok, const QString& job_id, const QString& state,
                          const QString& detail);
     void cancelled(int request, bool ok, const QString& message);
+    void listed(int request, bool ok, const QString& path, const QStringList& entries, const QString& error);
     void follow_batch(const slipway::app::FollowBatch& batch);
     void connection_changed(bool connected, const QString& message);
 
@@ -251,6 +283,7 @@ ClusterSession::ClusterSession(remote::ClusterProfile profile, remote::SessionCa
     connect(worker_, &ClusterWorker::submitted, this, &ClusterSession::submitted);
     connect(worker_, &ClusterWorker::job_state_known, this, &ClusterSession::job_state_known);
     connect(worker_, &ClusterWorker::cancelled, this, &ClusterSession::cancelled);
+    connect(worker_, &ClusterWorker::listed, this, &ClusterSession::listed);
     connect(worker_, &ClusterWorker::follow_batch, this, &ClusterSession::follow_batch);
     connect(worker_, &ClusterWorker::connection_changed, this, &ClusterSession::connection_changed);
     thread_.setObjectName(QStringLiteral("slipway-cluster"));
@@ -287,6 +320,13 @@ int ClusterSession::cancel(const QString& job_id) {
     const int id = next_request_++;
     QMetaObject::invokeMethod(worker_, "cancel", Qt::QueuedConnection, Q_ARG(int, id),
                               Q_ARG(QString, job_id));
+    return id;
+}
+
+int ClusterSession::list_dir(const QString& path) {
+    const int id = next_request_++;
+    QMetaObject::invokeMethod(worker_, "list_dir", Qt::QueuedConnection, Q_ARG(int, id),
+                              Q_ARG(QString, path));
     return id;
 }
 

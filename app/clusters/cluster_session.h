@@ -59,6 +59,8 @@ public:
     int submit(const RunConfig& config, const QString& input_root, const QString& engine_binary);
     int job_state(const QString& job_id);
     int cancel(const QString& job_id);
+    // The entries of a remote folder ("~" and relative paths are the remote home's), folders ending in '/'.
+    int list_dir(const QString& path);
     // Follows a remote log from `offset`; batches arrive through follow_batch with this follow id (the
     // same FollowBatch the local follower sends). Polled every poll_ms until stop_follow/finish_follow.
     int follow(const QString& path, quint64 offset, int poll_ms = 2000);
@@ -73,6 +75,7 @@ signals:
     void job_state_known(int request, bool ok, const QString& job_id, const QString& state,
                          const QString& detail);
     void cancelled(int request, bool ok, const QString& message);
+    void listed(int request, bool ok, const QString& path, const QStringList& entries, const QString& error);
     void follow_batch(const slipway::app::FollowBatch& batch);
     void connection_changed(bool connected, const QString& message);
 

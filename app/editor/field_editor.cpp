@@ -120,13 +120,8 @@ FieldEditor::FieldEditor(const FieldSpec& spec, QWidget* parent)
             auto* browse = new QPushButton(tr("Browse..."), this);
             row->addWidget(browse);
             const bool folder = spec.key.find("_dir") != std::string::npos || spec_.section == "model";
-            connect(browse, &QPushButton::clicked, this, [this, folder] {
-                const QString chosen = folder ? QFileDialog::getExistingDirectory(this, tr("Choose a folder"))
-                                              : QFileDialog::getOpenFileName(this, tr("Choose a file"));
-                if (chosen.isEmpty()) return;
-                line_->setText(chosen);
-                emit edited(pointer_, chosen.toStdString());
-            });
+            connect(browse, &QPushButton::clicked, this,
+                    [this, folder] { emit browse_requested(pointer_, folder); });
         }
     }
     const bool numeric = spec.type == FieldType::kInt || spec.type == FieldType::kNumber;
@@ -229,6 +224,12 @@ void FieldEditor::set_value(const nlohmann::json& value) {
         if (line_->text() != text) line_->setText(text);
     }
     updating_ = false;
+}
+
+void FieldEditor::set_browsed(const QString& path) {
+    if (line_ == nullptr || path.isEmpty()) return;
+    line_->setText(path);
+    emit edited(pointer_, path.toStdString());
 }
 
 void FieldEditor::set_choices(const QStringList& names) {

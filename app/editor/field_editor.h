@@ -38,9 +38,13 @@ public:
     // For the LoRA target list: offers these names as check boxes (others typed in stay too).
     void set_choices(const QStringList& names);
     QWidget* input() const;  // the control the user edits
+    // Puts a browsed path in the field as if typed.
+    void set_browsed(const QString& path);
 
 signals:
     void edited(const std::string& pointer, const nlohmann::json& value);
+    // Browse... was clicked: the editor decides where (this computer's files, or a cluster's over SSH).
+    void browse_requested(const std::string& pointer, bool folder);
 
 private:
     nlohmann::json parse_text(const QString& text) const;

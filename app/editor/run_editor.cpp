@@ -5,6 +5,7 @@
 #include <QCompleter>
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -215,6 +216,17 @@ QWidget* RunEditor::make_page(const std::vector<std::string>& sections, QWidget*
             form->addRow(label, editor);
             fields_.insert(QString::fromStdString(spec.pointer()), editor);
             connect(editor, &FieldEditor::edited, this, &RunEditor::on_edited);
+            connect(editor, &FieldEditor::browse_requested, this,
+                    [this, editor](const std::string& pointer, bool folder) {
+                        // A run for a cluster reads absolute paths there: browse the cluster over SSH.
+                        if (!submit_target().isEmpty()) {
+                            emit remote_browse_requested(submit_target(), pointer, folder);
+                            return;
+                        }
+                        editor->set_browsed(
+                            folder ? QFileDialog::getExistingDirectory(this, tr("Choose a folder"))
+                                   : QFileDialog::getOpenFileName(this, tr("Choose a file")));
+                    });
         }
         layout->addLayout(form);
     }

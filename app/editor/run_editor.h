@@ -72,6 +72,8 @@ public:
 
 signals:
     void submit_requested();
+    // Browse... on a path field while the run goes to a cluster: the window shows the cluster's files.
+    void remote_browse_requested(const QString& profile, const std::string& pointer, bool folder);
     void document_changed();
 
 private:

@@ -11,6 +11,7 @@
 #include <QTableWidget>
 
 #include "clusters/cluster_dialogs.h"
+#include "clusters/remote_browser.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
 #include "main_window.h"
@@ -129,6 +130,30 @@ TEST(ClustersPage, ACollectedClusterRunResumesFromTheStoredOffsetOverSsh) {
     EXPECT_EQ(steps, (std::vector<double>{1, 2, 3, 4}));  // nothing lost, nothing twice
     ASSERT_TRUE(testing_util::wait_until([&] { return *window.history()->point_count(id) == 4; }));
     EXPECT_EQ(window.history()->run(id)->log_offset, log.size());
+}
+
+TEST(RemoteBrowser, ListsClusterFoldersAndPicksAFile) {
+    testing_util::IsolatedHome home;
+    ClusterSession session(
+        profile("hpc"), {}, [](const remote::ClusterProfile&, const remote::SessionCallbacks&) {
+            auto fake = std::make_unique<remote::FakeSession>();
+            fake->on_exec_prefix("printf '%s' \"$HOME\"", remote::ExecResult{"/home/u", "", 0});
+            fake->on_exec_prefix("ls -1Ap -- /home/u/models",
+                                 remote::ExecResult{"config.json\nmodel.safetensors\n", "", 0});
+            fake->on_exec_prefix("ls -1Ap -- /home/u",
+                                 remote::ExecResult{".bashrc\ndata/\nmodels/\n", "", 0});
+            return Result<std::unique_ptr<remote::Session>>(
+                std::unique_ptr<remote::Session>(std::move(fake)));
+        });
+    RemoteBrowser browser(&session, false, QString());
+    ASSERT_TRUE(testing_util::wait_until([&] { return browser.entries()->count() == 3; }));
+    EXPECT_EQ(browser.current_dir(), "/home/u");
+    emit browser.entries()->itemDoubleClicked(browser.entries()->item(2));  // models/
+    ASSERT_TRUE(testing_util::wait_until([&] { return browser.current_dir() == "/home/u/models"; }));
+    ASSERT_EQ(browser.entries()->count(), 2);
+    emit browser.entries()->itemDoubleClicked(browser.entries()->item(0));
+    EXPECT_EQ(browser.chosen(), "/home/u/models/config.json");
+    EXPECT_EQ(browser.result(), QDialog::Accepted);
 }
 
 TEST(ClustersPage, HostKeyQuestionShowsTheFingerprint) {
