@@ -67,6 +67,22 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
         r->add_option("--cluster", c.cluster, "Use this profile's defaults (partition, pyxis or bare srun)");
     }
 
+    CLI::App* image = cli.add_subcommand("image", "The run's training image");
+    image->require_subcommand(1);
+    c.image_build = image->add_subcommand(
+        "build",
+        "Render the Dockerfile, docker build it on the cluster profile's host (output streamed here), "
+        "optionally enroot import it to a .sqsh");
+    c.image_build->add_option("RUN", c.run_file, "Run config JSON (its container section)")->required();
+    c.image_build
+        ->add_option("--cluster", c.cluster, "Profile of a host that has docker (and enroot for --sqsh)")
+        ->required();
+    c.image_build->add_option("--tag", c.image_tag, "Image name:tag to build")->required();
+    c.image_build->add_option("--sqsh", c.sqsh, "Also import the image to this .sqsh path on that host");
+    c.image_build->add_option("--context", c.context,
+                              "Build context tarball (default: git archive of the Slipway source tree)");
+    add_ssh_options(c.image_build, c.ssh);
+
     c.submit = cli.add_subcommand(
         "submit", "Deploy a run to a cluster and submit it; the last line is run_id=... job_id=...");
     c.submit->add_option("RUN", c.run_file, "Run config JSON")->required();
@@ -109,6 +125,7 @@ std::optional<int> run_remote_commands(RemoteCommands& c, std::ostream& out, std
         {c.clusters_remove, run_clusters_remove},
         {c.render_sbatch, run_render_sbatch},
         {c.render_dockerfile, run_render_dockerfile},
+        {c.image_build, run_image_build},
         {c.submit, run_submit},
         {c.status, run_status},
         {c.cancel, run_cancel},

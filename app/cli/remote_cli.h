@@ -1,6 +1,6 @@
 // The headless cluster subcommands of `slipway`: clusters (list/add/test/remove), render (sbatch,
-// dockerfile), submit, status, cancel, follow and fetch. Registration fills RemoteCommands; running one
-// returns its exit code. No Qt: everything goes through remote/ (Session, Slurm, deploy, runlog).
+// dockerfile), image build, submit, status, cancel, follow and fetch. Registration fills RemoteCommands;
+// running one returns its exit code. No Qt: everything goes through remote/ (Session, Slurm, deploy, runlog).
 #pragma once
 
 #include <optional>
@@ -48,6 +48,12 @@ struct RemoteCommands {
     std::string engine;                  // --engine: the slipway-engine to deploy to bare-metal clusters
     std::string inputs;                  // --inputs: where relative input paths point
     std::vector<std::string> overrides;  // after --: training-script flags (--max_steps 40)
+
+    // image build
+    CLI::App* image_build = nullptr;
+    std::string image_tag;  // --tag
+    std::string sqsh;       // --sqsh: also enroot import to this remote path
+    std::string context;    // --context: build context tarball (default: git archive of the source tree)
 
     // status / cancel / follow / fetch
     CLI::App* status = nullptr;

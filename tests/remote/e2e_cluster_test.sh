@@ -6,7 +6,8 @@
 # $(), backticks, ';', spaces and Unicode go through the whole path without executing anything.
 # A second run is cancelled: follow then ends with CANCELLED and a non-zero exit. Unknown host keys are
 # refused with --batch and asked about on a terminal (script(1) gives the prompt a tty). A third run is
-# followed across a dropped connection (its sshd process killed): every point arrives exactly once.
+# followed across a dropped connection (its sshd process killed): every point arrives exactly once. The
+# training image is built on the profile's host (`slipway image build`) with its output streamed back.
 # Usage: e2e_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
 set -euo pipefail
 slipway=$1 engine=$2 source_dir=$3
@@ -150,6 +151,20 @@ if [ -z "$new_port" ] || [ "$new_port" = "$old_port" ]; then fail "follow did no
 [ "$(grep -c '^eval_accuracy ' "$work/follow3.txt")" -eq 2 ] || fail "expected 2 eval_accuracy points across the drop"
 [ -z "$(sort "$work/follow3.txt" | uniq -d)" ] || fail "a line was delivered twice"
 [ "$(tail -n 1 "$work/follow3.txt")" = "final_state=COMPLETED" ] || fail "follow across the drop did not end COMPLETED"
+
+# The training image built on the profile's host: the rendered Dockerfile and the source tree go up, docker's
+# output streams back. This host has no Docker daemon (or no docker), so the build must fail, explained.
+if "$slipway" image build "$source_dir/resources/presets/saiga-lora.json" --cluster local-test --tag slipway/e2e:1 \
+  "${ssh_args[@]}" >"$work/image.txt" 2>&1; then
+  docker info >/dev/null 2>&1 || fail "image build succeeded without a Docker daemon"
+else
+  grep -q -e 'Cannot connect to the Docker daemon' -e 'docker: not found' "$work/image.txt" ||
+    fail "image build failed without docker's reason: $(cat "$work/image.txt")"
+  grep -q 'the build failed (exit [0-9]*); its log is ' "$work/image.txt" || fail "image build did not name its log"
+fi
+"$slipway" render dockerfile "$source_dir/resources/presets/saiga-lora.json" >"$work/expected.Dockerfile"
+cmp -s "$work/expected.Dockerfile" "$home_dir"/images/slipway_e2e_1-*/Dockerfile || fail "the uploaded Dockerfile differs"
+[ -f "$(echo "$home_dir"/images/slipway_e2e_1-*/context/CMakeLists.txt)" ] || fail "the source tree was not unpacked"
 
 [ ! -e "$marker" ] || fail "a command in a name or path was executed"
 echo "e2e_cluster_test: passed"
