@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QKeySequence>
 #include <QListWidget>
 #include <QMenu>
@@ -92,6 +93,15 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     connect(monitor_, &MonitorWidget::cancel_requested, this, &MainWindow::cancel_run);
     connect(monitor_, &MonitorWidget::alert, this, &MainWindow::notify);
     connect(monitor_, &MonitorWidget::export_requested, this, &MainWindow::export_plot);
+    connect(monitor_, &MonitorWidget::run_removed, this, [this](int key) {
+        const auto it = remote_runs_.find(key);
+        if (it == remote_runs_.end()) return;
+        if (it->poll != nullptr) it->poll->deleteLater();
+        if (ClusterSession* s = clusters_->session(it->profile); s != nullptr && it->follow_id != 0) {
+            s->stop_follow(it->follow_id);
+        }
+        remote_runs_.erase(it);
+    });
     connect(monitor_, &MonitorWidget::loaded, this, [this](int key) {
         if (const MonitorRun* r = monitor_->run(key)) {
             statusBar()->showMessage(tr("Read %1: %2 points, %3 bad MLLOG lines")
@@ -197,6 +207,8 @@ void MainWindow::build_menus() {
     QAction* open_log_action = file->addAction(tr("Open &log..."));
     open_log_action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     connect(open_log_action, &QAction::triggered, this, &MainWindow::choose_log);
+    QAction* remote_log = file->addAction(tr("Open log on a &cluster..."));
+    connect(remote_log, &QAction::triggered, this, &MainWindow::choose_remote_log);
     QAction* png = file->addAction(tr("Export plots as &PNG..."));
     connect(png, &QAction::triggered, this, [this] { export_plot(true); });
     QAction* csv = file->addAction(tr("Export plots as &CSV..."));
@@ -331,6 +343,46 @@ void MainWindow::choose_log() {
     if (const Status s = open_log(path); !s.ok()) {
         QMessageBox::warning(this, tr("Open log"), QString::fromStdString(s.message()));
     }
+}
+
+void MainWindow::choose_remote_log() {
+    QStringList names;
+    for (const remote::ClusterProfile& p : clusters_->profiles())
+        names << QString::fromStdString(p.name);
+    if (names.isEmpty()) {
+        QMessageBox::information(this, tr("Open log on a cluster"),
+                                 tr("Add a cluster on the Clusters page first."));
+        return;
+    }
+    bool ok = false;
+    const QString profile =
+        QInputDialog::getItem(this, tr("Open log on a cluster"), tr("Cluster:"), names, 0, false, &ok);
+    if (!ok) return;
+    ClusterSession* session = clusters_->session(profile.toStdString());
+    if (session == nullptr) return;
+    RemoteBrowser browser(session, false, QString(), this);
+    if (browser.exec() != QDialog::Accepted) return;
+    if (const Result<int> key = open_remote_log(profile, browser.chosen()); !key.ok()) {
+        QMessageBox::warning(this, tr("Open log on a cluster"), QString::fromStdString(key.error()));
+    }
+}
+
+Result<int> MainWindow::open_remote_log(const QString& profile, const QString& path) {
+    ClusterSession* session = clusters_->session(profile.toStdString());
+    if (session == nullptr) return Result<int>::Error("no cluster profile named " + profile.toStdString());
+    const int key = monitor_->watch_run(QFileInfo(path).fileName() + QStringLiteral(" @ ") + profile);
+    monitor_->set_state(key, tr("following"));
+    const int follow_id = session->follow(path, 0);
+    // Live for as long as it is shown: removing it from the monitor stops the polling.
+    connect(session, &ClusterSession::follow_batch, monitor_,
+            [this, key, follow_id](const FollowBatch& batch) {
+                if (batch.follow_id == follow_id) monitor_->feed(key, batch);
+            });
+    connect(monitor_, &MonitorWidget::run_removed, session, [session, key, follow_id](int removed) {
+        if (removed == key) session->stop_follow(follow_id);
+    });
+    show_page(kMonitorPage);
+    return key;
 }
 
 void MainWindow::choose_config() {
@@ -627,8 +679,7 @@ Result<int> MainWindow::resume_history_run(int64_t run_id) {
     Result<RunMetrics> metrics = history_->load_metrics(run_id);
     if (!metrics.ok()) return metrics.status();
     if (const int existing = monitor_->run_for_history(run_id)) {
-        remote_runs_.remove(existing);
-        monitor_->remove_run(existing);
+        monitor_->remove_run(existing);  // run_removed stops its follow and state polling
     }
     // A cluster run: its log is on the login node; follow it there from the stored offset (a reconnect
     // after the app or the connection went away) and ask Slurm for the job's state again.

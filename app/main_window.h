@@ -55,6 +55,10 @@ public:
     Result<int> submit_current();
     void cancel_run(int monitor_key);
 
+    // Follows a log on a cluster (a slurm-N.out of a job started elsewhere, a finished run's log) in the
+    // monitor, over the cluster's session.
+    Result<int> open_remote_log(const QString& profile, const QString& path);
+
     // Loads a stored run into the monitor / follows its log again from the stored offset.
     Result<int> show_history_run(int64_t run_id);
     Result<int> resume_history_run(int64_t run_id);
@@ -86,6 +90,7 @@ private:
     void rebuild_recent_menu();
     void notify(const QString& run_name, const RunAlert& alert);
     void choose_log();
+    void choose_remote_log();
     void choose_config();
     void save_config_as();
     void import_script();

@@ -2,6 +2,7 @@
 // follow service are folded into RunMetrics, stored in the history and appended to the plots.
 #include "monitor/monitor_widget.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
@@ -104,6 +105,14 @@ MonitorWidget::MonitorWidget(FollowService* follow, RunHistory* history, QWidget
     run_list_ = new QListWidget(this);
     run_list_->setMaximumWidth(220);
     run_list_->setToolTip(tr("Checked runs are overlaid; the selected one drives the status line and log"));
+    run_list_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto* remove_action = new QAction(tr("Remove from the monitor"), run_list_);
+    remove_action->setShortcut(QKeySequence::Delete);
+    remove_action->setShortcutContext(Qt::WidgetShortcut);
+    run_list_->addAction(remove_action);
+    connect(remove_action, &QAction::triggered, this, [this] {
+        if (QListWidgetItem* item = run_list_->currentItem()) remove_run(item->data(Qt::UserRole).toInt());
+    });
 
     // Status and log.
     status_label_ = new QLabel(tr("No run. File > Open log... or submit a run."), this);
@@ -279,6 +288,7 @@ void MonitorWidget::remove_run(int key) {
         p->remove_run(key);
     delete list_item(key);
     runs_.erase(it);
+    emit run_removed(key);
     if (current_ == key) {
         current_ = 0;
         if (run_list_->currentItem() != nullptr)

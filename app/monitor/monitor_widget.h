@@ -112,6 +112,7 @@ signals:
     void export_requested(bool png);  // the Export PNG / CSV buttons: the window asks for a file name
     void alert(const QString& run_name, const slipway::app::RunAlert& alert);
     void run_changed(int key);  // new points, state or status
+    void run_removed(int key);  // the owner of an external feed can stop it
 
 private:
     void on_batch(const FollowBatch& batch);

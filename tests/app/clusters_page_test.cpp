@@ -156,6 +156,27 @@ TEST(RemoteBrowser, ListsClusterFoldersAndPicksAFile) {
     EXPECT_EQ(browser.result(), QDialog::Accepted);
 }
 
+TEST(ClustersPage, ARemoteSlurmLogIsPlottedAndStopsWhenRemoved) {
+    testing_util::IsolatedHome home;
+    MainWindow window(home.path() + "/history.sqlite");
+    window.clusters_page()->set_connector([](const remote::ClusterProfile&, const remote::SessionCallbacks&) {
+        auto fake = std::make_unique<remote::FakeSession>();
+        fake->put_file("/scratch/slurm-12.out", "0: hello\n" + line(3.0, 1) + line(2.0, 2) + "1: bye");
+        return Result<std::unique_ptr<remote::Session>>(std::unique_ptr<remote::Session>(std::move(fake)));
+    });
+    ASSERT_TRUE(window.clusters_page()->add_profile(profile("hpc")).ok());
+    const Result<int> key = window.open_remote_log("hpc", "/scratch/slurm-12.out");
+    ASSERT_TRUE(key.ok()) << key.error();
+    const MonitorRun* run = window.monitor()->run(*key);
+    ASSERT_TRUE(
+        testing_util::wait_until([&] { return run->metrics.points(Metric::kTrainLoss).size() == 2; }));
+    EXPECT_EQ(run->name, "slurm-12.out @ hpc");
+    EXPECT_TRUE(run->lines.size() >= 3);
+    window.monitor()->remove_run(*key);
+    EXPECT_EQ(window.monitor()->run(*key), nullptr);
+    EXPECT_FALSE(window.open_remote_log("nowhere", "/x").ok());
+}
+
 TEST(ClustersPage, HostKeyQuestionShowsTheFingerprint) {
     remote::HostKeyInfo key;
     key.host = "[127.0.0.1]:2222";

@@ -61,8 +61,8 @@ TEST_F(MainWindowTest, MenusShortcutsAndPages) {
     EXPECT_EQ(menus[0]->text().remove('&'), "File");
     EXPECT_EQ(action_texts(menus[0]->menu()),
               (QStringList{"New run", "Open run config...", "Recent run configs", "Save run config as...",
-                           "Import training script...", "Open log...", "Export plots as PNG...",
-                           "Export plots as CSV...", "Quit"}));
+                           "Import training script...", "Open log...", "Open log on a cluster...",
+                           "Export plots as PNG...", "Export plots as CSV...", "Quit"}));
     EXPECT_EQ(action_texts(menus[1]->menu()), (QStringList{"Submit", "Cancel selected run"}));
     EXPECT_EQ(action_texts(menus[2]->menu()), (QStringList{"Runs", "Editor", "Monitor", "Clusters"}));
     const QList<QAction*> view = menus[2]->menu()->actions();
