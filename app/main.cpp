@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
         }
     }
     if (!run_path.empty()) {
-        if (const slipway::Status status = window.open_run_config(QString::fromStdString(run_path)); !status.ok()) {
+        if (const slipway::Status status = window.open_run_config(QString::fromStdString(run_path));
+            !status.ok()) {
             std::cerr << status.message() << "\n";
             return 1;
         }
