@@ -1,5 +1,6 @@
-// Fused output projection + cross-entropy: logits are made chunk by chunk in forward and again in
-// backward, so the (N, V) fp32 logits never exist at once (the memory peak of a small-model step).
+// Fused output projection + cross-entropy: logits are made chunk by chunk, and in training the gradients
+// of each chunk are made right then, so the (N, V) fp32 logits never exist at once (the memory peak of a
+// small-model step) and are never recomputed.
 #pragma once
 
 #include <torch/types.h>

@@ -1,7 +1,8 @@
 // FlatAdamW: AdamW (torch.optim.AdamW's formula, decoupled weight decay) over parameters that live in one
 // contiguous buffer per group, with their gradients in one buffer too. A step, the gradient norm, clipping
 // and zeroing are a handful of large ops instead of ~10 small ops per parameter, which is what a small
-// model's step time is made of; the flat gradient is also what one allreduce needs.
+// model's step time is made of; the flat gradient is also what one allreduce needs. On CPU in fp32 the
+// step is one fused pass over the buffers (clipping folded in) instead of eight.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,8 @@ public:
               const std::vector<bool>& decays, const TrainingConfig& training);
 
     // Global L2 norm of all gradients; scales them down to `max_norm` when above (max_norm <= 0: no clip).
+    // The fused CPU step applies that scale as it reads each gradient instead of in a pass of its own, so
+    // until step() or zero_grad() the stored gradients are the unclipped ones.
     double clip_grad_norm(double max_norm);
     void step(double lr);
     void zero_grad();
@@ -49,6 +52,8 @@ private:
     std::map<std::string, Slot> slots_;
     double beta1_, beta2_, eps_;
     int64_t steps_ = 0;
+    bool fused_ = false;     // every buffer is CPU fp32: the step is one loop
+    double grad_scale_ = 1;  // clipping not yet applied to the stored gradients (fused CPU step only)
 };
 
 }  // namespace slipway::train
