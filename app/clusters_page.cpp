@@ -173,6 +173,21 @@ void ClustersPage::test_selected() {
     if (ClusterSession* s = session(name)) s->test();
 }
 
+QString ClustersPage::partition_summary(const std::string& profile) const {
+    const auto it = partitions_by_profile_.find(profile);
+    if (it == partitions_by_profile_.end()) return QString();
+    QStringList parts;
+    for (const PartitionSummary& p : it->second) {
+        QString text = tr("%1%2: %3 nodes, %4 idle")
+                           .arg(p.name, p.is_default ? tr(" (default)") : QString())
+                           .arg(p.nodes)
+                           .arg(p.idle_nodes);
+        if (p.gpus > 0) text += tr(", %1 GPUs %2").arg(p.gpus).arg(p.gpu_type);
+        parts << text;
+    }
+    return parts.join(QStringLiteral("; "));
+}
+
 QString ClustersPage::details_text() const {
     return details_->text();
 }

@@ -44,6 +44,8 @@ public:
 
     QListWidget* list() const { return list_; }
     QString details_text() const;
+    // "a100 (default): 2 nodes, 1 idle, 16 GPUs a100; cpu: ..." from the last test; "" before one.
+    QString partition_summary(const std::string& profile) const;
     QTableWidget* partitions_table() const { return partitions_; }
 
 signals:

@@ -144,7 +144,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
                     editor_->field(pointer)->set_browsed(browser.chosen());
             });
     connect(clusters_, &ClustersPage::partitions_known, this,
-            [this](const QString&, const QStringList& partitions) { editor_->set_partitions(partitions); });
+            [this](const QString& profile, const QStringList& partitions) {
+                editor_->set_partitions(partitions, profile,
+                                        clusters_->partition_summary(profile.toStdString()));
+            });
     connect(clusters_, &ClustersPage::tested, this,
             [this](const QString& profile, bool ok, const QString& message) {
                 statusBar()->showMessage(

@@ -343,7 +343,7 @@ QString RunEditor::derived_text() const {
     } else {
         text += tr("<br>No memory estimate: set model.path to a folder with config.json");
     }
-    return text;
+    return text + cluster_info_;
 }
 
 QString RunEditor::submit_target() const {
@@ -374,7 +374,13 @@ void RunEditor::set_profiles(const std::vector<remote::ClusterProfile>& profiles
     refresh_renders();
 }
 
-void RunEditor::set_partitions(const QStringList& partitions) {
+void RunEditor::set_partitions(const QStringList& partitions, const QString& cluster,
+                               const QString& summary) {
+    if (!summary.isEmpty()) {
+        cluster_info_ =
+            tr("<br>Cluster %1 (sinfo): %2").arg(cluster.toHtmlEscaped(), summary.toHtmlEscaped());
+        derived_->setText(derived_text());
+    }
     FieldEditor* f = field("/slurm/partition");
     auto* line = f != nullptr ? qobject_cast<QLineEdit*>(f->input()) : nullptr;
     if (line == nullptr) return;

@@ -68,7 +68,9 @@ public:
     // The cluster profiles the sbatch preview can be rendered for (an example profile is always offered).
     void set_profiles(const std::vector<remote::ClusterProfile>& profiles);
     // Partitions a cluster reported (sinfo), offered while typing /slurm/partition.
-    void set_partitions(const QStringList& partitions);
+    // `summary` (nodes and GPUs per partition) is shown with the derived values on the Resources page.
+    void set_partitions(const QStringList& partitions, const QString& cluster = QString(),
+                        const QString& summary = QString());
 
 signals:
     void submit_requested();
@@ -105,6 +107,7 @@ private:
     QString model_info_for_;  // the model path the module checklist and shape were read for
     std::optional<ModelShape> shape_;
     QString shape_error_;
+    QString cluster_info_;  // what sinfo said about the last tested cluster
 };
 
 }  // namespace slipway::app

@@ -72,6 +72,10 @@ TEST(ClustersPage, ProfilesTestAndPartitions) {
     EXPECT_EQ(partitions->item(0, 3)->text(), "16");
     EXPECT_EQ(partitions->item(0, 4)->text(), "a100");
     EXPECT_EQ(partitions->item(1, 0)->text(), "cpu");
+    // The editor's Resources page shows what the cluster has.
+    EXPECT_TRUE(window.editor()->derived_text().contains(
+        "Cluster hpc (sinfo): a100 (default): 2 nodes, 1 idle, 16 GPUs a100"))
+        << window.editor()->derived_text().toStdString();
 
     // A second start of the app reads the same clusters.json.
     ASSERT_TRUE(page->remove_profile("hpc").ok());
