@@ -289,6 +289,15 @@ void MainWindow::save_settings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!local_runs_.isEmpty() &&
+        QMessageBox::question(
+            this, tr("Quit Slipway"),
+            tr("%n run(s) still training on this computer. Quitting stops them (a checkpoint is "
+               "saved). Quit anyway?",
+               nullptr, static_cast<int>(local_runs_.size()))) != QMessageBox::Yes) {
+        event->ignore();
+        return;
+    }
     save_settings();
     QMainWindow::closeEvent(event);
 }

@@ -88,7 +88,11 @@ LocalRunner::LocalRunner(QObject* parent) : QObject(parent), process_(new QProce
 }
 
 LocalRunner::~LocalRunner() {
-    if (process_->state() != QProcess::NotRunning) {
+    if (process_->state() == QProcess::NotRunning) return;
+    // SIGTERM first: `launch` forwards it to every rank's process group (a checkpoint is saved); SIGKILL
+    // would leave the ranks running without their launcher.
+    process_->terminate();
+    if (!process_->waitForFinished(5000)) {
         process_->kill();
         process_->waitForFinished(2000);
     }
