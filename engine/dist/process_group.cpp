@@ -243,20 +243,21 @@ void DistContext::broadcast_from_main(const std::vector<torch::Tensor>& tensors,
 
 std::string DistContext::describe_failure(const std::string& what, int64_t step) {
     std::ostringstream message;
-    message << "rank " << env_.rank << ": the run lost ";
+    const std::string context = backend_ + " said: " + what;
     const Heartbeat::Silence silence = heartbeat_->find_silent_ranks(std::chrono::milliseconds(2000));
+    message << "rank " << env_.rank << ": ";
     if (!silence.store_error.empty()) {
-        message << "rank 0 (the rendezvous master " << env_.master_addr << ":" << env_.master_port
-                << " does not answer)";
-    } else if (silence.silent_ranks.empty()) {
-        message << "a peer (every rank's heartbeat still moves: a network fault or a rank that raised an error)";
-    } else {
-        message << (silence.silent_ranks.size() == 1 ? "rank " : "ranks ");
+        message << "the run lost rank 0 (the rendezvous master " << env_.master_addr << ":" << env_.master_port
+                << " does not answer: " << silence.store_error << ") during step " << step << "; " << context;
+    } else if (!silence.silent_ranks.empty()) {
+        message << "the run lost " << (silence.silent_ranks.size() == 1 ? "rank " : "ranks ");
         for (size_t i = 0; i < silence.silent_ranks.size(); ++i)
             message << (i ? ", " : "") << silence.silent_ranks[i];
-        message << " (no heartbeat: killed, frozen or on a dead node)";
+        message << " (no heartbeat: killed, frozen or on a dead node) during step " << step << "; " << context;
+    } else {
+        // Every peer still beats: the error is this rank's own (or the network's), not a lost rank.
+        message << "step " << step << " failed here while every other rank still answers: " << context;
     }
-    message << " during step " << step << "; " << backend_ << " said: " << what;
     return message.str();
 }
 
