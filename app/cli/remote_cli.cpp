@@ -108,6 +108,10 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
     c.follow->add_option("RUN_ID", c.run_id, "Run id")->required();
     c.follow->add_option("--interval", c.interval_s, "Seconds between polls")->capture_default_str();
     c.follow->add_flag("--raw", c.raw, "Print every log line, not just the metrics");
+    c.follow
+        ->add_option("--outage-limit", c.outage_limit_s,
+                     "Seconds a lost connection is retried (with backoff) before follow gives up")
+        ->capture_default_str();
     c.fetch = cli.add_subcommand(
         "fetch", "Download the run's slurm output, run.json, script and output/ (MLLOG, model)");
     c.fetch->add_option("RUN_ID", c.run_id, "Run id")->required();

@@ -62,6 +62,7 @@ struct RemoteCommands {
     CLI::App* fetch = nullptr;
     std::string run_id;
     double interval_s = 2.0;
+    int outage_limit_s = 300;  // follow: how long a lost connection is retried
     bool raw = false;
     std::string fetch_to;
     bool checkpoints = false;

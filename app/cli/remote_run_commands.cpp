@@ -3,13 +3,12 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <thread>
 
 #include "cli/remote_connect.h"
 #include "contract/hf_flags.h"
 #include "contract/run_config.h"
 #include "remote/deploy/deploy.h"
-#include "remote/runlog/log_follower.h"
+#include "remote/deploy/run_follow.h"
 #include "remote/slurm/slurm_client.h"
 #include "remote/ssh/shell_quote.h"
 
@@ -152,54 +151,39 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     if (!record.ok()) return fail(err, record.error());
     Result<Connected> connected = connect_for(c, record->cluster);
     if (!connected.ok()) return fail(err, connected.error());
-    remote::Session& session = *connected->session;
-    remote::SlurmClient slurm(session);
+    remote::SlurmClient slurm(*connected->session);
 
-    std::string run_stop_status;
-    remote::RemoteLogFollower follower(session, record->slurm_log(), [&](MllogStreamItem&& item) {
+    remote::RunFollowOptions options;
+    options.interval = std::chrono::milliseconds(static_cast<long long>(c.interval_s * 1000));
+    options.outage_limit = std::chrono::seconds(c.outage_limit_s);
+    remote::RunFollowCallbacks callbacks;
+    callbacks.on_line = [&](MllogStreamItem&& item) {
         if (c.raw) out << item.text << "\n";
-        if (item.kind != MllogLineKind::kEvent) return;
+        if (c.raw || item.kind != MllogLineKind::kEvent) return;
         const MllogEvent& e = item.event;
-        if (e.key == "run_stop") run_stop_status = e.metadata_string("status").value_or("");
-        if (c.raw || (e.key != "train_loss" && e.key != "eval_accuracy")) return;
+        if (e.key != "train_loss" && e.key != "eval_accuracy") return;
         out << e.key << " " << format_python_json(e.value);
         if (const auto step = e.step_num()) out << " step " << static_cast<long long>(*step);
         if (const auto samples = e.samples_count()) out << " samples " << static_cast<long long>(*samples);
         out << std::endl;
-    });
-    std::string last_state;
-    const auto interval = std::chrono::milliseconds(static_cast<long long>(c.interval_s * 1000));
-    while (true) {
-        Result<remote::PollResult> polled = follower.poll();
-        if (!polled.ok()) return fail(err, polled.error());
-        if (polled->restarted)
-            err << "slipway: " << record->slurm_log() << " was truncated; reading it again\n";
-        Result<remote::JobInfo> job = query_job(session, slurm, record->job_id);
-        if (!job.ok()) return fail(err, job.error());
-        if (job->state != last_state) {
-            last_state = job->state;
-            out << "state " << last_state
-                << (job->reason.empty() || job->reason == "None" ? "" : " (" + job->reason + ")")
-                << std::endl;
-        }
-        if (remote::is_terminal_state(job->state) || job->state == "UNKNOWN") {
-            Result<remote::PollResult> last = follower.poll();  // what the job wrote before it ended
-            if (!last.ok()) return fail(err, last.error());
-            follower.finish();
-            break;
-        }
-        std::this_thread::sleep_for(interval);
-    }
+    };
+    callbacks.on_state = [&](const remote::JobInfo& job) {
+        out << "state " << job.state
+            << (job.reason.empty() || job.reason == "None" ? "" : " (" + job.reason + ")") << std::endl;
+    };
+    callbacks.on_notice = [&](const std::string& notice) { err << "slipway: " << notice << std::endl; };
+    Result<remote::RunFollowOutcome> outcome =
+        remote::follow_run(*connected->session, slurm, *record, options, callbacks);
+    if (!outcome.ok()) return fail(err, outcome.error());
+
     remote::RunRecord updated = *record;
-    updated.last_state = last_state;
+    updated.last_state = outcome->job.state;
     if (Status s = records.save(updated); !s.ok()) err << "slipway: " << s.message() << "\n";
-    out << "final_state=" << last_state;
-    if (last_state == "UNKNOWN" && !run_stop_status.empty())
-        out << " (run_stop status " << run_stop_status << ")";
+    out << "final_state=" << outcome->job.state;
+    if (outcome->job.state == "UNKNOWN" && !outcome->run_stop_status.empty())
+        out << " (run_stop status " << outcome->run_stop_status << ")";
     out << "\n";
-    const bool success =
-        remote::is_success_state(last_state) || (last_state == "UNKNOWN" && run_stop_status == "success");
-    return success ? 0 : 1;
+    return outcome->success() ? 0 : 1;
 }
 
 int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err) {

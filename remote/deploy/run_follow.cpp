@@ -1,0 +1,93 @@
+// follow_run (see run_follow.h).
+#include "remote/deploy/run_follow.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "remote/runlog/log_follower.h"
+
+namespace slipway::remote {
+namespace {
+
+bool is_connection_problem(StatusCode code) {
+    return code == StatusCode::kUnavailable || code == StatusCode::kTimeout;
+}
+
+}  // namespace
+
+bool RunFollowOutcome::success() const {
+    return is_success_state(job.state) || (job.state == "UNKNOWN" && run_stop_status == "success");
+}
+
+Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const RunRecord& record,
+                                    const RunFollowOptions& options, const RunFollowCallbacks& callbacks) {
+    const auto sleep =
+        options.sleep ? options.sleep : [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+    auto notice = [&](const std::string& text) {
+        if (callbacks.on_notice) callbacks.on_notice(text);
+    };
+    RunFollowOutcome outcome;
+    RemoteLogFollower follower(session, record.slurm_log(), [&](MllogStreamItem&& item) {
+        if (item.kind == MllogLineKind::kEvent && item.event.key == "run_stop")
+            outcome.run_stop_status = item.event.metadata_string("status").value_or("");
+        if (callbacks.on_line) callbacks.on_line(std::move(item));
+    });
+
+    // Time spent without a working connection, measured in the sleeps we took (so tests need no clock).
+    std::chrono::milliseconds outage{0};
+    std::chrono::milliseconds backoff = options.interval;
+    auto recover = [&](const Status& problem) -> Status {
+        if (!is_connection_problem(problem.code())) return problem;
+        if (outage >= options.outage_limit) {
+            return Status::Error(problem.code(), "gave up after " +
+                                                     std::to_string(options.outage_limit.count()) +
+                                                     " s without a connection: " + problem.message());
+        }
+        notice("connection problem (" + problem.message() + "); retrying in " +
+               std::to_string(backoff.count()) + " ms");
+        sleep(backoff);
+        outage += backoff;
+        backoff = std::min(backoff * 2, std::chrono::milliseconds(30000));
+        if (Status s = session.reconnect(); s.ok()) {
+            ++outcome.reconnects;
+            notice("reconnected to " + session.describe());
+        }
+        return Status::Ok();
+    };
+
+    std::string last_state;
+    bool ending = false;  // the job is over: one more read of the log, then stop
+    while (true) {
+        Result<PollResult> polled = follower.poll();
+        if (!polled.ok()) {
+            if (Status s = recover(polled.status()); !s.ok()) return s;
+            continue;
+        }
+        outcome.reconnects += polled->reconnects;
+        if (polled->restarted)
+            notice(record.slurm_log() + " was truncated or replaced; reading it from the start");
+        if (ending) {
+            follower.finish();
+            return outcome;
+        }
+        Result<JobInfo> job = slurm.job(record.job_id);
+        if (!job.ok()) {
+            if (Status s = recover(job.status()); !s.ok()) return s;
+            continue;
+        }
+        outage = std::chrono::milliseconds{0};
+        backoff = options.interval;
+        outcome.job = *job;
+        if (job->state != last_state) {
+            last_state = job->state;
+            if (callbacks.on_state) callbacks.on_state(*job);
+        }
+        if (is_terminal_state(job->state) || job->state == "UNKNOWN") {
+            ending = true;  // read what the job wrote before it ended
+            continue;
+        }
+        sleep(options.interval);
+    }
+}
+
+}  // namespace slipway::remote

@@ -1,0 +1,207 @@
+// Tests of follow_run over FakeSession: a job seen PENDING -> RUNNING -> COMPLETED while its log grows,
+// every line delivered once; an outage longer than the follower's own reconnects is ridden out with
+// backoff; one longer than the limit is an error; the outcome's success rule.
+#include <gtest/gtest.h>
+
+#include "remote/deploy/run_follow.h"
+#include "remote/ssh/fake_session.h"
+
+namespace slipway::remote {
+namespace {
+
+constexpr const char* kLog = "/home/u/slipway/runs/r1/slurm-42.out";
+
+RunRecord record() {
+    RunRecord r;
+    r.run_id = "r1-20261122-090000-0001";
+    r.cluster = "local-test";
+    r.job_id = "42";
+    r.remote_dir = "/home/u/slipway/runs/r1";
+    return r;
+}
+
+std::string mllog(const std::string& key, double value, int step) {
+    return "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+           "\"" +
+           key + "\", \"value\": " + std::to_string(value) +
+           ", \"metadata\": {\"step_num\": " + std::to_string(step) + "}}\n";
+}
+
+// A job that is PENDING for one query, then RUNNING while it writes `steps` log lines (one per query),
+// then ends in `final_state`; scontrol answers once it left the queue.
+struct ScriptedJob {
+    explicit ScriptedJob(FakeSession& s) : session(s) {}
+    FakeSession& session;
+    int steps = 10;
+    std::string final_state = "COMPLETED";
+    bool write_run_stop = true;
+    int queries = 0;
+    std::vector<std::string> written;
+
+    Result<ExecResult> operator()(const std::string& command) {
+        if (command.rfind("squeue", 0) == 0) {
+            ++queries;
+            if (queries == 1) return ExecResult{"42|PENDING|Resources|0:00|1|(Resources)\n", "", 0};
+            const int step = queries - 1;
+            if (step <= steps) {
+                const std::string line = step % 5 == 0 ? mllog("eval_accuracy", 1.0 / step, step)
+                                                       : mllog("train_loss", 2.0 / step, step);
+                if (step == 1) {
+                    session.put_file(kLog, "slipway: job 42\n" + line);
+                } else {
+                    session.append_file(kLog, line);
+                }
+                written.push_back(line.substr(0, line.size() - 1));
+                return ExecResult{"42|RUNNING|None|0:0" + std::to_string(step % 10) + "|1|localhost\n", "",
+                                  0};
+            }
+            if (write_run_stop) {
+                const std::string stop =
+                    "0: :::MLLOG {\"key\": \"run_stop\", \"metadata\": {\"status\": \"success\"}}";
+                session.append_file(kLog, stop + "\n");
+                written.push_back(stop);
+                write_run_stop = false;
+            }
+            return ExecResult{"", "slurm_load_jobs error: Invalid job id specified\n", 1};
+        }
+        if (command.rfind("scontrol", 0) == 0) {
+            if (final_state == "GONE")
+                return ExecResult{"", "slurm_load_jobs error: Invalid job id specified\n", 1};
+            return ExecResult{
+                "JobId=42 JobName=r1\n   JobState=" + final_state + " Reason=None\n   ExitCode=0:0\n", "", 0};
+        }
+        if (command.rfind("sacct", 0) == 0)
+            return ExecResult{"", "Slurm accounting storage is disabled\n", 1};
+        return Status::Error("unexpected command " + command);
+    }
+};
+
+struct Seen {
+    std::vector<std::string> lines;
+    std::vector<std::string> states;
+    std::vector<std::string> notices;
+    std::chrono::milliseconds slept{0};
+};
+
+RunFollowOptions options_for(Seen& seen) {
+    RunFollowOptions o;
+    o.interval = std::chrono::milliseconds(1000);
+    o.outage_limit = std::chrono::seconds(60);
+    o.sleep = [&seen](std::chrono::milliseconds d) { seen.slept += d; };
+    return o;
+}
+
+RunFollowCallbacks callbacks_for(Seen& seen) {
+    RunFollowCallbacks c;
+    c.on_line = [&seen](MllogStreamItem&& item) { seen.lines.push_back(item.text); };
+    c.on_state = [&seen](const JobInfo& job) { seen.states.push_back(job.state); };
+    c.on_notice = [&seen](const std::string& n) { seen.notices.push_back(n); };
+    return c;
+}
+
+TEST(RunFollow, PendingRunningCompletedEveryLineOnce) {
+    FakeSession session;
+    ScriptedJob job(session);
+    session.set_exec_handler([&job](const std::string& c) { return job(c); });
+    SlurmClient slurm(session);
+    Seen seen;
+    Result<RunFollowOutcome> outcome =
+        follow_run(session, slurm, record(), options_for(seen), callbacks_for(seen));
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->job.state, "COMPLETED");
+    EXPECT_EQ(outcome->run_stop_status, "success");
+    EXPECT_TRUE(outcome->success());
+    EXPECT_EQ(seen.states, (std::vector<std::string>{"PENDING", "RUNNING", "COMPLETED"}));
+    std::vector<std::string> expected = {"slipway: job 42"};
+    expected.insert(expected.end(), job.written.begin(), job.written.end());
+    EXPECT_EQ(seen.lines, expected);
+}
+
+TEST(RunFollow, RidesOutAnOutageWithBackoffAndLosesNoLine) {
+    FakeSession session;
+    ScriptedJob job(session);
+    job.steps = 20;
+    session.set_exec_handler([&job, &session](const std::string& c) {
+        Result<ExecResult> r = job(c);
+        // Mid-run, the login node goes away for 12 calls: more than the log follower's own 3 reconnects.
+        if (job.queries == 8 && c.rfind("squeue", 0) == 0) session.fail_next(FakeFault::kDropConnection, 12);
+        return r;
+    });
+    SlurmClient slurm(session);
+    Seen seen;
+    Result<RunFollowOutcome> outcome =
+        follow_run(session, slurm, record(), options_for(seen), callbacks_for(seen));
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_TRUE(outcome->success());
+    EXPECT_GT(outcome->reconnects, 0);
+    EXPECT_FALSE(seen.notices.empty());
+    std::vector<std::string> expected = {"slipway: job 42"};
+    expected.insert(expected.end(), job.written.begin(), job.written.end());
+    EXPECT_EQ(seen.lines, expected);
+}
+
+TEST(RunFollow, GivesUpAfterTheOutageLimit) {
+    FakeSession session;
+    ScriptedJob job(session);
+    session.set_exec_handler([&job, &session](const std::string& c) {
+        Result<ExecResult> r = job(c);
+        if (job.queries == 3) session.fail_next(FakeFault::kDropConnection, 1000000);
+        return r;
+    });
+    SlurmClient slurm(session);
+    Seen seen;
+    RunFollowOptions options = options_for(seen);
+    options.outage_limit = std::chrono::seconds(20);
+    Result<RunFollowOutcome> outcome = follow_run(session, slurm, record(), options, callbacks_for(seen));
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_EQ(outcome.code(), StatusCode::kUnavailable);
+    EXPECT_NE(outcome.error().find("gave up after 20 s"), std::string::npos) << outcome.error();
+    EXPECT_LT(seen.slept, std::chrono::seconds(20 + 30 + 10));  // backoff is capped at 30 s per wait
+}
+
+TEST(RunFollow, OtherErrorsEndAtOnce) {
+    FakeSession session;
+    session.set_exec_handler(
+        [](const std::string&) { return Result<ExecResult>(Status::Error("permission denied")); });
+    SlurmClient slurm(session);
+    Seen seen;
+    Result<RunFollowOutcome> outcome =
+        follow_run(session, slurm, record(), options_for(seen), callbacks_for(seen));
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_NE(outcome.error().find("permission denied"), std::string::npos);
+    EXPECT_EQ(seen.slept.count(), 0);
+}
+
+TEST(RunFollow, SuccessRule) {
+    RunFollowOutcome o;
+    o.job.state = "COMPLETED";
+    EXPECT_TRUE(o.success());
+    o.job.state = "FAILED";
+    o.run_stop_status = "success";
+    EXPECT_FALSE(o.success());
+    o.job.state = "UNKNOWN";
+    EXPECT_TRUE(o.success());  // Slurm forgot the job, the log says it finished well
+    o.run_stop_status = "aborted";
+    EXPECT_FALSE(o.success());
+    o.run_stop_status.clear();
+    EXPECT_FALSE(o.success());
+}
+
+TEST(RunFollow, JobSlurmForgotEndsWithTheLogsVerdict) {
+    FakeSession session;
+    ScriptedJob job(session);
+    job.steps = 3;
+    job.final_state = "GONE";
+    session.set_exec_handler([&job](const std::string& c) { return job(c); });
+    SlurmClient slurm(session);
+    Seen seen;
+    Result<RunFollowOutcome> outcome =
+        follow_run(session, slurm, record(), options_for(seen), callbacks_for(seen));
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->job.state, "UNKNOWN");
+    EXPECT_EQ(outcome->run_stop_status, "success");
+    EXPECT_TRUE(outcome->success());
+}
+
+}  // namespace
+}  // namespace slipway::remote
