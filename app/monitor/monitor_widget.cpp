@@ -548,7 +548,9 @@ void MonitorWidget::refresh_log_view() {
     }
     log_view_->setPlainText(lines.join(QLatin1Char('\n')));
     log_view_->moveCursor(QTextCursor::End);
-    log_view_->horizontalScrollBar()->setValue(0);
+    // Moving the cursor to the end scrolls right to the last line's end; show line starts instead, once
+    // the view has laid the text out.
+    QTimer::singleShot(0, log_view_, [view = log_view_] { view->horizontalScrollBar()->setValue(0); });
 }
 
 bool MonitorWidget::find_in_log(const QString& text, bool backward) {
