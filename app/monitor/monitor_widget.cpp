@@ -179,17 +179,24 @@ MonitorWidget::MonitorWidget(FollowService* follow, RunHistory* history, QWidget
     });
     connect(follow_, &FollowService::batch, this, &MonitorWidget::on_batch);
 
-    auto* stall_timer = new QTimer(this);
-    stall_timer->setInterval(5000);
-    connect(stall_timer, &QTimer::timeout, this, &MonitorWidget::check_stalls);
-    stall_timer->start();
+    stall_timer_ = new QTimer(this);
+    stall_timer_->setInterval(5000);
+    connect(stall_timer_, &QTimer::timeout, this, &MonitorWidget::check_stalls);
+    stall_timer_->start();
     set_smoothing(0.0);
+}
+
+void MonitorWidget::set_stall_policy(double factor, int64_t min_ms, int check_ms) {
+    stall_factor_ = factor;
+    stall_min_ms_ = min_ms;
+    stall_timer_->setInterval(check_ms);
 }
 
 int MonitorWidget::add_run(const QString& name, const QString& state) {
     const int key = next_key_++;
     MonitorRun& run = runs_[key];
     run.key = key;
+    run.watch = RunWatch(stall_factor_, stall_min_ms_);
     run.name = name;
     run.state = state;
     run.color = kPalette[(key - 1) % std::size(kPalette)];
@@ -382,7 +389,7 @@ void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
         fresh.target = run.metrics.target;
         fresh.target_higher_is_better = run.metrics.target_higher_is_better;
         run.metrics = std::move(fresh);
-        run.watch = RunWatch();
+        run.watch = RunWatch(stall_factor_, stall_min_ms_);
         run.lines.clear();
         if (history_ != nullptr && run.history_id != 0) history_->reset_points(run.history_id);
         replot_run(run);

@@ -29,6 +29,7 @@ class QListWidgetItem;
 class QPlainTextEdit;
 class QPushButton;
 class QSlider;
+class QTimer;
 
 namespace slipway::app {
 
@@ -90,6 +91,10 @@ public:
     int run_for_history(int64_t history_id) const;
     std::vector<int> run_keys() const;
 
+    // A live run stalls after `factor` x its median step interval without a new step, never sooner than
+    // min_ms; checked every check_ms. Applies to runs added afterwards.
+    void set_stall_policy(double factor, int64_t min_ms, int check_ms = 5000);
+
     void set_x_axis(XAxis axis);
     void set_smoothing(double weight);  // [0, 0.99]
     void set_log_scale(bool on);
@@ -136,6 +141,9 @@ private:
     XAxis x_axis_ = XAxis::kSamples;
     std::array<MetricPlot*, kMetricCount> plots_{};
     bool replot_pending_ = false;
+    double stall_factor_ = 5.0;
+    int64_t stall_min_ms_ = 60'000;
+    QTimer* stall_timer_ = nullptr;
 
     QListWidget* run_list_;
     QComboBox* x_axis_box_;

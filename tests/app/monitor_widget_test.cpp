@@ -165,5 +165,29 @@ TEST(MonitorWidget, ALiveRunAlertsOnTargetAndFinish) {
     EXPECT_EQ(*monitor.plot(Metric::kEvalAccuracy)->target(), 2.5);
 }
 
+TEST(MonitorWidget, ALiveRunWithoutNewStepsRaisesAStallAlertOnce) {
+    QTemporaryDir dir;
+    const QString log = dir.filePath("mllog.txt");
+    FollowService follow(20);
+    MonitorWidget monitor(&follow, nullptr);
+    monitor.set_stall_policy(3.0, 300, 50);  // 3 x median step interval, at least 0.3 s
+    std::vector<RunAlert> alerts;
+    QObject::connect(&monitor, &MonitorWidget::alert,
+                     [&](const QString&, const RunAlert& a) { alerts.push_back(a); });
+    const int key = monitor.follow_log(log, "hanging");
+    for (int step = 1; step <= 4; ++step) {
+        append_file(log, testing_util::mllog_line("train_loss", 3.0 - 0.1 * step, step, step * 8));
+        ASSERT_TRUE(wait_until(
+            [&] { return monitor.run(key)->metrics.points(Metric::kTrainLoss).size() == size_t(step); }));
+        testing_util::wait_until([] { return false; }, 100);  // steps ~0.1 s apart
+    }
+    EXPECT_TRUE(alerts.empty());
+    ASSERT_TRUE(wait_until([&] { return !alerts.empty(); }, 5000));
+    EXPECT_EQ(alerts[0].kind, RunAlertKind::kStalled);
+    EXPECT_NE(alerts[0].message.find("no new step"), std::string::npos);
+    testing_util::wait_until([] { return false; }, 500);
+    EXPECT_EQ(alerts.size(), 1u);  // once per stall
+}
+
 }  // namespace
 }  // namespace slipway::app
