@@ -90,7 +90,7 @@ std::string line(double loss, int step) {
            ", \"step_num\": " + std::to_string(step) + "}}\n";
 }
 
-TEST(ClustersPage, ACollectedClusterRunResumesFromTheStoredOffsetOverSsh) {
+TEST(ClustersPage, AClusterRunResumesFromTheStoredOffsetOverSsh) {
     testing_util::IsolatedHome home;
     // The job wrote steps 1-3 (the history holds 1-2 and the offset after them), then step 4 while the app
     // was closed.
