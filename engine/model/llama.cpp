@@ -1,5 +1,10 @@
 // The LLaMA forward pass (llama.h), written straight through with shape comments, following HF's
-// modeling_llama numerics (fp32 RMSNorm and RoPE tables, split-half rotation, repeat_kv for GQA).
+// modeling_llama numerics (fp32 RMSNorm and RoPE tables, split-half rotation, repeat_kv for GQA); q/k/v
+// and gate/up run as one product each over their concatenated weights, RMSNorm and RoPE on CPU in fp32 as
+// custom autograd functions with plain loops.
+#include <cmath>
+#include <vector>
+
 #include <torch/torch.h>
 
 #include "model/checkpointing.h"
@@ -10,11 +15,154 @@
 namespace slipway::model {
 namespace {
 
-// x: (..., D) -> (-x2, x1) with x1, x2 the two halves.
+// x: (..., D) -> (-x2, x1) with x1, x2 the two halves (split, whose backward is one cat).
 torch::Tensor rotate_half(const torch::Tensor& x) {
-    const int64_t half = x.size(-1) / 2;
-    return torch::cat({-x.slice(-1, half), x.slice(-1, 0, half)}, -1);
+    const std::vector<torch::Tensor> halves = x.chunk(2, -1);
+    return torch::cat({-halves[1], halves[0]}, -1);
 }
+
+// HF's rotary embedding x cos + rotate_half(x) sin for fp32 on CPU as one loop each way instead of five
+// ATen ops and their autograd nodes. x: (B, T, H, D) with unit stride along D; cos, sin: (T, D) contiguous.
+// Backward: dx = g cos + rotate_half^T(g sin), where rotate_half^T(u) = (u2, -u1).
+class CpuRope : public torch::autograd::Function<CpuRope> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                                 const torch::Tensor& cos, const torch::Tensor& sin) {
+        torch::Tensor y = torch::empty(x.sizes(), x.options());  // (B, T, H, D) contiguous
+        apply_rotation(x, cos, sin, y, /*transpose=*/false);
+        ctx->saved_data["cos"] = cos;
+        ctx->saved_data["sin"] = sin;
+        return y;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        const torch::Tensor g = grads[0].stride(3) == 1 ? grads[0] : grads[0].contiguous();
+        torch::Tensor dx = torch::empty(g.sizes(), g.options());
+        apply_rotation(g, ctx->saved_data["cos"].toTensor(), ctx->saved_data["sin"].toTensor(), dx,
+                       /*transpose=*/true);
+        return {dx, torch::Tensor(), torch::Tensor()};
+    }
+
+    static bool fits(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+        return x.device().is_cpu() && x.scalar_type() == torch::kFloat32 && x.dim() == 4 &&
+               x.stride(3) == 1 && x.size(3) % 2 == 0 && cos.scalar_type() == torch::kFloat32 &&
+               cos.is_contiguous() && sin.is_contiguous() && cos.size(0) == x.size(1);
+    }
+
+private:
+    // out (contiguous) = x cos + rotate_half(x) sin, or with transpose: x cos + rotate_half^T(x sin).
+    static void apply_rotation(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                               torch::Tensor& out, bool transpose) {
+        const int64_t bs = x.size(0), t = x.size(1), h = x.size(2), d = x.size(3), half = d / 2;
+        const float* xp = x.data_ptr<float>();
+        const float* cp = cos.data_ptr<float>();
+        const float* sp = sin.data_ptr<float>();
+        float* op = out.data_ptr<float>();
+        for (int64_t b = 0; b < bs; ++b) {
+            for (int64_t i = 0; i < t; ++i) {
+                const float *c = cp + i * d, *s = sp + i * d;
+                for (int64_t j = 0; j < h; ++j) {
+                    const float* xi = xp + b * x.stride(0) + i * x.stride(1) + j * x.stride(2);
+                    float* o = op + ((b * t + i) * h + j) * d;
+                    if (!transpose) {
+                        for (int64_t k = 0; k < half; ++k)
+                            o[k] = xi[k] * c[k] + -xi[k + half] * s[k];
+                        for (int64_t k = half; k < d; ++k)
+                            o[k] = xi[k] * c[k] + xi[k - half] * s[k];
+                    } else {
+                        for (int64_t k = 0; k < half; ++k)
+                            o[k] = xi[k] * c[k] + xi[k + half] * s[k + half];
+                        for (int64_t k = half; k < d; ++k)
+                            o[k] = xi[k] * c[k] + -(xi[k - half] * s[k - half]);
+                    }
+                }
+            }
+        }
+    }
+};
+
+// x W^T for linear layers side by side: one product over their concatenated weights (the parameters keep
+// HF's names), plus each adapter's term where there is one (zeros elsewhere, so a zero adapter changes no
+// bit). (B, T, C) -> (B, T, sum of outs)
+torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearImpl*> layers) {
+    std::vector<torch::Tensor> weights;
+    bool adapted = false;
+    for (LinearImpl* layer : layers) {
+        weights.push_back(layer->weight);
+        adapted = adapted || layer->has_lora();
+    }
+    torch::Tensor y = torch::matmul(x, torch::cat(weights).t());
+    if (!adapted) return y;
+    std::vector<torch::Tensor> deltas;  // in layer order, as separate forwards would draw their dropout
+    for (LinearImpl* layer : layers) {
+        std::vector<int64_t> shape = y.sizes().vec();
+        shape.back() = layer->weight.size(0);
+        deltas.push_back(layer->has_lora() ? layer->lora_delta(x).to(y.scalar_type())
+                                           : torch::zeros(shape, y.options()));
+    }
+    return y + torch::cat(deltas, -1);
+}
+
+// HF's RMSNorm, weight * (x * rsqrt(mean(x^2) + eps)), for fp32 rows on CPU as two loops (forward, backward)
+// instead of eight ATen ops and their autograd nodes: a small model's step is made of such overheads.
+// x: (..., C), weight: (C). Backward: dx = r (w g - x_hat mean(w g x_hat)), dw = sum over rows of g x_hat.
+class CpuRmsNorm : public torch::autograd::Function<CpuRmsNorm> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                                 const torch::Tensor& weight, double eps) {
+        const int64_t c = x.size(-1), rows = x.numel() / c;
+        torch::Tensor y = torch::empty_like(x);
+        torch::Tensor rstd = torch::empty({rows}, x.options());  // (rows)
+        const float* xp = x.data_ptr<float>();
+        const float* w = weight.data_ptr<float>();
+        float* yp = y.data_ptr<float>();
+        float* r = rstd.data_ptr<float>();
+        const auto e = static_cast<float>(eps);
+        for (int64_t i = 0; i < rows; ++i) {
+            const float* xi = xp + i * c;
+            double squares = 0;
+            for (int64_t j = 0; j < c; ++j)
+                squares += static_cast<double>(xi[j]) * xi[j];
+            r[i] = 1.0f / std::sqrt(static_cast<float>(squares / static_cast<double>(c)) + e);
+            float* yi = yp + i * c;
+            for (int64_t j = 0; j < c; ++j)
+                yi[j] = w[j] * (xi[j] * r[i]);
+        }
+        ctx->save_for_backward({x, weight, rstd});
+        return y;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor &x = saved[0], &weight = saved[1], &rstd = saved[2];
+        const torch::Tensor g = grads[0].contiguous();
+        const int64_t c = x.size(-1), rows = x.numel() / c;
+        torch::Tensor dx = torch::empty_like(x);
+        std::vector<double> dw(static_cast<size_t>(c), 0.0);
+        const float* xp = x.data_ptr<float>();
+        const float* w = weight.data_ptr<float>();
+        const float* gp = g.data_ptr<float>();
+        const float* r = rstd.data_ptr<float>();
+        float* dxp = dx.data_ptr<float>();
+        for (int64_t i = 0; i < rows; ++i) {
+            const float *xi = xp + i * c, *gi = gp + i * c;
+            double dot = 0;  // sum of (w g) x_hat
+            for (int64_t j = 0; j < c; ++j) {
+                const float x_hat = xi[j] * r[i];
+                dot += static_cast<double>(w[j] * gi[j]) * x_hat;
+                dw[static_cast<size_t>(j)] += static_cast<double>(gi[j]) * x_hat;
+            }
+            const auto mean = static_cast<float>(dot / static_cast<double>(c));
+            float* dxi = dxp + i * c;
+            for (int64_t j = 0; j < c; ++j)
+                dxi[j] = r[i] * (w[j] * gi[j] - xi[j] * r[i] * mean);
+        }
+        torch::Tensor dweight = torch::tensor(dw, torch::kFloat64).to(torch::kFloat32);  // (C)
+        return {dx, dweight, torch::Tensor()};
+    }
+};
 
 }  // namespace
 
@@ -28,12 +176,14 @@ double LoraSpec::scaling() const {
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
     torch::Tensor y = torch::matmul(x, weight.t());  // (..., out)
-    if (lora_A) {
-        const torch::Tensor dropped = lora.dropout > 0 ? torch::dropout(x, lora.dropout, is_training()) : x;
-        y = y + lora_B->forward(lora_A->forward(dropped)) *
-                    lora.scaling();  // (..., in) -> (..., r) -> (..., out)
-    }
+    if (lora_A) y = y + lora_delta(x);
     return y;
+}
+
+torch::Tensor LinearImpl::lora_delta(const torch::Tensor& x) {
+    if (!lora_A) return {};
+    const torch::Tensor dropped = lora.dropout > 0 ? torch::dropout(x, lora.dropout, is_training()) : x;
+    return lora_B->forward(lora_A->forward(dropped)) * lora.scaling();  // (..., in) -> (..., r) -> (..., out)
 }
 
 void LinearImpl::add_lora(const LoraSpec& spec) {
@@ -62,6 +212,10 @@ RMSNormImpl::RMSNormImpl(int64_t size, double eps_) : eps(eps_) {
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
+    if (x.device().is_cpu() && x.scalar_type() == torch::kFloat32 && x.is_contiguous() &&
+        weight.scalar_type() == torch::kFloat32 && weight.is_contiguous()) {
+        return CpuRmsNorm::apply(x, weight, eps);
+    }
     const torch::Tensor x32 = x.to(torch::kFloat32);
     const torch::Tensor normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps);
     return weight * normed.to(x.scalar_type());
@@ -78,16 +232,24 @@ AttentionImpl::AttentionImpl(const LlamaConfig& c)
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
                                      const torch::Tensor& sin, const torch::Tensor& mask) {
     const int64_t b = x.size(0), t = x.size(1);
-    torch::Tensor q = q_proj(x).view({b, t, heads, head_dim}).transpose(1, 2);     // (B, H, T, D)
-    torch::Tensor k = k_proj(x).view({b, t, kv_heads, head_dim}).transpose(1, 2);  // (B, Hkv, T, D)
-    torch::Tensor v = v_proj(x).view({b, t, kv_heads, head_dim}).transpose(1, 2);  // (B, Hkv, T, D)
-    q = q * cos + rotate_half(q) * sin;
-    k = k * cos + rotate_half(k) * sin;
-    if (kv_heads != heads) {                           // GQA: query head h reads kv head h / (H / Hkv)
-        k = k.repeat_interleave(heads / kv_heads, 1);  // (B, H, T, D)
-        v = v.repeat_interleave(heads / kv_heads, 1);
+    // q, k and v as one product, rotated together: fewer, larger ops.
+    const torch::Tensor qkv = joint_linear(x, {q_proj.get(), k_proj.get(), v_proj.get()})
+                                  .view({b, t, heads + 2 * kv_heads, head_dim});  // (B, T, H+2Hkv, D)
+    // Splits (not slices): their backward is one cat, not a zero-filled tensor per slice.
+    const std::vector<torch::Tensor> qk_v = qkv.split_with_sizes({heads + kv_heads, kv_heads}, 2);
+    const torch::Tensor& qk_in = qk_v[0];  // (B, T, H+Hkv, D)
+    torch::Tensor qk;
+    if (CpuRope::fits(qk_in, cos, sin)) {
+        qk = CpuRope::apply(qk_in, cos, sin);
+    } else {
+        const torch::Tensor cos4 = cos.unsqueeze(1), sin4 = sin.unsqueeze(1);  // (T, 1, D)
+        qk = qk_in * cos4 + rotate_half(qk_in) * sin4;
     }
-    const torch::Tensor y = causal_attention(q, k, v, mask);             // (B, H, T, D)
+    const std::vector<torch::Tensor> q_k = qk.split_with_sizes({heads, kv_heads}, 2);
+    const torch::Tensor q = q_k[0].transpose(1, 2);  // (B, H, T, D)
+    const torch::Tensor k = q_k[1].transpose(1, 2);  // (B, Hkv, T, D)
+    const torch::Tensor v = qk_v[1].transpose(1, 2);  // (B, Hkv, T, D)
+    const torch::Tensor y = causal_attention(q, k, v, mask);             // (B, H, T, D); GQA inside
     return o_proj(y.transpose(1, 2).reshape({b, t, heads * head_dim}));  // (B, T, C)
 }
 
@@ -98,7 +260,9 @@ MlpImpl::MlpImpl(const LlamaConfig& c) {
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
-    return down_proj(torch::silu(gate_proj(x)) * up_proj(x));  // (B, T, C)
+    const int64_t inter = gate_proj->weight.size(0);  // gate and up as one product
+    const std::vector<torch::Tensor> gu = joint_linear(x, {gate_proj.get(), up_proj.get()}).split(inter, -1);
+    return down_proj(torch::silu(gu[0]) * gu[1]);  // (B, T, C); gu: 2 x (B, T, I)
 }
 
 DecoderLayerImpl::DecoderLayerImpl(const LlamaConfig& c) {

@@ -30,6 +30,8 @@ class LinearImpl : public torch::nn::Module {
 public:
     LinearImpl(int64_t in_features, int64_t out_features);
     torch::Tensor forward(const torch::Tensor& x);
+    // The adapter's term (dropout(x) A^T B^T) x scaling that forward adds to x W^T; undefined without one.
+    torch::Tensor lora_delta(const torch::Tensor& x);
     // Adds an adapter: A ~ kaiming_uniform(a = sqrt(5)) as nn.Linear, B = 0, so the output is unchanged.
     void add_lora(const LoraSpec& spec);
     // W += scaling x B A, then drops the adapter.

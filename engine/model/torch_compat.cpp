@@ -1,7 +1,12 @@
 // torch_compat.h: on 1.13 on CPU, at::_scaled_dot_product_attention is not fused and returns the weights
-// anyway, so a plain attention with a pre-scaled q and an additive causal mask is as fast; torch 2.x has
-// fused kernels behind at::scaled_dot_product_attention(is_causal=true).
+// anyway, and its bmm pays a select and an addmm per (batch, head): attention here is a custom autograd
+// function whose products are direct BLAS calls (sgemm_, the symbol LibTorch itself imports) over strided
+// views, with the mask add and softmax as whole-tensor ATen ops; without that symbol, off CPU or in bf16 it
+// is a plain attention with a pre-scaled q and an additive causal mask. torch 2.x has fused kernels behind
+// at::scaled_dot_product_attention(is_causal=true).
 #include "model/torch_compat.h"
+
+#include <dlfcn.h>
 
 #include <cmath>
 
@@ -23,16 +28,138 @@ torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options) {
 #endif
 }
 
+#if TORCH_VERSION_MAJOR < 2
+namespace {
+
+// Fortran BLAS sgemm (column-major), resolved at run time from the BLAS LibTorch loaded; null without one.
+using SgemmFn = void (*)(const char*, const char*, const int*, const int*, const int*, const float*,
+                         const float*, const int*, const float*, const int*, const float*, float*, const int*,
+                         size_t, size_t);
+SgemmFn sgemm() {
+    static const auto fn = reinterpret_cast<SgemmFn>(dlsym(RTLD_DEFAULT, "sgemm_"));
+    return fn;
+}
+
+// Row-major C (m, n) = alpha op(A) op(B) + beta C, as column-major C^T = op(B)^T op(A)^T.
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+    const char ta = trans_a ? 'T' : 'N', tb = trans_b ? 'T' : 'N';
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    const int la = static_cast<int>(lda), lb = static_cast<int>(ldb), lc = static_cast<int>(ldc);
+    sgemm()(&tb, &ta, &ni, &mi, &ki, &alpha, b, &lb, a, &la, &beta, c, &lc, 1, 1);
+}
+
+// The (T, D) matrix of batch b, head h of a (B, H, T, D) tensor whose last dimension is contiguous.
+const float* head(const torch::Tensor& x, int64_t b, int64_t h) {
+    return x.data_ptr<float>() + b * x.stride(0) + h * x.stride(1);
+}
+float* head(torch::Tensor& x, int64_t b, int64_t h) {
+    return x.data_ptr<float>() + b * x.stride(0) + h * x.stride(1);
+}
+
+// Each (T, D) matrix of a (B, H, T, D) tensor is a BLAS matrix: unit stride along D, rows D or more apart.
+bool rows_contiguous(const torch::Tensor& x) {
+    return x.stride(3) == 1 && x.stride(2) >= x.size(3);
+}
+
+// (B, T, H, D) storage seen as (B, H, T, D): the layout the projections produce and consume.
+torch::Tensor heads_view(int64_t b, int64_t h, int64_t t, int64_t d, const torch::TensorOptions& options) {
+    return torch::empty({b, t, h, d}, options).transpose(1, 2);
+}
+
+// softmax(scale q k^T + mask) v with K and V shared by groups of H / Hkv query heads (GQA).
+class BlasAttention : public torch::autograd::Function<BlasAttention> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& q,
+                                 const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask) {
+        const int64_t bs = q.size(0), h = q.size(1), t = q.size(2), d = q.size(3), group = h / k.size(1);
+        const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+        torch::Tensor scores = torch::empty({bs, h, t, t}, q.options());  // (B, H, T, T)
+        for (int64_t b = 0; b < bs; ++b) {
+            for (int64_t i = 0; i < h; ++i) {
+                gemm(false, true, t, t, d, scale, head(q, b, i), q.stride(2), head(k, b, i / group),
+                     k.stride(2), 0.0f, head(scores, b, i), t);
+            }
+        }
+        scores.add_(mask);
+        const torch::Tensor p = torch::softmax(scores, -1);      // (B, H, T, T)
+        torch::Tensor y = heads_view(bs, h, t, d, q.options());  // (B, H, T, D) over (B, T, H, D)
+        for (int64_t b = 0; b < bs; ++b) {
+            for (int64_t i = 0; i < h; ++i) {
+                gemm(false, false, t, d, t, 1.0f, head(p, b, i), t, head(v, b, i / group), v.stride(2), 0.0f,
+                     head(y, b, i), y.stride(2));
+            }
+        }
+        ctx->save_for_backward({q, k, v, p});
+        return y;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor &q = saved[0], &k = saved[1], &v = saved[2], &p = saved[3];
+        const int64_t bs = q.size(0), h = q.size(1), t = q.size(2), d = q.size(3), kv = k.size(1),
+                      group = h / kv;
+        const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+        const torch::Tensor dy =
+            rows_contiguous(grads[0]) ? grads[0] : grads[0].contiguous();  // (B, H, T, D)
+        torch::Tensor dp = torch::empty({bs, h, t, t}, q.options());       // (B, H, T, T)
+        torch::Tensor dq = heads_view(bs, h, t, d, q.options());
+        torch::Tensor dk = heads_view(bs, kv, t, d, q.options());
+        torch::Tensor dv = heads_view(bs, kv, t, d, q.options());
+        for (int64_t b = 0; b < bs; ++b) {
+            for (int64_t i = 0; i < h; ++i) {
+                const float first =
+                    i % group == 0 ? 0.0f : 1.0f;  // the group's first head writes, others add
+                gemm(false, true, t, t, d, 1.0f, head(dy, b, i), dy.stride(2), head(v, b, i / group),
+                     v.stride(2), 0.0f, head(dp, b, i), t);  // dP = dY V^T
+                gemm(true, false, t, d, t, 1.0f, head(p, b, i), t, head(dy, b, i), dy.stride(2), first,
+                     head(dv, b, i / group), dv.stride(2));  // dV += P^T dY
+            }
+        }
+        const torch::Tensor ds = torch::_softmax_backward_data(dp, p, -1, p.scalar_type());  // (B, H, T, T)
+        for (int64_t b = 0; b < bs; ++b) {
+            for (int64_t i = 0; i < h; ++i) {
+                const float first = i % group == 0 ? 0.0f : 1.0f;
+                gemm(false, false, t, d, t, scale, head(ds, b, i), t, head(k, b, i / group), k.stride(2),
+                     0.0f, head(dq, b, i), dq.stride(2));  // dQ = scale dS K
+                gemm(true, false, t, d, t, scale, head(ds, b, i), t, head(q, b, i), q.stride(2), first,
+                     head(dk, b, i / group), dk.stride(2));  // dK += scale dS^T Q
+            }
+        }
+        return {dq, dk, dv, torch::Tensor()};
+    }
+};
+
+bool blas_attention_fits(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+    if (q.size(1) % k.size(1) != 0) return false;
+    for (const torch::Tensor* x : {&q, &k, &v}) {
+        if (!x->device().is_cpu() || x->scalar_type() != torch::kFloat32 || !rows_contiguous(*x))
+            return false;
+    }
+    return sgemm() != nullptr && !at::autocast::is_cpu_enabled();
+}
+
+}  // namespace
+#endif
+
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& mask) {
 #if TORCH_VERSION_MAJOR >= 2
     (void)mask;
-    return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+    const int64_t group = q.size(1) / k.size(1);  // GQA: query head h reads kv head h / group
+    return at::scaled_dot_product_attention(q, group == 1 ? k : k.repeat_interleave(group, 1),
+                                            group == 1 ? v : v.repeat_interleave(group, 1), /*attn_mask=*/{},
+                                            /*dropout_p=*/0.0, /*is_causal=*/true);
 #else
+    if (blas_attention_fits(q, k, v)) return BlasAttention::apply(q, k, v, mask);
+    const int64_t group = q.size(1) / k.size(1);  // GQA: query head h reads kv head h / group
+    const torch::Tensor kx = group == 1 ? k : k.repeat_interleave(group, 1);  // (B, H, T, D)
+    const torch::Tensor vx = group == 1 ? v : v.repeat_interleave(group, 1);
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
-    const torch::Tensor scores = torch::matmul(q * scale, k.transpose(-2, -1)) + mask;  // (B, H, T, T)
+    const torch::Tensor scores = torch::matmul(q * scale, kx.transpose(-2, -1)) + mask;  // (B, H, T, T)
     // Softmax in fp32, then back to v's dtype, as HF's eager attention does under bf16.
-    return torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(v.scalar_type()), v);
+    return torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(vx.scalar_type()), vx);
 #endif
 }
 

@@ -12,8 +12,9 @@ namespace slipway::model {
 // Built once per sequence length by the caller (undefined where the fused kernel needs none).
 torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options);
 
-// Causal self-attention. q: (B, H, T, D), k and v: (B, H, T, D) (GQA already expanded), mask from
-// causal_mask(T). Returns (B, H, T, D).
+// Causal self-attention. q: (B, H, T, D), k and v: (B, Hkv, T, D) with Hkv dividing H (GQA: query head h
+// reads kv head h / (H / Hkv)), mask from causal_mask(T). Returns (B, H, T, D), on CPU in fp32 a view of
+// (B, T, H, D) storage (so the caller's transpose back is free).
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& mask);
 
