@@ -46,8 +46,13 @@ Result<std::vector<size_t>> parse_sizes(const std::string& text) {
             return Status::Error("--sizes: \"" + item + "\" is not a size like 16M");
         }
         const std::string unit = item.substr(used);
-        const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0 : unit == "G" ? 1073741824.0 : 0;
-        if (scale == 0 || value <= 0) return Status::Error("--sizes: \"" + item + "\" is not a size like 16M");
+        const double scale = unit.empty()  ? 1
+                             : unit == "K" ? 1024.0
+                             : unit == "M" ? 1048576.0
+                             : unit == "G" ? 1073741824.0
+                                           : 0;
+        if (scale == 0 || value <= 0)
+            return Status::Error("--sizes: \"" + item + "\" is not a size like 16M");
         sizes.push_back(static_cast<size_t>(value * scale) / sizeof(float) * sizeof(float));
     }
     if (sizes.empty()) return Status::Error("--sizes: no sizes given");
@@ -80,7 +85,8 @@ Row measure_group(dist::DistContext& dist, size_t bytes, const BenchCommOptions&
 }
 
 #ifdef SLIPWAY_WITH_NCCL
-Result<Row> measure_nccl(dist::NcclCommunicator& comm, dist::DistContext& dist, size_t bytes, const BenchCommOptions& o) {
+Result<Row> measure_nccl(dist::NcclCommunicator& comm, dist::DistContext& dist, size_t bytes,
+                         const BenchCommOptions& o) {
     Result<dist::DeviceBuffer> buffer = dist::DeviceBuffer::allocate(bytes);
     if (!buffer.ok()) return buffer.status();
     const size_t n = bytes / sizeof(float);
@@ -107,10 +113,14 @@ Result<Row> measure_nccl(dist::NcclCommunicator& comm, dist::DistContext& dist, 
 
 std::string human_bytes(size_t bytes) {
     char text[32];
-    if (bytes >= (1u << 30)) std::snprintf(text, sizeof(text), "%.0fG", bytes / 1073741824.0);
-    else if (bytes >= (1u << 20)) std::snprintf(text, sizeof(text), "%.0fM", bytes / 1048576.0);
-    else if (bytes >= (1u << 10)) std::snprintf(text, sizeof(text), "%.0fK", bytes / 1024.0);
-    else std::snprintf(text, sizeof(text), "%zu", bytes);
+    if (bytes >= (1u << 30))
+        std::snprintf(text, sizeof(text), "%.0fG", bytes / 1073741824.0);
+    else if (bytes >= (1u << 20))
+        std::snprintf(text, sizeof(text), "%.0fM", bytes / 1048576.0);
+    else if (bytes >= (1u << 10))
+        std::snprintf(text, sizeof(text), "%.0fK", bytes / 1024.0);
+    else
+        std::snprintf(text, sizeof(text), "%zu", bytes);
     return text;
 }
 
@@ -147,12 +157,13 @@ int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& e
 #ifdef SLIPWAY_WITH_NCCL
     std::unique_ptr<dist::NcclCommunicator> nccl;
     if (raw_nccl) {
-        dist::KeyValueExchange exchange{
-            [&](const std::string& k, const std::string& v) { d.store()->set(k, std::vector<uint8_t>(v.begin(), v.end())); },
-            [&](const std::string& k) {
-                const std::vector<uint8_t> v = d.store()->get(k);
-                return std::string(v.begin(), v.end());
-            }};
+        dist::KeyValueExchange exchange{[&](const std::string& k, const std::string& v) {
+                                            d.store()->set(k, std::vector<uint8_t>(v.begin(), v.end()));
+                                        },
+                                        [&](const std::string& k) {
+                                            const std::vector<uint8_t> v = d.store()->get(k);
+                                            return std::string(v.begin(), v.end());
+                                        }};
         Result<std::unique_ptr<dist::NcclCommunicator>> made = dist::NcclCommunicator::create(
             exchange, static_cast<int>(d.rank()), static_cast<int>(d.world_size()),
             static_cast<int>(env->local_rank), std::chrono::seconds(o.timeout_s));
@@ -188,8 +199,9 @@ int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& e
         const double busbw = algbw * 2 * (n - 1) / n;
         if (d.is_main()) {
             char line[160];
-            std::snprintf(line, sizeof(line), "%11s %11zu %11.1f %12.3f %12.3f  %s\n", human_bytes(row.bytes).c_str(),
-                          row.bytes / sizeof(float), row.seconds * 1e6, algbw, busbw, row.correct ? "ok" : "WRONG");
+            std::snprintf(line, sizeof(line), "%11s %11zu %11.1f %12.3f %12.3f  %s\n",
+                          human_bytes(row.bytes).c_str(), row.bytes / sizeof(float), row.seconds * 1e6, algbw,
+                          busbw, row.correct ? "ok" : "WRONG");
             out << line;
         }
     }
@@ -204,9 +216,13 @@ void add_bench_comm_command(CLI::App& app, int* exit_code, std::ostream& out, st
     auto options = std::make_shared<BenchCommOptions>();
     CLI::App* cmd = app.add_subcommand(
         "bench-comm", "Allreduce bandwidth per size like nccl-tests (run under launch, srun or torchrun)");
-    cmd->add_option("--sizes", options->sizes, "Comma-separated sizes in bytes, K/M/G suffixes")->capture_default_str();
-    cmd->add_option("--iters", options->iters, "Timed iterations per size")->check(CLI::PositiveNumber)->capture_default_str();
-    cmd->add_option("--warmup", options->warmup, "Untimed iterations per size")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--sizes", options->sizes, "Comma-separated sizes in bytes, K/M/G suffixes")
+        ->capture_default_str();
+    cmd->add_option("--iters", options->iters, "Timed iterations per size")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_option("--warmup", options->warmup, "Untimed iterations per size")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--backend", options->backend, "auto (NCCL with GPUs, else Gloo) | gloo | nccl")
         ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
         ->capture_default_str();
@@ -215,7 +231,8 @@ void add_bench_comm_command(CLI::App& app, int* exit_code, std::ostream& out, st
         try {
             *exit_code = run_bench_comm(*options, out, err);
         } catch (const std::exception& e) {  // a collective failed: a peer died or stalled
-            err << "bench-comm: a collective failed (a rank died or stalled past --timeout-s): " << e.what() << "\n";
+            err << "bench-comm: a collective failed (a rank died or stalled past --timeout-s): " << e.what()
+                << "\n";
             err.flush();
             std::_Exit(1);  // the process group's threads may wait on the lost peer: no unwinding
         }

@@ -26,7 +26,8 @@ void add_launch_command(CLI::App& app, int* exit_code, std::ostream& out, std::o
     auto options = std::make_shared<dist::LaunchOptions>();
     auto no_label = std::make_shared<bool>(false);
     CLI::App* cmd = app.add_subcommand(
-        "launch", "Run N local ranks of a command, like torchrun: launch --nproc 2 -- train RUN.json [--flag value]");
+        "launch",
+        "Run N local ranks of a command, like torchrun: launch --nproc 2 -- train RUN.json [--flag value]");
     cmd->add_option("--nproc", options->nproc, "Number of ranks")->required()->check(CLI::Range(1, 1024));
     cmd->add_option("--threads-per-rank", options->threads_per_rank,
                     "OMP_NUM_THREADS of each rank (0 = this machine's cores / nproc)")
@@ -37,8 +38,9 @@ void add_launch_command(CLI::App& app, int* exit_code, std::ostream& out, std::o
     cmd->add_option("--grace-s", options->grace_s,
                     "After a rank fails, seconds the others get to exit on their own before SIGTERM")
         ->capture_default_str();
-    cmd->add_option("--stop-timeout-s", options->stop_timeout_s,
-                    "After SIGTERM/SIGINT to the launcher, seconds the ranks get to checkpoint before SIGKILL")
+    cmd->add_option(
+           "--stop-timeout-s", options->stop_timeout_s,
+           "After SIGTERM/SIGINT to the launcher, seconds the ranks get to checkpoint before SIGKILL")
         ->capture_default_str();
     cmd->add_flag("--no-label", *no_label, "Do not prefix output lines with the rank");
     cmd->add_option("command", options->command,

@@ -24,7 +24,9 @@ std::atomic<bool> g_stop_requested{false};
 
 // SIGTERM (scancel, Slurm's time limit, the launcher stopping a run): finish the step, checkpoint, stop.
 // A second SIGTERM is not special: Slurm follows up with SIGKILL after KillWait anyway.
-extern "C" void request_stop(int) { g_stop_requested.store(true); }
+extern "C" void request_stop(int) {
+    g_stop_requested.store(true);
+}
 
 // Without --threads: OMP_NUM_THREADS when set (torchrun and our launcher set it), else this node's cores
 // shared among its ranks.
@@ -85,8 +87,8 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
         return 1;
     }
     if (report->interrupted) {
-        err << "train: stopped by SIGTERM after " << report->steps << " steps; checkpoint in " << report->output_dir
-            << "\n";
+        err << "train: stopped by SIGTERM after " << report->steps << " steps; checkpoint in "
+            << report->output_dir << "\n";
         return 128 + SIGTERM;
     }
     if (report->status == "aborted" && o.stop_after_steps > 0) return 0;
@@ -103,7 +105,8 @@ void add_train_command(CLI::App& app, int* exit_code, std::ostream& out, std::os
     CLI::App* cmd =
         app.add_subcommand("train", "Train from a run config; --flag value pairs after it override fields");
     cmd->add_option("config", options->config_path, "Run config JSON")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--threads", options->threads, "Torch threads (0 = OMP_NUM_THREADS, else the cores divided among this node's ranks)");
+    cmd->add_option("--threads", options->threads,
+                    "Torch threads (0 = OMP_NUM_THREADS, else the cores divided among this node's ranks)");
     cmd->add_option("--stop-after-steps", options->stop_after_steps,
                     "Stop after N steps as if interrupted (tests of resume; checkpoints follow save_steps)");
     cmd->allow_extras();

@@ -46,7 +46,9 @@ void Heartbeat::detach() {
     if (thread_.joinable()) thread_.detach();
 }
 
-std::string Heartbeat::key(int64_t rank) { return "slipway/heartbeat/" + std::to_string(rank); }
+std::string Heartbeat::key(int64_t rank) {
+    return "slipway/heartbeat/" + std::to_string(rank);
+}
 
 std::optional<int64_t> Heartbeat::beats_of(int64_t rank, std::chrono::milliseconds limit) {
     return run_with_deadline<int64_t>(

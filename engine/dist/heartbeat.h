@@ -28,14 +28,15 @@ public:
     // `beat_store` and `probe_store` must be connections of their own (the process group's is busy inside
     // collectives, and a beat stuck on a frozen master must not stop the probe).
     Heartbeat(c10::intrusive_ptr<c10d::Store> beat_store, c10::intrusive_ptr<c10d::Store> probe_store,
-              int64_t rank, int64_t world_size, std::chrono::milliseconds interval = std::chrono::milliseconds(500));
+              int64_t rank, int64_t world_size,
+              std::chrono::milliseconds interval = std::chrono::milliseconds(500));
     ~Heartbeat();
     Heartbeat(const Heartbeat&) = delete;
     Heartbeat& operator=(const Heartbeat&) = delete;
 
     struct Silence {
         std::vector<int64_t> silent_ranks;  // counters that did not move while watched
-        std::string store_error;            // non-empty: the store itself is gone or frozen (rank 0's process)
+        std::string store_error;  // non-empty: the store itself is gone or frozen (rank 0's process)
     };
     // Watches every other rank's counter for `watch` and reports those that did not move; gives up on a
     // store that does not answer within `watch` + 3 s.

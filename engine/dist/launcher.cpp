@@ -26,7 +26,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 volatile std::sig_atomic_t g_forward_signal = 0;
-extern "C" void remember_signal(int signal) { g_forward_signal = signal; }
+extern "C" void remember_signal(int signal) {
+    g_forward_signal = signal;
+}
 
 struct Stream {
     int fd = -1;
@@ -123,9 +125,9 @@ Result<Rank> start_rank(const LaunchOptions& o, int rank, int port, int threads)
         close_pipes();
         return Status::Error("launch: fork: " + e);
     }
-    if (pid == 0) {  // child: only async-signal-safe calls until exec
-        setpgid(0, 0);  // its own group: stopping a rank stops whatever it started too
-        prctl(PR_SET_PDEATHSIG, SIGKILL);  // a launcher killed outright takes its ranks with it
+    if (pid == 0) {                           // child: only async-signal-safe calls until exec
+        setpgid(0, 0);                        // its own group: stopping a rank stops whatever it started too
+        prctl(PR_SET_PDEATHSIG, SIGKILL);     // a launcher killed outright takes its ranks with it
         if (getppid() != parent) _exit(137);  // it died before prctl took effect
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
@@ -202,8 +204,8 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
         }
         ranks.push_back(std::move(*started));
     }
-    err << "launch: " << o.nproc << " ranks, " << threads << " thread(s) each, master " << o.master_addr << ":"
-        << port << "\n";
+    err << "launch: " << o.nproc << " ranks, " << threads << " thread(s) each, master " << o.master_addr
+        << ":" << port << "\n";
 
     LaunchResult result;
     std::optional<Clock::time_point> term_at, kill_at, drain_until;
@@ -304,10 +306,10 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
             if (r.exit_code != 0) result.exit_code = r.exit_code;
     }
     result.summary = result.failed_rank >= 0
-                         ? "launch: failed: rank " + std::to_string(result.failed_rank) + " exited with code " +
-                               std::to_string(result.exit_code)
-                         : (forwarded ? "launch: stopped by a signal" : "launch: all " + std::to_string(o.nproc) +
-                                                                             " ranks finished");
+                         ? "launch: failed: rank " + std::to_string(result.failed_rank) +
+                               " exited with code " + std::to_string(result.exit_code)
+                         : (forwarded ? "launch: stopped by a signal"
+                                      : "launch: all " + std::to_string(o.nproc) + " ranks finished");
     return result;
 }
 

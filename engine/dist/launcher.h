@@ -17,19 +17,19 @@ struct LaunchOptions {
     int nproc = 1;
     int threads_per_rank = 0;  // OMP_NUM_THREADS for each rank; 0 = this machine's cores / nproc (>= 1)
     std::string master_addr = "127.0.0.1";
-    int master_port = 0;  // 0 = pick a free one
-    double grace_s = 15;  // after a rank fails: how long the others get to exit on their own
+    int master_port = 0;          // 0 = pick a free one
+    double grace_s = 15;          // after a rank fails: how long the others get to exit on their own
     double stop_timeout_s = 300;  // after a signal to the launcher: how long the ranks get to checkpoint
-    bool label = true;    // prefix lines with "RANK: "
+    bool label = true;            // prefix lines with "RANK: "
     // argv of each rank: a program path (contains '/') or, without one, a subcommand of `self_exe`.
     std::vector<std::string> command;
     std::string self_exe;
 };
 
 struct LaunchResult {
-    int exit_code = 0;       // the first failing rank's code (128 + signal when killed), else 0
-    int failed_rank = -1;    // -1: every rank succeeded
-    std::string summary;     // one line for the user
+    int exit_code = 0;     // the first failing rank's code (128 + signal when killed), else 0
+    int failed_rank = -1;  // -1: every rank succeeded
+    std::string summary;   // one line for the user
 };
 
 // Errors: nothing to run, nproc < 1, no free port, fork/exec failure.

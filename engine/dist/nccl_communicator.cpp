@@ -10,7 +10,9 @@
 namespace slipway::dist {
 namespace {
 
-std::string cuda_error(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
+std::string cuda_error(cudaError_t e) {
+    return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
 
 }  // namespace
 
@@ -27,7 +29,8 @@ std::string nccl_library_version() {
     int v = 0;
     if (ncclGetVersion(&v) != ncclSuccess) return "unknown";
     // NCCL >= 2.9 encodes major*10000 + minor*100 + patch.
-    return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100) + "." + std::to_string(v % 100);
+    return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100) + "." +
+           std::to_string(v % 100);
 }
 
 Result<DeviceBuffer> DeviceBuffer::allocate(size_t bytes) {
@@ -55,7 +58,8 @@ DeviceBuffer::~DeviceBuffer() {
 
 Status DeviceBuffer::fill_f32(float value) {
     std::vector<float> host(bytes_ / sizeof(float), value);
-    if (const cudaError_t e = cudaMemcpy(data_, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice);
+    if (const cudaError_t e =
+            cudaMemcpy(data_, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice);
         e != cudaSuccess)
         return Status::Error("cudaMemcpy: " + cuda_error(e));
     return Status::Ok();
@@ -64,8 +68,8 @@ Status DeviceBuffer::fill_f32(float value) {
 Result<float> DeviceBuffer::read_f32(size_t index) const {
     float value = 0;
     if (index * sizeof(float) >= bytes_) return Status::Error("read_f32: index outside the buffer");
-    if (const cudaError_t e =
-            cudaMemcpy(&value, static_cast<const float*>(data_) + index, sizeof(float), cudaMemcpyDeviceToHost);
+    if (const cudaError_t e = cudaMemcpy(&value, static_cast<const float*>(data_) + index, sizeof(float),
+                                         cudaMemcpyDeviceToHost);
         e != cudaSuccess)
         return Status::Error("cudaMemcpy: " + cuda_error(e));
     return value;
@@ -78,8 +82,8 @@ struct NcclCommunicator::Impl {
 };
 
 Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::create(const KeyValueExchange& exchange, int rank,
-                                                                    int world_size, int device,
-                                                                    std::chrono::milliseconds timeout) {
+                                                                   int world_size, int device,
+                                                                   std::chrono::milliseconds timeout) {
     if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
         return Status::Error("rank " + std::to_string(rank) + ": cudaSetDevice(" + std::to_string(device) +
                              "): " + cuda_error(e));
@@ -98,8 +102,9 @@ Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::create(const KeyValu
             std::memcpy(&id, bytes.data(), sizeof(id));
         }
     } catch (const std::exception& e) {
-        return Status::Error(StatusCode::kUnavailable,
-                             "rank " + std::to_string(rank) + ": exchanging the NCCL unique id failed: " + e.what());
+        return Status::Error(
+            StatusCode::kUnavailable,
+            "rank " + std::to_string(rank) + ": exchanging the NCCL unique id failed: " + e.what());
     }
     std::unique_ptr<NcclCommunicator> communicator(new NcclCommunicator());
     communicator->impl_ = std::make_unique<Impl>();
@@ -107,7 +112,8 @@ Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::create(const KeyValu
     communicator->timeout_ = timeout;
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;  // calls return at once; wait() polls with a deadline
-    if (const ncclResult_t r = ncclCommInitRankConfig(&communicator->impl_->comm, world_size, id, rank, &config);
+    if (const ncclResult_t r =
+            ncclCommInitRankConfig(&communicator->impl_->comm, world_size, id, rank, &config);
         r != ncclSuccess && r != ncclInProgress)
         return Status::Error(std::string("ncclCommInitRankConfig: ") + ncclGetErrorString(r));
     if (Status s = communicator->wait("communicator init", false); !s.ok()) return s;
@@ -133,30 +139,33 @@ Status NcclCommunicator::wait(const std::string& what, bool include_stream) {
         if (state != ncclSuccess && state != ncclInProgress) {
             ncclCommAbort(impl_->comm);
             impl_->aborted = true;
-            return Status::Error(StatusCode::kUnavailable, "rank " + std::to_string(rank_) + ": NCCL " + what +
-                                                               " failed: " + ncclGetErrorString(state));
+            return Status::Error(
+                StatusCode::kUnavailable,
+                "rank " + std::to_string(rank_) + ": NCCL " + what + " failed: " + ncclGetErrorString(state));
         }
         bool done = state == ncclSuccess;
         if (done && include_stream && impl_->stream) {
             const cudaError_t q = cudaStreamQuery(impl_->stream);
-            if (q != cudaSuccess && q != cudaErrorNotReady) return Status::Error("CUDA stream: " + cuda_error(q));
+            if (q != cudaSuccess && q != cudaErrorNotReady)
+                return Status::Error("CUDA stream: " + cuda_error(q));
             done = q == cudaSuccess;
         }
         if (done) return Status::Ok();
         if (std::chrono::steady_clock::now() > deadline) {
             ncclCommAbort(impl_->comm);
             impl_->aborted = true;
-            return Status::Error(StatusCode::kTimeout, "rank " + std::to_string(rank_) + ": NCCL " + what +
-                                                           " did not finish within " +
-                                                           std::to_string(timeout_.count() / 1000) +
-                                                           " s: a peer is dead or frozen; communicator aborted");
+            return Status::Error(StatusCode::kTimeout,
+                                 "rank " + std::to_string(rank_) + ": NCCL " + what +
+                                     " did not finish within " + std::to_string(timeout_.count() / 1000) +
+                                     " s: a peer is dead or frozen; communicator aborted");
         }
         std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
 }
 
 Status NcclCommunicator::enqueue_allreduce_sum_f32(void* device_data, size_t count) {
-    if (impl_->aborted) return Status::Error("rank " + std::to_string(rank_) + ": the NCCL communicator was aborted");
+    if (impl_->aborted)
+        return Status::Error("rank " + std::to_string(rank_) + ": the NCCL communicator was aborted");
     const ncclResult_t r =
         ncclAllReduce(device_data, device_data, count, ncclFloat32, ncclSum, impl_->comm, impl_->stream);
     if (r != ncclSuccess && r != ncclInProgress)
@@ -169,6 +178,8 @@ Status NcclCommunicator::allreduce_sum_f32(void* device_data, size_t count) {
     return synchronize();
 }
 
-Status NcclCommunicator::synchronize() { return wait("allreduce", true); }
+Status NcclCommunicator::synchronize() {
+    return wait("allreduce", true);
+}
 
 }  // namespace slipway::dist

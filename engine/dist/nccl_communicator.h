@@ -46,8 +46,9 @@ private:
 
 class NcclCommunicator {
 public:
-    static Result<std::unique_ptr<NcclCommunicator>> create(const KeyValueExchange& exchange, int rank, int world_size,
-                                                             int device, std::chrono::milliseconds timeout);
+    static Result<std::unique_ptr<NcclCommunicator>> create(const KeyValueExchange& exchange, int rank,
+                                                            int world_size, int device,
+                                                            std::chrono::milliseconds timeout);
     ~NcclCommunicator();
     NcclCommunicator(const NcclCommunicator&) = delete;
     NcclCommunicator& operator=(const NcclCommunicator&) = delete;

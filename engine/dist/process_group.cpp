@@ -5,11 +5,11 @@
 #include <sstream>
 #include <thread>
 
+#include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/comm.hpp>
-#include <torch/torch.h>
 #ifdef USE_C10D_NCCL
 #include <c10/cuda/CUDAFunctions.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -52,7 +52,8 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_group_2x(const c10::intrusive_ptr<c1
 
 // LibTorch 1.x: ProcessGroupGloo is a ProcessGroup. 2.x: it is a Backend behind a ProcessGroup.
 c10::intrusive_ptr<c10d::ProcessGroup> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store,
-                                                       const DistEnv& env, std::chrono::milliseconds timeout) {
+                                                       const DistEnv& env,
+                                                       std::chrono::milliseconds timeout) {
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     options->devices.push_back(gloo_device(env));
     const int rank = static_cast<int>(env.rank), size = static_cast<int>(env.world_size);
@@ -78,17 +79,18 @@ Result<std::string> choose_backend(const std::string& requested) {
     if (requested == "gloo") return std::string("gloo");
     if (requested == "auto") return std::string(gpus && c10d_nccl ? "nccl" : "gloo");
     if (!gpus || !c10d_nccl) {
-        return Status::Error(std::string("/distributed/backend: nccl needs GPUs and a LibTorch built with c10d "
-                                         "NCCL; this engine's LibTorch ") +
-                             TORCH_VERSION + (gpus ? " has no c10d NCCL" : " sees no GPU") +
-                             " (use gloo or auto)");
+        return Status::Error(
+            std::string("/distributed/backend: nccl needs GPUs and a LibTorch built with c10d "
+                        "NCCL; this engine's LibTorch ") +
+            TORCH_VERSION + (gpus ? " has no c10d NCCL" : " sees no GPU") + " (use gloo or auto)");
     }
     return std::string("nccl");
 }
 
 }  // namespace
 
-Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env, const DistributedConfig& config) {
+Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env,
+                                                          const DistributedConfig& config) {
     Result<std::string> backend = choose_backend(config.backend);
     if (!backend.ok()) return backend.status();
     const auto timeout = std::chrono::milliseconds(config.timeout_s * 1000);
@@ -116,8 +118,8 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env, co
     } catch (const std::exception& e) {
         return Status::Error(StatusCode::kUnavailable,
                              "rank " + std::to_string(env.rank) + ": rendezvous with the master " + master +
-                                 " failed within /distributed/timeout_s = " + std::to_string(config.timeout_s) +
-                                 " s: " + e.what());
+                                 " failed within /distributed/timeout_s = " +
+                                 std::to_string(config.timeout_s) + " s: " + e.what());
     }
     try {
         auto prefixed = c10::make_intrusive<c10d::PrefixStore>("slipway/" + *backend, context->store_);
@@ -145,9 +147,9 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env, co
 #endif
         }
     } catch (const std::exception& e) {
-        return Status::Error(StatusCode::kUnavailable, "rank " + std::to_string(env.rank) + ": creating the " +
-                                                           *backend + " process group (master " + master +
-                                                           ") failed: " + e.what());
+        return Status::Error(StatusCode::kUnavailable,
+                             "rank " + std::to_string(env.rank) + ": creating the " + *backend +
+                                 " process group (master " + master + ") failed: " + e.what());
     }
     context->heartbeat_ = std::make_unique<Heartbeat>(heartbeat_store, probe_store, env.rank, env.world_size);
     return context;
@@ -160,14 +162,17 @@ void DistContext::allreduce_sum(std::vector<double>& values) {
     torch::Tensor t = torch::from_blob(values.data(), {static_cast<int64_t>(values.size())}, torch::kFloat64)
                           .clone();  // (n)
     if (backend_ == "nccl")
-        t = t.to(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(cuda_device_index(env_.local_rank))));
+        t = t.to(
+            torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(cuda_device_index(env_.local_rank))));
     std::vector<torch::Tensor> tensors{t};
     group_->allreduce(tensors)->wait();
     const torch::Tensor host = tensors[0].cpu().contiguous();
     std::copy(host.data_ptr<double>(), host.data_ptr<double>() + values.size(), values.begin());
 }
 
-void DistContext::barrier() { group_->barrier()->wait(); }
+void DistContext::barrier() {
+    group_->barrier()->wait();
+}
 
 int DistContext::cuda_device_index(int64_t local_rank) {
     const auto devices = static_cast<int64_t>(torch::cuda::device_count());
@@ -204,11 +209,13 @@ Status DistContext::wait_for_main(const std::string& phase, const Status& main_s
                 limit);
         } catch (const std::exception& e) {
             return Status::Error(StatusCode::kUnavailable, me + "lost rank 0 while it was " + phase +
-                                                               " (the master " + master + " is gone: " + e.what() + ")");
+                                                               " (the master " + master +
+                                                               " is gone: " + e.what() + ")");
         }
         if (!published) {
-            return Status::Error(StatusCode::kUnavailable,
-                                 me + "lost rank 0 while it was " + phase + " (the master " + master + " does not answer)");
+            return Status::Error(
+                StatusCode::kUnavailable,
+                me + "lost rank 0 while it was " + phase + " (the master " + master + " does not answer)");
         }
         if (*published) {
             if (**published == "ok") return Status::Ok();
@@ -217,16 +224,18 @@ Status DistContext::wait_for_main(const std::string& phase, const Status& main_s
         const std::optional<int64_t> beats = heartbeat_->beats_of(0, limit);
         const auto now = std::chrono::steady_clock::now();
         if (!beats) {
-            return Status::Error(StatusCode::kUnavailable,
-                                 me + "lost rank 0 while it was " + phase + " (the master " + master + " does not answer)");
+            return Status::Error(
+                StatusCode::kUnavailable,
+                me + "lost rank 0 while it was " + phase + " (the master " + master + " does not answer)");
         }
         if (*beats != last_beats) {
             last_beats = *beats;
             last_change = now;
         } else if (now - last_change > timeout_) {
-            return Status::Error(StatusCode::kUnavailable, me + "lost rank 0 while it was " + phase +
-                                                               ": no heartbeat for /distributed/timeout_s = " +
-                                                               std::to_string(timeout_.count() / 1000) + " s");
+            return Status::Error(StatusCode::kUnavailable,
+                                 me + "lost rank 0 while it was " + phase +
+                                     ": no heartbeat for /distributed/timeout_s = " +
+                                     std::to_string(timeout_.count() / 1000) + " s");
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -247,13 +256,15 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
     const Heartbeat::Silence silence = heartbeat_->find_silent_ranks(std::chrono::milliseconds(2000));
     message << "rank " << env_.rank << ": ";
     if (!silence.store_error.empty()) {
-        message << "the run lost rank 0 (the rendezvous master " << env_.master_addr << ":" << env_.master_port
-                << " does not answer: " << silence.store_error << ") during step " << step << "; " << context;
+        message << "the run lost rank 0 (the rendezvous master " << env_.master_addr << ":"
+                << env_.master_port << " does not answer: " << silence.store_error << ") during step " << step
+                << "; " << context;
     } else if (!silence.silent_ranks.empty()) {
         message << "the run lost " << (silence.silent_ranks.size() == 1 ? "rank " : "ranks ");
         for (size_t i = 0; i < silence.silent_ranks.size(); ++i)
             message << (i ? ", " : "") << silence.silent_ranks[i];
-        message << " (no heartbeat: killed, frozen or on a dead node) during step " << step << "; " << context;
+        message << " (no heartbeat: killed, frozen or on a dead node) during step " << step << "; "
+                << context;
     } else {
         // Every peer still beats: the error is this rank's own (or the network's), not a lost rank.
         message << "step " << step << " failed here while every other rank still answers: " << context;

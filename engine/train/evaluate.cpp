@@ -29,7 +29,8 @@ EvalSums evaluate_share(model::LlamaForCausalLM& model, const data::TokenCache& 
     EvalSums sums;
     for (size_t begin = 0; begin < order.size(); begin += static_cast<size_t>(batch_size)) {
         const size_t count = std::min(static_cast<size_t>(batch_size), order.size() - begin);
-        const torch::Tensor ids = make_batch(cache, data::Split::kValidation, order, begin, count, device);  // (B, T)
+        const torch::Tensor ids =
+            make_batch(cache, data::Split::kValidation, order, begin, count, device);  // (B, T)
         const model::LossResult l = model::causal_lm_loss(model, ids);
         sums.loss_sum += l.loss.item<double>() * static_cast<double>(l.tokens);
         sums.tokens += static_cast<double>(l.tokens);

@@ -52,7 +52,8 @@ Status check_output_dir(const TrainingConfig& t, const std::string& cache_dir) {
 
 Result<model::LlamaForCausalLM> build_model(const RunConfig& config) {
     if (config.model.init == "random") {
-        Result<model::LlamaConfig> llama_config = model::LlamaConfig::from_file(config.model.path + "/config.json");
+        Result<model::LlamaConfig> llama_config =
+            model::LlamaConfig::from_file(config.model.path + "/config.json");
         if (!llama_config.ok()) return llama_config.status();
         model::LlamaForCausalLM llama(*llama_config);
         model::init_weights(llama, static_cast<uint64_t>(config.training.seed));
@@ -76,7 +77,8 @@ struct LostRank : std::runtime_error {
 // train() turns into an error naming the rank and step.
 class TrainingRun {
 public:
-    TrainingRun(const RunConfig& config, const TrainOptions& options, std::ostream& mllog, std::ostream& progress)
+    TrainingRun(const RunConfig& config, const TrainOptions& options, std::ostream& mllog,
+                std::ostream& progress)
         : config_(config),
           t_(config.training),
           options_(options),
@@ -142,7 +144,8 @@ Status TrainingRun::agree(const Status& mine, const std::string& phase) {
     dist_->allreduce_sum(failed);
     if (!mine.ok()) return mine;
     if (failed[0] > 0) {
-        return Status::Error("rank " + std::to_string(rank()) + ": stopping: " + std::to_string(int(failed[0])) +
+        return Status::Error("rank " + std::to_string(rank()) +
+                             ": stopping: " + std::to_string(int(failed[0])) +
                              " other rank(s) failed while " + phase + " (their output says why)");
     }
     return Status::Ok();
@@ -155,8 +158,9 @@ Status TrainingRun::connect_ranks() {
     if (!connected.ok()) return connected.status();
     dist_ = std::move(*connected);
     if (!is_main()) progress_ = &null_stream();
-    *progress_ << "rank " << rank() << " of " << world_size() << ": " << dist_->backend() << " process group via "
-               << options_.dist_env.master_addr << ":" << options_.dist_env.master_port << "\n";
+    *progress_ << "rank " << rank() << " of " << world_size() << ": " << dist_->backend()
+               << " process group via " << options_.dist_env.master_addr << ":"
+               << options_.dist_env.master_port << "\n";
     return Status::Ok();
 }
 
@@ -171,8 +175,9 @@ Status TrainingRun::setup() {
     if (is_main()) {
         std::error_code ec;
         fs::create_directories(t_.output_dir, ec);
-        Status made = ec ? Status::Error("/training/output_dir: cannot create " + t_.output_dir + ": " + ec.message())
-                         : Status::Ok();
+        Status made =
+            ec ? Status::Error("/training/output_dir: cannot create " + t_.output_dir + ": " + ec.message())
+               : Status::Ok();
         if (made.ok()) {
             if (t_.resume_from_checkpoint.empty())
                 std::remove((t_.output_dir + "/mllog.txt").c_str());  // a resumed run appends
@@ -190,7 +195,8 @@ Status TrainingRun::setup() {
     Result<data::PrepareReport> prepared = Status::Error("not prepared");
     if (is_main()) prepared = data::prepare_token_cache(config_, prepare_options);
     if (dist_) {  // tokenizing may take longer than any collective timeout: wait while rank 0 beats
-        if (Status s = dist_->wait_for_main("preparing the token cache", prepared.status()); !s.ok()) return s;
+        if (Status s = dist_->wait_for_main("preparing the token cache", prepared.status()); !s.ok())
+            return s;
     }
     // Everything each rank does on its own, then one agreement before the first collective: a rank that
     // fails here stops the others with a message instead of leaving them to time out.
@@ -200,8 +206,8 @@ Status TrainingRun::setup() {
     if (dist_) dist_->broadcast_from_main(trainable_.tensors, bucket_bytes);
     optimizer_ = make_adamw(trainable_, t_);
     if (dist_) {
-        reducer_ = std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors, dist_->group(),
-                                                           config_.distributed.bucket_mb);
+        reducer_ = std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors,
+                                                           dist_->group(), config_.distributed.bucket_mb);
         *progress_ << "gradients averaged over " << world_size() << " ranks in " << reducer_->bucket_count()
                    << " buckets of <= " << config_.distributed.bucket_mb << " MiB\n";
     }
@@ -257,7 +263,8 @@ Status TrainingRun::plan_steps() {
     const int64_t batch = t_.per_device_train_batch_size;
     const int64_t micro_batches = static_cast<int64_t>(sampler_->num_samples()) / batch;
     if (micro_batches < 1) {
-        return Status::Error("the training set has " + std::to_string(cache_->num_blocks(data::Split::kTrain)) +
+        return Status::Error("the training set has " +
+                             std::to_string(cache_->num_blocks(data::Split::kTrain)) +
                              " blocks: fewer than one batch of " + std::to_string(batch) + " per rank on " +
                              std::to_string(world_size()) + " ranks");
     }
@@ -335,8 +342,8 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
          << ", token accuracy " << last_eval_.token_accuracy << "\n";
     *progress_ << line.str();
     if (config_.eval.target) {
-        target_reached_ = config_.eval_higher_is_better() ? metric >= *config_.eval.target
-                                                          : metric <= *config_.eval.target;
+        target_reached_ =
+            config_.eval_higher_is_better() ? metric >= *config_.eval.target : metric <= *config_.eval.target;
     }
 }
 
@@ -384,8 +391,8 @@ Result<TrainReport> TrainingRun::loop() {
                 order = sampler_->indices();
                 cursor_ = 0;
             }
-            const torch::Tensor ids =
-                make_batch(*cache_, data::Split::kTrain, order, cursor_, static_cast<size_t>(batch), device_);  // (B, T)
+            const torch::Tensor ids = make_batch(*cache_, data::Split::kTrain, order, cursor_,
+                                                 static_cast<size_t>(batch), device_);  // (B, T)
             cursor_ += static_cast<size_t>(batch);
             const bool sync = reducer_ && micro == accumulation - 1;  // earlier micro-steps only accumulate
             if (sync) reducer_->before_sync_forward();
@@ -394,7 +401,8 @@ Result<TrainReport> TrainingRun::loop() {
                 model::Bf16Autocast autocast(t_.bf16, device_.type());  // fp32 master weights, bf16 matmuls
                 r = model::causal_lm_loss(llama, ids, /*count_correct=*/false);
             }
-            const torch::Tensor scaled = accumulation == 1 ? r.loss : r.loss / static_cast<double>(accumulation);
+            const torch::Tensor scaled =
+                accumulation == 1 ? r.loss : r.loss / static_cast<double>(accumulation);
             if (sync) reducer_->before_sync_backward(scaled);
             scaled.backward();  // with the reducer: returns with every gradient averaged over ranks
             step_loss += r.loss.item<double>() / static_cast<double>(accumulation);
@@ -446,7 +454,8 @@ Result<TrainReport> TrainingRun::loop() {
         }
         if (stop) {  // SIGTERM on some rank: save where we are, then stop everywhere
             *progress_ << "stop requested (SIGTERM): saving a checkpoint at step " << done << "\n";
-            if (Status saved = checkpoint(done); !saved.ok()) *progress_ << "warning: " << saved.message() << "\n";
+            if (Status saved = checkpoint(done); !saved.ok())
+                *progress_ << "warning: " << saved.message() << "\n";
             log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
             report_.status = "aborted";
             report_.interrupted = true;
@@ -476,7 +485,8 @@ Result<TrainReport> TrainingRun::loop() {
 }
 
 Result<TrainReport> TrainingRun::finish() {
-    if (has_validation_ && last_eval_step_ != report_.steps) evaluate_now(report_.steps, report_.steps * global_batch_);
+    if (has_validation_ && last_eval_step_ != report_.steps)
+        evaluate_now(report_.steps, report_.steps * global_batch_);
     report_.final_eval_loss = last_eval_.loss;
     const Status final_checkpoint = checkpoint(report_.steps);
     if (!final_checkpoint.ok()) *progress_ << "warning: " << final_checkpoint.message() << "\n";
@@ -503,9 +513,11 @@ Result<TrainReport> TrainingRun::run() {
 
 Status TrainingRun::lost_peer(const std::exception& e) {
     if (!dist_) throw;  // not a distributed failure: a bug, let it surface
-    const std::string message = dynamic_cast<const LostRank*>(&e) ? std::string(e.what())
-                                                                  : dist_->describe_failure(e.what(), current_step_);
-    if (is_main() && log_) log_->interval_end("run_stop", nullptr, {{"status", "fail"}, {"step_num", current_step_}});
+    const std::string message = dynamic_cast<const LostRank*>(&e)
+                                    ? std::string(e.what())
+                                    : dist_->describe_failure(e.what(), current_step_);
+    if (is_main() && log_)
+        log_->interval_end("run_stop", nullptr, {{"status", "fail"}, {"step_num", current_step_}});
     if (reducer_) reducer_->abandon();
     dist_->abandon();
     return Status::Error(StatusCode::kUnavailable, message);

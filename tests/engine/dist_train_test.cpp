@@ -98,8 +98,8 @@ public:
 
     // The launcher's child whose environment says RANK=<rank>.
     pid_t rank_pid(int rank) const {
-        std::istringstream children(slurp("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) +
-                                          "/children"));
+        std::istringstream children(
+            slurp("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) + "/children"));
         for (pid_t child; children >> child;) {
             const std::string env = slurp("/proc/" + std::to_string(child) + "/environ");
             if (env.find(std::string("\0RANK=", 6) + std::to_string(rank) + '\0') != std::string::npos)
@@ -117,10 +117,11 @@ private:
 };
 
 class DistTrain : public TinyRunTest {
-protected:
-    std::vector<std::string> launch_argv(int nproc, const std::string& config, const std::vector<std::string>& flags,
+public:
+    std::vector<std::string> launch_argv(int nproc, const std::string& config,
+                                         const std::vector<std::string>& flags,
                                          const std::vector<std::string>& launch_flags = {}) {
-        std::vector<std::string> argv{SLIPWAY_ENGINE_BIN, "launch", "--nproc", std::to_string(nproc),
+        std::vector<std::string> argv{SLIPWAY_ENGINE_BIN,   "launch", "--nproc", std::to_string(nproc),
                                       "--threads-per-rank", "1"};
         argv.insert(argv.end(), launch_flags.begin(), launch_flags.end());
         argv.insert(argv.end(), {"--", "train", config});
@@ -145,7 +146,8 @@ protected:
             out.push_back(e.value.get<double>());
         return out;
     }
-    static void expect_close(const std::vector<double>& a, const std::vector<double>& b, const std::string& what) {
+    static void expect_close(const std::vector<double>& a, const std::vector<double>& b,
+                             const std::string& what) {
         ASSERT_EQ(a.size(), b.size()) << what;
         ASSERT_FALSE(a.empty()) << what;
         for (size_t i = 0; i < a.size(); ++i)
@@ -181,7 +183,9 @@ struct ModeCase {
     bool gradient_checkpointing = false;  // the Reducer's hooks then fire inside recomputed backward passes
 };
 
-void PrintTo(const ModeCase& mode, std::ostream* os) { *os << mode.name; }
+void PrintTo(const ModeCase& mode, std::ostream* os) {
+    *os << mode.name;
+}
 
 class DistTrainModes : public DistTrain, public testing::WithParamInterface<ModeCase> {};
 
@@ -190,7 +194,8 @@ TEST_P(DistTrainModes, TwoRanksEqualOneRankAtTheSameGlobalBatch) {
     const nlohmann::json common = {{"adapter", mode.adapter},
                                    {"training", {{"max_steps", 6}, {"eval_steps", 3}, {"warmup_steps", 1}}}};
     nlohmann::json one = common, two = common;
-    one["training"]["gradient_checkpointing"] = two["training"]["gradient_checkpointing"] = mode.gradient_checkpointing;
+    one["training"]["gradient_checkpointing"] = two["training"]["gradient_checkpointing"] =
+        mode.gradient_checkpointing;
     one["training"]["per_device_train_batch_size"] = 4;  // global batch 4 in both
     two["training"]["per_device_train_batch_size"] = 2 / mode.accumulation;
     two["training"]["gradient_accumulation_steps"] = mode.accumulation;
@@ -210,19 +215,21 @@ TEST_P(DistTrainModes, TwoRanksEqualOneRankAtTheSameGlobalBatch) {
 
 INSTANTIATE_TEST_SUITE_P(
     Modes, DistTrainModes,
-    testing::Values(ModeCase{"full", {{"method", "full"}}, "model.safetensors", 1},
-                    ModeCase{"full_accumulated", {{"method", "full"}}, "model.safetensors", 2},
-                    ModeCase{"full_checkpointed", {{"method", "full"}}, "model.safetensors", 1, true},
-                    ModeCase{"embeddings", {{"method", "embeddings"}}, "model.safetensors", 1},
-                    ModeCase{"lora",
-                             {{"method", "lora"}, {"r", 4}, {"lora_alpha", 8}, {"target_modules", {"q_proj", "v_proj"}}},
-                             "adapter_model.safetensors",
-                             1}),
+    testing::Values(
+        ModeCase{"full", {{"method", "full"}}, "model.safetensors", 1},
+        ModeCase{"full_accumulated", {{"method", "full"}}, "model.safetensors", 2},
+        ModeCase{"full_checkpointed", {{"method", "full"}}, "model.safetensors", 1, true},
+        ModeCase{"embeddings", {{"method", "embeddings"}}, "model.safetensors", 1},
+        ModeCase{"lora",
+                 {{"method", "lora"}, {"r", 4}, {"lora_alpha", 8}, {"target_modules", {"q_proj", "v_proj"}}},
+                 "adapter_model.safetensors",
+                 1}),
     [](const testing::TestParamInfo<ModeCase>& info) { return info.param.name; });
 
 TEST_F(DistTrain, ResumeOfTwoRanksContinuesTheCurve) {
     const nlohmann::json patch = {
-        {"training", {{"max_steps", 8}, {"save_steps", 4}, {"eval_steps", nullptr}, {"per_device_train_batch_size", 2}}},
+        {"training",
+         {{"max_steps", 8}, {"save_steps", 4}, {"eval_steps", nullptr}, {"per_device_train_batch_size", 2}}},
         {"data", {{"validation_split_percentage", 0}}}};
     const std::string straight = write_config("straight", patch), resumed = write_config("resumed", patch);
     ASSERT_EQ(launch(2, straight).exit_code, 0);
@@ -267,54 +274,51 @@ TEST_F(DistTrain, KilledRankEndsTheRunWithAMessageNamingIt) {
     EXPECT_NE(f.err.find("launch: rank 1 exited with code 137"), std::string::npos) << f.err;
 }
 
-TEST_F(DistTrain, FrozenRankEndsTheRunWithinTheTimeout) {
+// Freezes `frozen` (SIGSTOP) in a running 2-rank job; the other rank must exit on its own within the
+// timeout (plus the heartbeat watch and store deadlines) with `message`; the launcher then stops the frozen
+// rank.
+void expect_freeze_ends_the_run(DistTrain& test, const fs::path& dir, int frozen, const std::string& message,
+                                const std::string& detail) {
     const int timeout_s = 5;
-    Child launcher(launch_argv(2, write_config("frozen", {{"training", {{"eval_steps", nullptr}}}}),
-                               long_run_flags(timeout_s), {"--grace-s", "1"}),
-                   dir_ / "frozen.out", dir_ / "frozen.err");
-    ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir_ / "frozen.err").string());
-    const pid_t rank1 = launcher.rank_pid(1);
-    ASSERT_GT(rank1, 0);
+    const std::string name = "frozen" + std::to_string(frozen);
+    Child launcher(test.launch_argv(2, test.write_config(name, {{"training", {{"eval_steps", nullptr}}}}),
+                                    long_run_flags(timeout_s), {"--grace-s", "1"}),
+                   dir / (name + ".out"), dir / (name + ".err"));
+    ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir / (name + ".err")).string());
+    const pid_t pid = launcher.rank_pid(frozen);
+    ASSERT_GT(pid, 0);
     const auto frozen_at = Clock::now();
-    kill(rank1, SIGSTOP);
-    ASSERT_TRUE(launcher.wait_for_text("0: train: rank 0: the run lost rank 1", timeout_s + 15))
-        << slurp((dir_ / "frozen.err").string());
+    kill(pid, SIGSTOP);
+    ASSERT_TRUE(launcher.wait_for_text(message, timeout_s + 20)) << slurp((dir / (name + ".err")).string());
     const double seconds = std::chrono::duration<double>(Clock::now() - frozen_at).count();
     EXPECT_GE(seconds, timeout_s - 1);  // it did wait for the collective's timeout
-    EXPECT_LT(seconds, timeout_s + 10);
-    const Finished f = launcher.wait(30);  // the launcher then stops the frozen rank
-    EXPECT_EQ(f.exit_code, 1) << f.err;
-    EXPECT_NE(f.err.find("frozen or on a dead node"), std::string::npos) << f.err;
-}
-
-TEST_F(DistTrain, FrozenMasterEndsTheRunWithinTheTimeout) {
-    const int timeout_s = 5;
-    Child launcher(launch_argv(2, write_config("frozen0", {{"training", {{"eval_steps", nullptr}}}}),
-                               long_run_flags(timeout_s), {"--grace-s", "1"}),
-                   dir_ / "frozen0.out", dir_ / "frozen0.err");
-    ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir_ / "frozen0.err").string());
-    const pid_t rank0 = launcher.rank_pid(0);
-    ASSERT_GT(rank0, 0);
-    const auto frozen_at = Clock::now();
-    kill(rank0, SIGSTOP);  // rank 0 holds the store too: every request to it now goes unanswered
-    ASSERT_TRUE(launcher.wait_for_text("1: train: rank 1: the run lost rank 0", timeout_s + 20))
-        << slurp((dir_ / "frozen0.err").string());
-    const double seconds = std::chrono::duration<double>(Clock::now() - frozen_at).count();
     EXPECT_LT(seconds, timeout_s + 15);
     const Finished f = launcher.wait(30);
     EXPECT_EQ(f.exit_code, 1) << f.err;
-    EXPECT_NE(f.err.find("does not answer"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find(detail), std::string::npos) << f.err;
+}
+
+TEST_F(DistTrain, FrozenRankEndsTheRunWithinTheTimeout) {
+    expect_freeze_ends_the_run(*this, dir_, 1, "0: train: rank 0: the run lost rank 1",
+                               "frozen or on a dead node");
+}
+
+// Rank 0 holds the store too: every request to it goes unanswered, which must not hang the diagnosis.
+TEST_F(DistTrain, FrozenMasterEndsTheRunWithinTheTimeout) {
+    expect_freeze_ends_the_run(*this, dir_, 0, "1: train: rank 1: the run lost rank 0", "does not answer");
 }
 
 TEST_F(DistTrain, SigtermSavesACheckpointAndLogsAborted) {
-    Child launcher(launch_argv(2, write_config("term", {{"training", {{"eval_steps", nullptr}}}}), long_run_flags(60)),
-                   dir_ / "term.out", dir_ / "term.err");
+    Child launcher(
+        launch_argv(2, write_config("term", {{"training", {{"eval_steps", nullptr}}}}), long_run_flags(60)),
+        dir_ / "term.out", dir_ / "term.err");
     ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir_ / "term.err").string());
     kill(launcher.pid(), SIGTERM);  // as scancel does to the job step
     const Finished f = launcher.wait(60);
     EXPECT_EQ(f.exit_code, 128 + SIGTERM) << f.err;
     EXPECT_NE(f.err.find("stop requested (SIGTERM): saving a checkpoint"), std::string::npos) << f.err;
-    const std::vector<slipway::MllogEvent> stops = mllog_events((dir_ / "term" / "mllog.txt").string(), "run_stop");
+    const std::vector<slipway::MllogEvent> stops =
+        mllog_events((dir_ / "term" / "mllog.txt").string(), "run_stop");
     ASSERT_EQ(stops.size(), 1u);
     EXPECT_EQ(stops[0].metadata["status"], "aborted");
     const int64_t step = stops[0].metadata["step_num"].get<int64_t>();
@@ -322,13 +326,15 @@ TEST_F(DistTrain, SigtermSavesACheckpointAndLogsAborted) {
 }
 
 TEST_F(DistTrain, LauncherReturnsTheFailingRanksCode) {
-    const Finished f = run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "3", "--grace-s", "1", "--", "/bin/sh", "-c",
-                            "echo \"hello from $RANK of $WORLD_SIZE\"; if [ \"$RANK\" = 2 ]; then exit 7; fi; sleep 60"},
-                           "sh", 60);
+    const Finished f =
+        run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "3", "--grace-s", "1", "--", "/bin/sh", "-c",
+             "echo \"hello from $RANK of $WORLD_SIZE\"; if [ \"$RANK\" = 2 ]; then exit 7; fi; sleep 60"},
+            "sh", 60);
     EXPECT_EQ(f.exit_code, 7) << f.err;
     EXPECT_LT(f.seconds, 30);
     for (int r = 0; r < 3; ++r)
-        EXPECT_NE(f.out.find(std::to_string(r) + ": hello from " + std::to_string(r) + " of 3"), std::string::npos)
+        EXPECT_NE(f.out.find(std::to_string(r) + ": hello from " + std::to_string(r) + " of 3"),
+                  std::string::npos)
             << f.out;
     EXPECT_NE(f.err.find("launch: rank 2 exited with code 7"), std::string::npos) << f.err;
     EXPECT_NE(f.err.find("stopping 2 remaining rank(s)"), std::string::npos) << f.err;
@@ -336,7 +342,8 @@ TEST_F(DistTrain, LauncherReturnsTheFailingRanksCode) {
 
 TEST_F(DistTrain, UnreachableMasterIsNamed) {
     const std::string config = write_config("lonely", {{"distributed", {{"timeout_s", 3}}}});
-    Child child({SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config}, dir_ / "lonely.out", dir_ / "lonely.err",
+    Child child({SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config}, dir_ / "lonely.out",
+                dir_ / "lonely.err",
                 {"RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
                  "MASTER_PORT=1"});
     const Finished f = child.wait(60);
@@ -351,8 +358,8 @@ TEST_F(DistTrain, UnreachableMasterIsNamed) {
 namespace {
 
 TEST_F(DistTrain, BenchCommPrintsOneCheckedRowPerSize) {
-    const Finished f = run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "3", "--", "bench-comm", "--sizes", "4K,1M",
-                            "--iters", "3"},
+    const Finished f = run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "3", "--", "bench-comm", "--sizes",
+                            "4K,1M", "--iters", "3"},
                            "bench", 120);
     ASSERT_EQ(f.exit_code, 0) << f.err;
     EXPECT_NE(f.out.find("0: # bench-comm: allreduce (sum, float32) over 3 ranks, gloo process group"),

@@ -38,7 +38,8 @@ private:
 };
 
 TEST(NcclLibrary, AnswersWithoutAGpu) {
-    EXPECT_EQ(slipway::dist::nccl_library_version().rfind("2.", 0), 0u) << slipway::dist::nccl_library_version();
+    EXPECT_EQ(slipway::dist::nccl_library_version().rfind("2.", 0), 0u)
+        << slipway::dist::nccl_library_version();
     EXPECT_GE(slipway::dist::visible_gpu_count(), 0);
 }
 
@@ -48,11 +49,13 @@ void allreduce_on_ranks(int world) {
     std::vector<std::string> failures(static_cast<size_t>(world));
     for (int rank = 0; rank < world; ++rank) {
         ranks.emplace_back([&, rank] {
-            auto comm = NcclCommunicator::create(store.exchange(), rank, world, rank, std::chrono::seconds(60));
+            auto comm =
+                NcclCommunicator::create(store.exchange(), rank, world, rank, std::chrono::seconds(60));
             if (!comm.ok()) return void(failures[rank] = comm.error());
             auto buffer = DeviceBuffer::allocate(1 << 20);
             if (!buffer.ok()) return void(failures[rank] = buffer.error());
-            if (auto s = buffer->fill_f32(static_cast<float>(rank + 1)); !s.ok()) return void(failures[rank] = s.message());
+            if (auto s = buffer->fill_f32(static_cast<float>(rank + 1)); !s.ok())
+                return void(failures[rank] = s.message());
             if (auto s = (*comm)->allreduce_sum_f32(buffer->data(), (1 << 20) / 4); !s.ok())
                 return void(failures[rank] = s.message());
             auto value = buffer->read_f32((1 << 20) / 4 - 1);

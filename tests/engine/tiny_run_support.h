@@ -40,7 +40,7 @@ inline std::vector<MllogEvent> mllog_events(const std::string& path, const std::
 }
 
 class TinyRunTest : public testing::Test {
-protected:
+public:  // test helpers call write_config too
     void SetUp() override {
         dir_ = fs::path(testing::TempDir()) /
                (std::string(testing::UnitTest::GetInstance()->current_test_info()->test_suite_name()) + "_" +
@@ -80,7 +80,8 @@ protected:
             {"adapter", {{"method", "full"}}},
             {"slurm", {{"gpus_per_node", 0}}},
         };
-        if (patch.is_object()) c.merge_patch(patch);  // {} in an initializer is null, which would replace everything
+        if (patch.is_object())
+            c.merge_patch(patch);  // {} in an initializer is null, which would replace everything
         const std::string path = (dir_ / (name + ".json")).string();
         std::ofstream(path) << c.dump(2);
         return path;
