@@ -4,7 +4,13 @@
 plus this machine's one-thread matrix-product rate and the model FLOP/s each achieves as a share of it.
 Prints a table of ratios.
 
-usage: tests/bench/train_bench.py [--engine build/bin/slipway-engine] [--work build/bench/train] [--steps N]
+usage: tests/bench/train_bench.py [--engine build/bin/slipway-engine] [--work build/bench/train] [--scale X]
+                                  [--blas-threads N]
+
+One thread each means one BLAS thread too: Debian's OpenBLAS (the pthread build) starts one thread per core
+whatever torch.set_num_threads or --threads say, so its matrix products (and the measured matmul rate) would
+run on both cores of this machine. The bench sets OPENBLAS_NUM_THREADS for every process it measures
+(--blas-threads 0 leaves the library's default, as measured before this option existed).
 """
 import argparse
 import json
@@ -111,7 +117,13 @@ def main():
     ap.add_argument("--work", default=str(ROOT / "build/bench/train"))
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies each size's timed steps")
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--blas-threads", type=int, default=1,
+                    help="OPENBLAS_NUM_THREADS for the matmul rate, the engine and torch (0: library default)")
     a = ap.parse_args()
+    if a.blas_threads > 0:
+        os.environ["OPENBLAS_NUM_THREADS"] = str(a.blas_threads)  # inherited by every measured process
+    else:
+        os.environ.pop("OPENBLAS_NUM_THREADS", None)
     work = pathlib.Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     blas = subprocess.run(["update-alternatives", "--query", "libblas.so.3-x86_64-linux-gnu"], capture_output=True, text=True).stdout
@@ -122,7 +134,8 @@ def main():
         subprocess.run([a.engine, "tokenizer", "train", "--corpus", str(ROOT / "resources/demo/corpus.jsonl"), "--vocab-size",
                         "512", "--out", str(tokenizer512)], check=True, capture_output=True)
     peak = matmul_gflops()
-    print(f"BLAS: {blas}; one-thread matmul (2048^3, fp32): {peak:.1f} GFLOP/s; timed steps (tiny/15M): "
+    blas_threads = os.environ.get("OPENBLAS_NUM_THREADS", "library default")
+    print(f"BLAS: {blas} (OPENBLAS_NUM_THREADS: {blas_threads}); torch threads 1; matmul (2048^3, fp32): {peak:.1f} GFLOP/s; timed steps (tiny/15M): "
           f"{' / '.join(str(max(1, int(s['steps'] * a.scale))) for s in SIZES.values())} after {a.warmup} warm-up, median step rate\n")
     print(f"{'model':6} | {'engine tok/s':>12} {'torch tok/s':>11} {'ratio':>6} | {'engine MB':>9} {'torch MB':>8} {'ratio':>6} | "
           f"{'engine %peak':>12} {'torch %peak':>11}")
