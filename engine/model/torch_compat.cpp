@@ -221,7 +221,13 @@ torch::Device training_device(bool use_gpus, int64_t local_rank) {
 }
 
 void set_torch_threads(int threads) {
-    if (threads > 0) at::set_num_threads(threads);
+    if (threads <= 0) return;
+    at::set_num_threads(threads);
+    // LibTorch's thread count does not reach a pthreads OpenBLAS (Debian's default): without this a
+    // "one thread" run still multiplies matrices on every core, and ranks sharing a node oversubscribe it.
+    using SetThreadsFn = void (*)(int);
+    static const auto openblas_set = reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    if (openblas_set) openblas_set(threads);
 }
 
 torch::Tensor cpu_rng_state() {

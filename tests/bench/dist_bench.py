@@ -12,6 +12,7 @@ usage: tests/bench/dist_bench.py [--engine build/bin/slipway-engine] [--work bui
 """
 import argparse
 import json
+import os
 import pathlib
 import statistics
 import subprocess
@@ -38,8 +39,13 @@ def mllog_step_seconds(text, warmup):
     return statistics.median(gaps)
 
 
+# One BLAS thread in every process: a pthreads OpenBLAS ignores torch.set_num_threads, so without this a
+# "1 thread" reference multiplies on both cores and t1 is not one core's work.
+BENCH_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+
+
 def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=BENCH_ENV)
     if r.returncode != 0:
         sys.exit(f"{' '.join(map(str, cmd))} failed:\n{r.stderr[-3000:]}")
     return r.stdout
@@ -112,7 +118,7 @@ def main():
     blas = subprocess.run(["update-alternatives", "--query", "libblas.so.3-x86_64-linux-gnu"], capture_output=True,
                           text=True).stdout
     blas = next((l.split(": ", 1)[1] for l in blas.splitlines() if l.startswith("Value:")), "unknown")
-    print(f"BLAS: {blas}; 2 cores; Gloo on loopback; per-rank batch fixed; median step time over {a.steps} steps "
+    print(f"BLAS: {blas} (OPENBLAS_NUM_THREADS=1, OMP_NUM_THREADS=1 in every process); 2 cores; Gloo on loopback; per-rank batch fixed; median step time over {a.steps} steps "
           f"after {a.warmup} warm-up\n")
     print(f"{'model':6} {'side':8} | {'t1 ms':>7} {'t2 ms':>7} {'tpar ms':>7} | {'eff t1/t2':>9} {'bound t1/tpar':>13} | "
           f"{'allreduce ms':>12} {'overlap hid':>11} | {'2-rank step/s':>13}")
