@@ -1,6 +1,8 @@
 // Tests of cluster profiles: validation, JSON round trip, and the clusters.json store in a private XDG
 // config folder.
 #include <gtest/gtest.h>
+
+#include "temp_dir.h"
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,18 +15,7 @@
 namespace slipway::remote {
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "slipway-profile-XXXXXX").string();
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() { std::filesystem::remove_all(path_); }
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
+using testing_support::TempDir;
 
 ClusterProfile sample() {
     ClusterProfile p;

@@ -2,6 +2,8 @@
 // resolved run.json (uploaded inputs, outputs in the run folder), the engine for bare-metal profiles, and
 // submission with its pre-flight and record.
 #include <gtest/gtest.h>
+
+#include "temp_dir.h"
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,18 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "slipway-deploy-XXXXXX").string();
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
+using testing_support::TempDir;
 
 // YYYYMMDD-HHMMSS of `t` in UTC, as the run id writes it.
 std::string utc_compact(std::time_t t) {

@@ -2,6 +2,8 @@
 // resources of its `slurm` section, and values that reach the shell are quoted (an adversarial run folder
 // is printed back intact by the script's own assignment, nothing executes).
 #include <gtest/gtest.h>
+
+#include "temp_dir.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,18 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "slipway-sbatch-XXXXXX").string();
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
+using testing_support::TempDir;
 
 struct CommandResult {
     int exit_code = -1;
