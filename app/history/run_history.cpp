@@ -96,6 +96,24 @@ constexpr const char* kRunColumns =
     "id, name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, log_path, "
     "log_offset";
 
+// Runs statements that each take the run id as their one parameter, all or nothing.
+Status per_run_transaction(QSqlDatabase db, int64_t run_id, std::initializer_list<const char*> statements,
+                           const QString& what) {
+    if (!db.transaction()) return sql_error(QStringLiteral("cannot start a transaction"), db.lastError());
+    for (const char* sql : statements) {
+        QSqlQuery q(db);
+        q.prepare(QString::fromUtf8(sql));
+        q.addBindValue(static_cast<qint64>(run_id));
+        if (!q.exec()) {
+            const Status s = sql_error(what, q.lastError());
+            db.rollback();
+            return s;
+        }
+    }
+    if (!db.commit()) return sql_error(what, db.lastError());
+    return Status::Ok();
+}
+
 }  // namespace
 
 QString RunHistory::default_path() {
@@ -200,20 +218,9 @@ Status RunHistory::set_state(int64_t run_id, const QString& state, const QDateTi
 }
 
 Status RunHistory::remove_run(int64_t run_id) {
-    QSqlDatabase db = QSqlDatabase::database(connection_);
-    db.transaction();
-    QSqlQuery q(db);
-    q.prepare(QStringLiteral("DELETE FROM points WHERE run_id = ?"));
-    q.addBindValue(static_cast<qint64>(run_id));
-    QSqlQuery r(db);
-    r.prepare(QStringLiteral("DELETE FROM runs WHERE id = ?"));
-    r.addBindValue(static_cast<qint64>(run_id));
-    if (!q.exec() || !r.exec()) {
-        db.rollback();
-        return sql_error(QStringLiteral("cannot remove run %1").arg(run_id), db.lastError());
-    }
-    db.commit();
-    return Status::Ok();
+    return per_run_transaction(QSqlDatabase::database(connection_), run_id,
+                               {"DELETE FROM points WHERE run_id = ?", "DELETE FROM runs WHERE id = ?"},
+                               QStringLiteral("cannot remove run %1").arg(run_id));
 }
 
 Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& points,
@@ -255,20 +262,10 @@ Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& poi
 }
 
 Status RunHistory::reset_points(int64_t run_id) {
-    QSqlDatabase db = QSqlDatabase::database(connection_);
-    db.transaction();
-    QSqlQuery q(db);
-    q.prepare(QStringLiteral("DELETE FROM points WHERE run_id = ?"));
-    q.addBindValue(static_cast<qint64>(run_id));
-    QSqlQuery u(db);
-    u.prepare(QStringLiteral("UPDATE runs SET log_offset = 0, meta_json = NULL WHERE id = ?"));
-    u.addBindValue(static_cast<qint64>(run_id));
-    if (!q.exec() || !u.exec()) {
-        db.rollback();
-        return sql_error(QStringLiteral("cannot reset points of run %1").arg(run_id), db.lastError());
-    }
-    db.commit();
-    return Status::Ok();
+    return per_run_transaction(QSqlDatabase::database(connection_), run_id,
+                               {"DELETE FROM points WHERE run_id = ?",
+                                "UPDATE runs SET log_offset = 0, meta_json = NULL WHERE id = ?"},
+                               QStringLiteral("cannot reset points of run %1").arg(run_id));
 }
 
 Result<std::vector<RunRecord>> RunHistory::runs() const {
