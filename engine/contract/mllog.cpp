@@ -1,6 +1,9 @@
 // MLLOG line writer (Python json.dumps byte-for-byte) and parser (never throws, any bytes).
 #include "contract/mllog.h"
 
+#include "contract/mllog_scan.h"
+#include "contract/utf8.h"
+
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -112,36 +115,11 @@ void append_python_json(const MllogJson& j, std::string& out) {
 std::string sanitize_utf8(std::string_view in) {
     std::string out;
     out.reserve(in.size());
-    size_t i = 0;
-    while (i < in.size()) {
-        const auto c = static_cast<unsigned char>(in[i]);
-        size_t len = 0;
-        uint32_t min = 0;
-        if (c < 0x80) {
-            out += static_cast<char>(c);
-            ++i;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            len = 2;
-            min = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3;
-            min = 0x800;
-        } else if ((c & 0xF8) == 0xF0) {
-            len = 4;
-            min = 0x10000;
-        }
-        bool valid = len != 0 && i + len <= in.size();
-        uint32_t cp = len == 0 ? 0 : c & (0x7F >> len);
-        for (size_t k = 1; valid && k < len; ++k) {
-            const auto cc = static_cast<unsigned char>(in[i + k]);
-            valid = (cc & 0xC0) == 0x80;
-            cp = (cp << 6) | (cc & 0x3F);
-        }
-        valid = valid && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-        if (valid) {
-            out.append(in.substr(i, len));
-            i += len;
+    for (size_t i = 0; i < in.size();) {
+        const size_t length = utf8_sequence_at(in, i);
+        if (length > 0) {
+            out.append(in.substr(i, length));
+            i += length;
         } else {
             out += "\xEF\xBF\xBD";  // U+FFFD
             ++i;
@@ -185,21 +163,38 @@ std::string string_field(const MllogJson& doc, const char* name) {
 
 int64_t time_field(const MllogJson& doc) {
     const auto it = doc.find("time_ms");
-    if (it == doc.end()) return 0;
-    if (it->is_number_integer()) {
-        if (it->is_number_unsigned()) {
-            const auto u = it->get<uint64_t>();
-            return u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? 0
-                                                                                  : static_cast<int64_t>(u);
-        }
-        return it->get<int64_t>();
+    return it == doc.end() ? 0 : mllog_detail::time_ms_from_json(*it);
+}
+
+// The payload (text after the marker) through nlohmann: the reference path, and the fallback for whatever
+// the scanner declines.
+void parse_payload_with_nlohmann(std::string_view text, MllogParseResult& result) {
+    result.kind = MllogLineKind::kBadMllog;
+    if (nesting_exceeds(text, kMaxNesting)) {
+        result.error = "MLLOG payload nests deeper than " + std::to_string(kMaxNesting) + " levels";
+        return;
     }
-    if (it->is_number_float()) {
-        // Some loggers write time_ms as a float; anything outside int64 is not a time.
-        const double d = it->get<double>();
-        if (std::isfinite(d) && std::fabs(d) < 9.2e18) return static_cast<int64_t>(d);
+    MllogJson doc;
+    try {
+        doc = MllogJson::parse(text.begin(), text.end());
+    } catch (const std::exception& e) {  // parse_error, and bad_alloc on absurd input: still just a bad line
+        result.error = sanitize_utf8(e.what());
+        return;
     }
-    return 0;
+    if (!doc.is_object()) {
+        result.error = std::string("MLLOG payload is a JSON ") + doc.type_name() + ", not an object";
+        return;
+    }
+
+    result.kind = MllogLineKind::kEvent;
+    MllogEvent& event = result.event;
+    event.ns = string_field(doc, "namespace");
+    event.time_ms = time_field(doc);
+    event.event_type = string_field(doc, "event_type");
+    event.key = string_field(doc, "key");
+    // Moved, not copied: a copy of a deeply nested value would recurse.
+    if (auto it = doc.find("value"); it != doc.end()) event.value = std::move(*it);
+    if (auto it = doc.find("metadata"); it != doc.end()) event.metadata = std::move(*it);
 }
 
 }  // namespace
@@ -246,36 +241,29 @@ MllogParseResult parse_mllog_line(std::string_view line) {
     MllogParseResult result;
     const size_t pos = line.find(kMllogPrefix);
     if (pos == std::string_view::npos) return result;
-
-    result.kind = MllogLineKind::kBadMllog;
-    const std::string_view text = line.substr(pos + kMllogPrefix.size());
-    if (nesting_exceeds(text, kMaxNesting)) {
-        result.error = "MLLOG payload nests deeper than " + std::to_string(kMaxNesting) + " levels";
+    const std::string_view payload = line.substr(pos + kMllogPrefix.size());
+    // The scanner takes the lines real loggers write at several times nlohmann's speed; the rest (errors
+    // included, so their messages stay nlohmann's) goes through nlohmann.
+    if (mllog_detail::scan_mllog_payload(payload, result.event)) {
+        result.kind = MllogLineKind::kEvent;
         return result;
     }
-    MllogJson doc;
-    try {
-        doc = MllogJson::parse(text.begin(), text.end());
-    } catch (const std::exception& e) {  // parse_error, and bad_alloc on absurd input: still just a bad line
-        result.error = sanitize_utf8(e.what());
-        return result;
-    }
-    if (!doc.is_object()) {
-        result.error = std::string("MLLOG payload is a JSON ") + doc.type_name() + ", not an object";
-        return result;
-    }
-
-    result.kind = MllogLineKind::kEvent;
-    MllogEvent& event = result.event;
-    event.ns = string_field(doc, "namespace");
-    event.time_ms = time_field(doc);
-    event.event_type = string_field(doc, "event_type");
-    event.key = string_field(doc, "key");
-    // Moved, not copied: a copy of a deeply nested value would recurse.
-    if (auto it = doc.find("value"); it != doc.end()) event.value = std::move(*it);
-    if (auto it = doc.find("metadata"); it != doc.end()) event.metadata = std::move(*it);
+    result.event = MllogEvent();
+    parse_payload_with_nlohmann(payload, result);
     return result;
 }
+
+namespace mllog_detail {
+
+MllogParseResult parse_mllog_line_reference(std::string_view line) {
+    MllogParseResult result;
+    const size_t pos = line.find(kMllogPrefix);
+    if (pos == std::string_view::npos) return result;
+    parse_payload_with_nlohmann(line.substr(pos + kMllogPrefix.size()), result);
+    return result;
+}
+
+}  // namespace mllog_detail
 
 MllogWriter::MllogWriter(std::ostream& out, Clock clock) : clock_(std::move(clock)), streams_{&out} {}
 

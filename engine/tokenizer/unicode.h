@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "contract/utf8.h"
+
 namespace slipway::tokenizer {
 
 // True when `text` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
@@ -21,7 +23,7 @@ inline size_t utf8_sequence_length(unsigned char lead) {
     return 1;
 }
 
-void append_utf8(std::string& out, char32_t code_point);
+using slipway::append_utf8;  // contract/utf8.h
 
 // Invalid sequences become U+FFFD, one per maximal invalid subpart, as Rust's from_utf8_lossy does.
 std::string utf8_lossy(std::string_view bytes);
