@@ -14,6 +14,44 @@ std::string cuda_error(cudaError_t e) {
     return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
 }
 
+ncclDataType_t nccl_type(ElementType type) {
+    switch (type) {
+        case ElementType::kFloat32:
+            return ncclFloat32;
+        case ElementType::kFloat64:
+            return ncclFloat64;
+        case ElementType::kFloat16:
+            return ncclFloat16;
+        case ElementType::kBFloat16:
+            return ncclBfloat16;
+        case ElementType::kInt8:
+            return ncclInt8;
+        case ElementType::kUInt8:
+            return ncclUint8;
+        case ElementType::kInt32:
+            return ncclInt32;
+        case ElementType::kInt64:
+            return ncclInt64;
+    }
+    return ncclFloat32;
+}
+
+ncclRedOp_t nccl_op(ReduceKind op) {
+    switch (op) {
+        case ReduceKind::kSum:
+            return ncclSum;
+        case ReduceKind::kProduct:
+            return ncclProd;
+        case ReduceKind::kMin:
+            return ncclMin;
+        case ReduceKind::kMax:
+            return ncclMax;
+        case ReduceKind::kAverage:
+            return ncclAvg;
+    }
+    return ncclSum;
+}
+
 }  // namespace
 
 int visible_gpu_count() {
@@ -78,6 +116,8 @@ Result<float> DeviceBuffer::read_f32(size_t index) const {
 struct NcclCommunicator::Impl {
     ncclComm_t comm = nullptr;
     cudaStream_t stream = nullptr;
+    cudaEvent_t default_stream_done = nullptr;  // orders collectives after the default stream's kernels
+    void* barrier_word = nullptr;               // one float in device memory
     bool aborted = false;
 };
 
@@ -109,6 +149,7 @@ Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::create(const KeyValu
     std::unique_ptr<NcclCommunicator> communicator(new NcclCommunicator());
     communicator->impl_ = std::make_unique<Impl>();
     communicator->rank_ = rank;
+    communicator->world_size_ = world_size;
     communicator->timeout_ = timeout;
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;  // calls return at once; wait() polls with a deadline
@@ -120,11 +161,19 @@ Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::create(const KeyValu
     if (const cudaError_t e = cudaStreamCreateWithFlags(&communicator->impl_->stream, cudaStreamNonBlocking);
         e != cudaSuccess)
         return Status::Error("cudaStreamCreate: " + cuda_error(e));
+    if (const cudaError_t e =
+            cudaEventCreateWithFlags(&communicator->impl_->default_stream_done, cudaEventDisableTiming);
+        e != cudaSuccess)
+        return Status::Error("cudaEventCreate: " + cuda_error(e));
+    if (const cudaError_t e = cudaMalloc(&communicator->impl_->barrier_word, sizeof(float)); e != cudaSuccess)
+        return Status::Error("cudaMalloc(barrier word): " + cuda_error(e));
     return communicator;
 }
 
 NcclCommunicator::~NcclCommunicator() {
     if (!impl_) return;
+    if (impl_->barrier_word) cudaFree(impl_->barrier_word);
+    if (impl_->default_stream_done) cudaEventDestroy(impl_->default_stream_done);
     if (impl_->stream) cudaStreamDestroy(impl_->stream);
     if (impl_->comm && !impl_->aborted) ncclCommDestroy(impl_->comm);
 }
@@ -180,6 +229,53 @@ Status NcclCommunicator::allreduce_sum_f32(void* device_data, size_t count) {
 
 Status NcclCommunicator::synchronize() {
     return wait("allreduce", true);
+}
+
+std::string NcclCommunicator::name() const {
+    return "nccl " + nccl_library_version();
+}
+
+Status NcclCommunicator::begin_collective(const std::string& what) {
+    if (impl_->aborted)
+        return Status::Error("rank " + std::to_string(rank_) + ": NCCL " + what +
+                             ": the communicator was aborted after an earlier failure");
+    if (const cudaError_t e = cudaEventRecord(impl_->default_stream_done, cudaStreamLegacy); e != cudaSuccess)
+        return Status::Error("rank " + std::to_string(rank_) + ": NCCL " + what + ": " + cuda_error(e));
+    if (const cudaError_t e = cudaStreamWaitEvent(impl_->stream, impl_->default_stream_done, 0);
+        e != cudaSuccess)
+        return Status::Error("rank " + std::to_string(rank_) + ": NCCL " + what + ": " + cuda_error(e));
+    return Status::Ok();
+}
+
+Status NcclCommunicator::finish_collective(const std::string& what, int issued) {
+    const auto r = static_cast<ncclResult_t>(issued);
+    if (r != ncclSuccess && r != ncclInProgress)
+        return Status::Error("rank " + std::to_string(rank_) + ": NCCL " + what + ": " +
+                             ncclGetErrorString(r));
+    return wait(what, true);
+}
+
+Status NcclCommunicator::allreduce(void* data, size_t count, ElementType type, ReduceKind op) {
+    if (Status s = begin_collective("allreduce"); !s.ok()) return s;
+    return finish_collective("allreduce", ncclAllReduce(data, data, count, nccl_type(type), nccl_op(op),
+                                                        impl_->comm, impl_->stream));
+}
+
+Status NcclCommunicator::broadcast(void* data, size_t count, ElementType type, int root) {
+    if (Status s = begin_collective("broadcast"); !s.ok()) return s;
+    return finish_collective(
+        "broadcast", ncclBroadcast(data, data, count, nccl_type(type), root, impl_->comm, impl_->stream));
+}
+
+Status NcclCommunicator::allgather(const void* input, void* output, size_t count, ElementType type) {
+    if (Status s = begin_collective("allgather"); !s.ok()) return s;
+    return finish_collective(
+        "allgather", ncclAllGather(input, output, count, nccl_type(type), impl_->comm, impl_->stream));
+}
+
+Status NcclCommunicator::barrier() {
+    // NCCL has no barrier: a one-element allreduce that every rank must join.
+    return allreduce(impl_->barrier_word, 1, ElementType::kFloat32, ReduceKind::kSum);
 }
 
 }  // namespace slipway::dist

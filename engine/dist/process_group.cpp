@@ -15,8 +15,13 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include "dist/backend_wrap.h"
+#include "dist/communicator_group.h"
 #include "dist/deadline.h"
 #include "dist/heartbeat.h"
+#ifdef SLIPWAY_WITH_NCCL
+#include "dist/nccl_communicator.h"
+#endif
 
 namespace slipway::dist {
 namespace {
@@ -34,22 +39,6 @@ std::shared_ptr<gloo::transport::Device> gloo_device(const DistEnv& env) {
     return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
-#if TORCH_VERSION_MAJOR >= 2
-// 2.x: backends live behind a ProcessGroup; its constructor lost the Options argument in 2.6.
-c10::intrusive_ptr<c10d::ProcessGroup> make_group_2x(const c10::intrusive_ptr<c10d::Store>& store, int rank,
-                                                     int size, const std::string& name,
-                                                     std::chrono::milliseconds timeout) {
-#if TORCH_VERSION_MINOR >= 6
-    (void)name;
-    (void)timeout;
-    return c10::make_intrusive<c10d::ProcessGroup>(store, rank, size);
-#else
-    return c10::make_intrusive<c10d::ProcessGroup>(
-        store, rank, size, c10::make_intrusive<c10d::ProcessGroup::Options>(name, timeout));
-#endif
-}
-#endif
-
 // LibTorch 1.x: ProcessGroupGloo is a ProcessGroup. 2.x: it is a Backend behind a ProcessGroup.
 c10::intrusive_ptr<c10d::ProcessGroup> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store,
                                                        const DistEnv& env,
@@ -59,33 +48,54 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_gloo_group(const c10::intrusive_ptr<
     const int rank = static_cast<int>(env.rank), size = static_cast<int>(env.world_size);
 #if TORCH_VERSION_MAJOR >= 2
     // Not compiled on this machine (libtorch 1.13): written against the 2.x headers.
-    auto backend = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
-    auto group = make_group_2x(store, rank, size, "gloo", timeout);
-    group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
-    group->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, backend);
-    return group;
+    return wrap_backend(store, rank, size, "gloo", timeout, c10d::ProcessGroup::BackendType::GLOO,
+                        c10::DeviceType::CPU,
+                        c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options));
 #else
     return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
 #endif
 }
 
+// "nccl" runs on c10d's ProcessGroupNCCL where LibTorch has it (USE_C10D_NCCL: NGC's builds), otherwise on
+// our raw NCCL communicator (SLIPWAY_WITH_NCCL) behind CommunicatorGroup.
 Result<std::string> choose_backend(const std::string& requested) {
     const bool gpus = torch::cuda::is_available();
-#ifdef USE_C10D_NCCL
-    const bool c10d_nccl = true;
+#if defined(USE_C10D_NCCL) || defined(SLIPWAY_WITH_NCCL)
+    const bool nccl = true;
 #else
-    const bool c10d_nccl = false;
+    const bool nccl = false;
 #endif
     if (requested == "gloo") return std::string("gloo");
-    if (requested == "auto") return std::string(gpus && c10d_nccl ? "nccl" : "gloo");
-    if (!gpus || !c10d_nccl) {
-        return Status::Error(
-            std::string("/distributed/backend: nccl needs GPUs and a LibTorch built with c10d "
-                        "NCCL; this engine's LibTorch ") +
-            TORCH_VERSION + (gpus ? " has no c10d NCCL" : " sees no GPU") + " (use gloo or auto)");
+    if (requested == "auto") return std::string(gpus && nccl ? "nccl" : "gloo");
+    if (!gpus || !nccl) {
+        return Status::Error(std::string("/distributed/backend: nccl needs GPUs and NCCL (c10d's or this "
+                                         "engine's own); this engine's LibTorch ") +
+                             TORCH_VERSION +
+                             (gpus ? " has no c10d NCCL and it was built without NCCL" : " sees no GPU") +
+                             " (use gloo or auto)");
     }
     return std::string("nccl");
 }
+
+#if !defined(USE_C10D_NCCL) && defined(SLIPWAY_WITH_NCCL)
+// LibTorch without c10d NCCL: NCCL's own API through CommunicatorGroup; the unique id goes through the store.
+c10::intrusive_ptr<c10d::ProcessGroup> make_raw_nccl_group(const c10::intrusive_ptr<c10d::Store>& store,
+                                                           const DistEnv& env,
+                                                           std::chrono::milliseconds timeout) {
+    const KeyValueExchange exchange{[store](const std::string& key, const std::string& value) {
+                                        store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
+                                    },
+                                    [store](const std::string& key) {
+                                        const std::vector<uint8_t> bytes = store->get(key);
+                                        return std::string(bytes.begin(), bytes.end());
+                                    }};
+    Result<std::unique_ptr<NcclCommunicator>> communicator =
+        NcclCommunicator::create(exchange, static_cast<int>(env.rank), static_cast<int>(env.world_size),
+                                 DistContext::cuda_device_index(env.local_rank), timeout);
+    if (!communicator.ok()) throw std::runtime_error(communicator.error());
+    return make_communicator_group(std::shared_ptr<Communicator>(std::move(*communicator)), store);
+}
+#endif
 
 }  // namespace
 
@@ -126,7 +136,9 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env,
         if (*backend == "gloo") {
             context->group_ = make_gloo_group(prefixed, env, timeout);
         } else {
-#ifdef USE_C10D_NCCL
+#if !defined(USE_C10D_NCCL) && defined(SLIPWAY_WITH_NCCL)
+            context->group_ = make_raw_nccl_group(prefixed, env, timeout);
+#elif defined(USE_C10D_NCCL)
             // Without async error handling a NCCL collective that never completes is never noticed: the
             // timeout below only applies with it (the variable's name changed in 2.2; set both).
             setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1", 0);
@@ -137,10 +149,9 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env,
             const int rank = static_cast<int>(env.rank), size = static_cast<int>(env.world_size);
             auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, rank, size, options);
 #if TORCH_VERSION_MAJOR >= 2
-            auto group = make_group_2x(prefixed, rank, size, "nccl", timeout);
-            group->setDefaultBackend(c10d::ProcessGroup::BackendType::NCCL);
-            group->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::NCCL, nccl);
-            context->group_ = group;
+            context->group_ =
+                wrap_backend(prefixed, rank, size, "nccl", timeout, c10d::ProcessGroup::BackendType::NCCL,
+                             c10::DeviceType::CUDA, nccl);
 #else
             context->group_ = nccl;
 #endif
