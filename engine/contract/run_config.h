@@ -168,6 +168,10 @@ struct ParsedRunConfig {
 };
 ParsedRunConfig parse_run_config(const nlohmann::json& document);
 
+// Environment variable names that hold secrets, judged by their _-separated words: HF_TOKEN and
+// WANDB_API_KEY are, TOKENIZERS_PARALLELISM is not. Such values go neither into a run config nor an image.
+bool is_secret_env_name(const std::string& name);
+
 // Range, choice and cross-field checks. Returns every problem, not just the first.
 ConfigProblems validate(const RunConfig& config, const ValidationContext& context = {});
 

@@ -252,12 +252,10 @@ void check_container(const RunConfig& config, Checker& check) {
         }
     }
     static const std::regex env_name("[A-Za-z_][A-Za-z0-9_]*");
-    static const std::regex secret_name(".*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|CREDENTIAL).*",
-                                        std::regex::icase);
     for (const auto& [name, value] : c.env) {
         const std::string pointer = "/container/env/" + name;
         check.match(pointer, name, env_name, "must be an environment variable name");
-        if (std::regex_match(name, secret_name)) {
+        if (is_secret_env_name(name)) {
             check.error(pointer,
                         "looks like a secret: secrets never go into a run config (keep them in the "
                         "cluster's environment or the system keychain)");
@@ -266,6 +264,27 @@ void check_container(const RunConfig& config, Checker& check) {
 }
 
 }  // namespace
+
+bool is_secret_env_name(const std::string& name) {
+    std::vector<std::string> words(1);
+    for (char c : name) {
+        if (c == '_') {
+            words.emplace_back();
+        } else {
+            words.back() += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        }
+    }
+    static const std::vector<std::string> secret_words = {"TOKEN",  "SECRET", "SECRETS",    "PASSWORD",
+                                                          "PASSWD", "APIKEY", "CREDENTIAL", "CREDENTIALS"};
+    static const std::vector<std::string> key_owners = {"API", "PRIVATE", "ACCESS", "SECRET"};
+    for (size_t i = 0; i < words.size(); ++i) {
+        if (std::find(secret_words.begin(), secret_words.end(), words[i]) != secret_words.end()) return true;
+        if (words[i] == "KEY" && i > 0 &&
+            std::find(key_owners.begin(), key_owners.end(), words[i - 1]) != key_owners.end())
+            return true;
+    }
+    return false;
+}
 
 ConfigProblems validate(const RunConfig& config, const ValidationContext& context) {
     Checker check;

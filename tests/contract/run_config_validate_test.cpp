@@ -187,6 +187,18 @@ TEST(Validate, ValidConfigHasNoProblems) {
     EXPECT_TRUE(validate(valid_config()).empty()) << format_problems(validate(valid_config()));
 }
 
+TEST(Validate, SecretNamesAreJudgedByWholeWords) {
+    for (const char* secret :
+         {"HF_TOKEN", "WANDB_API_KEY", "AWS_SECRET_ACCESS_KEY", "db_password", "GH_OAUTH_TOKEN"})
+        EXPECT_TRUE(is_secret_env_name(secret)) << secret;
+    for (const char* plain :
+         {"TOKENIZERS_PARALLELISM", "HF_HOME", "NCCL_DEBUG", "KEYBOARD", "MAX_TOKENS_PER_STEP"})
+        EXPECT_FALSE(is_secret_env_name(plain)) << plain;
+    RunConfig c = valid_config();
+    c.container.env = {{"TOKENIZERS_PARALLELISM", "false"}};
+    EXPECT_TRUE(validate(c).empty()) << format_problems(validate(c));
+}
+
 TEST(Validate, ReturnsAllProblemsNotJustTheFirst) {
     RunConfig c = valid_config();
     c.training.learning_rate = 0;
