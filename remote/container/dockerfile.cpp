@@ -40,10 +40,11 @@ constexpr const char* kAptClean = " \\\n    && rm -rf /var/lib/apt/lists/*\n";
 }  // namespace
 
 Result<std::string> render_dockerfile(const RunConfig& config, const DockerfileOptions& options) {
-    const ConfigProblems problems = validate(config);
-    if (has_errors(problems)) {
-        return Status::Error("run config \"" + config.name + "\" is not valid:\n" +
-                             format_problems(problems));
+    if (options.require_valid_config) {
+        const ConfigProblems problems = validate(config);
+        if (has_errors(problems))
+            return Status::Error("run config \"" + config.name + "\" is not valid:\n" +
+                                 format_problems(problems));
     }
     const ContainerConfig& c = config.container;
     if (options.workdir.empty() || options.workdir[0] != '/')

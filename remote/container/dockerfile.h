@@ -15,6 +15,9 @@ struct DockerfileOptions {
     // Versions of the base image for the header comment and the runtime library names; may be null.
     const NgcCatalogue* catalogue = nullptr;
     std::string workdir = "/workspace";
+    // False only for the editor's live preview: the packages are rendered as typed (torch, unpinned ones)
+    // so the linter can point at their line. A Dockerfile that is built always has a valid config.
+    bool require_valid_config = true;
 };
 
 // Fails when the config does not validate (e.g. a pip package that is torch, or an unpinned one).

@@ -1,5 +1,6 @@
 // Lints the Dockerfile of every preset (and one with apt, pip and env) with dockerfile-utils from npm,
-// installed by the dockerfile_lint CTest fixture; SLIPWAY_DOCKERFILE_LINT names its binary.
+// installed by the dockerfile_lint CTest fixture; SLIPWAY_DOCKERFILE_LINT names its binary. Also checks
+// that what Slipway's own linter calls clean (the rules' good fixtures) is clean for dockerfile-utils too.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 
 #include "contract/run_config.h"
 #include "remote/container/dockerfile.h"
+#include "remote/container/dockerfile_lint.h"
 
 namespace slipway::remote {
 namespace {
@@ -59,6 +61,23 @@ TEST(DockerfileLint, RenderedDockerfilesPassDockerfileUtils) {
         EXPECT_EQ(code, 0) << config.name << "\n" << output << "\n" << *text;
         EXPECT_EQ(output, "") << config.name << "\n" << *text;  // no warnings either
     }
+}
+
+TEST(DockerfileLint, CleanForSlipwayMeansCleanForDockerfileUtils) {
+    const char* linter = std::getenv("SLIPWAY_DOCKERFILE_LINT");
+    ASSERT_NE(linter, nullptr) << "run through ctest: the dockerfile_lint fixture installs the linter";
+    int checked = 0;
+    for (const auto& entry :
+         fs::directory_iterator(std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/dockerfile-lint")) {
+        std::ifstream in(entry.path());
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (!lint_dockerfile(text).empty()) continue;
+        const auto [code, output] = lint(linter, text);
+        EXPECT_EQ(code, 0) << entry.path() << "\n" << output;
+        EXPECT_EQ(output, "") << entry.path();
+        ++checked;
+    }
+    EXPECT_GE(checked, static_cast<int>(dockerfile_lint_rules().size()));  // at least every good fixture
 }
 
 }  // namespace
