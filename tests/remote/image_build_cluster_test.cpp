@@ -35,8 +35,8 @@ TEST(ImageBuildCluster, DetachedBuildStreamsItsLogAndExitStatus) {
     request.dockerfile = "FROM nvcr.io/nvidia/pytorch:24.04-py3\n";
     request.context_tarball = local + "/context.tar.gz";
     request.image = "slipway/test:1";
-    request.poll_interval = std::chrono::milliseconds(100);
-    request.timeout = std::chrono::seconds(60);
+    request.job.poll_interval = std::chrono::milliseconds(100);
+    request.job.timeout = std::chrono::seconds(60);
     std::vector<std::string> lines;
     Result<int> rc =
         build_image_remotely(**session, request, [&](const std::string& l) { lines.push_back(l); });

@@ -1,6 +1,6 @@
-// Tests of the enroot commands and the remote image build over FakeSession: uploads, a detached build
-// whose log is streamed line by line (through a dropped connection), its exit status, and refused image
-// references that never reach a command line.
+// Tests of the enroot commands and the remote image build and import over FakeSession: uploads, a detached
+// build whose log is streamed line by line (through a dropped connection), its exit status, the tool folder
+// first on PATH, stopping the follow, and refused image references that never reach a command line.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -38,7 +38,7 @@ protected:
         request_.context_tarball = context_;
         request_.image = "slipway/demo:1";
         request_.sqsh = "/home/u/slipway/demo.sqsh";
-        request_.poll_interval = std::chrono::milliseconds(0);
+        request_.job.poll_interval = std::chrono::milliseconds(0);
     }
     void TearDown() override { std::filesystem::remove(context_); }
 
@@ -102,6 +102,63 @@ TEST_F(RemoteBuild, BadReferenceOrFolderNeverRuns) {
     request_.build_dir = "builds";
     EXPECT_FALSE(build_image_remotely(session, request_, [](const std::string&) {}).ok());
     EXPECT_TRUE(session.commands().empty());
+}
+
+TEST_F(RemoteBuild, ToolFolderComesFirstOnPath) {
+    FakeSession session;
+    session.set_exec_handler([&session](const std::string&) {
+        session.put_file("/home/u/slipway/builds/b1/build.rc", "0\n");
+        return Result<ExecResult>(ExecResult{"", "", 0});
+    });
+    request_.job.tool_dir = "/home/u/my tools/bin";
+    ASSERT_TRUE(build_image_remotely(session, request_, [](const std::string&) {}).ok());
+    ASSERT_EQ(session.commands().size(), 1u);
+    // Quoted twice: once as a word of the script, once as the script given to sh -c.
+    EXPECT_NE(session.commands()[0].find("PATH='\\''/home/u/my tools/bin'\\'':\"$PATH\"; export PATH; "),
+              std::string::npos)
+        << session.commands()[0];
+}
+
+TEST_F(RemoteBuild, StopRequestedEndsTheFollowNotTheBuild) {
+    FakeSession session;
+    session.set_exec_handler([](const std::string&) { return Result<ExecResult>(ExecResult{"", "", 0}); });
+    int asked = 0;
+    request_.job.stop_requested = [&asked] { return ++asked == 3; };
+    Result<int> rc = build_image_remotely(session, request_, [](const std::string&) {});
+    ASSERT_FALSE(rc.ok());
+    EXPECT_NE(rc.error().find("stopped following the build"), std::string::npos) << rc.error();
+    EXPECT_EQ(asked, 3);
+    EXPECT_EQ(session.commands().size(), 1u);  // nothing was sent to stop it
+}
+
+TEST(RemoteImport, EnrootImportRunsDetachedAndStreams) {
+    FakeSession session;
+    session.set_exec_handler([&session](const std::string&) {
+        session.put_file("/home/u/slipway/images/i1/import.log", "[INFO] Creating squashfs filesystem...\n");
+        session.put_file("/home/u/slipway/images/i1/import.rc", "0\n");
+        return Result<ExecResult>(ExecResult{"", "", 0});
+    });
+    RemoteImportRequest request;
+    request.dir = "/home/u/slipway/images/i1";
+    request.image = "slipway/demo:1";
+    request.sqsh = "/home/u/slipway/demo.sqsh";
+    request.job.poll_interval = std::chrono::milliseconds(0);
+    std::vector<std::string> lines;
+    Result<int> rc =
+        import_image_remotely(session, request, [&](const std::string& l) { lines.push_back(l); });
+    ASSERT_TRUE(rc.ok()) << rc.error();
+    EXPECT_EQ(*rc, 0);
+    EXPECT_EQ(lines, std::vector<std::string>{"[INFO] Creating squashfs filesystem..."});
+    ASSERT_EQ(session.commands().size(), 1u);
+    const std::string& start = session.commands()[0];
+    EXPECT_EQ(start.rfind("cd /home/u/slipway/images/i1 && nohup sh -c '", 0), 0u) << start;
+    EXPECT_NE(
+        start.find("(enroot import -o /home/u/slipway/demo.sqsh dockerd://slipway/demo:1) > import.log"),
+        std::string::npos)
+        << start;
+    request.image = "$(reboot)";
+    EXPECT_FALSE(import_image_remotely(session, request, [](const std::string&) {}).ok());
+    EXPECT_EQ(session.commands().size(), 1u);
 }
 
 }  // namespace
