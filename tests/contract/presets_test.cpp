@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "contract/run_config.h"
 
@@ -32,6 +35,37 @@ TEST(Presets, AllAreValidAndCommented) {
         EXPECT_EQ(parsed.config.name, entry.path().stem().string());
     }
     EXPECT_GE(count, 5u);
+}
+
+// In a container the job sees only the image and the mounts: every absolute input and output path must lie
+// under a mount's container side (the run folder that deployment mounts is not known here).
+TEST(Presets, ContainerPathsLieUnderTheDeclaredMounts) {
+    size_t checked = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(kPresetDir)) {
+        if (entry.path().extension() != ".json") continue;
+        const RunConfig c = load_preset(entry.path().stem().string());
+        if (c.slurm.container_image.empty()) continue;
+        std::vector<std::string> inside;  // "dst" of "src:dst[:flags]", or "src" mounted at itself
+        for (const std::string& mount : c.slurm.container_mounts) {
+            const size_t colon = mount.find(':');
+            const std::string dst = colon == std::string::npos ? mount : mount.substr(colon + 1);
+            inside.push_back(dst.substr(0, dst.find(':')));
+        }
+        const std::pair<const char*, std::string> paths[] = {
+            {"/model/path", c.model.path},           {"/tokenizer/path", c.tokenizer.path},
+            {"/data/train_file", c.data.train_file}, {"/data/validation_file", c.data.validation_file},
+            {"/data/cache_dir", c.data.cache_dir},   {"/training/output_dir", c.training.output_dir}};
+        for (const auto& [pointer, path] : paths) {
+            if (path.empty() || path[0] != '/') continue;
+            bool mounted = false;
+            for (const std::string& dst : inside)
+                mounted = mounted || path == dst || path.rfind(dst + "/", 0) == 0;
+            EXPECT_TRUE(mounted) << entry.path().filename() << pointer << " = " << path
+                                 << " is under no container mount";
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, 8u);
 }
 
 TEST(Presets, RuadaptLoraIsTheSeedScript) {
