@@ -91,6 +91,25 @@ void FakeSession::put_dir(const std::string& path, std::uint32_t mode) {
     files_[normalize(path)] = Entry{"", mode, true, ++clock_};
 }
 
+void FakeSession::put_symlink(const std::string& path, const std::string& target) {
+    Entry entry{"", 0777, false, ++clock_};
+    entry.link_target = target;
+    files_[normalize(path)] = std::move(entry);
+}
+
+std::map<std::string, FakeSession::Entry>::const_iterator FakeSession::follow_links(
+    const std::string& path) const {
+    std::string current = normalize(path);
+    for (int hop = 0; hop < 8; ++hop) {
+        auto it = files_.find(current);
+        if (it == files_.end() || it->second.link_target.empty()) return it;
+        const std::string& target = it->second.link_target;
+        current = target[0] == '/' ? normalize(target)
+                                   : normalize(current.substr(0, current.rfind('/') + 1) + target);
+    }
+    return files_.end();
+}
+
 bool FakeSession::has(const std::string& path) const {
     return files_.count(normalize(path)) > 0;
 }
@@ -151,9 +170,48 @@ Result<std::string> FakeSession::read_range(const std::string& remote, std::uint
 
 Result<RemoteStat> FakeSession::stat(const std::string& remote) {
     if (Status s = enter("stat", remote); !s) return s;
-    auto it = files_.find(normalize(remote));
+    auto it = follow_links(remote);
     if (it == files_.end()) return RemoteStat{};
     return RemoteStat{true, it->second.bytes.size(), it->second.mtime, it->second.mode, it->second.is_dir};
+}
+
+Result<std::vector<RemoteDirEntry>> FakeSession::list_directory(const std::string& remote) {
+    if (Status s = enter("list", remote); !s) return s;
+    const auto it = follow_links(remote);
+    const std::string path = it != files_.end() ? it->first : normalize(remote);
+    if (it != files_.end() && !it->second.is_dir)
+        return Status::Error("list " + remote + " on " + description_ + ": not a folder");
+    // Folders may also exist only as the parents of put files.
+    const std::string prefix = path == "/" ? "/" : path + "/";
+    std::map<std::string, RemoteDirEntry> children;
+    for (auto child = files_.lower_bound(prefix);
+         child != files_.end() && child->first.compare(0, prefix.size(), prefix) == 0; ++child) {
+        const std::string rest = child->first.substr(prefix.size());
+        const std::size_t slash = rest.find('/');
+        RemoteDirEntry entry;
+        entry.name = rest.substr(0, slash);
+        if (slash != std::string::npos) {
+            entry.type = RemoteEntryType::kDirectory;
+            entry.mode = 0755;
+            children.emplace(entry.name, entry);  // an explicit entry, listed before its children, wins
+            continue;
+        }
+        const Entry& e = child->second;
+        entry.type = !e.link_target.empty() ? RemoteEntryType::kSymlink
+                     : e.is_dir             ? RemoteEntryType::kDirectory
+                                            : RemoteEntryType::kFile;
+        entry.size = e.link_target.empty() ? e.bytes.size() : e.link_target.size();
+        entry.mode = e.mode;
+        entry.mtime = e.mtime;
+        children[entry.name] = entry;
+    }
+    if (it == files_.end() && children.empty())
+        return Status::Error(StatusCode::kNotFound,
+                             "list " + remote + " on " + description_ + ": no such folder");
+    std::vector<RemoteDirEntry> entries;
+    for (auto& [name, entry] : children)
+        entries.push_back(std::move(entry));
+    return entries;
 }
 
 Status FakeSession::mkdir_p(const std::string& remote, std::uint32_t mode) {

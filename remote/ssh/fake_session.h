@@ -48,6 +48,9 @@ public:
     void put_file(const std::string& path, std::string bytes, std::uint32_t mode = 0644);
     void append_file(const std::string& path, const std::string& bytes);
     void put_dir(const std::string& path, std::uint32_t mode = 0755);
+    // A symbolic link to `target` (absolute, or relative to the link's folder): list_directory() shows it
+    // as a link, stat() follows it.
+    void put_symlink(const std::string& path, const std::string& target);
     bool has(const std::string& path) const;
     // The file's bytes; empty when missing (use has() to tell).
     std::string file(const std::string& path) const;
@@ -65,6 +68,7 @@ public:
     Result<std::string> read_range(const std::string& remote, std::uint64_t offset,
                                    std::size_t max_bytes) override;
     Result<RemoteStat> stat(const std::string& remote) override;
+    Result<std::vector<RemoteDirEntry>> list_directory(const std::string& remote) override;
     Status mkdir_p(const std::string& remote, std::uint32_t mode = 0755) override;
     Status remove(const std::string& remote) override;
 
@@ -74,6 +78,7 @@ private:
         std::uint32_t mode = 0644;
         bool is_dir = false;
         std::int64_t mtime = 0;
+        std::string link_target;  // non-empty: a symbolic link
     };
     struct PrefixRule {
         std::string prefix;
@@ -83,6 +88,8 @@ private:
     // Applies connection state and injected faults for one call; Ok when the call may proceed.
     Status enter(const char* operation, const std::string& subject);
     static std::string normalize(const std::string& path);
+    // The entry at `path` with symbolic links followed (a few hops at most); end() when missing or dangling.
+    std::map<std::string, Entry>::const_iterator follow_links(const std::string& path) const;
 
     std::string description_;
     bool connected_ = true;

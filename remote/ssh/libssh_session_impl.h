@@ -38,6 +38,7 @@ public:
     Result<std::string> read_range(const std::string& remote, std::uint64_t offset,
                                    std::size_t max_bytes) override;
     Result<RemoteStat> stat(const std::string& remote) override;
+    Result<std::vector<RemoteDirEntry>> list_directory(const std::string& remote) override;
     Status mkdir_p(const std::string& remote, std::uint32_t mode = 0755) override;
     Status remove(const std::string& remote) override;
 

@@ -1,11 +1,13 @@
 // LibsshSession's SFTP calls: atomic upload (temporary name, mode, rename), download, stat, read_range,
-// mkdir -p and remove, over one SFTP channel opened on first use.
+// folder listings, mkdir -p and remove, over one SFTP channel opened on first use.
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 
 #include "remote/ssh/libssh_session_impl.h"
@@ -56,6 +58,15 @@ std::string parent_of(const std::string& path) {
     const std::size_t slash = path.rfind('/');
     if (slash == std::string::npos) return "";
     return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Whether `path` is a folder (links followed); nullopt when it cannot be stat'ed (sftp_get_error says why).
+std::optional<bool> stat_is_dir(sftp_session sftp, const std::string& path) {
+    sftp_attributes attributes = sftp_stat(sftp, path.c_str());
+    if (attributes == nullptr) return std::nullopt;
+    const bool is_dir = attributes->type == SSH_FILEXFER_TYPE_DIRECTORY;
+    sftp_attributes_free(attributes);
+    return is_dir;
 }
 
 std::string random_suffix() {
@@ -148,12 +159,9 @@ Status LibsshSession::upload_stream_locked(
     // SFTP v3 (OpenSSH) refuses to rename over an existing file, and libssh 0.10 cannot send the
     // posix-rename@openssh.com extension: replace it with rename(2) through `mv -f`, still atomic.
     Status failed = sftp_failure("upload: renaming " + temporary + " to " + path);
-    sftp_attributes existing = sftp_stat(*sftp, path.c_str());
-    if (existing != nullptr) {
-        const bool is_dir = existing->type == SSH_FILEXFER_TYPE_DIRECTORY;
-        sftp_attributes_free(existing);
+    if (const std::optional<bool> is_dir = stat_is_dir(*sftp, path)) {
         auto command = shell_command({"mv", "-f", "--", temporary, path});
-        if (!is_dir && command) {
+        if (!*is_dir && command) {
             auto moved = exec_locked(*command, std::chrono::seconds(60));
             if (moved && moved->exit_status == 0) return Status::Ok();
             if (moved)
@@ -266,6 +274,57 @@ Result<RemoteStat> LibsshSession::stat(const std::string& remote) {
     return result;
 }
 
+Result<std::vector<RemoteDirEntry>> LibsshSession::list_directory(const std::string& remote) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto sftp = sftp_locked();
+    if (!sftp) return sftp.status();
+    const std::string path = sftp_path(remote);
+    sftp_dir dir = sftp_opendir(*sftp, path.c_str());
+    if (dir == nullptr) {
+        Status failed = sftp_failure("list " + path);
+        // OpenSSH answers "no such file" for a path that is a file (ENOTDIR): say what it is.
+        if (stat_is_dir(*sftp, path) == false)
+            return Status::Error("list " + path + " on " + describe() + ": not a folder");
+        return failed;
+    }
+    std::vector<RemoteDirEntry> entries;
+    while (sftp_attributes attributes = sftp_readdir(*sftp, dir)) {
+        const std::string name = attributes->name != nullptr ? attributes->name : "";
+        // A name with '/' would be a path: a server that sends one is not trusted with it.
+        if (name != "." && name != ".." && !name.empty() && name.find('/') == std::string::npos) {
+            RemoteDirEntry entry;
+            entry.name = name;
+            switch (attributes->type) {  // from lstat on the server: links are not followed
+                case SSH_FILEXFER_TYPE_REGULAR:
+                    entry.type = RemoteEntryType::kFile;
+                    break;
+                case SSH_FILEXFER_TYPE_DIRECTORY:
+                    entry.type = RemoteEntryType::kDirectory;
+                    break;
+                case SSH_FILEXFER_TYPE_SYMLINK:
+                    entry.type = RemoteEntryType::kSymlink;
+                    break;
+                default:
+                    entry.type = RemoteEntryType::kOther;
+                    break;
+            }
+            entry.size = attributes->size;
+            entry.mode = attributes->permissions & 07777;
+            entry.mtime = static_cast<std::int64_t>(attributes->mtime);
+            entries.push_back(std::move(entry));
+        }
+        sftp_attributes_free(attributes);
+    }
+    // NULL from sftp_readdir is the end of the listing or an error; only the end sets eof.
+    const bool complete = sftp_dir_eof(dir) != 0;
+    Status failed = complete ? Status::Ok() : sftp_failure("list " + path);
+    sftp_closedir(dir);
+    if (!complete) return failed;
+    std::sort(entries.begin(), entries.end(),
+              [](const RemoteDirEntry& a, const RemoteDirEntry& b) { return a.name < b.name; });
+    return entries;
+}
+
 Status LibsshSession::mkdir_p(const std::string& remote, std::uint32_t mode) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto sftp = sftp_locked();
@@ -275,11 +334,8 @@ Status LibsshSession::mkdir_p(const std::string& remote, std::uint32_t mode) {
         end = path.find('/', end + 1);
         const std::string prefix = path.substr(0, end);
         if (prefix.empty() || prefix == "." || (end != std::string::npos && path[end - 1] == '/')) continue;
-        sftp_attributes attributes = sftp_stat(*sftp, prefix.c_str());
-        if (attributes != nullptr) {
-            const bool is_dir = attributes->type == SSH_FILEXFER_TYPE_DIRECTORY;
-            sftp_attributes_free(attributes);
-            if (!is_dir)
+        if (const std::optional<bool> is_dir = stat_is_dir(*sftp, prefix)) {
+            if (!*is_dir)
                 return Status::Error("mkdir -p " + path + " on " + describe() + ": " + prefix + " is a file");
             continue;
         }
@@ -288,10 +344,8 @@ Status LibsshSession::mkdir_p(const std::string& remote, std::uint32_t mode) {
         if (sftp_mkdir(*sftp, prefix.c_str(), mode & 07777) != SSH_OK &&
             sftp_get_error(*sftp) != SSH_FX_FILE_ALREADY_EXISTS) {
             // Another client may have created it between the stat and the mkdir.
-            sftp_attributes again = sftp_stat(*sftp, prefix.c_str());
-            const bool is_dir = again != nullptr && again->type == SSH_FILEXFER_TYPE_DIRECTORY;
-            if (again != nullptr) sftp_attributes_free(again);
-            if (!is_dir) return sftp_failure("mkdir -p " + path + ": mkdir " + prefix);
+            if (!stat_is_dir(*sftp, prefix).value_or(false))
+                return sftp_failure("mkdir -p " + path + ": mkdir " + prefix);
         }
     }
     return Status::Ok();

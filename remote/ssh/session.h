@@ -31,6 +31,19 @@ struct RemoteStat {
     bool is_dir = false;
 };
 
+// What a folder entry is. Links are reported as links (not followed): stat() the entry to see what a link
+// points to.
+enum class RemoteEntryType { kFile, kDirectory, kSymlink, kOther };
+
+// One entry of a remote folder listing.
+struct RemoteDirEntry {
+    std::string name;  // the entry's own name, byte for byte (any character but '/' and NUL)
+    RemoteEntryType type = RemoteEntryType::kOther;
+    std::uint64_t size = 0;
+    std::uint32_t mode = 0;  // permission bits only (e.g. 0644)
+    std::int64_t mtime = 0;  // seconds since the epoch
+};
+
 // The user's answer about a host key that is not in known_hosts.
 enum class HostKeyDecision { kReject, kAcceptOnce, kAcceptAndSave };
 
@@ -113,6 +126,10 @@ public:
                                            std::size_t max_bytes) = 0;
     // exists=false for a missing path (not an error).
     virtual Result<RemoteStat> stat(const std::string& remote) = 0;
+    // The entries of folder `remote` (without "." and ".."), sorted by name. Names travel over SFTP, not a
+    // shell, so any name arrives intact. A missing folder fails with kNotFound, a path that is not a folder
+    // with kError; both messages name the path.
+    virtual Result<std::vector<RemoteDirEntry>> list_directory(const std::string& remote) = 0;
     // Creates the folder and its missing parents; an existing folder is fine.
     virtual Status mkdir_p(const std::string& remote, std::uint32_t mode = 0755) = 0;
     // Removes a file or an empty folder; a missing path is fine.

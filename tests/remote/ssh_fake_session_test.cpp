@@ -131,5 +131,49 @@ TEST(FakeSession, UploadMkdirRemoveAndDownload) {
     EXPECT_EQ(fake.download_file("missing", local.string()).code(), StatusCode::kNotFound);
 }
 
+TEST(FakeSession, ListDirectoryEntriesLinksImpliedFoldersAndErrors) {
+    FakeSession fake;
+    fake.put_dir("/runs", 0750);
+    fake.put_file("/runs/b.out", "12345", 0640);
+    fake.put_file("/runs/a b/run.json", "{}");  // "a b" exists only as a parent
+    fake.put_dir("/runs/output");
+    fake.put_file("/runs/output/x", "x");
+    fake.put_symlink("/runs/latest", "output");
+    auto listed = fake.list_directory("/runs/");
+    ASSERT_TRUE(listed.ok()) << listed.error();
+    ASSERT_EQ(listed->size(), 4u);
+    EXPECT_EQ((*listed)[0].name, "a b");
+    EXPECT_EQ((*listed)[0].type, RemoteEntryType::kDirectory);
+    EXPECT_EQ((*listed)[1].name, "b.out");
+    EXPECT_EQ((*listed)[1].type, RemoteEntryType::kFile);
+    EXPECT_EQ((*listed)[1].size, 5u);
+    EXPECT_EQ((*listed)[1].mode, 0640u);
+    EXPECT_GT((*listed)[1].mtime, 0);
+    EXPECT_EQ((*listed)[2].name, "latest");
+    EXPECT_EQ((*listed)[2].type, RemoteEntryType::kSymlink);
+    EXPECT_EQ((*listed)[3].name, "output");
+    EXPECT_TRUE(fake.stat("/runs/latest")->is_dir);  // stat follows the link
+    auto through_link = fake.list_directory("/runs/latest");
+    ASSERT_TRUE(through_link.ok()) << through_link.error();
+    ASSERT_EQ(through_link->size(), 1u);
+    EXPECT_EQ((*through_link)[0].name, "x");
+
+    auto missing = fake.list_directory("/nowhere");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+    EXPECT_NE(missing.error().find("/nowhere"), std::string::npos) << missing.error();
+    auto file = fake.list_directory("/runs/b.out");
+    ASSERT_FALSE(file.ok());
+    EXPECT_NE(file.error().find("/runs/b.out"), std::string::npos) << file.error();
+    EXPECT_NE(file.error().find("not a folder"), std::string::npos) << file.error();
+
+    fake.fail_next(FakeFault::kTimeout);
+    auto timed_out = fake.list_directory("/runs");
+    ASSERT_FALSE(timed_out.ok());
+    EXPECT_EQ(timed_out.status().code(), StatusCode::kTimeout);
+    fake.drop_connection();
+    EXPECT_EQ(fake.list_directory("/runs").status().code(), StatusCode::kUnavailable);
+}
+
 }  // namespace
 }  // namespace slipway::remote

@@ -1,9 +1,10 @@
 // Adversarial names through the real sshd (label cluster): values with quotes, $(), backticks, ;,
-// newlines, spaces and Unicode go through shell_quote into exec, and through SFTP as paths; nothing
-// executes (canary files stay absent) and every value arrives intact.
+// newlines, spaces and Unicode go through shell_quote into exec, and through SFTP as paths and folder
+// listings; nothing executes (canary files stay absent) and every value arrives intact.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -111,6 +112,33 @@ TEST_F(SshQuoteCluster, PathsThroughSftpAndShellAgree) {
                                        milliseconds(10000));
         EXPECT_EQ(test_dir->exit_status, 0) << name;
     }
+}
+
+// Files named after every value, created by the shell; list_directory (SFTP) must return each name byte for
+// byte, with nothing executed on the way.
+TEST_F(SshQuoteCluster, ListDirectoryReturnsEveryNameIntact) {
+    std::vector<std::string> expected;
+    for (std::string name : adversarial_values(canary_)) {
+        for (char& c : name) {
+            if (c == '/') c = '_';
+        }
+        auto touch = session_->exec(*shell_command({"touch", "--", dir_ + "/" + name}), milliseconds(10000));
+        ASSERT_TRUE(touch.ok()) << touch.error();
+        ASSERT_EQ(touch->exit_status, 0) << touch->err;
+        expected.push_back(name);
+    }
+    std::sort(expected.begin(), expected.end());
+    expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+
+    auto listed = session_->list_directory(dir_);
+    ASSERT_TRUE(listed.ok()) << listed.error();
+    std::vector<std::string> names;
+    for (const RemoteDirEntry& entry : *listed) {
+        names.push_back(entry.name);
+        EXPECT_EQ(entry.type, RemoteEntryType::kFile) << entry.name;
+        EXPECT_EQ(entry.size, 0u) << entry.name;
+    }
+    EXPECT_EQ(names, expected);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // SFTP through the libssh Session against the real test sshd (label cluster): upload (temporary name,
-// rename, mode kept, overwrite), download, stat, read_range (incl. a missing file), mkdir -p, remove.
+// rename, mode kept, overwrite), download, stat, read_range (incl. a missing file), folder listings,
+// mkdir -p, remove.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -143,6 +144,61 @@ TEST_F(SshSftpCluster, HomeRelativePaths) {
     ASSERT_TRUE(session_->upload_bytes("home", "~/" + name, 0644).ok());
     EXPECT_TRUE(session_->stat((*env_)["SLIPWAY_TEST_USER_HOME"] + "/" + name)->exists);
     ASSERT_TRUE(session_->remove("~/" + name).ok());
+}
+
+TEST_F(SshSftpCluster, ListDirectoryTypesSizesModesAndErrors) {
+    ASSERT_TRUE(session_->upload_bytes("12345", dir_ + "/b.txt", 0640).ok());
+    ASSERT_TRUE(session_->mkdir_p(dir_ + "/a-folder", 0750).ok());
+    auto link =
+        session_->exec(*shell_command({"ln", "-s", "a-folder", dir_ + "/c-link"}), milliseconds(10000));
+    ASSERT_TRUE(link.ok() && link->exit_status == 0);
+    const auto before = std::chrono::system_clock::now() - std::chrono::minutes(5);
+
+    auto listed = session_->list_directory(dir_);
+    ASSERT_TRUE(listed.ok()) << listed.error();
+    ASSERT_EQ(listed->size(), 3u);  // no "." or ".."
+    const RemoteDirEntry& folder = (*listed)[0];
+    const RemoteDirEntry& file = (*listed)[1];
+    const RemoteDirEntry& symlink = (*listed)[2];
+    EXPECT_EQ(folder.name, "a-folder");
+    EXPECT_EQ(folder.type, RemoteEntryType::kDirectory);
+    EXPECT_EQ(folder.mode, 0750u);
+    EXPECT_EQ(file.name, "b.txt");
+    EXPECT_EQ(file.type, RemoteEntryType::kFile);
+    EXPECT_EQ(file.size, 5u);
+    EXPECT_EQ(file.mode, 0640u);
+    EXPECT_GE(file.mtime, std::chrono::system_clock::to_time_t(before));
+    EXPECT_EQ(symlink.name, "c-link");
+    EXPECT_EQ(symlink.type, RemoteEntryType::kSymlink);  // not followed
+    EXPECT_TRUE(session_->stat(dir_ + "/c-link")->is_dir);
+
+    // Through a link, empty, and more entries than one SFTP readdir reply holds.
+    auto empty = session_->list_directory(dir_ + "/c-link");
+    ASSERT_TRUE(empty.ok()) << empty.error();
+    EXPECT_TRUE(empty->empty());
+    auto many = session_->exec("cd " + *shell_quote(dir_ + "/a-folder") + " && touch $(seq -f 'f%04g' 1 700)",
+                               milliseconds(20000));
+    ASSERT_TRUE(many.ok() && many->exit_status == 0);
+    auto big = session_->list_directory(dir_ + "/a-folder");
+    ASSERT_TRUE(big.ok()) << big.error();
+    ASSERT_EQ(big->size(), 700u);
+    EXPECT_EQ(big->front().name, "f0001");
+    EXPECT_EQ(big->back().name, "f0700");
+
+    auto missing = session_->list_directory(dir_ + "/missing");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+    EXPECT_NE(missing.error().find(dir_ + "/missing"), std::string::npos) << missing.error();
+    auto not_folder = session_->list_directory(dir_ + "/b.txt");
+    ASSERT_FALSE(not_folder.ok());
+    EXPECT_NE(not_folder.error().find(dir_ + "/b.txt"), std::string::npos) << not_folder.error();
+    EXPECT_NE(not_folder.error().find("not a folder"), std::string::npos) << not_folder.error();
+    auto forbidden = session_->list_directory("/root");
+    ASSERT_FALSE(forbidden.ok());
+    EXPECT_NE(forbidden.error().find("/root"), std::string::npos) << forbidden.error();
+
+    auto home = session_->list_directory("~");
+    ASSERT_TRUE(home.ok()) << home.error();
 }
 
 }  // namespace
