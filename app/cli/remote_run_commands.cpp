@@ -10,7 +10,6 @@
 #include "remote/deploy/deploy.h"
 #include "remote/deploy/run_follow.h"
 #include "remote/slurm/slurm_client.h"
-#include "remote/ssh/shell_quote.h"
 
 namespace slipway::app {
 namespace {
@@ -192,38 +191,19 @@ int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     Result<Connected> connected = connect_for(c, record->cluster);
     if (!connected.ok()) return fail(err, connected.error());
     remote::Session& session = *connected->session;
-    Result<std::string> dir = remote::shell_quote(record->remote_dir, "run folder");
-    if (!dir.ok()) return fail(err, dir.error());
-    Result<remote::ExecResult> listing =
-        session.exec("cd " + *dir + " && find . -type f -print0", std::chrono::seconds(120));
+    Result<std::vector<std::string>> listing =
+        remote::list_run_outputs(session, record->remote_dir, c.checkpoints);
     if (!listing.ok()) return fail(err, listing.error());
-    if (listing->exit_status != 0)
-        return fail(err, session.describe() + ": cannot list " + record->remote_dir + ": " + listing->err);
 
     const fs::path dest = c.fetch_to.empty() ? fs::path(record->run_id) : fs::path(c.fetch_to);
     size_t files = 0;
     uintmax_t bytes = 0;
-    size_t start = 0;
-    const std::string& names = listing->out;
-    while (start < names.size()) {
-        size_t end = names.find('\0', start);
-        if (end == std::string::npos) end = names.size();
-        std::string rel = names.substr(start, end - start);
-        start = end + 1;
-        if (rel.rfind("./", 0) == 0) rel = rel.substr(2);
+    for (const std::string& rel : *listing) {
         const fs::path p(rel);
-        bool safe = !rel.empty() && !p.is_absolute();
+        bool safe = !rel.empty() && !p.is_absolute();  // the names come from the server
         for (const auto& part : p)
             safe = safe && part != "..";
         if (!safe) continue;
-        const std::string top = p.begin()->string();
-        const bool wanted = top == "run.json" || top == "run.sbatch" ||
-                            (top.rfind("slurm-", 0) == 0 && p.extension() == ".out") || top == "output";
-        if (!wanted) continue;  // inputs/, cache/ and the engine came from here
-        if (top == "output" && !c.checkpoints) {
-            auto second = std::next(p.begin());
-            if (second != p.end() && second->string().rfind("checkpoint-", 0) == 0) continue;
-        }
         const fs::path local = dest / p;
         std::error_code ec;
         fs::create_directories(local.parent_path(), ec);

@@ -12,7 +12,6 @@
 #include "remote/runlog/log_follower.h"
 #include "remote/slurm/slurm_client.h"
 #include "remote/ssh/libssh_session.h"
-#include "remote/ssh/shell_quote.h"
 
 namespace slipway::app {
 
@@ -138,21 +137,24 @@ public slots:
             emit listed(request, false, path, {}, QString::fromStdString(dir.error()));
             return;
         }
-        // `ls -1Ap`: one entry a line, dot files but not . and .., folders marked with '/'. Quoted: a path
-        // never executes anything.
-        const Result<std::string> command = remote::shell_command({"ls", "-1Ap", "--", *dir});
-        if (!command.ok()) {
-            emit listed(request, false, path, {}, QString::fromStdString(command.error()));
+        // Over SFTP, not `ls` in a shell: names arrive as they are (newlines included) and nothing is run.
+        const Result<std::vector<remote::RemoteDirEntry>> listing = s->list_directory(*dir);
+        if (!listing.ok()) {
+            emit listed(request, false, QString::fromStdString(*dir), {},
+                        QString::fromStdString(listing.error()));
             return;
         }
-        const Result<remote::ExecResult> r = s->exec(*command, std::chrono::seconds(30));
-        if (!r.ok() || r->exit_status != 0) {
-            emit listed(
-                request, false, QString::fromStdString(*dir), {},
-                r.ok() ? QString::fromStdString(r->err).trimmed() : QString::fromStdString(r.error()));
-            return;
+        QStringList entries;
+        for (const remote::RemoteDirEntry& entry : *listing) {
+            bool folder = entry.type == remote::RemoteEntryType::kDirectory;
+            if (entry.type == remote::RemoteEntryType::kSymlink) {  // e.g. ~/scratch -> /lustre/...
+                const Result<remote::RemoteStat> target =
+                    s->stat((*dir == "/" ? std::string() : *dir) + "/" + entry.name);
+                folder = target.ok() && target->is_dir;
+            }
+            entries.push_back(QString::fromStdString(entry.name) +
+                              (folder ? QStringLiteral("/") : QString()));
         }
-        QStringList entries = QString::fromStdString(r->out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         emit listed(request, true, QString::fromStdString(*dir), entries, QString());
     }
 

@@ -59,7 +59,8 @@ public:
     int submit(const RunConfig& config, const QString& input_root, const QString& engine_binary);
     int job_state(const QString& job_id);
     int cancel(const QString& job_id);
-    // The entries of a remote folder ("~" and relative paths are the remote home's), folders ending in '/'.
+    // The entries of a remote folder over SFTP ("~" and relative paths are the remote home's); folders and
+    // links to folders end in '/'.
     int list_dir(const QString& path);
     // Follows a remote log from `offset`; batches arrive through follow_batch with this follow id (the
     // same FollowBatch the local follower sends). Polled every poll_ms until stop_follow/finish_follow.

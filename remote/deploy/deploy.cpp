@@ -2,6 +2,7 @@
 #include "remote/deploy/deploy.h"
 
 #include <filesystem>
+#include <functional>
 
 #include "remote/slurm/sbatch_script.h"
 
@@ -147,6 +148,39 @@ Result<Deployment> deploy_run(Session& session, const DeployRequest& request) {
     d.script = *script;
     if (Status s = upload.bytes(d.script, d.remote_dir + "/run.sbatch", 0755); !s.ok()) return s;
     return d;
+}
+
+Result<std::vector<std::string>> list_run_outputs(Session& session, const std::string& run_dir,
+                                                  bool checkpoints) {
+    std::vector<std::string> files;
+    // Files below `relative` (a folder under output/), depth first.
+    std::function<Status(const std::string&)> walk = [&](const std::string& relative) -> Status {
+        Result<std::vector<RemoteDirEntry>> listing = session.list_directory(run_dir + "/" + relative);
+        if (!listing.ok()) return listing.status();
+        for (const RemoteDirEntry& entry : *listing) {
+            const std::string path = relative + "/" + entry.name;
+            if (entry.type == RemoteEntryType::kFile) {
+                files.push_back(path);
+            } else if (entry.type == RemoteEntryType::kDirectory) {
+                if (relative == "output" && !checkpoints && entry.name.rfind("checkpoint-", 0) == 0) continue;
+                if (Status s = walk(path); !s.ok()) return s;
+            }
+        }
+        return Status::Ok();
+    };
+    Result<std::vector<RemoteDirEntry>> top = session.list_directory(run_dir);
+    if (!top.ok()) return top.status();
+    for (const RemoteDirEntry& entry : *top) {
+        const std::string& name = entry.name;
+        const bool slurm_output = name.rfind("slurm-", 0) == 0 && fs::path(name).extension() == ".out";
+        if (entry.type == RemoteEntryType::kFile &&
+            (name == "run.json" || name == "run.sbatch" || slurm_output))
+            files.push_back(name);
+        if (entry.type == RemoteEntryType::kDirectory && name == "output") {
+            if (Status s = walk(name); !s.ok()) return s;
+        }
+    }
+    return files;
 }
 
 Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const DeployRequest& request,

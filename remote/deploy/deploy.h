@@ -39,6 +39,13 @@ Result<std::string> resolve_remote_path(Session& session, const std::string& pat
 
 Result<Deployment> deploy_run(Session& session, const DeployRequest& request);
 
+// The files of a deployed run worth fetching, relative to its folder, found over SFTP (no shell, so any
+// name is safe): run.json, run.sbatch, slurm-*.out and the files under output/ (without
+// output/checkpoint-*/ unless `checkpoints`). inputs/, cache/ and the engine came from here and are not
+// walked; symbolic links are skipped.
+Result<std::vector<std::string>> list_run_outputs(Session& session, const std::string& run_dir,
+                                                  bool checkpoints);
+
 struct SubmittedRun {
     Deployment deployment;
     SubmittedJob job;

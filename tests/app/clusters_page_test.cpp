@@ -142,17 +142,24 @@ TEST(RemoteBrowser, ListsClusterFoldersAndPicksAFile) {
         profile("hpc"), {}, [](const remote::ClusterProfile&, const remote::SessionCallbacks&) {
             auto fake = std::make_unique<remote::FakeSession>();
             fake->on_exec_prefix("printf '%s' \"$HOME\"", remote::ExecResult{"/home/u", "", 0});
-            fake->on_exec_prefix("ls -1Ap -- /home/u/models",
-                                 remote::ExecResult{"config.json\nmodel.safetensors\n", "", 0});
-            fake->on_exec_prefix("ls -1Ap -- /home/u",
-                                 remote::ExecResult{".bashrc\ndata/\nmodels/\n", "", 0});
+            fake->put_file("/home/u/.bashrc", "");
+            fake->put_dir("/home/u/data");
+            fake->put_file("/home/u/models/config.json", "{}");
+            fake->put_file("/home/u/models/model.safetensors", "");
+            fake->put_dir("/scratch/u");
+            fake->put_symlink("/home/u/scratch", "/scratch/u");  // a link to a folder is a folder
+            fake->put_symlink("/home/u/dangling", "/nowhere");
             return Result<std::unique_ptr<remote::Session>>(
                 std::unique_ptr<remote::Session>(std::move(fake)));
         });
     RemoteBrowser browser(&session, false, QString());
-    ASSERT_TRUE(testing_util::wait_until([&] { return browser.entries()->count() == 3; }));
+    ASSERT_TRUE(testing_util::wait_until([&] { return browser.entries()->count() == 5; }));
     EXPECT_EQ(browser.current_dir(), "/home/u");
-    emit browser.entries()->itemDoubleClicked(browser.entries()->item(2));  // models/
+    QStringList shown;
+    for (int i = 0; i < browser.entries()->count(); ++i)
+        shown << browser.entries()->item(i)->text();
+    EXPECT_EQ(shown, (QStringList{".bashrc", "dangling", "data/", "models/", "scratch/"}));
+    emit browser.entries()->itemDoubleClicked(browser.entries()->item(3));  // models/
     ASSERT_TRUE(testing_util::wait_until([&] { return browser.current_dir() == "/home/u/models"; }));
     ASSERT_EQ(browser.entries()->count(), 2);
     emit browser.entries()->itemDoubleClicked(browser.entries()->item(0));

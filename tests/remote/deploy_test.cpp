@@ -3,8 +3,8 @@
 // submission with its pre-flight and record.
 #include <gtest/gtest.h>
 
-#include "temp_dir.h"
 #include <unistd.h>
+#include "temp_dir.h"
 
 #include <filesystem>
 #include <fstream>
@@ -182,6 +182,35 @@ TEST_F(Deploy, RefusedPreflightSubmitsNothing) {
     for (const std::string& command : session_.commands())
         EXPECT_EQ(command.find("--parsable"), std::string::npos);
     EXPECT_TRUE(RunRecordStore(records_dir.path()).list()->empty());
+}
+
+TEST(RunOutputs, ListsWhatFetchDownloadsOverSftp) {
+    FakeSession fake;
+    const std::string run = "/w/runs/it's $(x)";
+    fake.put_file(run + "/run.json", "{}");
+    fake.put_file(run + "/run.sbatch", "#!/bin/bash");
+    fake.put_file(run + "/slurm-12.out", "log");
+    fake.put_file(run + "/slurm-12.err", "not fetched");
+    fake.put_file(run + "/slipway-engine", "binary");
+    fake.put_file(run + "/inputs/train.jsonl", "{}");
+    fake.put_file(run + "/output/mllog.txt", "x");
+    fake.put_file(run + "/output/eval/first\nline.json", "{}");
+    fake.put_file(run + "/output/checkpoint-8/model.safetensors", "w");
+    fake.put_symlink(run + "/output/latest", "checkpoint-8");
+
+    auto listed = list_run_outputs(fake, run, false);
+    ASSERT_TRUE(listed.ok()) << listed.error();
+    EXPECT_EQ(*listed, (std::vector<std::string>{"output/eval/first\nline.json", "output/mllog.txt",
+                                                 "run.json", "run.sbatch", "slurm-12.out"}));
+    auto with_checkpoints = list_run_outputs(fake, run, true);
+    ASSERT_TRUE(with_checkpoints.ok()) << with_checkpoints.error();
+    EXPECT_EQ(with_checkpoints->size(), 6u);
+    EXPECT_EQ((*with_checkpoints)[0], "output/checkpoint-8/model.safetensors");
+    EXPECT_TRUE(fake.commands().empty());  // no shell involved
+
+    auto missing = list_run_outputs(fake, "/w/runs/gone", false);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().find("/w/runs/gone"), std::string::npos) << missing.error();
 }
 
 }  // namespace
