@@ -13,12 +13,16 @@ Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> beat_store, c10::intrusive_
     : shared_(std::make_shared<Shared>()), rank_(rank), world_size_(world_size), interval_(interval) {
     shared_->beat_store = std::move(beat_store);
     shared_->probe_store = std::move(probe_store);
-    thread_ = std::thread([shared = shared_, key = key(rank), interval] {
+    thread_ = std::thread([shared = shared_, key = key(rank), progress_key = progress_key(rank), interval] {
         std::unique_lock<std::mutex> lock(shared->mutex);
         while (!shared->stopping) {
             lock.unlock();  // never hold the lock across a network call
             try {
                 shared->beat_store->add(key, 1);
+                if (const int64_t progress = shared->progress.load(); progress >= 0) {
+                    const std::string value = std::to_string(progress);
+                    shared->beat_store->set(progress_key, std::vector<uint8_t>(value.begin(), value.end()));
+                }
             } catch (const std::exception&) {
                 // The store is gone (rank 0 exited): the collective that depends on it reports the failure.
             }
@@ -48,6 +52,51 @@ void Heartbeat::detach() {
 
 std::string Heartbeat::key(int64_t rank) {
     return "slipway/heartbeat/" + std::to_string(rank);
+}
+
+std::string Heartbeat::progress_key(int64_t rank) {
+    return "slipway/progress/" + std::to_string(rank);
+}
+
+bool Heartbeat::publish(const std::string& key, const std::string& value, std::chrono::milliseconds limit) {
+    try {
+        return run_with_deadline<bool>(
+                   [shared = shared_, key, value] {
+                       std::lock_guard<std::mutex> lock(shared->probe_mutex);
+                       shared->probe_store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
+                       return true;
+                   },
+                   limit)
+            .value_or(false);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+std::optional<std::string> Heartbeat::read(const std::string& key, std::chrono::milliseconds limit) {
+    try {
+        return run_with_deadline<std::optional<std::string>>(
+                   [shared = shared_, key]() -> std::optional<std::string> {
+                       std::lock_guard<std::mutex> lock(shared->probe_mutex);
+                       if (!shared->probe_store->check({key})) return std::nullopt;
+                       const std::vector<uint8_t> bytes = shared->probe_store->get(key);
+                       return std::string(bytes.begin(), bytes.end());
+                   },
+                   limit)
+            .value_or(std::nullopt);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<int64_t> Heartbeat::progress_of(int64_t rank, std::chrono::milliseconds limit) {
+    const std::optional<std::string> text = read(progress_key(rank), limit);
+    if (!text) return std::nullopt;
+    try {
+        return std::stoll(*text);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
 }
 
 std::optional<int64_t> Heartbeat::beats_of(int64_t rank, std::chrono::milliseconds limit) {

@@ -2,6 +2,9 @@
 // its own store connection. When a collective fails, the ranks whose counters stopped moving are the
 // ones lost (killed, frozen by SIGSTOP, or on a dead node); a master that does not answer (rank 0 frozen
 // or gone) shows as a store that gives no answer within the deadline. Nothing here can block forever.
+//
+// Each beat also publishes the rank's progress (a number its training thread sets as it passes points of
+// a step): a rank that still beats but whose progress lags the others' has a hung training thread.
 #pragma once
 
 #include <atomic>
@@ -46,7 +49,16 @@ public:
     // Stops beating without waiting for a beat that may be stuck on a frozen master (for abandon()).
     void detach();
 
+    // Published with the next beat (cheap: an atomic store).
+    void set_progress(int64_t progress) { shared_->progress.store(progress); }
+    // Rank `rank`'s last published progress; nullopt when none yet or the store did not answer.
+    std::optional<int64_t> progress_of(int64_t rank, std::chrono::milliseconds limit);
+    // Small records beside the counters (why a rank gave up), through the probe connection, with a deadline.
+    bool publish(const std::string& key, const std::string& value, std::chrono::milliseconds limit);
+    std::optional<std::string> read(const std::string& key, std::chrono::milliseconds limit);
+
     static std::string key(int64_t rank);
+    static std::string progress_key(int64_t rank);
 
 private:
     void run();
@@ -56,6 +68,7 @@ private:
         std::mutex mutex;
         std::condition_variable wake;
         bool stopping = false;
+        std::atomic<int64_t> progress{-1};
         std::mutex probe_mutex;  // one request at a time on the probe connection
     };
     std::shared_ptr<Shared> shared_;

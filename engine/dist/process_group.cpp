@@ -1,6 +1,7 @@
 // DistContext (process_group.h): TCPStore rendezvous, the c10d process group, heartbeat, small collectives.
 #include "dist/process_group.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
@@ -261,7 +262,27 @@ void DistContext::broadcast_from_main(const std::vector<torch::Tensor>& tensors,
     c10d::broadcast_coalesced(group_, data, bucket_bytes, 0);
 }
 
+void DistContext::mark_progress(int64_t step, StepPoint point) {
+    heartbeat_->set_progress(3 * step + static_cast<int64_t>(point));
+}
+
+namespace {
+
+std::string rank_list(const std::vector<int64_t>& ranks) {
+    std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+    for (size_t i = 0; i < ranks.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(ranks[i]);
+    return text;
+}
+
+std::string gave_up_key(int64_t rank) {
+    return "slipway/gave_up/" + std::to_string(rank);
+}
+
+}  // namespace
+
 std::string DistContext::describe_failure(const std::string& what, int64_t step) {
+    const auto limit = std::chrono::milliseconds(3000);
     std::ostringstream message;
     const std::string context = backend_ + " said: " + what;
     const Heartbeat::Silence silence = heartbeat_->find_silent_ranks(std::chrono::milliseconds(2000));
@@ -270,16 +291,48 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
         message << "the run lost rank 0 (the rendezvous master " << env_.master_addr << ":"
                 << env_.master_port << " does not answer: " << silence.store_error << ") during step " << step
                 << "; " << context;
-    } else if (!silence.silent_ranks.empty()) {
-        message << "the run lost " << (silence.silent_ranks.size() == 1 ? "rank " : "ranks ");
-        for (size_t i = 0; i < silence.silent_ranks.size(); ++i)
-            message << (i ? ", " : "") << silence.silent_ranks[i];
-        message << " (no heartbeat: killed, frozen or on a dead node) during step " << step << "; "
-                << context;
+        return message.str();
+    }
+    // Silent ranks that left a record stopped because of the failure; the others are where it began.
+    std::vector<int64_t> lost, followed;
+    std::string followed_reason;
+    for (const int64_t r : silence.silent_ranks) {
+        if (std::optional<std::string> reason = heartbeat_->read(gave_up_key(r), limit)) {
+            followed.push_back(r);
+            if (followed_reason.empty()) followed_reason = *reason;
+        } else {
+            lost.push_back(r);
+        }
+    }
+    // Among the ranks that still beat, one whose training thread lags this rank's is hung.
+    std::vector<int64_t> hung;
+    const std::optional<int64_t> mine = heartbeat_->progress_of(env_.rank, limit);
+    if (lost.empty() && mine) {
+        for (int64_t r = 0; r < env_.world_size; ++r) {
+            if (r == env_.rank || std::count(silence.silent_ranks.begin(), silence.silent_ranks.end(), r))
+                continue;
+            const std::optional<int64_t> theirs = heartbeat_->progress_of(r, limit);
+            if (theirs && *theirs < *mine) hung.push_back(r);
+        }
+    }
+    if (!lost.empty()) {
+        message << "the run lost " << rank_list(lost)
+                << " (no heartbeat: killed, frozen or on a dead node) during step " << step;
+        if (!followed.empty()) message << " (" << rank_list(followed) << " already stopped because of it)";
+        message << "; " << context;
+    } else if (!hung.empty()) {
+        message
+            << "the run lost " << rank_list(hung) << " during step " << step
+            << ": its heartbeat still beats but its training thread is stuck behind this rank's (a hang in "
+               "data loading, a deadlock or a stuck kernel); "
+            << context;
+    } else if (!followed.empty()) {
+        message << rank_list(followed) << " stopped first: " << followed_reason;
     } else {
-        // Every peer still beats: the error is this rank's own (or the network's), not a lost rank.
+        // Every peer still beats and keeps up: the error is this rank's own (or the network's).
         message << "step " << step << " failed here while every other rank still answers: " << context;
     }
+    (void)heartbeat_->publish(gave_up_key(env_.rank), message.str(), limit);
     return message.str();
 }
 

@@ -57,8 +57,16 @@ public:
     // Rank 0's values into every rank's tensors (DDP's initial sync), in buckets of `bucket_bytes`.
     void broadcast_from_main(const std::vector<torch::Tensor>& tensors, size_t bucket_bytes);
 
-    // After a collective threw: which ranks stopped answering (from the heartbeats), the step, and
-    // what the collective said. Takes a couple of seconds (it watches the heartbeats move).
+    // Where the training thread is, published with the heartbeat: a rank that still beats but lags the
+    // others' progress has a hung training thread, and the failure message names it.
+    enum class StepPoint { kStart = 0, kSyncBackward = 1, kStepEnd = 2 };
+    void mark_progress(int64_t step, StepPoint point);
+
+    // After a collective threw: which rank the run lost and how — no heartbeat (killed, frozen, dead
+    // node), or beating with a training thread stuck behind the others — the step, and what the
+    // collective said. Ranks that already gave up because of the same failure (they leave a record) are
+    // not blamed: with more than two ranks the message names the rank that failed first. Publishes this
+    // rank's own record. Takes a couple of seconds (it watches the heartbeats move).
     std::string describe_failure(const std::string& what, int64_t step);
     // A failed group must not be destroyed: its destructor waits for work a dead peer never finishes.
     // Leaks the group and the stores on purpose; the process is about to exit.

@@ -26,6 +26,7 @@
 #include "train/batches.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
+#include "train/fault_injection.h"
 #include "train/outputs.h"
 #include "train/progress.h"
 #include "train/schedule.h"
@@ -383,6 +384,10 @@ Result<TrainReport> TrainingRun::loop() {
 
     for (int64_t step = start_.step; step < total_steps_; ++step) {
         current_step_ = step + 1;
+        if (dist_) {
+            dist_->mark_progress(current_step_, dist::DistContext::StepPoint::kStart);
+            hang_here_if_injected(rank(), current_step_);
+        }
         const double lr = schedule_->lr(step);
         double step_loss = 0;
         for (int64_t micro = 0; micro < accumulation; ++micro) {
@@ -403,7 +408,10 @@ Result<TrainReport> TrainingRun::loop() {
             }
             const torch::Tensor scaled =
                 accumulation == 1 ? r.loss : r.loss / static_cast<double>(accumulation);
-            if (sync) reducer_->before_sync_backward(scaled);
+            if (sync) {
+                reducer_->before_sync_backward(scaled);
+                dist_->mark_progress(current_step_, dist::DistContext::StepPoint::kSyncBackward);
+            }
             scaled.backward();  // with the reducer: returns with every gradient averaged over ranks
             step_loss += r.loss.item<double>() / static_cast<double>(accumulation);
         }
@@ -411,6 +419,7 @@ Result<TrainReport> TrainingRun::loop() {
         bool stop = options_.stop_requested && options_.stop_requested->load();
         if (dist_) {
             std::vector<double> shared{step_loss, stop ? 1.0 : 0.0};
+            dist_->mark_progress(current_step_, dist::DistContext::StepPoint::kStepEnd);
             dist_->allreduce_sum(shared);
             step_loss = shared[0] / static_cast<double>(world_size());
             stop = shared[1] > 0;

@@ -308,6 +308,42 @@ TEST_F(DistTrain, FrozenMasterEndsTheRunWithinTheTimeout) {
     expect_freeze_ends_the_run(*this, dir_, 0, "1: train: rank 1: the run lost rank 0", "does not answer");
 }
 
+// A training thread that hangs while the process lives on (its heartbeat thread keeps beating): the
+// others name it from its progress, which lags theirs.
+TEST_F(DistTrain, HungTrainingThreadIsNamedWhileItsHeartbeatBeats) {
+    const int timeout_s = 5;
+    Child launcher(launch_argv(2, write_config("hung", {{"training", {{"eval_steps", nullptr}}}}),
+                               long_run_flags(timeout_s), {"--grace-s", "1"}),
+                   dir_ / "hung.out", dir_ / "hung.err", {"SLIPWAY_FAULT_HANG_AT=1:4"});
+    const std::string message =
+        "0: train: rank 0: the run lost rank 1 during step 4: its heartbeat still beats";
+    ASSERT_TRUE(launcher.wait_for_text(message, 120)) << slurp((dir_ / "hung.err").string());
+    const Finished f = launcher.wait(30);
+    EXPECT_EQ(f.exit_code, 1) << f.err;
+    EXPECT_NE(f.err.find("1: rank 1: SLIPWAY_FAULT_HANG_AT: the training thread hangs at step 4"),
+              std::string::npos)
+        << f.err;
+}
+
+// With three ranks, the rank that was killed is the one named by every survivor, also by a survivor that
+// diagnoses after another survivor already gave up and stopped beating.
+TEST_F(DistTrain, ThreeRanksNameTheRankThatFailedFirst) {
+    const int timeout_s = 20;
+    Child launcher(launch_argv(3, write_config("three", {{"training", {{"eval_steps", nullptr}}}}),
+                               long_run_flags(timeout_s), {"--grace-s", "120"}),
+                   dir_ / "three.out", dir_ / "three.err");
+    ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 180)) << slurp((dir_ / "three.err").string());
+    const pid_t rank2 = launcher.rank_pid(2);
+    ASSERT_GT(rank2, 0);
+    kill(rank2, SIGKILL);
+    const Finished f = launcher.wait(timeout_s + 40);
+    EXPECT_NE(f.exit_code, 0);
+    EXPECT_NE(f.err.find("0: train: rank 0: the run lost rank 2 "), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("1: train: rank 1: the run lost rank 2 "), std::string::npos) << f.err;
+    for (const char* wrong : {"lost rank 0", "lost rank 1", "lost ranks"})
+        EXPECT_EQ(f.err.find(wrong), std::string::npos) << wrong << " in\n" << f.err;
+}
+
 TEST_F(DistTrain, SigtermSavesACheckpointAndLogsAborted) {
     Child launcher(
         launch_argv(2, write_config("term", {{"training", {{"eval_steps", nullptr}}}}), long_run_flags(60)),
