@@ -35,6 +35,8 @@ public:
     ClusterSession* session(const std::string& profile_name);
     // Replaces how sessions connect (tests use a FakeSession); applies to sessions made afterwards.
     void set_connector(ClusterSession::Connector connector) { connector_ = std::move(connector); }
+    // How sessions connect (empty: libssh); image jobs open their own connection the same way.
+    const ClusterSession::Connector& connector() const { return connector_; }
 
     Status add_profile(const remote::ClusterProfile& profile);  // or replace by name
     Status remove_profile(const std::string& name);

@@ -23,6 +23,7 @@
 
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
+#include "editor/container_panel.h"
 #include "editor/field_editor.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
@@ -130,6 +131,11 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     });
 
     connect(clusters_, &ClustersPage::profiles_changed, editor_, &RunEditor::set_profiles);
+    connect(editor_->container_panel(), &ContainerPanel::image_task_requested, this,
+            [this](ImageAction action, const QString& image) {
+                if (const Status s = start_image_task(action, image); !s.ok())
+                    statusBar()->showMessage(QString::fromStdString(s.message()));
+            });
     connect(editor_, &RunEditor::remote_browse_requested, this,
             [this](const QString& profile, const std::string& pointer, bool folder) {
                 ClusterSession* session = clusters_->session(profile.toStdString());

@@ -23,6 +23,8 @@ class QSystemTrayIcon;
 namespace slipway::app {
 
 class ClustersPage;
+class ImageJob;
+enum class ImageAction;
 class LocalRunner;
 class MonitorWidget;
 class RunEditor;
@@ -58,6 +60,11 @@ public:
     // Follows a log on a cluster (a slurm-N.out of a job started elsewhere, a finished run's log) in the
     // monitor, over the cluster's session.
     Result<int> open_remote_log(const QString& profile, const QString& path);
+
+    // Builds the editor's image on its target cluster, or imports it to the run's .sqsh (the Container
+    // page's buttons): an ImageJob on a worker thread, its output streamed into the page.
+    Status start_image_task(ImageAction action, const QString& image);
+    ImageJob* image_job() const { return image_job_; }
 
     // Loads a stored run into the monitor / follows its log again from the stored offset.
     Result<int> show_history_run(int64_t run_id);
@@ -124,6 +131,7 @@ private:
     QMap<int, RemoteRun> remote_runs_;      // monitor key -> its cluster job
     QMap<int, LocalRunner*> local_runs_;    // monitor key -> its engine process
     QMap<int, int64_t> local_history_ids_;  // monitor key -> history id
+    ImageJob* image_job_ = nullptr;         // the last image build or import
 };
 
 }  // namespace slipway::app

@@ -1,17 +1,21 @@
 // MainWindow, the cluster half: submitting a run to a cluster profile, following its job (log over SSH,
-// Slurm state), and opening any log that lives on a cluster. Every remote call goes through the profile's
-// ClusterSession (a worker thread); answers come back as queued signals matched by request or follow id.
+// Slurm state), opening any log that lives on a cluster, and building or importing the run's image there.
+// Every remote call goes through the profile's ClusterSession (a worker thread); answers come back as queued
+// signals matched by request or follow id.
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTimer>
 
+#include "clusters/cluster_dialogs.h"
 #include "clusters/cluster_session.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
+#include "editor/container_panel.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
+#include "images/image_job.h"
 #include "local/engine_command.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
@@ -196,6 +200,33 @@ Result<int> MainWindow::open_remote_log(const QString& profile, const QString& p
     });
     show_page(kMonitorPage);
     return key;
+}
+
+Status MainWindow::start_image_task(ImageAction action, const QString& image) {
+    const std::optional<remote::ClusterProfile> target = editor_->target_profile();
+    if (!target) return Status::Error("the run goes to This computer, which has no build host");
+    if (image_job_ != nullptr && image_job_->running()) return Status::Error("an image job is running");
+    ImageTask task;
+    task.action = action;
+    task.config = editor_->document().config();
+    task.image = image.toStdString();
+    if (action == ImageAction::kImport) task.sqsh = task.config.slurm.container_image;
+    task.source_root = resource_root_.toStdString();
+    delete image_job_;  // the last one has finished
+    image_job_ = new ImageJob(*target, make_gui_callbacks(this), clusters_->connector(), this);
+    ContainerPanel* panel = editor_->container_panel();
+    connect(image_job_, &ImageJob::output, panel, &ContainerPanel::append_output);
+    connect(image_job_, &ImageJob::finished, this, [this, panel](bool ok, const QString& message) {
+        panel->set_running(false);
+        panel->show_result(ok, message);
+        statusBar()->showMessage(message);
+    });
+    panel->set_running(true);
+    image_job_->start(std::move(task));
+    statusBar()->showMessage(tr("%1 %2 on %3...")
+                                 .arg(action == ImageAction::kBuild ? tr("Building") : tr("Importing"), image,
+                                      QString::fromStdString(target->name)));
+    return Status::Ok();
 }
 
 }  // namespace slipway::app

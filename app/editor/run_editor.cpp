@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "contract/run_config_schema.h"
+#include "editor/container_panel.h"
 #include "editor/field_editor.h"
 #include "editor/presets.h"
 #include "editor/script_import.h"
@@ -116,18 +117,8 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
         c.ok()) {
         catalogue_ = std::move(*c);
     }
-    auto* container_bottom = new QWidget(this);
-    auto* container_layout = new QVBoxLayout(container_bottom);
-    container_layout->setContentsMargins(0, 8, 0, 0);
-    base_image_ = new QLabel(container_bottom);
-    base_image_->setWordWrap(true);
-    container_layout->addWidget(base_image_);
-    container_layout->addWidget(
-        new QLabel(tr("<b>Dockerfile</b> (live; build it with enroot on the cluster)"), container_bottom));
-    dockerfile_ = make_text_view(container_bottom);
-    dockerfile_->setMinimumHeight(260);
-    container_layout->addWidget(dockerfile_);
-    pages_->addTab(make_page({"container"}, nullptr, container_bottom), tr("Container"));
+    container_ = new ContainerPanel(this);
+    pages_->addTab(make_page({"container"}, nullptr, container_), tr("Container"));
     if (FieldEditor* base = field("/container/base"); base != nullptr && catalogue_) {
         QStringList images;
         for (const remote::NgcImage& image : catalogue_->images)
@@ -182,6 +173,7 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     target_->setMinimumWidth(180);
     target_->setToolTip(tr("Where the run goes: this computer, or a cluster profile (Clusters page)"));
     target_->addItem(tr("This computer"));
+    connect(target_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { refresh_container(); });
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(problems_summary_, 1);
     bottom->addWidget(new QLabel(tr("Run on:"), this));
@@ -401,30 +393,50 @@ remote::ClusterProfile RunEditor::sbatch_profile() const {
 }
 
 void RunEditor::refresh_renders() {
-    if (dockerfile_ == nullptr || sbatch_ == nullptr) return;  // still being built
+    if (container_ == nullptr || sbatch_ == nullptr) return;  // still being built
     const RunConfig& c = doc_.config();
-    if (catalogue_) {
-        const std::optional<std::string> tag = remote::ngc_pytorch_tag(c.container.base);
-        const remote::NgcImage* image = tag ? catalogue_->find(*tag) : nullptr;
-        base_image_->setText(image != nullptr ? tr("<b>%1</b>: %2")
-                                                    .arg(QString::fromStdString(image->image()),
-                                                         QString::fromStdString(image->summary()))
-                                              : tr("%1 is not in the NGC PyTorch catalogue (%2 images known)")
-                                                    .arg(QString::fromStdString(c.container.base))
-                                                    .arg(catalogue_->images.size()));
-    }
-    remote::DockerfileOptions options;
-    options.catalogue = catalogue_ ? &*catalogue_ : nullptr;
-    const Result<std::string> dockerfile = remote::render_dockerfile(c, options);
-    dockerfile_->setPlainText(
-        dockerfile.ok() ? QString::fromStdString(*dockerfile)
-                        : tr("# Cannot render the Dockerfile:\n# %1")
-                              .arg(QString::fromStdString(dockerfile.error()).replace('\n', "\n# ")));
+    refresh_container();
     const Result<std::string> sbatch = remote::render_sbatch_script(c, sbatch_profile());
     sbatch_->setPlainText(sbatch.ok()
                               ? QString::fromStdString(*sbatch)
                               : tr("# Cannot render the sbatch script:\n# %1")
                                     .arg(QString::fromStdString(sbatch.error()).replace('\n', "\n# ")));
+}
+
+void RunEditor::refresh_container() {
+    if (container_ == nullptr) return;
+    const RunConfig& c = doc_.config();
+    QString base;
+    if (catalogue_) {
+        const std::optional<std::string> tag = remote::ngc_pytorch_tag(c.container.base);
+        const remote::NgcImage* image = tag ? catalogue_->find(*tag) : nullptr;
+        base = image != nullptr ? tr("<b>%1</b>: %2")
+                                      .arg(QString::fromStdString(image->image()),
+                                           QString::fromStdString(image->summary()))
+                                : tr("%1 is not in the NGC PyTorch catalogue (%2 images known)")
+                                      .arg(QString::fromStdString(c.container.base))
+                                      .arg(catalogue_->images.size());
+    }
+    remote::DockerfileOptions options;
+    options.catalogue = catalogue_ ? &*catalogue_ : nullptr;
+    // Packages as typed, torch or unpinned ones too: the linter points at them. Build stays disabled
+    // until the config is valid, and a build renders with validation.
+    options.require_valid_config = false;
+    container_->show_dockerfile(base, remote::render_dockerfile(c, options));
+    container_->update_actions(c, doc_.valid(), target_profile());
+}
+
+QPlainTextEdit* RunEditor::dockerfile_preview() const {
+    return container_->dockerfile_view();
+}
+
+std::optional<remote::ClusterProfile> RunEditor::target_profile() const {
+    if (target_ == nullptr) return std::nullopt;  // still being built
+    const QString name = submit_target();
+    for (const remote::ClusterProfile& p : profiles_) {
+        if (!name.isEmpty() && QString::fromStdString(p.name) == name) return p;
+    }
+    return std::nullopt;
 }
 
 Status RunEditor::load_file(const QString& path) {

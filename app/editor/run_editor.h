@@ -26,6 +26,7 @@ class QTabWidget;
 
 namespace slipway::app {
 
+class ContainerPanel;
 class FieldEditor;
 
 class RunEditor : public QWidget {
@@ -58,12 +59,16 @@ public:
     QPlainTextEdit* preview() const { return preview_; }
     QComboBox* preset_box() const { return presets_; }
     QString derived_text() const;
-    QPlainTextEdit* dockerfile_preview() const { return dockerfile_; }
+    QPlainTextEdit* dockerfile_preview() const;
+    // The Container page's Dockerfile, lint findings and image build/import actions.
+    ContainerPanel* container_panel() const { return container_; }
     QPlainTextEdit* sbatch_preview() const { return sbatch_; }
     QComboBox* sbatch_profile_box() const { return sbatch_profile_; }
     QComboBox* target_box() const { return target_; }
     // Where Submit sends the run: "" for This computer, else a cluster profile's name.
     QString submit_target() const;
+    // That profile, or nothing for This computer.
+    std::optional<remote::ClusterProfile> target_profile() const;
 
     // The cluster profiles the sbatch preview can be rendered for (an example profile is always offered).
     void set_profiles(const std::vector<remote::ClusterProfile>& profiles);
@@ -85,6 +90,7 @@ private:
     void refresh(bool values);
     void refresh_model_info();
     void refresh_renders();
+    void refresh_container();
     remote::ClusterProfile sbatch_profile() const;
 
     QString resource_root_;
@@ -97,8 +103,7 @@ private:
     QListWidget* problem_list_;
     QPlainTextEdit* preview_;
     QPushButton* submit_;
-    QPlainTextEdit* dockerfile_ = nullptr;
-    QLabel* base_image_ = nullptr;
+    ContainerPanel* container_ = nullptr;
     QPlainTextEdit* sbatch_ = nullptr;
     QComboBox* sbatch_profile_ = nullptr;
     QComboBox* target_ = nullptr;

@@ -19,24 +19,13 @@
 namespace slipway::app {
 namespace {
 
-std::map<QString, QString> read_env(const QString& path) {
-    std::map<QString, QString> env;
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return env;
-    for (const QByteArray& line : f.readAll().split('\n')) {
-        const int eq = line.indexOf('=');
-        if (eq > 0) env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
-    }
-    return env;
-}
-
 TEST(RemoteRunEndToEnd, DemoOnTheLocalClusterIsFollowedLive) {
     const QString env_file = qEnvironmentVariable("SLIPWAY_CLUSTER_ENV");
     if (env_file.isEmpty() || !QFileInfo::exists(env_file))
         GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
     const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
-    std::map<QString, QString> env = read_env(env_file);
+    std::map<QString, QString> env = testing_util::read_env_file(env_file);
     testing_util::IsolatedHome home;
     qputenv("SLIPWAY_ENGINE", engine.toUtf8());
     qputenv("SLIPWAY_KNOWN_HOSTS", env["SLIPWAY_SSH_KNOWN_HOSTS"].toUtf8());

@@ -202,10 +202,17 @@ TEST_F(RunEditorTest, DockerfileAndSbatchPreviewsFollowTheConfig) {
     EXPECT_TRUE(editor.dockerfile_preview()->toPlainText().contains("FROM nvcr.io/nvidia/pytorch:24.04-py3"));
     editor.edit("/container/apt_packages", nlohmann::json::array({"htop"}));
     EXPECT_TRUE(editor.dockerfile_preview()->toPlainText().contains("htop"));
-    // torch must never be reinstalled over the image's own (seed 000): the render refuses and says why.
+    // torch must never be reinstalled over the image's own (seed 000): the field says why, the preview shows
+    // the package where the linter points at it (container_panel_test.cpp), and nothing can be submitted.
     editor.edit("/container/pip_packages", nlohmann::json::array({"torch==2.1.0"}));
-    EXPECT_TRUE(editor.dockerfile_preview()->toPlainText().startsWith("# Cannot render the Dockerfile"));
+    EXPECT_NE(editor.document().problems_at("/container/pip_packages/0").find("must not be reinstalled"),
+              std::string::npos);
+    EXPECT_TRUE(editor.dockerfile_preview()->toPlainText().contains("torch==2.1.0"));
     EXPECT_FALSE(editor.submit_button()->isEnabled());
+    // What cannot be rendered at all (an env value on two lines) says so in the preview.
+    editor.edit("/container/env", nlohmann::json::object({{"NOTE", "two\nlines"}}));
+    EXPECT_TRUE(editor.dockerfile_preview()->toPlainText().startsWith("# Cannot render the Dockerfile"));
+    editor.edit("/container/env", nlohmann::json::object());
     editor.edit("/container/pip_packages", nlohmann::json::array());
 
     EXPECT_TRUE(editor.sbatch_preview()->toPlainText().contains("#SBATCH --nodes=1"));

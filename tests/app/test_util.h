@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 
 #include <functional>
+#include <map>
 #include <string>
 
 namespace slipway::app::testing_util {
@@ -39,6 +40,18 @@ inline void append_file(const QString& path, const std::string& bytes) {
     QFile f(path);
     if (!f.open(QIODevice::Append)) return;
     f.write(bytes.data(), static_cast<qint64>(bytes.size()));
+}
+
+// KEY=VALUE lines of a file (the local cluster's cluster.env); empty when it cannot be read.
+inline std::map<QString, QString> read_env_file(const QString& path) {
+    std::map<QString, QString> env;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return env;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        const int eq = line.indexOf('=');
+        if (eq > 0) env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
+    }
+    return env;
 }
 
 // Runs the event loop until `done` or `timeout_ms`; returns done().
