@@ -104,6 +104,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
         remote_runs_.erase(it);
     });
     connect(monitor_, &MonitorWidget::loaded, this, [this](int key) {
+        runs_->reload();  // an opened log is in the history now, with its state
         if (const MonitorRun* r = monitor_->run(key)) {
             statusBar()->showMessage(tr("Read %1: %2 points, %3 bad MLLOG lines")
                                          .arg(r->log_path)
@@ -338,6 +339,7 @@ void MainWindow::rebuild_recent_menu() {
 Status MainWindow::open_log(const QString& path) {
     const Result<int> key = monitor_->open_log(path);
     if (!key.ok()) return key.status();
+    runs_->reload();
     show_page(kMonitorPage);
     statusBar()->showMessage(tr("Reading %1").arg(path));
     return Status::Ok();

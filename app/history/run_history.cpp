@@ -223,6 +223,42 @@ Status RunHistory::remove_run(int64_t run_id) {
                                QStringLiteral("cannot remove run %1").arg(run_id));
 }
 
+Result<int64_t> RunHistory::find_opened_log(const QString& path) const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare(QStringLiteral("SELECT id FROM runs WHERE cluster = ? AND log_path = ? ORDER BY id LIMIT 1"));
+    q.addBindValue(kOpenedLogSource);
+    q.addBindValue(path);
+    if (!q.exec()) return sql_error(QStringLiteral("cannot look up ") + path, q.lastError());
+    return q.next() ? static_cast<int64_t>(q.value(0).toLongLong()) : int64_t{0};
+}
+
+Result<int64_t> RunHistory::record_opened_log(const QString& path, const QString& name) {
+    const Result<int64_t> existing = find_opened_log(path);
+    if (!existing.ok()) return existing;
+    if (*existing == 0) {
+        RunRecord record;
+        record.name = name;
+        record.cluster = kOpenedLogSource;
+        record.state = QStringLiteral("reading");
+        record.log_path = path;
+        return add_run(record);
+    }
+    if (Status s = reset_points(*existing); !s.ok()) return s;
+    if (Status s = set_state(*existing, QStringLiteral("reading")); !s.ok()) return s;
+    return existing;
+}
+
+Status RunHistory::finish_opened_log(int64_t run_id, const RunMetrics& metrics) {
+    Result<RunRecord> record = run(run_id);
+    if (!record.ok()) return record.status();
+    record->state = QString::fromStdString(state_from_run_stop(metrics));
+    const std::optional<int64_t> start = metrics.run_start_ms ? metrics.run_start_ms : metrics.first_time_ms;
+    record->started = start ? QDateTime::fromMSecsSinceEpoch(*start) : QDateTime();
+    record->finished =
+        metrics.run_stop_ms ? QDateTime::fromMSecsSinceEpoch(*metrics.run_stop_ms) : QDateTime();
+    return update_run(*record);
+}
+
 Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& points,
                           const RunMetrics& metrics, uint64_t log_offset) {
     QSqlDatabase db = QSqlDatabase::database(connection_);

@@ -34,6 +34,9 @@ struct RunRecord {
 
 using MetricPointRow = std::pair<Metric, MetricSample>;
 
+// The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
+inline const QString kOpenedLogSource = QStringLiteral("log file");
+
 class RunHistory {
 public:
     // Opens (creating if needed) the database at `path`; its folder is created too.
@@ -50,6 +53,14 @@ public:
     Status update_run(const RunRecord& run);  // every column but the points and offset
     Status set_state(int64_t run_id, const QString& state, const QDateTime& finished = {});
     Status remove_run(int64_t run_id);
+
+    // The run of a log file opened before (cluster kOpenedLogSource, the same path); 0 when there is none.
+    Result<int64_t> find_opened_log(const QString& path) const;
+    // That run with its points and offset dropped, so the file is read again; a new run when there is
+    // none. Opening a file twice never makes two runs.
+    Result<int64_t> record_opened_log(const QString& path, const QString& name);
+    // Once the file is read: its state from run_stop, started and finished from run_start and run_stop.
+    Status finish_opened_log(int64_t run_id, const RunMetrics& metrics);
 
     // Appends points and moves the log offset, atomically; `metrics` (the run's curves so far) gives
     // the run-level facts stored with them (target, total steps, status, start time).

@@ -219,9 +219,20 @@ Result<int> MonitorWidget::open_log(const QString& path) {
         return Result<int>::Error("cannot open log file '" + path.toStdString() + "': " +
                                   (info.exists() ? "not a readable file" : "No such file or directory"));
     }
+    // Kept in the history like a run (one per file: opening it again reads it again into the same run).
+    int64_t history_id = 0;
+    if (history_ != nullptr) {
+        const QString path = info.canonicalFilePath();
+        if (const Result<int64_t> before = history_->find_opened_log(path); before.ok()) {
+            if (const int shown = run_for_history(*before)) remove_run(shown);  // before its points go
+        }
+        if (const Result<int64_t> id = history_->record_opened_log(path, info.fileName()); id.ok())
+            history_id = *id;
+    }
     const int key = add_run(info.fileName(), tr("opened"));
     MonitorRun& run = runs_[key];
     run.log_path = info.absoluteFilePath();
+    run.history_id = history_id;
     run.loading = true;
     run.follow_id = follow_->follow(run.log_path);
     update_status();
@@ -443,6 +454,8 @@ void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
         if (batch.finished) {
             run.loading = false;
             run.follow_id = 0;
+            if (history_ != nullptr && run.history_id != 0)
+                history_->finish_opened_log(run.history_id, run.metrics);
             if (run.key == current_) refresh_log_view();
             emit loaded(run.key);
         } else {

@@ -65,6 +65,7 @@ public:
 
     // Reads a whole log file (any MLLOG log: an MLPerf result, a slurm-N.out, an engine mllog.txt) and
     // adds it as a run; `loaded(key)` is emitted when it is read. Fails at once when the file is missing.
+    // With a history, the file is stored as a run there (state from its run_stop), one run per file.
     Result<int> open_log(const QString& path);
     // Follows a log that is being written (live run). `history_id` stores points and offset there;
     // `offset`/`initial` resume a run already partly stored.

@@ -1,18 +1,22 @@
 // GUI tests of the main window (offscreen): menus and pages, real MLPerf logs in the monitor with the
-// hand-checked point counts, following a growing log, settings and history across a restart.
+// hand-checked point counts, following a growing log, settings and history across a restart, opened log
+// files kept in the history (one run per file, state from run_stop).
 #include "main_window.h"
 
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QFileInfo>
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include "history/run_history.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
+#include "runs_page.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -167,6 +171,51 @@ TEST_F(MainWindowTest, FollowedRunComesBackFromTheHistoryAfterARestart) {
     ASSERT_TRUE(resumed.ok());
     EXPECT_TRUE(wait_until([&] { return points(window.monitor(), *resumed, Metric::kTrainLoss) == 3; }));
     EXPECT_TRUE(wait_until([&] { return *window.history()->point_count(id) == 3; }));
+}
+
+TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
+    const QString juniper = fixture_log("juniper-h100n1-result_0.txt");
+    QTemporaryDir dir;
+    const QString unfinished = dir.filePath("slurm-42.out");
+    append_file(unfinished,
+                "starting\n" + mllog_line("train_loss", 3.0, 1, 8) + mllog_line("train_loss", 2.5, 2, 16));
+    int64_t id = 0;
+    {
+        MainWindow window(history_path());
+        open_and_wait(window, juniper);
+        open_and_wait(window, unfinished);
+        const Result<std::vector<RunRecord>> runs = window.history()->runs();
+        ASSERT_TRUE(runs.ok());
+        ASSERT_EQ(runs->size(), 2u);
+        const RunRecord& mlperf = (*runs)[1];  // newest first
+        id = mlperf.id;
+        EXPECT_EQ(mlperf.name, "juniper-h100n1-result_0.txt");
+        EXPECT_EQ(mlperf.cluster, kOpenedLogSource);
+        EXPECT_EQ(mlperf.log_path, QFileInfo(juniper).canonicalFilePath());
+        EXPECT_EQ(mlperf.state, "completed");                           // run_stop status success
+        EXPECT_EQ(mlperf.finished.toMSecsSinceEpoch(), 1715157926587);  // run_stop's time_ms
+        EXPECT_TRUE(mlperf.started.isValid());
+        EXPECT_EQ(*window.history()->point_count(id), 46 + 7);  // train_loss + eval_accuracy
+        EXPECT_EQ((*runs)[0].state, "incomplete");              // no run_stop
+        EXPECT_EQ(*window.history()->point_count((*runs)[0].id), 2);
+        EXPECT_EQ(window.runs_page()->findChild<QTableWidget*>()->rowCount(), 2);
+
+        // Opened again (the file may have grown): the same run, read again, shown once in the monitor.
+        const size_t shown_before = window.monitor()->run_keys().size();
+        open_and_wait(window, fixture_log("../mlperf-logs/juniper-h100n1-result_0.txt"));
+        EXPECT_EQ(window.monitor()->run_keys().size(), shown_before);
+        ASSERT_EQ(window.history()->runs()->size(), 2u);
+        EXPECT_EQ(*window.history()->point_count(id), 46 + 7);
+        EXPECT_EQ(window.history()->run(id)->state, "completed");
+    }
+    // After a restart the plots come back from the history alone.
+    MainWindow window(history_path());
+    EXPECT_EQ(window.runs_page()->findChild<QTableWidget*>()->rowCount(), 2);
+    const Result<int> shown = window.show_history_run(id);
+    ASSERT_TRUE(shown.ok()) << shown.error();
+    EXPECT_EQ(points(window.monitor(), *shown, Metric::kTrainLoss), 46);
+    EXPECT_EQ(points(window.monitor(), *shown, Metric::kEvalAccuracy), 7);
+    EXPECT_EQ(window.monitor()->run(*shown)->state, "completed");
 }
 
 }  // namespace
