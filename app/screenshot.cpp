@@ -5,8 +5,10 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QListWidget>
 #include <QTabWidget>
 
+#include "editor/container_panel.h"
 #include "editor/run_editor.h"
 #include "local/engine_command.h"
 #include "main_window.h"
@@ -79,8 +81,20 @@ Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
         if (Status s = grab(QStringLiteral("editor-preview-sbatch")); !s.ok()) return s;
         preview->setCurrentIndex(0);
     }
-    // A mistake, to show how a field with a problem looks and that Submit is then disabled.
+    // Packages typed into the Container page that the linter warns about: torch over the NGC one (seed 000)
+    // and an unpinned package, each pointed at on its line of the Dockerfile.
     const RunDocument demo = window.editor()->document();
+    window.editor()->pages()->setCurrentIndex(RunEditor::kContainer);
+    window.editor()->edit("/container/apt_packages", nlohmann::json::array({"htop"}));
+    window.editor()->edit("/container/pip_packages", nlohmann::json::array({"transformers", "torch==2.4.0"}));
+    ContainerPanel* container = window.editor()->container_panel();
+    if (container->findings()->count() > 0) {  // as a click on the first finding does
+        container->findings()->setCurrentRow(0);
+        container->select_line(container->findings()->item(0)->data(Qt::UserRole).toInt());
+    }
+    if (Status s = grab(QStringLiteral("editor-container-lint")); !s.ok()) return s;
+    window.editor()->set_document(demo);
+    // A mistake, to show how a field with a problem looks and that Submit is then disabled.
     window.editor()->pages()->setCurrentIndex(RunEditor::kHyperparameters);
     window.editor()->edit("/training/learning_rate", -0.001);
     window.editor()->edit("/training/lr_scheduler_type", "cosine_typo");

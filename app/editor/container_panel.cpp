@@ -177,8 +177,13 @@ void ContainerPanel::refresh_actions() {
     tag_->setEnabled(!running_);
     // The reasons on screen too, not only in tooltips.
     QStringList why;
-    if (!build_->isEnabled()) why << tr("Build: %1").arg(build_->toolTip());
-    if (!import_->isEnabled() && !running_) why << tr("Import: %1").arg(import_->toolTip());
+    const bool same = build_->toolTip() == import_->toolTip();
+    if (!build_->isEnabled() && !import_->isEnabled() && same) {
+        if (!running_) why << build_->toolTip();
+    } else {
+        if (!build_->isEnabled()) why << tr("Build: %1").arg(build_->toolTip());
+        if (!import_->isEnabled()) why << tr("Import: %1").arg(import_->toolTip());
+    }
     hint_->setText(why.join(QLatin1Char('\n')));
     hint_->setVisible(!why.isEmpty());
 }

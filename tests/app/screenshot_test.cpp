@@ -35,13 +35,14 @@ TEST(Screenshot, WritesAPngOfEveryPage) {
                             "06-editor-container.png",
                             "07-editor-preview.png",
                             "08-editor-preview-sbatch.png",
-                            "09-editor-invalid.png",
-                            "10-monitor.png",
-                            "11-clusters.png"};
+                            "09-editor-container-lint.png",
+                            "10-editor-invalid.png",
+                            "11-monitor.png",
+                            "12-clusters.png"};
     // With a demo run's log in build/demo-run (packaging/demo.sh), one more picture: the engine's own run.
     if (QFileInfo::exists(SLIPWAY_SOURCE_DIR "/build/demo-run/mllog.txt")) {
-        expected.last() = "11-monitor-engine-run.png";
-        expected << "12-clusters.png";
+        expected.last() = "12-monitor-engine-run.png";
+        expected << "13-clusters.png";
     }
     EXPECT_EQ(names, expected);
     // The monitor held the three fixture logs when it was grabbed.
