@@ -52,7 +52,7 @@ at::ScalarType scalar_type(ElementType type) {
 // the adapter is the one NCCL's takes.
 class GlooHostCommunicator : public Communicator {
 public:
-    GlooHostCommunicator(c10::intrusive_ptr<c10d::ProcessGroup> gloo, int rank)
+    GlooHostCommunicator(c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo, int rank)
         : gloo_(std::move(gloo)), rank_(rank) {}
     std::string name() const override { return "gloo-host"; }
     bool takes_device_memory() const override { return false; }
@@ -94,7 +94,7 @@ private:
     static at::Tensor view(void* data, size_t count, ElementType type) {
         return torch::from_blob(data, {static_cast<int64_t>(count)}, torch::TensorOptions(scalar_type(type)));
     }
-    c10::intrusive_ptr<c10d::ProcessGroup> gloo_;
+    c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo_;  // a Backend in 2.x, a ProcessGroup in 1.x
     int rank_;
 };
 
