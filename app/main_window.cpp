@@ -176,6 +176,8 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
             for (const RunRecord& r : *runs) {
                 if (r.cluster == kLocalProfile && r.state == QLatin1String("running")) {
                     history_->set_state(r.id, QStringLiteral("interrupted"));
+                } else if (r.state == kFollowingState) {  // a cluster log no longer followed
+                    history_->set_state(r.id, QStringLiteral("incomplete"));
                 }
             }
         }
@@ -526,6 +528,10 @@ Result<int> MainWindow::resume_history_run(int64_t run_id) {
     if (const int existing = monitor_->run_for_history(run_id)) {
         monitor_->remove_run(existing);  // run_removed stops its follow and state polling
     }
+    // A log on a cluster opened by hand: followed again there from where it stopped.
+    const bool on_cluster =
+        !run->cluster.isEmpty() && run->cluster != kLocalProfile && run->cluster != kOpenedLogSource;
+    if (on_cluster && run->job_id.isEmpty()) return open_remote_log(run->cluster, run->log_path);
     // A cluster run: its log is on the login node; follow it there from the stored offset (a reconnect
     // after the app or the connection went away) and ask Slurm for the job's state again.
     if (run->cluster != kLocalProfile && !run->job_id.isEmpty()) {

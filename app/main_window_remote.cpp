@@ -187,17 +187,53 @@ void MainWindow::choose_remote_log() {
 Result<int> MainWindow::open_remote_log(const QString& profile, const QString& path) {
     ClusterSession* session = clusters_->session(profile.toStdString());
     if (session == nullptr) return Result<int>::Error("no cluster profile named " + profile.toStdString());
-    const int key = monitor_->watch_run(QFileInfo(path).fileName() + QStringLiteral(" @ ") + profile);
+    const QString name = QFileInfo(path).fileName() + QStringLiteral(" @ ") + profile;
+    // Stored like a run (one per remote file): opened again, it shows its stored points and reads on from
+    // the stored offset, so nothing is read or stored twice.
+    int64_t history_id = 0;
+    quint64 offset = 0;
+    RunMetrics stored;
+    if (history_) {
+        if (const Result<int64_t> before = history_->find_log_run(profile, path); before.ok()) {
+            if (const int shown = monitor_->run_for_history(*before)) monitor_->remove_run(shown);
+        }
+        if (const Result<int64_t> id = history_->record_remote_log(profile, path, name); id.ok()) {
+            const Result<RunRecord> record = history_->run(*id);
+            Result<RunMetrics> metrics = history_->load_metrics(*id);
+            if (record.ok() && metrics.ok()) {
+                history_id = *id;
+                offset = record->log_offset;
+                stored = std::move(*metrics);
+            }
+        }
+    }
+    const int key = monitor_->watch_run(name, history_id, std::move(stored));
     monitor_->set_state(key, tr("following"));
-    const int follow_id = session->follow(path, 0);
+    const int follow_id = session->follow(path, offset);
     // Live for as long as it is shown: removing it from the monitor stops the polling.
-    connect(session, &ClusterSession::follow_batch, monitor_,
-            [this, key, follow_id](const FollowBatch& batch) {
-                if (batch.follow_id == follow_id) monitor_->feed(key, batch);
+    connect(
+        session, &ClusterSession::follow_batch, monitor_,
+        [this, key, follow_id, history_id, stop_stored = false](const FollowBatch& batch) mutable {
+            if (batch.follow_id != follow_id) return;
+            monitor_->feed(key, batch);
+            const MonitorRun* run = monitor_->run(key);
+            if (history_ && history_id != 0 && run != nullptr && run->metrics.run_stop_ms && !stop_stored) {
+                stop_stored = true;  // the log says how it ended: state, start and end in the history
+                history_->finish_opened_log(history_id, run->metrics);
+                runs_->reload();
+            }
+        });
+    connect(monitor_, &MonitorWidget::run_removed, session,
+            [this, session, key, follow_id, history_id](int removed) {
+                if (removed != key) return;
+                session->stop_follow(follow_id);
+                if (history_ && history_id != 0) {
+                    if (const Result<RunRecord> r = history_->run(history_id);
+                        r.ok() && r->state == kFollowingState)
+                        history_->set_state(history_id, QStringLiteral("incomplete"));
+                }
             });
-    connect(monitor_, &MonitorWidget::run_removed, session, [session, key, follow_id](int removed) {
-        if (removed == key) session->stop_follow(follow_id);
-    });
+    runs_->reload();
     show_page(kMonitorPage);
     return key;
 }

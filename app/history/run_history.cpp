@@ -224,12 +224,35 @@ Status RunHistory::remove_run(int64_t run_id) {
 }
 
 Result<int64_t> RunHistory::find_opened_log(const QString& path) const {
+    return find_log_run(kOpenedLogSource, path);
+}
+
+Result<int64_t> RunHistory::find_log_run(const QString& cluster, const QString& path) const {
     QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare(QStringLiteral("SELECT id FROM runs WHERE cluster = ? AND log_path = ? ORDER BY id LIMIT 1"));
-    q.addBindValue(kOpenedLogSource);
+    // Without a job id: a submitted run's log on the same cluster is that run's, not an opened one.
+    q.prepare(
+        QStringLiteral("SELECT id FROM runs WHERE cluster = ? AND log_path = ? AND COALESCE(job_id, '') = '' "
+                       "ORDER BY id LIMIT 1"));
+    q.addBindValue(cluster);
     q.addBindValue(path);
     if (!q.exec()) return sql_error(QStringLiteral("cannot look up ") + path, q.lastError());
     return q.next() ? static_cast<int64_t>(q.value(0).toLongLong()) : int64_t{0};
+}
+
+Result<int64_t> RunHistory::record_remote_log(const QString& profile, const QString& path,
+                                              const QString& name) {
+    const Result<int64_t> existing = find_log_run(profile, path);
+    if (!existing.ok()) return existing;
+    if (*existing != 0) {
+        if (Status s = set_state(*existing, kFollowingState); !s.ok()) return s;
+        return existing;
+    }
+    RunRecord record;
+    record.name = name;
+    record.cluster = profile;
+    record.state = kFollowingState;
+    record.log_path = path;
+    return add_run(record);
 }
 
 Result<int64_t> RunHistory::record_opened_log(const QString& path, const QString& name) {

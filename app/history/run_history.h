@@ -36,6 +36,8 @@ using MetricPointRow = std::pair<Metric, MetricSample>;
 
 // The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
 inline const QString kOpenedLogSource = QStringLiteral("log file");
+// The state of a log on a cluster opened by hand while it is being followed.
+inline const QString kFollowingState = QStringLiteral("following");
 
 class RunHistory {
 public:
@@ -59,6 +61,12 @@ public:
     // That run with its points and offset dropped, so the file is read again; a new run when there is
     // none. Opening a file twice never makes two runs.
     Result<int64_t> record_opened_log(const QString& path, const QString& name);
+    // The run of a log on cluster `cluster` (or kOpenedLogSource) at `path` that no job of ours wrote;
+    // 0 when there is none.
+    Result<int64_t> find_log_run(const QString& cluster, const QString& path) const;
+    // A log on a cluster opened by hand (File > Open log on a cluster...): its run, kept with its points
+    // and offset so following resumes where it stopped, or a new one; state kFollowingState.
+    Result<int64_t> record_remote_log(const QString& profile, const QString& path, const QString& name);
     // Once the file is read: its state from run_stop, started and finished from run_start and run_stop.
     Status finish_opened_log(int64_t run_id, const RunMetrics& metrics);
 

@@ -188,6 +188,68 @@ TEST(ClustersPage, ARemoteSlurmLogIsPlottedAndStopsWhenRemoved) {
     EXPECT_FALSE(window.open_remote_log("nowhere", "/x").ok());
 }
 
+// A FakeSession cluster whose only file is `path` with `content`.
+ClusterSession::Connector cluster_with_file(const std::string& path, const std::string& content) {
+    return [path, content](const remote::ClusterProfile&, const remote::SessionCallbacks&) {
+        auto fake = std::make_unique<remote::FakeSession>();
+        fake->put_file(path, content);
+        return Result<std::unique_ptr<remote::Session>>(std::unique_ptr<remote::Session>(std::move(fake)));
+    };
+}
+
+TEST(ClustersPage, ARemoteLogIsStoredOnceAndResumedFromItsOffset) {
+    testing_util::IsolatedHome home;
+    const QString db = home.path() + "/history.sqlite";
+    const std::string path = "/scratch/slurm-12.out";
+    const std::string first = "0: hello\n" + line(3.0, 1) + line(2.0, 2);
+    int64_t id = 0;
+    {
+        MainWindow window(db);
+        window.clusters_page()->set_connector(cluster_with_file(path, first + "1: still writ"));
+        ASSERT_TRUE(window.clusters_page()->add_profile(profile("hpc")).ok());
+        const Result<int> key = window.open_remote_log("hpc", QString::fromStdString(path));
+        ASSERT_TRUE(key.ok()) << key.error();
+        id = window.monitor()->run(*key)->history_id;
+        ASSERT_NE(id, 0);
+        ASSERT_TRUE(testing_util::wait_until([&] { return *window.history()->point_count(id) == 2; }));
+        const RunRecord stored = *window.history()->run(id);
+        EXPECT_EQ(stored.cluster, "hpc");
+        EXPECT_EQ(stored.log_path.toStdString(), path);
+        EXPECT_EQ(stored.state, "following");
+        EXPECT_EQ(stored.log_offset, first.size());  // the unfinished last line is read later
+
+        // Opened again: the same run, shown once, its points not stored twice.
+        const Result<int> again = window.open_remote_log("hpc", QString::fromStdString(path));
+        ASSERT_TRUE(again.ok());
+        EXPECT_EQ(window.monitor()->run(*key), nullptr);
+        EXPECT_EQ(window.monitor()->run(*again)->history_id, id);
+        EXPECT_EQ(window.monitor()->run(*again)->metrics.points(Metric::kTrainLoss).size(), 2u);
+        testing_util::wait_until([] { return false; }, 600);  // the follower's first read
+        EXPECT_EQ(*window.history()->point_count(id), 2);
+        EXPECT_EQ(window.monitor()->run(*again)->metrics.points(Metric::kTrainLoss).size(), 2u);
+        EXPECT_EQ(window.history()->runs()->size(), 1u);
+    }
+    // After a restart the job has written step 3 and its run_stop: following resumes at the stored offset
+    // (reading from 0 would plot steps 1 and 2 twice).
+    const std::string stop =
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": "
+        "\"INTERVAL_END\", \"key\": \"run_stop\", \"value\": null, \"metadata\": "
+        "{\"status\": \"success\"}}\n";
+    MainWindow window(db);
+    window.clusters_page()->set_connector(cluster_with_file(path, first + line(1.5, 3) + stop));
+    EXPECT_EQ(window.history()->run(id)->state, "incomplete");  // nobody followed it while closed
+    const Result<int> key = window.resume_history_run(id);
+    ASSERT_TRUE(key.ok()) << key.error();
+    const MonitorRun* run = window.monitor()->run(*key);
+    ASSERT_TRUE(testing_util::wait_until([&] { return window.history()->run(id)->state == "completed"; }));
+    std::vector<double> steps;
+    for (const MetricSample& p : run->metrics.points(Metric::kTrainLoss))
+        steps.push_back(p.step);
+    EXPECT_EQ(steps, (std::vector<double>{1, 2, 3}));
+    EXPECT_EQ(*window.history()->point_count(id), 3);
+    EXPECT_EQ(window.history()->runs()->size(), 1u);
+}
+
 TEST(ClustersPage, HostKeyQuestionShowsTheFingerprint) {
     remote::HostKeyInfo key;
     key.host = "[127.0.0.1]:2222";
