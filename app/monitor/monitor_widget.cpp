@@ -175,7 +175,13 @@ MonitorWidget::MonitorWidget(FollowService* follow, RunHistory* history, QWidget
     });
     connect(search_box_, &QLineEdit::returnPressed, this, [this] {
         const bool backward = QGuiApplication::keyboardModifiers() & Qt::ShiftModifier;
-        search_result_->setText(find_in_log(search_box_->text(), backward) ? QString() : tr("not found"));
+        if (find_in_log(search_box_->text(), backward))
+            search_result_->clear();
+        else if (!log_search_pending_)
+            search_result_->setText(tr("not found"));
+    });
+    connect(search_box_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        if (text.isEmpty() && file_window_line_ >= 0) refresh_log_view();  // cleared: the log's end again
     });
     connect(follow_, &FollowService::batch, this, &MonitorWidget::on_batch);
 
@@ -429,6 +435,7 @@ void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
     if (!had_target && run.metrics.target) update_target_line();
 
     run.bad_lines += batch.bad_lines;
+    run.lines_not_sent += batch.lines_skipped;
     if (batch.lines_skipped > 0) {
         run.lines.push_back(tr("[slipway] ... %1 lines not shown ...").arg(batch.lines_skipped));
     }
@@ -440,7 +447,10 @@ void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
     }
     // A file being read shows its log once at the end (appending thousands of lines per batch to the
     // view costs more than parsing them); live runs show every batch.
-    if (run.key == current_ && !run.loading && (!batch.lines.isEmpty() || batch.lines_skipped > 0)) {
+    // An older part of the log found by a search stays shown until the search is cleared.
+    const bool showing_end = file_window_line_ < 0;
+    if (run.key == current_ && !run.loading && showing_end &&
+        (!batch.lines.isEmpty() || batch.lines_skipped > 0)) {
         if (batch.reset) {
             refresh_log_view();
         } else {
@@ -558,6 +568,7 @@ void MonitorWidget::update_status() {
 }
 
 void MonitorWidget::refresh_log_view() {
+    file_window_line_ = -1;  // back to the run's last lines
     const MonitorRun* r = run(current_);
     QStringList lines;
     if (r != nullptr) {
@@ -571,16 +582,6 @@ void MonitorWidget::refresh_log_view() {
     // Moving the cursor to the end scrolls right to the last line's end; show line starts instead, once
     // the view has laid the text out.
     QTimer::singleShot(0, log_view_, [view = log_view_] { view->horizontalScrollBar()->setValue(0); });
-}
-
-bool MonitorWidget::find_in_log(const QString& text, bool backward) {
-    if (text.isEmpty()) return false;
-    const QTextDocument::FindFlags flags =
-        backward ? QTextDocument::FindBackward : QTextDocument::FindFlags();
-    if (log_view_->find(text, flags)) return true;
-    // Wrap around once.
-    log_view_->moveCursor(backward ? QTextCursor::End : QTextCursor::Start);
-    return log_view_->find(text, flags);
 }
 
 void MonitorWidget::check_stalls() {

@@ -17,6 +17,7 @@
 
 #include "contract/status.h"
 #include "monitor/follow_service.h"
+#include "monitor/log_search.h"
 #include "monitor/run_metrics.h"
 #include "monitor/run_watch.h"
 
@@ -50,7 +51,8 @@ struct MonitorRun {
     bool loading = false;    // an opened file still being read
     bool cancellable = false;
     std::deque<QString> lines;  // the last kMaxLogLines lines of its log
-    qint64 lines_dropped = 0;
+    qint64 lines_dropped = 0;   // older lines no longer kept
+    qint64 lines_not_sent = 0;  // lines of big batches the follower did not send
     qint64 bad_lines = 0;
 };
 
@@ -109,16 +111,21 @@ public:
     Status export_png(const QString& path) const;
     // Every visible curve (raw and smoothed values) on the current x axis.
     Status export_csv(const QString& path) const;
-    // Looks for `text` in the raw log from the cursor on (wrapping); false when it is not there.
+    // Looks for `text` in the raw log from the cursor on; true when the shown lines have it. When they
+    // do not and the run's log is a local file longer than what is kept, the whole file is searched on a
+    // worker thread and a hit is shown with the lines around it (log_search_finished); otherwise the
+    // search wraps around the shown lines.
     bool find_in_log(const QString& text, bool backward = false);
+    bool log_search_pending() const { return log_search_pending_; }
 
 signals:
     void loaded(int key);
     void cancel_requested(int key);
     void export_requested(bool png);  // the Export PNG / CSV buttons: the window asks for a file name
     void alert(const QString& run_name, const slipway::app::RunAlert& alert);
-    void run_changed(int key);  // new points, state or status
-    void run_removed(int key);  // the owner of an external feed can stop it
+    void run_changed(int key);             // new points, state or status
+    void run_removed(int key);             // the owner of an external feed can stop it
+    void log_search_finished(bool found);  // a whole-file search of find_in_log ended
 
 private:
     void on_batch(const FollowBatch& batch);
@@ -128,6 +135,7 @@ private:
     void update_target_line();
     void update_status();
     void refresh_log_view();
+    void show_log_search_hit(int search_id, int key, const QString& text, const Result<LogSearchHit>& hit);
     void check_stalls();
     int add_run(const QString& name, const QString& state);
     MonitorRun* find_by_follow(int follow_id);
@@ -156,6 +164,9 @@ private:
     QPlainTextEdit* log_view_;
     QLineEdit* search_box_;
     QLabel* search_result_;
+    int log_search_id_ = 0;  // a whole-file search's answer is dropped once a newer one started
+    bool log_search_pending_ = false;
+    int64_t file_window_line_ = -1;  // the file line of the hit shown from a whole-file search; -1: none
     QWidget* plot_grid_;
 };
 

@@ -10,6 +10,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
+#include <QTextBlock>
 
 #include "monitor/metric_plot.h"
 #include "test_util.h"
@@ -117,6 +118,36 @@ TEST(MonitorWidget, ExportsWhatIsShown) {
     EXPECT_GT(png.width(), 400);
     EXPECT_GT(png.height(), 300);
     EXPECT_FALSE(monitor.export_png(dir.filePath("no/such/dir/x.png")).ok());
+}
+
+TEST(MonitorWidget, SearchFindsLinesOlderThanTheShownWindow) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("slurm-9.out");
+    std::string log = "0: Needle in the first lines\n";
+    for (int i = 1; i < MonitorWidget::kMaxLogLines + 5000; ++i)
+        log += "0: line " + std::to_string(i) + "\n";
+    append_file(path, log);
+    FollowService follow;
+    MonitorWidget monitor(&follow, nullptr);
+    open_and_wait(monitor, path);
+    ASSERT_FALSE(monitor.log_view()->toPlainText().contains("Needle"));  // only the last lines are kept
+    EXPECT_TRUE(monitor.find_in_log("line 24990", true));  // a shown line: found at once, no file read
+    EXPECT_FALSE(monitor.log_search_pending());
+    int finished = 0;
+    QObject::connect(&monitor, &MonitorWidget::log_search_finished,
+                     [&](bool found) { finished = found ? 1 : -1; });
+    EXPECT_FALSE(monitor.find_in_log("needle in THE"));  // not shown: the file is searched off the GUI thread
+    EXPECT_TRUE(monitor.log_search_pending());
+    ASSERT_TRUE(wait_until([&] { return finished != 0; }));
+    EXPECT_EQ(finished, 1);
+    EXPECT_EQ(monitor.log_view()->textCursor().selectedText(), "Needle in the");
+    EXPECT_TRUE(monitor.log_view()->textCursor().block().text().startsWith("0: Needle"));
+    EXPECT_LT(monitor.log_view()->document()->blockCount(), MonitorWidget::kMaxLogLines);
+    // A text that is nowhere in the file is reported as not found.
+    finished = 0;
+    EXPECT_FALSE(monitor.find_in_log("no such text"));
+    ASSERT_TRUE(wait_until([&] { return finished != 0; }));
+    EXPECT_EQ(finished, -1);
 }
 
 TEST(MonitorWidget, SearchTheRawLogAndCancelOnlyWhatCanBeCancelled) {
