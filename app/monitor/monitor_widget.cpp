@@ -1,5 +1,6 @@
 // MonitorWidget: run list, four metric plots, controls, status line and raw log; batches from the
-// follow service are folded into RunMetrics, stored in the history and appended to the plots.
+// follow service are folded into RunMetrics, stored in the history and appended to the plots. The plot
+// side is in monitor_widget_plot.cpp, the raw log's whole-file search in monitor_widget_search.cpp.
 #include "monitor/monitor_widget.h"
 
 #include <QAction>
@@ -24,12 +25,9 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <fstream>
 
 #include "history/run_history.h"
 #include "monitor/metric_plot.h"
-#include "monitor/series_csv.h"
-#include "monitor/smoothing.h"
 
 namespace slipway::app {
 namespace {
@@ -478,61 +476,6 @@ void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
     emit run_changed(run.key);
 }
 
-void MonitorWidget::append_points(MonitorRun& run, const std::array<size_t, kMetricCount>& first_new) {
-    for (Metric m : kAllMetrics) {
-        const std::vector<MetricSample>& points = run.metrics.points(m);
-        const size_t first = first_new[static_cast<size_t>(m)];
-        if (first >= points.size()) continue;
-        std::vector<double> x;
-        std::vector<double> y;
-        x.reserve(points.size() - first);
-        y.reserve(points.size() - first);
-        for (size_t i = first; i < points.size(); ++i) {
-            x.push_back(run.metrics.x_of(points[i], x_axis_));
-            y.push_back(points[i].value);
-        }
-        plot(m)->append(run.key, x, y);
-    }
-    schedule_replot();
-}
-
-void MonitorWidget::replot_run(MonitorRun& run) {
-    for (Metric m : kAllMetrics) {
-        const std::vector<MetricSample>& points = run.metrics.points(m);
-        std::vector<double> x;
-        std::vector<double> y;
-        x.reserve(points.size());
-        y.reserve(points.size());
-        for (const MetricSample& p : points) {
-            x.push_back(run.metrics.x_of(p, x_axis_));
-            y.push_back(p.value);
-        }
-        plot(m)->set_run(run.key, run.name, run.color, x, y);
-        if (const QListWidgetItem* item = list_item(run.key)) {
-            plot(m)->set_run_visible(run.key, item->checkState() == Qt::Checked);
-        }
-        plot(m)->fit();
-    }
-    schedule_replot();
-}
-
-void MonitorWidget::update_target_line() {
-    // The target of the selected run, else of the first shown run that has one; hidden runs lend none.
-    auto shown = [this](int key) {
-        const QListWidgetItem* item = list_item(key);
-        return item == nullptr || item->checkState() == Qt::Checked;
-    };
-    std::optional<double> target;
-    if (const MonitorRun* r = run(current_); r != nullptr && shown(current_)) target = r->metrics.target;
-    for (const auto& [key, r] : runs_) {
-        if (target) break;
-        if (shown(key)) target = r.metrics.target;
-    }
-    plot(Metric::kEvalAccuracy)->set_target(target);
-    plot(Metric::kEvalAccuracy)->fit();
-    schedule_replot();
-}
-
 QString MonitorWidget::status_text() const {
     return status_label_->text();
 }
@@ -590,92 +533,6 @@ void MonitorWidget::check_stalls() {
         if (!run.live) continue;
         if (const std::optional<RunAlert> a = run.watch.check_stall(now)) emit alert(run.name, *a);
     }
-}
-
-void MonitorWidget::set_x_axis(XAxis axis) {
-    x_axis_ = axis;
-    if (x_axis_box_->currentData().toInt() != static_cast<int>(axis)) {
-        x_axis_box_->setCurrentIndex(x_axis_box_->findData(static_cast<int>(axis)));
-    }
-    for (MetricPlot* p : plots_) {
-        p->set_x_title(tr(x_axis_title(axis)));
-        p->fit(true);
-    }
-    for (auto& [key, run] : runs_)
-        replot_run(run);
-    update_target_line();
-}
-
-void MonitorWidget::set_smoothing(double weight) {
-    weight = std::clamp(weight, 0.0, 0.99);
-    const int slider = static_cast<int>(std::lround(weight * 100));
-    if (smoothing_slider_->value() != slider) smoothing_slider_->setValue(slider);
-    smoothing_label_->setText(QString::number(weight, 'f', 2));
-    for (MetricPlot* p : plots_)
-        p->set_smoothing(weight);
-    schedule_replot();
-}
-
-void MonitorWidget::set_log_scale(bool on) {
-    if (log_scale_box_->isChecked() != on) log_scale_box_->setChecked(on);
-    // Learning rate and throughput stay linear: a log loss axis is what shows late-training progress.
-    plot(Metric::kTrainLoss)->set_log_scale(on);
-    plot(Metric::kEvalAccuracy)->set_log_scale(on);
-    schedule_replot();
-}
-
-void MonitorWidget::schedule_replot() {
-    // Many batches in one event-loop turn cost one repaint.
-    if (replot_pending_) return;
-    replot_pending_ = true;
-    QTimer::singleShot(0, this, [this] {
-        replot_pending_ = false;
-        // Fitting scans every point for the value range: once per repaint, not once per batch.
-        for (MetricPlot* p : plots_) {
-            p->fit();
-            p->replot(QCustomPlot::rpQueuedReplot);
-        }
-    });
-}
-
-Status MonitorWidget::export_png(const QString& path) const {
-    for (MetricPlot* p : plots_)
-        p->replot(QCustomPlot::rpImmediateRefresh);
-    const QPixmap image = plot_grid_->grab();
-    if (image.isNull() || !image.save(path, "PNG")) {
-        return Status::Error("cannot write PNG " + path.toStdString());
-    }
-    return Status::Ok();
-}
-
-Status MonitorWidget::export_csv(const QString& path) const {
-    std::vector<ShownSeries> shown;
-    for (const auto& [key, r] : runs_) {
-        const QListWidgetItem* item = list_item(key);
-        if (item != nullptr && item->checkState() != Qt::Checked) continue;
-        for (Metric m : kAllMetrics) {
-            ShownSeries s;
-            s.run = r.name.toStdString();
-            s.metric = metric_key(m);
-            s.x_name = x_axis_title(x_axis_);
-            for (const MetricSample& p : r.metrics.points(m)) {
-                const double x = r.metrics.x_of(p, x_axis_);
-                if (std::isnan(x)) continue;
-                s.x.push_back(x);
-                s.y.push_back(p.value);
-            }
-            if (s.y.empty()) continue;
-            const double weight = plot(m)->smoothing();  // 0 for eval_accuracy
-            if (weight > 0) s.smoothed = ema_smooth(s.y, weight);
-            shown.push_back(std::move(s));
-        }
-    }
-    std::ofstream out(QFile::encodeName(path).toStdString(), std::ios::binary);
-    if (!out) return Status::Error("cannot write CSV " + path.toStdString());
-    write_series_csv(out, shown);
-    out.close();
-    if (!out) return Status::Error("cannot write CSV " + path.toStdString());
-    return Status::Ok();
 }
 
 }  // namespace slipway::app
