@@ -142,11 +142,6 @@ int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& e
 #else
     const bool gpus = false;
 #endif
-    const bool raw_nccl = o.backend == "nccl" || (o.backend == "auto" && gpus);
-    if (raw_nccl && !gpus) {
-        err << "bench-comm: --backend nccl needs a GPU and an engine built with CUDA + NCCL; none here\n";
-        return 1;
-    }
     config.backend = "gloo";  // the store and a CPU group for barriers; the raw NCCL path rides on them
     Result<std::unique_ptr<dist::DistContext>> dist = dist::DistContext::connect(*env, config);
     if (!dist.ok()) {
@@ -154,6 +149,20 @@ int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& e
         return 1;
     }
     dist::DistContext& d = **dist;
+    // The ranks agree on the path: NCCL only when every rank has a GPU (a rank alone on Gloo would wait
+    // forever for peers that went to NCCL).
+    std::vector<double> ranks_with_gpus{gpus ? 1.0 : 0.0};
+    d.allreduce_sum(ranks_with_gpus);
+    const auto with_gpus = static_cast<int64_t>(ranks_with_gpus[0]);
+    const bool all_gpus = with_gpus == d.world_size();
+    if (o.backend == "nccl" && !all_gpus) {
+        err << "bench-comm: rank " << d.rank()
+            << ": --backend nccl needs a GPU on every rank and an engine built "
+            << "with CUDA + NCCL; " << with_gpus << " of " << d.world_size() << " ranks have one (this rank "
+            << (gpus ? "does" : "does not") << ")\n";
+        return 1;
+    }
+    const bool raw_nccl = all_gpus && o.backend != "gloo";
 #ifdef SLIPWAY_WITH_NCCL
     std::unique_ptr<dist::NcclCommunicator> nccl;
     if (raw_nccl) {
@@ -223,7 +232,7 @@ void add_bench_comm_command(CLI::App& app, int* exit_code, std::ostream& out, st
         ->capture_default_str();
     cmd->add_option("--warmup", options->warmup, "Untimed iterations per size")
         ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--backend", options->backend, "auto (NCCL with GPUs, else Gloo) | gloo | nccl")
+    cmd->add_option("--backend", options->backend, "auto (NCCL when every rank has a GPU, else Gloo) | gloo | nccl")
         ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
         ->capture_default_str();
     cmd->add_option("--timeout-s", options->timeout_s, "Seconds a collective may wait for a rank");

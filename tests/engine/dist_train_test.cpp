@@ -419,4 +419,19 @@ TEST_F(DistTrain, BenchCommPrintsOneCheckedRowPerSize) {
     EXPECT_EQ(f.out.find("2: "), std::string::npos) << "only rank 0 prints";
 }
 
+// The ranks agree on the path before measuring: NCCL asked for without a GPU on every rank is refused by
+// every rank, each saying how many ranks have one, instead of one rank leaving the others waiting.
+TEST_F(DistTrain, BenchCommNcclWithoutAGpuOnEveryRankIsRefusedByAll) {
+    const Finished f = run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "2", "--grace-s", "30", "--",
+                            "bench-comm", "--backend", "nccl", "--sizes", "4K", "--iters", "1"},
+                           "bench_nccl", 120);
+    if (f.exit_code == 0) GTEST_SKIP() << "every rank has a GPU here";
+    EXPECT_EQ(f.exit_code, 1) << f.err;
+    for (const char* rank : {"0: bench-comm: rank 0: ", "1: bench-comm: rank 1: "})
+        EXPECT_NE(f.err.find(std::string(rank) + "--backend nccl needs a GPU on every rank"),
+                  std::string::npos)
+            << f.err;
+    EXPECT_NE(f.err.find("0 of 2 ranks have one (this rank does not)"), std::string::npos) << f.err;
+}
+
 }  // namespace
