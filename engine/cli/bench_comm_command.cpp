@@ -232,7 +232,8 @@ void add_bench_comm_command(CLI::App& app, int* exit_code, std::ostream& out, st
         ->capture_default_str();
     cmd->add_option("--warmup", options->warmup, "Untimed iterations per size")
         ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--backend", options->backend, "auto (NCCL when every rank has a GPU, else Gloo) | gloo | nccl")
+    cmd->add_option("--backend", options->backend,
+                    "auto (NCCL when every rank has a GPU, else Gloo) | gloo | nccl")
         ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
         ->capture_default_str();
     cmd->add_option("--timeout-s", options->timeout_s, "Seconds a collective may wait for a rank");
