@@ -166,15 +166,8 @@ int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& e
 #ifdef SLIPWAY_WITH_NCCL
     std::unique_ptr<dist::NcclCommunicator> nccl;
     if (raw_nccl) {
-        dist::KeyValueExchange exchange{[&](const std::string& k, const std::string& v) {
-                                            d.store()->set(k, std::vector<uint8_t>(v.begin(), v.end()));
-                                        },
-                                        [&](const std::string& k) {
-                                            const std::vector<uint8_t> v = d.store()->get(k);
-                                            return std::string(v.begin(), v.end());
-                                        }};
         Result<std::unique_ptr<dist::NcclCommunicator>> made = dist::NcclCommunicator::create(
-            exchange, static_cast<int>(d.rank()), static_cast<int>(d.world_size()),
+            dist::store_exchange(d.store()), static_cast<int>(d.rank()), static_cast<int>(d.world_size()),
             static_cast<int>(env->local_rank), std::chrono::seconds(o.timeout_s));
         if (!made.ok()) {
             err << "bench-comm: " << made.error() << "\n";

@@ -8,11 +8,18 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "contract/status.h"
 
 namespace slipway::dist {
+
+// Publishes and fetches opaque bytes by key (rank 0 publishes the unique id, the others wait for it).
+struct KeyValueExchange {
+    std::function<void(const std::string& key, const std::string& value)> set;
+    std::function<std::string(const std::string& key)> get;  // blocks until the key exists (or throws)
+};
 
 enum class ElementType { kFloat32, kFloat64, kFloat16, kBFloat16, kInt8, kUInt8, kInt32, kInt64 };
 enum class ReduceKind { kSum, kProduct, kMin, kMax, kAverage };

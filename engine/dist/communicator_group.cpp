@@ -1,6 +1,7 @@
 // CommunicatorGroup (communicator_group.h): c10d collectives mapped onto a raw-buffer Communicator.
 #include "dist/communicator_group.h"
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <string>

@@ -15,13 +15,15 @@ Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> beat_store, c10::intrusive_
     shared_->probe_store = std::move(probe_store);
     thread_ = std::thread([shared = shared_, key = key(rank), progress_key = progress_key(rank), interval] {
         std::unique_lock<std::mutex> lock(shared->mutex);
+        int64_t published = -1;  // nothing to publish until the trainer marks a point
         while (!shared->stopping) {
             lock.unlock();  // never hold the lock across a network call
             try {
                 shared->beat_store->add(key, 1);
-                if (const int64_t progress = shared->progress.load(); progress >= 0) {
+                if (const int64_t progress = shared->progress.load(); progress != published) {
                     const std::string value = std::to_string(progress);
                     shared->beat_store->set(progress_key, std::vector<uint8_t>(value.begin(), value.end()));
+                    published = progress;  // a long step does not rewrite the same value every beat
                 }
             } catch (const std::exception&) {
                 // The store is gone (rank 0 exited): the collective that depends on it reports the failure.

@@ -17,12 +17,6 @@
 
 namespace slipway::dist {
 
-// Publishes and fetches opaque bytes by key (rank 0 publishes the unique id, the others wait for it).
-struct KeyValueExchange {
-    std::function<void(const std::string& key, const std::string& value)> set;
-    std::function<std::string(const std::string& key)> get;  // blocks until the key exists (or throws)
-};
-
 // GPUs the CUDA runtime sees here; 0 without a driver or a device (never an error).
 int visible_gpu_count();
 // The NCCL library's version, e.g. "2.28.3" (works without a GPU).

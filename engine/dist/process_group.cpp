@@ -83,22 +83,25 @@ Result<std::string> choose_backend(const std::string& requested) {
 c10::intrusive_ptr<c10d::ProcessGroup> make_raw_nccl_group(const c10::intrusive_ptr<c10d::Store>& store,
                                                            const DistEnv& env,
                                                            std::chrono::milliseconds timeout) {
-    const KeyValueExchange exchange{[store](const std::string& key, const std::string& value) {
-                                        store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
-                                    },
-                                    [store](const std::string& key) {
-                                        const std::vector<uint8_t> bytes = store->get(key);
-                                        return std::string(bytes.begin(), bytes.end());
-                                    }};
-    Result<std::unique_ptr<NcclCommunicator>> communicator =
-        NcclCommunicator::create(exchange, static_cast<int>(env.rank), static_cast<int>(env.world_size),
-                                 DistContext::cuda_device_index(env.local_rank), timeout);
+    Result<std::unique_ptr<NcclCommunicator>> communicator = NcclCommunicator::create(
+        store_exchange(store), static_cast<int>(env.rank), static_cast<int>(env.world_size),
+        DistContext::cuda_device_index(env.local_rank), timeout);
     if (!communicator.ok()) throw std::runtime_error(communicator.error());
     return make_communicator_group(std::shared_ptr<Communicator>(std::move(*communicator)), store);
 }
 #endif
 
 }  // namespace
+
+KeyValueExchange store_exchange(const c10::intrusive_ptr<c10d::Store>& store) {
+    return {[store](const std::string& key, const std::string& value) {
+                store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
+            },
+            [store](const std::string& key) {
+                const std::vector<uint8_t> bytes = store->get(key);
+                return std::string(bytes.begin(), bytes.end());
+            }};
+}
 
 Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env,
                                                           const DistributedConfig& config) {

@@ -17,6 +17,7 @@
 
 #include "contract/run_config.h"
 #include "contract/status.h"
+#include "dist/communicator.h"
 #include "dist/env.h"
 
 namespace c10d {
@@ -27,6 +28,9 @@ class Store;
 namespace slipway::dist {
 
 class Heartbeat;
+
+// A KeyValueExchange over a c10d store (e.g. the rendezvous store, for an NCCL unique id).
+KeyValueExchange store_exchange(const c10::intrusive_ptr<c10d::Store>& store);
 
 class DistContext {
 public:

@@ -16,6 +16,7 @@
 
 #include "dist/communicator_group.h"
 #include "dist/gradient_reducer.h"
+#include "dist/process_group.h"
 
 namespace {
 
@@ -305,14 +306,7 @@ TEST(CommunicatorGroupOnNccl, AllreducesAndBroadcastsCudaTensors) {
     if (gpus < 1 || !torch::cuda::is_available()) GTEST_SKIP() << "needs a GPU and a CUDA build of LibTorch";
     const int world = std::min(gpus, 2);
     auto store = c10::make_intrusive<c10d::HashStore>();
-    const slipway::dist::KeyValueExchange exchange{[store](const std::string& k, const std::string& v) {
-                                                       store->set(k,
-                                                                  std::vector<uint8_t>(v.begin(), v.end()));
-                                                   },
-                                                   [store](const std::string& k) {
-                                                       const std::vector<uint8_t> bytes = store->get(k);
-                                                       return std::string(bytes.begin(), bytes.end());
-                                                   }};
+    const slipway::dist::KeyValueExchange exchange = slipway::dist::store_exchange(store);
     std::vector<std::thread> threads;
     for (int rank = 0; rank < world; ++rank) {
         threads.emplace_back([&, rank] {
