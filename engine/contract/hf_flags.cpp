@@ -218,6 +218,33 @@ std::vector<FlagRule> build_rules() {
             return "only \"steps\" and \"no\" are supported, got \"" + v + "\"";
         };
     };
+    custom("fsdp", "/distributed/sharding",
+           "full_shard (optionally with auto_wrap / offload words): full; empty or no: none.", true,
+           [](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {
+               // HF takes a space-separated list of options; only the sharding strategy matters here.
+               std::vector<std::string> words;
+               for (size_t start = 0; start < v.size();) {
+                   const size_t space = v.find(' ', start);
+                   const std::string word = v.substr(start, space == std::string::npos ? std::string::npos
+                                                                                       : space - start);
+                   if (!word.empty()) words.push_back(lower(word));
+                   if (space == std::string::npos) break;
+                   start = space + 1;
+               }
+               std::string sharding = "none";
+               for (const std::string& word : words) {
+                   if (word == "full_shard") {
+                       sharding = "full";
+                   } else if (word == "auto_wrap") {
+                       notes.push_back("--fsdp auto_wrap: the engine always wraps one decoder layer per unit");
+                   } else if (word == "no" || word == "false") {
+                   } else {
+                       return "only full_shard (with auto_wrap) is supported, got \"" + word + "\"";
+                   }
+               }
+               c.distributed.sharding = sharding;
+               return std::string();
+           });
     custom("evaluation_strategy", "/training/eval_steps", "steps | no.", true, strategy("eval"));
     custom("eval_strategy", "/training/eval_steps", "steps | no (newer HF name).", true, strategy("eval"));
     custom("save_strategy", "/training/save_steps", "steps | no.", true, strategy("save"));

@@ -90,6 +90,9 @@ struct DistributedConfig {
     std::string backend = "auto";  // auto | nccl | gloo
     double bucket_mb = 25.0;
     int64_t timeout_s = 600;
+    // none: every rank holds the whole model (DDP); full: parameters, gradients and optimizer state are
+    // sharded over the ranks one decoder layer at a time (ZeRO-3, FSDP's FULL_SHARD).
+    std::string sharding = "none";
 };
 
 struct SlurmConfig {

@@ -290,6 +290,12 @@ std::vector<FieldSpec> build_fields() {
         .member(&RC::distributed, &DistributedConfig::timeout_s)
         .ge(1)
         .le(7 * 24 * 3600);
+    add({"distributed", "sharding", FT::kString,
+         "none: every rank holds the whole model (DDP); full: weights, gradients and optimizer state are "
+         "split over the ranks, each decoder layer gathered only while it computes (FSDP full_shard, "
+         "ZeRO-3), for models that do not fit on one device."})
+        .member(&RC::distributed, &DistributedConfig::sharding)
+        .one_of({"none", "full"});
 
     // slurm
     add({"slurm", "nodes", FT::kInt, "#SBATCH --nodes."})
