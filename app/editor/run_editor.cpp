@@ -35,6 +35,7 @@ namespace {
 
 QString section_title(const std::string& section) {
     if (section.empty()) return QObject::tr("Run");
+    if (section == "mlperf") return QObject::tr("MLPerf submission");
     QString t = QString::fromStdString(section);
     t[0] = t[0].toUpper();
     return t;
@@ -96,7 +97,7 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     derived_->setMargin(8);
 
     pages_->addTab(make_page({"", "model", "tokenizer", "data"}), tr("Model && data"));
-    pages_->addTab(make_page({"training", "eval"}, preset_row), tr("Hyperparameters"));
+    pages_->addTab(make_page({"training", "eval", "mlperf"}, preset_row), tr("Hyperparameters"));
     pages_->addTab(make_page({"adapter"}), tr("Adapter"));
     pages_->addTab(make_page({"slurm", "distributed"}, derived_), tr("Resources"));
     QFont mono(QStringLiteral("monospace"));

@@ -95,6 +95,18 @@ struct DistributedConfig {
     std::string sharding = "none";
 };
 
+// MLPerf Training submission logging (mlcommons/logging, training ruleset 4.0.0). With a benchmark set,
+// the MLLOG carries every key the compliance checker requires (submission_*, cache_clear, blocks, ...).
+struct MlperfConfig {
+    std::string benchmark;            // "" = no MLPerf logging | llama2_70b_lora
+    std::string org;                  // submission_org: the submitting organization
+    std::string platform;             // submission_platform: the system, e.g. 1xDGX-H100
+    std::string division = "closed";  // closed | open
+    std::string status = "onprem";    // onprem | cloud | preview | research
+
+    bool enabled() const { return !benchmark.empty(); }
+};
+
 struct SlurmConfig {
     int64_t nodes = 1;
     int64_t gpus_per_node = 1;
@@ -130,6 +142,7 @@ struct RunConfig {
     AdapterConfig adapter;
     EvalConfig eval;
     DistributedConfig distributed;
+    MlperfConfig mlperf;
     SlurmConfig slurm;
     ContainerConfig container;
 

@@ -297,6 +297,26 @@ std::vector<FieldSpec> build_fields() {
         .member(&RC::distributed, &DistributedConfig::sharding)
         .one_of({"none", "full"});
 
+    // mlperf
+    add({"mlperf", "benchmark", FT::kString,
+         "MLPerf Training benchmark this run is a submission of; empty means no MLPerf logging. Set, the "
+         "MLLOG carries every key the mlcommons compliance checker (training 4.0.0) requires."})
+        .member(&RC::mlperf, &MlperfConfig::benchmark)
+        .one_of({"", "llama2_70b_lora"});
+    add({"mlperf", "org", FT::kString, "submission_org: the organization that submits the result."})
+        .member(&RC::mlperf, &MlperfConfig::org);
+    add({"mlperf", "platform", FT::kString,
+         "submission_platform: the system the run is on, e.g. 1xDGX-H100 (as in the system description)."})
+        .member(&RC::mlperf, &MlperfConfig::platform);
+    add({"mlperf", "division", FT::kString,
+         "submission_division: closed (the reference model, optimizer and hyperparameter rules) or open."})
+        .member(&RC::mlperf, &MlperfConfig::division)
+        .one_of({"closed", "open"});
+    add({"mlperf", "status", FT::kString,
+         "submission_status: onprem (available on premises), cloud, preview or research."})
+        .member(&RC::mlperf, &MlperfConfig::status)
+        .one_of({"onprem", "cloud", "preview", "research"});
+
     // slurm
     add({"slurm", "nodes", FT::kInt, "#SBATCH --nodes."})
         .member(&RC::slurm, &SlurmConfig::nodes)
@@ -399,8 +419,8 @@ std::string FieldSpec::pointer() const {
 std::string FieldSpec::range_text() const {
     if (!choices.empty()) {
         std::string text;
-        for (const std::string& c : choices)
-            text += (text.empty() ? "" : " | ") + c;
+        for (size_t i = 0; i < choices.size(); ++i)  // an empty choice ("none") shows as ""
+            text += (i == 0 ? "" : " | ") + (choices[i].empty() ? std::string("\"\"") : choices[i]);
         return text;
     }
     if (min && max) {

@@ -157,6 +157,37 @@ void check_distributed(const RunConfig& config, Checker& check) {
     }
 }
 
+// What the mlcommons compliance checker (training 4.0.0) demands of the log, checked before the run: a log
+// that cannot pass is refused up front rather than after hours on a cluster.
+void check_mlperf(const RunConfig& config, Checker& check) {
+    const MlperfConfig& m = config.mlperf;
+    if (!m.enabled()) return;
+    check.require("/mlperf/org", m.org);
+    check.require("/mlperf/platform", m.platform);
+    if (m.benchmark != "llama2_70b_lora") return;
+    if (m.division != "closed") {
+        check.error("/mlperf/division",
+                    "the training 4.0.0 rules accept llama2_70b_lora only in the closed division, got \"" +
+                        m.division + "\"");
+    }
+    if (config.adapter.method != "lora") {
+        check.error("/adapter/method", "llama2_70b_lora trains LoRA adapters: must be \"lora\", got \"" +
+                                           config.adapter.method + "\"");
+    } else if (config.adapter.r != 16) {
+        check.error("/adapter/r", "llama2_70b_lora (closed) requires lora_rank 16, got " +
+                                      std::to_string(config.adapter.r));
+    }
+    if (config.eval.metric != "loss") {
+        check.error("/eval/metric",
+                    "llama2_70b_lora reports the evaluation loss as eval_accuracy: must be \"loss\", got \"" +
+                        config.eval.metric + "\"");
+    }
+    if (config.data.validation_file.empty() && config.data.validation_split_percentage <= 0) {
+        check.error("/data/validation_file",
+                    "an MLPerf log needs eval_accuracy: give a validation file or a split percentage > 0");
+    }
+}
+
 void check_slurm(const RunConfig& config, Checker& check) {
     const SlurmConfig& s = config.slurm;
     if (s.ntasks_per_node && s.gpus_per_node > 0 && *s.ntasks_per_node != s.gpus_per_node) {
@@ -297,6 +328,7 @@ ConfigProblems validate(const RunConfig& config, const ValidationContext& contex
     check_eval(config, check);
     check_adapter(config, check);
     check_distributed(config, check);
+    check_mlperf(config, check);
     check_slurm(config, check);
     check_container(config, check);
     return check.problems;

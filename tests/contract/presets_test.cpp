@@ -111,6 +111,12 @@ TEST(Presets, MlperfLlama2LoraMatchesTheReference) {
     EXPECT_EQ(c.slurm.nodes, 1);
     EXPECT_EQ(c.slurm.gpus_per_node, 8);
     EXPECT_EQ(c.global_batch_size(), 8);
+    // A closed-division submission log: the keys of the mlcommons compliance checker, training 4.0.0.
+    EXPECT_EQ(c.mlperf.benchmark, "llama2_70b_lora");
+    EXPECT_EQ(c.mlperf.division, "closed");
+    EXPECT_EQ(c.mlperf.status, "onprem");
+    EXPECT_FALSE(c.mlperf.org.empty());
+    EXPECT_FALSE(c.mlperf.platform.empty());
 }
 
 TEST(Presets, DemoTinyRunsOnCpus) {

@@ -61,9 +61,9 @@ TEST(RunConfig, SaveWritesEveryFieldInSchemaOrder) {
     std::vector<std::string> keys;
     for (const auto& [key, value] : json.items())
         keys.push_back(key);
-    const std::vector<std::string> expected = {"schema",    "name",        "comment",  "model",
-                                               "tokenizer", "data",        "training", "adapter",
-                                               "eval",      "distributed", "slurm",    "container"};
+    const std::vector<std::string> expected = {"schema", "name",     "comment",  "model", "tokenizer",
+                                               "data",   "training", "adapter",  "eval",  "distributed",
+                                               "mlperf", "slurm",    "container"};
     EXPECT_EQ(keys, expected);
     size_t leaves = 0;
     for (const auto& [key, value] : json.items())

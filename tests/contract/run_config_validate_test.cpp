@@ -16,6 +16,14 @@ RunConfig valid_config() {
     return c;
 }
 
+// A valid MLPerf llama2_70b_lora submission on top of valid_config().
+void as_mlperf_submission(RunConfig& c) {
+    c.mlperf.benchmark = "llama2_70b_lora";
+    c.mlperf.org = "Slipway";
+    c.mlperf.platform = "1xDGX-H100";
+    c.adapter.r = 16;
+}
+
 struct Case {
     std::string label;
     std::function<void(RunConfig&)> mutate;
@@ -23,6 +31,17 @@ struct Case {
     std::string message;
     ConfigProblem::Severity severity = ConfigProblem::Severity::kError;
 };
+
+// A case that breaks one thing of a valid MLPerf submission.
+Case mlperf_case(std::string label, std::function<void(RunConfig&)> mutate, std::string pointer,
+                 std::string message) {
+    return Case{std::move(label),
+                [mutate](RunConfig& c) {
+                    as_mlperf_submission(c);
+                    mutate(c);
+                },
+                std::move(pointer), std::move(message)};
+}
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
     return os << c.label;
@@ -180,11 +199,56 @@ INSTANTIATE_TEST_SUITE_P(
              "/container/env/HF_TOKEN",
              "looks like a secret: secrets never go into a run config (keep them in the cluster's "
              "environment or "
-             "the system keychain)"}),
+             "the system keychain)"},
+        // MLPerf: what the compliance checker (training 4.0.0) will demand of the log.
+        mlperf_case(
+            "mlperf_unknown_benchmark", [](RunConfig& c) { c.mlperf.benchmark = "llama2-70b-lora"; },
+            "/mlperf/benchmark",
+            "must be one of \"\" | llama2_70b_lora, got \"llama2-70b-lora\" (did you mean "
+            "\"llama2_70b_lora\"?)"),
+        mlperf_case(
+            "mlperf_no_org", [](RunConfig& c) { c.mlperf.org.clear(); }, "/mlperf/org", "is required"),
+        mlperf_case(
+            "mlperf_no_platform", [](RunConfig& c) { c.mlperf.platform.clear(); }, "/mlperf/platform",
+            "is required"),
+        mlperf_case(
+            "mlperf_status_unknown", [](RunConfig& c) { c.mlperf.status = "available"; }, "/mlperf/status",
+            "must be one of onprem | cloud | preview | research, got \"available\""),
+        mlperf_case(
+            "mlperf_open_llama", [](RunConfig& c) { c.mlperf.division = "open"; }, "/mlperf/division",
+            "the training 4.0.0 rules accept llama2_70b_lora only in the closed division, got \"open\""),
+        mlperf_case(
+            "mlperf_rank_8", [](RunConfig& c) { c.adapter.r = 8; }, "/adapter/r",
+            "llama2_70b_lora (closed) requires lora_rank 16, got 8"),
+        mlperf_case(
+            "mlperf_full_training",
+            [](RunConfig& c) {
+                c.adapter = AdapterConfig{};
+                c.adapter.method = "full";
+            },
+            "/adapter/method", "llama2_70b_lora trains LoRA adapters: must be \"lora\", got \"full\""),
+        mlperf_case(
+            "mlperf_token_accuracy", [](RunConfig& c) { c.eval.metric = "token_accuracy"; }, "/eval/metric",
+            "llama2_70b_lora reports the evaluation loss as eval_accuracy: must be \"loss\", got "
+            "\"token_accuracy\""),
+        mlperf_case(
+            "mlperf_no_validation", [](RunConfig& c) { c.data.validation_split_percentage = 0; },
+            "/data/validation_file",
+            "an MLPerf log needs eval_accuracy: give a validation file or a split percentage > 0")),
     [](const testing::TestParamInfo<Case>& info) { return info.param.label; });
 
 TEST(Validate, ValidConfigHasNoProblems) {
     EXPECT_TRUE(validate(valid_config()).empty()) << format_problems(validate(valid_config()));
+}
+
+TEST(Validate, MlperfSubmissionIsValid) {
+    RunConfig c = valid_config();
+    as_mlperf_submission(c);
+    EXPECT_TRUE(validate(c).empty()) << format_problems(validate(c));
+    // Without a benchmark the other MLPerf fields are not looked at.
+    c.mlperf = MlperfConfig{};
+    c.mlperf.division = "open";
+    EXPECT_TRUE(validate(c).empty()) << format_problems(validate(c));
 }
 
 TEST(Validate, SecretNamesAreJudgedByWholeWords) {
