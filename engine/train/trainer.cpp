@@ -27,6 +27,7 @@
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/fault_injection.h"
+#include "train/mlperf_log.h"
 #include "train/outputs.h"
 #include "train/progress.h"
 #include "train/schedule.h"
@@ -115,6 +116,7 @@ private:
     std::ostream& progress_out_;
     std::ostream* progress_ = &progress_out_;
     std::unique_ptr<MllogWriter> log_;
+    std::optional<MlperfLog> mlperf_;  // submission and block lines when /mlperf/benchmark is set
     std::unique_ptr<dist::DistContext> dist_;
     std::unique_ptr<dist::GradientReducer> reducer_;
 
@@ -189,6 +191,8 @@ Status TrainingRun::setup() {
         return s;
     }
     log_->interval_start("init_start");
+    mlperf_.emplace(config_.mlperf, *log_);
+    mlperf_->log_submission();
 
     // Data: rank 0 prepares (a cache hit when it exists); the others then find the cache ready.
     data::PrepareOptions prepare_options;
@@ -320,6 +324,7 @@ void TrainingRun::log_hyperparameters() {
 
 void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
     const nlohmann::ordered_json at = {{"samples_count", samples}, {"step_num", step}};
+    mlperf_->end_block(samples);
     log_->interval_start("eval_start", nullptr, at);
     EvalSums sums;
     {
@@ -384,6 +389,7 @@ Result<TrainReport> TrainingRun::loop() {
 
     for (int64_t step = start_.step; step < total_steps_; ++step) {
         current_step_ = step + 1;
+        mlperf_->before_step(step * global_batch_);
         if (dist_) {
             dist_->mark_progress(current_step_, dist::DistContext::StepPoint::kStart);
             hang_here_if_injected(rank(), current_step_);
