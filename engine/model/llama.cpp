@@ -82,6 +82,44 @@ private:
     }
 };
 
+// Weights that already lie one after the other in one buffer (the optimizer's flat buffers, a sharded
+// unit's gathered buffer) as one (sum of rows, C) view instead of a concatenated copy: no copy per forward,
+// and autograd keeps no second copy of the weights for backward. Backward splits the gradient by rows.
+class AdjacentRows : public torch::autograd::Function<AdjacentRows> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, at::TensorList weights) {
+        int64_t rows = 0;
+        std::vector<int64_t> split;
+        for (const torch::Tensor& w : weights) {
+            rows += w.size(0);
+            split.push_back(w.size(0));
+        }
+        ctx->saved_data["split"] = split;
+        const torch::Tensor& first = weights[0];
+        return first.detach().as_strided({rows, first.size(1)}, {first.size(1), 1});  // (sum rows, C)
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        return grads[0].split_with_sizes(ctx->saved_data["split"].toIntVector(), 0);
+    }
+
+    // Same dtype and device, contiguous, equal columns, each starting where the previous one ends.
+    static bool applies(const std::vector<torch::Tensor>& weights) {
+        for (size_t i = 0; i < weights.size(); ++i) {
+            const torch::Tensor& w = weights[i];
+            if (!w.defined() || w.dim() != 2 || !w.is_contiguous()) return false;
+            if (i == 0) continue;
+            const torch::Tensor& prev = weights[i - 1];
+            if (w.scalar_type() != prev.scalar_type() || w.device() != prev.device() ||
+                w.size(1) != prev.size(1) || !w.storage().is_alias_of(prev.storage()) ||
+                w.storage_offset() != prev.storage_offset() + prev.numel())
+                return false;
+        }
+        return true;
+    }
+};
+
 // x W^T for linear layers side by side: one product over their concatenated weights (the parameters keep
 // HF's names), plus each adapter's term where there is one (zeros elsewhere, so a zero adapter changes no
 // bit). (B, T, C) -> (B, T, sum of outs)
@@ -92,7 +130,9 @@ torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearI
         weights.push_back(layer->weight);
         adapted = adapted || layer->has_lora();
     }
-    torch::Tensor y = torch::matmul(x, torch::cat(weights).t());
+    const torch::Tensor joint = AdjacentRows::applies(weights) ? AdjacentRows::apply(at::TensorList(weights))
+                                                               : torch::cat(weights);  // (sum outs, C)
+    torch::Tensor y = torch::matmul(x, joint.t());
     if (!adapted) return y;
     std::vector<torch::Tensor> deltas;  // in layer order, as separate forwards would draw their dropout
     for (LinearImpl* layer : layers) {
@@ -246,9 +286,9 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
         qk = qk_in * cos4 + rotate_half(qk_in) * sin4;
     }
     const std::vector<torch::Tensor> q_k = qk.split_with_sizes({heads, kv_heads}, 2);
-    const torch::Tensor q = q_k[0].transpose(1, 2);  // (B, H, T, D)
-    const torch::Tensor k = q_k[1].transpose(1, 2);  // (B, Hkv, T, D)
-    const torch::Tensor v = qk_v[1].transpose(1, 2);  // (B, Hkv, T, D)
+    const torch::Tensor q = q_k[0].transpose(1, 2);                      // (B, H, T, D)
+    const torch::Tensor k = q_k[1].transpose(1, 2);                      // (B, Hkv, T, D)
+    const torch::Tensor v = qk_v[1].transpose(1, 2);                     // (B, Hkv, T, D)
     const torch::Tensor y = causal_attention(q, k, v, mask);             // (B, H, T, D); GQA inside
     return o_proj(y.transpose(1, 2).reshape({b, t, heads * head_dim}));  // (B, T, C)
 }
@@ -289,11 +329,13 @@ LlamaModelImpl::LlamaModelImpl(const LlamaConfig& c) : config(c) {
     inv_freq = torch::tensor(inv, torch::kFloat64).to(torch::kFloat32);  // HF keeps inv_freq in fp32
 }
 
-const LlamaModelImpl::Tables& LlamaModelImpl::tables(int64_t t, torch::ScalarType dtype, torch::Device device) {
+const LlamaModelImpl::Tables& LlamaModelImpl::rope_tables(int64_t t, torch::ScalarType dtype,
+                                                          torch::Device device) {
     if (tables_.t == t && tables_.dtype == dtype && tables_.mask.device() == device) return tables_;
     torch::NoGradGuard no_grad;
     // RoPE tables in fp32 as HF computes them: freqs (T, D/2) -> cos, sin (T, D).
-    const torch::Tensor positions = torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+    const torch::Tensor positions =
+        torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32).device(device));
     const torch::Tensor freqs = torch::outer(positions, inv_freq.to(device));
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
     tables_ = {t, dtype, emb.cos().to(dtype), emb.sin().to(dtype),
@@ -303,7 +345,7 @@ const LlamaModelImpl::Tables& LlamaModelImpl::tables(int64_t t, torch::ScalarTyp
 
 torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
     torch::Tensor x = embed_tokens(ids);  // (B, T, C)
-    const Tables& rope = tables(ids.size(1), x.scalar_type(), x.device());
+    const Tables& rope = rope_tables(ids.size(1), x.scalar_type(), x.device());
     const bool recompute = gradient_checkpointing && is_training() && torch::GradMode::is_enabled();
     for (size_t i = 0; i < layers->size(); ++i) {
         DecoderLayerImpl* layer = layers->ptr<DecoderLayerImpl>(i).get();

@@ -94,14 +94,16 @@ public:
     LlamaConfig config;
     bool gradient_checkpointing = false;  // recompute each layer's activations in backward (training)
 
-private:
     // RoPE tables and causal mask for the last sequence length and dtype seen: (T, D), (T, D), (T, T).
     struct Tables {
         int64_t t = -1;
         torch::ScalarType dtype = torch::kFloat32;
         torch::Tensor cos, sin, mask;
     };
-    const Tables& tables(int64_t t, torch::ScalarType dtype, torch::Device device);
+    // The layers' inputs besides x, for callers that run the layers one by one (sharded training).
+    const Tables& rope_tables(int64_t t, torch::ScalarType dtype, torch::Device device);
+
+private:
     Tables tables_;
 };
 TORCH_MODULE(LlamaModel);

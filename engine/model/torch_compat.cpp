@@ -204,7 +204,27 @@ Bf16Autocast::~Bf16Autocast() {
     set_autocast(device_, previous_);
 }
 
-NoAutocast::NoAutocast() : previous_cpu_(autocast_enabled(at::kCPU)), previous_cuda_(autocast_enabled(at::kCUDA)) {
+void release_storage(const torch::Tensor& t) {
+    c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
+    storage->set_data_ptr_noswap(at::DataPtr(nullptr, t.device()));
+    storage->set_nbytes(0);
+}
+
+void adopt_storage(const torch::Tensor& target, const torch::Tensor& source) {
+    c10::StorageImpl* from = source.storage().unsafeGetStorageImpl();
+    c10::StorageImpl* to = target.storage().unsafeGetStorageImpl();
+    const size_t nbytes = from->nbytes();
+    to->set_data_ptr_noswap(from->set_data_ptr(at::DataPtr(nullptr, source.device())));
+    to->set_nbytes(nbytes);
+    from->set_nbytes(0);
+}
+
+void clear_autocast_cache() {
+    at::autocast::clear_cache();
+}
+
+NoAutocast::NoAutocast()
+    : previous_cpu_(autocast_enabled(at::kCPU)), previous_cuda_(autocast_enabled(at::kCUDA)) {
     set_autocast(at::kCPU, false);
     set_autocast(at::kCUDA, false);
 }
@@ -216,7 +236,8 @@ NoAutocast::~NoAutocast() {
 
 torch::Device training_device(bool use_gpus, int64_t local_rank) {
     if (use_gpus && torch::cuda::is_available())
-        return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % torch::cuda::device_count()));
+        return torch::Device(torch::kCUDA,
+                             static_cast<c10::DeviceIndex>(local_rank % torch::cuda::device_count()));
     return torch::Device(torch::kCPU);
 }
 
@@ -226,7 +247,8 @@ void set_torch_threads(int threads) {
     // LibTorch's thread count does not reach a pthreads OpenBLAS (Debian's default): without this a
     // "one thread" run still multiplies matrices on every core, and ranks sharing a node oversubscribe it.
     using SetThreadsFn = void (*)(int);
-    static const auto openblas_set = reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    static const auto openblas_set =
+        reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
     if (openblas_set) openblas_set(threads);
 }
 

@@ -51,6 +51,16 @@ private:
 // Where a rank trains: its GPU (cuda:local_rank) when GPUs are wanted and this LibTorch sees one, else CPU.
 torch::Device training_device(bool use_gpus, int64_t local_rank);
 
+// Storage that outlives its bytes, for sharded training: a unit's gathered buffer keeps its tensor (and
+// every view of it that autograd saved) while its bytes are given back between uses.
+// Frees the bytes of `t`'s storage; t and its views keep their shapes and must not be read until refilled.
+void release_storage(const torch::Tensor& t);
+// Moves the allocation of `source` (contiguous, same dtype, device and byte size) into `target`'s storage:
+// no copy, and no version-counter bump that would invalidate tensors autograd saved. `source` is left empty.
+void adopt_storage(const torch::Tensor& target, const torch::Tensor& source);
+// Drops the bf16 copies autocast caches of fp32 leaf weights (sharded units free their weights after use).
+void clear_autocast_cache();
+
 // The CPU generator's state (uint8 bytes) and its restore: dropout and init draw from it.
 torch::Tensor cpu_rng_state();
 void set_cpu_rng_state(const torch::Tensor& state);

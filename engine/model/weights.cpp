@@ -12,7 +12,6 @@
 #include "model/tensor_io.h"
 
 namespace slipway::model {
-namespace {
 
 Result<torch::ScalarType> dtype_named(const std::string& name) {
     if (name == "float32") return torch::kFloat32;
@@ -20,8 +19,6 @@ Result<torch::ScalarType> dtype_named(const std::string& name) {
     if (name == "float16") return torch::kFloat16;
     return Status::Error("dtype \"" + name + "\" must be float32, bfloat16 or float16");
 }
-
-}  // namespace
 
 Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint) {
     torch::NoGradGuard no_grad;
@@ -69,19 +66,22 @@ void init_weights(LlamaForCausalLM& model, uint64_t seed) {
     }
 }
 
+Status write_hf_config(LlamaForCausalLM& model, const std::string& dir, const std::string& dtype) {
+    LlamaConfig config = model->config;
+    config.torch_dtype = dtype;
+    std::ofstream out(dir + "/config.json");
+    out << config.to_json().dump(2) << "\n";
+    if (!out) return Status::Error(dir + "/config.json: write failed");
+    return Status::Ok();
+}
+
 Status save_hf_model(LlamaForCausalLM& model, const std::string& dir, const std::string& dtype) {
     Result<torch::ScalarType> out_dtype = dtype_named(dtype);
     if (!out_dtype.ok()) return out_dtype.status();
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) return Status::Error(dir + ": cannot create: " + ec.message());
-    LlamaConfig config = model->config;
-    config.torch_dtype = dtype;
-    {
-        std::ofstream out(dir + "/config.json");
-        out << config.to_json().dump(2) << "\n";
-        if (!out) return Status::Error(dir + "/config.json: write failed");
-    }
+    if (Status s = write_hf_config(model, dir, dtype); !s.ok()) return s;
     std::map<std::string, torch::Tensor> tensors;
     for (const auto& item : model->named_parameters())
         tensors[item.key()] = item.value().to(*out_dtype);

@@ -17,6 +17,10 @@ Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint);
 // HF's _init_weights: Linear and Embedding ~ normal(0, initializer_range), norms at 1. Seeded.
 void init_weights(LlamaForCausalLM& model, uint64_t seed);
 
+// "float32" | "bfloat16" | "float16" as a torch dtype; anything else is an error naming it.
+Result<torch::ScalarType> dtype_named(const std::string& name);
+// Writes `dir`/config.json: the model's config with torch_dtype set to `dtype`.
+Status write_hf_config(LlamaForCausalLM& model, const std::string& dir, const std::string& dtype);
 // Writes `dir`/config.json and `dir`/model.safetensors in `dtype` ("float32" | "bfloat16" | "float16").
 Status save_hf_model(LlamaForCausalLM& model, const std::string& dir, const std::string& dtype);
 

@@ -45,40 +45,115 @@ std::vector<std::pair<int64_t, fs::path>> complete_checkpoints(const std::string
 
 }  // namespace
 
-Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model,
-                                    FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
-                                    const LoopPosition& position) {
-    const fs::path final_dir = fs::path(output_dir) / checkpoint_name(position.step);
-    const fs::path tmp_dir = fs::path(output_dir) / (checkpoint_name(position.step) + ".tmp");
-    std::error_code ec;
-    fs::remove_all(tmp_dir, ec);
-    fs::create_directories(tmp_dir, ec);
-    auto fail = [&](const std::string& why) -> Result<std::string> {
-        fs::remove_all(tmp_dir, ec);
-        const auto previous = complete_checkpoints(output_dir);
-        return Status::Error("checkpoint at step " + std::to_string(position.step) + " not written: " + why +
-                             (previous.empty() ? std::string("; no earlier checkpoint exists")
-                                               : "; the previous checkpoint " +
-                                                     previous.back().second.string() + " is intact"));
-    };
-    if (ec) return fail("cannot create " + tmp_dir.string() + ": " + ec.message());
+namespace {
 
+std::string shard_file_name(int64_t rank, int64_t world_size) {
+    return "shard-" + std::to_string(rank) + "-of-" + std::to_string(world_size) + ".safetensors";
+}
+
+std::string failure_message(const std::string& output_dir, int64_t step, const std::string& why) {
+    const auto previous = complete_checkpoints(output_dir);
+    return "checkpoint at step " + std::to_string(step) + " not written: " + why +
+           (previous.empty() ? std::string("; no earlier checkpoint exists")
+                             : "; the previous checkpoint " + previous.back().second.string() + " is intact");
+}
+
+std::vector<torch::Tensor> parameters_named(model::LlamaForCausalLM& model,
+                                            const std::vector<std::string>& names) {
     std::map<std::string, torch::Tensor> params;
     for (auto& item : model->named_parameters())
         params[item.key()] = item.value();
-    std::map<std::string, torch::Tensor> tensors;  // fp32, the RNG state as uint8
-    for (const std::string& name : trainable_names) {
-        tensors["param." + name] = params.at(name).to(torch::kFloat32);
-        tensors["exp_avg." + name] = optimizer.exp_avg(name);
-        tensors["exp_avg_sq." + name] = optimizer.exp_avg_sq(name);
+    std::vector<torch::Tensor> values;
+    for (const std::string& name : names)
+        values.push_back(params.at(name));
+    return values;
+}
+
+// The trainable tensors (fp32), their AdamW moments and this process's RNG state.
+Status write_trainable_state(const std::string& path, const std::vector<std::string>& names,
+                             const std::vector<torch::Tensor>& values, FlatAdamW& optimizer) {
+    std::map<std::string, torch::Tensor> tensors;
+    for (size_t i = 0; i < names.size(); ++i) {
+        tensors["param." + names[i]] = values[i].detach().to(torch::kFloat32);
+        tensors["exp_avg." + names[i]] = optimizer.exp_avg(names[i]);
+        tensors["exp_avg_sq." + names[i]] = optimizer.exp_avg_sq(names[i]);
     }
     tensors["rng.cpu"] = model::cpu_rng_state();
-    const Status written = model::write_tensors((tmp_dir / "state.safetensors").string(), tensors);
-    if (!written.ok()) return fail(written.message());
-    const nlohmann::ordered_json state = {{"magic", kCheckpointMagic},    {"version", kCheckpointVersion},
-                                          {"step", position.step},        {"epoch", position.epoch},
-                                          {"cursor", position.cursor},    {"world_size", position.world_size},
-                                          {"trainable", trainable_names}, {"adam_steps", optimizer.steps()}};
+    return model::write_tensors(path, tensors);
+}
+
+Status read_trainable_state(const std::string& path, const std::vector<std::string>& names,
+                            const std::vector<torch::Tensor>& values, FlatAdamW& optimizer) {
+    Result<io::Checkpoint> file = io::Checkpoint::open_file(path);
+    if (!file.ok()) return file.status();
+    const auto& t = file->tensors();
+    auto tensor = [&](const std::string& key) -> Result<torch::Tensor> {
+        const auto it = t.find(key);
+        if (it == t.end()) return Status::Error(path + ": \"" + key + "\" is missing");
+        Result<torch::Tensor> view = model::tensor_of(it->second);
+        if (!view.ok()) return Status::Error(path + ": \"" + key + "\": " + view.error());
+        return *view;  // copied below, while the file is still mapped
+    };
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < names.size(); ++i) {
+        const std::string& name = names[i];
+        Result<torch::Tensor> value = tensor("param." + name);
+        if (!value.ok()) return value.status();
+        if (value->sizes() != values[i].sizes())
+            return Status::Error(path + ": \"" + name + "\" has another shape than this run's");
+        torch::Tensor target = values[i];
+        target.detach().copy_(*value);
+        Result<torch::Tensor> avg = tensor("exp_avg." + name);
+        Result<torch::Tensor> avg_sq = tensor("exp_avg_sq." + name);
+        if (!avg.ok()) return avg.status();
+        if (!avg_sq.ok()) return avg_sq.status();
+        optimizer.exp_avg(name).copy_(*avg);
+        optimizer.exp_avg_sq(name).copy_(*avg_sq);
+    }
+    Result<torch::Tensor> rng = tensor("rng.cpu");
+    if (!rng.ok()) return rng.status();
+    model::set_cpu_rng_state(*rng);
+    return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> begin_checkpoint(const std::string& output_dir, int64_t step) {
+    const fs::path tmp_dir = fs::path(output_dir) / (checkpoint_name(step) + ".tmp");
+    std::error_code ec;
+    fs::remove_all(tmp_dir, ec);
+    fs::create_directories(tmp_dir, ec);
+    if (ec)
+        return Status::Error(
+            failure_message(output_dir, step, "cannot create " + tmp_dir.string() + ": " + ec.message()));
+    return tmp_dir.string();
+}
+
+Status write_rank_shards(const std::string& tmp_dir, int64_t rank, int64_t world_size,
+                         const std::vector<std::string>& names, const std::vector<torch::Tensor>& shards,
+                         FlatAdamW& optimizer) {
+    return write_trainable_state(tmp_dir + "/" + shard_file_name(rank, world_size), names, shards, optimizer);
+}
+
+Result<std::string> finish_checkpoint(const std::string& output_dir, const std::string& tmp,
+                                      FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
+                                      const LoopPosition& position, bool sharded) {
+    const fs::path final_dir = fs::path(output_dir) / checkpoint_name(position.step);
+    const fs::path tmp_dir(tmp);
+    std::error_code ec;
+    auto fail = [&](const std::string& why) -> Result<std::string> {
+        fs::remove_all(tmp_dir, ec);
+        return Status::Error(failure_message(output_dir, position.step, why));
+    };
+    const nlohmann::ordered_json state = {{"magic", kCheckpointMagic},
+                                          {"version", kCheckpointVersion},
+                                          {"step", position.step},
+                                          {"epoch", position.epoch},
+                                          {"cursor", position.cursor},
+                                          {"world_size", position.world_size},
+                                          {"trainable", trainable_names},
+                                          {"adam_steps", optimizer.steps()},
+                                          {"sharding", sharded ? "full" : "none"}};
     {
         std::ofstream out(tmp_dir / "state.json");
         out << state.dump(2) << "\n";
@@ -100,6 +175,22 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
     return final_dir.string();
 }
 
+Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model,
+                                    FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
+                                    const LoopPosition& position) {
+    Result<std::string> tmp = begin_checkpoint(output_dir, position.step);
+    if (!tmp.ok()) return tmp.status();
+    const std::vector<torch::Tensor> values = parameters_named(model, trainable_names);
+    const Status written =
+        write_trainable_state(*tmp + "/state.safetensors", trainable_names, values, optimizer);
+    if (!written.ok()) {
+        std::error_code ec;
+        fs::remove_all(*tmp, ec);
+        return Status::Error(failure_message(output_dir, position.step, written.message()));
+    }
+    return finish_checkpoint(output_dir, *tmp, optimizer, trainable_names, position, /*sharded=*/false);
+}
+
 Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir) {
     if (request == "latest") {
         const auto all = complete_checkpoints(output_dir);
@@ -118,8 +209,12 @@ Result<std::string> resolve_checkpoint(const std::string& request, const std::st
     return request;
 }
 
-Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model,
-                                     FlatAdamW& optimizer, const std::vector<std::string>& trainable_names) {
+namespace {
+
+// state.json: the loop position, after checking the magic, the trainable names and the sharding.
+Result<LoopPosition> read_checkpoint_state(const std::string& dir,
+                                           const std::vector<std::string>& trainable_names, bool sharded,
+                                           FlatAdamW& optimizer) {
     Result<nlohmann::json> state = read_json_file(dir + "/state.json");
     if (!state.ok()) return state.status();
     LoopPosition position;
@@ -128,6 +223,11 @@ Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCaus
             state->value("version", 0) != kCheckpointVersion) {
             return Status::Error(dir + "/state.json: not a slipway checkpoint of version " +
                                  std::to_string(kCheckpointVersion));
+        }
+        const std::string saved_sharding = state->value("sharding", std::string("none"));
+        if (saved_sharding != (sharded ? "full" : "none")) {
+            return Status::Error(dir + ": saved with /distributed/sharding \"" + saved_sharding +
+                                 "\", this run has \"" + (sharded ? "full" : "none") + "\"");
         }
         if ((*state)["trainable"].get<std::vector<std::string>>() != trainable_names) {
             return Status::Error(
@@ -138,41 +238,40 @@ Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCaus
         position.epoch = (*state)["epoch"].get<uint64_t>();
         position.cursor = (*state)["cursor"].get<uint64_t>();
         position.world_size = (*state)["world_size"].get<int64_t>();
+        optimizer.set_steps((*state)["adam_steps"].get<int64_t>());
     } catch (const nlohmann::json::exception& e) {
         return Status::Error(dir + "/state.json: " + e.what());
     }
-    Result<io::Checkpoint> tensors = io::Checkpoint::open_file(dir + "/state.safetensors");
-    if (!tensors.ok()) return tensors.status();
-    const auto& t = tensors->tensors();
-    auto tensor = [&](const std::string& key) -> Result<torch::Tensor> {
-        const auto it = t.find(key);
-        if (it == t.end()) return Status::Error(dir + "/state.safetensors: \"" + key + "\" is missing");
-        Result<torch::Tensor> view = model::tensor_of(it->second);
-        if (!view.ok()) return Status::Error(dir + "/state.safetensors: \"" + key + "\": " + view.error());
-        return view->clone();  // the mapping goes away with this function
-    };
-    std::map<std::string, torch::Tensor> params;
-    for (auto& item : model->named_parameters())
-        params[item.key()] = item.value();
-    torch::NoGradGuard no_grad;
-    optimizer.set_steps((*state)["adam_steps"].get<int64_t>());
-    for (const std::string& name : trainable_names) {
-        Result<torch::Tensor> value = tensor("param." + name);
-        if (!value.ok()) return value.status();
-        torch::Tensor& p = params.at(name);
-        if (value->sizes() != p.sizes())
-            return Status::Error(dir + ": \"" + name + "\" has another shape than the model's");
-        p.copy_(*value);
-        Result<torch::Tensor> avg = tensor("exp_avg." + name);
-        Result<torch::Tensor> avg_sq = tensor("exp_avg_sq." + name);
-        if (!avg.ok()) return avg.status();
-        if (!avg_sq.ok()) return avg_sq.status();
-        optimizer.exp_avg(name).copy_(*avg);
-        optimizer.exp_avg_sq(name).copy_(*avg_sq);
+    return position;
+}
+
+}  // namespace
+
+Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model,
+                                     FlatAdamW& optimizer, const std::vector<std::string>& trainable_names) {
+    Result<LoopPosition> position = read_checkpoint_state(dir, trainable_names, /*sharded=*/false, optimizer);
+    if (!position.ok()) return position.status();
+    const std::vector<torch::Tensor> values = parameters_named(model, trainable_names);
+    if (Status s = read_trainable_state(dir + "/state.safetensors", trainable_names, values, optimizer);
+        !s.ok())
+        return s;
+    return position;
+}
+
+Result<LoopPosition> load_sharded_checkpoint(const std::string& dir, int64_t rank, int64_t world_size,
+                                             const std::vector<std::string>& names,
+                                             const std::vector<torch::Tensor>& shards, FlatAdamW& optimizer) {
+    Result<LoopPosition> position = read_checkpoint_state(dir, names, /*sharded=*/true, optimizer);
+    if (!position.ok()) return position.status();
+    if (position->world_size != world_size) {
+        return Status::Error(dir + ": saved with world size " + std::to_string(position->world_size) +
+                             ", this run has " + std::to_string(world_size) +
+                             " (a sharded checkpoint resumes on the same number of ranks)");
     }
-    Result<torch::Tensor> rng = tensor("rng.cpu");
-    if (!rng.ok()) return rng.status();
-    model::set_cpu_rng_state(*rng);
+    if (Status s =
+            read_trainable_state(dir + "/" + shard_file_name(rank, world_size), names, shards, optimizer);
+        !s.ok())
+        return s;
     return position;
 }
 

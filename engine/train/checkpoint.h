@@ -31,6 +31,22 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
                                     FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
                                     const LoopPosition& position);
 
+// Sharded runs: every rank writes its own shards, rank 0 the rest. Rank 0 first creates the temporary
+// folder (begin_checkpoint), then every rank writes shard-<rank>-of-<world>.safetensors into it
+// (write_rank_shards: its shards, their AdamW moments, its RNG), then rank 0 writes state.json, renames the
+// folder and writes DONE (finish_checkpoint). save_checkpoint is the same three steps on one process.
+Result<std::string> begin_checkpoint(const std::string& output_dir, int64_t step);
+[[nodiscard]] Status write_rank_shards(const std::string& tmp_dir, int64_t rank, int64_t world_size,
+                                       const std::vector<std::string>& names,
+                                       const std::vector<torch::Tensor>& shards, FlatAdamW& optimizer);
+Result<std::string> finish_checkpoint(const std::string& output_dir, const std::string& tmp_dir,
+                                      FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
+                                      const LoopPosition& position, bool sharded);
+// Restores this rank's shards, their optimizer state and its RNG. Another world size is refused, naming both.
+Result<LoopPosition> load_sharded_checkpoint(const std::string& dir, int64_t rank, int64_t world_size,
+                                             const std::vector<std::string>& names,
+                                             const std::vector<torch::Tensor>& shards, FlatAdamW& optimizer);
+
 // "latest" -> the newest complete checkpoint under output_dir (an error when there is none); otherwise the
 // given folder, which must be complete (DONE).
 Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir);

@@ -18,25 +18,42 @@ EvalResult EvalSums::result() const {
     return r;
 }
 
-EvalSums evaluate_share(model::LlamaForCausalLM& model, const data::TokenCache& cache, int64_t batch_size,
-                        int64_t rank, int64_t world_size, torch::Device device) {
+EvalSums evaluate_share(const BatchLoss& loss, const data::TokenCache& cache, int64_t batch_size,
+                        int64_t rank, int64_t world_size, torch::Device device, bool every_rank_in_step) {
     torch::NoGradGuard no_grad;
-    model->eval();
     const size_t n = cache.num_blocks(data::Split::kValidation);
     std::vector<uint64_t> order;
     for (size_t i = static_cast<size_t>(rank); i < n; i += static_cast<size_t>(world_size))
         order.push_back(i);
+    const auto batch = static_cast<size_t>(batch_size);
+    const size_t longest_share = (n + static_cast<size_t>(world_size) - 1) / static_cast<size_t>(world_size);
+    const size_t batches = ((every_rank_in_step ? longest_share : order.size()) + batch - 1) / batch;
     EvalSums sums;
-    for (size_t begin = 0; begin < order.size(); begin += static_cast<size_t>(batch_size)) {
-        const size_t count = std::min(static_cast<size_t>(batch_size), order.size() - begin);
+    for (size_t b = 0; b < batches; ++b) {
+        const size_t begin = b * batch;
+        if (begin >= order.size()) {  // this rank's share is done: keep the others company, drop the result
+            const std::vector<uint64_t> first{0};
+            (void)loss(make_batch(cache, data::Split::kValidation, first, 0, 1, device));
+            continue;
+        }
+        const size_t count = std::min(batch, order.size() - begin);
         const torch::Tensor ids =
             make_batch(cache, data::Split::kValidation, order, begin, count, device);  // (B, T)
-        const model::LossResult l = model::causal_lm_loss(model, ids);
+        const model::LossResult l = loss(ids);
         sums.loss_sum += l.loss.item<double>() * static_cast<double>(l.tokens);
         sums.tokens += static_cast<double>(l.tokens);
         sums.correct += static_cast<double>(l.correct);
         sums.samples += static_cast<double>(count);
     }
+    return sums;
+}
+
+EvalSums evaluate_share(model::LlamaForCausalLM& model, const data::TokenCache& cache, int64_t batch_size,
+                        int64_t rank, int64_t world_size, torch::Device device) {
+    model->eval();
+    const EvalSums sums =
+        evaluate_share([&model](const torch::Tensor& ids) { return model::causal_lm_loss(model, ids); },
+                       cache, batch_size, rank, world_size, device, /*every_rank_in_step=*/false);
     model->train();
     return sums;
 }

@@ -115,12 +115,13 @@ torch::Tensor FlatAdamW::view(const torch::Tensor& flat, const Slot& slot) const
     return flat.slice(0, slot.offset, slot.offset + n).view(slot.shape);
 }
 
-double FlatAdamW::clip_grad_norm(double max_norm) {
+double FlatAdamW::clip_grad_norm(double max_norm, const std::function<double(double)>& sum_over_ranks) {
     torch::NoGradGuard no_grad;
     double squares = 0;
     for (const Group& g : groups_) {
         if (g.grads.numel() > 0) squares += g.grads.dot(g.grads).item<double>();
     }
+    if (sum_over_ranks) squares = sum_over_ranks(squares);
     const double norm = std::sqrt(squares);
     if (max_norm > 0 && std::isfinite(norm)) {
         const double coefficient = max_norm / (norm + 1e-6);  // as torch.nn.utils.clip_grad_norm_

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,7 +27,9 @@ public:
     // Global L2 norm of all gradients; scales them down to `max_norm` when above (max_norm <= 0: no clip).
     // The fused CPU step applies that scale as it reads each gradient instead of in a pass of its own, so
     // until step() or zero_grad() the stored gradients are the unclipped ones.
-    double clip_grad_norm(double max_norm);
+    // With sharded parameters each rank holds a part of the gradient: `sum_over_ranks` adds the squared
+    // norms of all ranks.
+    double clip_grad_norm(double max_norm, const std::function<double(double)>& sum_over_ranks = nullptr);
     void step(double lr);
     void zero_grad();
 

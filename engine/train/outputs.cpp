@@ -1,28 +1,28 @@
 // save_outputs (outputs.h).
+#include <torch/torch.h>
+
 #include "train/outputs.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "model/lora.h"
+#include "model/tensor_io.h"
 #include "model/weights.h"
+#include "train/sharded_model.h"
 
 namespace slipway::train {
 
-Status save_outputs(model::LlamaForCausalLM& model, const RunConfig& config,
-                    const std::string& engine_version, int64_t world_size) {
-    namespace fs = std::filesystem;
+namespace {
+
+namespace fs = std::filesystem;
+
+// What every run writes next to its weights: the tokenizer and run.json.
+Status save_run_files(const RunConfig& config, const std::string& engine_version, int64_t world_size) {
     const std::string& dir = config.training.output_dir;
-    // LoRA: a PEFT adapter folder. Otherwise an HF model; trained weights stay fp32 unless the base was
-    // stored narrower.
-    const Status saved =
-        config.adapter.method == "lora"
-            ? model::save_adapter(model, config.adapter, config.model.path, dir)
-            : model::save_hf_model(model, dir,
-                                   config.model.init == "random" ? "float32" : config.model.dtype);
-    if (!saved.ok()) return saved;
     const std::string tokenizer =
         config.tokenizer.path.empty() ? config.model.path + "/tokenizer.json" : config.tokenizer.path;
     std::error_code ec;
@@ -34,6 +34,70 @@ Status save_outputs(model::LlamaForCausalLM& model, const RunConfig& config,
     out << run.dump(2) << "\n";
     if (!out) return Status::Error(dir + "/run.json: write failed");
     return Status::Ok();
+}
+
+// Trained weights stay fp32 unless the base was stored narrower.
+std::string output_dtype(const RunConfig& config) {
+    return config.model.init == "random" ? "float32" : config.model.dtype;
+}
+
+}  // namespace
+
+Status save_outputs(model::LlamaForCausalLM& model, const RunConfig& config,
+                    const std::string& engine_version, int64_t world_size) {
+    const std::string& dir = config.training.output_dir;
+    // LoRA: a PEFT adapter folder. Otherwise an HF model.
+    const Status saved = config.adapter.method == "lora"
+                             ? model::save_adapter(model, config.adapter, config.model.path, dir)
+                             : model::save_hf_model(model, dir, output_dtype(config));
+    if (!saved.ok()) return saved;
+    return save_run_files(config, engine_version, world_size);
+}
+
+Status save_sharded_outputs(ShardedModel& sharded, const RunConfig& config, const std::string& engine_version,
+                            bool writes) {
+    const std::string& dir = config.training.output_dir;
+    const int64_t world_size = sharded.comm().world_size;
+    Status status = Status::Ok();
+    if (config.adapter.method == "lora") {  // the adapter is small: its units gathered together
+        sharded.with_trainable_gathered([&] {
+            if (writes) status = model::save_adapter(sharded.model(), config.adapter, config.model.path, dir);
+        });
+    } else {
+        // An HF folder sharded one file per unit, with model.safetensors.index.json: one unit at a time.
+        const auto dtype = model::dtype_named(output_dtype(config));
+        if (!dtype.ok()) return dtype.status();
+        const int64_t units = sharded.unit_count();
+        int64_t index = 0, total_bytes = 0;
+        nlohmann::ordered_json weight_map = nlohmann::ordered_json::object();
+        sharded.for_each_unit(
+            [&](const std::map<std::string, torch::Tensor>& tensors) {
+                char name[64];
+                std::snprintf(name, sizeof name, "model-%05lld-of-%05lld.safetensors",
+                              static_cast<long long>(++index), static_cast<long long>(units));
+                if (!writes || !status.ok()) return;
+                std::map<std::string, torch::Tensor> converted;
+                for (const auto& [key, value] : tensors) {
+                    converted[key] = value.to(*dtype);
+                    total_bytes += converted[key].numel() * converted[key].element_size();
+                    weight_map[key] = name;
+                }
+                status = model::write_tensors(dir + "/" + name, converted);
+            },
+            /*only_trainable=*/false);
+        if (writes && status.ok()) {
+            status = model::write_hf_config(sharded.model(), dir, output_dtype(config));
+            if (status.ok()) {
+                const nlohmann::ordered_json index_json = {{"metadata", {{"total_size", total_bytes}}},
+                                                           {"weight_map", weight_map}};
+                std::ofstream out(fs::path(dir) / "model.safetensors.index.json");
+                out << index_json.dump(2) << "\n";
+                if (!out) status = Status::Error(dir + "/model.safetensors.index.json: write failed");
+            }
+        }
+    }
+    if (!writes || !status.ok()) return status;
+    return save_run_files(config, engine_version, world_size);
 }
 
 }  // namespace slipway::train

@@ -12,12 +12,11 @@ bool is_embedding_or_head(const std::string& name) {
     return name == "model.embed_tokens.weight" || name == "lm_head.weight";
 }
 
-// HF: no decay for parameters of LayerNorm-like modules and for biases.
-bool decays(const std::string& name) {
+}  // namespace
+
+bool decays_weight(const std::string& name) {
     return name.find("norm") == std::string::npos && name.find("bias") == std::string::npos;
 }
-
-}  // namespace
 
 Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const AdapterConfig& adapter) {
     Trainable trainable;
@@ -45,7 +44,7 @@ Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const Adapter
 std::unique_ptr<FlatAdamW> make_adamw(const Trainable& trainable, const TrainingConfig& t) {
     std::vector<bool> decay;
     for (const std::string& name : trainable.names)
-        decay.push_back(decays(name));
+        decay.push_back(decays_weight(name));
     return std::make_unique<FlatAdamW>(trainable.names, trainable.tensors, decay, t);
 }
 

@@ -21,6 +21,9 @@ struct Trainable {
 };
 Result<Trainable> select_trainable(model::LlamaForCausalLM& model, const AdapterConfig& adapter);
 
+// HF's parameter groups: no weight decay for the parameters of LayerNorm-like modules and for biases.
+bool decays_weight(const std::string& name);
+
 // AdamW over the trainable parameters in two groups: with weight decay, and without (norms, biases).
 std::unique_ptr<FlatAdamW> make_adamw(const Trainable& trainable, const TrainingConfig& training);
 

@@ -6,6 +6,8 @@
 
 #include "train/trainer.h"
 
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -31,6 +33,7 @@
 #include "train/outputs.h"
 #include "train/progress.h"
 #include "train/schedule.h"
+#include "train/sharded_model.h"
 #include "train/trainable.h"
 
 namespace slipway::train {
@@ -105,8 +108,15 @@ private:
     int64_t rank_local() const { return options_.dist_env.local_rank; }
     bool dist_backend_is_nccl() const { return dist_ && dist_->backend() == "nccl"; }
     int64_t world_size() const { return dist_ ? dist_->world_size() : 1; }
+    bool sharded() const { return sharded_ != nullptr; }
+    Status adapt_and_place(model::LlamaForCausalLM& llama);
+    Status build_sharded_model();
+    // The loss of one batch through whichever model this run has (sharded or replicated).
+    model::LossResult batch_loss(const torch::Tensor& ids, bool count_correct);
     void evaluate_now(int64_t step, int64_t samples);
     Status checkpoint(int64_t done);
+    // Every rank writes its shards into rank 0's temporary folder; rank 0 completes it.
+    Status sharded_checkpoint(int64_t done);
     void log_hyperparameters();
 
     const RunConfig& config_;
@@ -119,6 +129,7 @@ private:
     std::optional<MlperfLog> mlperf_;  // submission and block lines when /mlperf/benchmark is set
     std::unique_ptr<dist::DistContext> dist_;
     std::unique_ptr<dist::GradientReducer> reducer_;
+    std::unique_ptr<ShardedModel> sharded_;  // /distributed/sharding: full
 
     torch::Device device_{torch::kCPU};
     std::string cache_dir_;
@@ -208,6 +219,12 @@ Status TrainingRun::setup() {
     if (Status s = agree(load_cache_and_model(prepared), "loading the data and the model"); !s.ok()) return s;
     model::LlamaForCausalLM& llama = *llama_;
     const auto bucket_bytes = static_cast<size_t>(config_.distributed.bucket_mb * 1024 * 1024);
+    if (sharded()) {  // every rank built its slices from the same seeded model or the same files
+        optimizer_ =
+            std::make_unique<FlatAdamW>(trainable_.names, trainable_.tensors, sharded_->shard_decays(), t_);
+        llama->train();
+        return agree(plan_steps(), "planning the steps");
+    }
     if (dist_) dist_->broadcast_from_main(trainable_.tensors, bucket_bytes);
     optimizer_ = make_adamw(trainable_, t_);
     if (dist_) {
@@ -230,12 +247,23 @@ Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) 
     if (!cache.ok()) return cache.status();
     cache_.emplace(std::move(*cache));
 
+    if (config_.distributed.sharding == "full") return build_sharded_model();
     // Model: every rank builds the same one; rank 0's trainable weights are broadcast (DDP's initial sync).
     torch::manual_seed(static_cast<uint64_t>(t_.seed));
     Result<model::LlamaForCausalLM> built = build_model(config_);
     if (!built.ok()) return built.status();
     llama_.emplace(std::move(*built));
     model::LlamaForCausalLM& llama = *llama_;
+    if (Status s = adapt_and_place(llama); !s.ok()) return s;
+    llama->model->gradient_checkpointing = t_.gradient_checkpointing;
+    Result<Trainable> trainable = select_trainable(llama, config_.adapter);
+    if (!trainable.ok()) return trainable.status();
+    trainable_ = std::move(*trainable);
+    return Status::Ok();
+}
+
+// Checks the vocabulary, adds LoRA adapters, and moves the model to this rank's device.
+Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama) {
     if (cache_->meta().vocab_size > static_cast<uint64_t>(llama->config.vocab_size)) {
         return Status::Error("the tokenizer has " + std::to_string(cache_->meta().vocab_size) +
                              " tokens but the model only " + std::to_string(llama->config.vocab_size));
@@ -251,11 +279,55 @@ Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) 
                                      rank_local());
     if (!device_.is_cpu()) llama->to(device_);
     *progress_ << "device: " << device_.str() << "\n";
-    llama->model->gradient_checkpointing = t_.gradient_checkpointing;
-    Result<Trainable> trainable = select_trainable(llama, config_.adapter);
-    if (!trainable.ok()) return trainable.status();
-    trainable_ = std::move(*trainable);
     return Status::Ok();
+}
+
+// Sharded: every rank builds the model's skeleton (random init: the whole seeded model, the same on every
+// rank), keeps its own slices (read from the mapped safetensors for an HF folder) and frees the rest.
+Status TrainingRun::build_sharded_model() {
+    torch::manual_seed(static_cast<uint64_t>(t_.seed));
+    std::optional<io::Checkpoint> folder;
+    std::optional<model::LlamaForCausalLM> skeleton;
+    if (config_.model.init == "random") {
+        Result<model::LlamaForCausalLM> built = build_model(config_);
+        if (!built.ok()) return built.status();
+        skeleton.emplace(std::move(*built));
+    } else {
+        Result<model::LlamaConfig> llama_config =
+            model::LlamaConfig::from_file(config_.model.path + "/config.json");
+        if (!llama_config.ok()) return llama_config.status();
+        Result<io::Checkpoint> opened = io::Checkpoint::open_folder(config_.model.path);
+        if (!opened.ok()) return opened.status();
+        folder.emplace(std::move(*opened));
+        skeleton.emplace(model::LlamaForCausalLM(*llama_config));
+    }
+    model::LlamaForCausalLM& llama = *skeleton;
+    if (Status s = adapt_and_place(llama); !s.ok()) return s;
+    if (Result<Trainable> trainable = select_trainable(llama, config_.adapter); !trainable.ok())
+        return trainable.status();  // sets requires_grad, which decides each parameter's buffer
+    ShardComm comm;
+    if (dist_) {
+        comm.group = dist_->group();
+        comm.rank = rank();
+        comm.world_size = world_size();
+        comm.reduce_scatter = dist_backend_is_nccl();
+    }
+    Result<std::unique_ptr<ShardedModel>> made =
+        ShardedModel::create(llama, comm, folder ? &*folder : nullptr);
+    if (!made.ok()) return Status::Error(config_.model.path + ": " + made.status().message());
+    sharded_ = std::move(*made);
+    sharded_->set_gradient_checkpointing(t_.gradient_checkpointing);
+    sharded_->set_bf16(t_.bf16, device_.type());
+    llama_.emplace(llama);
+    trainable_.names = sharded_->shard_names();
+    trainable_.tensors = sharded_->shards();
+    *progress_ << "sharded over " << world_size() << " rank(s): " << sharded_->local_elements()
+               << " parameters on this rank, in " << sharded_->unit_count() << " units\n";
+    return Status::Ok();
+}
+
+model::LossResult TrainingRun::batch_loss(const torch::Tensor& ids, bool count_correct) {
+    return sharded_ ? sharded_->loss(ids, count_correct) : model::causal_lm_loss(*llama_, ids, count_correct);
 }
 
 Status TrainingRun::plan_steps() {
@@ -292,7 +364,10 @@ Status TrainingRun::plan_steps() {
     if (!t_.resume_from_checkpoint.empty()) {
         Result<std::string> dir = resolve_checkpoint(t_.resume_from_checkpoint, t_.output_dir);
         if (!dir.ok()) return dir.status();
-        Result<LoopPosition> loaded = load_checkpoint(*dir, llama, *optimizer_, trainable_.names);
+        Result<LoopPosition> loaded =
+            sharded() ? load_sharded_checkpoint(*dir, rank(), world_size(), trainable_.names,
+                                                trainable_.tensors, *optimizer_)
+                      : load_checkpoint(*dir, llama, *optimizer_, trainable_.names);
         if (!loaded.ok()) return loaded.status();
         if (loaded->world_size != world_size()) {
             return Status::Error(*dir + ": saved with world size " + std::to_string(loaded->world_size) +
@@ -329,7 +404,16 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
     EvalSums sums;
     {
         model::Bf16Autocast autocast(t_.bf16, device_.type());
-        sums = evaluate_share(*llama_, *cache_, t_.per_device_eval_batch_size, rank(), world_size(), device_);
+        if (sharded()) {
+            sharded_->set_training(false);
+            sums = evaluate_share([this](const torch::Tensor& ids) { return batch_loss(ids, true); }, *cache_,
+                                  t_.per_device_eval_batch_size, rank(), world_size(), device_,
+                                  /*every_rank_in_step=*/true);
+            sharded_->set_training(true);
+        } else {
+            sums = evaluate_share(*llama_, *cache_, t_.per_device_eval_batch_size, rank(), world_size(),
+                                  device_);
+        }
     }
     if (dist_) {
         std::vector<double> v = sums.as_vector();
@@ -355,6 +439,7 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
 
 // Rank 0 writes; the others go on and meet it at the next collective.
 Status TrainingRun::checkpoint(int64_t done) {
+    if (sharded()) return sharded_checkpoint(done);
     Status status = Status::Ok();
     if (is_main()) {
         Result<std::string> saved = save_checkpoint(t_.output_dir, *llama_, *optimizer_, trainable_.names,
@@ -370,6 +455,51 @@ Status TrainingRun::checkpoint(int64_t done) {
     // A failed save is a warning on rank 0 (training goes on); the others only wait for it to finish.
     const Status waited = dist_->wait_for_main("saving checkpoint " + std::to_string(done), Status::Ok());
     if (!waited.ok()) throw LostRank(waited.message());
+    return status;
+}
+
+Status TrainingRun::sharded_checkpoint(int64_t done) {
+    const LoopPosition position{done, epoch_, cursor_, world_size()};
+    Result<std::string> tmp =
+        is_main() ? begin_checkpoint(t_.output_dir, done) : Result<std::string>(std::string());
+    auto everyone = [&](const Status& mine, const std::string& phase) {
+        if (!dist_) return mine;
+        const Status waited = dist_->wait_for_main(phase, mine);  // rank 0's file work may be slow
+        if (waited.code() == StatusCode::kUnavailable) throw LostRank(waited.message());
+        return waited;
+    };
+    if (Status s = everyone(tmp.status(), "creating checkpoint " + std::to_string(done)); !s.ok()) return s;
+    const std::string tmp_dir = t_.output_dir + "/checkpoint-" + std::to_string(done) + ".tmp";
+    Status written =
+        write_rank_shards(tmp_dir, rank(), world_size(), trainable_.names, trainable_.tensors, *optimizer_);
+    if (dist_) {  // did every rank write its file?
+        std::vector<double> failed{written.ok() ? 0.0 : 1.0};
+        dist_->allreduce_sum(failed);
+        if (written.ok() && failed[0] > 0)
+            written = Status::Error(std::to_string(int(failed[0])) + " rank(s) could not write their shards");
+    }
+    Status status = written;
+    if (is_main()) {
+        if (written.ok()) {
+            Result<std::string> saved = finish_checkpoint(t_.output_dir, tmp_dir, *optimizer_,
+                                                          trainable_.names, position, /*sharded=*/true);
+            if (saved.ok()) {
+                log_->point_in_time("checkpoint_saved", *saved, {{"step_num", done}});
+                if (t_.save_total_limit) prune_checkpoints(t_.output_dir, *t_.save_total_limit);
+            }
+            status = saved.status();
+        } else {
+            std::error_code ec;
+            std::filesystem::remove_all(tmp_dir, ec);
+            status = Status::Error("checkpoint at step " + std::to_string(done) +
+                                   " not written: " + written.message());
+        }
+    }
+    // A failed save is a warning (training goes on); the others wait for rank 0 to finish the folder.
+    if (dist_) {
+        const Status waited = dist_->wait_for_main("saving checkpoint " + std::to_string(done), Status::Ok());
+        if (!waited.ok()) throw LostRank(waited.message());
+    }
     return status;
 }
 
@@ -410,7 +540,7 @@ Result<TrainReport> TrainingRun::loop() {
             model::LossResult r;
             {
                 model::Bf16Autocast autocast(t_.bf16, device_.type());  // fp32 master weights, bf16 matmuls
-                r = model::causal_lm_loss(llama, ids, /*count_correct=*/false);
+                r = batch_loss(ids, /*count_correct=*/false);
             }
             const torch::Tensor scaled =
                 accumulation == 1 ? r.loss : r.loss / static_cast<double>(accumulation);
@@ -430,7 +560,15 @@ Result<TrainReport> TrainingRun::loop() {
             step_loss = shared[0] / static_cast<double>(world_size());
             stop = shared[1] > 0;
         }
-        const double grad_norm = optimizer_->clip_grad_norm(t_.max_grad_norm);  // equal on every rank
+        // Equal on every rank; sharded, each rank holds a part of the gradient and the squares are summed.
+        const double grad_norm = sharded() && dist_
+                                     ? optimizer_->clip_grad_norm(t_.max_grad_norm,
+                                                                  [this](double squares) {
+                                                                      std::vector<double> v{squares};
+                                                                      dist_->allreduce_sum(v);
+                                                                      return v[0];
+                                                                  })
+                                     : optimizer_->clip_grad_norm(t_.max_grad_norm);
         const int64_t done = step + 1, samples = done * global_batch_;
         if (!std::isfinite(step_loss) || !std::isfinite(grad_norm)) {
             log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
@@ -506,8 +644,10 @@ Result<TrainReport> TrainingRun::finish() {
     const Status final_checkpoint = checkpoint(report_.steps);
     if (!final_checkpoint.ok()) *progress_ << "warning: " << final_checkpoint.message() << "\n";
 
-    const Status saved =
-        is_main() ? save_outputs(*llama_, config_, options_.engine_version, world_size()) : Status::Ok();
+    const Status saved = sharded()
+                             ? save_sharded_outputs(*sharded_, config_, options_.engine_version, is_main())
+                         : is_main() ? save_outputs(*llama_, config_, options_.engine_version, world_size())
+                                     : Status::Ok();
     if (!saved.ok()) log_->interval_end("run_stop", nullptr, {{"status", "fail"}});
     if (dist_) {
         if (Status s = dist_->wait_for_main("saving the outputs", saved); !s.ok()) return s;

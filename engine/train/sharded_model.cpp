@@ -1,0 +1,414 @@
+// ShardedModel (sharded_model.h): the unit layout, gathering and giving back a unit's bytes, and UnitCall,
+// the autograd function that runs one unit. UnitCall's forward gathers the unit, runs it (keeping its
+// activations in a graph of its own, or only its input when the unit is recomputed) and gives the bytes
+// back; its backward gathers again, back-propagates through that graph, and returns the reduced slices
+// of the trainable gradients as the gradients of the shards, which autograd accumulates into their .grad.
+#include <torch/torch.h>
+
+#include "train/sharded_model.h"
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include "model/chunked_loss.h"
+#include "model/tensor_io.h"
+#include "model/torch_compat.h"
+#include "train/trainable.h"
+
+namespace slipway::train {
+
+namespace {
+
+// One parameter's place in a flat buffer.
+struct ParamSlot {
+    std::string name;
+    torch::Tensor param;  // the model's parameter: a view of FlatBuffer::full
+    int64_t offset = 0;
+    int64_t numel = 0;
+};
+
+}  // namespace
+
+// One flat buffer of a unit: its parameters end to end, padded to a multiple of the world size.
+struct FlatBuffer {
+    enum class Kind { kFrozen, kDecay, kNoDecay };
+    Kind kind = Kind::kFrozen;
+    std::vector<ParamSlot> slots;
+    int64_t numel = 0, padded = 0, shard_numel = 0;
+    torch::Tensor shard;  // (padded / N): this rank's slice; trainable ones are the optimizer's parameters
+    torch::Tensor full;   // (padded): the gathered unit; holds bytes only between gather() and release()
+    bool trainable() const { return kind != Kind::kFrozen; }
+};
+
+struct ShardedUnit {
+    std::string name;                 // "embed", "layers.N", "head"
+    std::vector<FlatBuffer> buffers;  // in Kind order, empty ones left out
+};
+
+// What one UnitCall needs in its backward (owned by the ShardedModel until the next forward).
+class UnitCallState {
+public:
+    UnitCallState(ShardedModel* sharded, std::vector<ShardedUnit*> units, bool recompute,
+                  bool input_needs_grad, std::function<torch::Tensor(const torch::Tensor&)> compute)
+        : sharded_(sharded),
+          units_(std::move(units)),
+          recompute_(recompute),
+          input_needs_grad_(input_needs_grad),
+          compute_(std::move(compute)) {}
+
+    torch::Tensor forward(const torch::Tensor& input) {
+        gather();
+        torch::Tensor out;
+        if (recompute_) {
+            input_ = input;
+            torch::NoGradGuard no_grad;
+            out = compute_(input);
+        } else {
+            torch::AutoGradMode enable(true);  // a graph of this unit's own, kept for backward
+            input_ = input_needs_grad_ ? input.detach().requires_grad_(true) : input.detach();
+            output_ = compute_(input_);
+            out = output_.detach();
+        }
+        release();
+        return out;
+    }
+
+    torch::autograd::variable_list backward(const torch::Tensor& grad_output) {
+        gather();
+        torch::autograd::variable_list inputs;
+        {
+            torch::AutoGradMode enable(true);
+            if (recompute_) {  // as in the forward: same autocast, same units
+                model::Bf16Autocast autocast(sharded_->bf16_, sharded_->device_type_);
+                input_ = input_needs_grad_ ? input_.detach().requires_grad_(true) : input_.detach();
+                output_ = compute_(input_);
+            }
+            if (input_needs_grad_) inputs.push_back(input_);
+            for (ShardedUnit* unit : units_) {
+                for (FlatBuffer& buffer : unit->buffers) {
+                    if (!buffer.trainable()) continue;
+                    for (ParamSlot& slot : buffer.slots)
+                        inputs.push_back(slot.param);
+                }
+            }
+        }
+        torch::autograd::variable_list grads;
+        if (!inputs.empty()) {
+            grads = torch::autograd::grad({output_}, inputs, {grad_output}, /*retain_graph=*/false,
+                                          /*create_graph=*/false, /*allow_unused=*/true);
+        }
+        torch::autograd::variable_list result;
+        size_t next = 0;
+        result.push_back(input_needs_grad_ ? grads[next++] : torch::Tensor());
+        torch::NoGradGuard no_grad;
+        for (ShardedUnit* unit : units_) {
+            for (FlatBuffer& buffer : unit->buffers) {
+                if (!buffer.trainable()) continue;
+                torch::Tensor flat = torch::zeros({buffer.padded}, buffer.shard.options());  // (padded)
+                for (ParamSlot& slot : buffer.slots) {
+                    const torch::Tensor& g = grads[next++];
+                    if (g.defined()) flat.narrow(0, slot.offset, slot.numel).copy_(g.reshape({-1}));
+                }
+                result.push_back(sharded_->reduce_to_shard(flat));
+            }
+        }
+        result.push_back(torch::Tensor());  // the state pointer
+        output_ = torch::Tensor();
+        input_ = torch::Tensor();
+        release();
+        return result;
+    }
+
+private:
+    void gather() {
+        for (ShardedUnit* unit : units_)
+            sharded_->gather(*unit, false);
+    }
+    void release() {
+        for (ShardedUnit* unit : units_)
+            sharded_->release(*unit);
+    }
+
+    ShardedModel* sharded_;
+    std::vector<ShardedUnit*> units_;
+    bool recompute_, input_needs_grad_;
+    std::function<torch::Tensor(const torch::Tensor&)> compute_;
+    torch::Tensor input_, output_;
+};
+
+namespace {
+
+class UnitCall : public torch::autograd::Function<UnitCall> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& input,
+                                 at::TensorList /*shards: only for autograd's edges*/, int64_t state) {
+        ctx->saved_data["state"] = state;
+        return reinterpret_cast<UnitCallState*>(state)->forward(input);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        auto* state = reinterpret_cast<UnitCallState*>(ctx->saved_data["state"].toInt());
+        return state->backward(grads[0]);
+    }
+};
+
+std::string unit_of(const std::string& name) {
+    const std::string layers = "model.layers.";
+    if (name.rfind(layers, 0) == 0)
+        return "layers." + name.substr(layers.size(), name.find('.', layers.size()) - layers.size());
+    if (name.rfind("model.embed_tokens.", 0) == 0) return "embed";
+    return "head";  // model.norm, lm_head
+}
+
+const char* kind_suffix(FlatBuffer::Kind kind) {
+    return kind == FlatBuffer::Kind::kDecay     ? "decay"
+           : kind == FlatBuffer::Kind::kNoDecay ? "no_decay"
+                                                : "frozen";
+}
+
+}  // namespace
+
+ShardedModel::ShardedModel(model::LlamaForCausalLM model, ShardComm comm)
+    : model_(std::move(model)), comm_(std::move(comm)) {}
+
+ShardedModel::~ShardedModel() = default;
+
+Result<std::unique_ptr<ShardedModel>> ShardedModel::create(model::LlamaForCausalLM model, ShardComm comm,
+                                                           const io::Checkpoint* checkpoint) {
+    std::unique_ptr<ShardedModel> sharded(new ShardedModel(std::move(model), std::move(comm)));
+    const int64_t world = sharded->comm_.world_size, rank = sharded->comm_.rank;
+    std::map<std::string, size_t> unit_index;
+    auto named = sharded->model_->named_parameters();
+    if (checkpoint) {  // every tensor of the folder must be a parameter of the model
+        for (const auto& [name, view] : checkpoint->tensors()) {
+            if (!named.contains(name))
+                return Status::Error("unexpected tensor \"" + name + "\" in the model folder");
+        }
+    }
+    // Layout: units in model order; within a unit, one buffer per kind, parameters in model order (so
+    // q/k/v and gate/up lie side by side, which lets joint_linear use them without a copy).
+    for (auto& item : named) {
+        const std::string unit_name = unit_of(item.key());
+        auto [it, added] = unit_index.emplace(unit_name, sharded->units_.size());
+        if (added) {
+            sharded->units_.push_back(std::make_unique<ShardedUnit>());
+            sharded->units_.back()->name = unit_name;
+        }
+        ShardedUnit& unit = *sharded->units_[it->second];
+        const FlatBuffer::Kind kind = !item.value().requires_grad() ? FlatBuffer::Kind::kFrozen
+                                      : decays_weight(item.key())   ? FlatBuffer::Kind::kDecay
+                                                                    : FlatBuffer::Kind::kNoDecay;
+        auto buffer = std::find_if(unit.buffers.begin(), unit.buffers.end(),
+                                   [kind](const FlatBuffer& b) { return b.kind == kind; });
+        if (buffer == unit.buffers.end()) {
+            unit.buffers.push_back(FlatBuffer{});
+            buffer = std::prev(unit.buffers.end());
+            buffer->kind = kind;
+        }
+        buffer->slots.push_back({item.key(), item.value(), buffer->numel, item.value().numel()});
+        buffer->numel += item.value().numel();
+    }
+    torch::NoGradGuard no_grad;
+    for (auto& unit : sharded->units_) {
+        std::sort(unit->buffers.begin(), unit->buffers.end(),
+                  [](const FlatBuffer& a, const FlatBuffer& b) { return a.kind < b.kind; });
+        for (FlatBuffer& buffer : unit->buffers) {
+            buffer.padded = (buffer.numel + world - 1) / world * world;
+            buffer.shard_numel = buffer.padded / world;
+            const torch::TensorOptions options = buffer.slots[0].param.options().requires_grad(false);
+            buffer.shard = torch::zeros({buffer.shard_numel}, options);  // (padded / N)
+            const int64_t begin = rank * buffer.shard_numel, end = begin + buffer.shard_numel;
+            // This rank's elements of each parameter that overlaps [begin, end): from the mapped file
+            // (only these bytes are read) or from the parameter's own values (fresh adapters, random init).
+            for (ParamSlot& slot : buffer.slots) {
+                const int64_t from = std::max(begin, slot.offset),
+                              to = std::min(end, slot.offset + slot.numel);
+                if (from >= to) continue;
+                torch::Tensor source = slot.param;
+                if (checkpoint && slot.name.find(".lora_") == std::string::npos) {
+                    const auto found = checkpoint->tensors().find(slot.name);
+                    if (found == checkpoint->tensors().end())
+                        return Status::Error("the model folder has no tensor \"" + slot.name + "\"");
+                    if (found->second.shape != slot.param.sizes().vec()) {
+                        return Status::Error("\"" + slot.name + "\" has shape " +
+                                             model::shape_text(found->second.shape) +
+                                             " in the model folder, the model expects " +
+                                             model::shape_text(slot.param.sizes().vec()));
+                    }
+                    Result<torch::Tensor> mapped = model::tensor_of(found->second);
+                    if (!mapped.ok()) return Status::Error("\"" + slot.name + "\": " + mapped.error());
+                    source = *mapped;
+                }
+                buffer.shard.narrow(0, from - begin, to - from)
+                    .copy_(source.reshape({-1}).narrow(0, from - slot.offset, to - from));
+            }
+            if (buffer.trainable()) {
+                buffer.shard.set_requires_grad(true);
+                sharded->shard_names_.push_back(unit->name + "." + kind_suffix(buffer.kind));
+                sharded->shards_.push_back(buffer.shard);
+                sharded->shard_decays_.push_back(buffer.kind == FlatBuffer::Kind::kDecay);
+            }
+            // The parameters become views of the unit's gathered buffer, which holds no bytes until a gather.
+            // (Views are made while it has its bytes, untouched: slicing checks the storage's size.)
+            buffer.full = torch::empty({buffer.padded}, options);
+            for (ParamSlot& slot : buffer.slots)
+                slot.param.set_data(buffer.full.narrow(0, slot.offset, slot.numel).view(slot.param.sizes()));
+            model::release_storage(buffer.full);
+        }
+    }
+    return sharded;
+}
+
+int64_t ShardedModel::local_elements() const {
+    int64_t n = 0;
+    for (const auto& unit : units_) {
+        for (const FlatBuffer& buffer : unit->buffers)
+            n += buffer.shard_numel;
+    }
+    return n;
+}
+
+void ShardedModel::gather(ShardedUnit& unit, bool only_trainable) {
+    torch::NoGradGuard no_grad;
+    for (FlatBuffer& buffer : unit.buffers) {
+        if (only_trainable && !buffer.trainable()) continue;
+        // Into a fresh tensor whose bytes then move into `full`: writing into `full` itself would bump the
+        // version counter of the views autograd saved in forward.
+        torch::Tensor gathered;  // (padded)
+        if (comm_.world_size == 1) {
+            gathered = buffer.shard.detach().clone();
+        } else {
+            gathered = torch::empty({buffer.padded}, buffer.shard.options().requires_grad(false));
+            std::vector<std::vector<torch::Tensor>> outputs{gathered.chunk(comm_.world_size)};
+            std::vector<torch::Tensor> inputs{buffer.shard.detach()};
+            comm_.group->allgather(outputs, inputs)->wait();
+        }
+        model::adopt_storage(buffer.full, gathered);
+    }
+}
+
+void ShardedModel::release(ShardedUnit& unit) {
+    for (FlatBuffer& buffer : unit.buffers)
+        model::release_storage(buffer.full);
+    if (bf16_) model::clear_autocast_cache();  // its bf16 copies of the released weights
+}
+
+torch::Tensor ShardedModel::reduce_to_shard(const torch::Tensor& flat) {
+    const int64_t world = comm_.world_size;
+    if (world == 1) return flat;
+    const int64_t shard_numel = flat.size(0) / world;
+    if (comm_.reduce_scatter) {
+        torch::Tensor out = torch::empty({shard_numel}, flat.options());
+        std::vector<torch::Tensor> outputs{out};
+        std::vector<std::vector<torch::Tensor>> inputs{flat.chunk(world)};
+        comm_.group->reduce_scatter(outputs, inputs)->wait();
+        return out.div_(static_cast<double>(world));
+    }
+    std::vector<torch::Tensor> tensors{flat};
+    comm_.group->allreduce(tensors)->wait();
+    return flat.narrow(0, comm_.rank * shard_numel, shard_numel).div(static_cast<double>(world));
+}
+
+torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, const torch::Tensor& input,
+                                     bool recompute,
+                                     std::function<torch::Tensor(const torch::Tensor&)> compute) {
+    std::vector<torch::Tensor> shards;
+    for (ShardedUnit* unit : units) {
+        for (FlatBuffer& buffer : unit->buffers) {
+            if (buffer.trainable()) shards.push_back(buffer.shard);
+        }
+    }
+    const bool input_needs_grad = input.requires_grad();
+    if (!torch::GradMode::is_enabled() || (!input_needs_grad && shards.empty())) {
+        for (ShardedUnit* unit : units)
+            gather(*unit, false);
+        torch::Tensor out;
+        {
+            torch::NoGradGuard no_grad;
+            out = compute(input);
+        }
+        for (ShardedUnit* unit : units)
+            release(*unit);
+        return out;
+    }
+    calls_.push_back(std::make_unique<UnitCallState>(this, std::move(units), recompute, input_needs_grad,
+                                                     std::move(compute)));
+    return UnitCall::apply(input, at::TensorList(shards), reinterpret_cast<int64_t>(calls_.back().get()));
+}
+
+model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correct) {
+    calls_.clear();  // the previous micro-step's backward is done
+    model::LlamaModelImpl& inner = *model_->model;
+    ShardedUnit* embed = units_.front().get();
+    ShardedUnit* head = units_.back().get();
+    torch::Tensor x = run_unit({embed}, ids, false, [&inner](const torch::Tensor& in) {
+        return inner.embed_tokens(in);  // (B, T) -> (B, T, C)
+    });
+    const auto& rope = inner.rope_tables(ids.size(1), x.scalar_type(), x.device());
+    const bool recompute = recompute_layers_ && model_->is_training();
+    for (size_t i = 0; i < inner.layers->size(); ++i) {
+        model::DecoderLayerImpl* layer = inner.layers->ptr<model::DecoderLayerImpl>(i).get();
+        x = run_unit({units_[i + 1].get()}, x, recompute,
+                     [layer, cos = rope.cos, sin = rope.sin, mask = rope.mask](const torch::Tensor& in) {
+                         return layer->forward(in, cos, sin, mask);  // (B, T, C)
+                     });
+    }
+    const torch::Tensor targets = ids.slice(1, 1).reshape({-1});  // (N), N = B x (T-1)
+    auto correct = std::make_shared<int64_t>(0);
+    model::LlamaForCausalLM& llama = model_;
+    std::vector<ShardedUnit*> head_units{head};
+    if (!llama->lm_head) head_units.push_back(embed);  // tied: the head reads the embeddings
+    model::LossResult result;
+    result.loss = run_unit(
+        head_units, x, false, [&llama, &inner, targets, count_correct, correct](const torch::Tensor& in) {
+            const torch::Tensor hidden = inner.norm(in);                                   // (B, T, C)
+            const torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, hidden.size(2)});  // (N, C)
+            model::ChunkedLoss l =
+                model::chunked_cross_entropy(h, llama->output_weight(), targets, 256, count_correct);
+            *correct = l.correct;
+            return l.loss;
+        });
+    result.tokens = targets.size(0);
+    result.correct = *correct;
+    return result;
+}
+
+void ShardedModel::set_training(bool training) {
+    if (training) {
+        model_->train();
+    } else {
+        model_->eval();
+    }
+}
+
+void ShardedModel::set_bf16(bool on, torch::DeviceType device) {
+    bf16_ = on;
+    device_type_ = device;
+}
+
+void ShardedModel::for_each_unit(
+    const std::function<void(const std::map<std::string, torch::Tensor>&)>& visit, bool only_trainable) {
+    torch::NoGradGuard no_grad;
+    for (auto& unit : units_) {
+        std::map<std::string, torch::Tensor> tensors;
+        for (FlatBuffer& buffer : unit->buffers) {
+            if (only_trainable && !buffer.trainable()) continue;
+            for (ParamSlot& slot : buffer.slots)
+                tensors[slot.name] = slot.param;
+        }
+        if (tensors.empty()) continue;
+        gather(*unit, only_trainable);
+        visit(tensors);
+        release(*unit);
+    }
+}
+
+void ShardedModel::with_trainable_gathered(const std::function<void()>& fn) {
+    for (auto& unit : units_)
+        gather(*unit, /*only_trainable=*/true);
+    fn();
+    for (auto& unit : units_)
+        release(*unit);
+}
+
+}  // namespace slipway::train
