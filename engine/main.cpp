@@ -9,6 +9,7 @@
 #include "cli/config_commands.h"
 #include "cli/launch_command.h"
 #include "cli/model_commands.h"
+#include "cli/plan_command.h"
 #include "cli/prepare_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/tokenizer_command.h"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     slipway::engine::add_train_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_launch_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_bench_comm_command(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_plan_command(app, &exit_code, std::cout, std::cerr);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -110,6 +110,7 @@ struct MlperfConfig {
 struct SlurmConfig {
     int64_t nodes = 1;
     int64_t gpus_per_node = 1;
+    std::string gpu_type = "h100-80gb";  // a key of gpu_models(): memory and peak FLOPs for the planner
     std::optional<int64_t> ntasks_per_node;  // null = one task per GPU (or 1 without GPUs)
     std::optional<int64_t> cpus_per_task;
     std::string time = "01:00:00";

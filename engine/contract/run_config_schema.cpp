@@ -6,6 +6,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "contract/gpu_models.h"
+
 namespace slipway {
 namespace {
 
@@ -326,6 +328,10 @@ std::vector<FieldSpec> build_fields() {
         .member(&RC::slurm, &SlurmConfig::gpus_per_node)
         .ge(0)
         .le(64);
+    add({"slurm", "gpu_type", FT::kString,
+         "GPU model of the nodes: the planner reads its memory and peak FLOP/s from it (slipway-engine plan)."})
+        .member(&RC::slurm, &SlurmConfig::gpu_type)
+        .one_of(gpu_model_keys());
     add({"slurm", "ntasks_per_node", FT::kInt, "Ranks per node; null means one per GPU (1 without GPUs)."})
         .member(&RC::slurm, &SlurmConfig::ntasks_per_node)
         .nullable()

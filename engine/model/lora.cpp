@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 
 #include <torch/torch.h>
@@ -14,28 +13,6 @@
 #include "model/tensor_io.h"
 
 namespace slipway::model {
-namespace {
-
-bool name_matches(const std::string& module, const std::string& key) {
-    return module == key || (module.size() > key.size() &&
-                             module.compare(module.size() - key.size() - 1, key.size() + 1, "." + key) == 0);
-}
-
-// PEFT's get_pattern_key: the pattern is a regex matched against the end of the module name.
-template <typename T>
-T pattern_value(const std::map<std::string, T>& patterns, const std::string& module, T fallback) {
-    for (const auto& [pattern, value] : patterns) {
-        try {
-            if (std::regex_match(module, std::regex("(.*\\.)?(" + pattern + ")"))) return value;
-        } catch (const std::regex_error&) {
-            if (name_matches(module, pattern)) return value;
-        }
-    }
-    return fallback;
-}
-
-}  // namespace
-
 Result<std::vector<std::string>> apply_lora(LlamaForCausalLM& model, const AdapterConfig& adapter) {
     if (adapter.use_dora) return Status::Error("/adapter/use_dora: DoRA is not supported yet");
     const bool all_linear = adapter.target_modules.size() == 1 && adapter.target_modules[0] == "all-linear";
@@ -47,15 +24,15 @@ Result<std::vector<std::string>> apply_lora(LlamaForCausalLM& model, const Adapt
         if (!linear || name.find("lora_") != std::string::npos) continue;
         bool targeted = all_linear && name != "lm_head";
         for (const std::string& target : adapter.target_modules) {
-            if (!all_linear && name_matches(name, target)) {
+            if (!all_linear && module_name_matches(name, target)) {
                 targeted = true;
                 used_targets.insert(target);
             }
         }
         if (!targeted) continue;
         LoraSpec spec;
-        spec.r = pattern_value(adapter.rank_pattern, name, adapter.r);
-        spec.alpha = pattern_value(adapter.alpha_pattern, name, adapter.lora_alpha);
+        spec.r = lora_rank_for(name, adapter);
+        spec.alpha = lora_alpha_for(name, adapter);
         spec.dropout = adapter.lora_dropout;
         spec.rslora = adapter.use_rslora;
         linear->add_lora(spec);
@@ -71,15 +48,6 @@ Result<std::vector<std::string>> apply_lora(LlamaForCausalLM& model, const Adapt
     }
     if (adapted.empty()) return Status::Error("/adapter/target_modules: no layer was adapted");
     return adapted;
-}
-
-bool in_modules_to_save(const std::string& name, const AdapterConfig& adapter) {
-    const size_t dot = name.rfind('.');
-    const std::string module = dot == std::string::npos ? name : name.substr(0, dot);
-    for (const std::string& key : adapter.modules_to_save) {
-        if (name_matches(module, key)) return true;
-    }
-    return false;
 }
 
 Status save_adapter(LlamaForCausalLM& model, const AdapterConfig& adapter, const std::string& base_model_path,

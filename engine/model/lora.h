@@ -9,6 +9,7 @@
 #include "contract/run_config.h"
 #include "contract/status.h"
 #include "model/llama.h"
+#include "model/lora_targets.h"
 
 namespace slipway::model {
 
@@ -17,9 +18,6 @@ inline constexpr const char* kPeftKeyPrefix = "base_model.model.";
 // Adds adapters to every linear layer the config targets; returns the adapted module names. Every
 // target must match at least one layer (a typo would otherwise train nothing).
 Result<std::vector<std::string>> apply_lora(LlamaForCausalLM& model, const AdapterConfig& adapter);
-
-// Whether parameter `name` belongs to a module listed in modules_to_save.
-bool in_modules_to_save(const std::string& name, const AdapterConfig& adapter);
 
 // Writes <dir>/adapter_config.json and <dir>/adapter_model.safetensors (LoRA weights and the
 // modules_to_save weights, fp32) as PEFT's save_pretrained does.

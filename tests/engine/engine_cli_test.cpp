@@ -211,4 +211,59 @@ TEST(EngineCliTokenizer, TrainNamesTheBadLine) {
     EXPECT_NE(run.err.find(corpus + ":3: field \"text\" is not a string"), std::string::npos) << run.err;
 }
 
+// `slipway-engine plan`: the MLPerf Llama-2-70B LoRA preset on 8 x H100 80GB fits with sharding full and
+// gradient checkpointing and does not without sharding (issue 12's verdicts), the table, and the hint when
+// the model's config.json is not on this computer.
+const std::string kLoraPreset =
+    kPresets + "/mlperf-llama2-70b-lora.json";
+const std::string kLlama70b = std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/llama2-70b/config.json";
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+TEST(PlanCli, Llama70bLoraPresetFitsOnEightH100WithFullSharding) {
+    const ProcessResult run = engine("plan " + kLoraPreset + " --model-config " + kLlama70b + " --json");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const nlohmann::json plan = nlohmann::json::parse(run.out);
+    EXPECT_EQ(plan["sharding"], "full");
+    EXPECT_TRUE(plan["gradient_checkpointing"].get<bool>());
+    EXPECT_EQ(plan["world_size"], 8);
+    EXPECT_TRUE(plan["fits"].get<bool>()) << run.out;
+    EXPECT_EQ(plan["device_bytes"].get<int64_t>(), int64_t{81559} << 20);  // H100 80GB
+    const double headroom = plan["headroom_bytes"].get<double>() / kGiB;
+    EXPECT_GT(headroom, 1.0) << run.out;
+    EXPECT_EQ(plan["tokens_per_step"], 8 * 8192);
+    EXPECT_GT(plan["total_seconds"].get<double>(), 0);
+}
+
+TEST(PlanCli, Llama70bLoraDoesNotFitUnsharded) {
+    nlohmann::json preset = nlohmann::json::parse(read_file(kLoraPreset));
+    preset["distributed"]["sharding"] = "none";
+    const std::string path = testing::TempDir() + "/engine_cli_plan_unsharded.json";
+    std::ofstream(path) << preset.dump();
+    const ProcessResult run = engine("plan " + path + " --model-config " + kLlama70b + " --json");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const nlohmann::json plan = nlohmann::json::parse(run.out);
+    EXPECT_FALSE(plan["fits"].get<bool>());
+    // 69B fp32 weights on every GPU, and the way out.
+    EXPECT_GT(plan["breakdown"]["weights"].get<double>() / kGiB, 250.0);
+    const std::string reason = plan["reason"];
+    EXPECT_NE(reason.find("weights"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("with /distributed/sharding: full"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("(fits)"), std::string::npos) << reason;
+}
+
+TEST(PlanCli, TableNamesEveryPartAndTheVerdict) {
+    const ProcessResult run = engine("plan " + kLoraPreset + " --model-config " + kLlama70b);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    for (const char* text : {"weights", "gradients", "optimizer states", "activations", "gathered units",
+                             "CUDA context", "total", "Fits: ", "tokens per step", "MFU"})
+        EXPECT_NE(run.out.find(text), std::string::npos) << text << "\n" << run.out;
+}
+
+TEST(PlanCli, MissingModelConfigNamesTheFlag) {
+    const ProcessResult run = engine("plan " + kLoraPreset);  // /data/model is on the cluster
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find("--model-config"), std::string::npos) << run.err;
+}
+
 }  // namespace
