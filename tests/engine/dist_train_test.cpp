@@ -326,6 +326,30 @@ TEST_F(DistTrain, ShardedResumeContinuesTheCurveAndRefusesAnotherWorldSize) {
     EXPECT_NE(wrong.err.find("saved with world size 2, this run has 3"), std::string::npos) << wrong.err;
 }
 
+// A sharded full run writes an HF folder one file per unit (with its index); LoRA on that folder, with each
+// rank reading only its slices from the mapped files, equals LoRA on it without sharding.
+TEST_F(DistTrain, ShardedRunsLoadTheirSlicesFromAnHfFolder) {
+    const Finished base =
+        launch(2, write_config("base", {{"training", {{"max_steps", 2}, {"eval_steps", nullptr}}},
+                                        {"distributed", {{"sharding", "full"}}}}));
+    ASSERT_EQ(base.exit_code, 0) << base.err;
+    ASSERT_TRUE(fs::exists(dir_ / "base" / "model.safetensors.index.json"));
+    const nlohmann::json lora = {
+        {"model", {{"path", (dir_ / "base").string()}, {"init", "pretrained"}}},
+        {"adapter", kLora.adapter},
+        {"training", {{"max_steps", 4}, {"eval_steps", 2}, {"per_device_train_batch_size", 4}}}};
+    nlohmann::json sharded = lora;
+    sharded["training"]["per_device_train_batch_size"] = 2;
+    sharded["distributed"] = {{"sharding", "full"}};
+    const Finished alone = train_alone(write_config("one", lora));
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    const Finished launched = launch(2, write_config("sharded", sharded));
+    ASSERT_EQ(launched.exit_code, 0) << launched.err;
+    for (const char* key : {"train_loss", "grad_norm", "eval_loss"})
+        expect_close(values("sharded", key), values("one", key), key);
+    expect_same_weights(dir_ / "sharded" / kLora.weights_file, dir_ / "one" / kLora.weights_file);
+}
+
 TEST_F(DistTrain, ResumeOfTwoRanksContinuesTheCurve) {
     const nlohmann::json patch = {
         {"training",
