@@ -28,8 +28,10 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // Measured on this machine (Debian 12, LibTorch 1.13, OpenBLAS pthreads, 1 thread), once, with
 // tests/bench/plan_bench.py: peak RSS of `slipway-engine train` minus its live tensors on the tiny model.
 constexpr int64_t kCpuProcessBytes = 190 * kMiB;
-// glibc's heap on CPU: freed blocks stay resident (main.cpp keeps 1 GiB before trimming) and fragment.
-constexpr double kCpuAllocatorSlack = 0.05;
+// glibc's heap on CPU: freed blocks stay resident (main.cpp keeps 1 GiB before trimming) and fragment; the
+// peak RSS grows ~5-15% over live tensors in the first steps. One figure, set once from the unsharded rows
+// of tests/bench/plan_bench.py (not per config).
+constexpr double kCpuAllocatorSlack = 0.12;
 // One core's fp32 matmul rate here (tests/bench/train_bench.py prints it), for CPU step times.
 constexpr double kCpuGflopsPerCore = 40.0;
 // CUDA: the context with LibTorch 2.x's lazy module loading plus cuBLAS workspaces, outside the caching
