@@ -4,6 +4,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <ostream>
@@ -41,6 +42,16 @@ struct TrainCommandOptions {
     int threads = 0;
     int64_t stop_after_steps = 0;
 };
+
+// VmHWM of /proc/self/status in KiB (0 where there is none).
+long peak_resident_kib() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+    }
+    return 0;
+}
 
 int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flags, std::ostream& out,
               std::ostream& err) {
@@ -91,6 +102,9 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
             << report->output_dir << "\n";
         return 128 + SIGTERM;
     }
+    // Every rank's own high-water mark: what a per-device memory budget (and the planner) is about.
+    if (const long peak_kib = peak_resident_kib(); peak_kib > 0)
+        err << "train: rank " << dist_env->rank << ": peak resident memory " << peak_kib / 1024 << " MiB\n";
     if (report->status == "aborted" && o.stop_after_steps > 0) return 0;
     err << "train: " << report->status << " after " << report->steps << " steps; final train loss "
         << report->final_train_loss << ", eval loss " << report->final_eval_loss << "; outputs in "

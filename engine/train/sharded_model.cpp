@@ -7,6 +7,9 @@
 
 #include "train/sharded_model.h"
 
+#include <malloc.h>
+#include <sys/mman.h>
+
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include "model/chunked_loss.h"
@@ -25,6 +28,20 @@ struct ParamSlot {
     int64_t offset = 0;
     int64_t numel = 0;
 };
+
+// A unit-sized scratch buffer: (numel). On the CPU its own anonymous mapping, unmapped when freed: glibc
+// would otherwise serve these from its heap, where the activations allocated in between split the freed
+// blocks, so every gather grows the process instead of reusing the last unit's bytes. Elsewhere (CUDA's
+// caching allocator reuses blocks) a plain allocation.
+torch::Tensor unit_buffer(int64_t numel, const torch::TensorOptions& options) {
+    if (!options.device().is_cpu() || numel == 0) return torch::empty({numel}, options);
+    const size_t bytes =
+        static_cast<size_t>(numel) * c10::elementSize(c10::typeMetaToScalarType(options.dtype()));
+    void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) throw std::bad_alloc();
+    return torch::from_blob(
+        memory, {numel}, [bytes](void* p) { munmap(p, bytes); }, options);
+}
 
 }  // namespace
 
@@ -103,7 +120,7 @@ public:
         for (ShardedUnit* unit : units_) {
             for (FlatBuffer& buffer : unit->buffers) {
                 if (!buffer.trainable()) continue;
-                torch::Tensor flat = torch::zeros({buffer.padded}, buffer.shard.options());  // (padded)
+                torch::Tensor flat = unit_buffer(buffer.padded, buffer.shard.options()).zero_();  // (padded)
                 for (ParamSlot& slot : buffer.slots) {
                     const torch::Tensor& g = grads[next++];
                     if (g.defined()) flat.narrow(0, slot.offset, slot.numel).copy_(g.reshape({-1}));
@@ -216,7 +233,7 @@ Result<std::unique_ptr<ShardedModel>> ShardedModel::create(model::LlamaForCausal
             buffer.padded = (buffer.numel + world - 1) / world * world;
             buffer.shard_numel = buffer.padded / world;
             const torch::TensorOptions options = buffer.slots[0].param.options().requires_grad(false);
-            buffer.shard = torch::zeros({buffer.shard_numel}, options);  // (padded / N)
+            buffer.shard = unit_buffer(buffer.shard_numel, options).zero_();  // (padded / N)
             const int64_t begin = rank * buffer.shard_numel, end = begin + buffer.shard_numel;
             // This rank's elements of each parameter that overlaps [begin, end): from the mapped file
             // (only these bytes are read) or from the parameter's own values (fresh adapters, random init).
@@ -256,6 +273,8 @@ Result<std::unique_ptr<ShardedModel>> ShardedModel::create(model::LlamaForCausal
             model::release_storage(buffer.full);
         }
     }
+    // The whole model built by a random init is gone now: give its bytes back to the system.
+    malloc_trim(0);
     return sharded;
 }
 
@@ -276,9 +295,10 @@ void ShardedModel::gather(ShardedUnit& unit, bool only_trainable) {
         // version counter of the views autograd saved in forward.
         torch::Tensor gathered;  // (padded)
         if (comm_.world_size == 1) {
-            gathered = buffer.shard.detach().clone();
+            gathered = unit_buffer(buffer.padded, buffer.shard.options().requires_grad(false));
+            gathered.copy_(buffer.shard.detach());
         } else {
-            gathered = torch::empty({buffer.padded}, buffer.shard.options().requires_grad(false));
+            gathered = unit_buffer(buffer.padded, buffer.shard.options().requires_grad(false));
             std::vector<std::vector<torch::Tensor>> outputs{gathered.chunk(comm_.world_size)};
             std::vector<torch::Tensor> inputs{buffer.shard.detach()};
             comm_.group->allgather(outputs, inputs)->wait();
