@@ -1,10 +1,13 @@
 // checkpointed_layer (checkpointing.h): a custom autograd function whose forward runs the layer under
 // NoGradGuard and whose backward runs it again with gradients on, then back-propagates through that
-// recomputation (re-entrant, as torch.utils.checkpoint(use_reentrant=True)). Layer parameters receive
-// their gradients from the inner backward; the function returns the gradient of x.
+// recomputation (re-entrant, as torch.utils.checkpoint(use_reentrant=True)), under the autocast state its
+// forward had. Layer parameters receive their gradients from the inner backward; the function returns the
+// gradient of x.
 #include "model/checkpointing.h"
 
 #include <torch/torch.h>
+
+#include "model/torch_compat.h"
 
 namespace slipway::model {
 namespace {
@@ -19,6 +22,7 @@ public:
         ctx->saved_data["cos"] = cos;
         ctx->saved_data["sin"] = sin;
         ctx->saved_data["mask"] = mask;
+        ctx->saved_data["autocast"] = bf16_autocast_active(x.device().type());
         torch::NoGradGuard no_grad;
         return layer->forward(x, cos, sin, mask);
     }
@@ -30,6 +34,8 @@ public:
         torch::Tensor y;
         {
             torch::AutoGradMode enable(true);
+            // As the forward ran: backward runs outside the training loop's autocast scope.
+            Bf16Autocast autocast(ctx->saved_data["autocast"].toBool(), x.device().type());
             y = layer->forward(x, ctx->saved_data["cos"].toTensor(), ctx->saved_data["sin"].toTensor(),
                                ctx->saved_data["mask"].toTensor());
         }

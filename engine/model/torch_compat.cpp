@@ -223,6 +223,10 @@ void clear_autocast_cache() {
     at::autocast::clear_cache();
 }
 
+bool bf16_autocast_active(torch::DeviceType device) {
+    return autocast_enabled(device);
+}
+
 NoAutocast::NoAutocast()
     : previous_cpu_(autocast_enabled(at::kCPU)), previous_cuda_(autocast_enabled(at::kCUDA)) {
     set_autocast(at::kCPU, false);

@@ -36,6 +36,9 @@ private:
     bool previous_ = false;
 };
 
+// Whether bf16 autocast is on for `device` here (a recomputation in backward must run as its forward did).
+bool bf16_autocast_active(torch::DeviceType device);
+
 // Turns autocast off for the scope (e.g. the fp32 loss inside an autocast region).
 class NoAutocast {
 public:

@@ -9,6 +9,7 @@
 
 #include <malloc.h>
 #include <sys/mman.h>
+#include <mutex>
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
@@ -29,18 +30,55 @@ struct ParamSlot {
     int64_t numel = 0;
 };
 
-// A unit-sized scratch buffer: (numel). On the CPU its own anonymous mapping, unmapped when freed: glibc
-// would otherwise serve these from its heap, where the activations allocated in between split the freed
-// blocks, so every gather grows the process instead of reusing the last unit's bytes. Elsewhere (CUDA's
-// caching allocator reuses blocks) a plain allocation.
-torch::Tensor unit_buffer(int64_t numel, const torch::TensorOptions& options) {
+// Unit-sized buffers (gathers, full-size gradients, shards) on the CPU come from their own anonymous
+// mappings, kept in a small pool for the next unit of the same size. From glibc's heap they would grow the
+// process at every gather (the activations allocated in between split the freed blocks), and a fresh
+// mapping per gather pays a page fault per 4 KiB. Elsewhere (CUDA's caching allocator reuses blocks) a
+// plain allocation.
+class MappedPool {
+public:
+    static MappedPool& instance() {
+        static MappedPool pool;
+        return pool;
+    }
+    void* take(size_t bytes) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            const auto found = free_.find(bytes);
+            if (found != free_.end()) {
+                void* memory = found->second;
+                free_.erase(found);
+                return memory;
+            }
+        }
+        void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED) throw std::bad_alloc();
+        return memory;
+    }
+    void give(void* memory, size_t bytes) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (free_.count(bytes) < kKeptPerSize) {
+                free_.emplace(bytes, memory);
+                return;
+            }
+        }
+        munmap(memory, bytes);
+    }
+
+private:
+    static constexpr size_t kKeptPerSize = 2;  // a unit in use and the next one
+    std::mutex mutex_;
+    std::multimap<size_t, void*> free_;
+};
+
+torch::Tensor unit_buffer(int64_t numel, const torch::TensorOptions& options) {  // (numel)
     if (!options.device().is_cpu() || numel == 0) return torch::empty({numel}, options);
     const size_t bytes =
         static_cast<size_t>(numel) * c10::elementSize(c10::typeMetaToScalarType(options.dtype()));
-    void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) throw std::bad_alloc();
     return torch::from_blob(
-        memory, {numel}, [bytes](void* p) { munmap(p, bytes); }, options);
+        MappedPool::instance().take(bytes), {numel},
+        [bytes](void* memory) { MappedPool::instance().give(memory, bytes); }, options);
 }
 
 }  // namespace
@@ -317,16 +355,30 @@ torch::Tensor ShardedModel::reduce_to_shard(const torch::Tensor& flat) {
     const int64_t world = comm_.world_size;
     if (world == 1) return flat;
     const int64_t shard_numel = flat.size(0) / world;
+    std::vector<torch::Tensor> chunks = flat.chunk(world);  // (padded / N) each
     if (comm_.reduce_scatter) {
         torch::Tensor out = torch::empty({shard_numel}, flat.options());
         std::vector<torch::Tensor> outputs{out};
-        std::vector<std::vector<torch::Tensor>> inputs{flat.chunk(world)};
+        std::vector<std::vector<torch::Tensor>> inputs{chunks};
         comm_.group->reduce_scatter(outputs, inputs)->wait();
         return out.div_(static_cast<double>(world));
     }
-    std::vector<torch::Tensor> tensors{flat};
-    comm_.group->allreduce(tensors)->wait();
-    return flat.narrow(0, comm_.rank * shard_numel, shard_numel).div(static_cast<double>(world));
+    // Gloo has no reduce-scatter in LibTorch 1.13: a ring of sends and receives moves (N-1)/N of the
+    // buffer per rank, half of what an allreduce moves. At step s rank r sends its partial sum of chunk
+    // r-s-1 to rank r+1 and adds what rank r-1 sends into chunk r-s-2; after N-1 steps chunk r is whole.
+    const int64_t rank = comm_.rank, next = (rank + 1) % world, previous = (rank + world - 1) % world;
+    torch::Tensor received = torch::empty({shard_numel}, flat.options());  // (padded / N)
+    for (int64_t step = 0; step + 1 < world; ++step) {
+        std::vector<torch::Tensor> outgoing{
+            chunks[static_cast<size_t>((rank - step - 1 + 2 * world) % world)]};
+        std::vector<torch::Tensor> incoming{received};
+        const auto tag = static_cast<int>(step);
+        auto sent = comm_.group->send(outgoing, static_cast<int>(next), tag);
+        comm_.group->recv(incoming, static_cast<int>(previous), tag)->wait();
+        sent->wait();
+        chunks[static_cast<size_t>((rank - step - 2 + 2 * world) % world)].add_(received);
+    }
+    return chunks[static_cast<size_t>(rank)].div(static_cast<double>(world));
 }
 
 torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, const torch::Tensor& input,
