@@ -334,30 +334,34 @@ TEST_F(TrainCli, FullDiskKeepsThePreviousCheckpoint) {
     EXPECT_NE(run.err.find("resumed from"), std::string::npos) << run.err;
 }
 
+// Also under bf16 autocast: the recomputation in backward runs in bf16 as its forward did.
 TEST_F(TrainCli, GradientCheckpointingGivesTheSameSteps) {
-    for (const char* method : {"full", "lora"}) {
-        const nlohmann::json patch = {
-            {"training", {{"max_steps", 4}, {"eval_steps", nullptr}}},
-            {"data", {{"validation_split_percentage", 0}}},
-            {"adapter", std::string(method) == "lora"
-                            ? nlohmann::json{{"method", method}, {"target_modules", {"q_proj", "down_proj"}}}
-                            : nlohmann::json{{"method", method}}}};
-        nlohmann::json recompute = patch;
-        recompute["training"]["gradient_checkpointing"] = true;
-        const std::string plain_name = std::string("plain_") + method,
-                          ckpt_name = std::string("recompute_") + method;
-        ASSERT_EQ(train(write_config(plain_name, patch)).exit_code, 0);
-        const TrainRun run = train(write_config(ckpt_name, recompute));
-        ASSERT_EQ(run.exit_code, 0) << run.err;
-        for (const char* key : {"train_loss", "grad_norm"}) {
-            const auto a = events((dir_ / plain_name / "mllog.txt").string(), key);
-            const auto b = events((dir_ / ckpt_name / "mllog.txt").string(), key);
-            ASSERT_EQ(a.size(), 4u);
-            ASSERT_EQ(b.size(), 4u);
-            for (size_t i = 0; i < a.size(); ++i) {
-                EXPECT_NEAR(a[i].value.get<double>(), b[i].value.get<double>(),
-                            1e-6 * std::fabs(a[i].value.get<double>()))
-                    << method << " " << key << " step " << i + 1;
+    for (const bool bf16 : {false, true}) {
+        for (const char* method : {"full", "lora"}) {
+            const nlohmann::json patch = {
+                {"training", {{"max_steps", 4}, {"eval_steps", nullptr}, {"bf16", bf16}}},
+                {"data", {{"validation_split_percentage", 0}}},
+                {"adapter",
+                 std::string(method) == "lora"
+                     ? nlohmann::json{{"method", method}, {"target_modules", {"q_proj", "down_proj"}}}
+                     : nlohmann::json{{"method", method}}}};
+            nlohmann::json recompute = patch;
+            recompute["training"]["gradient_checkpointing"] = true;
+            const std::string suffix = std::string(method) + (bf16 ? "_bf16" : "");
+            const std::string plain_name = "plain_" + suffix, ckpt_name = "recompute_" + suffix;
+            ASSERT_EQ(train(write_config(plain_name, patch)).exit_code, 0);
+            const TrainRun run = train(write_config(ckpt_name, recompute));
+            ASSERT_EQ(run.exit_code, 0) << run.err;
+            for (const char* key : {"train_loss", "grad_norm"}) {
+                const auto a = events((dir_ / plain_name / "mllog.txt").string(), key);
+                const auto b = events((dir_ / ckpt_name / "mllog.txt").string(), key);
+                ASSERT_EQ(a.size(), 4u);
+                ASSERT_EQ(b.size(), 4u);
+                for (size_t i = 0; i < a.size(); ++i) {
+                    EXPECT_NEAR(a[i].value.get<double>(), b[i].value.get<double>(),
+                                1e-6 * std::fabs(a[i].value.get<double>()))
+                        << suffix << " " << key << " step " << i + 1;
+                }
             }
         }
     }
