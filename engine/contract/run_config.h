@@ -93,6 +93,9 @@ struct DistributedConfig {
     // none: every rank holds the whole model (DDP); full: parameters, gradients and optimizer state are
     // sharded over the ranks one decoder layer at a time (ZeRO-3, FSDP's FULL_SHARD).
     std::string sharding = "none";
+    // With sharding full: start the next unit's all-gather while the current one computes. auto: on NCCL
+    // (GPUs compute while the network moves bytes), off on Gloo (CPU ranks have no core to spare for it).
+    std::string prefetch = "auto";
 };
 
 // MLPerf Training submission logging (mlcommons/logging, training ruleset 4.0.0). With a benchmark set,

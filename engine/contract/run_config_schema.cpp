@@ -298,6 +298,11 @@ std::vector<FieldSpec> build_fields() {
          "ZeRO-3), for models that do not fit on one device."})
         .member(&RC::distributed, &DistributedConfig::sharding)
         .one_of({"none", "full"});
+    add({"distributed", "prefetch", FT::kString,
+         "With sharding full: gather the next unit while the current one computes (two units in memory). "
+         "auto: on with NCCL, off with Gloo (on CPUs the transfer competes with the computation for cores)."})
+        .member(&RC::distributed, &DistributedConfig::prefetch)
+        .one_of({"auto", "on", "off"});
 
     // mlperf
     add({"mlperf", "benchmark", FT::kString,
@@ -329,7 +334,8 @@ std::vector<FieldSpec> build_fields() {
         .ge(0)
         .le(64);
     add({"slurm", "gpu_type", FT::kString,
-         "GPU model of the nodes: the planner reads its memory and peak FLOP/s from it (slipway-engine plan)."})
+         "GPU model of the nodes: the planner reads its memory and peak FLOP/s from it (slipway-engine "
+         "plan)."})
         .member(&RC::slurm, &SlurmConfig::gpu_type)
         .one_of(gpu_model_keys());
     add({"slurm", "ntasks_per_node", FT::kInt, "Ranks per node; null means one per GPU (1 without GPUs)."})

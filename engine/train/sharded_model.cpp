@@ -99,19 +99,63 @@ struct ShardedUnit {
     std::vector<FlatBuffer> buffers;  // in Kind order, empty ones left out
 };
 
+// All-gathers started ahead of their unit's turn.
+struct PendingGathers {
+    struct Gather {
+        FlatBuffer* buffer = nullptr;
+        torch::Tensor gathered;               // (padded): moves into buffer->full when done
+        c10::intrusive_ptr<c10d::Work> work;  // null when done already (one rank)
+    };
+    std::map<const ShardedUnit*, std::vector<Gather>> by_unit;
+};
+
+namespace {
+
+// Starts the all-gathers of a unit's buffers (only its trainable ones: `only_trainable`) into fresh buffers.
+std::vector<PendingGathers::Gather> start_gathers(const ShardComm& comm, ShardedUnit& unit,
+                                                  bool only_trainable) {
+    std::vector<PendingGathers::Gather> gathers;
+    for (FlatBuffer& buffer : unit.buffers) {
+        if (only_trainable && !buffer.trainable()) continue;
+        PendingGathers::Gather g;
+        g.buffer = &buffer;
+        g.gathered = unit_buffer(buffer.padded, buffer.shard.options().requires_grad(false));  // (padded)
+        if (comm.world_size == 1) {
+            g.gathered.copy_(buffer.shard.detach());
+        } else {
+            std::vector<std::vector<torch::Tensor>> outputs{g.gathered.chunk(comm.world_size)};
+            std::vector<torch::Tensor> inputs{buffer.shard.detach()};
+            g.work = comm.group->allgather(outputs, inputs);
+        }
+        gathers.push_back(std::move(g));
+    }
+    return gathers;
+}
+
+}  // namespace
+
 // What one UnitCall needs in its backward (owned by the ShardedModel until the next forward).
 class UnitCallState {
 public:
-    UnitCallState(ShardedModel* sharded, std::vector<ShardedUnit*> units, bool recompute,
-                  bool input_needs_grad, std::function<torch::Tensor(const torch::Tensor&)> compute)
+    // `next_forward`: the units that run after these; `next_backward`: those whose backward follows this
+    // one's.
+    UnitCallState(ShardedModel* sharded, std::vector<ShardedUnit*> units,
+                  std::vector<ShardedUnit*> next_forward, std::vector<ShardedUnit*> next_backward,
+                  bool recompute, bool input_needs_grad,
+                  std::function<torch::Tensor(const torch::Tensor&)> compute)
         : sharded_(sharded),
           units_(std::move(units)),
+          next_forward_(std::move(next_forward)),
+          next_backward_(std::move(next_backward)),
           recompute_(recompute),
           input_needs_grad_(input_needs_grad),
           compute_(std::move(compute)) {}
 
+    const std::vector<ShardedUnit*>& units() const { return units_; }
+
     torch::Tensor forward(const torch::Tensor& input) {
         gather();
+        sharded_->prefetch(next_forward_);
         torch::Tensor out;
         if (recompute_) {
             input_ = input;
@@ -129,6 +173,7 @@ public:
 
     torch::autograd::variable_list backward(const torch::Tensor& grad_output) {
         gather();
+        sharded_->prefetch(next_backward_);
         torch::autograd::variable_list inputs;
         {
             torch::AutoGradMode enable(true);
@@ -184,7 +229,7 @@ private:
     }
 
     ShardedModel* sharded_;
-    std::vector<ShardedUnit*> units_;
+    std::vector<ShardedUnit*> units_, next_forward_, next_backward_;
     bool recompute_, input_needs_grad_;
     std::function<torch::Tensor(const torch::Tensor&)> compute_;
     torch::Tensor input_, output_;
@@ -224,7 +269,7 @@ const char* kind_suffix(FlatBuffer::Kind kind) {
 }  // namespace
 
 ShardedModel::ShardedModel(model::LlamaForCausalLM model, ShardComm comm)
-    : model_(std::move(model)), comm_(std::move(comm)) {}
+    : model_(std::move(model)), comm_(std::move(comm)), pending_(std::make_unique<PendingGathers>()) {}
 
 ShardedModel::~ShardedModel() = default;
 
@@ -327,21 +372,26 @@ int64_t ShardedModel::local_elements() const {
 
 void ShardedModel::gather(ShardedUnit& unit, bool only_trainable) {
     torch::NoGradGuard no_grad;
-    for (FlatBuffer& buffer : unit.buffers) {
-        if (only_trainable && !buffer.trainable()) continue;
-        // Into a fresh tensor whose bytes then move into `full`: writing into `full` itself would bump the
-        // version counter of the views autograd saved in forward.
-        torch::Tensor gathered;  // (padded)
-        if (comm_.world_size == 1) {
-            gathered = unit_buffer(buffer.padded, buffer.shard.options().requires_grad(false));
-            gathered.copy_(buffer.shard.detach());
-        } else {
-            gathered = unit_buffer(buffer.padded, buffer.shard.options().requires_grad(false));
-            std::vector<std::vector<torch::Tensor>> outputs{gathered.chunk(comm_.world_size)};
-            std::vector<torch::Tensor> inputs{buffer.shard.detach()};
-            comm_.group->allgather(outputs, inputs)->wait();
-        }
-        model::adopt_storage(buffer.full, gathered);
+    std::vector<PendingGathers::Gather> gathers;
+    if (const auto pending = pending_->by_unit.find(&unit); pending != pending_->by_unit.end()) {
+        gathers = std::move(pending->second);
+        pending_->by_unit.erase(pending);
+    } else {
+        gathers = start_gathers(comm_, unit, only_trainable);
+    }
+    for (PendingGathers::Gather& g : gathers) {
+        if (g.work) g.work->wait();
+        // The bytes move into `full`: writing into `full` itself would bump the version counter of the
+        // views autograd saved in forward.
+        model::adopt_storage(g.buffer->full, g.gathered);
+    }
+}
+
+void ShardedModel::prefetch(const std::vector<ShardedUnit*>& units) {
+    if (!comm_.prefetch || comm_.world_size == 1) return;
+    torch::NoGradGuard no_grad;
+    for (ShardedUnit* unit : units) {
+        if (!pending_->by_unit.count(unit)) pending_->by_unit[unit] = start_gathers(comm_, *unit, false);
     }
 }
 
@@ -381,8 +431,8 @@ torch::Tensor ShardedModel::reduce_to_shard(const torch::Tensor& flat) {
     return chunks[static_cast<size_t>(rank)].div(static_cast<double>(world));
 }
 
-torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, const torch::Tensor& input,
-                                     bool recompute,
+torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, std::vector<ShardedUnit*> next,
+                                     const torch::Tensor& input, bool recompute,
                                      std::function<torch::Tensor(const torch::Tensor&)> compute) {
     std::vector<torch::Tensor> shards;
     for (ShardedUnit* unit : units) {
@@ -394,6 +444,7 @@ torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, const torc
     if (!torch::GradMode::is_enabled() || (!input_needs_grad && shards.empty())) {
         for (ShardedUnit* unit : units)
             gather(*unit, false);
+        prefetch(next);
         torch::Tensor out;
         {
             torch::NoGradGuard no_grad;
@@ -403,7 +454,10 @@ torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, const torc
             release(*unit);
         return out;
     }
-    calls_.push_back(std::make_unique<UnitCallState>(this, std::move(units), recompute, input_needs_grad,
+    std::vector<ShardedUnit*> next_backward =
+        calls_.empty() ? std::vector<ShardedUnit*>{} : calls_.back()->units();
+    calls_.push_back(std::make_unique<UnitCallState>(this, std::move(units), std::move(next),
+                                                     std::move(next_backward), recompute, input_needs_grad,
                                                      std::move(compute)));
     return UnitCall::apply(input, at::TensorList(shards), reinterpret_cast<int64_t>(calls_.back().get()));
 }
@@ -413,14 +467,19 @@ model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correc
     model::LlamaModelImpl& inner = *model_->model;
     ShardedUnit* embed = units_.front().get();
     ShardedUnit* head = units_.back().get();
-    torch::Tensor x = run_unit({embed}, ids, false, [&inner](const torch::Tensor& in) {
+    std::vector<ShardedUnit*> head_units{head};
+    if (!model_->lm_head) head_units.push_back(embed);  // tied: the head reads the embeddings
+    auto next_after = [&](size_t unit) {                // units_: embed, layers..., head
+        return unit + 1 < units_.size() - 1 ? std::vector<ShardedUnit*>{units_[unit + 1].get()} : head_units;
+    };
+    torch::Tensor x = run_unit({embed}, next_after(0), ids, false, [&inner](const torch::Tensor& in) {
         return inner.embed_tokens(in);  // (B, T) -> (B, T, C)
     });
     const auto& rope = inner.rope_tables(ids.size(1), x.scalar_type(), x.device());
     const bool recompute = recompute_layers_ && model_->is_training();
     for (size_t i = 0; i < inner.layers->size(); ++i) {
         model::DecoderLayerImpl* layer = inner.layers->ptr<model::DecoderLayerImpl>(i).get();
-        x = run_unit({units_[i + 1].get()}, x, recompute,
+        x = run_unit({units_[i + 1].get()}, next_after(i + 1), x, recompute,
                      [layer, cos = rope.cos, sin = rope.sin, mask = rope.mask](const torch::Tensor& in) {
                          return layer->forward(in, cos, sin, mask);  // (B, T, C)
                      });
@@ -428,11 +487,9 @@ model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correc
     const torch::Tensor targets = ids.slice(1, 1).reshape({-1});  // (N), N = B x (T-1)
     auto correct = std::make_shared<int64_t>(0);
     model::LlamaForCausalLM& llama = model_;
-    std::vector<ShardedUnit*> head_units{head};
-    if (!llama->lm_head) head_units.push_back(embed);  // tied: the head reads the embeddings
     model::LossResult result;
     result.loss = run_unit(
-        head_units, x, false, [&llama, &inner, targets, count_correct, correct](const torch::Tensor& in) {
+        head_units, {}, x, false, [&llama, &inner, targets, count_correct, correct](const torch::Tensor& in) {
             const torch::Tensor hidden = inner.norm(in);                                   // (B, T, C)
             const torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, hidden.size(2)});  // (N, C)
             model::ChunkedLoss l =

@@ -38,7 +38,11 @@ struct ShardComm {
     int64_t rank = 0;
     int64_t world_size = 1;
     bool reduce_scatter = false;  // the backend has it (NCCL); Gloo in LibTorch 1.13 does not
+    // Start the next unit's all-gather while this one computes (two units gathered at once).
+    bool prefetch = false;
 };
+
+struct PendingGathers;
 
 class ShardedModel {
 public:
@@ -82,12 +86,17 @@ public:
 private:
     friend class UnitCallState;
     ShardedModel(model::LlamaForCausalLM model, ShardComm comm);
+    // Makes the unit's gathered buffers hold its weights: a prefetched gather is waited for, else one runs.
     void gather(ShardedUnit& unit, bool only_trainable);
+    // Starts the gather of `units` in the background (with comm().prefetch and several ranks).
+    void prefetch(const std::vector<ShardedUnit*>& units);
     void release(ShardedUnit& unit);
     // Sum over ranks, divided by the world size, of a unit buffer's full gradient (padded); returns this
     // rank's slice. flat: (padded) -> (padded / N).
     torch::Tensor reduce_to_shard(const torch::Tensor& flat);
-    torch::Tensor run_unit(std::vector<ShardedUnit*> units, const torch::Tensor& input, bool recompute,
+    // `next`: the units that run after these (prefetched while these compute).
+    torch::Tensor run_unit(std::vector<ShardedUnit*> units, std::vector<ShardedUnit*> next,
+                           const torch::Tensor& input, bool recompute,
                            std::function<torch::Tensor(const torch::Tensor&)> compute);
 
     model::LlamaForCausalLM model_;
@@ -97,6 +106,7 @@ private:
     std::vector<torch::Tensor> shards_;
     std::vector<bool> shard_decays_;
     std::vector<std::unique_ptr<UnitCallState>> calls_;  // live until the next forward
+    std::unique_ptr<PendingGathers> pending_;
     bool recompute_layers_ = false;
     bool bf16_ = false;
     torch::DeviceType device_type_ = torch::kCPU;

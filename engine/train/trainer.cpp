@@ -311,6 +311,8 @@ Status TrainingRun::build_sharded_model() {
         comm.rank = rank();
         comm.world_size = world_size();
         comm.reduce_scatter = dist_backend_is_nccl();
+        const std::string& prefetch = config_.distributed.prefetch;
+        comm.prefetch = prefetch == "on" || (prefetch == "auto" && dist_backend_is_nccl());
     }
     Result<std::unique_ptr<ShardedModel>> made =
         ShardedModel::create(llama, comm, folder ? &*folder : nullptr);

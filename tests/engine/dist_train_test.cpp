@@ -255,7 +255,8 @@ TEST_P(ShardedTrainModes, ShardedRanksEqualOneUnshardedRankAtTheSameGlobalBatch)
     one["training"]["per_device_train_batch_size"] = 6;  // global batch 6 in both
     sharded["training"]["per_device_train_batch_size"] = 6 / ranks / mode.accumulation;
     sharded["training"]["gradient_accumulation_steps"] = mode.accumulation;
-    sharded["distributed"] = {{"sharding", "full"}};
+    // The 3-rank cases also prefetch the next unit's gather (on NCCL by default; here on Gloo to check it).
+    sharded["distributed"] = {{"sharding", "full"}, {"prefetch", ranks == 3 ? "on" : "auto"}};
     const Finished alone = train_alone(write_config("one", one));
     ASSERT_EQ(alone.exit_code, 0) << alone.err;
     const Finished launched = launch(ranks, write_config("sharded", sharded));
@@ -301,7 +302,7 @@ TEST_F(DistTrain, ShardedResumeContinuesTheCurveAndRefusesAnotherWorldSize) {
         {"training",
          {{"max_steps", 8}, {"save_steps", 4}, {"eval_steps", nullptr}, {"per_device_train_batch_size", 2}}},
         {"adapter", kLora.adapter},
-        {"distributed", {{"sharding", "full"}}},
+        {"distributed", {{"sharding", "full"}, {"prefetch", "on"}}},
         {"data", {{"validation_split_percentage", 0}}}};
     const std::string straight = write_config("straight", patch), resumed = write_config("resumed", patch);
     ASSERT_EQ(launch(2, straight).exit_code, 0);
