@@ -111,9 +111,29 @@ struct PendingGathers {
 
 namespace {
 
-// Starts the all-gathers of a unit's buffers (only its trainable ones: `only_trainable`) into fresh buffers.
+// All-gather on Gloo as a ring of sends and receives straight between the ranks' buffers: c10d's Gloo
+// allgather gathers into a flat buffer of its own and copies out of it. chunks: N x (padded / N); this
+// rank's shard is copied into its own chunk; at step s it forwards chunk r-s to rank r+1 and receives
+// chunk r-s-1 from rank r-1.
+void ring_all_gather(const ShardComm& comm, const torch::Tensor& shard, std::vector<torch::Tensor> chunks) {
+    const int64_t world = comm.world_size, rank = comm.rank;
+    chunks[static_cast<size_t>(rank)].copy_(shard);
+    const auto next = static_cast<int>((rank + 1) % world),
+               previous = static_cast<int>((rank + world - 1) % world);
+    for (int64_t step = 0; step + 1 < world; ++step) {
+        std::vector<torch::Tensor> outgoing{chunks[static_cast<size_t>((rank - step + world) % world)]};
+        std::vector<torch::Tensor> incoming{chunks[static_cast<size_t>((rank - step - 1 + world) % world)]};
+        const auto tag = static_cast<int>(step);
+        auto sent = comm.group->send(outgoing, next, tag);
+        comm.group->recv(incoming, previous, tag)->wait();
+        sent->wait();
+    }
+}
+
+// Gathers a unit's buffers (only its trainable ones: `only_trainable`) into fresh buffers: at once
+// (`in_background` false: done on return) or started as collectives whose Work the caller waits for.
 std::vector<PendingGathers::Gather> start_gathers(const ShardComm& comm, ShardedUnit& unit,
-                                                  bool only_trainable) {
+                                                  bool only_trainable, bool in_background) {
     std::vector<PendingGathers::Gather> gathers;
     for (FlatBuffer& buffer : unit.buffers) {
         if (only_trainable && !buffer.trainable()) continue;
@@ -122,6 +142,8 @@ std::vector<PendingGathers::Gather> start_gathers(const ShardComm& comm, Sharded
         g.gathered = unit_buffer(buffer.padded, buffer.shard.options().requires_grad(false));  // (padded)
         if (comm.world_size == 1) {
             g.gathered.copy_(buffer.shard.detach());
+        } else if (!in_background && !comm.reduce_scatter) {  // Gloo
+            ring_all_gather(comm, buffer.shard.detach(), g.gathered.chunk(comm.world_size));
         } else {
             std::vector<std::vector<torch::Tensor>> outputs{g.gathered.chunk(comm.world_size)};
             std::vector<torch::Tensor> inputs{buffer.shard.detach()};
@@ -377,7 +399,7 @@ void ShardedModel::gather(ShardedUnit& unit, bool only_trainable) {
         gathers = std::move(pending->second);
         pending_->by_unit.erase(pending);
     } else {
-        gathers = start_gathers(comm_, unit, only_trainable);
+        gathers = start_gathers(comm_, unit, only_trainable, /*in_background=*/false);
     }
     for (PendingGathers::Gather& g : gathers) {
         if (g.work) g.work->wait();
@@ -391,7 +413,8 @@ void ShardedModel::prefetch(const std::vector<ShardedUnit*>& units) {
     if (!comm_.prefetch || comm_.world_size == 1) return;
     torch::NoGradGuard no_grad;
     for (ShardedUnit* unit : units) {
-        if (!pending_->by_unit.count(unit)) pending_->by_unit[unit] = start_gathers(comm_, *unit, false);
+        if (!pending_->by_unit.count(unit))
+            pending_->by_unit[unit] = start_gathers(comm_, *unit, false, /*in_background=*/true);
     }
 }
 
