@@ -433,12 +433,14 @@ TEST_F(DistTrain, KilledRankEndsTheRunWithAMessageNamingIt) {
 // timeout (plus the heartbeat watch and store deadlines) with `message`; the launcher then stops the frozen
 // rank.
 void expect_freeze_ends_the_run(DistTrain& test, const fs::path& dir, int frozen, const std::string& message,
-                                const std::string& detail) {
+                                const std::string& detail, const std::string& sharding = "none") {
     const int timeout_s = 5;
     const std::string name = "frozen" + std::to_string(frozen);
-    Child launcher(test.launch_argv(2, test.write_config(name, {{"training", {{"eval_steps", nullptr}}}}),
-                                    long_run_flags(timeout_s), {"--grace-s", "1"}),
-                   dir / (name + ".out"), dir / (name + ".err"));
+    const nlohmann::json patch = {{"training", {{"eval_steps", nullptr}}},
+                                  {"distributed", {{"sharding", sharding}}}};
+    Child launcher(
+        test.launch_argv(2, test.write_config(name, patch), long_run_flags(timeout_s), {"--grace-s", "1"}),
+        dir / (name + ".out"), dir / (name + ".err"));
     ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir / (name + ".err")).string());
     const pid_t pid = launcher.rank_pid(frozen);
     ASSERT_GT(pid, 0);
@@ -456,6 +458,45 @@ void expect_freeze_ends_the_run(DistTrain& test, const fs::path& dir, int frozen
 TEST_F(DistTrain, FrozenRankEndsTheRunWithinTheTimeout) {
     expect_freeze_ends_the_run(*this, dir_, 1, "0: train: rank 0: the run lost rank 1",
                                "frozen or on a dead node");
+}
+
+// Sharded, a rank's gathers and reductions wait on the frozen rank's sends (a ring on Gloo).
+TEST_F(DistTrain, ShardedFrozenRankEndsTheRunWithinTheTimeout) {
+    expect_freeze_ends_the_run(*this, dir_, 1, "0: train: rank 0: the run lost rank 1",
+                               "frozen or on a dead node", "full");
+}
+
+// Sharded: a killed rank is named, and SIGTERM makes every rank write its shards into one checkpoint.
+TEST_F(DistTrain, ShardedKilledRankIsNamedAndSigtermCheckpointsEveryShard) {
+    const nlohmann::json patch = {{"training", {{"eval_steps", nullptr}}},
+                                  {"distributed", {{"sharding", "full"}}}};
+    {
+        Child launcher(
+            launch_argv(2, write_config("killed", patch), long_run_flags(20), {"--grace-s", "120"}),
+            dir_ / "killed.out", dir_ / "killed.err");
+        ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir_ / "killed.err").string());
+        const pid_t rank1 = launcher.rank_pid(1);
+        ASSERT_GT(rank1, 0);
+        kill(rank1, SIGKILL);
+        const Finished f = launcher.wait(50);
+        EXPECT_NE(f.exit_code, 0);
+        EXPECT_NE(f.err.find("0: train: rank 0: the run lost rank 1"), std::string::npos) << f.err;
+    }
+    Child launcher(launch_argv(2, write_config("term", patch), long_run_flags(60)), dir_ / "term.out",
+                   dir_ / "term.err");
+    ASSERT_TRUE(launcher.wait_for_text("\"step_num\": 3}", 120)) << slurp((dir_ / "term.err").string());
+    kill(launcher.pid(), SIGTERM);
+    const Finished f = launcher.wait(60);
+    EXPECT_EQ(f.exit_code, 128 + SIGTERM) << f.err;
+    const std::vector<slipway::MllogEvent> stops =
+        mllog_events((dir_ / "term" / "mllog.txt").string(), "run_stop");
+    ASSERT_EQ(stops.size(), 1u);
+    EXPECT_EQ(stops[0].metadata["status"], "aborted");
+    const fs::path checkpoint =
+        dir_ / "term" / ("checkpoint-" + std::to_string(stops[0].metadata["step_num"].get<int64_t>()));
+    EXPECT_TRUE(fs::exists(checkpoint / "DONE"));
+    EXPECT_TRUE(fs::exists(checkpoint / "shard-0-of-2.safetensors"));
+    EXPECT_TRUE(fs::exists(checkpoint / "shard-1-of-2.safetensors"));
 }
 
 // Rank 0 holds the store too: every request to it goes unanswered, which must not hang the diagnosis.
