@@ -347,4 +347,12 @@ void DistContext::abandon() {
     (void)store_.release();
 }
 
+bool DistContext::has_reduce_scatter() const {
+#ifdef USE_C10D_NCCL
+    return backend_ == "nccl";
+#else
+    return false;
+#endif
+}
+
 }  // namespace slipway::dist

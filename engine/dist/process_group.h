@@ -43,6 +43,8 @@ public:
     int64_t world_size() const { return env_.world_size; }
     bool is_main() const { return env_.rank == 0; }
     const std::string& backend() const { return backend_; }
+    // The group has reduce_scatter: c10d's ProcessGroupNCCL (Gloo in 1.13 and our raw NCCL group do not).
+    bool has_reduce_scatter() const;
     const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
     // The rendezvous store (e.g. to exchange an NCCL unique id).
     const c10::intrusive_ptr<c10d::Store>& store() const { return store_; }

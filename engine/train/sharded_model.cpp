@@ -142,7 +142,7 @@ std::vector<PendingGathers::Gather> start_gathers(const ShardComm& comm, Sharded
         g.gathered = unit_buffer(buffer.padded, buffer.shard.options().requires_grad(false));  // (padded)
         if (comm.world_size == 1) {
             g.gathered.copy_(buffer.shard.detach());
-        } else if (!in_background && !comm.reduce_scatter) {  // Gloo
+        } else if (!in_background && comm.point_to_point) {
             ring_all_gather(comm, buffer.shard.detach(), g.gathered.chunk(comm.world_size));
         } else {
             std::vector<std::vector<torch::Tensor>> outputs{g.gathered.chunk(comm.world_size)};
@@ -435,6 +435,11 @@ torch::Tensor ShardedModel::reduce_to_shard(const torch::Tensor& flat) {
         std::vector<std::vector<torch::Tensor>> inputs{chunks};
         comm_.group->reduce_scatter(outputs, inputs)->wait();
         return out.div_(static_cast<double>(world));
+    }
+    if (!comm_.point_to_point) {  // our raw NCCL group: allreduce, then keep this rank's slice
+        std::vector<torch::Tensor> tensors{flat};
+        comm_.group->allreduce(tensors)->wait();
+        return chunks[static_cast<size_t>(comm_.rank)].div(static_cast<double>(world));
     }
     // Gloo has no reduce-scatter in LibTorch 1.13: a ring of sends and receives moves (N-1)/N of the
     // buffer per rank, half of what an allreduce moves. At step s rank r sends its partial sum of chunk

@@ -37,7 +37,8 @@ struct ShardComm {
     c10::intrusive_ptr<c10d::ProcessGroup> group;
     int64_t rank = 0;
     int64_t world_size = 1;
-    bool reduce_scatter = false;  // the backend has it (NCCL); Gloo in LibTorch 1.13 does not
+    bool reduce_scatter = false;  // the group has it (c10d NCCL); Gloo in LibTorch 1.13 does not
+    bool point_to_point = false;  // the group has send/recv (Gloo): gathers and reductions run as rings
     // Start the next unit's all-gather while this one computes (two units gathered at once).
     bool prefetch = false;
 };

@@ -310,7 +310,8 @@ Status TrainingRun::build_sharded_model() {
         comm.group = dist_->group();
         comm.rank = rank();
         comm.world_size = world_size();
-        comm.reduce_scatter = dist_backend_is_nccl();
+        comm.reduce_scatter = dist_->has_reduce_scatter();
+        comm.point_to_point = dist_->backend() == "gloo";
         const std::string& prefetch = config_.distributed.prefetch;
         comm.prefetch = prefetch == "on" || (prefetch == "auto" && dist_backend_is_nccl());
     }
