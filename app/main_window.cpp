@@ -239,8 +239,7 @@ void MainWindow::build_menus() {
             statusBar()->showMessage(tr("The run config has problems; fix them first."));
             return;
         }
-        const Result<int> key = submit_current();
-        if (!key.ok()) QMessageBox::warning(this, tr("Submit"), QString::fromStdString(key.error()));
+        editor_->request_submit();  // asks first when the plan says it does not fit
     });
     QAction* cancel = run->addAction(tr("&Cancel selected run"));
     cancel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));

@@ -25,6 +25,7 @@
 #include "contract/run_config_schema.h"
 #include "editor/container_panel.h"
 #include "editor/field_editor.h"
+#include "editor/plan_strip.h"
 #include "editor/presets.h"
 #include "editor/script_import.h"
 #include "remote/container/dockerfile.h"
@@ -41,23 +42,12 @@ QString section_title(const std::string& section) {
     return t;
 }
 
-QString memory_text(double gib) {
-    if (gib < 1.0) return QString::number(gib * 1024.0, 'f', 1) + QStringLiteral(" MiB");
-    return QString::number(gib, 'f', 2) + QStringLiteral(" GiB");
-}
-
-QString human_count(double v) {
-    if (v >= 1e9) return QString::number(v / 1e9, 'f', 2) + QStringLiteral(" B");
-    if (v >= 1e6) return QString::number(v / 1e6, 'f', 2) + QStringLiteral(" M");
-    if (v >= 1e3) return QString::number(v / 1e3, 'f', 1) + QStringLiteral(" k");
-    return QString::number(v);
-}
-
 }  // namespace
 
 RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     : QWidget(parent), resource_root_(resource_root) {
     doc_.set_base_dir(resource_root.toStdString());
+    planner_.set_base_dir(resource_root.toStdString());
     pages_ = new QTabWidget(this);
 
     // Hyperparameters page header: presets.
@@ -169,7 +159,7 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     problems_summary_ = new QLabel(this);
     submit_ = new QPushButton(tr("Submit"), this);
     submit_->setObjectName(QStringLiteral("submit"));
-    connect(submit_, &QPushButton::clicked, this, &RunEditor::submit_requested);
+    connect(submit_, &QPushButton::clicked, this, &RunEditor::request_submit);
     target_ = new QComboBox(this);
     target_->setMinimumWidth(180);
     target_->setToolTip(tr("Where the run goes: this computer, or a cluster profile (Clusters page)"));
@@ -181,8 +171,16 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     bottom->addWidget(target_);
     bottom->addWidget(submit_);
 
+    plan_strip_ = new PlanStrip(this);
+    connect(plan_strip_, &PlanStrip::model_config_requested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("The model's config.json (a local copy)"),
+                                                          QString(), tr("config.json (*.json)"));
+        if (!path.isEmpty()) set_model_config(path);
+    });
+
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(pages_, 1);
+    layout->addWidget(plan_strip_);
     layout->addWidget(problem_list_);
     layout->addLayout(bottom);
 
@@ -277,6 +275,7 @@ void RunEditor::refresh(bool values) {
         if (FieldEditor* f = field(p)) f->setEnabled(lora);
     }
     preview_->setPlainText(QString::fromStdString(doc_.text()));
+    refresh_plan();
     derived_->setText(derived_text());
     refresh_renders();
 }
@@ -288,17 +287,11 @@ void RunEditor::refresh_model_info() {
     }
     if (model == model_info_for_) return;
     model_info_for_ = model;
-    shape_.reset();
-    shape_error_.clear();
     if (model.isEmpty()) return;
-    Result<ModelShape> shape = read_model_shape(QFile::encodeName(model).toStdString());
-    if (!shape.ok()) {
-        shape_error_ = QString::fromStdString(shape.error());
-        return;
-    }
-    shape_ = *shape;
+    const Result<ModelShape> shape = read_model_shape(QFile::encodeName(model).toStdString());
+    if (!shape.ok()) return;  // the plan strip says why
     QStringList names = {QStringLiteral("all-linear")};
-    for (const std::string& n : linear_module_names(*shape_))
+    for (const std::string& n : linear_module_names(*shape))
         names << QString::fromStdString(n);
     if (FieldEditor* f = field("/adapter/target_modules")) {
         f->set_choices(names);
@@ -319,24 +312,56 @@ QString RunEditor::derived_text() const {
                        .arg(c.global_batch_size())
                        .arg(c.data.block_size)
                        .arg(human_count(static_cast<double>(c.tokens_per_step())));
-    if (shape_) {
-        const MemoryEstimate e = estimate_memory(c, *shape_);
-        text += tr("<br>Model: %1 parameters, %2 trainable (%3)<br>"
-                   "GPU memory per device (estimate): weights %4 + optimizer %5 + activations %6 "
-                   "= <b>%7</b>")
-                    .arg(human_count(static_cast<double>(e.parameters)))
-                    .arg(human_count(static_cast<double>(e.trainable_parameters)))
-                    .arg(QString::fromStdString(c.adapter.method))
-                    .arg(memory_text(e.weights_gib))
-                    .arg(memory_text(e.optimizer_gib))
-                    .arg(memory_text(e.activations_gib))
-                    .arg(memory_text(e.total_gib));
-    } else if (!shape_error_.isEmpty()) {
-        text += tr("<br>No memory estimate: %1").arg(shape_error_.toHtmlEscaped());
-    } else {
-        text += tr("<br>No memory estimate: set model.path to a folder with config.json");
+    // Memory and time: the plan strip under the pages.
+    if (plan_.plan) {
+        text += tr("<br>Model: %1 parameters, %2 trainable (%3); memory per device and time: the plan below")
+                    .arg(human_count(static_cast<double>(plan_.plan->parameters)))
+                    .arg(human_count(static_cast<double>(plan_.plan->trainable_parameters)))
+                    .arg(QString::fromStdString(c.adapter.method));
     }
     return text + cluster_info_;
+}
+
+void RunEditor::refresh_plan() {
+    // Arithmetic over the config, and config.json read only when its path or time changed: fast enough
+    // for every keystroke. An invalid config has no plan (its numbers may be out of range).
+    if (doc_.valid()) {
+        plan_ = planner_.plan(doc_.config());
+    } else {
+        plan_ = RunPlanResult{};
+        plan_.problem = "none while the run config has problems";
+    }
+    plan_strip_->show_plan(plan_, QString::fromStdString(planner_.model_config_for(doc_.config())));
+}
+
+void RunEditor::set_model_config(const QString& config_json) {
+    planner_.set_model_config(QFile::encodeName(config_json).toStdString(), doc_.config().model.path);
+    refresh_plan();
+    derived_->setText(derived_text());
+}
+
+void RunEditor::request_submit() {
+    if (!plan_.plan || plan_.plan->fits) {
+        emit submit_requested();
+        return;
+    }
+    const plan::Plan& p = *plan_.plan;
+    auto* box =
+        new QMessageBox(QMessageBox::Warning, tr("Submit"),
+                        tr("The plan says this run does not fit: peak %1 per device, %2 available.")
+                            .arg(plan_bytes_text(p.per_device_bytes), plan_bytes_text(p.device_bytes)),
+                        QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("plan_warning"));
+    box->setInformativeText(QString::fromStdString(p.reason));
+    box->setDetailedText(QString::fromStdString(plan::format_plan(p)));
+    QPushButton* anyway = box->addButton(tr("Submit anyway"), QMessageBox::AcceptRole);
+    box->addButton(QMessageBox::Cancel);
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, anyway] {
+        if (box->clickedButton() == anyway) emit submit_requested();
+    });
+    box->open();
 }
 
 QString RunEditor::submit_target() const {

@@ -1,7 +1,9 @@
 // The run editor: pages Model & data, Hyperparameters, Adapter, Resources, Container and Preview, their
 // fields generated from the run config schema (nothing listed twice), every change validated at once with
-// the problem shown on its field; derived values (global batch, tokens per step, GPU memory per device);
-// presets, JSON import/export and seed-style script import. Submit is enabled only for a valid config.
+// the problem shown on its field; derived values (global batch, tokens per step); the planner's verdict
+// (peak memory per device, fits or not, time to train) under every page; presets, JSON import/export and
+// seed-style script import. Submit is enabled only for a valid config, and asks first when the plan says
+// the run does not fit.
 #pragma once
 
 #include <QMap>
@@ -14,6 +16,7 @@
 #include "contract/status.h"
 #include "editor/model_info.h"
 #include "editor/run_document.h"
+#include "editor/run_plan.h"
 #include "remote/container/ngc_catalogue.h"
 #include "remote/slurm/cluster_profile.h"
 
@@ -28,6 +31,7 @@ namespace slipway::app {
 
 class ContainerPanel;
 class FieldEditor;
+class PlanStrip;
 
 class RunEditor : public QWidget {
     Q_OBJECT
@@ -56,6 +60,14 @@ public:
     }
     QTabWidget* pages() const { return pages_; }
     QPushButton* submit_button() const { return submit_; }
+    // Submit as the button does: straight to submit_requested, or, when the plan says the run does not
+    // fit, after a confirmation that names the reason (window-modal, not blocking; Cancel drops it).
+    void request_submit();
+    // The plan of the current config (refreshed with the validation), and the strip that shows it.
+    const RunPlanResult& plan() const { return plan_; }
+    PlanStrip* plan_strip() const { return plan_strip_; }
+    // A local copy of the model's config.json for the plan while model.path is on the cluster; "" forgets it.
+    void set_model_config(const QString& config_json);
     QPlainTextEdit* preview() const { return preview_; }
     QComboBox* preset_box() const { return presets_; }
     QString derived_text() const;
@@ -89,6 +101,7 @@ private:
     void on_edited(const std::string& pointer, const nlohmann::json& value);
     void refresh(bool values);
     void refresh_model_info();
+    void refresh_plan();
     void refresh_renders();
     void refresh_container();
     remote::ClusterProfile sbatch_profile() const;
@@ -103,16 +116,17 @@ private:
     QListWidget* problem_list_;
     QPlainTextEdit* preview_;
     QPushButton* submit_;
+    PlanStrip* plan_strip_ = nullptr;
+    RunPlanner planner_;
+    RunPlanResult plan_;
     ContainerPanel* container_ = nullptr;
     QPlainTextEdit* sbatch_ = nullptr;
     QComboBox* sbatch_profile_ = nullptr;
     QComboBox* target_ = nullptr;
     std::vector<remote::ClusterProfile> profiles_;
     std::optional<remote::NgcCatalogue> catalogue_;
-    QString model_info_for_;  // the model path the module checklist and shape were read for
-    std::optional<ModelShape> shape_;
-    QString shape_error_;
-    QString cluster_info_;  // what sinfo said about the last tested cluster
+    QString model_info_for_;  // the model path the module checklist was read for
+    QString cluster_info_;    // what sinfo said about the last tested cluster
 };
 
 }  // namespace slipway::app

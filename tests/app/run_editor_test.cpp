@@ -144,7 +144,7 @@ TEST_F(RunEditorTest, TargetModulesChecklistComesFromTheModelConfig) {
     EXPECT_TRUE(editor.derived_text().contains("trainable (lora)"));
 }
 
-TEST_F(RunEditorTest, DerivedGlobalBatchTokensAndMemory) {
+TEST_F(RunEditorTest, DerivedGlobalBatchTokensAndModelSize) {
     RunEditor editor(kRoot);
     ASSERT_TRUE(editor.load_preset("demo-tiny").ok());
     // 8 per device x 1 accumulation x (1 node x 2 tasks).
@@ -154,7 +154,10 @@ TEST_F(RunEditorTest, DerivedGlobalBatchTokensAndMemory) {
     editor.edit("/slurm/nodes", 2);
     EXPECT_TRUE(editor.derived_text().contains("<b>128 sequences</b>"))
         << editor.derived_text().toStdString();
-    EXPECT_TRUE(editor.derived_text().contains("GPU memory per device"));
+    // Memory and time are the plan strip's (plan_strip_test.cpp).
+    EXPECT_TRUE(
+        editor.derived_text().contains("trainable (full); memory per device and time: the plan below"))
+        << editor.derived_text().toStdString();
 }
 
 TEST_F(RunEditorTest, ImportsASeedStyleTrainingScript) {
