@@ -7,13 +7,17 @@
 // copy of every gradient (gradient_as_bucket_view is off).
 // Sharded (train/sharded_model): a unit (embeddings, a decoder layer, the head) keeps its parameters in
 // up to three flat buffers (frozen, decay, no decay), each padded to the world size; a rank keeps 1/N of
-// each, plus gradients and m, v of its trainable slices. A unit is gathered whole for its forward and its
-// backward, and its full trainable gradient exists while it is reduced.
+// each, plus gradients and m, v of its trainable slices (FlatAdamW's copies). A unit is gathered whole for
+// its forward and its backward; in backward autograd's full-size gradients of its trainable parameters, a
+// zeroed full flat gradient and the reduction's buffers exist while it is reduced. On the CPU those unit
+// buffers come from MappedPool, which keeps freed ones: the planner replays its takes and gives.
 #include "plan/plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 #include "contract/gpu_models.h"
@@ -30,7 +34,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr int64_t kCpuProcessBytes = 190 * kMiB;
 // glibc's heap on CPU: freed blocks stay resident (main.cpp keeps 1 GiB before trimming) and fragment; the
 // peak RSS grows ~5-15% over live tensors in the first steps. One figure, set once from the unsharded rows
-// of tests/bench/plan_bench.py (not per config).
+// of tests/bench/plan_bench.py (not per config). Not applied to sharded runs' MappedPool buffers
+// (anonymous mappings of their own, outside the heap).
 constexpr double kCpuAllocatorSlack = 0.12;
 // One core's fp32 matmul rate here (tests/bench/train_bench.py prints it), for CPU step times.
 constexpr double kCpuGflopsPerCore = 40.0;
@@ -207,6 +212,228 @@ LayerActivations layer_activations(const model::LlamaConfig& m, const std::vecto
     return out;
 }
 
+// train/sharded_model.cpp's MappedPool, replayed: on the CPU every unit-sized buffer (a rank's shards, a
+// gathered unit, a unit's full flat gradient) is an anonymous mapping, and a freed one is kept for the next
+// buffer of the same byte size, up to kPoolKeptPerSize of each size; kept ones are never returned. What
+// stays resident is decided by the order of takes and gives, so the planner replays that order.
+constexpr int64_t kPoolKeptPerSize = 2;
+
+class MappedPoolReplay {
+public:
+    void take(int64_t bytes) {
+        if (bytes == 0) return;  // unit_buffer: an empty tensor, no mapping
+        Count& count = by_size_[bytes];
+        if (count.free > 0) {
+            --count.free;
+        } else {
+            mapped_ += bytes;
+        }
+        ++count.live;
+        high_ = std::max(high_, mapped_);
+    }
+    void give(int64_t bytes) {
+        if (bytes == 0) return;
+        Count& count = by_size_[bytes];
+        --count.live;
+        if (count.free < kPoolKeptPerSize) {
+            ++count.free;
+        } else {
+            mapped_ -= bytes;
+        }
+    }
+    // The most bytes mapped since the previous call; starts the next interval.
+    int64_t interval_high() {
+        const int64_t high = high_;
+        high_ = mapped_;
+        return high;
+    }
+
+private:
+    struct Count {
+        int64_t live = 0, free = 0;
+    };
+    std::map<int64_t, Count> by_size_;
+    int64_t mapped_ = 0, high_ = 0;
+};
+
+// One unit's flat buffers (FlatBuffer): padded elements, 0 where the unit has no buffer of that kind.
+struct UnitBuffers {
+    int64_t padded[3] = {0, 0, 0};   // frozen, decay, no decay
+    int64_t trainable_elements = 0;  // unpadded: what torch::autograd::grad returns for the unit
+    static constexpr bool kTrainable[3] = {false, true, true};
+};
+
+// What a sharded rank holds besides activations and the loss head, per phase.
+struct ShardedMemory {
+    int64_t shards = 0;            // all of this rank's slices (frozen in the pool, trainable in FlatAdamW)
+    int64_t trainable_shards = 0;  // the trainable ones: FlatAdamW's params, grads, and m and v twice this
+    int64_t frozen_shards = 0;     // the frozen ones (pool mappings)
+    // Gathered units, full flat gradients and freed buffers the pool keeps: its bytes beyond the live
+    // frozen shards (setup: beyond all the slices, which are all pool buffers then), at each phase's high.
+    int64_t setup_pool = 0, forward_pool = 0, backward_pool = 0;
+    // The backward of the unit call that needs most beside its gathered buffers: autograd's full-size
+    // per-parameter gradients, the reduction's buffers, and whether it is a decoder layer (whose own
+    // backward transient then adds).
+    int64_t backward_unit_gradients = 0, backward_reduce = 0;
+    bool backward_in_layer = false;
+};
+
+// train/trainer.cpp build_sharded_model: prefetch on, or auto on NCCL (GPUs).
+bool shards_prefetch(const RunConfig& config, bool on_gpu) {
+    const std::string& prefetch = config.distributed.prefetch;
+    return config.world_size() > 1 && (prefetch == "on" || (prefetch == "auto" && on_gpu));
+}
+
+// ShardedModel (train/sharded_model.cpp) step by step: create takes a slice per buffer, FlatAdamW copies the
+// trainable slices and frees the originals; loss() runs one call per unit (embed, each layer, the head;
+// the head also gathers the embeddings when tied), gathering its buffers (with prefetch: the next call's
+// too) and giving them back; backward runs the calls that autograd saw in reverse, gathers again, and per
+// trainable buffer fills a zeroed full-size flat gradient from autograd's per-parameter gradients and
+// reduces it to this rank's slice. Two steps are replayed: the second starts with what the first kept.
+// layer_backward: a decoder layer's own backward transient (its recomputed activations with checkpointing).
+ShardedMemory sharded_memory(const Inventory& inv, int64_t layers, bool tied, int64_t world, bool on_gpu,
+                             bool prefetch, int64_t layer_backward) {
+    const int64_t unit_count = layers + 2;
+    std::vector<UnitBuffers> units(static_cast<size_t>(unit_count));
+    for (const Tensor& tensor : inv.tensors) {
+        UnitBuffers& unit = units[static_cast<size_t>(tensor.unit)];
+        unit.padded[tensor.trainable ? (tensor.decays ? 1 : 2) : 0] += tensor.elements;
+        if (tensor.trainable) unit.trainable_elements += tensor.elements;
+    }
+    ShardedMemory out;
+    int64_t largest_unit = 0, largest_trainable = 0;
+    for (UnitBuffers& unit : units) {
+        int64_t all = 0, trainable = 0;
+        for (int kind = 0; kind < 3; ++kind) {
+            unit.padded[kind] = round_up(unit.padded[kind], world);
+            const int64_t shard = 4 * unit.padded[kind] / world;
+            out.shards += shard;
+            (UnitBuffers::kTrainable[kind] ? out.trainable_shards : out.frozen_shards) += shard;
+            all += unit.padded[kind];
+            if (UnitBuffers::kTrainable[kind]) trainable += unit.padded[kind];
+        }
+        largest_unit = std::max(largest_unit, all);
+        largest_trainable = std::max(largest_trainable, trainable);
+    }
+    // The calls of one forward, in order, by unit index; which of them autograd records (UnitCall): those
+    // with trainable slices or an input that needs a gradient.
+    std::vector<std::vector<int64_t>> calls;
+    for (int64_t u = 0; u <= layers; ++u)
+        calls.push_back({u});
+    calls.push_back(tied ? std::vector<int64_t>{layers + 1, 0} : std::vector<int64_t>{layers + 1});
+    std::vector<bool> recorded;
+    bool input_needs_grad = false;
+    for (const auto& call : calls) {
+        bool trains = false;
+        for (int64_t u : call)
+            trains = trains || units[static_cast<size_t>(u)].trainable_elements > 0;
+        input_needs_grad = input_needs_grad || trains;
+        recorded.push_back(input_needs_grad);
+    }
+    // The reduction of one trainable buffer (reduce_to_shard) and what its result keeps until autograd
+    // accumulates it: NCCL's reduce_scatter output; Gloo's ring (buffers of 1 MiB and more) a received
+    // chunk and the result; Gloo's allreduce the result.
+    auto reduce_bytes = [&](int64_t padded) -> std::pair<int64_t, int64_t> {  // {kept result, scratch}
+        const int64_t shard = 4 * padded / world;
+        if (world == 1 || padded == 0) return {0, 0};
+        if (on_gpu) return {shard, 0};
+        return {shard, 4 * padded >= kMiB ? shard : 0};
+    };
+    int64_t heaviest = -1;
+    for (size_t i = 0; i < calls.size(); ++i) {
+        if (!recorded[i]) continue;
+        int64_t gradients = 0, kept = 0, scratch = 0;
+        for (int64_t u : calls[i]) {
+            const UnitBuffers& unit = units[static_cast<size_t>(u)];
+            gradients += 4 * unit.trainable_elements;
+            for (int kind = 1; kind < 3; ++kind) {
+                const auto [result, received] = reduce_bytes(unit.padded[kind]);
+                kept += result;
+                scratch = std::max(scratch, received);
+            }
+        }
+        const bool in_layer = i > 0 && i + 1 < calls.size();
+        if (gradients + kept + scratch + (in_layer ? layer_backward : 0) > heaviest) {
+            heaviest = gradients + kept + scratch + (in_layer ? layer_backward : 0);
+            out.backward_unit_gradients = gradients;
+            out.backward_reduce = kept + scratch;
+            out.backward_in_layer = in_layer;
+        }
+    }
+    if (on_gpu) {  // plain CUDA allocations the caching allocator reuses: what is live at once
+        out.forward_pool = (prefetch ? 2 : 1) * 4 * largest_unit;
+        out.backward_pool = out.forward_pool + 4 * largest_trainable;  // the unit's full flat gradient
+        return out;
+    }
+    MappedPoolReplay pool;
+    for (const UnitBuffers& unit : units) {
+        for (int64_t padded : unit.padded)
+            pool.take(4 * padded / world);
+    }
+    out.setup_pool = pool.interval_high() - out.shards;  // the slices themselves: 0
+    for (const UnitBuffers& unit : units) {              // FlatAdamW took the trainable slices over
+        for (int kind = 1; kind < 3; ++kind)
+            pool.give(4 * unit.padded[kind] / world);
+    }
+    std::vector<bool> pending(static_cast<size_t>(unit_count), false);  // prefetched gathers
+    auto gather = [&](const std::vector<int64_t>& call) {
+        for (int64_t u : call) {
+            if (pending[static_cast<size_t>(u)]) {
+                pending[static_cast<size_t>(u)] = false;
+                continue;
+            }
+            for (int64_t padded : units[static_cast<size_t>(u)].padded)
+                pool.take(4 * padded);
+        }
+    };
+    auto start_prefetch = [&](const std::vector<int64_t>& call) {
+        if (!prefetch) return;
+        for (int64_t u : call) {
+            if (pending[static_cast<size_t>(u)]) continue;
+            pending[static_cast<size_t>(u)] = true;
+            for (int64_t padded : units[static_cast<size_t>(u)].padded)
+                pool.take(4 * padded);
+        }
+    };
+    auto release = [&](const std::vector<int64_t>& call) {
+        for (int64_t u : call) {
+            for (int64_t padded : units[static_cast<size_t>(u)].padded)
+                pool.give(4 * padded);
+        }
+    };
+    for (int step = 0; step < 2; ++step) {
+        pool.interval_high();
+        for (size_t i = 0; i < calls.size(); ++i) {
+            gather(calls[i]);
+            if (i + 1 < calls.size()) start_prefetch(calls[i + 1]);
+            release(calls[i]);
+        }
+        out.forward_pool = pool.interval_high() - out.frozen_shards;
+        std::vector<size_t> previous;  // each recorded call's predecessor: prefetched in its backward
+        for (size_t i = 0, last = calls.size(); i < calls.size(); ++i) {
+            if (!recorded[i]) continue;
+            previous.push_back(last);
+            last = i;
+        }
+        size_t k = previous.size();
+        for (size_t i = calls.size(); i-- > 0;) {
+            if (!recorded[i]) continue;
+            const size_t before = previous[--k];
+            gather(calls[i]);
+            if (before < calls.size()) start_prefetch(calls[before]);
+            for (int64_t u : calls[i]) {
+                for (int kind = 1; kind < 3; ++kind) {  // the zeroed flat gradient, given back once reduced
+                    pool.take(4 * units[static_cast<size_t>(u)].padded[kind]);
+                    pool.give(4 * units[static_cast<size_t>(u)].padded[kind]);
+                }
+            }
+            release(calls[i]);
+        }
+        out.backward_pool = pool.interval_high() - out.frozen_shards;
+    }
+    return out;
+}
+
 struct Phases {
     MemoryBreakdown setup, forward, backward;
 };
@@ -305,6 +532,10 @@ Result<Plan> make_plan(const RunConfig& config, const model::LlamaConfig& m, con
     const int64_t embedding_grad = inv.embedding_trainable ? 4 * v * c : 0;
 
     Phases p;
+    int64_t layer_backward_sharded = 0;
+    // Bytes in train/sharded_model.cpp's MappedPool (CPU): anonymous mappings outside glibc's heap, so no
+    // allocator slack on them. Per phase: setup, forward, backward.
+    std::array<int64_t, 3> pool_bytes = {0, 0, 0};
     // Parameters, gradients, optimizer states.
     if (!sharded) {
         const int64_t all = 4 * inv.parameters, trainable = 4 * inv.trainable;
@@ -323,34 +554,26 @@ Result<Plan> make_plan(const RunConfig& config, const model::LlamaConfig& m, con
             p.backward.communication = buckets;
         }
     } else {
-        // Per unit: frozen, decay and no-decay buffers, each padded to the world size.
-        const int64_t units = plan.layers + 2;
-        std::vector<int64_t> frozen(units), decay(units), no_decay(units);
-        for (const Tensor& tensor : inv.tensors) {
-            (tensor.trainable ? (tensor.decays ? decay : no_decay) : frozen)[tensor.unit] += tensor.elements;
-        }
-        int64_t shard = 0, trainable_shard = 0, largest_unit = 0, largest_trainable = 0;
-        for (int64_t u = 0; u < units; ++u) {
-            const int64_t f = round_up(frozen[u], world), d1 = round_up(decay[u], world),
-                          d2 = round_up(no_decay[u], world);
-            shard += (f + d1 + d2) / world;
-            trainable_shard += (d1 + d2) / world;
-            largest_unit = std::max(largest_unit, f + d1 + d2);
-            largest_trainable = std::max(largest_trainable, d1 + d2);
-        }
+        const ShardedMemory sm = sharded_memory(inv, plan.layers, m.tie_word_embeddings, world, x.on_gpu,
+                                                shards_prefetch(config, x.on_gpu), layer_backward);
         for (MemoryBreakdown* b : {&p.setup, &p.forward, &p.backward}) {
-            b->weights = 4 * shard;
-            b->gradients = 4 * trainable_shard;
-            b->optimizer_states = 8 * trainable_shard;
+            b->weights = sm.shards;
+            b->gradients = sm.trainable_shards;
+            b->optimizer_states = 2 * sm.trainable_shards;
         }
-        // ShardedModel::create lays out the model built whole first: with random init every weight was
-        // written (the pages stay resident on CPU); a checkpoint's slices are read from the mapped files.
+        // ShardedModel::create slices the model built whole first: with random init every weight was
+        // written (the pages stay resident on CPU) until the slices are taken and malloc_trim gives them
+        // back; the optimizer is made after that. A checkpoint's slices are read from the mapped files.
+        p.setup.gradients = p.setup.optimizer_states = 0;
         if (config.model.init == "random") p.setup.setup_transient = 4 * inv.parameters;
-        // NCCL prefetches the next unit while one computes: two gathered at once.
-        const int64_t gathered = (x.on_gpu && world > 1 ? 2 : 1) * 4 * largest_unit;
-        p.forward.gathered_units = gathered;
-        p.backward.gathered_units = gathered + 4 * largest_trainable;  // the unit's full gradient
-        if (!x.on_gpu && world > 1) p.backward.communication = 4 * largest_trainable;  // Gloo allreduce
+        p.setup.gathered_units = sm.setup_pool;
+        p.forward.gathered_units = sm.forward_pool;
+        p.backward.gathered_units = sm.backward_pool;
+        p.backward.gradients += sm.backward_unit_gradients;
+        p.backward.communication = sm.backward_reduce;
+        layer_backward_sharded = sm.backward_in_layer ? layer_backward : 0;
+        pool_bytes = {sm.setup_pool + sm.shards, sm.forward_pool + sm.frozen_shards,
+                      sm.backward_pool + sm.frozen_shards};
     }
     // On CPU a pretrained checkpoint is read through mmap: the file's pages are resident while loading.
     if (!plan.on_gpu && config.model.init == "pretrained" && !sharded) {
@@ -363,18 +586,23 @@ Result<Plan> make_plan(const RunConfig& config, const model::LlamaConfig& m, con
     }
     p.forward.activations = kept_by_layers + final_norm;
     p.forward.logits_and_loss = loss_forward;
-    p.backward.activations = kept_by_layers + final_norm + std::max(layer_backward, embedding_grad);
+    // Sharded, the embedding's gradient is one of its unit's full gradients (backward_unit_gradients).
+    p.backward.activations = kept_by_layers + final_norm +
+                             (sharded ? layer_backward_sharded : std::max(layer_backward, embedding_grad));
     p.backward.logits_and_loss = loss_backward;
 
-    for (MemoryBreakdown* b : {&p.setup, &p.forward, &p.backward}) {
+    MemoryBreakdown* phases[3] = {&p.setup, &p.forward, &p.backward};
+    for (int phase = 0; phase < 3; ++phase) {
+        MemoryBreakdown* b = phases[phase];
         if (plan.on_gpu) {
             b->runtime = kCudaContextBytes + (world > 1 ? kNcclBytes : 0);
             b->allocator_slack =
                 static_cast<int64_t>(kCudaAllocatorSlack * static_cast<double>(sum_non_runtime(*b)));
         } else {
             b->runtime = kCpuProcessBytes;
-            b->allocator_slack =
-                static_cast<int64_t>(kCpuAllocatorSlack * static_cast<double>(sum_non_runtime(*b)));
+            b->allocator_slack = static_cast<int64_t>(
+                kCpuAllocatorSlack *
+                static_cast<double>(sum_non_runtime(*b) - pool_bytes[static_cast<size_t>(phase)]));
         }
     }
     plan.setup_bytes = p.setup.total();

@@ -45,6 +45,8 @@ CONFIGS = [
     ("15M-full-shard-2r", "15M", "full", False, "full", 2),
     ("100M-full-shard-3r", "100M", "full", True, "full", 3),
     ("100M-lora-shard-2r", "100M", "lora", False, "full", 2),
+    ("15M-emb-shard-2r", "15M", "embeddings", False, "full", 2),
+    ("100M-lora-ckpt-shard-3r", "100M", "lora", True, "full", 3),
 ]
 
 BENCH_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")

@@ -118,12 +118,31 @@ TEST(Plan, ShardedSlicesArePaddedPerUnitAndBuffer) {
     const Plan p = plan_of(c);
     EXPECT_EQ(p.world_size, 3);
     EXPECT_EQ(p.breakdown.weights, 4 * 67352);
-    EXPECT_EQ(p.breakdown.gradients, 4 * 67352);
     EXPECT_EQ(p.breakdown.optimizer_states, 8 * 67352);
+    // In backward, the slices' gradients plus autograd's full-size gradients of one unit.
+    EXPECT_GE(p.breakdown.gradients, 4 * 67352 + 4 * 36992);
     // The largest unit is the head (66 + 64002 padded elements): two gathered at once on NCCL (prefetch),
     // plus its full gradient in backward.
     EXPECT_EQ(p.peak_phase, "backward");
     EXPECT_EQ(p.breakdown.gathered_units, 3 * 4 * 64068);
+}
+
+TEST(Plan, ShardedCpuBuffersStayInTheMappedPool) {
+    // 2 CPU ranks, full training. MappedPool keeps every buffer it gave out, at most 2 free per byte size:
+    // the slices (embed 32000, per layer 18432 + 64, head 32000 + 32 = 101024 elements), which FlatAdamW
+    // frees after copying them; a gathered embed/head (64000) and its full flat gradient in backward
+    // (another 64000); a gathered layer (36864 + 128) and its flat gradient (the same). The head's norm
+    // (64 elements, gathered and its flat gradient) reuses the layers' freed no-decay slices of that size.
+    // 101024 + 2 x 64000 + 2 x 36992 = 303008.
+    RunConfig c = cpu_run("full");
+    c.slurm.ntasks_per_node = 2;
+    c.distributed.sharding = "full";
+    const Plan p = plan_of(c);
+    EXPECT_EQ(p.world_size, 2);
+    EXPECT_EQ(p.breakdown.gathered_units, 4 * 303008);
+    // Pool mappings are outside glibc's heap: no allocator slack on them.
+    const MemoryBreakdown& b = p.breakdown;
+    EXPECT_LT(b.allocator_slack, (b.total() - b.runtime - b.allocator_slack - b.gathered_units) / 8);
 }
 
 TEST(Plan, FlopsAndTime) {
