@@ -3,8 +3,8 @@
 // up to three flat buffers (frozen, trainable with weight decay, trainable without), each padded to a
 // multiple of the world size; a rank keeps only its 1/N slice of each (its shard). A unit is gathered
 // (all-gather) just before its forward and again for its backward, and its bytes are given back after
-// each; in backward its trainable gradients are reduced across ranks (reduce-scatter on NCCL, allreduce
-// and keep the slice on Gloo) straight into the shards' gradients. The optimizer sees only the shards.
+// each; in backward its trainable gradients are reduced across ranks (reduce-scatter on NCCL, a ring of
+// sends and receives on Gloo) straight into the shards' gradients. The optimizer sees only the shards.
 // With one rank it is the same computation without communication.
 #pragma once
 
