@@ -118,8 +118,19 @@ Status read_trainable_state(const std::string& path, const std::vector<std::stri
 
 }  // namespace
 
+std::string checkpoint_tmp_dir(const std::string& output_dir, int64_t step) {
+    return (fs::path(output_dir) / (checkpoint_name(step) + ".tmp")).string();
+}
+
+Status discard_checkpoint(const std::string& output_dir, const std::string& tmp_dir, int64_t step,
+                          const std::string& why) {
+    std::error_code ec;
+    fs::remove_all(tmp_dir, ec);
+    return Status::Error(failure_message(output_dir, step, why));
+}
+
 Result<std::string> begin_checkpoint(const std::string& output_dir, int64_t step) {
-    const fs::path tmp_dir = fs::path(output_dir) / (checkpoint_name(step) + ".tmp");
+    const fs::path tmp_dir = checkpoint_tmp_dir(output_dir, step);
     std::error_code ec;
     fs::remove_all(tmp_dir, ec);
     fs::create_directories(tmp_dir, ec);
@@ -142,8 +153,7 @@ Result<std::string> finish_checkpoint(const std::string& output_dir, const std::
     const fs::path tmp_dir(tmp);
     std::error_code ec;
     auto fail = [&](const std::string& why) -> Result<std::string> {
-        fs::remove_all(tmp_dir, ec);
-        return Status::Error(failure_message(output_dir, position.step, why));
+        return discard_checkpoint(output_dir, tmp, position.step, why);
     };
     const nlohmann::ordered_json state = {{"magic", kCheckpointMagic},
                                           {"version", kCheckpointVersion},
@@ -183,11 +193,7 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
     const std::vector<torch::Tensor> values = parameters_named(model, trainable_names);
     const Status written =
         write_trainable_state(*tmp + "/state.safetensors", trainable_names, values, optimizer);
-    if (!written.ok()) {
-        std::error_code ec;
-        fs::remove_all(*tmp, ec);
-        return Status::Error(failure_message(output_dir, position.step, written.message()));
-    }
+    if (!written.ok()) return discard_checkpoint(output_dir, *tmp, position.step, written.message());
     return finish_checkpoint(output_dir, *tmp, optimizer, trainable_names, position, /*sharded=*/false);
 }
 

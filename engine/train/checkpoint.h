@@ -36,6 +36,11 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
 // (write_rank_shards: its shards, their AdamW moments, its RNG), then rank 0 writes state.json, renames the
 // folder and writes DONE (finish_checkpoint). save_checkpoint is the same three steps on one process.
 Result<std::string> begin_checkpoint(const std::string& output_dir, int64_t step);
+// The temporary folder begin_checkpoint creates (the other ranks write into it too).
+std::string checkpoint_tmp_dir(const std::string& output_dir, int64_t step);
+// Removes the temporary folder of an unfinished save; the error says why and that earlier ones are intact.
+Status discard_checkpoint(const std::string& output_dir, const std::string& tmp_dir, int64_t step,
+                          const std::string& why);
 [[nodiscard]] Status write_rank_shards(const std::string& tmp_dir, int64_t rank, int64_t world_size,
                                        const std::vector<std::string>& names,
                                        const std::vector<torch::Tensor>& shards, FlatAdamW& optimizer);

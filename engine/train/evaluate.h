@@ -36,8 +36,8 @@ using BatchLoss = std::function<model::LossResult(const torch::Tensor& ids)>;
 
 // With `every_rank_in_step` all ranks run the same number of batches (the short shares repeat a batch whose
 // result is dropped), as sharded models need: each batch is a collective there.
-EvalSums evaluate_share(const BatchLoss& loss, const data::TokenCache& cache, int64_t batch_size, int64_t rank,
-                        int64_t world_size, torch::Device device, bool every_rank_in_step);
+EvalSums evaluate_share(const BatchLoss& loss, const data::TokenCache& cache, int64_t batch_size,
+                        int64_t rank, int64_t world_size, torch::Device device, bool every_rank_in_step);
 
 EvalSums evaluate_share(model::LlamaForCausalLM& model, const data::TokenCache& cache, int64_t batch_size,
                         int64_t rank = 0, int64_t world_size = 1, torch::Device device = torch::kCPU);

@@ -191,7 +191,7 @@ public:
             out = compute_(input);
         } else {
             torch::AutoGradMode enable(true);  // a graph of this unit's own, kept for backward
-            input_ = input_needs_grad_ ? input.detach().requires_grad_(true) : input.detach();
+            input_ = leaf_of(input);
             output_ = compute_(input_);
             out = output_.detach();
         }
@@ -207,7 +207,7 @@ public:
             torch::AutoGradMode enable(true);
             if (recompute_) {  // as in the forward: same autocast, same units
                 model::Bf16Autocast autocast(sharded_->bf16_, sharded_->device_type_);
-                input_ = input_needs_grad_ ? input_.detach().requires_grad_(true) : input_.detach();
+                input_ = leaf_of(input_);
                 output_ = compute_(input_);
             }
             if (input_needs_grad_) inputs.push_back(input_);
@@ -247,13 +247,11 @@ public:
     }
 
 private:
-    void gather() {
-        for (ShardedUnit* unit : units_)
-            sharded_->gather(*unit, false);
-    }
-    void release() {
-        for (ShardedUnit* unit : units_)
-            sharded_->release(*unit);
+    void gather() { sharded_->gather_units(units_); }
+    void release() { sharded_->release_units(units_); }
+    // The input as a leaf of this unit's graph, asking for its gradient when the caller needs it.
+    torch::Tensor leaf_of(const torch::Tensor& input) const {
+        return input_needs_grad_ ? input.detach().requires_grad_(true) : input.detach();
     }
 
     ShardedModel* sharded_;
@@ -415,6 +413,16 @@ void ShardedModel::gather(ShardedUnit& unit, bool only_trainable) {
     }
 }
 
+void ShardedModel::gather_units(const std::vector<ShardedUnit*>& units) {
+    for (ShardedUnit* unit : units)
+        gather(*unit, /*only_trainable=*/false);
+}
+
+void ShardedModel::release_units(const std::vector<ShardedUnit*>& units) {
+    for (ShardedUnit* unit : units)
+        release(*unit);
+}
+
 void ShardedModel::prefetch(const std::vector<ShardedUnit*>& units) {
     if (!comm_.prefetch || comm_.world_size == 1) return;
     torch::NoGradGuard no_grad;
@@ -476,16 +484,14 @@ torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, std::vecto
     }
     const bool input_needs_grad = input.requires_grad();
     if (!torch::GradMode::is_enabled() || (!input_needs_grad && shards.empty())) {
-        for (ShardedUnit* unit : units)
-            gather(*unit, false);
+        gather_units(units);
         prefetch(next);
         torch::Tensor out;
         {
             torch::NoGradGuard no_grad;
             out = compute(input);
         }
-        for (ShardedUnit* unit : units)
-            release(*unit);
+        release_units(units);
         return out;
     }
     std::vector<ShardedUnit*> next_backward =

@@ -89,6 +89,8 @@ private:
     ShardedModel(model::LlamaForCausalLM model, ShardComm comm);
     // Makes the unit's gathered buffers hold its weights: a prefetched gather is waited for, else one runs.
     void gather(ShardedUnit& unit, bool only_trainable);
+    void gather_units(const std::vector<ShardedUnit*>& units);  // all their buffers
+    void release_units(const std::vector<ShardedUnit*>& units);
     // Starts the gather of `units` in the background (with comm().prefetch and several ranks).
     void prefetch(const std::vector<ShardedUnit*>& units);
     void release(ShardedUnit& unit);

@@ -472,7 +472,7 @@ Status TrainingRun::sharded_checkpoint(int64_t done) {
         return waited;
     };
     if (Status s = everyone(tmp.status(), "creating checkpoint " + std::to_string(done)); !s.ok()) return s;
-    const std::string tmp_dir = t_.output_dir + "/checkpoint-" + std::to_string(done) + ".tmp";
+    const std::string tmp_dir = checkpoint_tmp_dir(t_.output_dir, done);
     Status written =
         write_rank_shards(tmp_dir, rank(), world_size(), trainable_.names, trainable_.tensors, *optimizer_);
     if (dist_) {  // did every rank write its file?
@@ -492,10 +492,7 @@ Status TrainingRun::sharded_checkpoint(int64_t done) {
             }
             status = saved.status();
         } else {
-            std::error_code ec;
-            std::filesystem::remove_all(tmp_dir, ec);
-            status = Status::Error("checkpoint at step " + std::to_string(done) +
-                                   " not written: " + written.message());
+            status = discard_checkpoint(t_.output_dir, tmp_dir, done, written.message());
         }
     }
     // A failed save is a warning (training goes on); the others wait for rank 0 to finish the folder.
