@@ -9,8 +9,10 @@
 #include <memory>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
@@ -31,7 +33,36 @@ struct BenchCommOptions {
     int warmup = 3;
     std::string backend = "auto";
     int64_t timeout_s = 300;
+    bool json = false;  // one JSON line on rank 0 instead of the table (for `slipway doctor`)
 };
+
+// A test hook: SLIPWAY_BENCH_COMM_FAULT makes this rank a faulty node, so `slipway doctor`'s handling of
+// one can be tested on healthy machines. "slow=F": each timed allreduce takes F times as long (the rank
+// sleeps after it, holding its peers back as a slow link would); "fail": exit 1 before the rendezvous;
+// "hang": sleep before the rendezvous until killed.
+struct InjectedFault {
+    double slow_factor = 1;
+    bool fail = false;
+    bool hang = false;
+};
+
+Result<InjectedFault> injected_fault() {
+    InjectedFault fault;
+    const char* value = std::getenv("SLIPWAY_BENCH_COMM_FAULT");
+    if (!value || !*value) return fault;
+    const std::string text = value;
+    if (text == "fail") {
+        fault.fail = true;
+    } else if (text == "hang") {
+        fault.hang = true;
+    } else if (text.rfind("slow=", 0) == 0 && std::atof(text.c_str() + 5) >= 1) {
+        fault.slow_factor = std::atof(text.c_str() + 5);
+    } else {
+        return Status::Error("SLIPWAY_BENCH_COMM_FAULT=\"" + text +
+                             "\": expected slow=F (F >= 1), fail or hang");
+    }
+    return fault;
+}
 
 // "1M" -> 1048576 bytes; K, M, G are powers of 1024; a plain number is bytes.
 Result<std::vector<size_t>> parse_sizes(const std::string& text) {
@@ -66,7 +97,7 @@ struct Row {
 };
 
 // Gloo (or c10d NCCL) through the process group: sum of (rank + 1) once for correctness, then timing.
-Row measure_group(dist::DistContext& dist, size_t bytes, const BenchCommOptions& o) {
+Row measure_group(dist::DistContext& dist, size_t bytes, const BenchCommOptions& o, double slow_factor) {
     const int64_t n = static_cast<int64_t>(bytes / sizeof(float));
     std::vector<torch::Tensor> t{torch::full({n}, static_cast<float>(dist.rank() + 1))};  // (n)
     dist.group()->allreduce(t)->wait();
@@ -78,8 +109,11 @@ Row measure_group(dist::DistContext& dist, size_t bytes, const BenchCommOptions&
         dist.group()->allreduce(t)->wait();
     dist.barrier();
     const auto start = Clock::now();
-    for (int i = 0; i < o.iters; ++i)
+    for (int i = 0; i < o.iters; ++i) {
+        const auto one = Clock::now();
         dist.group()->allreduce(t)->wait();
+        if (slow_factor > 1) std::this_thread::sleep_for((Clock::now() - one) * (slow_factor - 1));
+    }
     row.seconds = std::chrono::duration<double>(Clock::now() - start).count() / o.iters;
     return row;
 }
@@ -130,6 +164,17 @@ int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& e
         err << sizes.error() << "\n";
         return 1;
     }
+    Result<InjectedFault> fault = injected_fault();
+    if (!fault.ok()) {
+        err << "bench-comm: " << fault.error() << "\n";
+        return 1;
+    }
+    if (fault->fail) {
+        err << "bench-comm: failing as SLIPWAY_BENCH_COMM_FAULT=fail asks\n";
+        return 1;
+    }
+    while (fault->hang)
+        std::this_thread::sleep_for(std::chrono::hours(1));
     Result<dist::DistEnv> env = dist::resolve_dist_env(dist::process_env());
     if (!env.ok()) {
         err << "bench-comm: " << env.error() << "\n";
@@ -177,12 +222,13 @@ int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& e
     }
 #endif
     const double n = static_cast<double>(d.world_size());
-    if (d.is_main()) {
+    if (d.is_main() && !o.json) {
         out << "# bench-comm: allreduce (sum, float32) over " << d.world_size() << " ranks, "
             << (raw_nccl ? "NCCL" : "gloo process group") << ", " << o.iters << " iterations per size\n";
         out << "#      size       count    time(us)  algbw(GB/s)  busbw(GB/s)  check\n";
     }
     bool all_correct = true;
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
     for (size_t bytes : *sizes) {
         Row row;
 #ifdef SLIPWAY_WITH_NCCL
@@ -195,17 +241,30 @@ int run_bench_comm(const BenchCommOptions& o, std::ostream& out, std::ostream& e
             row = *r;
         } else
 #endif
-            row = measure_group(d, bytes, o);
+            row = measure_group(d, bytes, o, fault->slow_factor);
         all_correct = all_correct && row.correct;
         const double algbw = static_cast<double>(row.bytes) / row.seconds / 1e9;
         const double busbw = algbw * 2 * (n - 1) / n;
-        if (d.is_main()) {
+        results.push_back({{"bytes", row.bytes},
+                           {"time_us", row.seconds * 1e6},
+                           {"algbw_gbps", algbw},
+                           {"busbw_gbps", busbw},
+                           {"correct", row.correct}});
+        if (d.is_main() && !o.json) {
             char line[160];
             std::snprintf(line, sizeof(line), "%11s %11zu %11.1f %12.3f %12.3f  %s\n",
                           human_bytes(row.bytes).c_str(), row.bytes / sizeof(float), row.seconds * 1e6, algbw,
                           busbw, row.correct ? "ok" : "WRONG");
             out << line;
         }
+    }
+    if (d.is_main() && o.json) {
+        const nlohmann::ordered_json report = {{"schema", "slipway.bench-comm/1"},
+                                               {"backend", raw_nccl ? "nccl" : "gloo"},
+                                               {"world_size", d.world_size()},
+                                               {"iters", o.iters},
+                                               {"results", results}};
+        out << report.dump() << "\n";
     }
     out.flush();
     d.barrier();
@@ -230,6 +289,10 @@ void add_bench_comm_command(CLI::App& app, int* exit_code, std::ostream& out, st
         ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
         ->capture_default_str();
     cmd->add_option("--timeout-s", options->timeout_s, "Seconds a collective may wait for a rank");
+    cmd->add_flag(
+        "--json", options->json,
+        "Print one JSON line (backend, world_size, results: bytes, time_us, algbw_gbps, busbw_gbps, "
+        "correct) instead of the table");
     cmd->callback([options, exit_code, &out, &err] {
         try {
             *exit_code = run_bench_comm(*options, out, err);
