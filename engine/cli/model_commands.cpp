@@ -1,4 +1,4 @@
-// init-model and score (model_commands.h).
+// init-model, score, merge and dump (model_commands.h).
 #include <torch/torch.h>
 
 #include "cli/model_commands.h"
@@ -46,27 +46,47 @@ int run_init(const InitOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
 }
 
+// Where score and dump run: "cpu", or "cuda" (GPU 0) when this LibTorch sees a GPU.
+Result<torch::Device> command_device(const std::string& name) {
+    if (name == "cpu") return torch::Device(torch::kCPU);
+    if (!torch::cuda::is_available()) return Status::Error("--device cuda: this LibTorch sees no CUDA GPU");
+    return torch::Device(torch::kCUDA, 0);
+}
+
+// The model folder (with `adapter_dir`'s LoRA adapter when given) on `device`.
+Result<model::LlamaForCausalLM> load_for_command(const std::string& model_dir, const std::string& adapter_dir,
+                                                 const torch::Device& device) {
+    Result<model::LlamaForCausalLM> llama = model::load_hf_model(model_dir);
+    if (!llama.ok()) return llama.status();
+    if (!adapter_dir.empty()) {
+        Result<AdapterConfig> adapter = model::load_adapter(*llama, adapter_dir);
+        if (!adapter.ok()) return adapter.status();
+    }
+    if (!device.is_cpu()) (*llama)->to(device);
+    return llama;
+}
+
 struct ScoreOptions {
     std::string model_dir;
     std::string tokens_path;
     std::string adapter_dir;
+    std::string device = "cpu";
+    bool bf16 = false;
     int threads = 0;
 };
 
 int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
     model::set_torch_threads(o.threads > 0 ? o.threads
                                            : static_cast<int>(std::thread::hardware_concurrency()));
-    Result<model::LlamaForCausalLM> llama = model::load_hf_model(o.model_dir);
+    Result<torch::Device> device = command_device(o.device);
+    if (!device.ok()) {
+        err << device.error() << "\n";
+        return 1;
+    }
+    Result<model::LlamaForCausalLM> llama = load_for_command(o.model_dir, o.adapter_dir, *device);
     if (!llama.ok()) {
         err << llama.error() << "\n";
         return 1;
-    }
-    if (!o.adapter_dir.empty()) {
-        Result<AdapterConfig> adapter = model::load_adapter(*llama, o.adapter_dir);
-        if (!adapter.ok()) {
-            err << adapter.error() << "\n";
-            return 1;
-        }
     }
     (*llama)->eval();
     std::ifstream in(o.tokens_path);
@@ -100,8 +120,12 @@ int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
                 return 1;
             }
         }
-        const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0);  // (1, T)
-        const model::LossResult r = model::causal_lm_loss(*llama, batch);
+        const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(*device);  // (1, T)
+        model::LossResult r;
+        {
+            model::Bf16Autocast autocast(o.bf16, device->type());  // as training's bf16: fp32 weights
+            r = model::causal_lm_loss(*llama, batch);
+        }
         const double loss = r.loss.item<double>();
         out << nlohmann::ordered_json{{"loss", loss},
                                       {"tokens", r.tokens},
@@ -166,13 +190,21 @@ int run_merge(const MergeOptions& o, std::ostream& out, std::ostream& err) {
 struct DumpOptions {
     std::string model_dir;
     std::string tokens_path;
+    std::string adapter_dir;
     std::string out_path;
+    std::string device = "cpu";
 };
 
 // Logits, loss and every parameter's gradient for the first line of `tokens`, as safetensors, so an
-// independent implementation can compare all three (tests/reference/llama_reference.py).
+// independent implementation can compare all three (tests/reference/llama_reference.py, tests/gpu/).
+// With an adapter, the gradients are those of the parameters that require one.
 int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
-    Result<model::LlamaForCausalLM> llama = model::load_hf_model(o.model_dir);
+    Result<torch::Device> device = command_device(o.device);
+    if (!device.ok()) {
+        err << device.error() << "\n";
+        return 1;
+    }
+    Result<model::LlamaForCausalLM> llama = load_for_command(o.model_dir, o.adapter_dir, *device);
     if (!llama.ok()) {
         err << llama.error() << "\n";
         return 1;
@@ -190,7 +222,7 @@ int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
         err << o.tokens_path << ":1: expected {\"ids\": [...]}: " << e.what() << "\n";
         return 1;
     }
-    const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0);  // (1, T)
+    const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(*device);  // (1, T)
     model::LossResult r = model::causal_lm_loss(*llama, batch);
     r.loss.backward();
     std::map<std::string, torch::Tensor> tensors;
@@ -199,10 +231,11 @@ int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
         tensors["logits"] = (*llama)->logits(batch).squeeze(0);  // (T, V)
     }
     tensors["loss"] = r.loss.detach().reshape({1});
-    for (const auto& item : (*llama)->named_parameters())
-        tensors["grad." + item.key()] = item.value().grad();
+    for (const auto& item : (*llama)->named_parameters()) {
+        if (item.value().grad().defined()) tensors["grad." + item.key()] = item.value().grad();
+    }
     for (auto& [name, t] : tensors)
-        t = t.to(torch::kFloat32);
+        t = t.to(torch::kCPU, torch::kFloat32);
     const Status written = model::write_tensors(o.out_path, tensors);
     if (!written.ok()) {
         err << written.message() << "\n";
@@ -240,6 +273,10 @@ void add_model_commands(CLI::App& app, int* exit_code, std::ostream& out, std::o
         ->required()
         ->check(CLI::ExistingFile);
     score_cmd->add_option("--adapter", score->adapter_dir, "PEFT LoRA adapter folder");
+    score_cmd->add_option("--device", score->device, "cpu | cuda (GPU 0)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"cpu", "cuda"}));
+    score_cmd->add_flag("--bf16", score->bf16, "bf16 autocast over fp32 weights, as training's bf16");
     score_cmd->add_option("--threads", score->threads, "Torch threads (0 = all cores)");
     score_cmd->callback([score, exit_code, &out, &err] { *exit_code = run_score(*score, out, err); });
 
@@ -267,6 +304,10 @@ void add_model_commands(CLI::App& app, int* exit_code, std::ostream& out, std::o
         ->required()
         ->check(CLI::ExistingFile);
     dump_cmd->add_option("--out", dump->out_path, "Output .safetensors")->required();
+    dump_cmd->add_option("--adapter", dump->adapter_dir, "PEFT LoRA adapter folder");
+    dump_cmd->add_option("--device", dump->device, "cpu | cuda (GPU 0)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"cpu", "cuda"}));
     dump_cmd->callback([dump, exit_code, &out, &err] { *exit_code = run_dump(*dump, out, err); });
 }
 

@@ -16,6 +16,12 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#define SLIPWAY_DEVICE_ALLOCATOR_STATS \
+    (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9))
+#if SLIPWAY_DEVICE_ALLOCATOR_STATS
+#include <c10/core/CachingDeviceAllocator.h>
+#endif
+
 namespace slipway::model {
 
 torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options) {
@@ -266,6 +272,43 @@ void set_cpu_rng_state(const torch::Tensor& state) {
     at::Generator generator = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(generator.mutex());
     generator.set_state(state);
+}
+
+namespace {
+
+// The default generator of GPU `device_index` (created by the CUDA hooks; this TU needs no CUDA headers).
+at::Generator cuda_generator(int64_t device_index) {
+    return at::globalContext().defaultGenerator(
+        c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(device_index)));
+}
+
+}  // namespace
+
+torch::Tensor cuda_rng_state(int64_t device_index) {
+    at::Generator generator = cuda_generator(device_index);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get_state();
+}
+
+void set_cuda_rng_state(int64_t device_index, const torch::Tensor& state) {
+    at::Generator generator = cuda_generator(device_index);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+}
+
+std::optional<GpuMemoryPeak> gpu_memory_peak(int64_t device_index) {
+#if SLIPWAY_DEVICE_ALLOCATOR_STATS
+    if (!torch::cuda::is_available()) return std::nullopt;
+    auto* allocator = dynamic_cast<c10::DeviceAllocator*>(c10::GetAllocator(c10::kCUDA));
+    if (allocator == nullptr) return std::nullopt;
+    const c10::CachingDeviceAllocator::DeviceStats stats =
+        allocator->getDeviceStats(static_cast<c10::DeviceIndex>(device_index));
+    constexpr size_t kAggregate = 0;  // StatType::AGGREGATE: all pools
+    return GpuMemoryPeak{stats.allocated_bytes[kAggregate].peak, stats.reserved_bytes[kAggregate].peak};
+#else
+    (void)device_index;
+    return std::nullopt;
+#endif
 }
 
 }  // namespace slipway::model

@@ -1,7 +1,8 @@
 // The one place for LibTorch calls whose name or signature differs between Debian's 1.13 and the NGC
-// image's 2.x: scaled-dot-product attention and thread settings.
+// image's 2.x: scaled-dot-product attention, thread settings, autocast, RNG states and GPU memory figures.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <torch/types.h>
@@ -67,5 +68,19 @@ void clear_autocast_cache();
 // The CPU generator's state (uint8 bytes) and its restore: dropout and init draw from it.
 torch::Tensor cpu_rng_state();
 void set_cpu_rng_state(const torch::Tensor& state);
+
+// The CUDA generator's state of GPU `device_index` (uint8 bytes; dropout on that GPU draws from it) and its
+// restore. Only called where this LibTorch sees that GPU.
+torch::Tensor cuda_rng_state(int64_t device_index);
+void set_cuda_rng_state(int64_t device_index, const torch::Tensor& state);
+
+// Peak bytes of GPU `device_index` that the caching allocator handed out (torch.cuda.max_memory_allocated)
+// and held from the driver (max_memory_reserved) since the process started. Empty where this LibTorch
+// cannot tell (CPU builds, and 2.x before the device-generic allocator statistics of 2.9).
+struct GpuMemoryPeak {
+    int64_t allocated_bytes = 0;
+    int64_t reserved_bytes = 0;
+};
+std::optional<GpuMemoryPeak> gpu_memory_peak(int64_t device_index);
 
 }  // namespace slipway::model

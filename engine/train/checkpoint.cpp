@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -69,7 +70,14 @@ std::vector<torch::Tensor> parameters_named(model::LlamaForCausalLM& model,
     return values;
 }
 
-// The trainable tensors (fp32), their AdamW moments and this process's RNG state.
+// The GPU this rank trains on (where its trainable tensors live); empty on CPU. Every rank's generator of its
+// own GPU draws the same numbers (one seed, the same calls), so rank 0's state fits every rank on resume.
+std::optional<int64_t> training_gpu(const std::vector<torch::Tensor>& values) {
+    if (values.empty() || !values.front().is_cuda()) return std::nullopt;
+    return values.front().device().index();
+}
+
+// The trainable tensors (fp32), their AdamW moments and this process's RNG states (CPU, and its GPU's).
 Status write_trainable_state(const std::string& path, const std::vector<std::string>& names,
                              const std::vector<torch::Tensor>& values, FlatAdamW& optimizer) {
     std::map<std::string, torch::Tensor> tensors;
@@ -79,6 +87,8 @@ Status write_trainable_state(const std::string& path, const std::vector<std::str
         tensors["exp_avg_sq." + names[i]] = optimizer.exp_avg_sq(names[i]);
     }
     tensors["rng.cpu"] = model::cpu_rng_state();
+    if (const std::optional<int64_t> gpu = training_gpu(values))
+        tensors["rng.cuda"] = model::cuda_rng_state(*gpu);  // dropout on the GPU draws from it
     return model::write_tensors(path, tensors);
 }
 
@@ -113,6 +123,12 @@ Status read_trainable_state(const std::string& path, const std::vector<std::stri
     Result<torch::Tensor> rng = tensor("rng.cpu");
     if (!rng.ok()) return rng.status();
     model::set_cpu_rng_state(*rng);
+    // Checkpoints written on a CPU (or before CUDA states were saved) have none: the GPU keeps its seed.
+    if (const std::optional<int64_t> gpu = training_gpu(values); gpu && t.count("rng.cuda")) {
+        Result<torch::Tensor> cuda_rng = tensor("rng.cuda");
+        if (!cuda_rng.ok()) return cuda_rng.status();
+        model::set_cuda_rng_state(*gpu, cuda_rng->clone());
+    }
     return Status::Ok();
 }
 

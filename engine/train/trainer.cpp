@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -638,6 +639,12 @@ Result<TrainReport> TrainingRun::loop() {
 }
 
 Result<TrainReport> TrainingRun::finish() {
+    if (device_.is_cuda()) {  // the training's peak, before the final evaluation and outputs
+        if (const std::optional<model::GpuMemoryPeak> peak = model::gpu_memory_peak(device_.index())) {
+            *progress_ << "peak GPU memory (" << device_.str() << "): " << peak->allocated_bytes
+                       << " bytes allocated, " << peak->reserved_bytes << " bytes reserved\n";
+        }
+    }
     if (has_validation_ && last_eval_step_ != report_.steps)
         evaluate_now(report_.steps, report_.steps * global_batch_);
     report_.final_eval_loss = last_eval_.loss;
