@@ -94,8 +94,72 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
         "--inputs", c.inputs,
         "Folder that relative input paths are relative to (they are uploaded; absolute paths are "
         "on the cluster already)");
+    c.submit->add_flag(
+        "--exclude-bad", c.exclude_bad,
+        "Leave out the nodes the cluster's last `slipway doctor` found slow or failed (#SBATCH "
+        "--exclude)");
     c.submit->add_option("OVERRIDES", c.overrides, "After --: training-script flags, e.g. -- --max_steps 40");
     add_ssh_options(c.submit, c.ssh);
+
+    DoctorCliOptions& d = c.doctor_options;
+    c.doctor = cli.add_subcommand(
+        "doctor",
+        "Health-check a cluster's nodes with a short job: nvidia-smi (GPUs, driver, ECC, clocks), bench-comm "
+        "within each node and across them (NCCL on GPUs, Gloo on CPUs), the master's rendezvous port. Prints "
+        "each node ok / slow / failed and the nodes to exclude; saves the report for submit --exclude-bad. "
+        "Exit 0: all ok, 3: some node slow or failed, 1: the doctor could not run");
+    c.doctor->add_option("CLUSTER", c.cluster_name, "Cluster profile")->required();
+    c.doctor->add_option("--partition", d.partition, "Partition (default: the profile's, else Slurm's)");
+    auto* nodes = c.doctor->add_option("--nodes", d.nodes, "Number of nodes (default: every usable node)")
+                      ->check(CLI::PositiveNumber);
+    c.doctor->add_option("--nodelist", d.nodelist, "Exactly these nodes (comma-separated)")
+        ->delimiter(',')
+        ->excludes(nodes);
+    c.doctor->add_option("--exclude", d.exclude, "Leave these nodes out (comma-separated)")->delimiter(',');
+    c.doctor
+        ->add_option("--gpus-per-node", d.gpus_per_node, "GPUs per node, one NCCL rank each (default: sinfo)")
+        ->check(CLI::Range(0, 64));
+    c.doctor->add_option("--cpu-ranks", d.cpu_ranks, "Gloo ranks per node on CPU nodes")
+        ->check(CLI::Range(1, 256))
+        ->capture_default_str();
+    c.doctor
+        ->add_option(
+            "--fabric", d.fabric,
+            "Expected busbw from this fabric: auto (from the GPUs), cpu-tcp, pcie, a100-hdr, h100-ndr")
+        ->capture_default_str();
+    c.doctor
+        ->add_option("--expect-busbw", d.expect_busbw_gbps,
+                     "Expected busbw in GB/s within and across nodes (overrides --fabric)")
+        ->check(CLI::PositiveNumber);
+    c.doctor
+        ->add_option("--slow-fraction", d.slow_fraction,
+                     "A node below this share of the expected (or the nodes' median) busbw is slow")
+        ->check(CLI::Range(0.01, 1.0))
+        ->capture_default_str();
+    c.doctor->add_option("--sizes", d.sizes, "bench-comm allreduce sizes")->capture_default_str();
+    c.doctor->add_option("--iters", d.iters, "bench-comm timed iterations per size")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    c.doctor
+        ->add_option("--step-timeout", d.step_timeout_s, "Seconds each check and each bench-comm may take")
+        ->check(CLI::Range(5, 86400))
+        ->capture_default_str();
+    c.doctor->add_option("--time", d.job_minutes, "The job's time limit in minutes")
+        ->check(CLI::Range(1, 10080))
+        ->capture_default_str();
+    c.doctor->add_option(
+        "--deadline", d.deadline_s,
+        "Seconds to wait for the job, queueing included, before cancelling it (default: --time + 5 "
+        "minutes)");
+    c.doctor->add_option("--image", d.image, "pyxis clusters: the container image holding slipway-engine");
+    c.doctor->add_option("--engine", d.engine,
+                         "slipway-engine to deploy to a bare-metal cluster (default: next to slipway)");
+    c.doctor->add_option("--remote-engine", d.remote_engine,
+                         "An engine already on the cluster (absolute path)");
+    c.doctor->add_flag("--shared", d.shared, "Do not ask for whole nodes (--exclusive)");
+    c.doctor->add_flag("--json", d.json, "Print the report as JSON");
+    c.doctor->add_flag("--no-save", d.no_save, "Do not keep the report for submit --exclude-bad");
+    add_ssh_options(c.doctor, c.ssh);
 
     c.status = cli.add_subcommand("status", "State of all submitted runs, or of one");
     c.status->add_option("RUN_ID", c.run_id, "Run id (as submit printed it)");
@@ -135,6 +199,7 @@ std::optional<int> run_remote_commands(RemoteCommands& c, std::ostream& out, std
         {c.cancel, run_cancel},
         {c.follow, run_follow},
         {c.fetch, run_fetch},
+        {c.doctor, run_doctor},
     };
     for (const auto& [command, run] : table) {
         if (command && command->parsed()) return run(c, out, err);

@@ -1,6 +1,7 @@
 // The headless cluster subcommands of `slipway`: clusters (list/add/test/remove), render (sbatch,
-// dockerfile), image build, submit, status, cancel, follow and fetch. Registration fills RemoteCommands;
-// running one returns its exit code. No Qt: everything goes through remote/ (Session, Slurm, deploy, runlog).
+// dockerfile), image build, submit, status, cancel, follow, fetch and doctor. Registration fills
+// RemoteCommands; running one returns its exit code. No Qt: everything goes through remote/ (Session, Slurm,
+// deploy, runlog).
 #pragma once
 
 #include <optional>
@@ -20,6 +21,30 @@ struct SshCliOptions {
     std::string known_hosts;  // --known-hosts, else $SLIPWAY_KNOWN_HOSTS, else ~/.ssh/known_hosts
     std::string ssh_config;   // --ssh-config, else $SLIPWAY_SSH_CONFIG, else ~/.ssh/config
     int connect_timeout_s = 15;
+};
+
+// `slipway doctor`'s options (see doctor_command.cpp).
+struct DoctorCliOptions {
+    std::string partition;              // empty: the profile's default partition
+    int nodes = 0;                      // 0: every usable node of the partition
+    std::vector<std::string> nodelist;  // exactly these nodes
+    std::vector<std::string> exclude;
+    int gpus_per_node = -1;  // -1: from sinfo (the smallest node's GPUs)
+    int cpu_ranks = 2;       // Gloo ranks per CPU node
+    std::string fabric = "auto";
+    double expect_busbw_gbps = 0;  // 0: from the fabric table
+    double slow_fraction = 0.5;
+    std::string sizes = "1M,16M";
+    int iters = 10;
+    int step_timeout_s = 120;
+    int job_minutes = 10;
+    int deadline_s = 0;         // 0: job minutes + 5 minutes
+    std::string image;          // pyxis clusters: the image with slipway-engine
+    std::string engine;         // local engine to deploy (default: next to slipway)
+    std::string remote_engine;  // an engine already on the cluster
+    bool shared = false;        // do not ask for whole nodes
+    bool json = false;
+    bool no_save = false;
 };
 
 struct RemoteCommands {
@@ -48,12 +73,17 @@ struct RemoteCommands {
     std::string engine;                  // --engine: the slipway-engine to deploy to bare-metal clusters
     std::string inputs;                  // --inputs: where relative input paths point
     std::vector<std::string> overrides;  // after --: training-script flags (--max_steps 40)
+    bool exclude_bad = false;            // --exclude-bad: leave out the last doctor report's bad nodes
 
     // image build
     CLI::App* image_build = nullptr;
     std::string image_tag;  // --tag
     std::string sqsh;       // --sqsh: also enroot import to this remote path
     std::string context;    // --context: build context tarball (default: git archive of the source tree)
+
+    // doctor
+    CLI::App* doctor = nullptr;
+    DoctorCliOptions doctor_options;
 
     // status / cancel / follow / fetch
     CLI::App* status = nullptr;

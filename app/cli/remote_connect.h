@@ -36,7 +36,8 @@ Result<RunConfig> load_run_file(const std::string& path);
 // Rows printed as left-aligned columns two spaces apart (the first row is the header).
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
 
-// The subcommands, one function each (clusters_command.cpp, render_command.cpp, remote_run_commands.cpp).
+// The subcommands, one function each (clusters_command.cpp, render_command.cpp, remote_run_commands.cpp,
+// doctor_command.cpp).
 int run_clusters_list(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_clusters_add(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_clusters_test(RemoteCommands& c, std::ostream& out, std::ostream& err);
@@ -49,5 +50,9 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err);  // doctor_command.cpp
+// submit --exclude-bad: the slow and failed nodes of the cluster's last doctor report added to the run's
+// --exclude (merged with one it has); notes what it did on `err`.
+Status exclude_bad_nodes(const std::string& cluster, RunConfig& config, std::ostream& err);
 
 }  // namespace slipway::app

@@ -71,6 +71,9 @@ int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         for (const std::string& note : report->notes)
             err << "slipway: note: " << note << "\n";
     }
+    if (c.exclude_bad) {
+        if (Status s = exclude_bad_nodes(c.cluster, config, err); !s.ok()) return fail(err, s.message());
+    }
     Result<Connected> connected = connect_for(c, c.cluster);
     if (!connected.ok()) return fail(err, connected.error());
     remote::DeployRequest request;
