@@ -24,8 +24,8 @@ packages=(
   python3 iproute2
   # GUI under a virtual display for screenshots
   xvfb
-  # tests/compat: fetch Debian trixie's LibTorch 2.x headers to compile-check the engine against them
-  curl xz-utils
+  # tests/compat (ctest label torch2): a Debian trixie root with LibTorch 2.x, made by mmdebstrap
+  mmdebstrap curl
 )
 
 # Node.js and npm run the tokenizer reference (the HF tokenizers library from npm) in the tests. A node

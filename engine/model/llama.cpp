@@ -331,14 +331,14 @@ LlamaModelImpl::LlamaModelImpl(const LlamaConfig& c) : config(c) {
 
 const LlamaModelImpl::Tables& LlamaModelImpl::rope_tables(int64_t t, torch::ScalarType dtype,
                                                           torch::Device device) {
-    if (tables_.t == t && tables_.dtype == dtype && tables_.mask.device() == device) return tables_;
+    if (tables_.t == t && tables_.dtype == dtype && tables_.device == device) return tables_;
     torch::NoGradGuard no_grad;
     // RoPE tables in fp32 as HF computes them: freqs (T, D/2) -> cos, sin (T, D).
     const torch::Tensor positions =
         torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32).device(device));
     const torch::Tensor freqs = torch::outer(positions, inv_freq.to(device));
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
-    tables_ = {t, dtype, emb.cos().to(dtype), emb.sin().to(dtype),
+    tables_ = {t, dtype, device, emb.cos().to(dtype), emb.sin().to(dtype),
                causal_mask(t, torch::TensorOptions().dtype(dtype).device(device))};
     return tables_;
 }

@@ -94,10 +94,12 @@ public:
     LlamaConfig config;
     bool gradient_checkpointing = false;  // recompute each layer's activations in backward (training)
 
-    // RoPE tables and causal mask for the last sequence length and dtype seen: (T, D), (T, D), (T, T).
+    // RoPE tables and causal mask for the last sequence length, dtype and device seen: (T, D), (T, D),
+    // (T, T); the mask is undefined where attention is causal by itself (torch 2.x).
     struct Tables {
         int64_t t = -1;
         torch::ScalarType dtype = torch::kFloat32;
+        torch::Device device = torch::kCPU;
         torch::Tensor cos, sin, mask;
     };
     // The layers' inputs besides x, for callers that run the layers one by one (sharded training).

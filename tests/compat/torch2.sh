@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The engine on LibTorch 2.x, built and tested for real: the steps of ctest's `torch2` label. Each step runs
+# inside the cached Debian trixie root (torch2_root.sh: libtorch-dev + python3-torch 2.6) with this source
+# tree mounted at /src/slipway (in_root.sh). Builds live in the root (/build/torch2, /src/build) and compile
+# through ccache there, so a second CI run on the same machine recompiles little.
+# Usage: torch2.sh CACHE_DIR SOURCE_DIR STEP [ARG...]; STEP is one of
+#   root                 make or reuse the root
+#   build                configure and build the engine and its test suites against LibTorch 2.x, and
+#                        compile c10d's NCCL branch (only NGC's torch has ProcessGroupNCCL) syntax-only
+#   suite LABEL [SKIP]   run the inner ctest label LABEL, leaving out tests that also carry a label matching
+#                        the regex SKIP (tests with two labels run once)
+#   dockerfile SLIPWAY   render a run's Dockerfile with the app's CLI and run its engine stage in the root
+# Exit 77 (skip) when the root cannot be made here (no mirror, not root).
+set -euo pipefail
+cache_dir=$1 source_dir=$(cd "$2" && pwd) step=$3
+shift 3
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root=$cache_dir/${TORCH2_SUITE:-trixie}-root
+jobs=${TORCH2_JOBS:-2}
+in_root() { bash "$here/in_root.sh" "$root" "$source_dir" "$@"; }
+need_root() {
+  [ -f "$root/.slipway-packages" ] || { echo "SKIP: no torch2 root at $root (the torch2_root step skipped or failed)"; exit 77; }
+}
+# ccache: PCH-using objects hit only when ccache may trust the precompiled header's defines and times.
+ccache_env=(env CCACHE_DIR=/var/cache/ccache CCACHE_MAXSIZE=5G
+            CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
+
+case "$step" in
+root)
+  exec bash "$here/torch2_root.sh" "$cache_dir"
+  ;;
+build)
+  need_root
+  in_root "${ccache_env[@]}" bash -c '
+    set -euo pipefail
+    jobs=$1
+    python3 -c "import torch; print(\"python3-torch\", torch.__version__)"
+    ccache --zero-stats >/dev/null
+    cmake -S /src/slipway -B /build/torch2 -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+      -DSLIPWAY_BUILD_APP=OFF -DSLIPWAY_BUILD_REMOTE=OFF -DSLIPWAY_BUILD_TESTS=ON -DSLIPWAY_TORCH2_TESTS=OFF \
+      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+    started=$(date +%s)
+    cmake --build /build/torch2 -j"$jobs"
+    echo "torch2 build: $(( $(date +%s) - started )) s; ccache: $(ccache --print-stats | awk -F"\t" "/^(direct|preprocessed)_cache_hit|^cache_miss/ {printf \"%s=%s \", \$1, \$2}")"
+    # c10d ProcessGroupNCCL exists only in CUDA builds of torch (NGC): its branch of process_group.cpp is
+    # compiled syntax-only, with the flags the real build used for that file.
+    if [ -f /usr/local/cuda/include/nccl.h ]; then
+      # The CPU-only package lacks the generated CUDA config header that NGC'"'"'s torch has.
+      mkdir -p /build/torch2/cuda-stub/c10/cuda/impl
+      printf "#pragma once\n#define C10_CUDA_BUILD_SHARED_LIBS\n" > /build/torch2/cuda-stub/c10/cuda/impl/cuda_cmake_macros.h
+      command=$(python3 - <<PY
+import json, shlex
+for entry in json.load(open("/build/torch2/compile_commands.json")):
+    if entry["file"].endswith("engine/dist/process_group.cpp"):
+        args = [a for a in shlex.split(entry["command"]) if a != "ccache"]
+        if "-o" in args:
+            i = args.index("-o"); del args[i:i + 2]
+        print(shlex.join(args + ["-fsyntax-only", "-DUSE_C10D_NCCL", "-I/usr/local/cuda/include",
+                                "-I/build/torch2/cuda-stub"]))
+PY
+)
+      (cd /build/torch2/engine && eval "$command") && echo "torch2 build: process_group.cpp with USE_C10D_NCCL compiles"
+    fi
+  ' build "$jobs"
+  ;;
+suite)
+  need_root
+  label=$1 skip=${2:-}
+  args=(--test-dir /build/torch2 -L "^$label\$" --output-on-failure --timeout 900)
+  [ -z "$skip" ] || args+=(-LE "$skip")
+  in_root ctest "${args[@]}"
+  ;;
+dockerfile)
+  need_root
+  exec bash "$here/dockerfile_engine_stage.sh" "$1" "$root" "$source_dir"
+  ;;
+*)
+  echo "torch2.sh: unknown step '$step'" >&2
+  exit 2
+  ;;
+esac

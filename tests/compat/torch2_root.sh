@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Makes (or reuses) a Debian trixie root with LibTorch 2.x and everything the engine's build and test suites
+# need, made with Debian's own mmdebstrap from the Debian mirror alone. On clusters the engine is built
+# against the NGC image's torch 2.x; trixie's libtorch-dev/python3-torch 2.6 are the nearest torch 2.x
+# this machine can run. The root is cached outside the checkout (CACHE_DIR/trixie-root): a second run only
+# checks it, and adds packages when this list has grown. Made in a temporary folder and renamed, so an
+# interrupted run never leaves a half-made root behind.
+# Usage: torch2_root.sh CACHE_DIR. Prints the root's path last. Exit 77 (skip) when the mirror cannot be
+# reached or this user cannot chroot.
+set -euo pipefail
+cache_dir=$1
+suite=${TORCH2_SUITE:-trixie}
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+root=$cache_dir/$suite-root
+
+# The engine's build dependencies (as packaging/install-deps.sh names them for Debian 12), its test suites'
+# references (python3-torch; node + npm for the HF tokenizers library), and python-is-python3 because the
+# rendered Dockerfile calls `python` as NGC images have it.
+packages=(
+  build-essential cmake pkg-config ccache ca-certificates git
+  nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
+  libtorch-dev libgloo-dev libopenblas0-pthread
+  libgtest-dev libgmock-dev
+  python3 python3-torch python-is-python3 nodejs npm
+  procps iproute2 curl xz-utils
+)
+wanted=$(printf '%s\n' "${packages[@]}" | sort | tr '\n' ' ')
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "SKIP: building and entering the $suite root needs root (mmdebstrap, chroot); run the torch2 tests as root"
+  exit 77
+fi
+if ! command -v mmdebstrap >/dev/null 2>&1; then
+  echo "mmdebstrap is missing: run packaging/install-deps.sh" >&2
+  exit 1
+fi
+mkdir -p "$cache_dir"
+exec 9>"$cache_dir/.lock"
+flock 9  # one maker at a time; a concurrent run waits and then reuses the root
+
+if [ -f "$root/.slipway-packages" ] && [ "$(cat "$root/.slipway-packages")" = "$wanted" ]; then
+  echo "torch2_root: reusing $root ($(chroot "$root" dpkg-query -W -f='${Version}' libtorch-dev) libtorch-dev)"
+  echo "$root"
+  exit 0
+fi
+if ! curl -fsS --max-time 60 -o /dev/null "$mirror/dists/$suite/Release"; then
+  echo "SKIP: the Debian mirror ($mirror, $suite) cannot be reached"
+  exit 77
+fi
+
+if [ -d "$root" ]; then
+  # The list grew since the root was made: install the difference instead of starting again.
+  echo "torch2_root: adding packages to $root"
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  chroot "$root" apt-get update -q
+  chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}"
+else
+  echo "torch2_root: making $root from $mirror ($suite); a few minutes, once"
+  rm -rf "$root.tmp"
+  started=$(date +%s)
+  mmdebstrap --variant=apt --aptopt='Acquire::Retries "3"' --include="$(IFS=,; echo "${packages[*]}")" \
+    "$suite" "$root.tmp" "$mirror"
+  mv "$root.tmp" "$root"
+  echo "torch2_root: made in $(( $(date +%s) - started )) s, $(du -sh "$root" | cut -f1)"
+fi
+printf '%s' "$wanted" > "$root/.slipway-packages"
+echo "$root"
