@@ -22,6 +22,7 @@ awk '/^FROM base$/ {on = 1; next} on && NF' "$work/instructions" > "$work/final_
 echo "engine stage of $(basename "$run_file")'s Dockerfile:"
 cat "$work/engine_stage"
 
+# shellcheck disable=SC2054  # the commas are inside one value
 ccache_env=(env CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=/var/cache/ccache
             CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
 while IFS= read -r line; do

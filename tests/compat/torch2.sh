@@ -22,6 +22,7 @@ need_root() {
   [ -f "$root/.slipway-packages" ] || { echo "SKIP: no torch2 root at $root (the torch2_root step skipped or failed)"; exit 77; }
 }
 # ccache: PCH-using objects hit only when ccache may trust the precompiled header's defines and times.
+# shellcheck disable=SC2054  # the commas are inside one value
 ccache_env=(env CCACHE_DIR=/var/cache/ccache CCACHE_MAXSIZE=5G
             CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
 
@@ -31,6 +32,7 @@ root)
   ;;
 build)
   need_root
+  # shellcheck disable=SC2016  # expanded by the shell in the root
   in_root "${ccache_env[@]}" bash -c '
     set -euo pipefail
     jobs=$1

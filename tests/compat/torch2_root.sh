@@ -39,6 +39,7 @@ exec 9>"$cache_dir/.lock"
 flock 9  # one maker at a time; a concurrent run waits and then reuses the root
 
 if [ -f "$root/.slipway-packages" ] && [ "$(cat "$root/.slipway-packages")" = "$wanted" ]; then
+  # shellcheck disable=SC2016  # dpkg-query's own format
   echo "torch2_root: reusing $root ($(chroot "$root" dpkg-query -W -f='${Version}' libtorch-dev) libtorch-dev)"
   echo "$root"
   exit 0
