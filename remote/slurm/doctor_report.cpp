@@ -303,7 +303,9 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
         } else if (d.check == "intra-json" || d.check == "across-json") {
             Result<BenchResult> bench = parse_bench_json(d.payload);
             if (!bench.ok()) {
-                s.line_problems.push_back(where + ": " + bench.error());
+                // The across-node result belongs to the whole allocation, not to the node that printed it.
+                (d.check == "intra-json" ? s.line_problems : report.problems)
+                    .push_back(where + ": " + bench.error());
             } else if (d.check == "intra-json") {
                 s.intra = *bench;
             } else {

@@ -99,6 +99,7 @@ across)
     started=$(date +%s%N)
     reached=
     while [ $((($(date +%s%N) - started) / 1000000000)) -lt "$probe_limit" ]; do
+      # shellcheck disable=SC2016  # $0 and $1 are the inner shell's arguments
       if timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$MASTER_ADDR" "$MASTER_PORT" 2>/dev/null; then
         reached=yes
         break

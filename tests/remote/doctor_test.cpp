@@ -1,0 +1,352 @@
+// Tests of `slipway doctor`'s library: the job scripts (bash -n, shellcheck, every value quoted or refused,
+// injection attempts refused), the nvidia-smi and job-output parsers on real-shaped text with garbage and
+// truncated lines (errors name the line), the verdicts (slow against the fabric and against the median,
+// failed, no report), the report store, and run_doctor over FakeSession with a job that never ends.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "remote/deploy/doctor_run.h"
+#include "remote/slurm/doctor_report.h"
+#include "remote/slurm/doctor_script.h"
+#include "remote/ssh/fake_session.h"
+#include "temp_dir.h"
+
+namespace slipway::remote {
+namespace {
+
+using testing_support::TempDir;
+
+std::string data(const std::string& name) {
+    std::ifstream in(std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/doctor/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+int run_shell(const std::string& command, std::string* output = nullptr) {
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) return -1;
+    char buffer[4096];
+    std::string text;
+    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+        text.append(buffer, n);
+    if (output) *output = text;
+    return WEXITSTATUS(::pclose(pipe));
+}
+
+DoctorJobRequest request() {
+    DoctorJobRequest r;
+    r.doctor_dir = "/scratch/me/doctor/d1";
+    r.engine = "/scratch/me/doctor/d1/slipway-engine";
+    r.partition = "gpu";
+    r.nodes = 2;
+    return r;
+}
+
+TEST(DoctorScript, PassesBashAndShellcheck) {
+    TempDir dir;
+    DoctorJobRequest r = request();
+    r.gpus_per_node = 8;
+    r.container_image = "nvcr.io#nvidia/pytorch:24.04-py3";
+    r.nodelist = {"n01", "n02"};
+    r.exclude = {"n07"};
+    Result<std::string> script = render_doctor_sbatch(r);
+    ASSERT_TRUE(script.ok()) << script.error();
+    EXPECT_NE(script->find("#SBATCH --nodelist=n01,n02\n"), std::string::npos);
+    EXPECT_NE(script->find("#SBATCH --exclude=n07\n"), std::string::npos);
+    EXPECT_NE(script->find("#SBATCH --gres=gpu:8\n"), std::string::npos);
+    EXPECT_NE(script->find("#SBATCH --ntasks-per-node=8\n"), std::string::npos);
+    EXPECT_NE(script->find("#SBATCH --exclusive\n"), std::string::npos);
+    for (const auto& [name, text] :
+         {std::pair{"doctor.sbatch", *script}, std::pair{"node_check.sh", doctor_node_script()}}) {
+        const std::string path = dir.path() + "/" + name;
+        std::ofstream(path) << text;
+        std::string output;
+        EXPECT_EQ(run_shell("bash -n " + path, &output), 0) << name << ": " << output;
+        if (run_shell("command -v shellcheck >/dev/null") == 0)
+            EXPECT_EQ(run_shell("shellcheck -s bash " + path, &output), 0) << name << ":\n" << output;
+    }
+}
+
+// A hostile folder and engine path arrive intact as data: the script's own assignments echo them back.
+TEST(DoctorScript, ValuesAreQuoted) {
+    TempDir dir;
+    const std::string marker = dir.path() + "/pwned";
+    DoctorJobRequest r = request();
+    r.doctor_dir = "/tmp/it's \"q\" $(touch " + marker + ") `touch " + marker + "`; x";
+    r.engine = "/opt/e $(touch " + marker + ")";
+    Result<std::string> script = render_doctor_sbatch(r);
+    ASSERT_TRUE(script.ok()) << script.error();
+    // Only the variable lines, then print what the shell made of them.
+    std::string assignments;
+    std::istringstream in(*script);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("doctor_dir=", 0) == 0 || line.rfind("export DOCTOR_", 0) == 0)
+            assignments += line + "\n";
+    const std::string path = dir.path() + "/vars.sh";
+    std::ofstream(path) << assignments << "printf '%s\\n' \"$doctor_dir\" \"$DOCTOR_ENGINE\"\n";
+    std::string output;
+    ASSERT_EQ(run_shell("bash " + path, &output), 0) << output;
+    EXPECT_EQ(output, r.doctor_dir + "\n" + r.engine + "\n");
+    EXPECT_FALSE(std::ifstream(marker).good()) << "a value executed";
+}
+
+TEST(DoctorScript, RefusesWhatCannotBeQuotedOrChecked) {
+    const std::vector<std::pair<std::string, std::function<void(DoctorJobRequest&)>>> cases = {
+        {"partition", [](DoctorJobRequest& r) { r.partition = "gpu\n#SBATCH --uid=0"; }},
+        {"partition", [](DoctorJobRequest& r) { r.partition = "gpu;reboot"; }},
+        {"account", [](DoctorJobRequest& r) { r.account = "a b"; }},
+        {"Slurm node name",
+         [](DoctorJobRequest& r) {
+             r.nodelist = {"n01", "n02 --uid=0"};
+         }},
+        {"Slurm node name", [](DoctorJobRequest& r) { r.exclude = {"$(reboot)"}; }},
+        {"--sizes", [](DoctorJobRequest& r) { r.sizes = "1M;reboot"; }},
+        {"container image", [](DoctorJobRequest& r) { r.container_image = "img --container-mounts=/:/x"; }},
+        {"absolute", [](DoctorJobRequest& r) { r.doctor_dir = "relative/dir"; }},
+        {"NUL", [](DoctorJobRequest& r) { r.engine = std::string("/opt/e\0x", 8); }},
+        {"--step-timeout", [](DoctorJobRequest& r) { r.step_timeout_s = 0; }},
+        {"--nodes", [](DoctorJobRequest& r) { r.nodes = 0; }},
+    };
+    for (const auto& [what, change] : cases) {
+        DoctorJobRequest r = request();
+        change(r);
+        Result<std::string> script = render_doctor_sbatch(r);
+        ASSERT_FALSE(script.ok()) << what;
+        EXPECT_NE(script.error().find(what), std::string::npos) << script.error();
+    }
+}
+
+TEST(NvidiaSmi, ParsesRealShapedCsv) {
+    Result<std::vector<GpuStatus>> gpus = parse_nvidia_smi_csv(data("nvidia-smi-h100.csv"));
+    ASSERT_TRUE(gpus.ok()) << gpus.error();
+    ASSERT_EQ(gpus->size(), 4u);
+    EXPECT_EQ((*gpus)[0].name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ((*gpus)[0].driver, "535.129.03");
+    EXPECT_EQ((*gpus)[0].bus_id, "00000000:18:00.0");
+    EXPECT_EQ((*gpus)[2].ecc_uncorrected, 2);
+    EXPECT_EQ((*gpus)[3].sm_clock_mhz, 1410);
+    EXPECT_EQ((*gpus)[3].max_sm_clock_mhz, 1980);
+    EXPECT_EQ((*gpus)[3].hw_slowdown, true);
+    EXPECT_EQ((*gpus)[3].temperature_c, 88);
+
+    Result<std::vector<GpuStatus>> geforce = parse_nvidia_smi_csv(data("nvidia-smi-geforce.csv"));
+    ASSERT_TRUE(geforce.ok()) << geforce.error();
+    EXPECT_FALSE((*geforce)[0].ecc_uncorrected.has_value());  // [N/A]: no ECC on this card
+    EXPECT_EQ((*geforce)[0].hw_slowdown, false);              // clocks_event_reasons.* header
+}
+
+TEST(NvidiaSmi, BadLinesAreNamed) {
+    const std::string header =
+        data("nvidia-smi-h100.csv").substr(0, data("nvidia-smi-h100.csv").find('\n') + 1);
+    Result<std::vector<GpuStatus>> truncated =
+        parse_nvidia_smi_csv(header + "0, 00000000:18:00.0, NVIDIA H1\n");
+    ASSERT_FALSE(truncated.ok());
+    EXPECT_NE(truncated.error().find("line 2"), std::string::npos) << truncated.error();
+    Result<std::vector<GpuStatus>> garbage =
+        parse_nvidia_smi_csv(header + "0, x, NVIDIA H100, 535, 0, fast, 1980 MHz, Not Active, 34\n");
+    ASSERT_FALSE(garbage.ok());
+    EXPECT_NE(garbage.error().find("line 2: clocks.sm \"fast\""), std::string::npos) << garbage.error();
+    Result<std::vector<GpuStatus>> no_header = parse_nvidia_smi_csv(
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n");
+    ASSERT_FALSE(no_header.ok());
+    EXPECT_NE(no_header.error().find("line 1"), std::string::npos) << no_header.error();
+}
+
+TEST(DoctorLine, SplitsAndNamesBadLines) {
+    Result<std::optional<DoctorLine>> plain = parse_doctor_line("srun: error: Unable to create step", 3);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_FALSE(plain->has_value());
+    Result<std::optional<DoctorLine>> labelled =
+        parse_doctor_line("0: SLIPWAY-DOCTOR n01 rendezvous ok n01:2 1 ms", 4);
+    ASSERT_TRUE(labelled.ok() && labelled->has_value());
+    EXPECT_EQ((*labelled)->node, "n01");
+    EXPECT_EQ((*labelled)->check, "rendezvous");
+    EXPECT_EQ((*labelled)->payload, "ok n01:2 1 ms");
+    for (const std::string bad :
+         {"SLIPWAY-DOCTOR n01", "SLIPWAY-DOCTOR n01 ", "SLIPWAY-DOCTOR $(x) begin y"}) {
+        Result<std::optional<DoctorLine>> r = parse_doctor_line(bad, 17);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_NE(r.error().find("line 17"), std::string::npos) << r.error();
+    }
+}
+
+const NodeHealth& node(const DoctorReport& report, const std::string& name) {
+    for (const NodeHealth& n : report.nodes)
+        if (n.node == name) return n;
+    static NodeHealth none;
+    ADD_FAILURE() << "no node " << name;
+    return none;
+}
+
+TEST(DoctorJudge, SlowFailedAndSilentNodes) {
+    DoctorJudgement judgement;  // CPU nodes, fabric auto: cpu-tcp's 0.5 GB/s
+    const DoctorReport report = judge_doctor_output(data("job-two-nodes.out"), judgement);
+    EXPECT_EQ(report.job_id, "4711");
+    EXPECT_EQ(report.fabric, "cpu-tcp");
+    EXPECT_EQ(report.backend, "gloo");
+    ASSERT_EQ(report.nodes.size(), 3u);
+    EXPECT_EQ(node(report, "n01").verdict, NodeVerdict::kOk);
+    EXPECT_DOUBLE_EQ(*node(report, "n01").intra_busbw_gbps, 1.259);
+    EXPECT_EQ(node(report, "n01").gpu_check, "not applicable: no nvidia-smi");
+    EXPECT_EQ(node(report, "n01").rendezvous, "ok n01:24711 12 ms");
+    const NodeHealth& n02 = node(report, "n02");
+    EXPECT_EQ(n02.verdict, NodeVerdict::kSlow);
+    ASSERT_FALSE(n02.reasons.empty());
+    EXPECT_EQ(n02.reasons[0], "intra-node busbw 0.06 GB/s < 50% of the expected 0.50 GB/s (cpu-tcp)");
+    EXPECT_EQ(node(report, "n03").verdict, NodeVerdict::kFailed);
+    EXPECT_EQ(node(report, "n03").reasons, std::vector<std::string>{"no report"});
+    EXPECT_EQ(report.bad_nodes(), (std::vector<std::string>{"n02", "n03"}));
+    // The truncated across-node JSON and the line without a check are named; Slurm's errors are kept.
+    std::string problems;
+    for (const std::string& p : report.problems)
+        problems += p + "\n";
+    EXPECT_NE(problems.find("line 16 (n01 across-json): bench-comm JSON is not a JSON object"),
+              std::string::npos)
+        << problems;
+    EXPECT_NE(problems.find("line 17: no check named"), std::string::npos) << problems;
+    EXPECT_NE(problems.find("line 18: slurmstepd: error: *** STEP 4711.1"), std::string::npos) << problems;
+    EXPECT_EQ(report.inter_check.rfind("failed: no result", 0), 0u) << report.inter_check;
+    const std::string table = format_report(report);
+    EXPECT_NE(table.find("exclude: n02,n03\n"), std::string::npos) << table;
+}
+
+TEST(DoctorJudge, SlowAgainstTheMedianWhenTheTableIsLow) {
+    DoctorJudgement judgement;
+    judgement.expect_busbw_gbps = 0.05;  // both nodes beat the figure, but n02 is far below its peer
+    const DoctorReport report = judge_doctor_output(data("job-two-nodes.out"), judgement);
+    EXPECT_EQ(report.fabric, "given");
+    EXPECT_EQ(node(report, "n01").verdict, NodeVerdict::kOk);
+    ASSERT_EQ(node(report, "n02").verdict, NodeVerdict::kSlow);
+    EXPECT_NE(node(report, "n02").reasons[0].find("of the nodes' median 0.66 GB/s"), std::string::npos)
+        << node(report, "n02").reasons[0];
+}
+
+TEST(DoctorJudge, GpuChecks) {
+    std::string output = "SLIPWAY-DOCTOR - job 9 nodes g01 g02 master g01:20009\n";
+    for (const char* n : {"g01", "g02"}) {
+        output += std::string("SLIPWAY-DOCTOR ") + n + " begin " + n + "\n";
+        std::istringstream csv(
+            data(std::string(n) == "g01" ? "nvidia-smi-h100.csv" : "nvidia-smi-geforce.csv"));
+        for (std::string line; std::getline(csv, line);)
+            output += std::string("SLIPWAY-DOCTOR ") + n + " gpu-csv " + line + "\n";
+        output += std::string("SLIPWAY-DOCTOR ") + n +
+                  " intra-json "
+                  "{\"backend\":\"nccl\",\"world_size\":4,\"results\":[{\"bytes\":1,\"busbw_gbps\":400,"
+                  "\"correct\":true}]}\n";
+        output += std::string("SLIPWAY-DOCTOR ") + n + " rendezvous ok g01:20009 2 ms\n";
+    }
+    output +=
+        "SLIPWAY-DOCTOR g01 across-json "
+        "{\"backend\":\"nccl\",\"world_size\":8,\"results\":[{\"bytes\":1,\"busbw_gbps\":90,\"correct\":true}"
+        "]}\n";
+    DoctorJudgement judgement;
+    judgement.gpus_per_node = 4;
+    const DoctorReport report = judge_doctor_output(output, judgement);
+    EXPECT_EQ(report.fabric, "h100-ndr");  // from the first node's GPUs
+    const NodeHealth& g01 = node(report, "g01");
+    EXPECT_EQ(g01.verdict, NodeVerdict::kFailed);
+    std::string reasons;
+    for (const std::string& r : g01.reasons)
+        reasons += r + "\n";
+    EXPECT_NE(reasons.find("GPU 2 (00000000:3A:00.0): 2 uncorrected ECC errors"), std::string::npos)
+        << reasons;
+    EXPECT_NE(reasons.find("GPU 3 (00000000:5D:00.0): hardware slowdown active"), std::string::npos)
+        << reasons;
+    const NodeHealth& g02 = node(report, "g02");
+    EXPECT_EQ(g02.verdict, NodeVerdict::kFailed);
+    EXPECT_EQ(g02.reasons[0], "1 of 4 GPUs visible");
+    EXPECT_EQ(report.inter_check, "slow: 90 GB/s < 50% of the expected 350 GB/s");
+}
+
+TEST(DoctorJudge, CpuNodeWithoutNvidiaSmiIsNotAGpuFailure) {
+    const std::string output =
+        "SLIPWAY-DOCTOR c1 begin c1\nSLIPWAY-DOCTOR c1 gpu-none no nvidia-smi\n"
+        "SLIPWAY-DOCTOR c1 intra-error timed out after 30 s\n";
+    const DoctorReport report = judge_doctor_output(output, {});
+    ASSERT_EQ(report.nodes.size(), 1u);
+    EXPECT_EQ(report.nodes[0].gpu_check, "not applicable: no nvidia-smi");
+    EXPECT_EQ(report.nodes[0].reasons,
+              std::vector<std::string>{"intra-node bench-comm: timed out after 30 s"});
+    EXPECT_EQ(report.inter_check, "not applicable: one node");
+}
+
+TEST(DoctorReportStore, SavesAndLoadsTheLastReport) {
+    TempDir dir;
+    const DoctorReportStore store(dir.path() + "/doctor");
+    EXPECT_EQ(store.load("c").code(), StatusCode::kNotFound);
+    DoctorReport report = judge_doctor_output(data("job-two-nodes.out"), {});
+    report.cluster = "c";
+    report.created = "2026-11-23T15:00:00Z";
+    ASSERT_TRUE(store.save(report).ok());
+    Result<DoctorReport> loaded = store.load("c");
+    ASSERT_TRUE(loaded.ok()) << loaded.error();
+    EXPECT_EQ(report_to_json(*loaded).dump(), report_to_json(report).dump());
+    EXPECT_EQ(loaded->bad_nodes(), (std::vector<std::string>{"n02", "n03"}));
+    std::ofstream(store.path_for("bad")) << "{\"schema\": \"slipway.doctor/1\"}";
+    EXPECT_FALSE(store.load("bad").ok());
+}
+
+// A job that never ends (a hung node) is cancelled at the deadline and judged on what it printed.
+TEST(DoctorRun, DeadlineCancelsAndSilentNodesFail) {
+    FakeSession session;
+    session.on_exec_prefix("printf '%s' \"$HOME\"", {"/home/me", "", 0});
+    session.set_exec_handler([](const std::string& command) -> Result<ExecResult> {
+        if (command.find("sbatch --parsable") != std::string::npos) return ExecResult{"77\n", "", 0};
+        if (command.find("squeue") != std::string::npos)
+            return ExecResult{"77|RUNNING|None|1:00|2|a[1-2]\n", "", 0};
+        if (command.find("scancel") != std::string::npos) return ExecResult{"", "", 0};
+        if (command.find("scontrol show hostnames") != std::string::npos)
+            return ExecResult{"a1\na2\n", "", 0};
+        return Status::Error("unexpected " + command);
+    });
+    ClusterProfile profile;
+    profile.name = "c";
+    profile.host = "login";
+    DoctorRun run;
+    run.remote_engine = "/opt/slipway-engine";
+    run.job.nodes = 2;
+    run.deadline = std::chrono::seconds(10);
+    run.sleep = [](std::chrono::milliseconds) {};
+    // a1 reported before a2 hung: the output file appears where the job writes it.
+    std::string doctor_dir;
+    run.on_progress = [&](const std::string& text) {
+        const size_t open = text.find(" (/");
+        if (text.rfind("submitted", 0) == 0 && open != std::string::npos) {
+            doctor_dir = text.substr(open + 2, text.size() - open - 3);
+            session.put_file(
+                doctor_dir + "/doctor-77.out",
+                "SLIPWAY-DOCTOR - job 77 nodes a1 a2 master a1:20077\nSLIPWAY-DOCTOR a1 begin a1\n"
+                "SLIPWAY-DOCTOR a1 gpu-none no nvidia-smi\nSLIPWAY-DOCTOR a1 intra-json "
+                "{\"backend\":\"gloo\",\"world_size\":2,\"results\":[{\"bytes\":1,\"busbw_gbps\":1.2,"
+                "\"correct\":true}]}\n");
+        }
+    };
+    SlurmClient slurm(session);
+    Result<DoctorOutcome> outcome = run_doctor(session, slurm, profile, run);
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->final_state, "CANCELLED (deadline)");
+    bool cancelled = false;
+    for (const std::string& c : session.commands())
+        cancelled = cancelled || c.find("scancel") != std::string::npos;
+    EXPECT_TRUE(cancelled);
+    ASSERT_EQ(outcome->report.nodes.size(), 2u);
+    EXPECT_EQ(outcome->report.nodes[1].node, "a2");
+    EXPECT_EQ(outcome->report.nodes[1].reasons, std::vector<std::string>{"no report"});
+    EXPECT_EQ(outcome->report.nodes[0].verdict, NodeVerdict::kOk);
+    EXPECT_EQ(outcome->report.job_id, "77");
+    EXPECT_TRUE(session.has(doctor_dir + "/doctor.sbatch"));
+    EXPECT_TRUE(session.has(doctor_dir + "/node_check.sh"));
+    EXPECT_NE(session.file(doctor_dir + "/doctor.sbatch").find("DOCTOR_ENGINE=/opt/slipway-engine"),
+              std::string::npos);
+    EXPECT_NE(outcome->report.problems.back().find("did not finish within 10 s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace slipway::remote
