@@ -50,9 +50,10 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
         c.rms_norm_eps = get_double("rms_norm_eps", c.rms_norm_eps);
         c.initializer_range = get_double("initializer_range", c.initializer_range);
         c.tie_word_embeddings = j.value("tie_word_embeddings", false);
-        c.torch_dtype = j.contains("torch_dtype") && j["torch_dtype"].is_string()
-                            ? j["torch_dtype"].get<std::string>()
-                            : "float32";
+        // transformers 4.56+ writes "dtype", earlier versions "torch_dtype".
+        const char* dtype_key = j.contains("dtype") ? "dtype" : "torch_dtype";
+        c.torch_dtype = j.contains(dtype_key) && j[dtype_key].is_string() ? j[dtype_key].get<std::string>()
+                                                                          : "float32";
         if (c.hidden_size <= 0 || c.num_attention_heads <= 0 || c.num_hidden_layers <= 0 ||
             c.vocab_size <= 0 || c.intermediate_size <= 0 || c.num_key_value_heads <= 0) {
             return Status::Error("config.json: sizes must be positive");

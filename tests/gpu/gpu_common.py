@@ -93,6 +93,43 @@ def run_config(out, model, *, steps, batch, block, accumulation=1, lr=1e-3, warm
     return path
 
 
+def write_hf_model(out, arch="llama", dtype=torch.float32, seed=0, **config):
+    """A random model written by transformers' own save_pretrained (safetensors): LlamaForCausalLM or
+    MistralForCausalLM with `config` (LlamaConfig / MistralConfig arguments). Returns `out`."""
+    import transformers
+    config_class, model_class = {
+        "llama": (transformers.LlamaConfig, transformers.LlamaForCausalLM),
+        "mistral": (transformers.MistralConfig, transformers.MistralForCausalLM),
+    }[arch]
+    torch.manual_seed(seed)
+    model = model_class(config_class(**config)).to(dtype)
+    model.save_pretrained(out, safe_serialization=True)
+    return out
+
+
+def hf_causal_lm(folder, dtype=torch.float32, adapter=None, device="cuda"):
+    """An HF folder loaded by transformers (and a PEFT adapter on it), in eval mode on `device`."""
+    import transformers
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder, torch_dtype=dtype).to(device)
+    if adapter:
+        import peft
+        model = peft.PeftModel.from_pretrained(model, adapter).to(device)
+    return model.eval()
+
+
+def random_lines(vocab, lengths, seed=11):
+    """Token lines {"ids": [...]} of the given lengths, reproducible."""
+    rng = torch.Generator().manual_seed(seed)
+    return [torch.randint(0, vocab, (n,), generator=rng).tolist() for n in lengths]
+
+
+def write_lines(path, lines):
+    with open(path, "w") as f:
+        for ids in lines:
+            f.write(json.dumps({"ids": ids}) + "\n")
+    return path
+
+
 def head_of_corpus(path, lines):
     """The first `lines` documents of the demo corpus, as a JSONL file at `path` (returned)."""
     with open(CORPUS) as src, open(path, "w") as dst:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command for proof on an NVIDIA GPU with a PyTorch: builds slipway-engine (and nccl_tests) against the
-# installed torch, then checks it against HF transformers / PEFT and on NCCL (tests/gpu/README.md):
+# installed torch, then checks it against HF transformers / PEFT and on NCCL (each check_*.py says how, with its tolerances):
 #   score   fp32 and bf16 score against LlamaForCausalLM and MistralForCausalLM     (transformers)
 #   lora    LoRA loss curve vs HF Trainer + PEFT, adapter in PeftModel, merge        (transformers, peft)
 #   perf    tokens/s, MFU and peak memory vs HF Trainer + PEFT, ~1B Llama, seq 2048  (transformers, peft)

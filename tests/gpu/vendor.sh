@@ -37,6 +37,7 @@ cp -a "$src/lib/$arch"/lib{gtest,gtest_main,gmock,gmock_main,pcre2-8,icuuc}.a "$
 # pkg-config: prefix relative to the .pc file, so the folder can move (pkg_check_modules finds it through
 # CMAKE_PREFIX_PATH).
 for pc in libpcre2-8.pc gtest.pc gtest_main.pc gmock.pc gmock_main.pc; do
+    # shellcheck disable=SC2016  # ${pcfiledir} is pkg-config's variable, written as is
     sed 's|^prefix=/usr$|prefix=${pcfiledir}/../../..|' "$src/lib/$arch/pkgconfig/$pc" \
         >"$dst/lib/$arch/pkgconfig/$pc"
 done

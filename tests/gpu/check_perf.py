@@ -1,0 +1,180 @@
+"""Check 3, the project's GPU performance figure: LoRA training throughput and peak memory of the engine
+against HF Trainer + PEFT on a ~1.1B Llama (TinyLlama-1.1B's shape: 22 layers, d 2048, GQA 32/4 heads,
+vocab 32000), sequence 2048, bf16 autocast over fp32 weights on both (HF Trainer's bf16=True on a float32
+model: the same recipe), micro-batch 4, 2 accumulation steps, 25 steps, the same batches in the same order.
+
+  tokens/s   over steps 6-25 (the first 5 warm up kernels and the allocator): the engine's tokens_per_second
+             MLLOG lines (every step), HF's wall time between step ends, with a CUDA synchronize.
+  memory     peak bytes of torch's caching allocator (torch.cuda.max_memory_allocated; the engine prints the
+             same statistic), and the process's peak GPU memory as nvidia-smi sees it (sampled every 0.2 s;
+             includes the CUDA context and the allocator's cache) for both.
+  MFU        model FLOPs / s over the GPU's dense bf16 peak. Model FLOPs per token: 4 N (forward 2 N, input
+             gradients 2 N: the frozen base has no weight gradients; LoRA's own < 1 % left out) + attention
+             12 L T d (PaLM's non-causal convention); the 6 N + attention column is the usual full-training
+             convention, for comparison with other reports.
+HF with bfloat16 base weights (the common LoRA recipe, half the weight memory) is measured too, for
+information. Passes when the engine reaches at least HF's tokens/s at no more of its allocator peak (same
+recipe); the figures are written to DIR/result.json either way.
+
+  check_perf.py --out DIR [--steps 25]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+import torch
+
+import gpu_common as g
+
+MODEL = dict(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
+             num_attention_heads=32, num_key_value_heads=4, max_position_embeddings=2048, rms_norm_eps=1e-5,
+             rope_theta=10000.0, tie_word_embeddings=False)
+SEQ, BATCH, ACCUMULATION, WARM, SEED = 2048, 4, 2, 5, 1234
+
+
+class SmiPeak:
+    """Peak used GPU memory (MiB) of a process, sampled from nvidia-smi in a thread; None without it."""
+
+    def __init__(self, pid):
+        self.pid, self.peak, self.running = pid, None, True
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+
+    def sample(self):
+        while self.running:
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                                      "--format=csv,noheader,nounits"], capture_output=True, text=True).stdout
+            except OSError:
+                return
+            for line in out.splitlines():
+                pid, used = (x.strip() for x in line.split(","))
+                if pid == str(self.pid) and used.isdigit():
+                    self.peak = max(self.peak or 0, int(used))
+            time.sleep(0.2)
+
+    def stop(self):
+        self.running = False
+        self.thread.join()
+        return self.peak
+
+
+def hf_run(model_dir, batches, base_dtype, steps):
+    """HF Trainer + PEFT: (tokens/s after warm-up, allocator peak bytes)."""
+    import peft
+    import transformers
+
+    rows = [row for step in batches for micro in step for row in micro]
+    step_ends = []
+
+    class Clock(transformers.TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            torch.cuda.synchronize()
+            step_ends.append(time.perf_counter())
+
+    class InOrder(transformers.Trainer):
+        def _get_train_sampler(self, *args, **kwargs):
+            return torch.utils.data.SequentialSampler(self.train_dataset)
+
+    torch.cuda.reset_peak_memory_stats()
+    base = transformers.AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=base_dtype)
+    model = peft.get_peft_model(base, peft.LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0,
+                                                      target_modules=g.LORA_TARGETS, task_type="CAUSAL_LM"))
+    args = transformers.TrainingArguments(
+        output_dir=os.path.join(os.path.dirname(model_dir), "hf"), per_device_train_batch_size=BATCH,
+        gradient_accumulation_steps=ACCUMULATION, max_steps=steps, learning_rate=1e-4, weight_decay=0.01,
+        max_grad_norm=1.0, lr_scheduler_type="cosine", warmup_steps=2, logging_steps=1, save_strategy="no",
+        report_to=[], seed=SEED, bf16=True, optim="adamw_torch", dataloader_num_workers=0,
+        remove_unused_columns=False, disable_tqdm=True)
+    trainer = InOrder(model=model, args=args, train_dataset=rows, callbacks=[Clock()],
+                      data_collator=lambda r: {"input_ids": torch.stack(r), "labels": torch.stack(r)})
+    trainer.train()
+    seconds = step_ends[-1] - step_ends[WARM - 1]
+    tokens_per_second = (steps - WARM) * BATCH * ACCUMULATION * SEQ / seconds
+    peak = torch.cuda.max_memory_allocated()
+    del trainer, model, base
+    torch.cuda.empty_cache()
+    return tokens_per_second, peak
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--steps", type=int, default=25)
+    ap.add_argument("--hf-child", choices=["float32", "bfloat16"], help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.hf_child:  # one HF measurement in its own process, so its allocator peak is its own
+        batches = g.engine_batches(os.path.join(a.out, "engine", "cache"), seed=SEED, steps=a.steps, batch=BATCH,
+                                   accumulation=ACCUMULATION)
+        tps, peak = hf_run(os.path.join(a.out, "model"), batches, getattr(torch, a.hf_child), a.steps)
+        print(f"HF_RESULT {tps} {peak}")
+        return 0
+
+    g.fresh(a.out)
+    device_name = torch.cuda.get_device_name(0)
+    model_dir = g.write_hf_model(os.path.join(a.out, "model"), "llama", torch.bfloat16, **MODEL)
+    run = g.run_config(os.path.join(a.out, "engine"), model_dir, steps=a.steps, batch=BATCH, block=SEQ,
+                       accumulation=ACCUMULATION, lr=1e-4, warmup=2, bf16=True, gpu=True)
+    g.engine("prepare", run)
+    p = subprocess.Popen([g.ENGINE, "train", run], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    smi = SmiPeak(p.pid)
+    out, err = p.communicate()
+    engine_smi = smi.stop()
+    if p.returncode != 0:
+        print(err[-3000:])
+        return g.verdict([f"engine train failed with exit code {p.returncode}"], a.out)
+    rates = g.values(g.mllog(out), "tokens_per_second")[WARM:]
+    engine_tps = len(rates) / sum(1.0 / r for r in rates)  # equal tokens per step: the harmonic mean
+    found = re.search(r"peak GPU memory \(.*\): (\d+) bytes allocated", err)
+    engine_peak = int(found.group(1)) if found else None
+
+    results = {"engine": (engine_tps, engine_peak, engine_smi)}
+    for dtype in ("float32", "bfloat16"):
+        child = subprocess.Popen([sys.executable, __file__, "--out", a.out, "--steps", str(a.steps),
+                                  "--hf-child", dtype], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        smi = SmiPeak(child.pid)
+        out, err = child.communicate()
+        peak_smi = smi.stop()
+        found = re.search(r"HF_RESULT (\S+) (\S+)", out)
+        if not found:
+            print(err[-3000:])
+            return g.verdict([f"HF run ({dtype} base) failed"], a.out)
+        results[f"hf-{dtype}"] = (float(found.group(1)), int(found.group(2)), peak_smi)
+
+    n = (MODEL["vocab_size"] * MODEL["hidden_size"] * 2 + MODEL["num_hidden_layers"] * (
+        MODEL["hidden_size"] * (MODEL["hidden_size"] // MODEL["num_attention_heads"]) * (
+            2 * MODEL["num_attention_heads"] + 2 * MODEL["num_key_value_heads"])
+        + 3 * MODEL["hidden_size"] * MODEL["intermediate_size"] + 2 * MODEL["hidden_size"]) + MODEL["hidden_size"])
+    attention = 12 * MODEL["num_hidden_layers"] * SEQ * MODEL["hidden_size"]
+    peak_flops = g.peak_bf16_flops(device_name)
+    rows, figures = [], {"device": device_name, "parameters": n, "peak_bf16_flops": peak_flops}
+    names = {"engine": "slipway-engine", "hf-float32": "HF Trainer + PEFT (fp32 base, same recipe)",
+             "hf-bfloat16": "HF Trainer + PEFT (bf16 base, info)"}
+    for key, (tps, peak, smi_peak) in results.items():
+        mfu4 = tps * (4 * n + attention) / peak_flops if peak_flops else None
+        mfu6 = tps * (6 * n + attention) / peak_flops if peak_flops else None
+        rows.append([names[key], f"{tps:,.0f}", f"{mfu4:.1%}" if mfu4 else "-", f"{mfu6:.1%}" if mfu6 else "-",
+                     f"{peak / 2**30:.2f}" if peak else "-", f"{smi_peak / 1024:.2f}" if smi_peak else "-"])
+        figures[key] = {"tokens_per_second": tps, "mfu_4n": mfu4, "mfu_6n": mfu6, "allocator_peak_bytes": peak,
+                        "nvidia_smi_peak_mib": smi_peak}
+    print(f"{device_name}; {n / 1e9:.2f}B parameters; sequence {SEQ}, {BATCH} x {ACCUMULATION} sequences a step; "
+          f"steps {WARM + 1}-{a.steps} timed")
+    g.table(["trainer", "tokens/s", "MFU (4N+attn)", "MFU (6N+attn)", "allocator peak (GiB)",
+             "nvidia-smi peak (GiB)"], rows)
+    failures = []
+    hf_tps, hf_peak, _ = results["hf-float32"]
+    if engine_tps < hf_tps:
+        failures.append(f"tokens/s {engine_tps:,.0f} below HF's {hf_tps:,.0f}")
+    if engine_peak is None:
+        failures.append("the engine printed no allocator peak (LibTorch before 2.9?): compare nvidia-smi's column")
+    elif engine_peak > hf_peak:
+        failures.append(f"allocator peak {engine_peak / 2**30:.2f} GiB above HF's {hf_peak / 2**30:.2f} GiB")
+    return g.verdict(failures, a.out, figures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Check 1: `slipway-engine score --device cuda` against HF transformers' LlamaForCausalLM and
+MistralForCausalLM, on small random models that transformers wrote with save_pretrained (an independent
+writer of HF folders; GQA, an explicit Mistral head_dim, untied head), per line of random token ids.
+
+  fp32: the folder in float32; HF in float32, TF32 off in both (LibTorch's default, set here for HF).
+        Per line |loss diff| / loss <= 1e-4: the same formulas differ only in kernels and summation order
+        (~1e-6); a wrong formula (RoPE, GQA, norm eps) moves the loss by 1e-3 or more.
+  bf16: the folder in bfloat16; the engine's --bf16 (fp32 weights, bf16 autocast, as its training) against
+        HF in float32 under torch.autocast(bfloat16) (what HF Trainer's bf16=True runs). Per line
+        |loss diff| <= 1e-2: bf16 logits carry ~4e-3 relative rounding each, ~1e-3 in the line's mean loss;
+        1e-2 is a sixth of one bf16 step at a loss of ~8. HF with bfloat16 weights (pure bf16) is printed
+        for information, ungated.
+  accuracy: per line the share of argmax hits may differ by one token (a near tie flipping).
+
+  check_score.py --out DIR
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+import gpu_common as g
+
+ARCHS = {
+    "llama": dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden_layers=3,
+                  num_attention_heads=8, num_key_value_heads=4, max_position_embeddings=1024,
+                  rms_norm_eps=1e-5, rope_theta=10000.0, initializer_range=0.1, tie_word_embeddings=False),
+    "mistral": dict(vocab_size=4096, hidden_size=256, intermediate_size=512, num_hidden_layers=3,
+                    num_attention_heads=8, num_key_value_heads=2, head_dim=48, max_position_embeddings=1024,
+                    rms_norm_eps=1e-6, rope_theta=1e6, sliding_window=4096, initializer_range=0.1,
+                    tie_word_embeddings=False),
+}
+LENGTHS = (96, 2, 33, 200, 700)
+
+
+def hf_scores(model, lines, autocast):
+    out = []
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+        for ids in lines:
+            x = torch.tensor([ids], device="cuda")
+            result = model(input_ids=x, labels=x)  # HF shifts inside: mean over the T - 1 predictions
+            hits = (result.logits[0, :-1].argmax(-1) == x[0, 1:]).sum().item()
+            out.append((result.loss.float().item(), hits / (len(ids) - 1)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    g.fresh(a.out)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    failures, rows, figures = [], [], {}
+    for arch, config in ARCHS.items():
+        lines = g.random_lines(config["vocab_size"], LENGTHS)
+        tokens = g.write_lines(os.path.join(a.out, f"{arch}-tokens.jsonl"), lines)
+        for precision, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+            folder = g.write_hf_model(os.path.join(a.out, f"{arch}-{precision}"), arch, dtype, **config)
+            args = ["score", "--model", folder, "--tokens", tokens, "--device", "cuda"]
+            scored = g.engine(*args, *(["--bf16"] if precision == "bf16" else [])).stdout.splitlines()
+            ours = [json.loads(line) for line in scored if line.strip()][:-1]  # the last is the summary
+            reference = hf_scores(g.hf_causal_lm(folder, torch.float32), lines, autocast=precision == "bf16")
+            info = hf_scores(g.hf_causal_lm(folder, torch.bfloat16), lines, False) if precision == "bf16" else None
+            tolerance = 1e-4 if precision == "fp32" else 1e-2
+            worst = 0.0
+            for i, (ids, mine, (loss, accuracy)) in enumerate(zip(lines, ours, reference)):
+                diff = abs(mine["loss"] - loss) / abs(loss) if precision == "fp32" else abs(mine["loss"] - loss)
+                worst = max(worst, diff)
+                acc_ok = abs(mine["accuracy"] - accuracy) <= 1.0 / (len(ids) - 1) + 1e-12
+                rows.append([arch, precision, len(ids), mine["loss"], loss, diff,
+                             info[i][0] if info else "-", f"{mine['accuracy']:.3f} / {accuracy:.3f}"])
+                if not acc_ok:
+                    failures.append(f"{arch} {precision} line {i + 1}: accuracy {mine['accuracy']} vs {accuracy}")
+            figures[f"{arch}-{precision}"] = worst
+            if worst > tolerance:
+                failures.append(f"{arch} {precision}: max loss diff {worst:.3e} > {tolerance}")
+    g.table(["model", "precision", "tokens", "engine loss", "HF loss", "diff (fp32 rel, bf16 abs)",
+             "HF pure-bf16 loss (info)", "accuracy engine / HF"], rows)
+    return g.verdict(failures, a.out, figures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
