@@ -443,6 +443,8 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
         // Rendezvous.
         if (h.rendezvous.rfind("failed", 0) == 0)
             fail("cannot reach the master's rendezvous port: " + h.rendezvous.substr(7));
+        else if (h.rendezvous.rfind("unknown", 0) == 0 && h.verdict == NodeVerdict::kOk)
+            fail("rendezvous port " + h.rendezvous.substr(8));
         else if (across_ran && h.rendezvous.empty())
             fail("no rendezvous report");
         if (!s.across_error.empty() && h.verdict == NodeVerdict::kOk)

@@ -63,7 +63,10 @@ failure() {
   if [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; then
     echo "timed out after $limit s"
   else
-    echo "exit $1: $(tr -d '\r' <"$2" | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-300)"
+    # The engine's own last words, not launch's summary of them.
+    why=$(tr -d '\r' <"$2" | grep -v -e '^[[:space:]]*$' -e '^launch: ' | tail -n 1)
+    [ -n "$why" ] || why=$(tr -d '\r' <"$2" | grep -v '^[[:space:]]*$' | tail -n 1)
+    echo "exit $1: ${why:0:300}"
   fi
 }
 json_line() { grep '^{' "$1" | tail -n 1; }
@@ -93,27 +96,35 @@ across)
     --timeout-s "$collective_limit" >"$tmp/across" 2>"$tmp/across.err" &
   bench=$!
   # One probe per node of the master's rendezvous port (its store listens once bench-comm starts there).
+  probe_limit=$((limit < 60 ? limit : 60))
+  target=$MASTER_ADDR:$MASTER_PORT
+  started=$(date +%s%N)
+  reached=
   if [ "${SLURM_LOCALID:-0}" -eq 0 ]; then
-    target=$MASTER_ADDR:$MASTER_PORT
-    probe_limit=$((limit < 60 ? limit : 60))
-    started=$(date +%s%N)
-    reached=
     while [ $((($(date +%s%N) - started) / 1000000000)) -lt "$probe_limit" ]; do
       # shellcheck disable=SC2016  # $0 and $1 are the inner shell's arguments
       if timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$MASTER_ADDR" "$MASTER_PORT" 2>/dev/null; then
         reached=yes
         break
       fi
+      kill -0 "$bench" 2>/dev/null || break # a bench-comm that ended tells more than the probe can
       sleep 0.5
     done
-    if [ -n "$reached" ]; then
-      say rendezvous "ok $target $((($(date +%s%N) - started) / 1000000)) ms"
-    else
-      say rendezvous "failed $target: no connection within $probe_limit s"
-    fi
+    reached_ms=$((($(date +%s%N) - started) / 1000000))
   fi
   wait "$bench"
   status=$?
+  if [ "${SLURM_LOCALID:-0}" -eq 0 ]; then
+    if [ -n "$reached" ]; then
+      say rendezvous "ok $target $reached_ms ms"
+    elif [ "$status" -eq 0 ]; then
+      say rendezvous "ok $target (bench-comm joined its store)"
+    elif [ "$node" = "$MASTER_ADDR" ]; then
+      say rendezvous "unknown $target: this master's bench-comm ended before its store listened"
+    else
+      say rendezvous "failed $target: no connection within $((reached_ms / 1000)) s"
+    fi
+  fi
   if [ "$status" -eq 0 ]; then
     if [ "${SLURM_PROCID:-0}" -eq 0 ]; then say across-json "$(json_line "$tmp/across")"; fi
   elif [ "${SLURM_LOCALID:-0}" -eq 0 ]; then
