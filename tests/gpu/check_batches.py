@@ -8,7 +8,6 @@ and a shifted order (the next epoch's) must not, so the check can tell orders ap
 
   check_batches.py --out DIR
 """
-import argparse
 import json
 import os
 import sys
@@ -24,16 +23,13 @@ TOLERANCE = 1e-5
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
+    a = g.start_check()
     torch.set_num_threads(2)
     failures = []
     pinned = g.shuffled_indices(10, 42, 0)
     if pinned != [4, 7, 1, 3, 5, 2, 6, 8, 0, 9]:  # tests/engine/data_sampler_test.cpp pins the same order
         failures.append(f"shuffled_indices(10, 42, 0) = {pinned}, not the engine's pinned order")
 
-    g.fresh(a.out)
     config = {"model_type": "llama", "vocab_size": 4096, "hidden_size": 64, "intermediate_size": 128,
               "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
               "max_position_embeddings": 256, "rms_norm_eps": 1e-6, "rope_theta": 10000.0}

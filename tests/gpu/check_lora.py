@@ -21,7 +21,6 @@ Merge: every tensor within 1e-6 of its largest value (W + s B A in fp32; only th
 
   check_lora.py --out DIR
 """
-import argparse
 import glob
 import os
 import sys
@@ -94,12 +93,7 @@ def max_rel(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    g.fresh(a.out)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    a = g.start_check(exact_fp32=True)
     import peft
     import safetensors.torch
 

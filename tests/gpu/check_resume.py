@@ -8,7 +8,6 @@ drawn from another state changes a step's loss by ~1e-3 relative, so a missed RN
 
   check_resume.py --device cpu|cuda --out DIR
 """
-import argparse
 import json
 import os
 import struct
@@ -24,11 +23,7 @@ def safetensors_keys(path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--device", choices=["cpu", "cuda"], required=True)
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    g.fresh(a.out)
+    a = g.start_check(device=True)
     gpu = a.device == "cuda"
     config = {"model_type": "llama", "vocab_size": 4096, "hidden_size": 64, "intermediate_size": 160,
               "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

@@ -14,7 +14,6 @@ writer of HF folders; GQA, an explicit Mistral head_dim, untied head), per line 
 
   check_score.py --out DIR
 """
-import argparse
 import json
 import os
 import sys
@@ -47,12 +46,7 @@ def hf_scores(model, lines, autocast):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    g.fresh(a.out)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    a = g.start_check(exact_fp32=True)
     failures, rows, figures = [], [], {}
     for arch, config in ARCHS.items():
         lines = g.random_lines(config["vocab_size"], LENGTHS)

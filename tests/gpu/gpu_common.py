@@ -7,6 +7,7 @@ mix(seed) ^ mix(epoch + 1) and Lemire's unbiased draw; each micro-step takes the
 per_device_train_batch_size blocks, a new epoch starts when fewer remain; a step is
 gradient_accumulation_steps micro-steps and its loss the mean of the micro-steps' mean token losses.
 """
+import argparse
 import json
 import os
 import shutil
@@ -35,6 +36,21 @@ def fresh(out):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     return out
+
+
+def start_check(device=False, exact_fp32=False):
+    """A check's command line (--out DIR, and --device cpu|cuda when asked) with DIR emptied; exact_fp32 turns
+    TF32 off for this process's matmuls (LibTorch's default, which the engine keeps)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    if device:
+        ap.add_argument("--device", choices=["cpu", "cuda"], required=True)
+    a = ap.parse_args()
+    fresh(a.out)
+    if exact_fp32:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    return a
 
 
 def peak_bf16_flops(device_name):
