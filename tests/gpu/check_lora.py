@@ -10,7 +10,9 @@ eps 1e-8, weight decay 0.01 on A and B, clipping at norm 1.0, cosine schedule wi
 of 2 micro-batches of 4 blocks of 128 tokens, loss = mean over the step's predicted tokens (HF shifts inside
 the model; equal-length blocks make its per-token mean over the accumulated batch equal the engine's mean of
 micro-batch means). HF's loss per step is recorded from each micro-batch's logits (its logged loss is
-rounded to 4 decimals).
+rounded to 4 decimals). Some transformers versions count every label, not only the T - 1 predicted ones, in
+num_items_in_batch: their gradients are then (T - 1) / T of the mean's, which AdamW (scale-invariant but
+for eps) and norm clipping (the clipped gradient does not depend on the scale) both absorb.
 
 Tolerances (per step, relative): fp32 1e-3, bf16 (autocast on both) 2e-2. Kernels and summation orders differ
 (~1e-6 per step in fp32, ~1e-3 in bf16) and Adam carries differences forward; a misaligned setting
@@ -67,7 +69,7 @@ def hf_train(model_dir, init_adapter, batches, bf16, out):
             return (loss, outputs) if return_outputs else loss
 
     transformers.set_seed(SEED)
-    base = transformers.AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=torch.float32)
+    base = g.hf_from_pretrained(model_dir, torch.float32)
     model = peft.get_peft_model(base, peft.LoraConfig(r=R, lora_alpha=ALPHA, lora_dropout=0.0,
                                                       target_modules=g.LORA_TARGETS, bias="none",
                                                       task_type="CAUSAL_LM"))

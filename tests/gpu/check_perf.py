@@ -81,7 +81,7 @@ def hf_run(model_dir, batches, base_dtype, steps):
             return torch.utils.data.SequentialSampler(self.train_dataset)
 
     torch.cuda.reset_peak_memory_stats()
-    base = transformers.AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=base_dtype)
+    base = g.hf_from_pretrained(model_dir, base_dtype)
     model = peft.get_peft_model(base, peft.LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0,
                                                       target_modules=g.LORA_TARGETS, task_type="CAUSAL_LM"))
     args = transformers.TrainingArguments(

@@ -123,10 +123,18 @@ def write_hf_model(out, arch="llama", dtype=torch.float32, seed=0, **config):
     return out
 
 
+def hf_from_pretrained(folder, dtype):
+    """AutoModelForCausalLM.from_pretrained in `dtype`: transformers 4.56+ names the argument dtype, earlier
+    versions torch_dtype (and would pass an unknown name on to the config, loading float32)."""
+    import transformers
+    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
+    key = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+    return transformers.AutoModelForCausalLM.from_pretrained(folder, **{key: dtype})
+
+
 def hf_causal_lm(folder, dtype=torch.float32, adapter=None, device="cuda"):
     """An HF folder loaded by transformers (and a PEFT adapter on it), in eval mode on `device`."""
-    import transformers
-    model = transformers.AutoModelForCausalLM.from_pretrained(folder, torch_dtype=dtype).to(device)
+    model = hf_from_pretrained(folder, dtype).to(device)
     if adapter:
         import peft
         model = peft.PeftModel.from_pretrained(model, adapter).to(device)

@@ -113,7 +113,7 @@ skip_check() {  # NAME WHY
 }
 
 run_check batches "$python" "$here/check_batches.py" --out "$results/batches"
-run_check "resume-$device" "$python" "$here/check_resume.py" --device "$device" --out "$results/resume-$device"
+run_check resume "$python" "$here/check_resume.py" --device "$device" --out "$results/resume"
 if [ "$device" = cpu ]; then
     run_check gloo "$here/check_comm.sh" "$engine" gloo "$results/gloo"
 else
