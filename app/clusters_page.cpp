@@ -1,4 +1,4 @@
-// ClustersPage: profile list, profile dialogs, connection tests.
+// ClustersPage: profile list, profile dialogs, connection tests, the Health view.
 #include "clusters_page.h"
 
 #include <QHBoxLayout>
@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "clusters/cluster_dialogs.h"
+#include "clusters/health_view.h"
 #include "local/engine_command.h"
 
 namespace slipway::app {
@@ -46,10 +47,13 @@ ClustersPage::ClustersPage(const QString& resource_root, const QString& runs_dir
     partitions_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     partitions_->horizontalHeader()->setStretchLastSection(true);
     partitions_->hide();
+    health_ = new HealthView(this);
+    health_->hide();
 
     auto* right = new QVBoxLayout;
     right->addWidget(details_);
     right->addWidget(partitions_, 1);
+    right->addWidget(health_, 1);
     right->addStretch(0);
     auto* row = new QHBoxLayout;
     row->addWidget(list_);
@@ -203,6 +207,7 @@ void ClustersPage::show_details() {
     };
     if (row <= 0) {
         partitions_->hide();
+        health_->hide();
         const QString engine = find_engine_binary();
         text = tr(
             "<h3>This computer</h3>"
@@ -265,6 +270,8 @@ void ClustersPage::show_details() {
             partitions_->setItem(r, c, new QTableWidgetItem(cells[c]));
     }
     partitions_->setVisible(!partitions.isEmpty());
+    health_->show_cluster(p.name);
+    health_->show();
 }
 
 }  // namespace slipway::app

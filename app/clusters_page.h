@@ -1,6 +1,7 @@
 // The clusters page: "This computer" (the embedded default, which runs slipway-engine locally) and the
 // cluster profiles of clusters.json: add, edit, remove, and test a connection (host key, passphrase and
-// 2FA asked in dialogs; the login node's hostname and its Slurm partitions from sinfo shown). It owns one
+// 2FA asked in dialogs; the login node's hostname and its Slurm partitions from sinfo shown), and the
+// cluster's last health report (Health view). It owns one
 // ClusterSession per profile, which the window also uses to submit and follow runs.
 #pragma once
 
@@ -20,6 +21,8 @@ class QPushButton;
 class QTableWidget;
 
 namespace slipway::app {
+
+class HealthView;
 
 class ClustersPage : public QWidget {
     Q_OBJECT
@@ -49,6 +52,8 @@ public:
     // "a100 (default): 2 nodes, 1 idle, 16 GPUs a100; cpu: ..." from the last test; "" before one.
     QString partition_summary(const std::string& profile) const;
     QTableWidget* partitions_table() const { return partitions_; }
+    // The selected cluster's last `slipway doctor` report.
+    HealthView* health_view() const { return health_; }
 
 signals:
     void profiles_changed(const std::vector<remote::ClusterProfile>& profiles);
@@ -69,6 +74,7 @@ private:
     QListWidget* list_;
     QLabel* details_;
     QTableWidget* partitions_;
+    HealthView* health_;
     QPushButton* edit_;
     QPushButton* remove_;
     QPushButton* test_;
