@@ -108,7 +108,7 @@ across)
         break
       fi
       kill -0 "$bench" 2>/dev/null || break # a bench-comm that ended tells more than the probe can
-      sleep 0.5
+      sleep 0.2
     done
     reached_ms=$((($(date +%s%N) - started) / 1000000))
   fi
