@@ -10,28 +10,10 @@
 #include <sstream>
 
 #include "remote/slurm/local_files.h"
+#include "remote/slurm/slurm_parsers.h"
 
 namespace slipway::remote {
 namespace {
-
-std::string trim(const std::string& text) {
-    size_t begin = 0, end = text.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])))
-        ++begin;
-    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1])))
-        --end;
-    return text.substr(begin, end - begin);
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> items;
-    std::string item;
-    std::istringstream in(text);
-    while (std::getline(in, item, separator))
-        items.push_back(item);
-    if (!text.empty() && text.back() == separator) items.emplace_back();
-    return items;
-}
 
 std::string format_gbps(double gbps) {
     char text[32];
@@ -54,7 +36,7 @@ Result<std::optional<long long>> number_field(const std::string& value, const st
     } catch (const std::exception&) {
         used = 0;
     }
-    const std::string rest = trim(value.substr(used));
+    const std::string rest = trim_space(value.substr(used));
     if (used == 0 || (!rest.empty() && !std::all_of(rest.begin(), rest.end(), [](unsigned char c) {
             return std::isalpha(c) || c == '%';
         })))
@@ -75,17 +57,17 @@ const std::vector<FabricExpectation> kFabrics = {
 
 Result<std::vector<GpuStatus>> parse_nvidia_smi_csv(const std::string& csv) {
     std::vector<std::string> lines;
-    for (const std::string& raw : split(csv, '\n')) {
-        const std::string line = trim(raw);
+    for (const std::string& raw : split_fields(csv, '\n')) {
+        const std::string line = trim_space(raw);
         if (!line.empty()) lines.push_back(line);
     }
     if (lines.empty()) return Status::Error("nvidia-smi printed nothing");
     // Column name -> position, units ("clocks.current.sm [MHz]") and the renamed prefix dropped.
     std::map<std::string, size_t> column;
-    const std::vector<std::string> header = split(lines[0], ',');
+    const std::vector<std::string> header = split_fields(lines[0], ',');
     for (size_t i = 0; i < header.size(); ++i) {
-        std::string name = trim(header[i]);
-        name = trim(name.substr(0, name.find('[')));
+        std::string name = trim_space(header[i]);
+        name = trim_space(name.substr(0, name.find('[')));
         if (name.rfind("clocks_event_reasons.", 0) == 0)
             name = "clocks_throttle_reasons." + name.substr(sizeof("clocks_event_reasons.") - 1);
         if (name == "clocks.current.sm") name = "clocks.sm";
@@ -99,13 +81,13 @@ Result<std::vector<GpuStatus>> parse_nvidia_smi_csv(const std::string& csv) {
     std::vector<GpuStatus> gpus;
     for (size_t l = 1; l < lines.size(); ++l) {
         const int line_number = static_cast<int>(l) + 1;
-        std::vector<std::string> fields = split(lines[l], ',');
+        std::vector<std::string> fields = split_fields(lines[l], ',');
         if (fields.size() != header.size())
             return Status::Error("nvidia-smi line " + std::to_string(line_number) + ": " +
                                  std::to_string(fields.size()) + " fields where the header has " +
                                  std::to_string(header.size()) + ": \"" + lines[l] + "\"");
         for (std::string& f : fields)
-            f = trim(f);
+            f = trim_space(f);
         auto text = [&](const char* name) {
             return column.count(name) ? fields[column[name]] : std::string();
         };
@@ -260,7 +242,7 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
     };
 
     int line_number = 0;
-    for (const std::string& raw : split(output, '\n')) {
+    for (const std::string& raw : split_fields(output, '\n')) {
         ++line_number;
         Result<std::optional<DoctorLine>> parsed = parse_doctor_line(raw, line_number);
         if (!parsed.ok()) {
@@ -271,7 +253,7 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
             // Slurm's own complaints explain missing nodes ("Unable to create step ...").
             if (raw.find("srun: error:") != std::string::npos ||
                 raw.find("slurmstepd: error:") != std::string::npos)
-                report.problems.push_back("line " + std::to_string(line_number) + ": " + trim(raw));
+                report.problems.push_back("line " + std::to_string(line_number) + ": " + trim_space(raw));
             continue;
         }
         const DoctorLine& d = **parsed;

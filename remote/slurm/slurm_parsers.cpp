@@ -6,9 +6,8 @@
 #include <sstream>
 
 namespace slipway::remote {
-namespace {
 
-std::string trim(const std::string& text) {
+std::string trim_space(const std::string& text) {
     size_t begin = 0, end = text.size();
     while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])))
         ++begin;
@@ -17,7 +16,7 @@ std::string trim(const std::string& text) {
     return text.substr(begin, end - begin);
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
+std::vector<std::string> split_fields(const std::string& text, char separator) {
     std::vector<std::string> parts;
     std::string part;
     std::istringstream in(text);
@@ -27,10 +26,12 @@ std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
+namespace {
+
 std::vector<std::string> non_empty_lines(const std::string& text) {
     std::vector<std::string> lines;
-    for (std::string& line : split(text, '\n')) {
-        line = trim(line);
+    for (std::string& line : split_fields(text, '\n')) {
+        line = trim_space(line);
         if (!line.empty()) lines.push_back(line);
     }
     return lines;
@@ -70,7 +71,7 @@ Result<SubmittedJob> parse_sbatch_parsable(const std::string& out) {
 }
 
 std::string normalize_job_state(const std::string& state) {
-    std::string word = trim(state);
+    std::string word = trim_space(state);
     const size_t space = word.find(' ');
     if (space != std::string::npos) word = word.substr(0, space);
     // squeue -t all may add '+' to a state with flags (e.g. "CANCELLED+" in sacct).
@@ -90,11 +91,11 @@ bool is_terminal_state(const std::string& state) {
 Result<std::vector<QueueRow>> parse_squeue(const std::string& out) {
     std::vector<QueueRow> rows;
     for (const std::string& line : non_empty_lines(out)) {
-        const std::vector<std::string> f = split(line, '|');
+        const std::vector<std::string> f = split_fields(line, '|');
         if (f.size() != 6)
             return Status::Error("squeue: cannot read line \"" + line + "\" (expected 6 fields)");
-        rows.push_back(
-            {trim(f[0]), normalize_job_state(f[1]), trim(f[2]), trim(f[3]), trim(f[4]), trim(f[5])});
+        rows.push_back({trim_space(f[0]), normalize_job_state(f[1]), trim_space(f[2]), trim_space(f[3]),
+                        trim_space(f[4]), trim_space(f[5])});
     }
     return rows;
 }
@@ -102,8 +103,8 @@ Result<std::vector<QueueRow>> parse_squeue(const std::string& out) {
 std::vector<ScontrolRecord> parse_scontrol_records(const std::string& out) {
     std::vector<ScontrolRecord> records;
     std::string last_key;
-    for (const std::string& raw_line : split(out, '\n')) {
-        const std::string line = trim(raw_line);
+    for (const std::string& raw_line : split_fields(out, '\n')) {
+        const std::string line = trim_space(raw_line);
         if (line.empty()) {
             last_key.clear();
             continue;
@@ -147,22 +148,23 @@ Result<JobInfo> job_info_from_scontrol(const std::string& out) {
         info.source = "scontrol";
         return info;
     }
-    return Status::Error("scontrol show job: no JobId/JobState in \"" + trim(out).substr(0, 200) + "\"");
+    return Status::Error("scontrol show job: no JobId/JobState in \"" + trim_space(out).substr(0, 200) +
+                         "\"");
 }
 
 Result<JobInfo> job_info_from_sacct(const std::string& out, const std::string& job_id) {
     for (const std::string& line : non_empty_lines(out)) {
-        const std::vector<std::string> f = split(line, '|');
+        const std::vector<std::string> f = split_fields(line, '|');
         if (f.size() < 6)
             return Status::Error("sacct: cannot read line \"" + line + "\" (expected 6 fields)");
-        if (trim(f[0]) != job_id) continue;  // steps (123.batch) when -X was not honoured
+        if (trim_space(f[0]) != job_id) continue;  // steps (123.batch) when -X was not honoured
         JobInfo info;
-        info.job_id = trim(f[0]);
+        info.job_id = trim_space(f[0]);
         info.name = f[1];
         info.state = normalize_job_state(f[2]);
-        info.exit_code = trim(f[3]);
-        info.elapsed = trim(f[4]);
-        info.node_list = trim(f[5]);
+        info.exit_code = trim_space(f[3]);
+        info.elapsed = trim_space(f[4]);
+        info.node_list = trim_space(f[5]);
         info.source = "sacct";
         return info;
     }
@@ -171,7 +173,7 @@ Result<JobInfo> job_info_from_sacct(const std::string& out, const std::string& j
 
 std::vector<Gres> parse_gres(const std::string& text) {
     std::vector<Gres> entries;
-    const std::string value = trim(text);
+    const std::string value = trim_space(text);
     if (value.empty() || value == "(null)") return entries;
     // Split on commas outside parentheses: "gpu:a100:4(S:0-1),shard:8".
     std::vector<std::string> items;
@@ -190,7 +192,7 @@ std::vector<Gres> parse_gres(const std::string& text) {
     items.push_back(item);
     for (std::string entry : items) {
         entry = entry.substr(0, entry.find('('));
-        const std::vector<std::string> parts = split(entry, ':');
+        const std::vector<std::string> parts = split_fields(entry, ':');
         if (parts.empty() || parts[0].empty()) continue;
         Gres g;
         g.name = parts[0];
@@ -223,19 +225,19 @@ int64_t gpu_count(const std::vector<Gres>& gres) {
 Result<std::vector<NodeRow>> parse_sinfo_nodes(const std::string& out) {
     std::vector<NodeRow> rows;
     for (const std::string& line : non_empty_lines(out)) {
-        const std::vector<std::string> f = split(line, '|');
+        const std::vector<std::string> f = split_fields(line, '|');
         if (f.size() != 6)
             return Status::Error("sinfo: cannot read line \"" + line + "\" (expected 6 fields)");
         NodeRow row;
-        row.node = trim(f[0]);
-        row.partition = trim(f[1]);
+        row.node = trim_space(f[0]);
+        row.partition = trim_space(f[1]);
         if (!row.partition.empty() && row.partition.back() == '*') {
             row.partition.pop_back();
             row.default_partition = true;
         }
-        row.state = trim(f[2]);
-        row.cpus = leading_number(trim(f[3]));
-        row.memory_mb = leading_number(trim(f[4]));
+        row.state = trim_space(f[2]);
+        row.cpus = leading_number(trim_space(f[3]));
+        row.memory_mb = leading_number(trim_space(f[4]));
         const std::vector<Gres> gres = parse_gres(f[5]);
         row.gpus = gpu_count(gres);
         for (const Gres& g : gres) {

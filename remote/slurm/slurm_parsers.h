@@ -12,6 +12,11 @@
 
 namespace slipway::remote {
 
+// Text helpers shared by the Slurm and doctor parsers: white space trimmed at both ends; fields split at
+// `separator` (a trailing separator gives a last empty field).
+std::string trim_space(const std::string& text);
+std::vector<std::string> split_fields(const std::string& text, char separator);
+
 // `sbatch --parsable` prints "jobid" or "jobid;cluster" (federations, multi-cluster).
 struct SubmittedJob {
     std::string job_id;   // digits (an array job's "123_4" is kept as given)
