@@ -103,6 +103,21 @@ KeyValueExchange store_exchange(const c10::intrusive_ptr<c10d::Store>& store) {
             }};
 }
 
+namespace {
+
+// A TCPStore with libuv's server where this LibTorch has one, else the classic server (`options` keeps the
+// choice for the stores made after it).
+c10::intrusive_ptr<c10d::TCPStore> connect_store(const std::string& host, c10d::TCPStoreOptions& options) {
+    try {
+        return c10::make_intrusive<c10d::TCPStore>(host, options);
+    } catch (const std::exception& e) {
+        if (std::string(e.what()).find("libuv") == std::string::npos || !use_classic_store(options)) throw;
+        return c10::make_intrusive<c10d::TCPStore>(host, options);
+    }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env,
                                                           const DistributedConfig& config) {
     Result<std::string> backend = choose_backend(config.backend);
@@ -121,7 +136,7 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env,
         options.numWorkers = static_cast<size_t>(env.world_size);
         options.waitWorkers = true;
         options.timeout = timeout;
-        context->store_ = c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
+        context->store_ = connect_store(env.master_addr, options);
         c10d::TCPStoreOptions client = options;
         client.isServer = false;
         client.waitWorkers = false;
@@ -336,7 +351,25 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
         message << "step " << step << " failed here while every other rank still answers: " << context;
     }
     (void)heartbeat_->publish(gave_up_key(env_.rank), message.str(), limit);
+    if (env_.rank == 0 && !lost.empty()) wait_for_survivors_records(lost);
     return message.str();
+}
+
+void DistContext::wait_for_survivors_records(const std::vector<int64_t>& lost) {
+    // Each survivor watches the heartbeats for 2 s and may wait 3 s more on the store before it publishes.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+    std::vector<int64_t> waiting;
+    for (int64_t r = 1; r < env_.world_size; ++r)
+        if (!std::count(lost.begin(), lost.end(), r)) waiting.push_back(r);
+    while (!waiting.empty() && std::chrono::steady_clock::now() < deadline) {
+        waiting.erase(std::remove_if(waiting.begin(), waiting.end(),
+                                     [&](int64_t r) {
+                                         return heartbeat_->read(gave_up_key(r), std::chrono::milliseconds(500))
+                                             .has_value();
+                                     }),
+                      waiting.end());
+        if (!waiting.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
 }
 
 void DistContext::abandon() {

@@ -73,6 +73,8 @@ public:
     // collective said. Ranks that already gave up because of the same failure (they leave a record) are
     // not blamed: with more than two ranks the message names the rank that failed first. Publishes this
     // rank's own record. Takes a couple of seconds (it watches the heartbeats move).
+    // Rank 0 hosts the store the survivors read this from: when it found ranks lost, it stays (8 s at most)
+    // until every other survivor has left its own record, so a master that stops first is not blamed.
     std::string describe_failure(const std::string& what, int64_t step);
     // A failed group must not be destroyed: its destructor waits for work a dead peer never finishes.
     // Leaks the group and the stores on purpose; the process is about to exit.
@@ -80,6 +82,7 @@ public:
 
 private:
     DistContext() = default;
+    void wait_for_survivors_records(const std::vector<int64_t>& lost);
     DistEnv env_;
     std::string backend_;
     std::chrono::milliseconds timeout_{0};

@@ -12,19 +12,24 @@
 namespace slipway::model {
 namespace {
 
+struct LayerConstants {
+    torch::Tensor cos, sin, mask;  // (T, D), (T, D), (T, T) or undefined
+};
+
 class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
 public:
+    // The RoPE tables and mask reach forward by pointer, not as tensor inputs: they never need gradients,
+    // and torch 2.x refuses an undefined tensor input (its mask is undefined: attention is causal by itself).
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
-                                 DecoderLayerImpl* layer, const torch::Tensor& cos, const torch::Tensor& sin,
-                                 const torch::Tensor& mask) {
+                                 DecoderLayerImpl* layer, const LayerConstants* constants) {
         ctx->save_for_backward({x});
         ctx->saved_data["layer"] = reinterpret_cast<int64_t>(layer);
-        ctx->saved_data["cos"] = cos;
-        ctx->saved_data["sin"] = sin;
-        ctx->saved_data["mask"] = mask;
+        ctx->saved_data["cos"] = constants->cos;
+        ctx->saved_data["sin"] = constants->sin;
+        ctx->saved_data["mask"] = constants->mask;
         ctx->saved_data["autocast"] = bf16_autocast_active(x.device().type());
         torch::NoGradGuard no_grad;
-        return layer->forward(x, cos, sin, mask);
+        return layer->forward(x, constants->cos, constants->sin, constants->mask);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -40,7 +45,7 @@ public:
                                ctx->saved_data["mask"].toTensor());
         }
         torch::autograd::backward({y}, {grads[0]});  // accumulates into the layer's parameters and x
-        return {x.grad(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        return {x.grad(), torch::Tensor(), torch::Tensor()};
     }
 };
 
@@ -51,7 +56,8 @@ torch::Tensor checkpointed_layer(DecoderLayerImpl* layer, const torch::Tensor& x
     // With frozen embeddings (LoRA, embeddings-only) x does not require grad, and a re-entrant checkpoint
     // would then cut the layer out of backward: HF's enable_input_require_grads, done here.
     const torch::Tensor input = x.requires_grad() ? x : x.detach().requires_grad_(true);
-    return CheckpointedLayer::apply(input, layer, cos, sin, mask);
+    const LayerConstants constants{cos, sin, mask};
+    return CheckpointedLayer::apply(input, layer, &constants);
 }
 
 }  // namespace slipway::model

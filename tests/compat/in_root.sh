@@ -20,6 +20,8 @@ exec unshare --mount --pid --fork --kill-child --propagation private bash -c '
   set -euo pipefail
   root=$1 source_dir=$2
   shift 2
+  # The root a mount point of its own: tests that unshare again (a private tmpfs) need / to be one.
+  mount --bind "$root" "$root"
   mount -t proc proc "$root/proc"
   mount --rbind /dev "$root/dev"
   mount -t tmpfs -o size=50% tmpfs "$root/dev/shm"

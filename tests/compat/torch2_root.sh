@@ -15,14 +15,15 @@ root=$cache_dir/$suite-root
 
 # The engine's build dependencies (as packaging/install-deps.sh names them for Debian 12), its test suites'
 # references (python3-torch; node + npm for the HF tokenizers library), and python-is-python3 because the
-# rendered Dockerfile calls `python` as NGC images have it.
+# rendered Dockerfile calls `python` as NGC images have it; mount/util-linux for the tests that make a
+# private tmpfs (a full disk).
 packages=(
   build-essential cmake pkg-config ccache ca-certificates git
   nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   libtorch-dev libgloo-dev libopenblas0-pthread
   libgtest-dev libgmock-dev
   python3 python3-torch python-is-python3 nodejs npm
-  procps iproute2 curl xz-utils
+  procps iproute2 mount util-linux curl xz-utils
 )
 wanted=$(printf '%s\n' "${packages[@]}" | sort | tr '\n' ' ')
 
