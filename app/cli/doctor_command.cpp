@@ -1,6 +1,7 @@
 // `slipway doctor CLUSTER`: the cluster health check (remote/deploy/doctor_run.h) from the terminal, its
-// node table (or --json), and the saved report that `slipway submit --exclude-bad` reads. Exit codes: 0 every
-// node ok, 3 some node slow or failed (named on the "exclude:" line), 1 the doctor could not run.
+// node table (or --json), and the saved report that `slipway submit --exclude-bad` reads; doctor_on_session
+// is the part the Clusters page runs too. Exit codes: 0 every node ok, 3 some node slow or failed (named on
+// the "exclude:" line), 1 the doctor could not run.
 #include <algorithm>
 #include <iostream>
 
@@ -26,17 +27,15 @@ bool node_is_usable(const remote::NodeRow& row) {
 
 }  // namespace
 
-int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    const DoctorCliOptions& d = c.doctor_options;
-    Result<remote::ClusterProfile> profile = profile_store(c).find(c.cluster_name);
-    if (!profile.ok()) return fail(err, profile.error());
-    Result<std::unique_ptr<remote::Session>> session = connect_cluster(*profile, c.ssh);
-    if (!session.ok()) return fail(err, session.error());
-    remote::SlurmClient slurm(**session);
-
+Result<remote::DoctorOutcome> doctor_on_session(remote::Session& session,
+                                                const remote::ClusterProfile& profile,
+                                                const DoctorCliOptions& d,
+                                                const std::function<void(const std::string&)>& progress,
+                                                std::function<bool()> stop_requested) {
+    remote::SlurmClient slurm(session);
     remote::DoctorRun run;
     remote::DoctorJobRequest& job = run.job;
-    job.partition = d.partition.empty() ? profile->default_partition : d.partition;
+    job.partition = d.partition.empty() ? profile.default_partition : d.partition;
     job.nodelist = d.nodelist;
     job.exclude = d.exclude;
     job.cpu_ranks_per_node = d.cpu_ranks;
@@ -52,13 +51,14 @@ int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     run.judgement.fabric = d.fabric;
     if (d.expect_busbw_gbps > 0) run.judgement.expect_busbw_gbps = d.expect_busbw_gbps;
     run.judgement.slow_fraction = d.slow_fraction;
-    run.on_progress = [&](const std::string& text) { err << "doctor: " << text << std::endl; };
+    run.on_progress = progress;
+    run.stop_requested = std::move(stop_requested);
 
     // Node count and GPUs from sinfo when not given: every usable node of the partition, and the GPUs the
     // smallest of them has.
     if (d.nodes == 0 || d.gpus_per_node < 0) {
         Result<std::vector<remote::NodeRow>> rows = slurm.nodes();
-        if (!rows.ok()) return fail(err, rows.error());
+        if (!rows.ok()) return rows.status();
         int usable = 0;
         long long min_gpus = -1;
         for (const remote::NodeRow& row : *rows) {
@@ -72,7 +72,7 @@ int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err) {
             min_gpus = min_gpus < 0 ? row.gpus : std::min<long long>(min_gpus, row.gpus);
         }
         if (usable == 0)
-            return fail(err, "no usable node in partition \"" +
+            return Status::Error("no usable node in partition \"" +
                                  (job.partition.empty() ? "(default)" : job.partition) +
                                  "\" (sinfo shows them down, drained or absent)");
         job.nodes = d.nodes > 0 ? d.nodes : usable;
@@ -82,21 +82,29 @@ int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         job.nodes = d.nodes;
         job.gpus_per_node = d.gpus_per_node;
     }
-    err << "doctor: "
-        << (job.nodelist.empty() ? std::to_string(job.nodes) : std::to_string(job.nodelist.size()))
-        << " node(s), "
-        << (job.gpus_per_node > 0 ? std::to_string(job.gpus_per_node) + " GPU(s) each, NCCL"
-                                  : std::to_string(job.cpu_ranks_per_node) + " CPU ranks each, Gloo")
-        << std::endl;
+    progress((job.nodelist.empty() ? std::to_string(job.nodes) : std::to_string(job.nodelist.size())) +
+             " node(s), " +
+             (job.gpus_per_node > 0 ? std::to_string(job.gpus_per_node) + " GPU(s) each, NCCL"
+                                    : std::to_string(job.cpu_ranks_per_node) + " CPU ranks each, Gloo"));
 
-    Result<remote::DoctorOutcome> outcome = remote::run_doctor(**session, slurm, *profile, run);
+    Result<remote::DoctorOutcome> outcome = remote::run_doctor(session, slurm, profile, run);
+    if (!outcome.ok() || d.no_save) return outcome;
+    const remote::DoctorReportStore store;
+    if (Status s = store.save(outcome->report); !s.ok()) return s;
+    progress("report saved to " + store.path_for(outcome->report.cluster));
+    return outcome;
+}
+
+int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    const DoctorCliOptions& d = c.doctor_options;
+    Result<remote::ClusterProfile> profile = profile_store(c).find(c.cluster_name);
+    if (!profile.ok()) return fail(err, profile.error());
+    Result<std::unique_ptr<remote::Session>> session = connect_cluster(*profile, c.ssh);
+    if (!session.ok()) return fail(err, session.error());
+    Result<remote::DoctorOutcome> outcome = doctor_on_session(
+        **session, *profile, d, [&](const std::string& text) { err << "doctor: " << text << std::endl; });
     if (!outcome.ok()) return fail(err, outcome.error());
     const remote::DoctorReport& report = outcome->report;
-    if (!d.no_save) {
-        const remote::DoctorReportStore store;
-        if (Status s = store.save(report); !s.ok()) return fail(err, s.message());
-        err << "doctor: report saved to " << store.path_for(report.cluster) << std::endl;
-    }
     if (d.json)
         out << remote::report_to_json(report).dump(2) << "\n";
     else

@@ -3,6 +3,7 @@
 // local files are (resources, the engine next to slipway), tables, and the subcommand entry points.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -11,6 +12,7 @@
 #include "cli/remote_cli.h"
 #include "contract/run_config.h"
 #include "contract/status.h"
+#include "remote/deploy/doctor_run.h"
 #include "remote/slurm/cluster_profile.h"
 #include "remote/ssh/session.h"
 
@@ -51,6 +53,14 @@ int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err);  // doctor_command.cpp
+// What `slipway doctor` does once connected, which the Clusters page's Run doctor runs too: the job from the
+// options (nodes and GPUs from sinfo where they leave them open), remote::run_doctor, and the report saved
+// unless no_save. Each progress line is what the CLI prints after "doctor: ". stop_requested: see DoctorRun.
+Result<remote::DoctorOutcome> doctor_on_session(remote::Session& session,
+                                                const remote::ClusterProfile& profile,
+                                                const DoctorCliOptions& options,
+                                                const std::function<void(const std::string&)>& progress,
+                                                std::function<bool()> stop_requested = {});
 // submit --exclude-bad: the slow and failed nodes of the cluster's last doctor report added to the run's
 // --exclude (merged with one it has); notes what it did on `err`.
 Status exclude_bad_nodes(const std::string& cluster, RunConfig& config, std::ostream& err);

@@ -1,6 +1,7 @@
 // Deploying, submitting and judging the doctor job (see doctor_run.h).
 #include "remote/deploy/doctor_run.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "remote/deploy/deploy.h"
@@ -52,8 +53,14 @@ Result<DoctorOutcome> run_doctor(Session& session, SlurmClient& slurm, const Clu
     auto progress = [&](const std::string& text) {
         if (run.on_progress) run.on_progress(text);
     };
-    const auto sleep =
-        run.sleep ? run.sleep : [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+    const auto stopped = [&] { return run.stop_requested && run.stop_requested(); };
+    // The default sleep wakes every 100 ms to notice a stop request.
+    const auto sleep = run.sleep ? run.sleep : [&](std::chrono::milliseconds d) {
+        for (auto end = std::chrono::steady_clock::now() + d;
+             !stopped() && std::chrono::steady_clock::now() < end;)
+            std::this_thread::sleep_for(
+                std::min<std::chrono::milliseconds>(d, std::chrono::milliseconds(100)));
+    };
     DoctorJobRequest& job = run.job;
     if (job.partition.empty()) job.partition = profile.default_partition;
     if (job.account.empty()) job.account = profile.default_account;
@@ -91,6 +98,7 @@ Result<DoctorOutcome> run_doctor(Session& session, SlurmClient& slurm, const Clu
         !s.ok())
         return s;
     if (Status s = session.upload_bytes(*script, dir + "/" + kDoctorSbatchName, 0644); !s.ok()) return s;
+    if (stopped()) return Status::Error("the doctor was stopped before its job was submitted");
     Result<SubmittedJob> submitted = slurm.submit(dir, kDoctorSbatchName);
     if (!submitted.ok()) return submitted.status();
     const std::string job_id = submitted->job_id;
@@ -113,11 +121,13 @@ Result<DoctorOutcome> run_doctor(Session& session, SlurmClient& slurm, const Clu
         if (info.state != last_state) progress("job " + job_id + " " + info.state);
         last_state = info.state;
         if (is_terminal_state(info.state) || info.state == "UNKNOWN") break;
-        if (waited >= deadline) {
+        const bool stop = stopped();
+        if (stop || waited >= deadline) {
             if (Status s = slurm.cancel(job_id); !s.ok()) return s;
             cancelled = true;
             progress("job " + job_id + " still " + info.state + " after " +
                      std::to_string(waited.count() / 1000) + " s: cancelled");
+            if (stop) return Status::Error("stopped: doctor job " + job_id + " cancelled (scancel)");
             break;
         }
         sleep(run.poll_interval);

@@ -29,6 +29,9 @@ struct DoctorRun {
     std::function<void(const std::string&)> on_progress;  // "submitted job 12", "state RUNNING", ...
     // How to wait between polls (tests pass one that only counts); waiting time is the sum of the sleeps.
     std::function<void(std::chrono::milliseconds)> sleep;
+    // Polled before submitting and between job polls (the app's Cancel): once it says true the job is
+    // cancelled as at the deadline, and run_doctor fails saying so (no report: a user's stop judges nothing).
+    std::function<bool()> stop_requested;
 };
 
 struct DoctorOutcome {
