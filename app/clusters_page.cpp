@@ -1,4 +1,4 @@
-// ClustersPage: profile list, profile dialogs, connection tests, the Health view.
+// ClustersPage: profile list, profile dialogs, connection tests, the Health view and its doctor runs.
 #include "clusters_page.h"
 
 #include <QHBoxLayout>
@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "clusters/cluster_dialogs.h"
+#include "clusters/doctor_job.h"
 #include "clusters/health_view.h"
 #include "local/engine_command.h"
 
@@ -88,6 +89,10 @@ ClustersPage::ClustersPage(const QString& resource_root, const QString& runs_dir
         }
     });
     connect(test_, &QPushButton::clicked, this, &ClustersPage::test_selected);
+    connect(health_, &HealthView::run_requested, this, &ClustersPage::run_doctor);
+    connect(health_, &HealthView::cancel_requested, this, [this] {
+        if (doctor_ != nullptr && doctor_->running()) doctor_->stop();
+    });
     refresh();
 }
 
@@ -166,6 +171,41 @@ void ClustersPage::edit_selected() {
     if (const Status s = add_profile(*dialog.profile()); !s.ok()) {
         QMessageBox::warning(this, tr("Edit cluster"), QString::fromStdString(s.message()));
     }
+}
+
+void ClustersPage::run_doctor() {
+    const int row = list_->currentRow();
+    if (row < 1) return;
+    const remote::ClusterProfile& profile = profiles_[static_cast<size_t>(row - 1)];
+    if (doctor_ != nullptr) {
+        // Its Slurm job is cancelled; what it still sends is dropped by id below.
+        doctor_->stop();
+        if (doctor_->running())
+            connect(doctor_, &ClusterJob::finished, doctor_, &QObject::deleteLater);
+        else
+            doctor_->deleteLater();
+    }
+    DoctorCliOptions options = health_->doctor_options();
+    options.engine = find_engine_binary().toStdString();  // as a run on a bare-metal cluster deploys it
+    auto* job = new DoctorJob(profile, make_gui_callbacks(window()), connector_, this);
+    doctor_ = job;
+    doctor_log_.clear();
+    const int id = job->id();
+    const auto current = [this, id] { return doctor_ != nullptr && doctor_->id() == id; };
+    const auto shown = [this, job] { return health_->cluster() == job->profile().name; };
+    connect(job, &ClusterJob::output, this, [this, current, shown](const QStringList& lines) {
+        if (!current()) return;
+        doctor_log_ += lines;
+        if (shown()) health_->append_output(lines);
+    });
+    connect(job, &ClusterJob::finished, this, [this, job, current, shown](bool ok, const QString& message) {
+        if (!current() || !shown()) return;
+        health_->set_running(false);
+        if (job->report()) health_->show_report(*job->report());
+        health_->show_result(ok, message);
+    });
+    health_->set_running(true);
+    job->start(std::move(options));
 }
 
 void ClustersPage::test_selected() {
@@ -270,8 +310,13 @@ void ClustersPage::show_details() {
             partitions_->setItem(r, c, new QTableWidgetItem(cells[c]));
     }
     partitions_->setVisible(!partitions.isEmpty());
-    health_->show_cluster(p.name);
+    const bool switched = health_->cluster() != p.name;
+    health_->show_cluster(p);
     health_->show();
+    if (switched && doctor_ != nullptr && doctor_->running() && doctor_->profile().name == p.name) {
+        health_->set_running(true);
+        health_->append_output(doctor_log_);
+    }
 }
 
 }  // namespace slipway::app

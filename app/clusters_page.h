@@ -1,8 +1,10 @@
 // The clusters page: "This computer" (the embedded default, which runs slipway-engine locally) and the
 // cluster profiles of clusters.json: add, edit, remove, and test a connection (host key, passphrase and
 // 2FA asked in dialogs; the login node's hostname and its Slurm partitions from sinfo shown), and the
-// cluster's last health report (Health view). It owns one
-// ClusterSession per profile, which the window also uses to submit and follow runs.
+// cluster's last health report (Health view) with Run doctor, which it runs as a DoctorJob (one at a time: a
+// second Run cancels the first; a job of a cluster no longer shown goes on, saves its report, and shows again
+// when its cluster does). It owns one ClusterSession per profile, which the window also uses to submit and
+// follow runs.
 #pragma once
 
 #include <QWidget>
@@ -22,6 +24,7 @@ class QTableWidget;
 
 namespace slipway::app {
 
+class DoctorJob;
 class HealthView;
 
 class ClustersPage : public QWidget {
@@ -54,6 +57,10 @@ public:
     QTableWidget* partitions_table() const { return partitions_; }
     // The selected cluster's last `slipway doctor` report.
     HealthView* health_view() const { return health_; }
+    // Runs the doctor on the selected cluster with the Health view's options (its Run button); the running
+    // or last doctor job, null before one.
+    void run_doctor();
+    DoctorJob* doctor_job() const { return doctor_; }
 
 signals:
     void profiles_changed(const std::vector<remote::ClusterProfile>& profiles);
@@ -78,6 +85,8 @@ private:
     QPushButton* edit_;
     QPushButton* remove_;
     QPushButton* test_;
+    DoctorJob* doctor_ = nullptr;  // the current doctor; a replaced one deletes itself when it ends
+    QStringList doctor_log_;       // its progress, shown again when its cluster is
 };
 
 }  // namespace slipway::app

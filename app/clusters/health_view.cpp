@@ -2,8 +2,14 @@
 #include "clusters/health_view.h"
 
 #include <QColor>
+#include <QFormLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -33,6 +39,46 @@ QString gbps(double value) {
 }  // namespace
 
 HealthView::HealthView(QWidget* parent) : QWidget(parent) {
+    partition_ = new QLineEdit(this);
+    partition_->setPlaceholderText(tr("Slurm's default partition"));
+    nodelist_ = new QLineEdit(this);
+    nodelist_->setPlaceholderText(tr("every usable node of the partition (or: n01,n02)"));
+    deadline_ = new QSpinBox(this);
+    deadline_->setRange(0, 24 * 3600);
+    deadline_->setSuffix(tr(" s"));
+    deadline_->setSpecialValueText(tr("the job's time limit + 5 min"));
+    deadline_->setToolTip(
+        tr("A job still queued or running then is cancelled and judged on what it printed."));
+    image_ = new QLineEdit(this);
+    image_->setPlaceholderText(tr("the container image holding slipway-engine"));
+    run_ = new QPushButton(tr("Run doctor"), this);
+    run_->setToolTip(
+        tr("A short Slurm job checks each node: GPUs, bandwidth within and across nodes, the "
+           "rendezvous port (slipway doctor)."));
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    cancel_->setToolTip(tr("Cancels the doctor's Slurm job (scancel)."));
+    cancel_->setEnabled(false);
+    result_ = new QLabel(this);
+    result_->setWordWrap(true);
+    result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    result_->hide();
+    output_ = new QPlainTextEdit(this);
+    output_->setReadOnly(true);
+    output_->setMaximumHeight(120);
+    output_->hide();
+    auto* form = new QFormLayout;
+    form->addRow(tr("Partition"), partition_);
+    form->addRow(tr("Nodes"), nodelist_);
+    form->addRow(tr("Deadline"), deadline_);
+    image_label_ = new QLabel(tr("Image"), this);
+    form->addRow(image_label_, image_);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(run_);
+    buttons->addWidget(cancel_);
+    buttons->addStretch(1);
+    connect(run_, &QPushButton::clicked, this, &HealthView::run_requested);
+    connect(cancel_, &QPushButton::clicked, this, &HealthView::cancel_requested);
+
     summary_ = new QLabel(this);
     summary_->setTextFormat(Qt::RichText);
     summary_->setWordWrap(true);
@@ -46,11 +92,32 @@ HealthView::HealthView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(new QLabel(tr("<b>Health</b>"), this));
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+    layout->addWidget(result_);
+    layout->addWidget(output_);
     layout->addWidget(summary_);
     layout->addWidget(table_, 1);
 }
 
-void HealthView::show_cluster(const std::string& cluster) {
+void HealthView::show_cluster(const remote::ClusterProfile& profile) {
+    const std::string& cluster = profile.name;
+    if (cluster != cluster_) {
+        cluster_ = cluster;
+        // The CLI's defaults: the profile's partition, every usable node, the job's time + 5 minutes.
+        const DoctorCliOptions defaults;
+        partition_->setText(text(profile.default_partition));
+        nodelist_->clear();
+        deadline_->setValue(defaults.deadline_s);
+        image_->clear();
+        const bool pyxis = profile.container == remote::ContainerMode::kPyxis;
+        image_label_->setVisible(pyxis);
+        image_->setVisible(pyxis);
+        output_->clear();
+        output_->hide();
+        result_->hide();
+        set_running(false);
+    }
     Result<remote::DoctorReport> report = remote::DoctorReportStore().load(cluster);
     if (report.ok()) {
         show_report(*report);
@@ -60,8 +127,8 @@ void HealthView::show_cluster(const std::string& cluster) {
     table_->hide();
     summary_->setText(
         report.code() == StatusCode::kNotFound
-            ? tr("No health report yet. <code>slipway doctor %1</code> checks every node (GPUs, "
-                 "bandwidth within and across nodes, the rendezvous port) and saves one here.")
+            ? tr("No health report yet. Run doctor (or <code>slipway doctor %1</code>) checks every node "
+                 "(GPUs, bandwidth within and across nodes, the rendezvous port) and saves one here.")
                   .arg(text(cluster).toHtmlEscaped())
             : QStringLiteral("<span style='color:#c62828'>%1</span>")
                   .arg(text(report.error()).toHtmlEscaped()));
@@ -112,6 +179,39 @@ void HealthView::show_report(const remote::DoctorReport& r) {
     }
     table_->resizeColumnsToContents();
     table_->show();
+}
+
+DoctorCliOptions HealthView::doctor_options() const {
+    DoctorCliOptions options;
+    options.partition = partition_->text().trimmed().toStdString();
+    for (const QString& node : nodelist_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        if (!node.trimmed().isEmpty()) options.nodelist.push_back(node.trimmed().toStdString());
+    }
+    options.deadline_s = deadline_->value();
+    options.image = image_->text().trimmed().toStdString();
+    return options;
+}
+
+void HealthView::set_running(bool running) {
+    for (QWidget* w : std::initializer_list<QWidget*>{partition_, nodelist_, deadline_, image_, run_})
+        w->setEnabled(!running);
+    cancel_->setEnabled(running);
+    if (running) {
+        output_->clear();
+        output_->show();
+        result_->hide();
+    }
+}
+
+void HealthView::append_output(const QStringList& lines) {
+    for (const QString& line : lines)
+        output_->appendPlainText(line);
+}
+
+void HealthView::show_result(bool ok, const QString& message) {
+    result_->setStyleSheet(ok ? QStringLiteral("color:#2e7d32") : QStringLiteral("color:#c62828"));
+    result_->setText(message);
+    result_->show();
 }
 
 QString HealthView::summary_text() const {
