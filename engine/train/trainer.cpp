@@ -505,7 +505,6 @@ Status TrainingRun::sharded_checkpoint(int64_t done) {
 }
 
 Result<TrainReport> TrainingRun::loop() {
-    model::LlamaForCausalLM& llama = *llama_;
     report_.output_dir = t_.output_dir;
     epoch_ = start_.epoch;
     sampler_->set_epoch(epoch_);

@@ -48,4 +48,6 @@ binary=$(echo "$copy" | awk '{print $3}')
 grep -qx 'RUN slipway-engine --version' "$work/final_stage" || { echo "the final stage does not run the engine"; exit 1; }
 bash "$here/in_root.sh" "$root" "$source_dir" "$binary" --version
 bash "$here/in_root.sh" "$root" "$source_dir" "$binary" config validate "/src/slipway/${run_file#"$source_dir"/}"
-echo "the Dockerfile's engine stage built $binary against LibTorch $(chroot "$root" python3 -c 'import torch; print(torch.__version__)')"
+# shellcheck disable=SC2016  # dpkg-query's own format
+version=$(chroot "$root" dpkg-query -W -f='${Version}' libtorch-dev)
+echo "the Dockerfile's engine stage built $binary against LibTorch $version (python3-torch's cmake_prefix_path)"

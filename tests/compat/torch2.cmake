@@ -36,6 +36,11 @@ foreach(suite IN LISTS _torch2_suites)
   list(APPEND _torch2_done ${suite})
 endforeach()
 
+# tests/gpu/run.sh's build (vendor folder, torch.utils.cmake_prefix_path) and its CPU-side parts.
+add_test(NAME torch2_gpu_suite_dry COMMAND ${_torch2} gpu)
+set_tests_properties(torch2_gpu_suite_dry PROPERTIES LABELS torch2 TIMEOUT 3600 SKIP_RETURN_CODE 77
+                     FIXTURES_REQUIRED torch2_root RESOURCE_LOCK torch2)
+
 # The rendered Dockerfile's engine stage (torch.utils.cmake_prefix_path of python3-torch 2.6): needs the
 # app's CLI to render it.
 if(SLIPWAY_BUILD_APP)

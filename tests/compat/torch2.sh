@@ -9,6 +9,7 @@
 #                        compile c10d's NCCL branch (only NGC's torch has ProcessGroupNCCL) syntax-only
 #   suite LABEL [SKIP]   run the inner ctest label LABEL, leaving out tests that also carry a label matching
 #                        the regex SKIP (tests with two labels run once)
+#   gpu                  tests/gpu/run.sh in the root with the vendor folder: its build and CPU-side parts
 #   dockerfile SLIPWAY   render a run's Dockerfile with the app's CLI and run its engine stage in the root
 # Exit 77 (skip) when the root cannot be made here (no mirror, not root).
 set -euo pipefail
@@ -71,6 +72,21 @@ suite)
   args=(--test-dir /build/torch2 -L "^$label\$" --output-on-failure --timeout 900)
   [ -z "$skip" ] || args+=(-LE "$skip")
   in_root ctest "${args[@]}"
+  ;;
+gpu)
+  # tests/gpu/run.sh as on a GPU machine that has only a PyTorch: build dependencies from the vendor folder
+  # (Debian 12's, filled on this host by vendor.sh), torch 2.6 through torch.utils.cmake_prefix_path. With
+  # no GPU it builds, runs its CPU-side parts and exits 77: that is this step's pass.
+  need_root
+  bash "$source_dir/tests/gpu/vendor.sh" "$root/opt/slipway-gpu-vendor"
+  status=0
+  in_root "${ccache_env[@]}" CMAKE_CXX_COMPILER_LAUNCHER=ccache PYTHON=python3 JOBS="$jobs" BUILD_DIR=/build/gpu \
+    RESULTS=/build/gpu-results VENDOR=/opt/slipway-gpu-vendor bash /src/slipway/tests/gpu/run.sh || status=$?
+  case $status in
+  0) echo "tests/gpu/run.sh: every check passed (a GPU was there)" ;;
+  77) echo "tests/gpu/run.sh: built against LibTorch 2.6 from the vendor folder; CPU-side parts passed; no GPU" ;;
+  *) echo "tests/gpu/run.sh failed (exit $status)"; exit 1 ;;
+  esac
   ;;
 dockerfile)
   need_root
