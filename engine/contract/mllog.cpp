@@ -1,6 +1,7 @@
 // MLLOG line writer (Python json.dumps byte-for-byte) and parser (never throws, any bytes).
 #include "contract/mllog.h"
 
+#include "contract/json_text.h"
 #include "contract/mllog_scan.h"
 #include "contract/utf8.h"
 
@@ -128,34 +129,6 @@ std::string sanitize_utf8(std::string_view in) {
     return out;
 }
 
-// Python's json module gives up near 1000 levels too. The limit keeps every later recursive walk (copy,
-// compare, dump) of a parsed value safe from stack exhaustion; nlohmann's parser itself is iterative.
-constexpr int kMaxNesting = 512;
-
-bool nesting_exceeds(std::string_view text, int limit) {
-    int depth = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (const char c : text) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > limit) return true;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return false;
-}
-
 std::string string_field(const MllogJson& doc, const char* name) {
     const auto it = doc.find(name);
     return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -170,8 +143,8 @@ int64_t time_field(const MllogJson& doc) {
 // the scanner declines.
 void parse_payload_with_nlohmann(std::string_view text, MllogParseResult& result) {
     result.kind = MllogLineKind::kBadMllog;
-    if (nesting_exceeds(text, kMaxNesting)) {
-        result.error = "MLLOG payload nests deeper than " + std::to_string(kMaxNesting) + " levels";
+    if (json_nesting_exceeds(text)) {
+        result.error = "MLLOG payload nests deeper than " + std::to_string(kMaxJsonNesting) + " levels";
         return;
     }
     MllogJson doc;

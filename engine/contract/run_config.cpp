@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "contract/hf_flags.h"
+#include "contract/json_text.h"
 #include "contract/run_config_schema.h"
 
 namespace slipway {
@@ -182,11 +183,7 @@ Result<nlohmann::json> read_json_file(const std::string& path) {
     if (!in) return Result<nlohmann::json>::Error(path + ": cannot open file");
     std::ostringstream buffer;
     buffer << in.rdbuf();
-    try {
-        return nlohmann::json::parse(buffer.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        return Result<nlohmann::json>::Error(path + ": invalid JSON: " + e.what());
-    }
+    return parse_json_text(buffer.str(), path);
 }
 
 Result<nlohmann::json> read_run_document(const std::string& path) {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contract/json_text.h"
 #include "contract/run_config.h"
 
 namespace slipway::io {
@@ -93,13 +94,10 @@ Result<std::shared_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string
         return Status::Error(path + ": header length " + std::to_string(header_size) +
                              " runs past the end of the file");
     }
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(reinterpret_cast<const char*>(bytes + 8),
-                                       reinterpret_cast<const char*>(bytes + 8 + header_size));
-    } catch (const nlohmann::json::exception& e) {
-        return Status::Error(path + ": header is not valid JSON: " + e.what());
-    }
+    Result<nlohmann::json> parsed = parse_json_text(
+        std::string_view(reinterpret_cast<const char*>(bytes + 8), header_size), path + ": header");
+    if (!parsed.ok()) return parsed.status();
+    const nlohmann::json& header = *parsed;
     if (!header.is_object()) return Status::Error(path + ": header must be a JSON object");
     const uint8_t* data = bytes + 8 + header_size;
     const uint64_t data_size = size - 8 - header_size;
@@ -125,12 +123,19 @@ Result<std::shared_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string
         if (!dtype.ok()) return Status::Error(where + dtype.error());
         view.dtype = *dtype;
         if (!entry["shape"].is_array()) return Status::Error(where + "shape must be a list");
+        // The element count in bytes must fit the file, so a product that overflows is an error, not a
+        // wrapped size that happens to match data_offsets.
         uint64_t numel = 1;
         for (const auto& d : entry["shape"]) {
             if (!d.is_number_unsigned())
                 return Status::Error(where + "shape must hold non-negative integers");
-            view.shape.push_back(d.get<int64_t>());
-            numel *= d.get<uint64_t>();
+            const uint64_t dim = d.get<uint64_t>();
+            if (dim > data_size || __builtin_mul_overflow(numel, dim, &numel))
+                return Status::Error(where + "shape " + entry["shape"].dump() + " is larger than the file");
+            view.shape.push_back(static_cast<int64_t>(dim));
+        }
+        if (numel > data_size / dtype_size(view.dtype)) {
+            return Status::Error(where + "shape " + entry["shape"].dump() + " is larger than the file");
         }
         const nlohmann::json& offsets = entry["data_offsets"];
         if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
