@@ -3,6 +3,7 @@
 #include "cli/tokenize_command.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <istream>
 #include <memory>
 #include <ostream>
@@ -54,11 +55,11 @@ LineResult process_line(const tokenizer::Tokenizer& tok, const TokenizeOptions& 
         }
         std::vector<int32_t> ids;
         for (const auto& v : *it) {
-            if (!v.is_number_integer()) {
-                r.error = "\"ids\" must hold integers";
+            if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > INT32_MAX) {
+                r.error = "\"ids\" must hold token ids (integers from 0 to 2^31-1), got " + v.dump();
                 return r;
             }
-            ids.push_back(v.get<int32_t>());
+            ids.push_back(static_cast<int32_t>(v.get<int64_t>()));
         }
         Result<std::string> text = tok.decode(ids, o.skip_special_tokens);
         if (!text.ok()) {
@@ -78,8 +79,13 @@ LineResult process_line(const tokenizer::Tokenizer& tok, const TokenizeOptions& 
         r.error = "field \"" + o.field + "\" is not a string";
         return r;
     }
-    // nlohmann rejects invalid UTF-8 while parsing, so the text is valid here.
-    const std::vector<int32_t> ids = tok.encode(it->get_ref<const std::string&>(), o.add_special_tokens);
+    Result<std::vector<int32_t>> encoded =
+        tok.encode_checked(it->get_ref<const std::string&>(), o.add_special_tokens);
+    if (!encoded.ok()) {
+        r.error = encoded.error();
+        return r;
+    }
+    const std::vector<int32_t>& ids = *encoded;
     std::string out = "{\"ids\": [";
     for (size_t i = 0; i < ids.size(); ++i) {
         if (i) out += ", ";

@@ -42,6 +42,16 @@ struct QueuedMerge {
 
 }  // namespace
 
+Result<int32_t> parse_token_id(const nlohmann::json& value, const std::string& where) {
+    if (!value.is_number_integer() || value.get<int64_t>() < 0 ||
+        (value.is_number_unsigned() ? value.get<uint64_t>() > uint64_t{kMaxTokenId}
+                                    : value.get<int64_t>() > kMaxTokenId)) {
+        return Status::Error(where + ": id " + value.dump() + " is not an integer in [0, " +
+                             std::to_string(kMaxTokenId) + "]");
+    }
+    return static_cast<int32_t>(value.get<int64_t>());
+}
+
 Result<BpeModel> BpeModel::from_json(const nlohmann::json& model) {
     BpeModel bpe;
     bpe.instance_id_ = next_instance_id++;
@@ -60,16 +70,16 @@ Result<BpeModel> BpeModel::from_json(const nlohmann::json& model) {
         const nlohmann::json& vocab = model.at("vocab");
         if (!vocab.is_object()) return Status::Error("model.vocab: must be an object of token -> id");
         int32_t max_id = -1;
-        for (const auto& [token, id] : vocab.items())
-            max_id = std::max(max_id, id.get<int32_t>());
-        bpe.id_to_token_.resize(static_cast<size_t>(max_id + 1));
         bpe.vocab_.reserve(vocab.size());
         for (const auto& [token, id] : vocab.items()) {
-            const int32_t i = id.get<int32_t>();
-            if (i < 0) return Status::Error("model.vocab: negative id for \"" + token + "\"");
-            bpe.vocab_.emplace(token, i);
-            bpe.id_to_token_[static_cast<size_t>(i)] = token;
+            Result<int32_t> i = parse_token_id(id, "model.vocab[\"" + token + "\"]");
+            if (!i.ok()) return i.status();
+            bpe.vocab_.emplace(token, *i);
+            max_id = std::max(max_id, *i);
         }
+        bpe.id_to_token_.resize(static_cast<size_t>(max_id + 1));
+        for (const auto& [token, id] : vocab.items())  // file order: the last token of a shared id wins
+            bpe.id_to_token_[static_cast<size_t>(id.get<int32_t>())] = token;
         const nlohmann::json& merges = model.at("merges");
         if (!merges.is_array()) return Status::Error("model.merges: must be a list");
         bpe.merges_.reserve(merges.size());

@@ -17,6 +17,13 @@
 
 namespace slipway::tokenizer {
 
+// Ids are int32 as in the HF library. No real vocabulary comes near this limit (Llama-3 128k, Gemma 256k);
+// an id past it in tokenizer.json is an error, not a vector of that many tokens.
+inline constexpr int64_t kMaxTokenId = (int64_t{1} << 24) - 1;
+
+// A token id from tokenizer.json: an integer in [0, kMaxTokenId]; the error names `where`.
+Result<int32_t> parse_token_id(const nlohmann::json& value, const std::string& where);
+
 class BpeModel {
 public:
     // From the "model" object of tokenizer.json (type BPE). Errors name the offending key.

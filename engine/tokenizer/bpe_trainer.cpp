@@ -51,7 +51,7 @@ Status BpeTrainer::add_text(const std::string& text) {
     if (!pre.ok()) return pre.status();
     if (!is_valid_utf8(text)) return Status::Error("text is not valid UTF-8");
     std::vector<Piece> pieces = {{text, true}};
-    (*pre)->pre_tokenize(pieces);
+    if (Status s = (*pre)->pre_tokenize(pieces); !s.ok()) return s;
     for (Piece& p : pieces)
         ++word_counts_[std::move(p.text)];
     return Status::Ok();

@@ -13,14 +13,18 @@ namespace {
 
 class Nfc : public Normalizer {
 public:
-    void normalize(std::string& text) const override { text = to_nfc(text); }
+    Status normalize(std::string& text) const override {
+        text = to_nfc(text);
+        return Status::Ok();
+    }
 };
 
 class Prepend : public Normalizer {
 public:
     explicit Prepend(std::string prefix) : prefix_(std::move(prefix)) {}
-    void normalize(std::string& text) const override {
+    Status normalize(std::string& text) const override {
         if (!text.empty()) text.insert(0, prefix_);
+        return Status::Ok();
     }
 
 private:
@@ -32,10 +36,11 @@ class Replace : public Normalizer {
 public:
     Replace(std::shared_ptr<const Regex> regex, std::string content)
         : regex_(std::move(regex)), content_(std::move(content)) {}
-    void normalize(std::string& text) const override {
+    Status normalize(std::string& text) const override {
         std::vector<std::pair<size_t, size_t>> matches;
-        regex_->find_all(text, matches);
-        if (matches.empty()) return;
+        if (Status s = regex_->find_all(text, matches); !s.ok())
+            return Status::Error("normalizer Replace: " + s.message());
+        if (matches.empty()) return Status::Ok();
         std::string out;
         out.reserve(text.size() + matches.size() * content_.size());
         size_t last = 0;
@@ -46,6 +51,7 @@ public:
         }
         out.append(text, last, std::string::npos);
         text = std::move(out);
+        return Status::Ok();
     }
 
 private:
@@ -56,9 +62,11 @@ private:
 class Sequence : public Normalizer {
 public:
     explicit Sequence(std::vector<std::shared_ptr<const Normalizer>> parts) : parts_(std::move(parts)) {}
-    void normalize(std::string& text) const override {
-        for (const auto& p : parts_)
-            p->normalize(text);
+    Status normalize(std::string& text) const override {
+        for (const auto& p : parts_) {
+            if (Status s = p->normalize(text); !s.ok()) return s;
+        }
+        return Status::Ok();
     }
 
 private:

@@ -14,7 +14,7 @@ namespace slipway::tokenizer {
 class Normalizer {
 public:
     virtual ~Normalizer() = default;
-    virtual void normalize(std::string& text) const = 0;
+    [[nodiscard]] virtual Status normalize(std::string& text) const = 0;
 };
 
 // nullptr for a JSON null (no normalizer).

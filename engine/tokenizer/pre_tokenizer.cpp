@@ -15,25 +15,27 @@ namespace {
 constexpr const char* kGpt2Pattern =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
-void split_pieces(std::vector<Piece>& pieces, const Regex& regex, SplitBehavior behavior, bool invert) {
+Status split_pieces(std::vector<Piece>& pieces, const Regex& regex, SplitBehavior behavior, bool invert) {
     std::vector<Piece> out;
     out.reserve(pieces.size() * 4);
     std::vector<std::pair<size_t, size_t>> matches;
     for (Piece& piece : pieces) {
-        regex.find_all(piece.text, matches);
+        if (Status s = regex.find_all(piece.text, matches); !s.ok())
+            return Status::Error("pre_tokenizer: " + s.message());
         for (const auto& [begin, end] : split_by_matches(piece.text.size(), matches, behavior, invert)) {
             out.push_back({piece.text.substr(begin, end - begin), piece.at_input_start && begin == 0});
         }
     }
     pieces = std::move(out);
+    return Status::Ok();
 }
 
 class Split : public PreTokenizer {
 public:
     Split(std::shared_ptr<const Regex> regex, SplitBehavior behavior, bool invert)
         : regex_(std::move(regex)), behavior_(behavior), invert_(invert) {}
-    void pre_tokenize(std::vector<Piece>& pieces) const override {
-        split_pieces(pieces, *regex_, behavior_, invert_);
+    Status pre_tokenize(std::vector<Piece>& pieces) const override {
+        return split_pieces(pieces, *regex_, behavior_, invert_);
     }
 
 private:
@@ -46,13 +48,15 @@ class ByteLevel : public PreTokenizer {
 public:
     ByteLevel(bool add_prefix_space, std::shared_ptr<const Regex> regex)
         : add_prefix_space_(add_prefix_space), regex_(std::move(regex)) {}
-    void pre_tokenize(std::vector<Piece>& pieces) const override {
+    Status pre_tokenize(std::vector<Piece>& pieces) const override {
         if (add_prefix_space_) {
             for (Piece& p : pieces) {
                 if (p.text.empty() || p.text[0] != ' ') p.text.insert(0, " ");
             }
         }
-        if (regex_) split_pieces(pieces, *regex_, SplitBehavior::kIsolated, false);
+        if (regex_) {
+            if (Status s = split_pieces(pieces, *regex_, SplitBehavior::kIsolated, false); !s.ok()) return s;
+        }
         const ByteLevelAlphabet& alphabet = byte_level_alphabet();
         for (Piece& p : pieces) {
             std::string mapped;
@@ -61,6 +65,7 @@ public:
                 mapped += alphabet.byte_to_utf8[b];
             p.text = std::move(mapped);
         }
+        return Status::Ok();
     }
 
 private:
@@ -73,7 +78,7 @@ public:
     enum class Prepend { kAlways, kFirst, kNever };
     Metaspace(std::string replacement, Prepend prepend, bool split)
         : replacement_(std::move(replacement)), prepend_(prepend), split_(split) {}
-    void pre_tokenize(std::vector<Piece>& pieces) const override {
+    Status pre_tokenize(std::vector<Piece>& pieces) const override {
         std::vector<Piece> out;
         for (Piece& p : pieces) {
             std::string replaced;
@@ -104,6 +109,7 @@ public:
             }
         }
         pieces = std::move(out);
+        return Status::Ok();
     }
 
 private:
@@ -115,9 +121,11 @@ private:
 class Sequence : public PreTokenizer {
 public:
     explicit Sequence(std::vector<std::shared_ptr<const PreTokenizer>> parts) : parts_(std::move(parts)) {}
-    void pre_tokenize(std::vector<Piece>& pieces) const override {
-        for (const auto& p : parts_)
-            p->pre_tokenize(pieces);
+    Status pre_tokenize(std::vector<Piece>& pieces) const override {
+        for (const auto& p : parts_) {
+            if (Status s = p->pre_tokenize(pieces); !s.ok()) return s;
+        }
+        return Status::Ok();
     }
 
 private:

@@ -21,7 +21,7 @@ class PreTokenizer {
 public:
     virtual ~PreTokenizer() = default;
     // Replaces `pieces` by their finer split.
-    virtual void pre_tokenize(std::vector<Piece>& pieces) const = 0;
+    [[nodiscard]] virtual Status pre_tokenize(std::vector<Piece>& pieces) const = 0;
 };
 
 // nullptr for a JSON null (the whole text is one piece).

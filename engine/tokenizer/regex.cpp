@@ -86,7 +86,7 @@ Regex::~Regex() {
     pcre2_code_free(static_cast<pcre2_code*>(code_));
 }
 
-void Regex::find_all(std::string_view text, std::vector<std::pair<size_t, size_t>>& matches) const {
+Status Regex::find_all(std::string_view text, std::vector<std::pair<size_t, size_t>>& matches) const {
     thread_local MatchData match;
     matches.clear();
     auto* code = static_cast<pcre2_code*>(code_);
@@ -98,7 +98,14 @@ void Regex::find_all(std::string_view text, std::vector<std::pair<size_t, size_t
             jit_
                 ? pcre2_jit_match(code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.data, nullptr)
                 : pcre2_match(code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.data, nullptr);
-        if (rc < 0) break;
+        if (rc == PCRE2_ERROR_NOMATCH) break;
+        if (rc < 0) {
+            PCRE2_UCHAR message[256];
+            pcre2_get_error_message(rc, message, sizeof(message));
+            return Status::Error("regex " + pattern_ + ": " + reinterpret_cast<const char*>(message) +
+                                 " at byte " + std::to_string(offset) + " of a " +
+                                 std::to_string(text.size()) + "-byte piece");
+        }
         const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.data);
         const size_t begin = ovector[0], end = ovector[1];
         if (end == begin) {  // empty match: step one character forward, as find_iter does
@@ -110,6 +117,7 @@ void Regex::find_all(std::string_view text, std::vector<std::pair<size_t, size_t
         matches.emplace_back(begin, end);
         offset = end;
     }
+    return Status::Ok();
 }
 
 }  // namespace slipway::tokenizer

@@ -24,8 +24,10 @@ public:
     Regex(const Regex&) = delete;
     Regex& operator=(const Regex&) = delete;
 
-    // Every non-overlapping match as [begin, end) byte ranges, left to right. Thread-safe.
-    void find_all(std::string_view text, std::vector<std::pair<size_t, size_t>>& matches) const;
+    // Every non-overlapping match as [begin, end) byte ranges, left to right. Thread-safe. An error when
+    // the engine gives up (match or depth limit, JIT stack): never a silent "no match".
+    [[nodiscard]] Status find_all(std::string_view text,
+                                  std::vector<std::pair<size_t, size_t>>& matches) const;
 
     const std::string& pattern() const { return pattern_; }
 

@@ -28,7 +28,8 @@ struct Tokenizer::Impl {
     // Post-processor template for a single sequence: ids before and after the text.
     std::vector<int32_t> prefix_ids, suffix_ids;
 
-    void encode_text(std::string_view text, bool at_input_start, std::vector<int32_t>& out) const;
+    Status encode_text(std::string_view text, bool at_input_start, std::vector<int32_t>& out) const;
+    Status encode(std::string_view text, bool add_special_tokens, std::vector<int32_t>& ids) const;
 };
 
 namespace {
@@ -57,8 +58,11 @@ Status parse_post_processor(const nlohmann::json& spec, std::vector<int32_t>& pr
         }
         const std::string name = item.at("SpecialToken").at("id").get<std::string>();
         const nlohmann::json& special = spec.at("special_tokens").at(name);
-        for (const nlohmann::json& id : special.at("ids"))
-            (seen_sequence ? suffix : prefix).push_back(id.get<int32_t>());
+        for (const nlohmann::json& id : special.at("ids")) {
+            Result<int32_t> checked = parse_token_id(id, "post_processor.special_tokens[\"" + name + "\"]");
+            if (!checked.ok()) return checked.status();
+            (seen_sequence ? suffix : prefix).push_back(*checked);
+        }
     }
     return Status::Ok();
 }
@@ -102,7 +106,10 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
 
         for (const nlohmann::json& t : document.value("added_tokens", nlohmann::json::array())) {
             AddedToken token;
-            token.id = t.at("id").get<int32_t>();
+            Result<int32_t> id =
+                parse_token_id(t.at("id"), "added_tokens[" + std::to_string(impl->added.size()) + "]");
+            if (!id.ok()) return id.status();
+            token.id = *id;
             token.content = t.at("content").get<std::string>();
             token.special = t.value("special", false);
             token.normalized = t.value("normalized", !token.special);
@@ -121,6 +128,14 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
         impl->added_by_content.emplace(t.content, t.id);
         (t.normalized ? normalized : raw).push_back(&t);
     }
+    // The template's ids are emitted as they are: each must be a token the tokenizer knows.
+    for (const std::vector<int32_t>* ids : {&impl->prefix_ids, &impl->suffix_ids}) {
+        for (int32_t id : *ids) {
+            if (impl->added_by_id.count(id) == 0 && impl->model->id_to_token(id) == nullptr)
+                return Status::Error("post_processor: special token id " + std::to_string(id) +
+                                     " is in no vocab");
+        }
+    }
     impl->raw_matcher = std::make_unique<AddedTokenMatcher>(raw);
     impl->normalized_matcher = std::make_unique<AddedTokenMatcher>(normalized);
     Tokenizer tokenizer;
@@ -128,10 +143,12 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
     return tokenizer;
 }
 
-void Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start,
-                                  std::vector<int32_t>& out) const {
+Status Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start,
+                                    std::vector<int32_t>& out) const {
     std::string normalized_text(text);
-    if (normalizer) normalizer->normalize(normalized_text);
+    if (normalizer) {
+        if (Status s = normalizer->normalize(normalized_text); !s.ok()) return s;
+    }
     // Tokens with normalized = true are looked for in the normalized text.
     std::vector<Segment> segments;
     if (normalized_matcher->empty()) {
@@ -147,33 +164,44 @@ void Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start,
         }
         pieces.clear();
         pieces.push_back({std::string(segment.text), at_input_start && segment.offset == 0});
-        if (pre_tokenizer) pre_tokenizer->pre_tokenize(pieces);
+        if (pre_tokenizer) {
+            if (Status s = pre_tokenizer->pre_tokenize(pieces); !s.ok()) return s;
+        }
         for (const Piece& piece : pieces)
             model->tokenize(piece.text, out);
     }
+    return Status::Ok();
+}
+
+Status Tokenizer::Impl::encode(std::string_view text, bool add_special_tokens,
+                               std::vector<int32_t>& ids) const {
+    if (add_special_tokens) ids = prefix_ids;
+    if (raw_matcher->empty()) {
+        if (Status s = encode_text(text, true, ids); !s.ok()) return s;
+    } else {
+        for (const Segment& segment : raw_matcher->split(text)) {
+            if (segment.id) {
+                ids.push_back(*segment.id);
+            } else if (Status s = encode_text(segment.text, segment.offset == 0, ids); !s.ok()) {
+                return s;
+            }
+        }
+    }
+    if (add_special_tokens) ids.insert(ids.end(), suffix_ids.begin(), suffix_ids.end());
+    return Status::Ok();
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
     std::vector<int32_t> ids;
-    if (add_special_tokens) ids = impl_->prefix_ids;
-    if (impl_->raw_matcher->empty()) {
-        impl_->encode_text(text, true, ids);
-    } else {
-        for (const Segment& segment : impl_->raw_matcher->split(text)) {
-            if (segment.id) {
-                ids.push_back(*segment.id);
-            } else {
-                impl_->encode_text(segment.text, segment.offset == 0, ids);
-            }
-        }
-    }
-    if (add_special_tokens) ids.insert(ids.end(), impl_->suffix_ids.begin(), impl_->suffix_ids.end());
+    (void)impl_->encode(text, add_special_tokens, ids);  // the precondition: see tokenizer.h
     return ids;
 }
 
 Result<std::vector<int32_t>> Tokenizer::encode_checked(std::string_view text, bool add_special_tokens) const {
     if (!is_valid_utf8(text)) return Status::Error("text is not valid UTF-8");
-    return encode(text, add_special_tokens);
+    std::vector<int32_t> ids;
+    if (Status s = impl_->encode(text, add_special_tokens, ids); !s.ok()) return s;
+    return ids;
 }
 
 Result<std::string> Tokenizer::decode(const std::vector<int32_t>& ids, bool skip_special_tokens) const {

@@ -38,7 +38,9 @@ public:
     static Result<Tokenizer> from_file(const std::string& path);
     static Result<Tokenizer> from_json(const nlohmann::json& document);
 
-    // `text` must be valid UTF-8 (see encode_checked). Special tokens written in the text are matched.
+    // For text the caller trusts: it must be valid UTF-8, and a regex engine error (PCRE2's match limits)
+    // leaves the ids found before it. Input from users goes through encode_checked, which reports both.
+    // Special tokens written in the text are matched.
     std::vector<int32_t> encode(std::string_view text, bool add_special_tokens = false) const;
     // Like encode, but invalid UTF-8 is an error instead of a precondition.
     Result<std::vector<int32_t>> encode_checked(std::string_view text, bool add_special_tokens = false) const;
