@@ -15,10 +15,12 @@ RemoteLogFollower::RemoteLogFollower(Session& session, std::string path, Sink si
 }
 
 void RemoteLogFollower::new_stream() {
-    stream_ = std::make_unique<MllogStream>([this](MllogStreamItem&& item) {
-        ++total_lines_;
-        sink_(std::move(item));
-    });
+    stream_ = std::make_unique<MllogStream>(
+        [this](MllogStreamItem&& item) {
+            ++total_lines_;
+            sink_(std::move(item));
+        },
+        options_.max_line_bytes);
 }
 
 void RemoteLogFollower::restart() {
@@ -92,6 +94,12 @@ Result<PollResult> RemoteLogFollower::poll() {
             partial_.append(*bytes, 0, last_newline + 1);
             deliver(partial_);
             partial_.assign(*bytes, last_newline + 1, std::string::npos);
+        }
+        // An unterminated line past the limit goes to the stream, which keeps its start and drops the rest
+        // up to its '\n': memory stays bounded whatever the remote file holds.
+        if (partial_.size() > options_.max_line_bytes) {
+            deliver(partial_);
+            partial_.clear();
         }
         if (bytes->size() < options_.chunk_bytes) break;  // reached the end for now
     }

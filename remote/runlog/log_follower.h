@@ -20,6 +20,9 @@ struct FollowerOptions {
     std::size_t chunk_bytes = std::size_t{4} << 20;           // one read_range
     std::size_t max_bytes_per_poll = std::size_t{256} << 20;  // a poll catches up at most this much
     int reconnect_attempts = 3;                               // per poll, when the connection is lost
+    // A line longer than this is delivered cut (see MllogStream); the follower then holds at most this
+    // plus one chunk for a line whose '\n' has not arrived, however long the remote line grows.
+    std::size_t max_line_bytes = MllogStream::kDefaultMaxLineBytes;
 };
 
 struct PollResult {
@@ -45,7 +48,8 @@ public:
     // The job has ended: delivers an unterminated last line (already read) as a line of its own.
     void finish();
 
-    // Bytes of the file that were delivered as lines: where a new follower would start.
+    // Bytes of the file that were delivered as lines (or handed to the stream as the kept start of an
+    // overlong line): where a new follower would start.
     std::uint64_t offset() const { return offset_; }
     // Read but held back: the start of a line whose '\n' has not arrived.
     std::size_t held_bytes() const { return partial_.size(); }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <sstream>
 
 namespace slipway::remote {
@@ -100,6 +101,17 @@ Result<std::vector<QueueRow>> parse_squeue(const std::string& out) {
     return rows;
 }
 
+// Fields that scontrol prints last on their line and whose values may hold spaces, even text that looks
+// like "JobState=COMPLETED" (a job name is the user's choice): each takes the rest of its line, so such a
+// value cannot make up fields or records.
+namespace {
+bool is_line_value_key(const std::string& key) {
+    static const std::set<std::string> kKeys = {"JobName", "Command", "WorkDir", "StdErr",
+                                                "StdIn",   "StdOut",  "Comment"};
+    return kKeys.count(key) > 0;
+}
+}  // namespace
+
 std::vector<ScontrolRecord> parse_scontrol_records(const std::string& out) {
     std::vector<ScontrolRecord> records;
     std::string last_key;
@@ -109,17 +121,27 @@ std::vector<ScontrolRecord> parse_scontrol_records(const std::string& out) {
             last_key.clear();
             continue;
         }
-        std::istringstream words(line);
-        std::string word;
-        while (words >> word) {
+        size_t at = 0;
+        while (at < line.size()) {
+            const size_t start = line.find_first_not_of(" \t", at);
+            if (start == std::string::npos) break;
+            size_t end = line.find_first_of(" \t", start);
+            if (end == std::string::npos) end = line.size();
+            const std::string word = line.substr(start, end - start);
+            at = end;
             const size_t eq = word.find('=');
-            // A word without '=' continues the previous value (e.g. "JobName=my job").
+            // A word without '=' continues the previous value (e.g. "Reason=a b").
             if (eq == std::string::npos || eq == 0) {
                 if (!records.empty() && !last_key.empty()) records.back()[last_key] += " " + word;
                 continue;
             }
             std::string key = word.substr(0, eq);
             if (key == "JobId" || records.empty()) records.emplace_back();  // a new record
+            if (is_line_value_key(key)) {
+                records.back()[key] = trim_space(line.substr(start + eq + 1));
+                last_key = key;
+                break;
+            }
             records.back()[key] = word.substr(eq + 1);
             last_key = key;
         }

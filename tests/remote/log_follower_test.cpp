@@ -59,6 +59,28 @@ TEST(LogFollower, PartialLastLineWaitsForItsNewline) {
     EXPECT_EQ(follower.offset(), session.file(kLog).size());
 }
 
+TEST(LogFollower, AnUnendingLineIsHeldBoundedAndDeliveredCut) {
+    FakeSession session;
+    session.put_file(kLog, "first\n");
+    Collected got;
+    FollowerOptions options;
+    options.chunk_bytes = 16;
+    options.max_line_bytes = 64;
+    RemoteLogFollower follower(session, kLog, into(got), 0, options);
+    for (int i = 0; i < 100; ++i) {  // a rank printing a progress bar without '\n' for ever
+        session.append_file(kLog, std::string(10, 'x'));
+        ASSERT_TRUE(follower.poll().ok());
+        EXPECT_LE(follower.held_bytes(), options.max_line_bytes + options.chunk_bytes);
+    }
+    session.append_file(kLog, "\nnext\n");
+    ASSERT_TRUE(follower.poll().ok());
+    ASSERT_EQ(got.items.size(), 3u);
+    EXPECT_EQ(got.items[1].text, std::string(64, 'x'));
+    EXPECT_TRUE(got.items[1].truncated);
+    EXPECT_EQ(got.items[2].text, "next");
+    EXPECT_EQ(follower.offset(), session.file(kLog).size());
+}
+
 TEST(LogFollower, MllogLinesAreParsedBehindSrunPrefixes) {
     FakeSession session;
     session.put_file(kLog,

@@ -133,6 +133,19 @@ TEST(Scontrol, FailedJobWithReason) {
     EXPECT_EQ(info->exit_code, "1:0");
 }
 
+TEST(Scontrol, AJobNameCannotSpoofFields) {
+    // A user's job name is free text: "JobState=COMPLETED" inside it is part of the name.
+    Result<JobInfo> info = job_info_from_scontrol(
+        "JobId=9 JobName=x JobState=COMPLETED ExitCode=0:0 JobId=1\n   JobState=FAILED "
+        "Reason=NonZeroExitCode\n"
+        "   ExitCode=1:0\n   Command=/r/job.sbatch JobState=COMPLETED\n");
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->job_id, "9");
+    EXPECT_EQ(info->name, "x JobState=COMPLETED ExitCode=0:0 JobId=1");
+    EXPECT_EQ(info->state, "FAILED");
+    EXPECT_EQ(info->exit_code, "1:0");
+}
+
 TEST(Scontrol, PurgedJobIsAnError) {
     EXPECT_FALSE(job_info_from_scontrol("slurm_load_jobs error: Invalid job id specified\n").ok());
     EXPECT_FALSE(job_info_from_scontrol("").ok());
