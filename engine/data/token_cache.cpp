@@ -1,6 +1,7 @@
 // Opening and checking a token cache (token_cache.h).
 #include "data/token_cache.h"
 
+#include <cstdint>
 #include <filesystem>
 
 #include "contract/run_config.h"
@@ -35,16 +36,24 @@ Status TokenCache::open_part(Split split) {
     if (!tokens.ok()) return tokens.status();
     Result<MappedFile> blocks = MappedFile::open(blocks_path);
     if (!blocks.ok()) return blocks.status();
-    if (tokens->size() != counts.tokens * sizeof(uint32_t)) {
+    // Counts compared by division first: a count from meta.json times the element size must not wrap
+    // around to the file's size.
+    if (counts.tokens > tokens->size() / sizeof(uint32_t) ||
+        tokens->size() != counts.tokens * sizeof(uint32_t)) {
         return Status::Error(tokens_path + ": " + std::to_string(tokens->size()) + " bytes, expected " +
-                             std::to_string(counts.tokens * sizeof(uint32_t)) + " (" +
-                             std::to_string(counts.tokens) +
+                             (counts.tokens > UINT64_MAX / sizeof(uint32_t)
+                                  ? std::string("more than 2^64")
+                                  : std::to_string(counts.tokens * sizeof(uint32_t))) +
+                             " (" + std::to_string(counts.tokens) +
                              " tokens of 4 bytes in meta.json): truncated or not from this cache");
     }
-    if (blocks->size() != counts.blocks * sizeof(uint64_t)) {
+    if (counts.blocks > blocks->size() / sizeof(uint64_t) ||
+        blocks->size() != counts.blocks * sizeof(uint64_t)) {
         return Status::Error(blocks_path + ": " + std::to_string(blocks->size()) + " bytes, expected " +
-                             std::to_string(counts.blocks * sizeof(uint64_t)) + " (" +
-                             std::to_string(counts.blocks) +
+                             (counts.blocks > UINT64_MAX / sizeof(uint64_t)
+                                  ? std::string("more than 2^64")
+                                  : std::to_string(counts.blocks * sizeof(uint64_t))) +
+                             " (" + std::to_string(counts.blocks) +
                              " offsets of 8 bytes in meta.json): truncated or not from this cache");
     }
     p.tokens = std::move(tokens).value();
