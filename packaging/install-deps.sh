@@ -24,6 +24,8 @@ packages=(
   python3 iproute2
   # GUI under a virtual display for screenshots
   xvfb
+  # tests/fuzz (ctest label fuzz): libFuzzer with ASan and UBSan; flock serializes compiles on shared machines
+  clang-14 libclang-rt-14-dev util-linux
   # tests/compat (ctest label torch2): a Debian trixie root with LibTorch 2.x, made by mmdebstrap
   mmdebstrap curl
 )
