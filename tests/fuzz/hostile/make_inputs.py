@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Writes the hostile inputs of hostile_test.sh into a folder: files that are slightly (or very) wrong in
+the ways users and clusters hand them to us. Generated, because several are large or binary."""
+import copy
+import json
+import os
+import struct
+import sys
+
+out = sys.argv[1]
+source = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+
+
+def write(name, data):
+    path = os.path.join(out, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+preset = json.load(open(os.path.join(source, "resources/presets/demo-tiny.json")))
+tokenizer = json.load(open(os.path.join(source, "resources/demo/tokenizer.json")))
+
+# Run configs.
+write("deep.json", '{"schema": "slipway.run/1", "name": ' + "[" * 100000 + "]" * 100000 + "}")
+write("truncated.json", json.dumps(preset)[:-40])
+write("not-utf8.json", b'{"schema": "slipway.run/1", "name": "\xff\xfe"}')
+bad = copy.deepcopy(preset)
+bad["training"]["per_device_train_batch_size"] = 2**63
+write("huge-batch.json", json.dumps(bad))
+bad = copy.deepcopy(preset)
+bad["slurm"]["partition"] = "gpu; rm -rf ~"
+write("shell-partition.json", json.dumps(bad))
+
+# tokenizer.json: ids out of range, truncated by int32, negative; a post-processor id in no vocab.
+for name, id in [("tok-id-int-max.json", 2**31 - 1), ("tok-id-2-40.json", 2**40), ("tok-id-negative.json", -5),
+                 ("tok-id-float.json", 1.5)]:
+    t = copy.deepcopy(tokenizer)
+    t["model"]["vocab"]["zzz"] = id
+    write(name, json.dumps(t))
+t = copy.deepcopy(tokenizer)
+t["added_tokens"] = [{"id": 2**31, "content": "<x>", "special": True}]
+write("tok-added-id.json", json.dumps(t))
+write("tok-deep.json", '{"model": ' + "[" * 50000 + "]" * 50000 + "}")
+
+# Model config.json with absurd sizes; a model folder whose safetensors header lies about sizes.
+write("model-huge/config.json", json.dumps({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+       "vocab_size": 2**62, "hidden_size": 2**40, "intermediate_size": 2**40, "num_hidden_layers": 2**31,
+       "num_attention_heads": 2**20, "num_key_value_heads": 2**20, "max_position_embeddings": 2**40}))
+cfg = json.load(open(os.path.join(source, "resources/demo/model/config.json")))
+write("model-st/config.json", json.dumps(cfg))
+header = json.dumps({"model.embed_tokens.weight": {"dtype": "F32", "shape": [2**32, 2**32],
+                     "data_offsets": [0, 0]}}).encode()
+write("model-st/model.safetensors", struct.pack("<Q", len(header)) + header)
+write("model-offset/config.json", json.dumps(cfg))
+header = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [2**64 - 4, 2**64 - 0]}}).encode()
+write("model-offset/model.safetensors", struct.pack("<Q", len(header)) + header + b"\0" * 4)
+write("model-header/config.json", json.dumps(cfg))
+write("model-header/model.safetensors", struct.pack("<Q", 2**64 - 1) + b"{}")
+write("ids.jsonl", '{"ids": [1, 2, 3, 4]}\n')
+
+# Token ids outside int32 for decode.
+write("decode-big.jsonl", '{"ids": [1099511627776]}\n')
+
+# An MLLOG log whose only event nests too deep: summary must still run (bad line), not crash.
+write("deep.log", ":::MLLOG " + "[" * 100000 + "\n")
