@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The engine on LibTorch 2.x, built and tested for real: the steps of ctest's `torch2` label. Each step runs
 # inside the cached Debian trixie root (torch2_root.sh: libtorch-dev + python3-torch 2.6) with this source
-# tree mounted at /src/slipway (in_root.sh). Builds live in the root (/build/torch2, /src/build) and compile
+# tree mounted at /src/slipway (in_root.sh). Builds live in the root (/build/*-<checkout>, /src/build) and compile
 # through ccache there, so a second CI run on the same machine recompiles little.
 # Usage: torch2.sh CACHE_DIR SOURCE_DIR STEP [ARG...]; STEP is one of
 #   root                 make or reuse the root
@@ -18,13 +18,22 @@ shift 3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root=$cache_dir/${TORCH2_SUITE:-trixie}-root
 jobs=${TORCH2_JOBS:-2}
+# Build folders in the root are per checkout (two checkouts' runs must not share one); ccache's base_dir
+# makes their compile commands alike, so a fresh clone compiles from the cache. The two most recently used
+# of each kind are kept.
+key=$(printf '%s' "$source_dir" | sha1sum | cut -c1-12)
+build_dir=/build/torch2-$key gpu_dir=/build/gpu-$key
+prune_builds() {  # kind: torch2 or gpu
+  find "$root/build" -mindepth 1 -maxdepth 1 -name "$1-*" -printf '%T@ %p\n' 2>/dev/null | sort -rn |
+    tail -n +3 | cut -d' ' -f2- | xargs -r rm -rf
+}
 in_root() { bash "$here/in_root.sh" "$root" "$source_dir" "$@"; }
 need_root() {
   [ -f "$root/.slipway-packages" ] || { echo "SKIP: no torch2 root at $root (the torch2_root step skipped or failed)"; exit 77; }
 }
 # ccache: PCH-using objects hit only when ccache may trust the precompiled header's defines and times.
 # shellcheck disable=SC2054  # the commas are inside one value
-ccache_env=(env CCACHE_DIR=/var/cache/ccache CCACHE_MAXSIZE=5G
+ccache_env=(env CCACHE_DIR=/var/cache/ccache CCACHE_MAXSIZE=5G CCACHE_BASEDIR=/
             CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
 
 case "$step" in
@@ -33,43 +42,45 @@ root)
   ;;
 build)
   need_root
+  mkdir -p "$root$build_dir" && touch "$root$build_dir"
+  prune_builds torch2
   # shellcheck disable=SC2016  # expanded by the shell in the root
   in_root "${ccache_env[@]}" bash -c '
     set -euo pipefail
-    jobs=$1
+    jobs=$1 build=$2
     python3 -c "import torch; print(\"python3-torch\", torch.__version__)"
     ccache --zero-stats >/dev/null
-    cmake -S /src/slipway -B /build/torch2 -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+    cmake -S /src/slipway -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
       -DSLIPWAY_BUILD_APP=OFF -DSLIPWAY_BUILD_REMOTE=OFF -DSLIPWAY_BUILD_TESTS=ON -DSLIPWAY_TORCH2_TESTS=OFF \
       -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
     started=$(date +%s)
-    cmake --build /build/torch2 -j"$jobs"
+    cmake --build "$build" -j"$jobs"
     echo "torch2 build: $(( $(date +%s) - started )) s; ccache: $(ccache --print-stats | awk -F"\t" "/^(direct|preprocessed)_cache_hit|^cache_miss/ {printf \"%s=%s \", \$1, \$2}")"
     # c10d ProcessGroupNCCL exists only in CUDA builds of torch (NGC): its branch of process_group.cpp is
     # compiled syntax-only, with the flags the real build used for that file.
     if [ -f /usr/local/cuda/include/nccl.h ]; then
       # The CPU-only package lacks the generated CUDA config header that NGC'"'"'s torch has.
-      mkdir -p /build/torch2/cuda-stub/c10/cuda/impl
-      printf "#pragma once\n#define C10_CUDA_BUILD_SHARED_LIBS\n" > /build/torch2/cuda-stub/c10/cuda/impl/cuda_cmake_macros.h
+      mkdir -p "$build/cuda-stub/c10/cuda/impl"
+      printf "#pragma once\n#define C10_CUDA_BUILD_SHARED_LIBS\n" > "$build/cuda-stub/c10/cuda/impl/cuda_cmake_macros.h"
       command=$(python3 - <<PY
 import json, shlex
-for entry in json.load(open("/build/torch2/compile_commands.json")):
+for entry in json.load(open("$build/compile_commands.json")):
     if entry["file"].endswith("engine/dist/process_group.cpp"):
         args = [a for a in shlex.split(entry["command"]) if a != "ccache"]
         if "-o" in args:
             i = args.index("-o"); del args[i:i + 2]
         print(shlex.join(args + ["-fsyntax-only", "-DUSE_C10D_NCCL", "-I/usr/local/cuda/include",
-                                "-I/build/torch2/cuda-stub"]))
+                                "-I$build/cuda-stub"]))
 PY
 )
-      (cd /build/torch2/engine && eval "$command") && echo "torch2 build: process_group.cpp with USE_C10D_NCCL compiles"
+      (cd "$build/engine" && eval "$command") && echo "torch2 build: process_group.cpp with USE_C10D_NCCL compiles"
     fi
-  ' build "$jobs"
+  ' build "$jobs" "$build_dir"
   ;;
 suite)
   need_root
   label=$1 skip=${2:-}
-  args=(--test-dir /build/torch2 -L "^$label\$" --output-on-failure --timeout 900)
+  args=(--test-dir "$build_dir" -L "^$label\$" --output-on-failure --timeout 900)
   [ -z "$skip" ] || args+=(-LE "$skip")
   in_root ctest "${args[@]}"
   ;;
@@ -78,10 +89,13 @@ gpu)
   # (Debian 12's, filled on this host by vendor.sh), torch 2.6 through torch.utils.cmake_prefix_path. With
   # no GPU it builds, runs its CPU-side parts and exits 77: that is this step's pass.
   need_root
-  bash "$source_dir/tests/gpu/vendor.sh" "$root/opt/slipway-gpu-vendor"
+  mkdir -p "$root$gpu_dir" && touch "$root$gpu_dir"
+  prune_builds gpu
+  bash "$source_dir/tests/gpu/vendor.sh" "$root$gpu_dir/vendor"
   status=0
-  in_root "${ccache_env[@]}" CMAKE_CXX_COMPILER_LAUNCHER=ccache PYTHON=python3 JOBS="$jobs" BUILD_DIR=/build/gpu \
-    RESULTS=/build/gpu-results VENDOR=/opt/slipway-gpu-vendor bash /src/slipway/tests/gpu/run.sh || status=$?
+  in_root "${ccache_env[@]}" CMAKE_CXX_COMPILER_LAUNCHER=ccache PYTHON=python3 JOBS="$jobs" \
+    BUILD_DIR="$gpu_dir/build" RESULTS="$gpu_dir/results" VENDOR="$gpu_dir/vendor" \
+    bash /src/slipway/tests/gpu/run.sh || status=$?
   case $status in
   0) echo "tests/gpu/run.sh: every check passed (a GPU was there)" ;;
   77) echo "tests/gpu/run.sh: built against LibTorch 2.6 from the vendor folder; CPU-side parts passed; no GPU" ;;
@@ -90,6 +104,9 @@ gpu)
   ;;
 dockerfile)
   need_root
+  # The Dockerfile names its build folder (/src/build): one checkout's run at a time.
+  exec 9>"$cache_dir/.dockerfile.lock"
+  flock 9
   exec bash "$here/dockerfile_engine_stage.sh" "$1" "$root" "$source_dir"
   ;;
 *)
