@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "contract/run_config_schema.h"
+#include "contract/utf8.h"
 
 namespace slipway {
 namespace {
@@ -313,6 +314,11 @@ const std::vector<HfFlag>& hf_flags() {
 Result<FlagReport> apply_hf_flags(RunConfig& config, const std::vector<std::string>& args) {
     FlagReport report;
     std::vector<std::string> errors;
+    // Values end up as JSON strings (run.json, `config print`), which must be UTF-8 text.
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (!is_valid_utf8(args[i]))
+            return Result<FlagReport>::Error("argument " + std::to_string(i + 1) + " is not valid UTF-8 text");
+    }
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (arg.rfind("--", 0) != 0 || arg.size() == 2) {

@@ -54,4 +54,15 @@ void append_utf8(std::string& out, char32_t cp) {
     }
 }
 
+bool is_valid_utf8(std::string_view text) {
+    size_t i = 0;
+    while (i < text.size()) {
+        size_t bad = 0;
+        const size_t n = utf8_sequence_at(text, i, &bad);
+        if (n == 0) return false;
+        i += n;
+    }
+    return true;
+}
+
 }  // namespace slipway

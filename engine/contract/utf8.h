@@ -14,4 +14,7 @@ size_t utf8_sequence_at(std::string_view s, size_t i, size_t* bad_length = nullp
 
 void append_utf8(std::string& out, char32_t code_point);
 
+// Every byte belongs to a well-formed sequence.
+bool is_valid_utf8(std::string_view text);
+
 }  // namespace slipway

@@ -11,9 +11,6 @@
 
 namespace slipway::tokenizer {
 
-// True when `text` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
-bool is_valid_utf8(std::string_view text);
-
 // Length in bytes of the UTF-8 sequence that starts with `lead` (1 for a stray continuation byte).
 inline size_t utf8_sequence_length(unsigned char lead) {
     if (lead < 0x80) return 1;

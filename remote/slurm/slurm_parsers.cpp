@@ -47,6 +47,8 @@ int64_t leading_number(const std::string& text) {
     int64_t value = 0;
     for (char c : text) {
         if (!std::isdigit(static_cast<unsigned char>(c))) break;
+        // Saturates: no count Slurm prints comes near 2^63, and wrapping would be undefined.
+        if (value > (INT64_MAX - (c - '0')) / 10) return INT64_MAX;
         value = value * 10 + (c - '0');
     }
     return value;

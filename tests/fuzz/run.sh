@@ -34,7 +34,8 @@ case "$mode" in
     work="$dir/work/$target"
     rm -rf "$work"
     mkdir -p "$work/corpus" "$work/crashes" "$dir/results"
-    # libFuzzer adds what it finds to the first folder: a copy, never the source tree.
+    # libFuzzer adds what it finds to the first folder: a copy, never the source tree. Inputs are capped at
+    # 16 KiB (longer seeds are cut): more executions in the bounded time; size limits have their own tests.
     for seed in "$@"; do
       if [ -d "$seed" ]; then cp -r "$seed"/. "$work/corpus/"; else cp "$seed" "$work/corpus/"; fi
     done
@@ -42,7 +43,7 @@ case "$mode" in
     [ -d "$regressions" ] && cp -r "$regressions"/. "$work/corpus/"
     rc=0
     ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "$dir/build/bin/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      "$dir/build/bin/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
       -print_final_stats=1 -artifact_prefix="$work/crashes/" "$work/corpus" >"$work/log.txt" 2>&1 || rc=$?
     execs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$work/log.txt" | tail -1)
     crashes=$(find "$work/crashes" -type f | wc -l)
