@@ -75,8 +75,8 @@ ClusterSession::Connector fake_cluster(std::shared_ptr<CommandLog> log, Job job)
                                           "", 0};
             if (command.rfind("scontrol show job", 0) == 0)
                 return remote::ExecResult{
-                    "JobId=77 JobName=slipway-doctor JobState=COMPLETED Reason=None "
-                    "ExitCode=0:0 NodeList=localhost\n",
+                    "JobId=77 JobName=slipway-doctor\n   JobState=COMPLETED Reason=None\n"
+                    "   ExitCode=0:0\n   NodeList=localhost\n",
                     "", 0};
             if (command.rfind("scancel", 0) == 0) return remote::ExecResult{"", "", 0};
             return Status::Error("unexpected command: " + command);
@@ -137,7 +137,7 @@ TEST_F(DoctorRun, HealthyRunStreamsAndShowsTheSavedReport) {
     EXPECT_TRUE(output().contains("submitted doctor job 77")) << output().toStdString();
     EXPECT_TRUE(output().contains("job 77 COMPLETED")) << output().toStdString();
     EXPECT_TRUE(output().contains("report saved to")) << output().toStdString();
-    EXPECT_EQ(result(), "Every node ok (job 77).");
+    EXPECT_EQ(result().toStdString(), "Every node ok (job 77).");
     ASSERT_EQ(health_->table()->rowCount(), 1);
     EXPECT_EQ(health_->table()->item(0, 0)->text(), "localhost");
     EXPECT_EQ(health_->table()->item(0, 1)->text(), "ok");
@@ -217,7 +217,7 @@ TEST_F(DoctorRun, AnotherClusterShowsItsOwnAndASecondRunCancelsTheFirst) {
     page_->set_connector(fake_cluster(log_, Job::kHealthy));
     run_to_end();
     EXPECT_TRUE(testing_util::wait_until([&] { return log_->count("scancel 77") == 1; }, 10'000));
-    EXPECT_EQ(result(), "Every node ok (job 77).");
+    EXPECT_EQ(result().toStdString(), "Every node ok (job 77).");
     EXPECT_FALSE(output().contains("still RUNNING")) << output().toStdString();
     EXPECT_TRUE(remote::DoctorReportStore().load("other").ok());
     EXPECT_FALSE(remote::DoctorReportStore().load("hpc").ok());

@@ -20,26 +20,16 @@ namespace slipway::app {
 namespace {
 
 TEST(RemoteRunEndToEnd, DemoOnTheLocalClusterIsFollowedLive) {
-    const QString env_file = qEnvironmentVariable("SLIPWAY_CLUSTER_ENV");
-    if (env_file.isEmpty() || !QFileInfo::exists(env_file))
-        GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
     const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
-    std::map<QString, QString> env = testing_util::read_env_file(env_file);
+    std::map<QString, QString> env = testing_util::use_local_cluster(engine);
+    if (env.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
     testing_util::IsolatedHome home;
-    qputenv("SLIPWAY_ENGINE", engine.toUtf8());
-    qputenv("SLIPWAY_KNOWN_HOSTS", env["SLIPWAY_SSH_KNOWN_HOSTS"].toUtf8());
 
     MainWindow window(home.path() + "/history.sqlite");
     window.show();
-    remote::ClusterProfile p;
-    p.name = "local-slurm";
-    p.host = env["SLIPWAY_SSH_HOST"].toStdString();
-    p.port = env["SLIPWAY_SSH_PORT"].toInt();
-    p.user = env["SLIPWAY_SSH_USER"].toStdString();
-    p.identity_file = env["SLIPWAY_SSH_KEY"].toStdString();
-    p.remote_workdir = (env["SLIPWAY_REMOTE_DIR"] + "/gui-e2e").toStdString();
-    p.default_partition = env["SLIPWAY_SLURM_PARTITION"].toStdString();
+    const remote::ClusterProfile p =
+        testing_util::local_cluster_profile(env, env["SLIPWAY_REMOTE_DIR"] + "/gui-e2e");
     ASSERT_TRUE(window.clusters_page()->add_profile(p).ok());
 
     RunEditor* editor = window.editor();

@@ -6,12 +6,15 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QString>
 #include <QTemporaryDir>
 
 #include <functional>
 #include <map>
 #include <string>
+
+#include "remote/slurm/cluster_profile.h"
 
 namespace slipway::app::testing_util {
 
@@ -84,5 +87,29 @@ private:
     QByteArray old_config_;
     QByteArray old_data_;
 };
+
+// The local test cluster (tests/cluster; SLIPWAY_CLUSTER_ENV names its cluster.env): its variables, with the
+// app told to trust its host key and to deploy `engine`; empty when there is no cluster.
+inline std::map<QString, QString> use_local_cluster(const QString& engine) {
+    const QString env_file = qEnvironmentVariable("SLIPWAY_CLUSTER_ENV");
+    if (env_file.isEmpty() || !QFileInfo::exists(env_file)) return {};
+    std::map<QString, QString> env = read_env_file(env_file);
+    qputenv("SLIPWAY_ENGINE", engine.toUtf8());
+    qputenv("SLIPWAY_KNOWN_HOSTS", env["SLIPWAY_SSH_KNOWN_HOSTS"].toUtf8());
+    return env;
+}
+
+// A bare-metal profile that reaches that cluster over SSH as its test user, runs in `workdir` there.
+inline remote::ClusterProfile local_cluster_profile(std::map<QString, QString>& env, const QString& workdir) {
+    remote::ClusterProfile p;
+    p.name = "local-slurm";
+    p.host = env["SLIPWAY_SSH_HOST"].toStdString();
+    p.port = env["SLIPWAY_SSH_PORT"].toInt();
+    p.user = env["SLIPWAY_SSH_USER"].toStdString();
+    p.identity_file = env["SLIPWAY_SSH_KEY"].toStdString();
+    p.remote_workdir = workdir.toStdString();
+    p.default_partition = env["SLIPWAY_SLURM_PARTITION"].toStdString();
+    return p;
+}
 
 }  // namespace slipway::app::testing_util
