@@ -10,9 +10,11 @@ eps 1e-8, weight decay 0.01 on A and B, clipping at norm 1.0, cosine schedule wi
 of 2 micro-batches of 4 blocks of 128 tokens, loss = mean over the step's predicted tokens (HF shifts inside
 the model; equal-length blocks make its per-token mean over the accumulated batch equal the engine's mean of
 micro-batch means). HF's loss per step is recorded from each micro-batch's logits (its logged loss is
-rounded to 4 decimals). Some transformers versions count every label, not only the T - 1 predicted ones, in
-num_items_in_batch: their gradients are then (T - 1) / T of the mean's, which AdamW (scale-invariant but
-for eps) and norm clipping (the clipped gradient does not depend on the scale) both absorb.
+rounded to 4 decimals). The labels have their first position -100 (gpu_common.lm_batch), so Trainer's
+num_items_in_batch is B (T - 1) per micro-batch in every transformers version (some count labels before the
+shift, some after): a count of B T would scale HF's gradients by (T - 1) / T, which clipping absorbs in
+clipped steps and AdamW does not across clipped and unclipped steps. AdamW's decay: HF's
+get_decay_parameter_names exempts biases and norms only, so lora_A and lora_B decay in both.
 
 Tolerances (per step, relative): fp32 1e-3, bf16 (autocast on both) 2e-2. Kernels and summation orders differ
 (~1e-6 per step in fp32, ~1e-3 in bf16) and Adam carries differences forward; a misaligned setting
@@ -77,14 +79,15 @@ def hf_train(model_dir, init_adapter, batches, bf16, out):
     initial = {k: (v if ".lora_A." in k else torch.zeros_like(v)) for k, v in initial.items()}
     loaded = peft.set_peft_model_state_dict(model, initial)
     assert not getattr(loaded, "unexpected_keys", []), loaded.unexpected_keys
+    missing = [k for k in getattr(loaded, "missing_keys", []) if "lora_" in k]
+    assert not missing, f"LoRA weights the engine's adapter did not set: {missing[:4]}"
     args = transformers.TrainingArguments(
         output_dir=out, per_device_train_batch_size=BATCH, gradient_accumulation_steps=ACCUMULATION,
         max_steps=STEPS, learning_rate=LR, weight_decay=0.01, adam_beta1=0.9, adam_beta2=0.999, adam_epsilon=1e-8,
         max_grad_norm=1.0, lr_scheduler_type="cosine", warmup_steps=WARMUP, logging_steps=1, save_strategy="no",
-        report_to=[], seed=SEED, data_seed=SEED, bf16=bf16, optim="adamw_torch", dataloader_num_workers=0,
+        report_to="none", seed=SEED, data_seed=SEED, bf16=bf16, optim="adamw_torch", dataloader_num_workers=0,
         remove_unused_columns=False, disable_tqdm=True)
-    trainer = InOrder(model=model, args=args, train_dataset=Blocks(),
-                      data_collator=lambda rows: {"input_ids": torch.stack(rows), "labels": torch.stack(rows)})
+    trainer = InOrder(model=model, args=args, train_dataset=Blocks(), data_collator=g.lm_batch)
     trainer.train()
     assert len(micro_losses) == STEPS * ACCUMULATION, len(micro_losses)
     return [sum(micro_losses[s * ACCUMULATION:(s + 1) * ACCUMULATION]) / ACCUMULATION for s in range(STEPS)]

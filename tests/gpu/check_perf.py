@@ -88,10 +88,9 @@ def hf_run(model_dir, batches, base_dtype, steps):
         output_dir=os.path.join(os.path.dirname(model_dir), "hf"), per_device_train_batch_size=BATCH,
         gradient_accumulation_steps=ACCUMULATION, max_steps=steps, learning_rate=1e-4, weight_decay=0.01,
         max_grad_norm=1.0, lr_scheduler_type="cosine", warmup_steps=2, logging_steps=1, save_strategy="no",
-        report_to=[], seed=SEED, bf16=True, optim="adamw_torch", dataloader_num_workers=0,
+        report_to="none", seed=SEED, bf16=True, optim="adamw_torch", dataloader_num_workers=0,
         remove_unused_columns=False, disable_tqdm=True)
-    trainer = InOrder(model=model, args=args, train_dataset=rows, callbacks=[Clock()],
-                      data_collator=lambda r: {"input_ids": torch.stack(r), "labels": torch.stack(r)})
+    trainer = InOrder(model=model, args=args, train_dataset=rows, callbacks=[Clock()], data_collator=g.lm_batch)
     trainer.train()
     seconds = step_ends[-1] - step_ends[WARM - 1]
     tokens_per_second = (steps - WARM) * BATCH * ACCUMULATION * SEQ / seconds

@@ -119,7 +119,9 @@ def write_hf_model(out, arch="llama", dtype=torch.float32, seed=0, **config):
     }[arch]
     torch.manual_seed(seed)
     model = model_class(config_class(**config)).to(dtype)
-    model.save_pretrained(out, safe_serialization=True)
+    # safetensors is save_pretrained's default since transformers 4.35; v5 removed the safe_serialization argument.
+    model.save_pretrained(out)
+    assert any(name.endswith(".safetensors") for name in os.listdir(out)), f"{out}: no safetensors written"
     return out
 
 
@@ -139,6 +141,19 @@ def hf_causal_lm(folder, dtype=torch.float32, adapter=None, device="cuda"):
         import peft
         model = peft.PeftModel.from_pretrained(model, adapter).to(device)
     return model.eval()
+
+
+def lm_batch(rows):
+    """The data collator of the HF Trainer runs: rows (T,) ids -> input_ids (B, T) and labels, the same ids with
+    the first position -100. HF shifts inside the model, so the first label is never predicted and the loss is
+    unchanged; but Trainer's num_items_in_batch (the token count its summed loss is divided by under gradient
+    accumulation) counts labels != -100: older transformers over the unshifted labels (B T), newer over
+    labels[..., 1:] (B (T - 1)). With the first label -100 both count the B (T - 1) predicted tokens, so HF's
+    gradient is exactly the mean over the step's predictions, as the engine's (the mean of equal micro-batch means)."""
+    ids = torch.stack(rows)
+    labels = ids.clone()
+    labels[:, 0] = -100
+    return {"input_ids": ids, "labels": labels}
 
 
 def random_lines(vocab, lengths, seed=11):
