@@ -33,7 +33,8 @@ void add_launch_command(CLI::App& app, int* exit_code, std::ostream& out, std::o
                     "OMP_NUM_THREADS of each rank (0 = this machine's cores / nproc)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--master-addr", options->master_addr, "Rendezvous address")->capture_default_str();
-    cmd->add_option("--master-port", options->master_port, "Rendezvous port (0 = a free one)")
+    cmd->add_option("--master-port", options->master_port,
+                    "Rendezvous port (0 = a free one that rank 0 binds and publishes to the others)")
         ->check(CLI::Range(0, 65535));
     cmd->add_option("--grace-s", options->grace_s,
                     "After a rank fails, seconds the others get to exit on their own before SIGTERM")

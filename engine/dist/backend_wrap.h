@@ -1,8 +1,14 @@
 // The one place for c10d calls that differ between LibTorch versions. 2.x keeps collectives in
 // c10d::Backend objects behind a c10d::ProcessGroup (1.x process groups are the backends themselves; the
 // ProcessGroup constructor lost its Options argument in 2.6). 2.4+ asks TCPStore for its libuv server by
-// default, which builds without libuv (Debian's 2.6) refuse.
+// default, which builds without libuv (Debian's 2.6) refuse. 2.3+ can take a listening socket the caller
+// bound (masterListenFd): only there does the store listen on the master's address alone.
 #pragma once
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -25,6 +31,54 @@ inline bool use_classic_store(c10d::TCPStoreOptions& options) {
     (void)options;
     return false;
 #endif
+}
+
+// Makes the server listen on `host`'s address only, on options.port (0: a free one, then written back to
+// options.port), through a socket bound here. False where TCPStore cannot take one (before 2.3): it then
+// listens on every interface. The socket is the server's from here on (never closed by us).
+inline bool listen_on_host_only(c10d::TCPStoreOptions& options, const std::string& host) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+    addrinfo hints{}, *found = nullptr;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    const std::string port = std::to_string(options.port);
+    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0) return false;
+    int fd = -1;
+    for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) continue;
+        const int on = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+        sockaddr_storage bound{};
+        socklen_t length = sizeof(bound);
+        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 2048) != 0 ||
+            getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
+            close(fd);
+            fd = -1;
+            continue;
+        }
+        options.port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                         : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    }
+    freeaddrinfo(found);
+    if (fd < 0) return false;
+    options.masterListenFd = fd;
+    return true;
+#else
+    (void)options;
+    (void)host;
+    return false;
+#endif
+}
+
+// A client's options for the server `server` describes (the same port, timeout and server kind).
+inline c10d::TCPStoreOptions client_options(const c10d::TCPStoreOptions& server) {
+    c10d::TCPStoreOptions client = server;
+    client.isServer = false;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+    client.masterListenFd = std::nullopt;
+#endif
+    return client;
 }
 
 }  // namespace slipway::dist

@@ -1,6 +1,8 @@
 // resolve_dist_env and the Slurm list parsers of env.h.
 #include "dist/env.h"
 
+#include "dist/rendezvous.h"
+
 #include <cstdlib>
 #include <stdexcept>
 #include <tuple>
@@ -177,18 +179,23 @@ Result<DistEnv> resolve_dist_env(const EnvLookup& env) {
             if (!hosts.ok()) return hosts.status();
             d.master_addr = hosts->front();
         }
-        if (!env("MASTER_PORT")) {  // every rank derives the same port from the job id
-            Result<int64_t> job = get_int("SLURM_JOB_ID", 0);
-            if (!job.ok()) return job.status();
-            d.master_port = static_cast<int>(20000 + *job % 20000);
-        }
+        d.scope = env("SLURM_JOB_ID").value_or("") + "." + env("SLURM_STEP_ID").value_or("");
     }
+    d.secret = env(kSecretVariable).value_or("");
+    d.port_file = env(kPortFileVariable).value_or("");
     if (env("MASTER_PORT")) {
         Result<int64_t> port = get_int("MASTER_PORT", d.master_port);
         if (!port.ok()) return port.status();
         if (*port < 1 || *port > 65535)
             return Status::Error("MASTER_PORT=" + std::to_string(*port) + " is not a TCP port");
         d.master_port = static_cast<int>(*port);
+    } else if (!d.port_file.empty()) {
+        d.master_port = 0;  // rank 0 binds a free one and publishes it
+    } else if (d.source == "slurm" && d.world_size > 1) {
+        return Status::Error(std::string("under Slurm a multi-rank step needs MASTER_PORT or ") +
+                             kPortFileVariable +
+                             " (a file on a filesystem every rank sees, where rank 0 publishes the port it "
+                             "bound); Slipway's sbatch script sets the latter");
     }
     const std::string shown = " (" + d.source + ": rank " + std::to_string(d.rank) + ", world size " +
                               std::to_string(d.world_size) + ", local rank " + std::to_string(d.local_rank) +

@@ -1,7 +1,9 @@
 // Who this process is in a distributed run: rank, world size, local rank, node, and the rendezvous
 // master, from torchrun's variables or Slurm's (no torch). Precedence: torchrun (RANK and WORLD_SIZE
 // set) over Slurm (SLURM_PROCID set) over a single local process. Inconsistent values are an error that
-// shows them.
+// shows them. The port: MASTER_PORT when set; otherwise, with SLIPWAY_RDZV_FILE set, 0: rank 0 binds a free
+// port and publishes it there (rendezvous.h); otherwise torchrun's 29500. Under Slurm a multi-rank step needs
+// MASTER_PORT or SLIPWAY_RDZV_FILE (a port derived from the job id could collide with another job's).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,9 @@ struct DistEnv {
     std::string master_addr = "127.0.0.1";
     int master_port = 29500;
     std::string source = "single";  // torchrun | slurm | single
+    std::string secret;             // SLIPWAY_RDZV_SECRET: every multi-rank run needs it (rendezvous.h)
+    std::string port_file;          // SLIPWAY_RDZV_FILE: where rank 0 publishes master_port 0's real port
+    std::string scope;              // "JOB.STEP" under Slurm: a port file from another step is ignored
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;

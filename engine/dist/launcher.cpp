@@ -1,6 +1,8 @@
 // launch (launcher.h): fork/exec the ranks, relay their output line by line, watch them, stop them.
 #include "dist/launcher.h"
 
+#include "dist/rendezvous.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -14,6 +16,8 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ostream>
 #include <thread>
@@ -62,19 +66,35 @@ void relay(Stream& s, const std::string& prefix, std::ostream& out, bool flush_a
     out.flush();
 }
 
+// What every rank's environment gets from the launcher.
+struct Rendezvous {
+    std::string secret;     // a fresh one per launch
+    int port = 0;           // MASTER_PORT when given; 0: rank 0 publishes the port in port_file
+    std::string port_file;  // in a private folder the launcher removes at the end
+};
+
 // The environment of rank `rank`: ours plus the rendezvous variables (built before fork: the child may
 // only make async-signal-safe calls).
-std::vector<std::string> rank_environment(const LaunchOptions& o, int rank, int port, int threads) {
-    const std::vector<std::pair<std::string, std::string>> set = {
+std::vector<std::string> rank_environment(const LaunchOptions& o, int rank, const Rendezvous& rdzv,
+                                          int threads) {
+    std::vector<std::pair<std::string, std::string>> set = {
         {"RANK", std::to_string(rank)},
         {"LOCAL_RANK", std::to_string(rank)},
         {"WORLD_SIZE", std::to_string(o.nproc)},
         {"LOCAL_WORLD_SIZE", std::to_string(o.nproc)},
         {"GROUP_RANK", "0"},
         {"MASTER_ADDR", o.master_addr},
-        {"MASTER_PORT", std::to_string(port)},
         {"OMP_NUM_THREADS", std::to_string(threads)},
+        {kSecretVariable, rdzv.secret},
     };
+    // An inherited MASTER_PORT or port file (launch inside a Slurm job) must not describe another world.
+    if (rdzv.port > 0) {
+        set.emplace_back("MASTER_PORT", std::to_string(rdzv.port));
+        set.emplace_back(kPortFileVariable, "");
+    } else {
+        set.emplace_back(kPortFileVariable, rdzv.port_file);
+        set.emplace_back("MASTER_PORT", "");
+    }
     std::vector<std::string> env;
     bool has_wait_policy = false;
     for (char** e = environ; *e; ++e) {
@@ -87,18 +107,18 @@ std::vector<std::string> rank_environment(const LaunchOptions& o, int rank, int 
         if (!replaced) env.push_back(entry);
     }
     for (const auto& [key, value] : set)
-        env.push_back(key + "=" + value);
+        if (!value.empty()) env.push_back(key + "=" + value);
     // Ranks share the cores: idle OpenMP workers must sleep, not spin, or they starve the others.
     if (!has_wait_policy) env.push_back("OMP_WAIT_POLICY=PASSIVE");
     return env;
 }
 
-Result<Rank> start_rank(const LaunchOptions& o, int rank, int port, int threads) {
+Result<Rank> start_rank(const LaunchOptions& o, int rank, const Rendezvous& rdzv, int threads) {
     std::vector<std::string> args;
     const bool program = o.command[0].find('/') != std::string::npos;
     if (!program) args.push_back(o.self_exe);
     args.insert(args.end(), o.command.begin(), o.command.end());
-    std::vector<std::string> env = rank_environment(o, rank, port, threads);
+    std::vector<std::string> env = rank_environment(o, rank, rdzv, threads);
     std::vector<char*> argv, envp;
     for (std::string& a : args)
         argv.push_back(a.data());
@@ -173,12 +193,29 @@ Result<int> pick_free_port(const std::string& addr) {
 Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostream& err) {
     if (o.command.empty()) return Status::Error("launch: nothing to run (give the command after --)");
     if (o.nproc < 1) return Status::Error("launch: --nproc must be >= 1, got " + std::to_string(o.nproc));
-    int port = o.master_port;
-    if (port == 0) {
-        Result<int> free_port = pick_free_port(o.master_addr);
-        if (!free_port.ok()) return free_port.status();
-        port = *free_port;
+    Rendezvous rdzv;
+    rdzv.port = o.master_port;
+    Result<std::string> secret = new_rendezvous_secret();
+    if (!secret.ok()) return secret.status();
+    rdzv.secret = *secret;
+    std::string private_dir;  // holds the port file; removed when the ranks are done
+    if (rdzv.port == 0) {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/slipway-launch-XXXXXX";
+        if (mkdtemp(pattern.data()) == nullptr)
+            return Status::Error("launch: cannot make a folder for the rendezvous port: " + pattern + ": " +
+                                 std::strerror(errno));
+        private_dir = pattern;
+        rdzv.port_file = private_dir + "/port";
     }
+    struct RemoveDir {
+        std::string path;
+        ~RemoveDir() {
+            if (path.empty()) return;
+            std::remove((path + "/port").c_str());
+            rmdir(path.c_str());
+        }
+    } remove_private_dir{private_dir};
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     const int threads = o.threads_per_rank > 0 ? o.threads_per_rank : std::max(1, cores / o.nproc);
 
@@ -192,7 +229,7 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
 
     std::vector<Rank> ranks;
     for (int r = 0; r < o.nproc; ++r) {
-        Result<Rank> started = start_rank(o, r, port, threads);
+        Result<Rank> started = start_rank(o, r, rdzv, threads);
         if (!started.ok()) {
             for (Rank& running : ranks) {
                 kill(-running.pid, SIGKILL);
@@ -205,7 +242,7 @@ Result<LaunchResult> launch(const LaunchOptions& o, std::ostream& out, std::ostr
         ranks.push_back(std::move(*started));
     }
     err << "launch: " << o.nproc << " ranks, " << threads << " thread(s) each, master " << o.master_addr
-        << ":" << port << "\n";
+        << ":" << (rdzv.port > 0 ? std::to_string(rdzv.port) : "(a free port rank 0 binds)") << "\n";
 
     LaunchResult result;
     std::optional<Clock::time_point> term_at, kill_at, drain_until;

@@ -20,6 +20,7 @@
 #include "dist/communicator_group.h"
 #include "dist/deadline.h"
 #include "dist/heartbeat.h"
+#include "dist/rendezvous.h"
 #ifdef SLIPWAY_WITH_NCCL
 #include "dist/nccl_communicator.h"
 #endif
@@ -118,38 +119,89 @@ c10::intrusive_ptr<c10d::TCPStore> connect_store(const std::string& host, c10d::
 
 }  // namespace
 
+// The job's rendezvous: rank 0 serves the store (on the master's address alone where this LibTorch allows it)
+// and publishes its port when none was given; every rank reaches it and waits for rank 0's hello under the
+// secret's prefix, so a store of another job (or a wrong secret) is named instead of timing out in Gloo.
+// Nothing relies on TCPStore's worker count (waitWorkers): a foreign connection could confuse it.
+Status DistContext::rendezvous(const DistEnv& env, const DistributedConfig& config,
+                               c10::intrusive_ptr<c10d::Store>& heartbeat_store,
+                               c10::intrusive_ptr<c10d::Store>& probe_store) {
+    const std::string me = "rank " + std::to_string(env.rank) + ": ";
+    if (env.secret.size() < kMinSecretLength) {
+        return Status::Error(me + kSecretVariable +
+                             (env.secret.empty()
+                                  ? std::string(" is not set")
+                                  : " has fewer than " + std::to_string(kMinSecretLength) + " characters") +
+                             ": every rank of a multi-process run needs the job's rendezvous secret "
+                             "(`slipway-engine launch` and Slipway's sbatch script set it)");
+    }
+    if (env.master_port == 0 && env.port_file.empty())
+        return Status::Error(me + "no rendezvous port: set MASTER_PORT or " + kPortFileVariable);
+    const std::string prefix = store_prefix(env.secret), hello = "hello";
+    c10d::TCPStoreOptions options;
+    options.port = static_cast<uint16_t>(env.master_port);
+    options.isServer = env.rank == 0;
+    options.numWorkers = c10::nullopt;
+    options.waitWorkers = false;
+    options.timeout = timeout_;
+    master_ = env.master_addr + ":" + (env.master_port ? std::to_string(env.master_port) : "(published)");
+    c10::intrusive_ptr<c10d::TCPStore> server_or_client;
+    try {
+        if (env.rank == 0) {
+            listens_on_master_only_ = listen_on_host_only(options, env.master_addr);
+            server_or_client = connect_store(env.master_addr, options);
+            options.port = server_or_client->getPort();
+        } else if (env.master_port == 0) {
+            Result<int> published = wait_for_published_port(env.port_file, env.secret, env.scope, timeout_);
+            if (!published.ok()) return Status::Error(published.status().code(), me + published.error());
+            options.port = static_cast<uint16_t>(*published);
+        }
+        master_ = env.master_addr + ":" + std::to_string(options.port);
+        if (env.rank != 0) server_or_client = connect_store(env.master_addr, options);
+        store_ = c10::make_intrusive<c10d::PrefixStore>(prefix, server_or_client);
+        if (env.rank == 0) {
+            store_->set(hello, {1});
+            if (env.master_port == 0) {
+                if (Status s = publish_port(env.port_file, env.secret, env.scope, options.port); !s.ok())
+                    return Status::Error(me + s.message());
+            }
+        }
+        c10d::TCPStoreOptions client = client_options(options);
+        client.timeout = std::chrono::milliseconds(3000);  // a frozen master must not freeze the diagnosis
+        heartbeat_store = c10::make_intrusive<c10d::PrefixStore>(
+            prefix, c10::make_intrusive<c10d::TCPStore>(env.master_addr, client));
+        probe_store = c10::make_intrusive<c10d::PrefixStore>(
+            prefix, c10::make_intrusive<c10d::TCPStore>(env.master_addr, client));
+    } catch (const std::exception& e) {
+        return Status::Error(StatusCode::kUnavailable, me + "rendezvous with the master " + master_ +
+                                                           " failed within /distributed/timeout_s = " +
+                                                           std::to_string(config.timeout_s) +
+                                                           " s: " + e.what());
+    }
+    try {
+        store_->wait({hello}, timeout_);
+    } catch (const std::exception&) {
+        return Status::Error(StatusCode::kUnavailable,
+                             me + "the master " + master_ + " answers but holds no key of this job within " +
+                                 "/distributed/timeout_s = " + std::to_string(config.timeout_s) + " s: its " +
+                                 kSecretVariable +
+                                 " differs from this rank's (or the port belongs to another job)");
+    }
+    return Status::Ok();
+}
+
 Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env,
                                                           const DistributedConfig& config) {
     Result<std::string> backend = choose_backend(config.backend);
     if (!backend.ok()) return backend.status();
     const auto timeout = std::chrono::milliseconds(config.timeout_s * 1000);
-    const std::string master = env.master_addr + ":" + std::to_string(env.master_port);
     std::unique_ptr<DistContext> context(new DistContext());
     context->env_ = env;
     context->backend_ = *backend;
     context->timeout_ = timeout;
     c10::intrusive_ptr<c10d::Store> heartbeat_store, probe_store;
-    try {
-        c10d::TCPStoreOptions options;
-        options.port = static_cast<uint16_t>(env.master_port);
-        options.isServer = env.rank == 0;
-        options.numWorkers = static_cast<size_t>(env.world_size);
-        options.waitWorkers = true;
-        options.timeout = timeout;
-        context->store_ = connect_store(env.master_addr, options);
-        c10d::TCPStoreOptions client = options;
-        client.isServer = false;
-        client.waitWorkers = false;
-        client.numWorkers = c10::nullopt;
-        client.timeout = std::chrono::milliseconds(3000);  // a frozen master must not freeze the diagnosis
-        heartbeat_store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, client);
-        probe_store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, client);
-    } catch (const std::exception& e) {
-        return Status::Error(StatusCode::kUnavailable,
-                             "rank " + std::to_string(env.rank) + ": rendezvous with the master " + master +
-                                 " failed within /distributed/timeout_s = " +
-                                 std::to_string(config.timeout_s) + " s: " + e.what());
-    }
+    if (Status s = context->rendezvous(env, config, heartbeat_store, probe_store); !s.ok()) return s;
+    const std::string& master = context->master_;
     try {
         auto prefixed = c10::make_intrusive<c10d::PrefixStore>("slipway/" + *backend, context->store_);
         if (*backend == "gloo") {
@@ -212,7 +264,7 @@ int DistContext::cuda_device_index(int64_t local_rank) {
 Status DistContext::wait_for_main(const std::string& phase, const Status& main_status) {
     const std::string key = "slipway/phase/" + phase;
     const auto limit = std::chrono::seconds(10);
-    const std::string master = env_.master_addr + ":" + std::to_string(env_.master_port);
+    const std::string& master = master_;
     if (is_main()) {
         const std::string value = main_status.ok() ? "ok" : "error: " + main_status.message();
         // A store that does not take the answer leaves the others to notice rank 0's silence.
@@ -306,9 +358,8 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
     const Heartbeat::Silence silence = heartbeat_->find_silent_ranks(std::chrono::milliseconds(2000));
     message << "rank " << env_.rank << ": ";
     if (!silence.store_error.empty()) {
-        message << "the run lost rank 0 (the rendezvous master " << env_.master_addr << ":"
-                << env_.master_port << " does not answer: " << silence.store_error << ") during step " << step
-                << "; " << context;
+        message << "the run lost rank 0 (the rendezvous master " << master_
+                << " does not answer: " << silence.store_error << ") during step " << step << "; " << context;
         return message.str();
     }
     // Silent ranks that left a record stopped because of the failure; the others are where it began.
@@ -362,12 +413,13 @@ void DistContext::wait_for_survivors_records(const std::vector<int64_t>& lost) {
     for (int64_t r = 1; r < env_.world_size; ++r)
         if (!std::count(lost.begin(), lost.end(), r)) waiting.push_back(r);
     while (!waiting.empty() && std::chrono::steady_clock::now() < deadline) {
-        waiting.erase(std::remove_if(waiting.begin(), waiting.end(),
-                                     [&](int64_t r) {
-                                         return heartbeat_->read(gave_up_key(r), std::chrono::milliseconds(500))
-                                             .has_value();
-                                     }),
-                      waiting.end());
+        waiting.erase(
+            std::remove_if(
+                waiting.begin(), waiting.end(),
+                [&](int64_t r) {
+                    return heartbeat_->read(gave_up_key(r), std::chrono::milliseconds(500)).has_value();
+                }),
+            waiting.end());
         if (!waiting.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
 }

@@ -1,4 +1,5 @@
-// DistContext: this process's place in a multi-process run: the c10d TCPStore rendezvous on the master,
+// DistContext: this process's place in a multi-process run: the c10d TCPStore rendezvous on the master
+// (every key under a prefix derived from the job's secret, rendezvous.h),
 // the c10d process group every collective goes through (Gloo on CPU; NCCL where LibTorch has it), a
 // heartbeat that tells which rank was lost when a collective fails, and the few collectives the trainer
 // calls directly (small host sums, barrier, broadcast from rank 0). A single-process run has none.
@@ -43,6 +44,10 @@ public:
     int64_t world_size() const { return env_.world_size; }
     bool is_main() const { return env_.rank == 0; }
     const std::string& backend() const { return backend_; }
+    // "host:port" of the rendezvous store, and whether it listens on that address alone (LibTorch 2.3+;
+    // older ones listen on every interface).
+    const std::string& master() const { return master_; }
+    bool listens_on_master_only() const { return listens_on_master_only_; }
     // The group has reduce_scatter: c10d's ProcessGroupNCCL (Gloo in 1.13 and our raw NCCL group do not).
     bool has_reduce_scatter() const;
     const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
@@ -82,9 +87,14 @@ public:
 
 private:
     DistContext() = default;
+    Status rendezvous(const DistEnv& env, const DistributedConfig& config,
+                      c10::intrusive_ptr<c10d::Store>& heartbeat_store,
+                      c10::intrusive_ptr<c10d::Store>& probe_store);
     void wait_for_survivors_records(const std::vector<int64_t>& lost);
     DistEnv env_;
     std::string backend_;
+    std::string master_;
+    bool listens_on_master_only_ = false;
     std::chrono::milliseconds timeout_{0};
     c10::intrusive_ptr<c10d::Store> store_;
     c10::intrusive_ptr<c10d::ProcessGroup> group_;

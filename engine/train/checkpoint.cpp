@@ -31,14 +31,8 @@ std::vector<std::pair<int64_t, fs::path>> complete_checkpoints(const std::string
     std::vector<std::pair<int64_t, fs::path>> out;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(output_dir, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("checkpoint-", 0) != 0 || !fs::exists(entry.path() / "DONE", ec)) continue;
-        try {
-            size_t used = 0;
-            const int64_t step = std::stoll(name.substr(11), &used);
-            if (used == name.size() - 11) out.emplace_back(step, entry.path());
-        } catch (const std::exception&) {
-        }
+        const int64_t step = checkpoint_step(entry.path().string());
+        if (step >= 0 && fs::exists(entry.path() / "DONE", ec)) out.emplace_back(step, entry.path());
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -211,6 +205,22 @@ Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaF
         write_trainable_state(*tmp + "/state.safetensors", trainable_names, values, optimizer);
     if (!written.ok()) return discard_checkpoint(output_dir, *tmp, position.step, written.message());
     return finish_checkpoint(output_dir, *tmp, optimizer, trainable_names, position, /*sharded=*/false);
+}
+
+std::string checkpoint_dir(const std::string& output_dir, int64_t step) {
+    return (fs::path(output_dir) / checkpoint_name(step)).string();
+}
+
+int64_t checkpoint_step(const std::string& dir) {
+    const std::string name = fs::path(dir).filename().string();
+    if (name.rfind("checkpoint-", 0) != 0) return -1;
+    try {
+        size_t used = 0;
+        const int64_t step = std::stoll(name.substr(11), &used);
+        return used == name.size() - 11 ? step : -1;
+    } catch (const std::exception&) {
+        return -1;
+    }
 }
 
 Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir) {

@@ -52,6 +52,10 @@ Result<LoopPosition> load_sharded_checkpoint(const std::string& dir, int64_t ran
                                              const std::vector<std::string>& names,
                                              const std::vector<torch::Tensor>& shards, FlatAdamW& optimizer);
 
+// checkpoint-<step> under output_dir, and the step a checkpoint folder's name gives (-1 for another name).
+std::string checkpoint_dir(const std::string& output_dir, int64_t step);
+int64_t checkpoint_step(const std::string& dir);
+
 // "latest" -> the newest complete checkpoint under output_dir (an error when there is none); otherwise the
 // given folder, which must be complete (DONE).
 Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir);

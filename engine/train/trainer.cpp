@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "contract/mllog.h"
+#include "data/hash.h"
 #include "data/prepare.h"
 #include "data/sampler.h"
 #include "data/token_cache.h"
@@ -100,6 +101,8 @@ private:
     Status setup();
     Status load_cache_and_model(Result<data::PrepareReport>& prepared);
     Status plan_steps();
+    // Loads /training/resume_from_checkpoint; every rank confirms the same step and parameters.
+    Status resume();
     Result<TrainReport> loop();
     Result<TrainReport> finish();
     // Every rank's setup phase ends here: an error anywhere stops all ranks with a message.
@@ -174,8 +177,8 @@ Status TrainingRun::connect_ranks() {
     dist_ = std::move(*connected);
     if (!is_main()) progress_ = &null_stream();
     *progress_ << "rank " << rank() << " of " << world_size() << ": " << dist_->backend()
-               << " process group via " << options_.dist_env.master_addr << ":"
-               << options_.dist_env.master_port << "\n";
+               << " process group via " << dist_->master()
+               << (dist_->listens_on_master_only() ? "" : " (the store listens on every interface)") << "\n";
     return Status::Ok();
 }
 
@@ -224,7 +227,8 @@ Status TrainingRun::setup() {
         optimizer_ =
             std::make_unique<FlatAdamW>(trainable_.names, trainable_.tensors, sharded_->shard_decays(), t_);
         llama->train();
-        return agree(plan_steps(), "planning the steps");
+        if (Status s = agree(plan_steps(), "planning the steps"); !s.ok()) return s;
+        return resume();
     }
     if (dist_) dist_->broadcast_from_main(trainable_.tensors, bucket_bytes);
     optimizer_ = make_adamw(trainable_, t_);
@@ -235,7 +239,8 @@ Status TrainingRun::setup() {
                    << " buckets of <= " << config_.distributed.bucket_mb << " MiB\n";
     }
     llama->train();
-    return agree(plan_steps(), "planning the steps");
+    if (Status s = agree(plan_steps(), "planning the steps"); !s.ok()) return s;
+    return resume();
 }
 
 Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) {
@@ -363,24 +368,96 @@ Status TrainingRun::plan_steps() {
     *progress_ << "training " << total_steps_ << " steps of " << global_batch_ << " sequences x "
                << cache_->block_size() << " tokens; " << llama->config.parameter_count() << " parameters, "
                << trainable_.names.size() << " trainable tensors\n";
+    return Status::Ok();
+}
 
-    // Resume: weights, optimizer state, RNG and data position (every rank reads rank 0's checkpoint).
-    if (!t_.resume_from_checkpoint.empty()) {
-        Result<std::string> dir = resolve_checkpoint(t_.resume_from_checkpoint, t_.output_dir);
-        if (!dir.ok()) return dir.status();
-        Result<LoopPosition> loaded =
-            sharded() ? load_sharded_checkpoint(*dir, rank(), world_size(), trainable_.names,
-                                                trainable_.tensors, *optimizer_)
-                      : load_checkpoint(*dir, llama, *optimizer_, trainable_.names);
-        if (!loaded.ok()) return loaded.status();
-        if (loaded->world_size != world_size()) {
-            return Status::Error(*dir + ": saved with world size " + std::to_string(loaded->world_size) +
-                                 ", this run has " + std::to_string(world_size()) +
-                                 " (the data position would not match)");
-        }
-        start_ = *loaded;
-        *progress_ << "resumed from " << *dir << " at step " << start_.step << "\n";
+namespace {
+
+// XXH64 over the bytes of every tensor, in order: equal on every rank exactly when they hold the same values.
+uint64_t parameter_checksum(const std::vector<torch::Tensor>& tensors) {
+    data::Xxh64Stream hash;
+    for (const torch::Tensor& t : tensors) {
+        const torch::Tensor host = t.detach().to(torch::kCPU).contiguous();
+        hash.update(host.data_ptr(), host.numel() * host.element_size());
     }
+    return hash.digest();
+}
+
+}  // namespace
+
+Status TrainingRun::resume() {
+    if (t_.resume_from_checkpoint.empty()) return Status::Ok();
+    const std::string& request = t_.resume_from_checkpoint;
+    // "latest" is rank 0's answer (another rank may list the folder before a lagging filesystem shows the
+    // newest save); the others take the same step. Every rank takes part in the sum whatever it asked for.
+    const bool latest = request == "latest";
+    Result<std::string> dir = Status::Error("not resolved");
+    if (is_main() || !latest) dir = resolve_checkpoint(request, t_.output_dir);
+    if (dist_) {
+        std::vector<double> chosen{is_main() && dir.ok() ? static_cast<double>(checkpoint_step(*dir)) : 0.0,
+                                   is_main() && !dir.ok() ? 1.0 : 0.0};
+        dist_->allreduce_sum(chosen);
+        if (!is_main() && latest) {
+            dir = chosen[1] > 0
+                      ? Status::Error("rank " + std::to_string(rank()) +
+                                      ": stopping: rank 0 found no checkpoint to resume from")
+                      : resolve_checkpoint(checkpoint_dir(t_.output_dir, static_cast<int64_t>(chosen[0])),
+                                           t_.output_dir);
+        }
+    }
+    Result<LoopPosition> loaded = dir.status();
+    if (dir.ok()) {
+        loaded = sharded() ? load_sharded_checkpoint(*dir, rank(), world_size(), trainable_.names,
+                                                     trainable_.tensors, *optimizer_)
+                           : load_checkpoint(*dir, *llama_, *optimizer_, trainable_.names);
+    }
+    if (loaded.ok() && loaded->world_size != world_size()) {
+        loaded = Status::Error(*dir + ": saved with world size " + std::to_string(loaded->world_size) +
+                               ", this run has " + std::to_string(world_size()) +
+                               " (the data position would not match)");
+    }
+    if (!dist_) {
+        if (!loaded.ok()) return loaded.status();
+    } else {
+        // Every rank confirms the step and (unsharded: the ranks hold the same values) a checksum of its
+        // trainable parameters before the first step: ranks that loaded different checkpoints would
+        // otherwise train on, averaging gradients of different models.
+        const uint64_t checksum = loaded.ok() && !sharded() ? parameter_checksum(trainable_.tensors) : 0;
+        std::vector<double> seen(static_cast<size_t>(3 * world_size()), 0.0);
+        double* mine = &seen[static_cast<size_t>(3 * rank())];
+        mine[0] = loaded.ok() ? static_cast<double>(loaded->step) : -1.0;
+        mine[1] = static_cast<double>(checksum >> 32);  // halves: exact in fp64
+        mine[2] = static_cast<double>(checksum & 0xffffffffu);
+        dist_->allreduce_sum(seen);
+        if (!loaded.ok()) return loaded.status();
+        const std::string me = "rank " + std::to_string(rank()) + ": ";
+        auto hex = [](double hi, double lo) {
+            return data::hex64((static_cast<uint64_t>(hi) << 32) | static_cast<uint64_t>(lo));
+        };
+        for (int64_t r = 1; r < world_size(); ++r) {
+            const double* theirs = &seen[static_cast<size_t>(3 * r)];
+            if (theirs[0] < 0)
+                return Status::Error(me + "stopping: rank " + std::to_string(r) +
+                                     " could not load its checkpoint (its output says why)");
+            if (theirs[0] != seen[0]) {
+                return Status::Error(me + "the ranks resumed at different steps: rank 0 at step " +
+                                     std::to_string(static_cast<int64_t>(seen[0])) + ", rank " +
+                                     std::to_string(r) + " at step " +
+                                     std::to_string(static_cast<int64_t>(theirs[0])) + " (" + request + ")");
+            }
+            if (theirs[1] != seen[1] || theirs[2] != seen[2]) {
+                return Status::Error(me + "rank " + std::to_string(r) + "'s parameters after loading step " +
+                                     std::to_string(static_cast<int64_t>(seen[0])) +
+                                     " differ from rank 0's " + "(checksum " + hex(theirs[1], theirs[2]) +
+                                     " vs " + hex(seen[1], seen[2]) +
+                                     "): the ranks do not see the same checkpoint");
+            }
+        }
+        *progress_ << "every rank resumed at step " << loaded->step
+                   << (sharded() ? "" : " with parameter checksum " + data::hex64(checksum)) << "\n";
+    }
+    start_ = *loaded;
+    *progress_ << "resumed from " << *dir << " at step " << start_.step << "\n";
     return Status::Ok();
 }
 

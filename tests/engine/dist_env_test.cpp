@@ -5,6 +5,10 @@
 #include <map>
 
 #include "dist/env.h"
+#include "dist/rendezvous.h"
+
+#include <filesystem>
+#include <fstream>
 
 namespace slipway::dist {
 namespace {
@@ -55,7 +59,16 @@ EnvLookup lookup(const std::map<std::string, std::string>& vars) {
 
 DistEnv make(int64_t rank, int64_t world, int64_t local, int64_t local_world, int64_t node, std::string addr,
              int port, std::string source) {
-    return {rank, world, local, local_world, node, std::move(addr), port, std::move(source)};
+    DistEnv d;
+    d.rank = rank;
+    d.world_size = world;
+    d.local_rank = local;
+    d.local_world_size = local_world;
+    d.node_rank = node;
+    d.master_addr = std::move(addr);
+    d.master_port = port;
+    d.source = std::move(source);
+    return d;
 }
 
 TEST(DistEnvResolve, PrecedenceAndConsistency) {
@@ -70,16 +83,22 @@ TEST(DistEnvResolve, PrecedenceAndConsistency) {
           {"MASTER_PORT", "29400"}},
          make(5, 16, 1, 4, 1, "10.0.0.1", 29400, "torchrun"),
          ""},
-        {"slurm: master = first host, port from the job id",
+        {"slurm: master = first host, port 0 = published by rank 0 in the port file",
          {{"SLURM_PROCID", "9"},
           {"SLURM_NTASKS", "16"},
           {"SLURM_LOCALID", "1"},
           {"SLURM_NODEID", "1"},
           {"SLURM_TASKS_PER_NODE", "8(x2)"},
           {"SLURM_JOB_NODELIST", "gpu[03-04]"},
-          {"SLURM_JOB_ID", "123456"}},
-         make(9, 16, 1, 8, 1, "gpu03", 20000 + 123456 % 20000, "slurm"),
+          {"SLURM_JOB_ID", "123456"},
+          {"SLIPWAY_RDZV_FILE", "/shared/run/.rdzv"}},
+         make(9, 16, 1, 8, 1, "gpu03", 0, "slurm"),
          ""},
+        {"slurm: no port derived from the job id any more",
+         {{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_NODELIST", "a1"}, {"SLURM_JOB_ID", "7"}},
+         {},
+         "under Slurm a multi-rank step needs MASTER_PORT or SLIPWAY_RDZV_FILE (a file on a filesystem every "
+         "rank sees, where rank 0 publishes the port it bound); Slipway's sbatch script sets the latter"},
         {"slurm: the step's nodelist wins over the job's",
          {{"SLURM_PROCID", "0"},
           {"SLURM_NTASKS", "2"},
@@ -138,7 +157,49 @@ TEST(DistEnvResolve, PrecedenceAndConsistency) {
         EXPECT_EQ(env->master_addr, c.expected.master_addr) << c.label;
         EXPECT_EQ(env->master_port, c.expected.master_port) << c.label;
         EXPECT_EQ(env->source, c.expected.source) << c.label;
+        EXPECT_EQ(env->secret, c.vars.count("SLIPWAY_RDZV_SECRET") ? c.vars.at("SLIPWAY_RDZV_SECRET") : "")
+            << c.label;
     }
+}
+
+TEST(Rendezvous, SecretsArePrivateAndPrefixesHideThem) {
+    const Result<std::string> a = new_rendezvous_secret(), b = new_rendezvous_secret();
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->size(), 32u);
+    EXPECT_NE(*a, *b);
+    EXPECT_EQ(store_prefix(*a).rfind("slipway/", 0), 0u);
+    EXPECT_EQ(store_prefix(*a).size(), 8u + 32u);
+    EXPECT_EQ(store_prefix(*a).find(*a), std::string::npos);
+    EXPECT_NE(store_prefix(*a), store_prefix(*b));
+    EXPECT_EQ(store_prefix(*a), store_prefix(*a));
+}
+
+TEST(Rendezvous, ThePublishedPortIsReadOnlyWithTheSameSecretAndScope) {
+    namespace fs = std::filesystem;
+    const fs::path file = fs::path(testing::TempDir()) / "rdzv_port";
+    fs::remove(file);
+    const std::string secret = "0123456789abcdef0123";
+    ASSERT_TRUE(publish_port(file.string(), secret, "7.0", 41234).ok());
+    EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write);
+    const auto quick = std::chrono::milliseconds(200);
+    const Result<int> port = wait_for_published_port(file.string(), secret, "7.0", quick);
+    ASSERT_TRUE(port.ok()) << port.error();
+    EXPECT_EQ(*port, 41234);
+    for (const auto& [other_secret, other_scope] :
+         {std::pair<std::string, std::string>{"another-secret-0123", "7.0"}, {secret, "7.1"}}) {
+        const Result<int> refused = wait_for_published_port(file.string(), other_secret, other_scope, quick);
+        ASSERT_FALSE(refused.ok());
+        EXPECT_NE(refused.error().find("holds a port published with another secret or by another job step"),
+                  std::string::npos)
+            << refused.error();
+    }
+    std::ofstream(file) << "41235 forged\n";
+    EXPECT_FALSE(wait_for_published_port(file.string(), secret, "7.0", quick).ok());
+    fs::remove(file);
+    const Result<int> missing = wait_for_published_port(file.string(), secret, "7.0", quick);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().find("rank 0 did not publish one"), std::string::npos) << missing.error();
 }
 
 }  // namespace

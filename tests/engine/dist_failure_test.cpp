@@ -7,8 +7,8 @@
 #include <future>
 #include <thread>
 
-#include "dist/launcher.h"
 #include "dist/process_group.h"
+#include "dist/rendezvous.h"
 
 namespace {
 
@@ -16,8 +16,9 @@ using slipway::dist::DistContext;
 using Point = DistContext::StepPoint;
 
 std::vector<std::unique_ptr<DistContext>> connect_ranks(int world) {
-    const slipway::Result<int> port = slipway::dist::pick_free_port("127.0.0.1");
-    EXPECT_TRUE(port.ok());
+    // Port 0: rank 0 binds a free one and publishes it, as under `launch`.
+    const slipway::Result<std::string> secret = slipway::dist::new_rendezvous_secret();
+    EXPECT_TRUE(secret.ok());
     slipway::DistributedConfig config;
     config.backend = "gloo";
     config.timeout_s = 20;
@@ -26,7 +27,9 @@ std::vector<std::unique_ptr<DistContext>> connect_ranks(int world) {
         slipway::dist::DistEnv env;
         env.rank = env.local_rank = rank;
         env.world_size = env.local_world_size = world;
-        env.master_port = *port;
+        env.master_port = 0;
+        env.port_file = testing::TempDir() + "/describe_failure_port";
+        env.secret = *secret;
         pending.push_back(
             std::async(std::launch::async, [env, config] { return DistContext::connect(env, config); }));
     }

@@ -2,7 +2,9 @@
 // same global batch (full, embeddings, LoRA; with and without accumulation), a 2-rank resume continues
 // the curve, a killed (kill -9) or frozen (SIGSTOP) rank ends the run within timeout_s with a message
 // naming it, SIGTERM checkpoints and logs run_stop aborted, the launcher returns the failing rank's code,
-// and an unreachable master is named.
+// and an unreachable master is named. The rendezvous: a foreign client writing into a running job's store
+// changes nothing, two jobs whose job ids gave the same port before both run, a rank without the job's
+// secret (or with another) is refused, and ranks whose checkpoints differ on resume are stopped.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -11,11 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <thread>
 
 #include "io/safetensors.h"
+#include "store_intruder.h"
 #include "tiny_run_support.h"
 
 extern char** environ;
@@ -165,6 +170,7 @@ public:
         const Finished second = launch(2, resumed, {"--resume_from_checkpoint", "latest"});
         EXPECT_EQ(second.exit_code, 0) << second.err;
         EXPECT_NE(second.err.find("resumed from"), std::string::npos) << second.err;
+        EXPECT_NE(second.err.find("0: every rank resumed at step 4"), std::string::npos) << second.err;
         const std::vector<double> a = values("straight", "train_loss"), b = values("resumed", "train_loss");
         EXPECT_EQ(a.size(), 8u);
         EXPECT_EQ(b.size(), 8u);
@@ -579,12 +585,177 @@ TEST_F(DistTrain, UnreachableMasterIsNamed) {
     Child child({SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config}, dir_ / "lonely.out",
                 dir_ / "lonely.err",
                 {"RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
-                 "MASTER_PORT=1"});
+                 "MASTER_PORT=1", "SLIPWAY_RDZV_SECRET=0123456789abcdef"});
     const Finished f = child.wait(60);
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(f.err.find("rendezvous with the master 127.0.0.1:1 failed within /distributed/timeout_s = 3 s"),
               std::string::npos)
         << f.err;
+}
+
+// The port rank 0 published in a launcher's private folder under `tmpdir` (0 while there is none).
+int published_port(const fs::path& tmpdir) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(tmpdir, ec)) {
+        if (entry.path().filename().string().rfind("slipway-launch-", 0) != 0) continue;
+        int port = 0;
+        if (std::ifstream(entry.path() / "port") >> port) return port;
+    }
+    return 0;
+}
+
+TEST_F(DistTrain, AForeignStoreClientChangesNothing) {
+    const Finished quiet = launch(2, write_config("quiet", {}));
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+    const fs::path tmpdir = dir_ / "tmp";
+    fs::create_directories(tmpdir);
+    Child launcher(launch_argv(2, write_config("attacked", {}), {}), dir_ / "attacked.out",
+                   dir_ / "attacked.err", {"TMPDIR=" + tmpdir.string()});
+    // In as soon as rank 0 publishes the port: before the Gloo rendezvous and the first step.
+    int port = 0;
+    for (int i = 0; i < 1200 && port == 0; ++i) {
+        port = published_port(tmpdir);
+        if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_GT(port, 0) << slurp(dir_ / "attacked.err");
+    std::atomic<bool> stop{false};
+    auto intruder = std::async(
+        std::launch::async, [&] { return slipway::testing_support::intrude_store("127.0.0.1", port, stop); });
+    const Finished attacked = launcher.wait(300);
+    stop = true;
+    const int64_t accepted = intruder.get();
+    ASSERT_EQ(attacked.exit_code, 0) << attacked.err;
+    EXPECT_GT(accepted, 100) << "the intruder reached the store";
+    const std::vector<double> a = values("quiet", "train_loss"), b = values("attacked", "train_loss");
+    ASSERT_EQ(a.size(), 12u);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_DOUBLE_EQ(a[i], b[i]) << "step " << i + 1;
+    EXPECT_EQ(values("quiet", "eval_accuracy"), values("attacked", "eval_accuracy"));
+}
+
+// Slurm's variables for rank `rank` of a 2-task step of job `job` on this machine, port published by rank 0.
+std::vector<std::string> slurm_rank_env(int rank, const std::string& job, const fs::path& port_file,
+                                        const std::string& secret) {
+    return {"SLURM_PROCID=" + std::to_string(rank),
+            "SLURM_NTASKS=2",
+            "SLURM_LOCALID=" + std::to_string(rank),
+            "SLURM_NODEID=0",
+            "SLURM_TASKS_PER_NODE=2",
+            "SLURM_JOB_NODELIST=localhost",
+            "SLURM_JOB_ID=" + job,
+            "SLURM_STEP_ID=0",
+            "MASTER_ADDR=127.0.0.1",
+            "SLIPWAY_RDZV_FILE=" + port_file.string(),
+            "SLIPWAY_RDZV_SECRET=" + secret};
+}
+
+TEST_F(DistTrain, TwoJobsWhoseJobIdsGaveTheSamePortBothRun) {
+    // Before, both would have listened on 20000 + id % 20000 = 20007.
+    const std::vector<std::string> jobs = {"7", "20007"};
+    std::vector<std::unique_ptr<Child>> ranks;
+    for (const std::string& job : jobs) {
+        const std::string config =
+            write_config("job" + job, {{"data", {{"cache_dir", (dir_ / ("cache" + job)).string()}}},
+                                       {"training", {{"max_steps", 6}, {"eval_steps", nullptr}}}});
+        for (int rank = 0; rank < 2; ++rank) {
+            const std::string tag = "job" + job + "_" + std::to_string(rank);
+            ranks.push_back(std::make_unique<Child>(
+                std::vector<std::string>{SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config},
+                dir_ / (tag + ".out"), dir_ / (tag + ".err"),
+                slurm_rank_env(rank, job, dir_ / ("job" + job + ".rdzv"),
+                               "secret-of-job-" + job + "-0123456789")));
+        }
+    }
+    std::vector<std::string> masters;
+    for (auto& rank : ranks) {
+        const Finished f = rank->wait(300);
+        EXPECT_EQ(f.exit_code, 0) << f.err;
+        const size_t at = f.err.find("process group via 127.0.0.1:");
+        if (at != std::string::npos) masters.push_back(f.err.substr(at, f.err.find('\n', at) - at));
+    }
+    ASSERT_EQ(masters.size(), 2u) << "rank 0 of each job names its master";
+    EXPECT_NE(masters[0], masters[1]);
+    EXPECT_EQ(values("job7", "train_loss"), values("job20007", "train_loss"));
+    EXPECT_EQ(values("job7", "train_loss").size(), 6u);
+}
+
+TEST_F(DistTrain, ARankWithoutTheJobsSecretIsRefused) {
+    const std::string config = write_config("secret", {{"distributed", {{"timeout_s", 4}}}});
+    const std::vector<std::string> argv{SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config};
+    const fs::path port_file = dir_ / ".rdzv";
+    auto rank_env = [&](int rank, const std::string& secret, const std::string& port) {
+        std::vector<std::string> env{"RANK=" + std::to_string(rank), "WORLD_SIZE=2", "LOCAL_RANK=0",
+                                     "LOCAL_WORLD_SIZE=1", "MASTER_ADDR=127.0.0.1"};
+        if (!secret.empty()) env.push_back("SLIPWAY_RDZV_SECRET=" + secret);
+        env.push_back(port.empty() ? "SLIPWAY_RDZV_FILE=" + port_file.string() : "MASTER_PORT=" + port);
+        return env;
+    };
+    Child missing(argv, dir_ / "missing.out", dir_ / "missing.err", rank_env(1, "", "29999"));
+    const Finished m = missing.wait(60);
+    EXPECT_EQ(m.exit_code, 1);
+    EXPECT_NE(
+        m.err.find("rank 1: SLIPWAY_RDZV_SECRET is not set: every rank of a multi-process run needs the "
+                   "job's rendezvous secret"),
+        std::string::npos)
+        << m.err;
+
+    // Rank 0 waits for a rank 1 with its secret far longer than the refused ones take.
+    const std::vector<std::string> patient{SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config,
+                                           "--ddp_timeout",    "60"};
+    Child rank0(patient, dir_ / "rank0.out", dir_ / "rank0.err", rank_env(0, "the-right-secret-0123", ""));
+    int port = 0;
+    for (int i = 0; i < 1200 && !(std::ifstream(port_file) >> port); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_GT(port, 0) << slurp(dir_ / "rank0.err");
+    Child wrong_file(argv, dir_ / "wrong_file.out", dir_ / "wrong_file.err",
+                     rank_env(1, "a-wrong-secret-0123", ""));
+    const Finished f = wrong_file.wait(60);
+    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_NE(f.err.find("holds a port published with another secret or by another job step (is "
+                         "SLIPWAY_RDZV_SECRET the same on every rank?)"),
+              std::string::npos)
+        << f.err;
+    Child wrong_store(argv, dir_ / "wrong_store.out", dir_ / "wrong_store.err",
+                      rank_env(1, "a-wrong-secret-0123", std::to_string(port)));
+    const Finished w = wrong_store.wait(60);
+    EXPECT_EQ(w.exit_code, 1);
+    EXPECT_NE(w.err.find("rank 1: the master 127.0.0.1:" + std::to_string(port) +
+                         " answers but holds no key of this job"),
+              std::string::npos)
+        << w.err;
+    EXPECT_NE(w.err.find("its SLIPWAY_RDZV_SECRET differs from this rank's"), std::string::npos) << w.err;
+}
+
+TEST_F(DistTrain, RanksThatResumeFromDifferentCheckpointsAreStopped) {
+    const nlohmann::json patch = {{"training", {{"save_steps", 2}, {"eval_steps", nullptr}}}};
+    const std::string a = write_config("a", patch);
+    nlohmann::json other = patch;
+    other["training"]["learning_rate"] = 1e-3;
+    ASSERT_EQ(launch(2, a, {"--stop-after-steps", "4"}).exit_code, 0);
+    ASSERT_EQ(launch(2, write_config("b", other), {"--stop-after-steps", "4"}).exit_code, 0);
+    // Rank 1 sees another folder than rank 0's "latest" (a/checkpoint-4).
+    auto resume_with_rank1_at = [&](const fs::path& checkpoint, const std::string& tag) {
+        return run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "2", "--threads-per-rank", "1", "--grace-s",
+                    "30", "--", "/bin/sh", "-c",
+                    "if [ \"$RANK\" = 1 ]; then c=\"$2\"; else c=latest; fi; exec \"$0\" train \"$1\" "
+                    "--resume_from_checkpoint \"$c\"",
+                    SLIPWAY_ENGINE_BIN, a, checkpoint.string()},
+                   tag, 120);
+    };
+    const Finished weights = resume_with_rank1_at(dir_ / "b" / "checkpoint-4", "weights");
+    EXPECT_EQ(weights.exit_code, 1) << weights.err;
+    for (const char* rank : {"0: ", "1: "})
+        EXPECT_NE(
+            weights.err.find(std::string(rank) + "train: rank " + rank[0] +
+                             ": rank 1's parameters after loading step 4 differ from rank 0's (checksum "),
+            std::string::npos)
+            << weights.err;
+    const Finished steps = resume_with_rank1_at(dir_ / "a" / "checkpoint-2", "steps");
+    EXPECT_EQ(steps.exit_code, 1) << steps.err;
+    EXPECT_NE(steps.err.find("the ranks resumed at different steps: rank 0 at step 4, rank 1 at step 2"),
+              std::string::npos)
+        << steps.err;
 }
 
 }  // namespace
