@@ -34,9 +34,12 @@ inline bool use_classic_store(c10d::TCPStoreOptions& options) {
 }
 
 // Makes the server listen on `host`'s address only, on options.port (0: a free one, then written back to
-// options.port), through a socket bound here. False where TCPStore cannot take one (before 2.3): it then
-// listens on every interface. The socket is the server's from here on (never closed by us).
-inline bool listen_on_host_only(c10d::TCPStoreOptions& options, const std::string& host) {
+// options.port), through a socket bound here. False where TCPStore cannot take one (before 2.3), or where the
+// name resolves here to a loopback address only (Debian maps a host's own name to 127.0.1.1, which the
+// other nodes cannot reach): the server then listens on every interface. The socket is the server's from
+// here on (never closed by us).
+inline bool listen_on_host_only(c10d::TCPStoreOptions& options, const std::string& host,
+                                bool host_is_loopback) {
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
     addrinfo hints{}, *found = nullptr;
     hints.ai_family = AF_UNSPEC;
@@ -45,6 +48,11 @@ inline bool listen_on_host_only(c10d::TCPStoreOptions& options, const std::strin
     if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0) return false;
     int fd = -1;
     for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+        const bool loopback =
+            a->ai_family == AF_INET6
+                ? IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr)
+                : (ntohl(reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr.s_addr) >> 24) == 127;
+        if (loopback && !host_is_loopback) continue;
         fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
         if (fd < 0) continue;
         const int on = 1;
@@ -67,6 +75,7 @@ inline bool listen_on_host_only(c10d::TCPStoreOptions& options, const std::strin
 #else
     (void)options;
     (void)host;
+    (void)host_is_loopback;
     return false;
 #endif
 }

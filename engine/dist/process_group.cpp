@@ -148,7 +148,8 @@ Status DistContext::rendezvous(const DistEnv& env, const DistributedConfig& conf
     c10::intrusive_ptr<c10d::TCPStore> server_or_client;
     try {
         if (env.rank == 0) {
-            listens_on_master_only_ = listen_on_host_only(options, env.master_addr);
+            listens_on_master_only_ =
+                listen_on_host_only(options, env.master_addr, is_loopback(env.master_addr));
             server_or_client = connect_store(env.master_addr, options);
             options.port = server_or_client->getPort();
         } else if (env.master_port == 0) {
@@ -160,7 +161,7 @@ Status DistContext::rendezvous(const DistEnv& env, const DistributedConfig& conf
         if (env.rank != 0) server_or_client = connect_store(env.master_addr, options);
         store_ = c10::make_intrusive<c10d::PrefixStore>(prefix, server_or_client);
         if (env.rank == 0) {
-            store_->set(hello, {1});
+            store_->set(hello, std::vector<uint8_t>{1});
             if (env.master_port == 0) {
                 if (Status s = publish_port(env.port_file, env.secret, env.scope, options.port); !s.ok())
                     return Status::Error(me + s.message());
