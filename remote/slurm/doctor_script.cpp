@@ -222,6 +222,10 @@ Result<std::string> render_doctor_sbatch(const DoctorJobRequest& r) {
     out << "mapfile -t hosts < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n";
     out << "export MASTER_ADDR=\"${hosts[0]}\"\n";
     out << "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))\n";
+    out << "# bench-comm's store takes only tasks with this job's secret (srun passes it in the "
+           "environment).\n";
+    out << "SLIPWAY_RDZV_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\n";
+    out << "export SLIPWAY_RDZV_SECRET\n";
     out << "echo \"SLIPWAY-DOCTOR - job $SLURM_JOB_ID nodes ${hosts[*]} master $MASTER_ADDR:$MASTER_PORT\"\n";
     out << "# Each step ends within its limit even when a node hangs (srun's --time is in minutes).\n";
     out << "step_limit=$((DOCTOR_STEP_TIMEOUT_S + 30))\n";

@@ -147,13 +147,19 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
     }
     out << "\n";
 
-    out << "# Rendezvous: the first host of the allocation is the master; the port follows from the job "
-           "id.\n";
+    // The secret lives only in the job's environment, which srun passes to every task (and pyxis into the
+    // container): no file to protect, and a requeued job gets a new one.
+    out << "# Rendezvous: the first host of the allocation is the master; rank 0 binds a free port there "
+           "and\n"
+           "# publishes it in the run folder. Only tasks with this job's secret can use the store.\n";
     out << "mapfile -t hosts < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n";
     out << "export MASTER_ADDR=\"${hosts[0]}\"\n";
-    out << "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))\n";
-    out << "echo \"slipway: job $SLURM_JOB_ID on ${#hosts[@]} node(s), master "
-           "$MASTER_ADDR:$MASTER_PORT\"\n\n";
+    out << "unset MASTER_PORT\n";
+    out << "SLIPWAY_RDZV_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\n";
+    out << "export SLIPWAY_RDZV_SECRET\n";
+    out << "export SLIPWAY_RDZV_FILE=\"$run_dir/.slipway-rendezvous-$SLURM_JOB_ID\"\n";
+    out << "echo \"slipway: job $SLURM_JOB_ID on ${#hosts[@]} node(s), master $MASTER_ADDR, port published "
+           "in $SLIPWAY_RDZV_FILE\"\n\n";
 
     std::string step_cpus;
     if (s.cpus_per_task) step_cpus = " --cpus-per-task=" + std::to_string(*s.cpus_per_task);

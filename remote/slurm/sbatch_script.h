@@ -34,9 +34,4 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
 // characters (the run's own name, whatever it holds, stays intact in run.json).
 std::string slurm_job_name(const std::string& run_name);
 
-// The port every rank derives from the job id when MASTER_PORT is unset (engine/dist/env.cpp).
-inline int rendezvous_port_for_job(long long job_id) {
-    return static_cast<int>(20000 + job_id % 20000);
-}
-
 }  // namespace slipway::remote

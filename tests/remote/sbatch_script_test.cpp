@@ -3,9 +3,9 @@
 // is printed back intact by the script's own assignment, nothing executes).
 #include <gtest/gtest.h>
 
-#include "temp_dir.h"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "temp_dir.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -110,14 +110,27 @@ TEST(SbatchScript, ResourcesFromTheSlurmSectionAndProfileDefaults) {
     p.default_account = "ignored-because-the-config-names-one";
     Result<std::string> script = render_sbatch_script(config, p, in_folder("/scratch/runs/r1"));
     ASSERT_TRUE(script.ok()) << script.error();
-    for (const char* line :
-         {"#!/bin/bash", "#SBATCH --job-name=mlperf-llama2-70b-lora", "#SBATCH --nodes=4",
-          "#SBATCH --ntasks-per-node=8", "#SBATCH --gres=gpu:8", "#SBATCH --cpus-per-task=12",
-          "#SBATCH --time=01:30:00", "#SBATCH --partition=gpu", "#SBATCH --account=proj42",
-          "#SBATCH --qos=high", "#SBATCH --exclusive", "#SBATCH --output=slurm-%j.out",
-          "#SBATCH --mail-type=END", "run_dir=/scratch/runs/r1", "engine=slipway-engine",
-          "mapfile -t hosts < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")",
-          "export MASTER_ADDR=\"${hosts[0]}\"", "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))"}) {
+    for (const char* line : {"#!/bin/bash",
+                             "#SBATCH --job-name=mlperf-llama2-70b-lora",
+                             "#SBATCH --nodes=4",
+                             "#SBATCH --ntasks-per-node=8",
+                             "#SBATCH --gres=gpu:8",
+                             "#SBATCH --cpus-per-task=12",
+                             "#SBATCH --time=01:30:00",
+                             "#SBATCH --partition=gpu",
+                             "#SBATCH --account=proj42",
+                             "#SBATCH --qos=high",
+                             "#SBATCH --exclusive",
+                             "#SBATCH --output=slurm-%j.out",
+                             "#SBATCH --mail-type=END",
+                             "run_dir=/scratch/runs/r1",
+                             "engine=slipway-engine",
+                             "mapfile -t hosts < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")",
+                             "export MASTER_ADDR=\"${hosts[0]}\"",
+                             "unset MASTER_PORT",
+                             "SLIPWAY_RDZV_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')",
+                             "export SLIPWAY_RDZV_SECRET",
+                             "export SLIPWAY_RDZV_FILE=\"$run_dir/.slipway-rendezvous-$SLURM_JOB_ID\""}) {
         EXPECT_TRUE(has_line(*script, line)) << "missing: " << line << "\n" << *script;
     }
     EXPECT_NE(script->find("--container-image=/scratch/workdir/mlperf-nvidia+llama2_70b_lora-pyt.sqsh"),

@@ -141,8 +141,10 @@ TEST(SlurmCluster, RenderedScriptPreparesOnceThenTrainsOnEveryTask) {
     const std::string engine = local_dir + "/slipway-engine";
     std::ofstream(engine)
         << "#!/bin/bash\n"
-           "echo \"engine $1 rank=${SLURM_PROCID} of ${SLURM_NTASKS} master=${MASTER_ADDR}:${MASTER_PORT} "
-           "job=${SLURM_JOB_ID} config=$2\" >> \"$(dirname \"$0\")/calls.txt\"\n";
+           "echo \"engine $1 rank=${SLURM_PROCID} of ${SLURM_NTASKS} "
+           "master=${MASTER_ADDR}:${MASTER_PORT:-file} "
+           "rdzv=${SLIPWAY_RDZV_FILE##*/} secret=${#SLIPWAY_RDZV_SECRET} job=${SLURM_JOB_ID} config=$2\" >> "
+           "\"$(dirname \"$0\")/calls.txt\"\n";
     Result<RunConfig> config =
         load_run_config(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets/demo-tiny.json");
     ASSERT_TRUE(config.ok()) << config.error();
@@ -163,8 +165,9 @@ TEST(SlurmCluster, RenderedScriptPreparesOnceThenTrainsOnEveryTask) {
     Result<std::string> calls = c->session->read_range(run->deployment.remote_dir + "/calls.txt", 0, 10000);
     ASSERT_TRUE(calls.ok()) << calls.error();
     const long long job = std::stoll(run->job.job_id);
-    const std::string master =
-        "master=" + c->env["SLIPWAY_SLURM_NODE"] + ":" + std::to_string(20000 + job % 20000);
+    // Rank 0 publishes the port it bound; every task has the job's 32-digit secret.
+    const std::string master = "master=" + c->env["SLIPWAY_SLURM_NODE"] + ":file rdzv=.slipway-rendezvous-" +
+                               std::to_string(job) + " secret=32";
     const std::string config_path = "config=" + run->deployment.remote_dir + "/run.json";
     EXPECT_EQ(calls->find("engine prepare rank=0 of 1 " + master), 0u) << *calls;
     for (const char* rank : {"rank=0 of 2 ", "rank=1 of 2 "}) {
