@@ -3,9 +3,9 @@
 // is printed back intact by the script's own assignment, nothing executes).
 #include <gtest/gtest.h>
 
+#include "temp_dir.h"
 #include <sys/wait.h>
 #include <unistd.h>
-#include "temp_dir.h"
 
 #include <cstdio>
 #include <filesystem>
