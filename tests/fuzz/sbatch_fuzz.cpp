@@ -23,7 +23,8 @@ using namespace slipway::remote;
 namespace {
 
 // Stand-ins: srun records its arguments one per line (NUL-free: they came from a shell), scontrol names
-// one host; any other command the script runs is not found and recorded as an intrusion.
+// one host; od and tr (the rendezvous secret) are the system's own. Any other command the script runs is
+// not found and recorded as an intrusion.
 const std::string& sandbox() {
     static const std::string dir = [] {
         const std::string d = fuzz::scratch_dir() + "/sandbox";
@@ -39,6 +40,10 @@ const std::string& sandbox() {
             "command_not_found_handle() { printf 'INTRUSION %s\\n' \"$1\" >> \"$LOG\"; return 127; }\n");
         std::filesystem::permissions(d + "/bin/srun", std::filesystem::perms::owner_all);
         std::filesystem::permissions(d + "/bin/scontrol", std::filesystem::perms::owner_all);
+        for (const char* tool : {"od", "tr"}) {
+            std::error_code exists;  // a folder left by an earlier process with this id
+            std::filesystem::create_symlink(std::string("/usr/bin/") + tool, d + "/bin/" + tool, exists);
+        }
         return d;
     }();
     return dir;
