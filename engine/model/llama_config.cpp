@@ -22,6 +22,18 @@ std::vector<int64_t> ids_of(const nlohmann::json& v) {
     return out;
 }
 
+struct SizeLimit {
+    const char* key;
+    int64_t value;
+    int64_t max;
+};
+
+Status check_size(const SizeLimit& size) {
+    if (size.value >= 1 && size.value <= size.max) return Status::Ok();
+    return Status::Error(std::string("config.json: ") + size.key + " (" + std::to_string(size.value) +
+                         ") must be from 1 to " + std::to_string(size.max));
+}
+
 }  // namespace
 
 Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
@@ -52,14 +64,23 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
         c.tie_word_embeddings = j.value("tie_word_embeddings", false);
         // transformers 4.56+ writes "dtype", earlier versions "torch_dtype".
         const char* dtype_key = j.contains("dtype") ? "dtype" : "torch_dtype";
-        c.torch_dtype = j.contains(dtype_key) && j[dtype_key].is_string() ? j[dtype_key].get<std::string>()
-                                                                          : "float32";
-        if (c.hidden_size <= 0 || c.num_attention_heads <= 0 || c.num_hidden_layers <= 0 ||
-            c.vocab_size <= 0 || c.intermediate_size <= 0 || c.num_key_value_heads <= 0) {
-            return Status::Error("config.json: sizes must be positive");
+        c.torch_dtype =
+            j.contains(dtype_key) && j[dtype_key].is_string() ? j[dtype_key].get<std::string>() : "float32";
+        const SizeLimit sizes[] = {
+            {"vocab_size", c.vocab_size, kMaxVocabSize},
+            {"hidden_size", c.hidden_size, kMaxHiddenSize},
+            {"intermediate_size", c.intermediate_size, kMaxIntermediateSize},
+            {"num_hidden_layers", c.num_hidden_layers, kMaxHiddenLayers},
+            {"num_attention_heads", c.num_attention_heads, kMaxAttentionHeads},
+            {"num_key_value_heads", c.num_key_value_heads, kMaxAttentionHeads},
+            {"max_position_embeddings", c.max_position_embeddings, kMaxPositionEmbeddings},
+        };
+        for (const SizeLimit& size : sizes) {
+            if (Status s = check_size(size); !s.ok()) return s;
         }
         if (j.contains("head_dim") && !j["head_dim"].is_null()) {
             c.head_dim = j["head_dim"].get<int64_t>();
+            if (Status s = check_size({"head_dim", c.head_dim, kMaxHeadDim}); !s.ok()) return s;
         } else {
             if (c.hidden_size % c.num_attention_heads != 0) {
                 return Status::Error("config.json: num_attention_heads (" +

@@ -12,6 +12,17 @@
 
 namespace slipway::model {
 
+// Limits on config.json sizes: far past any released model (Llama 3.1 405B: hidden 16384, 126 layers,
+// vocab 128256), and low enough that a hostile file can neither make the plan walk 2^31 layers nor wrap
+// the products the engine forms from them (parameter counts, tensor sizes) past int64.
+inline constexpr int64_t kMaxVocabSize = int64_t{1} << 24;  // tokenizer ids are below 2^24 too
+inline constexpr int64_t kMaxHiddenSize = int64_t{1} << 17;
+inline constexpr int64_t kMaxIntermediateSize = int64_t{1} << 20;
+inline constexpr int64_t kMaxHiddenLayers = 1024;
+inline constexpr int64_t kMaxAttentionHeads = 1024;
+inline constexpr int64_t kMaxHeadDim = 4096;
+inline constexpr int64_t kMaxPositionEmbeddings = int64_t{1} << 26;
+
 struct RopeScaling {
     std::string type = "default";  // default | linear | llama3
     double factor = 1.0;
@@ -39,7 +50,8 @@ struct LlamaConfig {
     std::vector<int64_t> bos_token_ids;
     std::vector<int64_t> eos_token_ids;
 
-    // Errors name the key ("config.json: num_attention_heads (6) must divide hidden_size (100)").
+    // Errors name the key ("config.json: num_attention_heads (6) must divide hidden_size (100)"); every
+    // size must be in [1, its kMax* limit].
     static Result<LlamaConfig> from_json(const nlohmann::json& json);
     static Result<LlamaConfig> from_file(const std::string& path);
     nlohmann::json to_json() const;  // as HF writes it (architectures LlamaForCausalLM, model_type llama)
