@@ -49,6 +49,7 @@ write("model-huge/config.json", json.dumps({"architectures": ["LlamaForCausalLM"
        "vocab_size": 2**62, "hidden_size": 2**40, "intermediate_size": 2**40, "num_hidden_layers": 2**31,
        "num_attention_heads": 2**20, "num_key_value_heads": 2**20, "max_position_embeddings": 2**40}))
 cfg = json.load(open(os.path.join(source, "resources/demo/model/config.json")))
+write("model-layers/config.json", json.dumps(dict(cfg, num_hidden_layers=2**31)))  # plan walked every layer
 write("model-st/config.json", json.dumps(cfg))
 header = json.dumps({"model.embed_tokens.weight": {"dtype": "F32", "shape": [2**32, 2**32],
                      "data_offsets": [0, 0]}}).encode()
