@@ -7,6 +7,21 @@
 #include "contract/run_config.h"
 
 namespace slipway::data {
+namespace {
+
+// A file of `count` elements (`what`) of `element_bytes` each, as meta.json says. Compared by division
+// first: a count from meta.json times the element size must not wrap around to the file's size.
+Status check_file_size(const std::string& path, uint64_t file_bytes, uint64_t count, uint64_t element_bytes,
+                       const char* what) {
+    if (count <= file_bytes / element_bytes && file_bytes == count * element_bytes) return Status::Ok();
+    const std::string expected = count > UINT64_MAX / element_bytes ? std::string("more than 2^64")
+                                                                    : std::to_string(count * element_bytes);
+    return Status::Error(path + ": " + std::to_string(file_bytes) + " bytes, expected " + expected + " (" +
+                         std::to_string(count) + " " + what + " of " + std::to_string(element_bytes) +
+                         " bytes in meta.json): truncated or not from this cache");
+}
+
+}  // namespace
 
 Result<TokenCache> TokenCache::open(const std::string& dir) {
     const std::string meta_path = (std::filesystem::path(dir) / kTokenCacheMetaFile).string();
@@ -36,26 +51,12 @@ Status TokenCache::open_part(Split split) {
     if (!tokens.ok()) return tokens.status();
     Result<MappedFile> blocks = MappedFile::open(blocks_path);
     if (!blocks.ok()) return blocks.status();
-    // Counts compared by division first: a count from meta.json times the element size must not wrap
-    // around to the file's size.
-    if (counts.tokens > tokens->size() / sizeof(uint32_t) ||
-        tokens->size() != counts.tokens * sizeof(uint32_t)) {
-        return Status::Error(tokens_path + ": " + std::to_string(tokens->size()) + " bytes, expected " +
-                             (counts.tokens > UINT64_MAX / sizeof(uint32_t)
-                                  ? std::string("more than 2^64")
-                                  : std::to_string(counts.tokens * sizeof(uint32_t))) +
-                             " (" + std::to_string(counts.tokens) +
-                             " tokens of 4 bytes in meta.json): truncated or not from this cache");
-    }
-    if (counts.blocks > blocks->size() / sizeof(uint64_t) ||
-        blocks->size() != counts.blocks * sizeof(uint64_t)) {
-        return Status::Error(blocks_path + ": " + std::to_string(blocks->size()) + " bytes, expected " +
-                             (counts.blocks > UINT64_MAX / sizeof(uint64_t)
-                                  ? std::string("more than 2^64")
-                                  : std::to_string(counts.blocks * sizeof(uint64_t))) +
-                             " (" + std::to_string(counts.blocks) +
-                             " offsets of 8 bytes in meta.json): truncated or not from this cache");
-    }
+    if (Status s = check_file_size(tokens_path, tokens->size(), counts.tokens, sizeof(uint32_t), "tokens");
+        !s.ok())
+        return s;
+    if (Status s = check_file_size(blocks_path, blocks->size(), counts.blocks, sizeof(uint64_t), "offsets");
+        !s.ok())
+        return s;
     p.tokens = std::move(tokens).value();
     p.blocks = std::move(blocks).value();
     p.num_tokens = static_cast<size_t>(counts.tokens);
