@@ -7,6 +7,8 @@
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "dist/backend_wrap.h"
+
 namespace slipway::testing_support {
 
 int64_t intrude_store(const std::string& host, int port, const std::atomic<bool>& stop) {
@@ -33,6 +35,7 @@ int64_t intrude_store(const std::string& host, int port, const std::atomic<bool>
             options.isServer = false;
             options.waitWorkers = false;
             options.timeout = std::chrono::milliseconds(2000);
+            (void)dist::use_classic_store(options);  // 2.4+ clients refuse libuv where it is not built in
             c10d::TCPStore store(host, options);
             while (!stop) {
                 store.add("init/", 1);  // TCPStore's worker count
