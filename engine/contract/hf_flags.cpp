@@ -316,8 +316,17 @@ Result<FlagReport> apply_hf_flags(RunConfig& config, const std::vector<std::stri
     std::vector<std::string> errors;
     // Values end up as JSON strings (run.json, `config print`), which must be UTF-8 text.
     for (size_t i = 0; i < args.size(); ++i) {
-        if (!is_valid_utf8(args[i]))
-            return Result<FlagReport>::Error("argument " + std::to_string(i + 1) + " is not valid UTF-8 text");
+        if (is_valid_utf8(args[i])) continue;
+        std::string flag;  // the flag it belongs to: --name=VALUE, or --name VALUE
+        if (args[i].rfind("--", 0) == 0) {
+            flag = args[i].substr(0, args[i].find('='));
+        } else if (i > 0 && args[i - 1].rfind("--", 0) == 0 && args[i - 1].find('=') == std::string::npos) {
+            flag = args[i - 1];
+        }
+        const std::string where = "argument " + std::to_string(i + 1);
+        return Result<FlagReport>::Error(!flag.empty() && is_valid_utf8(flag)
+                                             ? flag + ": the value is not valid UTF-8 text (" + where + ")"
+                                             : where + " is not valid UTF-8 text");
     }
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];

@@ -145,6 +145,20 @@ TEST(HfFlags, EvaluationStrategyNoClearsEvalSteps) {
     EXPECT_EQ(epoch.error(), "--eval_strategy: only \"steps\" and \"no\" are supported, got \"epoch\"");
 }
 
+TEST(HfFlags, AValueThatIsNotUtf8NamesItsFlag) {
+    // Values end up as JSON strings; nlohmann's dump throws on invalid UTF-8 (found by fuzz_run_config).
+    RunConfig c;
+    Result<FlagReport> spaced = apply_hf_flags(c, {"--learning_rate", "1e-4", "--run_name", "a\xff"});
+    ASSERT_FALSE(spaced.ok());
+    EXPECT_EQ(spaced.error(), "--run_name: the value is not valid UTF-8 text (argument 4)");
+    Result<FlagReport> equals = apply_hf_flags(c, {"--run_name=\xC0\xAF"});
+    ASSERT_FALSE(equals.ok());
+    EXPECT_EQ(equals.error(), "--run_name: the value is not valid UTF-8 text (argument 1)");
+    Result<FlagReport> alone = apply_hf_flags(c, {"\xff"});
+    ASSERT_FALSE(alone.ok());
+    EXPECT_EQ(alone.error(), "argument 1 is not valid UTF-8 text");
+}
+
 TEST(HfFlags, RankPatternFromFile) {
     const std::string path = testing::TempDir() + "/rank_pattern.json";
     std::ofstream(path) << R"({"layers.0.self_attn.q_proj": 64})";
