@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -43,15 +45,20 @@ bool all_digits(const std::string& text) {
            std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-int64_t leading_number(const std::string& text) {
+// The digits `text` starts with (0 for none); nullopt past kMaxSlurmCount.
+std::optional<int64_t> leading_number(const std::string& text) {
     int64_t value = 0;
     for (char c : text) {
         if (!std::isdigit(static_cast<unsigned char>(c))) break;
-        // Saturates: no count Slurm prints comes near 2^63, and wrapping would be undefined.
-        if (value > (INT64_MAX - (c - '0')) / 10) return INT64_MAX;
         value = value * 10 + (c - '0');
+        if (value > kMaxSlurmCount) return std::nullopt;
     }
     return value;
+}
+
+// Totals of counts each at most kMaxSlurmCount: saturate rather than wrap, however many nodes are listed.
+int64_t add_saturating(int64_t total, int64_t count) {
+    return total > INT64_MAX - count ? INT64_MAX : total + count;
 }
 
 }  // namespace
@@ -195,7 +202,7 @@ Result<JobInfo> job_info_from_sacct(const std::string& out, const std::string& j
     return Status::Error(StatusCode::kNotFound, "sacct knows no job " + job_id);
 }
 
-std::vector<Gres> parse_gres(const std::string& text) {
+Result<std::vector<Gres>> parse_gres(const std::string& text) {
     std::vector<Gres> entries;
     const std::string value = trim_space(text);
     if (value.empty() || value == "(null)") return entries;
@@ -220,19 +227,22 @@ std::vector<Gres> parse_gres(const std::string& text) {
         if (parts.empty() || parts[0].empty()) continue;
         Gres g;
         g.name = parts[0];
-        if (parts.size() == 1) {
-            g.count = 1;
-        } else if (parts.size() == 2) {
+        std::optional<int64_t> count = 1;
+        if (parts.size() == 2) {
             if (all_digits(parts[1])) {
-                g.count = leading_number(parts[1]);
+                count = leading_number(parts[1]);
             } else {
                 g.type = parts[1];
-                g.count = 1;
             }
-        } else {
+        } else if (parts.size() > 2) {
             g.type = parts[1];
-            g.count = leading_number(parts[2]);
+            count = leading_number(parts[2]);
         }
+        if (!count) {
+            return Status::Error("GRES \"" + entry + "\": the count is past " +
+                                 std::to_string(kMaxSlurmCount));
+        }
+        g.count = *count;
         entries.push_back(g);
     }
     return entries;
@@ -241,17 +251,20 @@ std::vector<Gres> parse_gres(const std::string& text) {
 int64_t gpu_count(const std::vector<Gres>& gres) {
     int64_t total = 0;
     for (const Gres& g : gres) {
-        if (g.name == "gpu") total += g.count;
+        if (g.name == "gpu") total = add_saturating(total, g.count);
     }
     return total;
 }
 
 Result<std::vector<NodeRow>> parse_sinfo_nodes(const std::string& out) {
     std::vector<NodeRow> rows;
-    for (const std::string& line : non_empty_lines(out)) {
+    const std::vector<std::string> lines = non_empty_lines(out);
+    for (size_t number = 1; number <= lines.size(); ++number) {
+        const std::string& line = lines[number - 1];
         const std::vector<std::string> f = split_fields(line, '|');
         if (f.size() != 6)
             return Status::Error("sinfo: cannot read line \"" + line + "\" (expected 6 fields)");
+        const std::string where = "sinfo: line " + std::to_string(number) + " (" + trim_space(f[0]) + ")";
         NodeRow row;
         row.node = trim_space(f[0]);
         row.partition = trim_space(f[1]);
@@ -260,11 +273,22 @@ Result<std::vector<NodeRow>> parse_sinfo_nodes(const std::string& out) {
             row.default_partition = true;
         }
         row.state = trim_space(f[2]);
-        row.cpus = leading_number(trim_space(f[3]));
-        row.memory_mb = leading_number(trim_space(f[4]));
-        const std::vector<Gres> gres = parse_gres(f[5]);
-        row.gpus = gpu_count(gres);
-        for (const Gres& g : gres) {
+        const std::optional<int64_t> cpus = leading_number(trim_space(f[3]));
+        const std::optional<int64_t> memory_mb = leading_number(trim_space(f[4]));
+        if (!cpus || !memory_mb) {
+            return Status::Error(where + ": " + (cpus ? "MEMORY" : "CPUS") + " is past " +
+                                 std::to_string(kMaxSlurmCount));
+        }
+        row.cpus = *cpus;
+        row.memory_mb = *memory_mb;
+        const Result<std::vector<Gres>> gres = parse_gres(f[5]);
+        if (!gres.ok()) return Status::Error(where + ": " + gres.error());
+        row.gpus = gpu_count(*gres);
+        if (row.gpus > kMaxSlurmCount) {
+            return Status::Error(where + ": GRES holds more than " + std::to_string(kMaxSlurmCount) +
+                                 " GPUs");
+        }
+        for (const Gres& g : *gres) {
             if (g.name == "gpu" && !g.type.empty()) {
                 row.gpu_type = g.type;
                 break;
@@ -286,8 +310,8 @@ std::vector<PartitionInfo> summarize_partitions(const std::vector<NodeRow>& node
         }
         it->nodes += 1;
         if (n.state.rfind("idle", 0) == 0) it->idle_nodes += 1;
-        it->cpus += n.cpus;
-        it->gpus += n.gpus;
+        it->cpus = add_saturating(it->cpus, n.cpus);
+        it->gpus = add_saturating(it->gpus, n.gpus);
     }
     return partitions;
 }

@@ -69,14 +69,19 @@ Result<JobInfo> job_info_from_scontrol(const std::string& out);
 inline constexpr const char* kSacctFields = "JobID,JobName,State,ExitCode,Elapsed,NodeList";
 Result<JobInfo> job_info_from_sacct(const std::string& out, const std::string& job_id);
 
+// The largest count a sinfo field or GRES entry may hold (CPUs, MiB, GPUs of a node): far past any
+// machine, and small enough that totals over nodes stay far from int64's end.
+inline constexpr int64_t kMaxSlurmCount = int64_t{1} << 40;
+
 // One GRES entry: "gpu:a100:4(S:0-1)" -> {name gpu, type a100, count 4}.
 struct Gres {
     std::string name;
     std::string type;
     int64_t count = 0;
 };
-// "gpu:8", "gpu:h100:4,shard:8", "gpu:a100:4(S:0-1)", "(null)" -> entries (empty for "(null)").
-std::vector<Gres> parse_gres(const std::string& text);
+// "gpu:8", "gpu:h100:4,shard:8", "gpu:a100:4(S:0-1)", "(null)" -> entries (empty for "(null)"); an error
+// for a count past kMaxSlurmCount, naming the entry.
+Result<std::vector<Gres>> parse_gres(const std::string& text);
 int64_t gpu_count(const std::vector<Gres>& gres);
 
 // `sinfo -h -N -o kSinfoFormat`: one line per node and partition.

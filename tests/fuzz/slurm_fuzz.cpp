@@ -22,10 +22,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     (void)job_info_from_scontrol(out);
     (void)job_info_from_sacct(out, "42");
-    const std::vector<Gres> gres = parse_gres(out);
-    for (const Gres& g : gres)
-        FUZZ_CHECK(g.count >= 0, out);
-    (void)gpu_count(gres);
+    if (Result<std::vector<Gres>> gres = parse_gres(out); gres.ok()) {
+        for (const Gres& g : *gres)
+            FUZZ_CHECK(g.count >= 0 && g.count <= kMaxSlurmCount, out);
+        FUZZ_CHECK(gpu_count(*gres) >= 0, out);
+    }
     if (auto nodes = parse_sinfo_nodes(out); nodes.ok()) {
         for (const PartitionInfo& p : summarize_partitions(*nodes))
             FUZZ_CHECK(p.nodes >= 0 && p.cpus >= 0 && p.gpus >= 0, p.name);

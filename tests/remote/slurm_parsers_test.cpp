@@ -166,20 +166,51 @@ TEST(Sacct, AllocationLineOfTheJob) {
     EXPECT_EQ(missing.code(), StatusCode::kNotFound);
 }
 
+// The entries of a GRES string the test knows to be valid.
+std::vector<Gres> gres_of(const std::string& text) {
+    Result<std::vector<Gres>> gres = parse_gres(text);
+    EXPECT_TRUE(gres.ok()) << gres.error();
+    return gres.ok() ? *gres : std::vector<Gres>();
+}
+
 TEST(Gres, TypedUntypedSocketsAndShards) {
-    std::vector<Gres> g = parse_gres("gpu:a100:4(S:0-1),shard:8");
+    std::vector<Gres> g = gres_of("gpu:a100:4(S:0-1),shard:8");
     ASSERT_EQ(g.size(), 2u);
     EXPECT_EQ(g[0].name, "gpu");
     EXPECT_EQ(g[0].type, "a100");
     EXPECT_EQ(g[0].count, 4);
     EXPECT_EQ(g[1].name, "shard");
     EXPECT_EQ(gpu_count(g), 4);
-    EXPECT_EQ(gpu_count(parse_gres("gpu:8")), 8);
-    EXPECT_EQ(gpu_count(parse_gres("gpu:h100:8,gpu:a100:2")), 10);
-    EXPECT_TRUE(parse_gres("(null)").empty());
-    EXPECT_TRUE(parse_gres("").empty());
-    EXPECT_EQ(gpu_count(parse_gres("gpu")), 1);
-    EXPECT_EQ(parse_gres("gpu:tesla")[0].type, "tesla");
+    EXPECT_EQ(gpu_count(gres_of("gpu:8")), 8);
+    EXPECT_EQ(gpu_count(gres_of("gpu:h100:8,gpu:a100:2")), 10);
+    EXPECT_TRUE(gres_of("(null)").empty());
+    EXPECT_TRUE(gres_of("").empty());
+    EXPECT_EQ(gpu_count(gres_of("gpu")), 1);
+    EXPECT_EQ(gres_of("gpu:tesla")[0].type, "tesla");
+}
+
+TEST(Gres, ACountPastTheLimitIsAnError) {
+    // Found by fuzz_slurm: counts past 2^63 were undefined behaviour, then saturated into a total that
+    // wrapped.
+    const Result<std::vector<Gres>> gres = parse_gres("gpu:h100:99999999999999999999999(S:0-1)");
+    ASSERT_FALSE(gres.ok());
+    EXPECT_EQ(gres.error(), "GRES \"gpu:h100:99999999999999999999999\": the count is past 1099511627776");
+    EXPECT_EQ(gres_of("gpu:1099511627776")[0].count, kMaxSlurmCount);
+}
+
+TEST(Sinfo, ANumberPastTheLimitNamesItsLineAndField) {
+    const std::string ok = "gpu01|gpu*|idle|128|1024000|gpu:h100:8\n";
+    Result<std::vector<NodeRow>> cpus =
+        parse_sinfo_nodes(ok + "gpu02|gpu*|idle|65555555555555555555555|1|(null)\n");
+    ASSERT_FALSE(cpus.ok());
+    EXPECT_EQ(cpus.error(), "sinfo: line 2 (gpu02): CPUS is past 1099511627776");
+    Result<std::vector<NodeRow>> memory = parse_sinfo_nodes("n|p|idle|2|99999999999999|(null)\n");
+    ASSERT_FALSE(memory.ok());
+    EXPECT_EQ(memory.error(), "sinfo: line 1 (n): MEMORY is past 1099511627776");
+    Result<std::vector<NodeRow>> gres = parse_sinfo_nodes("n|p|idle|2|1|gpu:x:1099511627777\n");
+    ASSERT_FALSE(gres.ok());
+    EXPECT_EQ(gres.error(),
+              "sinfo: line 1 (n): GRES \"gpu:x:1099511627777\": the count is past 1099511627776");
 }
 
 TEST(Sinfo, NodesAndPartitions) {
