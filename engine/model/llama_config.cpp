@@ -3,6 +3,8 @@
 #include "model/llama_config.h"
 
 #include <cmath>
+#include <cstdint>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +22,17 @@ std::vector<int64_t> ids_of(const nlohmann::json& v) {
         }
     }
     return out;
+}
+
+// An integer field; absent or null gives `fallback`. A float such as 3e48 is refused, not converted (the
+// conversion is undefined past int64: found by fuzz_llama_config), and so is an integer past int64.
+Result<int64_t> int_field(const nlohmann::json& object, const char* key, int64_t fallback) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return fallback;
+    if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT64_MAX})) {
+        return Status::Error(std::string("config.json: ") + key + " must be an integer, got " + it->dump());
+    }
+    return it->get<int64_t>();
 }
 
 struct SizeLimit {
@@ -46,19 +59,25 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
             return Status::Error("config.json: model_type \"" + model_type +
                                  "\" is not supported (llama, mistral)");
         }
-        auto get_int = [&j](const char* key, int64_t fallback) {
-            return j.contains(key) && !j[key].is_null() ? j[key].get<int64_t>() : fallback;
-        };
         auto get_double = [&j](const char* key, double fallback) {
             return j.contains(key) && !j[key].is_null() ? j[key].get<double>() : fallback;
         };
-        c.vocab_size = get_int("vocab_size", c.vocab_size);
-        c.hidden_size = get_int("hidden_size", c.hidden_size);
-        c.intermediate_size = get_int("intermediate_size", c.intermediate_size);
-        c.num_hidden_layers = get_int("num_hidden_layers", c.num_hidden_layers);
-        c.num_attention_heads = get_int("num_attention_heads", c.num_attention_heads);
-        c.num_key_value_heads = get_int("num_key_value_heads", c.num_attention_heads);
-        c.max_position_embeddings = get_int("max_position_embeddings", c.max_position_embeddings);
+        const std::pair<const char*, int64_t*> ints[] = {
+            {"vocab_size", &c.vocab_size},
+            {"hidden_size", &c.hidden_size},
+            {"intermediate_size", &c.intermediate_size},
+            {"num_hidden_layers", &c.num_hidden_layers},
+            {"num_attention_heads", &c.num_attention_heads},
+            {"max_position_embeddings", &c.max_position_embeddings},
+        };
+        for (const auto& [key, field] : ints) {
+            Result<int64_t> value = int_field(j, key, *field);
+            if (!value.ok()) return value.status();
+            *field = *value;
+        }
+        Result<int64_t> kv_heads = int_field(j, "num_key_value_heads", c.num_attention_heads);
+        if (!kv_heads.ok()) return kv_heads.status();
+        c.num_key_value_heads = *kv_heads;
         c.rms_norm_eps = get_double("rms_norm_eps", c.rms_norm_eps);
         c.initializer_range = get_double("initializer_range", c.initializer_range);
         c.tie_word_embeddings = j.value("tie_word_embeddings", false);
@@ -79,7 +98,9 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
             if (Status s = check_size(size); !s.ok()) return s;
         }
         if (j.contains("head_dim") && !j["head_dim"].is_null()) {
-            c.head_dim = j["head_dim"].get<int64_t>();
+            Result<int64_t> head_dim = int_field(j, "head_dim", 0);
+            if (!head_dim.ok()) return head_dim.status();
+            c.head_dim = *head_dim;
             if (Status s = check_size({"head_dim", c.head_dim, kMaxHeadDim}); !s.ok()) return s;
         } else {
             if (c.hidden_size % c.num_attention_heads != 0) {
@@ -117,8 +138,9 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
             c.rope_scaling.factor = scaling.value("factor", 1.0);
             c.rope_scaling.low_freq_factor = scaling.value("low_freq_factor", 1.0);
             c.rope_scaling.high_freq_factor = scaling.value("high_freq_factor", 4.0);
-            c.rope_scaling.original_max_position_embeddings =
-                scaling.value("original_max_position_embeddings", int64_t{8192});
+            Result<int64_t> original = int_field(scaling, "original_max_position_embeddings", int64_t{8192});
+            if (!original.ok()) return original.status();
+            c.rope_scaling.original_max_position_embeddings = *original;
         }
         c.bos_token_ids = ids_of(j.value("bos_token_id", nlohmann::json()));
         c.eos_token_ids = ids_of(j.value("eos_token_id", nlohmann::json()));
