@@ -3,7 +3,8 @@
 # only the torch-free libraries) in their own folder, runs each for a bounded time, and tabulates what
 # they did. A crash (or a failed invariant) fails the target's test and prints the saved input.
 #   run.sh build  FUZZ_DIR
-#   run.sh run    FUZZ_DIR TARGET SEED...   (SLIPWAY_FUZZ_SECONDS per target, default 45)
+#   run.sh run    FUZZ_DIR TARGET SEED...   (SLIPWAY_FUZZ_SECONDS per target, default 40:
+#                                               with the cold build, about 12.5 min on 2 cores)
 #   run.sh report FUZZ_DIR
 # SLIPWAY_BUILD_LOCK names a lock file to hold while compiling (machines shared with other builds).
 set -euo pipefail
@@ -30,7 +31,7 @@ case "$mode" in
   run)
     target=$3
     shift 3
-    seconds=${SLIPWAY_FUZZ_SECONDS:-45}
+    seconds=${SLIPWAY_FUZZ_SECONDS:-40}
     work="$dir/work/$target"
     rm -rf "$work"
     mkdir -p "$work/corpus" "$work/crashes" "$dir/results"
@@ -42,13 +43,15 @@ case "$mode" in
     regressions="$source_dir/tests/fuzz/regressions/$target"
     [ -d "$regressions" ] && cp -r "$regressions"/. "$work/corpus/"
     rc=0
+    started=$(date +%s)
     ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       "$dir/build/bin/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
       -print_final_stats=1 -artifact_prefix="$work/crashes/" "$work/corpus" >"$work/log.txt" 2>&1 || rc=$?
+    ran=$(($(date +%s) - started))  # less than $seconds when a crash ended it
     execs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$work/log.txt" | tail -1)
     crashes=$(find "$work/crashes" -type f | wc -l)
-    printf '%s\t%s\t%s\t%s\n' "$target" "$seconds" "${execs:-0}" "$crashes" >"$dir/results/$target.tsv"
-    echo "fuzz_$target: ${execs:-0} executions in $seconds s, $crashes crash(es), exit $rc"
+    printf '%s\t%s\t%s\t%s\n' "$target" "$ran" "${execs:-0}" "$crashes" >"$dir/results/$target.tsv"
+    echo "fuzz_$target: ${execs:-0} executions in $ran s (of $seconds), $crashes crash(es), exit $rc"
     if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then
       tail -n 60 "$work/log.txt"
       for crash in "$work/crashes"/*; do
