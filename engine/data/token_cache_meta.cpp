@@ -89,7 +89,10 @@ nlohmann::ordered_json meta_to_json(const CacheMeta& meta) {
 }
 
 Result<CacheMeta> meta_from_json(const nlohmann::json& j, const std::string& file) {
-    if (!j.is_object() || j.value("magic", "") != std::string(kTokenCacheMagic)) {
+    // Any JSON may sit here (another program's file, a torn write): "magic" is checked for a string first.
+    const bool has_magic = j.is_object() && j.contains("magic") && j["magic"].is_string() &&
+                           j["magic"].get<std::string>() == kTokenCacheMagic;
+    if (!has_magic) {
         return Status::Error(file + ": not a token cache (magic \"" + kTokenCacheMagic + "\" missing)");
     }
     CacheMeta meta;
