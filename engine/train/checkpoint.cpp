@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -243,6 +244,22 @@ Result<std::string> resolve_checkpoint(const std::string& request, const std::st
 
 namespace {
 
+// A count in state.json: a JSON integer from `minimum` up (nlohmann's get would turn -1 into 2^64 - 1 for an
+// unsigned field and convert 1e300 with undefined behaviour).
+Result<int64_t> state_count(const nlohmann::json& state, const char* key, int64_t minimum,
+                            const std::string& file) {
+    const nlohmann::json* value = state.contains(key) ? &state[key] : nullptr;
+    if (!value || !value->is_number_integer() ||
+        (value->is_number_unsigned() &&
+         value->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) ||
+        value->get<int64_t>() < minimum) {
+        return Status::Error(file + ": " + key + " must be an integer of at least " +
+                             std::to_string(minimum) + ", got " +
+                             (value ? value->dump() : std::string("nothing")));
+    }
+    return value->get<int64_t>();
+}
+
 // state.json: the loop position, after checking the magic, the trainable names and the sharding.
 Result<LoopPosition> read_checkpoint_state(const std::string& dir,
                                            const std::vector<std::string>& trainable_names, bool sharded,
@@ -266,11 +283,19 @@ Result<LoopPosition> read_checkpoint_state(const std::string& dir,
                 dir +
                 ": its trainable parameters differ from this run's (another adapter method or targets?)");
         }
-        position.step = (*state)["step"].get<int64_t>();
-        position.epoch = (*state)["epoch"].get<uint64_t>();
-        position.cursor = (*state)["cursor"].get<uint64_t>();
-        position.world_size = (*state)["world_size"].get<int64_t>();
-        optimizer.set_steps((*state)["adam_steps"].get<int64_t>());
+        const std::string file = dir + "/state.json";
+        Result<int64_t> step = state_count(*state, "step", 0, file),
+                        epoch = state_count(*state, "epoch", 0, file),
+                        cursor = state_count(*state, "cursor", 0, file),
+                        world_size = state_count(*state, "world_size", 1, file),
+                        adam_steps = state_count(*state, "adam_steps", 0, file);
+        for (const Result<int64_t>* count : {&step, &epoch, &cursor, &world_size, &adam_steps})
+            if (!count->ok()) return count->status();
+        position.step = *step;
+        position.epoch = static_cast<uint64_t>(*epoch);
+        position.cursor = static_cast<uint64_t>(*cursor);
+        position.world_size = *world_size;
+        optimizer.set_steps(*adam_steps);
     } catch (const nlohmann::json::exception& e) {
         return Status::Error(dir + "/state.json: " + e.what());
     }

@@ -238,6 +238,16 @@ TEST_F(TrainCli, IncompleteOrCorruptCheckpointsAreRefused) {
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_NE(run.err.find("no complete checkpoint under"), std::string::npos) << run.err;
     std::ofstream(checkpoint / "DONE") << "step 2\n";
+    // A hand-edited state.json: a negative count is refused by name, not read as 2^64 - 1.
+    nlohmann::json state = nlohmann::json::parse(std::ifstream(checkpoint / "state.json"));
+    const nlohmann::json saved = state;
+    state["epoch"] = -1;
+    std::ofstream(checkpoint / "state.json") << state.dump();
+    run = train(config + " --resume_from_checkpoint latest");
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find("state.json: epoch must be an integer of at least 0, got -1"), std::string::npos)
+        << run.err;
+    std::ofstream(checkpoint / "state.json") << saved.dump();
     fs::resize_file(checkpoint / "state.safetensors", 100);
     run = train(config + " --resume_from_checkpoint latest");
     EXPECT_EQ(run.exit_code, 1);
