@@ -113,7 +113,7 @@ struct MlperfConfig {
 struct SlurmConfig {
     int64_t nodes = 1;
     int64_t gpus_per_node = 1;
-    std::string gpu_type = "h100-80gb";  // a key of gpu_models(): memory and peak FLOPs for the planner
+    std::string gpu_type = "h100-80gb";      // a key of gpu_models(): memory and peak FLOPs for the planner
     std::optional<int64_t> ntasks_per_node;  // null = one task per GPU (or 1 without GPUs)
     std::optional<int64_t> cpus_per_task;
     std::string time = "01:00:00";
@@ -124,8 +124,15 @@ struct SlurmConfig {
     std::string container_image;                // .sqsh or registry image for pyxis; empty = bare srun
     std::vector<std::string> container_mounts;  // "src:dst[:flags]"
     std::string container_workdir;
-    std::vector<std::string> extra;  // further "--key=value" #SBATCH directives
+    std::vector<std::string> extra;  // further "--key=value" #SBATCH directives, from slurm_extra_options()
 };
+
+// The sbatch options (names without "--") that /slurm/extra passes through: where, when and with what the
+// job runs, and whom it tells. Not on it: options Slipway sets from other fields, and those that would
+// move or hide the log that follow and fetch read (--chdir, --error, --input, --open-mode), drop the
+// environment srun's tasks need, the rendezvous secret included (--export), or run one run folder twice
+// (--array).
+const std::vector<std::string>& slurm_extra_options();
 
 struct ContainerConfig {
     std::string base = "nvcr.io/nvidia/pytorch:24.04-py3";

@@ -365,8 +365,12 @@ std::vector<FieldSpec> build_fields() {
         .member(&RC::slurm, &SlurmConfig::container_mounts);
     add({"slurm", "container_workdir", FT::kString, "srun --container-workdir."})
         .member(&RC::slurm, &SlurmConfig::container_workdir);
+    std::string extra_options;
+    for (const std::string& option : slurm_extra_options())
+        extra_options += (extra_options.empty() ? "--" : ", --") + option;
     add({"slurm", "extra", FT::kStringList,
-         "Further #SBATCH directives, each \"--key=value\" or \"--flag\"."})
+         "Further #SBATCH directives, each \"--key=value\" or \"--flag\", of these options: " +
+             extra_options + "."})
         .member(&RC::slurm, &SlurmConfig::extra);
 
     // container

@@ -7,6 +7,19 @@
 #include "contract/run_config_schema.h"
 
 namespace slipway {
+
+const std::vector<std::string>& slurm_extra_options() {
+    // clang-format off
+    static const std::vector<std::string> options = {
+        "constraint", "exclude", "nodelist", "reservation", "switches", "licenses", "network", "contiguous",
+        "mem", "mem-per-cpu", "mem-per-gpu", "tmp", "gpu-bind", "gpu-freq", "cpu-freq", "hint", "distribution",
+        "mem-bind", "sockets-per-node", "cores-per-socket", "threads-per-core", "spread-job", "use-min-nodes",
+        "begin", "deadline", "dependency", "kill-on-invalid-dep", "hold", "requeue", "no-requeue", "signal",
+        "time-min", "nice", "priority", "comment", "wckey", "mail-type", "mail-user"};
+    // clang-format on
+    return options;
+}
+
 namespace {
 
 // Collects problems; one helper per kind of rule keeps validate() a flat list of rules.
@@ -231,9 +244,16 @@ void check_slurm(const RunConfig& config, Checker& check) {
                         "must be an #SBATCH option like \"--mail-type=END\", got \"" + s.extra[i] + "\"");
             continue;
         }
-        for (const auto& [name, field] : owned) {
-            if (m[1] == name)
-                check.error(pointer, "--" + name + " is set from " + field + ", not through extra");
+        const std::string name = m[1];
+        const auto own =
+            std::find_if(owned.begin(), owned.end(), [&](const auto& o) { return o.first == name; });
+        if (own != owned.end()) {
+            check.error(pointer, "--" + name + " is set from " + own->second + ", not through extra");
+        } else if (const std::vector<std::string>& allowed = slurm_extra_options();
+                   std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+            check.error(pointer, "--" + name +
+                                     " is not passed through to sbatch (not on the allow-list of "
+                                     "/slurm/extra in `slipway-engine config schema`)");
         }
     }
     static const std::regex mount("(/[^:,\\s]*):(/[^:,\\s]*)(:[a-z+]+)?");

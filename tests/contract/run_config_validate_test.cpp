@@ -178,6 +178,24 @@ INSTANTIATE_TEST_SUITE_P(
              "must be an #SBATCH option like \"--mail-type=END\", got \"mail-type=END\""},
         Case{"extra_owned_directive", [](RunConfig& c) { c.slurm.extra = {"--nodes=4"}; }, "/slurm/extra/0",
              "--nodes is set from /slurm/nodes, not through extra"},
+        // An allow-list, not a block-list: options that would move the log follow and fetch read, drop the
+        // job's environment (the rendezvous secret) or run the run folder twice are refused.
+        Case{"extra_chdir",
+             [](RunConfig& c) {
+                 c.slurm.extra = {"--mail-type=END", "--chdir=/tmp"};
+             },
+             "/slurm/extra/1",
+             "--chdir is not passed through to sbatch (not on the allow-list of /slurm/extra in "
+             "`slipway-engine config schema`)"},
+        Case{"extra_error_log", [](RunConfig& c) { c.slurm.extra = {"--error=/dev/null"}; }, "/slurm/extra/0",
+             "--error is not passed through to sbatch (not on the allow-list of /slurm/extra in "
+             "`slipway-engine config schema`)"},
+        Case{"extra_export", [](RunConfig& c) { c.slurm.extra = {"--export=NONE"}; }, "/slurm/extra/0",
+             "--export is not passed through to sbatch (not on the allow-list of /slurm/extra in "
+             "`slipway-engine config schema`)"},
+        Case{"extra_array", [](RunConfig& c) { c.slurm.extra = {"--array=1-4"}; }, "/slurm/extra/0",
+             "--array is not passed through to sbatch (not on the allow-list of /slurm/extra in "
+             "`slipway-engine config schema`)"},
         Case{"mount_relative", [](RunConfig& c) { c.slurm.container_mounts = {"data:/data"}; },
              "/slurm/container_mounts/0",
              "must be \"/src:/dst[:flags]\" with absolute paths and no commas, got "
