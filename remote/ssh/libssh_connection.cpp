@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 
 namespace slipway::remote {
@@ -94,7 +95,9 @@ Status verify_host_key(ssh_session session, const SshTarget& target, const std::
                                                                    ": " + libssh_error(session));
     }
 
-    if (accepted_once.count(fingerprint) > 0) return Status::Ok();
+    // "Once" is a decision about this host and this key: the same key on another host (or port) asks again.
+    const std::string accepted_key = host + " " + fingerprint;
+    if (accepted_once.count(accepted_key) > 0) return Status::Ok();
     const HostKeyInfo info{host, target.port, key_type, fingerprint, target.known_hosts_file};
     const HostKeyDecision decision =
         callbacks.unknown_host_key ? callbacks.unknown_host_key(info) : HostKeyDecision::kReject;
@@ -104,7 +107,7 @@ Status verify_host_key(ssh_session session, const SshTarget& target, const std::
                                  "host key of " + host + " (" + key_type + " " + fingerprint +
                                      ") is not in " + target.known_hosts_file + " and was not accepted");
         case HostKeyDecision::kAcceptOnce:
-            accepted_once.insert(fingerprint);
+            accepted_once.insert(accepted_key);
             return Status::Ok();
         case HostKeyDecision::kAcceptAndSave: {
             std::error_code ec;
@@ -117,7 +120,7 @@ Status verify_host_key(ssh_session session, const SshTarget& target, const std::
                 return Status::Error("cannot add the host key of " + host + " to " + target.known_hosts_file +
                                      ": " + libssh_error(session));
             }
-            accepted_once.insert(fingerprint);
+            accepted_once.insert(accepted_key);
             return Status::Ok();
         }
     }
@@ -233,6 +236,43 @@ std::string method_names(int methods) {
     return names.empty() ? "none" : names;
 }
 
+// Where the publickey method stands: what is left to offer, so a second publickey step of a multi-step
+// chain (AuthenticationMethods publickey,publickey) goes on with the next key instead of the same one.
+struct PublickeyProgress {
+    bool agent_tried = false;
+    std::size_t next_identity = 0;
+};
+
+// Offers ssh-agent keys, then the identity files not offered yet, until one is accepted fully or partially.
+// *used names what gave that answer.
+int publickey_step(ssh_session session, const SshTarget& target, bool use_agent,
+                   const SessionCallbacks& callbacks, PublickeyProgress& progress,
+                   const std::function<void(const std::string&)>& note, std::string* used) {
+    if (!progress.agent_tried) {
+        progress.agent_tried = true;
+        const char* agent = std::getenv("SSH_AUTH_SOCK");
+        if (use_agent && agent != nullptr && *agent != '\0') {
+            const int rc = ssh_userauth_agent(session, nullptr);
+            *used = "ssh-agent";
+            if (rc == SSH_AUTH_SUCCESS || rc == SSH_AUTH_PARTIAL || rc == SSH_AUTH_ERROR) return rc;
+            note("ssh-agent");
+        }
+    }
+    while (progress.next_identity < target.identity_files.size()) {
+        const std::string& path = target.identity_files[progress.next_identity++];
+        if (!readable_file(path)) continue;
+        std::string key_note;
+        const int rc = try_key_file(session, path, callbacks, &key_note);
+        *used = "key " + key_note;
+        if (rc == SSH_AUTH_SUCCESS || rc == SSH_AUTH_PARTIAL || rc == SSH_AUTH_ERROR) return rc;
+        note(*used);
+    }
+    return SSH_AUTH_DENIED;
+}
+
+// Runs the methods the server lists, each at most once (publickey once per key). A partial success (one
+// factor of AuthenticationMethods publickey,keyboard-interactive or publickey,password accepted) re-reads
+// the list the server sends with it and goes on with the methods still needed.
 Status authenticate(ssh_session session, const SshTarget& target, const std::string& name, bool use_agent,
                     const SessionCallbacks& callbacks) {
     int rc = ssh_userauth_none(session, nullptr);
@@ -241,44 +281,58 @@ Status authenticate(ssh_session session, const SshTarget& target, const std::str
         return Status::Error(StatusCode::kUnavailable,
                              name + ": authentication failed: " + libssh_error(session));
     }
-    const int methods = ssh_userauth_list(session, nullptr);
+    const int first_methods = ssh_userauth_list(session, nullptr);
+    int methods = first_methods;
     std::string tried;
+    std::string partial;
     auto note = [&](const std::string& what) { tried += (tried.empty() ? "" : "; ") + what; };
+    PublickeyProgress publickey;
+    bool kbdint_tried = false;
+    bool password_tried = false;
 
-    if (methods & SSH_AUTH_METHOD_PUBLICKEY) {
-        const char* agent = std::getenv("SSH_AUTH_SOCK");
-        if (use_agent && agent != nullptr && *agent != '\0') {
-            rc = ssh_userauth_agent(session, nullptr);
-            if (rc == SSH_AUTH_SUCCESS) return Status::Ok();
-            note("ssh-agent");
+    while (rc != SSH_AUTH_ERROR && ssh_is_connected(session)) {
+        std::string used;
+        if ((methods & SSH_AUTH_METHOD_PUBLICKEY) &&
+            (!publickey.agent_tried || publickey.next_identity < target.identity_files.size())) {
+            rc = publickey_step(session, target, use_agent, callbacks, publickey, note, &used);
+            if (rc == SSH_AUTH_DENIED) continue;  // every key offered; the next pass tries other methods
+        } else if ((methods & SSH_AUTH_METHOD_INTERACTIVE) && callbacks.keyboard_interactive &&
+                   !kbdint_tried) {
+            kbdint_tried = true;
+            used = "keyboard-interactive";
+            rc = keyboard_interactive(session, callbacks);
+        } else if ((methods & SSH_AUTH_METHOD_PASSWORD) && callbacks.password && !password_tried) {
+            password_tried = true;
+            used = "password";
+            std::optional<std::string> password = callbacks.password(target.user, target.hostname);
+            rc = SSH_AUTH_DENIED;
+            if (password) {
+                rc = ssh_userauth_password(session, nullptr, password->c_str());
+                wipe(*password);
+            } else {
+                used = "password (not given)";
+            }
+        } else {
+            break;  // nothing left that this client can offer
         }
-        for (const std::string& path : target.identity_files) {
-            if (!readable_file(path)) continue;
-            std::string key_note;
-            rc = try_key_file(session, path, callbacks, &key_note);
-            if (rc == SSH_AUTH_SUCCESS) return Status::Ok();
-            note("key " + key_note);
-            if (rc == SSH_AUTH_ERROR) break;
-        }
-    }
-    if ((methods & SSH_AUTH_METHOD_INTERACTIVE) && callbacks.keyboard_interactive &&
-        ssh_is_connected(session)) {
-        rc = keyboard_interactive(session, callbacks);
         if (rc == SSH_AUTH_SUCCESS) return Status::Ok();
-        note("keyboard-interactive");
-    }
-    if ((methods & SSH_AUTH_METHOD_PASSWORD) && callbacks.password && ssh_is_connected(session)) {
-        std::optional<std::string> password = callbacks.password(target.user, target.hostname);
-        if (password) {
-            rc = ssh_userauth_password(session, nullptr, password->c_str());
-            wipe(*password);
-            if (rc == SSH_AUTH_SUCCESS) return Status::Ok();
+        if (rc == SSH_AUTH_PARTIAL) {
+            partial += (partial.empty() ? "" : ", ") + used;
+            methods = ssh_userauth_list(session, nullptr);
+            // A new step: the server may ask for a prompt-based method again (e.g. PAM stacking two
+            // keyboard-interactive rounds).
+            kbdint_tried = false;
+            password_tried = false;
+            continue;
         }
-        note("password");
+        note(used);
     }
+    std::string accepts = method_names(first_methods);
+    if (!partial.empty())
+        accepts += "; partial success: " + partial + "; then still needed: " + method_names(methods);
     return Status::Error(StatusCode::kAuthFailed,
                          "authentication failed for user '" + target.user + "' on " + target.hostname + ":" +
-                             std::to_string(target.port) + " (server accepts: " + method_names(methods) +
+                             std::to_string(target.port) + " (server accepts: " + accepts +
                              "; tried: " + (tried.empty() ? "nothing usable" : tried) + ")");
 }
 

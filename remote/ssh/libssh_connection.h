@@ -18,8 +18,9 @@ namespace slipway::remote {
 class LibsshConnection {
 public:
     // Connects to target.hostname:port, or over `socket_fd` (a ProxyJump tunnel) when it is >= 0; the
-    // session then owns the socket. `accepted_once` holds fingerprints the user accepted for this Session
-    // (reconnects do not ask again) and receives newly accepted ones.
+    // session then owns the socket. `accepted_once` holds the host keys the user accepted
+    // "once" in this Session as "<known_hosts host name> <fingerprint>" (a reconnect does not ask again; the
+    // same key on another host or port does), and receives newly accepted ones.
     static Result<std::unique_ptr<LibsshConnection>> open(const SshTarget& target, int socket_fd,
                                                           bool use_agent, const SessionCallbacks& callbacks,
                                                           std::set<std::string>& accepted_once);

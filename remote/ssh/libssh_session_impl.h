@@ -66,7 +66,7 @@ private:
     std::vector<std::unique_ptr<JumpTunnel>> tunnels_;  // outermost first
     std::unique_ptr<LibsshConnection> connection_;
     sftp_session sftp_ = nullptr;
-    std::set<std::string> accepted_once_;  // host key fingerprints accepted "once" in this Session
+    std::set<std::string> accepted_once_;  // "host fingerprint" pairs accepted "once" in this Session
 
     std::condition_variable keepalive_wake_;
     bool stopping_ = false;

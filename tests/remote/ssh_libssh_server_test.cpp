@@ -1,7 +1,9 @@
 // The libssh Session against an in-process SSH server built on libssh's server API, for what the test
-// sshd cannot offer without PAM: keyboard-interactive (2FA-style prompts through the callback) and a
-// password accepted through the password callback; plus a connect timeout against a listener that never
-// speaks SSH. Needs ssh-keygen (openssh-client) for the server's host key; skips without it.
+// sshd cannot offer without PAM: keyboard-interactive (2FA-style prompts through the callback), a
+// password accepted through the password callback, and the multi-step chains of AuthenticationMethods
+// (publickey then keyboard-interactive or password, with a partial success between); plus a connect
+// timeout against a listener that never speaks SSH. Needs ssh-keygen (openssh-client) for the server's host
+// key; skips without it.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <libssh/libssh.h>
@@ -17,6 +19,7 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "remote/ssh/libssh_session.h"
 
@@ -43,18 +46,27 @@ int listen_on_loopback(int* port) {
     return fd;
 }
 
-// One-connection SSH server: offers `methods`, asks two keyboard-interactive prompts and accepts
-// `password` + `code`, or accepts `password` through password auth. Records what the client sent.
+// One-connection SSH server. `chain` lists the authentication steps the client must pass in order, as
+// sshd's AuthenticationMethods does: each step offers one method (or several, any of which passes it),
+// and every step but the last answers with a partial success. Keyboard-interactive asks "Password: " and
+// "Verification code: " and wants `password` + `code`, or, when `password` is empty, asks only
+// "Verification code: "; password auth wants `password`; publickey wants the client key this server
+// generates (options() offers it). Records what the client sent.
 class TestSshServer {
 public:
     TestSshServer(int methods, std::string password, std::string code)
-        : methods_(methods), password_(std::move(password)), code_(std::move(code)) {
+        : TestSshServer(std::vector<int>{methods}, std::move(password), std::move(code)) {}
+    TestSshServer(std::vector<int> chain, std::string password, std::string code)
+        : chain_(std::move(chain)), password_(std::move(password)), code_(std::move(code)) {
         dir_ = std::filesystem::temp_directory_path() /
                ("slipway-sshserver-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
         std::filesystem::create_directories(dir_);
         host_key_ = (dir_ / "host_key").string();
-        const std::string keygen = "ssh-keygen -q -t ed25519 -N '' -f " + host_key_ + " >/dev/null 2>&1";
-        ready_ = std::system(keygen.c_str()) == 0;
+        client_key_ = (dir_ / "client_key").string();
+        const std::string keygen = "ssh-keygen -q -t ed25519 -N '' -f " + host_key_ + " >/dev/null 2>&1 && " +
+                                   "ssh-keygen -q -t ed25519 -N '' -f " + client_key_ + " >/dev/null 2>&1";
+        ready_ = std::system(keygen.c_str()) == 0 &&
+                 ssh_pki_import_pubkey_file((client_key_ + ".pub").c_str(), &client_public_key_) == SSH_OK;
         listen_fd_ = ready_ ? listen_on_loopback(&port_) : -1;
         ready_ = ready_ && listen_fd_ >= 0;
         if (ready_) {
@@ -68,6 +80,7 @@ public:
     ~TestSshServer() {
         if (thread_.joinable()) thread_.join();
         if (listen_fd_ >= 0) ::close(listen_fd_);
+        ssh_key_free(client_public_key_);
         std::filesystem::remove_all(dir_);
     }
 
@@ -78,13 +91,19 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         return user_;
     }
+    // How many steps of the chain the client passed (chain.size() after a full login).
+    std::size_t steps_passed() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return steps_passed_;
+    }
+    std::string client_key() const { return client_key_; }
 
     ConnectOptions options() const {
         ConnectOptions options;
         options.host = "127.0.0.1";
         options.port = port_;
         options.user = "tester";
-        options.identity_files = {(dir_ / "no-key").string()};
+        options.identity_files = {client_key_};
         options.known_hosts_file = known_hosts();
         options.ssh_config_file = "none";
         options.use_agent = false;
@@ -102,7 +121,7 @@ private:
         ssh_bind_options_set(bind, SSH_BIND_OPTIONS_HOSTKEY, host_key_.c_str());
         if (ssh_bind_accept_fd(bind, session, client) == SSH_OK &&
             ssh_handle_key_exchange(session) == SSH_OK) {
-            ssh_set_auth_methods(session, methods_);
+            ssh_set_auth_methods(session, chain_.front());
             authenticate(session);
         }
         ssh_disconnect(session);
@@ -111,6 +130,7 @@ private:
     }
 
     void authenticate(ssh_session session) {
+        std::size_t step = 0;
         ssh_message message = nullptr;
         while ((message = ssh_message_get(session)) != nullptr) {
             bool accepted = false;
@@ -119,28 +139,56 @@ private:
                     std::lock_guard<std::mutex> lock(mutex_);
                     user_ = user;  // kbdint responses carry no user name
                 }
+                const int methods = chain_[step];
                 const int method = ssh_message_subtype(message);
-                if (method == SSH_AUTH_METHOD_INTERACTIVE && (methods_ & SSH_AUTH_METHOD_INTERACTIVE)) {
+// The message API is the simple way to run a one-connection test server; its password and public key
+// getters are deprecated in favour of server callbacks, which would need a whole event loop here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+                if (method == SSH_AUTH_METHOD_INTERACTIVE && (methods & SSH_AUTH_METHOD_INTERACTIVE)) {
                     if (!ssh_message_auth_kbdint_is_response(message)) {
-                        const char* prompts[] = {"Password: ", "Verification code: "};
+                        const char* both[] = {"Password: ", "Verification code: "};
                         char echo[] = {0, 1};
+                        const bool code_only = password_.empty();
                         ssh_message_auth_interactive_request(message, "slipway-2fa", "Answer both prompts.",
-                                                             2, prompts, echo);
+                                                             code_only ? 1 : 2, code_only ? both + 1 : both,
+                                                             code_only ? echo + 1 : echo);
                         ssh_message_free(message);
                         continue;
                     }
-                    accepted = ssh_userauth_kbdint_getnanswers(session) == 2 &&
-                               password_ == text(ssh_userauth_kbdint_getanswer(session, 0)) &&
-                               code_ == text(ssh_userauth_kbdint_getanswer(session, 1));
-                } else if (method == SSH_AUTH_METHOD_PASSWORD && (methods_ & SSH_AUTH_METHOD_PASSWORD)) {
-// The message API is the simple way to run a one-connection test server; its password getter is deprecated
-// in favour of server callbacks, which would need a whole event loop here.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+                    if (password_.empty()) {
+                        accepted = ssh_userauth_kbdint_getnanswers(session) == 1 &&
+                                   code_ == text(ssh_userauth_kbdint_getanswer(session, 0));
+                    } else {
+                        accepted = ssh_userauth_kbdint_getnanswers(session) == 2 &&
+                                   password_ == text(ssh_userauth_kbdint_getanswer(session, 0)) &&
+                                   code_ == text(ssh_userauth_kbdint_getanswer(session, 1));
+                    }
+                } else if (method == SSH_AUTH_METHOD_PASSWORD && (methods & SSH_AUTH_METHOD_PASSWORD)) {
                     accepted = password_ == text(ssh_message_auth_password(message));
-#pragma GCC diagnostic pop
+                } else if (method == SSH_AUTH_METHOD_PUBLICKEY && (methods & SSH_AUTH_METHOD_PUBLICKEY) &&
+                           ssh_key_cmp(ssh_message_auth_pubkey(message), client_public_key_,
+                                       SSH_KEY_CMP_PUBLIC) == 0) {
+                    if (ssh_message_auth_publickey_state(message) == SSH_PUBLICKEY_STATE_NONE) {
+                        ssh_message_auth_reply_pk_ok_simple(message);  // "would you take this key?": yes
+                        ssh_message_free(message);
+                        continue;
+                    }
+                    accepted = ssh_message_auth_publickey_state(message) == SSH_PUBLICKEY_STATE_VALID;
                 }
+#pragma GCC diagnostic pop
                 if (accepted) {
+                    {
+                        std::lock_guard<std::mutex> lock(mutex_);
+                        steps_passed_ = ++step;
+                    }
+                    if (step < chain_.size()) {
+                        // One factor done: a partial success that names the methods of the next step.
+                        ssh_message_auth_set_methods(message, chain_[step]);
+                        ssh_message_auth_reply_success(message, 1);
+                        ssh_message_free(message);
+                        continue;
+                    }
                     ssh_message_auth_reply_success(message, 0);
                     ssh_message_free(message);
                     // Serve until the client goes away (it disconnects after connect_ssh's checks).
@@ -150,7 +198,7 @@ private:
                     }
                     return;
                 }
-                ssh_message_auth_set_methods(message, methods_);
+                ssh_message_auth_set_methods(message, methods);
             }
             ssh_message_reply_default(message);
             ssh_message_free(message);
@@ -158,16 +206,19 @@ private:
     }
 
     static inline std::atomic<int> counter_{0};
-    const int methods_;
+    const std::vector<int> chain_;
     const std::string password_;
     const std::string code_;
     std::filesystem::path dir_;
     std::string host_key_;
+    std::string client_key_;
+    ssh_key client_public_key_ = nullptr;
     bool ready_ = false;
     int listen_fd_ = -1;
     int port_ = 0;
     mutable std::mutex mutex_;
     std::string user_;
+    std::size_t steps_passed_ = 0;
     std::thread thread_;
 };
 
@@ -237,6 +288,104 @@ TEST(SshLibsshServer, NoPasswordCallbackMeansNoPasswordAttempt) {
     ASSERT_FALSE(session.ok());
     EXPECT_EQ(session.code(), StatusCode::kAuthFailed);
     EXPECT_NE(session.error().find("server accepts: password"), std::string::npos) << session.error();
+}
+
+// AuthenticationMethods publickey,keyboard-interactive: the key is a partial success, then the one-time
+// code is asked through the keyboard-interactive callback.
+TEST(SshLibsshServer, PublickeyThenKeyboardInteractive) {
+    TestSshServer server({SSH_AUTH_METHOD_PUBLICKEY, SSH_AUTH_METHOD_INTERACTIVE}, "", "424242");
+    if (!server.ready()) GTEST_SKIP() << "ssh-keygen not available";
+    std::vector<InteractivePrompt> seen;
+    SessionCallbacks callbacks;
+    callbacks.keyboard_interactive =
+        [&](const std::string&, const std::string&,
+            const std::vector<InteractivePrompt>& prompts) -> std::optional<std::vector<std::string>> {
+        seen = prompts;
+        return std::vector<std::string>{"424242"};
+    };
+    callbacks.password = [](const std::string&, const std::string&) -> std::optional<std::string> {
+        ADD_FAILURE() << "the server never offered password";
+        return std::nullopt;
+    };
+    auto session = connect_ssh(server.options(), callbacks);
+    ASSERT_TRUE(session.ok()) << session.error();
+    EXPECT_EQ(server.steps_passed(), 2u);
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].text, "Verification code: ");
+}
+
+// AuthenticationMethods publickey,password.
+TEST(SshLibsshServer, PublickeyThenPassword) {
+    TestSshServer server({SSH_AUTH_METHOD_PUBLICKEY, SSH_AUTH_METHOD_PASSWORD}, "correct horse", "");
+    if (!server.ready()) GTEST_SKIP() << "ssh-keygen not available";
+    int asked = 0;
+    SessionCallbacks callbacks;
+    callbacks.password = [&](const std::string&, const std::string&) -> std::optional<std::string> {
+        ++asked;
+        return std::string("correct horse");
+    };
+    auto session = connect_ssh(server.options(), callbacks);
+    ASSERT_TRUE(session.ok()) << session.error();
+    EXPECT_EQ(server.steps_passed(), 2u);
+    EXPECT_EQ(asked, 1);
+}
+
+// A wrong second factor fails with kAuthFailed naming the user and host, what passed partially and what
+// was tried after it.
+TEST(SshLibsshServer, WrongSecondFactorFailsNamingWhatPassedPartially) {
+    {
+        TestSshServer server({SSH_AUTH_METHOD_PUBLICKEY, SSH_AUTH_METHOD_INTERACTIVE}, "", "424242");
+        if (!server.ready()) GTEST_SKIP() << "ssh-keygen not available";
+        SessionCallbacks callbacks;
+        callbacks.keyboard_interactive =
+            [](const std::string&, const std::string&,
+               const std::vector<InteractivePrompt>&) -> std::optional<std::vector<std::string>> {
+            return std::vector<std::string>{"000000"};
+        };
+        auto session = connect_ssh(server.options(), callbacks);
+        ASSERT_FALSE(session.ok());
+        EXPECT_EQ(session.code(), StatusCode::kAuthFailed) << session.error();
+        EXPECT_EQ(server.steps_passed(), 1u);
+        const std::string& error = session.error();
+        EXPECT_NE(error.find("'tester' on 127.0.0.1:" + std::to_string(server.port())), std::string::npos)
+            << error;
+        EXPECT_NE(error.find("partial success: key " + server.client_key()), std::string::npos) << error;
+        EXPECT_NE(error.find("tried: keyboard-interactive"), std::string::npos) << error;
+    }
+    {
+        TestSshServer server({SSH_AUTH_METHOD_PUBLICKEY, SSH_AUTH_METHOD_PASSWORD}, "correct horse", "");
+        SessionCallbacks callbacks;
+        callbacks.password = [](const std::string&, const std::string&) -> std::optional<std::string> {
+            return std::string("wrong horse");
+        };
+        auto session = connect_ssh(server.options(), callbacks);
+        ASSERT_FALSE(session.ok());
+        EXPECT_EQ(session.code(), StatusCode::kAuthFailed) << session.error();
+        EXPECT_EQ(server.steps_passed(), 1u);
+        EXPECT_NE(session.error().find("then still needed: password"), std::string::npos) << session.error();
+        EXPECT_NE(session.error().find("tried: password"), std::string::npos) << session.error();
+    }
+}
+
+// Without the key the first step fails, and the second factor is never asked for.
+TEST(SshLibsshServer, SecondFactorIsNotAskedBeforeTheFirstPasses) {
+    TestSshServer server({SSH_AUTH_METHOD_PUBLICKEY, SSH_AUTH_METHOD_INTERACTIVE}, "", "424242");
+    if (!server.ready()) GTEST_SKIP() << "ssh-keygen not available";
+    bool asked = false;
+    SessionCallbacks callbacks;
+    callbacks.keyboard_interactive =
+        [&](const std::string&, const std::string&,
+            const std::vector<InteractivePrompt>&) -> std::optional<std::vector<std::string>> {
+        asked = true;
+        return std::vector<std::string>{"424242"};
+    };
+    ConnectOptions options = server.options();
+    options.identity_files = {server.client_key() + "-missing"};
+    auto session = connect_ssh(options, callbacks);
+    ASSERT_FALSE(session.ok());
+    EXPECT_EQ(session.code(), StatusCode::kAuthFailed) << session.error();
+    EXPECT_FALSE(asked);
+    EXPECT_EQ(server.steps_passed(), 0u);
 }
 
 TEST(SshLibsshServer, ConnectTimesOutWhenTheServerNeverAnswers) {
