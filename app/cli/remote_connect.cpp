@@ -1,9 +1,6 @@
 // Session opening and local paths for the cluster subcommands (see remote_connect.h).
 #include "cli/remote_connect.h"
 
-#include <termios.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +9,8 @@
 
 #include "contract/run_config.h"
 #include "remote/ssh/libssh_session.h"
+#include "remote/ssh/prompt_text.h"
+#include "remote/ssh/terminal_prompt.h"
 
 namespace slipway::app {
 namespace {
@@ -21,32 +20,6 @@ namespace fs = std::filesystem;
 std::string env_or(const char* name, const std::string& fallback) {
     const char* value = std::getenv(name);
     return value && *value ? std::string(value) : fallback;
-}
-
-// One line from the controlling terminal (not stdin, which may be a pipe), echo off for secrets.
-std::optional<std::string> ask_terminal(const std::string& prompt, bool secret) {
-    FILE* tty = std::fopen("/dev/tty", "r+");
-    if (!tty) return std::nullopt;
-    std::fputs(prompt.c_str(), tty);
-    std::fflush(tty);
-    termios saved{};
-    const bool restore = secret && ::tcgetattr(fileno(tty), &saved) == 0;
-    if (restore) {
-        termios quiet = saved;
-        quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-        ::tcsetattr(fileno(tty), TCSANOW, &quiet);
-    }
-    std::string line;
-    int c;
-    while ((c = std::fgetc(tty)) != EOF && c != '\n')
-        line += static_cast<char>(c);
-    if (restore) {
-        ::tcsetattr(fileno(tty), TCSANOW, &saved);
-        std::fputs("\n", tty);
-    }
-    std::fclose(tty);
-    if (c == EOF && line.empty()) return std::nullopt;
-    return line;
 }
 
 }  // namespace
@@ -71,7 +44,7 @@ Result<std::unique_ptr<remote::Session>> connect_cluster(const remote::ClusterPr
         callbacks.unknown_host_key = [](const remote::HostKeyInfo& key) {
             std::cerr << "The authenticity of host " << key.host << " can't be established.\n"
                       << key.key_type << " key fingerprint is " << key.sha256_fingerprint << ".\n";
-            const std::optional<std::string> answer = ask_terminal(
+            const std::optional<std::string> answer = remote::ask_terminal(
                 "Trust it? [y]es and save to " + key.known_hosts_file + ", [o]nce, [N]o: ", false);
             if (!answer) return remote::HostKeyDecision::kReject;
             if (*answer == "y" || *answer == "yes") return remote::HostKeyDecision::kAcceptAndSave;
@@ -79,19 +52,21 @@ Result<std::unique_ptr<remote::Session>> connect_cluster(const remote::ClusterPr
             return remote::HostKeyDecision::kReject;
         };
         callbacks.passphrase = [](const std::string& key_file) {
-            return ask_terminal("Passphrase for " + key_file + ": ", true);
+            return remote::ask_terminal("Passphrase for " + key_file + ": ", true);
         };
         callbacks.password = [](const std::string& user, const std::string& host) {
-            return ask_terminal(user + "@" + host + "'s password: ", true);
+            return remote::ask_terminal(user + "@" + host + "'s password: ", true);
         };
         callbacks.keyboard_interactive = [](const std::string& name, const std::string& instruction,
                                             const std::vector<remote::InteractivePrompt>& prompts)
             -> std::optional<std::vector<std::string>> {
-            if (!name.empty()) std::cerr << name << "\n";
-            if (!instruction.empty()) std::cerr << instruction << "\n";
+            // The server chose these texts: shown with its control characters and escapes removed.
+            if (!name.empty()) std::cerr << remote::printable_prompt_text(name) << "\n";
+            if (!instruction.empty()) std::cerr << remote::printable_prompt_text(instruction) << "\n";
             std::vector<std::string> answers;
             for (const remote::InteractivePrompt& p : prompts) {
-                std::optional<std::string> a = ask_terminal(p.text, !p.echo);
+                std::optional<std::string> a =
+                    remote::ask_terminal(remote::printable_prompt_text(p.text), !p.echo);
                 if (!a) return std::nullopt;
                 answers.push_back(*a);
             }

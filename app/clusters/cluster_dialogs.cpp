@@ -14,6 +14,8 @@
 #include <QSpinBox>
 #include <QThread>
 
+#include "remote/ssh/prompt_text.h"
+
 namespace slipway::app {
 namespace {
 
@@ -27,13 +29,17 @@ T on_gui_thread(F ask) {
     return answer;
 }
 
+// The label is shown as plain text: a server's prompt text must not render as rich text (links, images).
 std::optional<std::string> ask_secret(QWidget* parent, const QString& title, const QString& label,
                                       bool echo) {
-    bool ok = false;
-    const QString text = QInputDialog::getText(
-        parent, title, label, echo ? QLineEdit::Normal : QLineEdit::Password, QString(), &ok);
-    if (!ok) return std::nullopt;
-    return text.toStdString();
+    QInputDialog dialog(parent);
+    dialog.setWindowTitle(title);
+    dialog.setLabelText(label);
+    dialog.setTextEchoMode(echo ? QLineEdit::Normal : QLineEdit::Password);
+    for (QLabel* text : dialog.findChildren<QLabel*>())
+        text->setTextFormat(Qt::PlainText);
+    if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+    return dialog.textValue().toStdString();
 }
 
 }  // namespace
@@ -170,9 +176,11 @@ remote::SessionCallbacks make_gui_callbacks(QWidget* parent) {
             [&]() -> std::optional<std::vector<std::string>> {
                 std::vector<std::string> answers;
                 for (const remote::InteractivePrompt& p : prompts) {
-                    QString label = QString::fromStdString(instruction.empty() ? name : instruction);
+                    // The server chose these texts: shown with its control characters and escapes removed.
+                    QString label = QString::fromStdString(
+                        remote::printable_prompt_text(instruction.empty() ? name : instruction));
                     if (!label.isEmpty()) label += QLatin1Char('\n');
-                    label += QString::fromStdString(p.text);
+                    label += QString::fromStdString(remote::printable_prompt_text(p.text));
                     std::optional<std::string> a =
                         ask_secret(owner, QObject::tr("Sign in (two-factor)"), label, p.echo);
                     if (!a) return std::nullopt;

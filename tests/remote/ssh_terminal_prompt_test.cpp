@@ -1,0 +1,111 @@
+// ask_terminal on a real pseudo-terminal: a child process asks for a secret on its controlling terminal
+// (the pty), the parent types into the pty's master side and reads the terminal's settings. Checks that
+// echo is off while the secret is typed, back on after the answer, and back on when ^C interrupts.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+
+#include "remote/ssh/terminal_prompt.h"
+
+namespace slipway::remote {
+namespace {
+
+class PtyPrompt : public ::testing::Test {
+protected:
+    void SetUp() override {
+        master_ = ::posix_openpt(O_RDWR | O_NOCTTY);
+        if (master_ < 0 || ::grantpt(master_) != 0 || ::unlockpt(master_) != 0)
+            GTEST_SKIP() << "no pseudo-terminals here";
+        slave_name_ = ::ptsname(master_);
+        // The parent keeps the slave side open so its settings can be read after the child is gone.
+        slave_ = ::open(slave_name_.c_str(), O_RDWR | O_NOCTTY);
+        ASSERT_GE(slave_, 0);
+    }
+    void TearDown() override {
+        if (slave_ >= 0) ::close(slave_);
+        if (master_ >= 0) ::close(master_);
+    }
+
+    // Forks a child whose controlling terminal is the pty and which asks for a secret; its exit code is
+    // 0 for the answer "s3cret", 1 for another answer, 2 for none.
+    pid_t start_prompt() {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::setsid();
+            const int tty = ::open(slave_name_.c_str(), O_RDWR);
+            if (tty < 0 || ::ioctl(tty, TIOCSCTTY, 0) != 0) ::_exit(3);
+            ::close(master_);
+            const std::optional<std::string> answer = ask_terminal("Verification code: ", true);
+            ::_exit(!answer ? 2 : *answer == "s3cret" ? 0 : 1);
+        }
+        return pid;
+    }
+
+    // Reads what the child printed until `text` appears (or 5 s pass).
+    std::string read_until(const std::string& text) {
+        std::string seen;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (seen.find(text) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+            pollfd p{master_, POLLIN, 0};
+            if (::poll(&p, 1, 100) <= 0) continue;
+            char buffer[256];
+            const ssize_t n = ::read(master_, buffer, sizeof buffer);
+            if (n <= 0) break;
+            seen.append(buffer, static_cast<std::size_t>(n));
+        }
+        return seen;
+    }
+
+    bool echo_on() const {
+        termios t{};
+        EXPECT_EQ(::tcgetattr(slave_, &t), 0);
+        return (t.c_lflag & ECHO) != 0;
+    }
+
+    int master_ = -1;
+    int slave_ = -1;
+    std::string slave_name_;
+};
+
+TEST_F(PtyPrompt, SecretIsNotEchoedAndEchoComesBack) {
+    ASSERT_TRUE(echo_on());
+    const pid_t child = start_prompt();
+    ASSERT_GT(child, 0);
+    ASSERT_NE(read_until("Verification code: ").find("Verification code: "), std::string::npos);
+    EXPECT_FALSE(echo_on());
+    ASSERT_EQ(::write(master_, "s3cret\n", 7), 7);
+    // With echo on, the terminal would send "s3cret" back before the newline the prompt prints after it.
+    const std::string after = read_until("\n");
+    EXPECT_NE(after.find('\n'), std::string::npos);
+    EXPECT_EQ(after.find("s3cret"), std::string::npos) << after;
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_TRUE(echo_on());
+}
+
+TEST_F(PtyPrompt, CtrlCRestoresEchoAndStillInterrupts) {
+    const pid_t child = start_prompt();
+    ASSERT_GT(child, 0);
+    ASSERT_NE(read_until("Verification code: ").find("Verification code: "), std::string::npos);
+    EXPECT_FALSE(echo_on());
+    ASSERT_EQ(::write(master_, "s3\x03", 3), 3);  // ^C (VINTR) in the middle of typing
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << status;
+    EXPECT_EQ(WTERMSIG(status), SIGINT);
+    EXPECT_TRUE(echo_on());
+}
+
+}  // namespace
+}  // namespace slipway::remote
