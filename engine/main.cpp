@@ -2,6 +2,8 @@
 #include <malloc.h>
 
 #include <iostream>
+#include <new>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -14,6 +16,7 @@
 #include "cli/tokenize_command.h"
 #include "cli/tokenizer_command.h"
 #include "cli/train_command.h"
+#include "contract/faulty_file_system.h"
 #include "contract/version.h"
 
 int main(int argc, char** argv) {
@@ -22,6 +25,10 @@ int main(int argc, char** argv) {
     // heap lets the next step reuse them.
     mallopt(M_MMAP_THRESHOLD, 128 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    if (const slipway::Status faults = slipway::install_file_system_faults_from_environment(); !faults.ok()) {
+        std::cerr << faults.message() << "\n";
+        return 2;
+    }
     CLI::App app{"slipway-engine: LLM fine-tuning engine for Slurm clusters (LibTorch)", "slipway-engine"};
     app.set_version_flag("--version", std::string("slipway-engine ") + slipway::kVersion);
     app.require_subcommand(1);
@@ -35,10 +42,25 @@ int main(int argc, char** argv) {
     slipway::engine::add_launch_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_bench_comm_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_plan_command(app, &exit_code, std::cout, std::cerr);
+    // The commands run inside parse(). Their library calls return a Status; whatever escapes anyway (a bug,
+    // out of memory) is an error message and exit 1, never std::terminate's abort.
+    auto internal_error = [&app](const std::string& what) {
+        std::string command;
+        for (const CLI::App* sub : app.get_subcommands())
+            command += " " + sub->get_name();
+        std::cerr << "slipway-engine" << command << ": internal error: " << what << std::endl;
+        return 1;
+    };
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
+    } catch (const std::bad_alloc& e) {
+        return internal_error(std::string("out of memory (") + e.what() + ")");
+    } catch (const std::exception& e) {
+        return internal_error(e.what());
+    } catch (...) {
+        return internal_error("an exception that is not a std::exception");
     }
     return exit_code;
 }

@@ -16,6 +16,7 @@
 #include "contract/run_config.h"
 #include "contract/version.h"
 #include "dist/env.h"
+#include "train/fault_injection.h"
 #include "train/trainer.h"
 
 namespace slipway::engine {
@@ -84,11 +85,13 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
     options.threads = o.threads > 0 ? o.threads : default_threads(*dist_env);
     options.stop_after_steps = o.stop_after_steps;
     options.engine_version = kVersion;
+    train::throw_here_if_injected(dist_env->rank, 0, [] {});
     Result<train::TrainReport> report = train::train(parsed.config, options, out, err);
     if (!report.ok()) {
         err << "train: " << report.error() << "\n";
-        if (report.code() == StatusCode::kUnavailable) {
-            // A peer is gone: the communication threads may wait on it forever, so no unwinding.
+        if (dist_env->world_size > 1) {
+            // A peer is gone, or this rank failed mid-step: the communication threads may wait on a peer
+            // forever (the trainer abandoned them), so no unwinding.
             out.flush();
             err.flush();
             std::cout.flush();

@@ -2,7 +2,8 @@
 // c10d::Backend objects behind a c10d::ProcessGroup (1.x process groups are the backends themselves; the
 // ProcessGroup constructor lost its Options argument in 2.6). 2.4+ asks TCPStore for its libuv server by
 // default, which builds without libuv (Debian's 2.6) refuse. 2.3+ can take a listening socket the caller
-// bound (masterListenFd): only there does the store listen on the master's address alone.
+// bound (masterListenFd): only there does the store listen on the master's address alone. 2.2+ gives
+// communication failures their own exception types.
 #pragma once
 
 #include <netdb.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <exception>
 #include <string>
 
 #include <torch/version.h>
@@ -76,6 +78,18 @@ inline bool listen_on_host_only(c10d::TCPStoreOptions& options, const std::strin
     (void)options;
     (void)host;
     (void)host_is_loopback;
+    return false;
+#endif
+}
+
+// True for the exceptions LibTorch 2.2+ throws when communication fails (c10::DistError: DistBackendError
+// from Gloo/NCCL work, DistStoreError, DistNetworkError); older versions throw plain errors there, which
+// is_collective_failure() tells apart by their own types.
+inline bool is_torch_dist_error(const std::exception& e) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
+    return dynamic_cast<const c10::DistError*>(&e) != nullptr;
+#else
+    (void)e;
     return false;
 #endif
 }

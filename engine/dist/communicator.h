@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 #include "contract/status.h"
@@ -19,6 +20,12 @@ namespace slipway::dist {
 struct KeyValueExchange {
     std::function<void(const std::string& key, const std::string& value)> set;
     std::function<std::string(const std::string& key)> get;  // blocks until the key exists (or throws)
+};
+
+// Thrown (through c10d's Work and Future) when a Communicator call fails: a failure of the communication
+// (a peer gone, a deadline missed), never this rank's own error. is_collective_failure() knows it.
+struct CollectiveError : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 enum class ElementType { kFloat32, kFloat64, kFloat16, kBFloat16, kInt8, kUInt8, kInt32, kInt64 };

@@ -81,7 +81,7 @@ public:
         if (status.ok()) {
             future_->markCompleted(c10::IValue(tensors_));
         } else {
-            error = std::make_exception_ptr(std::runtime_error(status.message()));
+            error = std::make_exception_ptr(CollectiveError(status.message()));
             future_->setError(error);
         }
         finish(error);

@@ -13,11 +13,15 @@ Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> beat_store, c10::intrusive_
     : shared_(std::make_shared<Shared>()), rank_(rank), world_size_(world_size), interval_(interval) {
     shared_->beat_store = std::move(beat_store);
     shared_->probe_store = std::move(probe_store);
-    thread_ = std::thread([shared = shared_, key = key(rank), progress_key = progress_key(rank), interval] {
+    thread_ = std::thread([shared = shared_, rank, key = key(rank), progress_key = progress_key(rank),
+                           interval] {
         std::unique_lock<std::mutex> lock(shared->mutex);
         int64_t published = -1;  // nothing to publish until the trainer marks a point
+        bool failure_seen = false;
+        const std::string own_failure_prefix = std::to_string(rank) + ":";
         while (!shared->stopping) {
             lock.unlock();  // never hold the lock across a network call
+            std::optional<std::string> failure;
             try {
                 shared->beat_store->add(key, 1);
                 if (const int64_t progress = shared->progress.load(); progress != published) {
@@ -25,10 +29,26 @@ Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> beat_store, c10::intrusive_
                     shared->beat_store->set(progress_key, std::vector<uint8_t>(value.begin(), value.end()));
                     published = progress;  // a long step does not rewrite the same value every beat
                 }
+                if (!failure_seen && shared->beat_store->check({failure_key()})) {
+                    const std::vector<uint8_t> bytes = shared->beat_store->get(failure_key());
+                    if (std::string record(bytes.begin(), bytes.end());
+                        record.rfind(own_failure_prefix, 0) != 0)
+                        failure = std::move(record);
+                }
             } catch (const std::exception&) {
                 // The store is gone (rank 0 exited): the collective that depends on it reports the failure.
             }
             lock.lock();
+            if (failure) {
+                shared->seen_failure = *failure;
+                failure_seen = true;
+                lock.unlock();
+                try {  // kept first, acknowledged second: rank 0 may exit as soon as it reads this
+                    shared->beat_store->set(failure_seen_key(rank), std::vector<uint8_t>{1});
+                } catch (const std::exception&) {
+                }
+                lock.lock();
+            }
             shared->wake.wait_for(lock, interval, [&] { return shared->stopping; });
         }
     });
@@ -58,6 +78,19 @@ std::string Heartbeat::key(int64_t rank) {
 
 std::string Heartbeat::progress_key(int64_t rank) {
     return "slipway/progress/" + std::to_string(rank);
+}
+
+std::string Heartbeat::failure_key() {
+    return "slipway/failed";
+}
+
+std::string Heartbeat::failure_seen_key(int64_t rank) {
+    return "slipway/failure_seen/" + std::to_string(rank);
+}
+
+std::optional<std::string> Heartbeat::seen_failure() const {
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    return shared_->seen_failure;
 }
 
 bool Heartbeat::publish(const std::string& key, const std::string& value, std::chrono::milliseconds limit) {

@@ -5,6 +5,10 @@
 //
 // Each beat also publishes the rank's progress (a number its training thread sets as it passes points of
 // a step): a rank that still beats but whose progress lags the others' has a hung training thread.
+//
+// Each beat also looks for another rank's failure record (failure_key(): a rank that failed on its own, not
+// through a collective) and keeps it, then acknowledges it (failure_seen_key()): rank 0 hosts the store
+// and waits for those acknowledgements before it exits, so the others still know why after it is gone.
 #pragma once
 
 #include <atomic>
@@ -57,8 +61,13 @@ public:
     bool publish(const std::string& key, const std::string& value, std::chrono::milliseconds limit);
     std::optional<std::string> read(const std::string& key, std::chrono::milliseconds limit);
 
+    // Another rank's failure record seen by a beat: "<rank>:<message>" as published under failure_key().
+    std::optional<std::string> seen_failure() const;
+
     static std::string key(int64_t rank);
     static std::string progress_key(int64_t rank);
+    static std::string failure_key();
+    static std::string failure_seen_key(int64_t rank);
 
 private:
     void run();
@@ -69,7 +78,8 @@ private:
         std::condition_variable wake;
         bool stopping = false;
         std::atomic<int64_t> progress{-1};
-        std::mutex probe_mutex;  // one request at a time on the probe connection
+        std::mutex probe_mutex;                   // one request at a time on the probe connection
+        std::optional<std::string> seen_failure;  // under `mutex`
     };
     std::shared_ptr<Shared> shared_;
     int64_t rank_, world_size_;

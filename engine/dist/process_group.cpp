@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include <gloo/common/error.h>
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -93,6 +94,11 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_raw_nccl_group(const c10::intrusive_
 #endif
 
 }  // namespace
+
+bool is_collective_failure(const std::exception& e) {
+    return dynamic_cast<const gloo::Exception*>(&e) != nullptr ||
+           dynamic_cast<const CollectiveError*>(&e) != nullptr || is_torch_dist_error(e);
+}
 
 KeyValueExchange store_exchange(const c10::intrusive_ptr<c10d::Store>& store) {
     return {[store](const std::string& key, const std::string& value) {
@@ -352,7 +358,41 @@ std::string gave_up_key(int64_t rank) {
 
 }  // namespace
 
+std::optional<std::string> DistContext::describe_failed_peer() {
+    const auto limit = std::chrono::milliseconds(3000);
+    // The heartbeat's copy first: rank 0 hosts the store and may be gone by now.
+    std::optional<std::string> record = heartbeat_->seen_failure();
+    if (!record) record = heartbeat_->read(Heartbeat::failure_key(), limit);
+    const size_t colon = record ? record->find(':') : std::string::npos;
+    if (colon == std::string::npos) return std::nullopt;
+    int64_t failed = -1;
+    try {
+        failed = std::stoll(record->substr(0, colon));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (failed == env_.rank) return std::nullopt;
+    const std::string message =
+        "rank " + std::to_string(env_.rank) + ": stopping: " + record->substr(colon + 1);
+    (void)heartbeat_->publish(gave_up_key(env_.rank), message, limit);
+    if (env_.rank == 0) wait_for_survivors_records({failed});
+    return message;
+}
+
+void DistContext::report_failure(const std::string& message) {
+    const auto limit = std::chrono::milliseconds(3000);
+    if (!heartbeat_->publish(Heartbeat::failure_key(), std::to_string(env_.rank) + ":" + message, limit))
+        return;
+    if (env_.rank != 0) return;  // the store stays up on rank 0 for the others to read
+    // Each other rank's heartbeat reads the record within a beat (500 ms) and acknowledges it.
+    std::vector<int64_t> others;
+    for (int64_t r = 1; r < env_.world_size; ++r)
+        others.push_back(r);
+    wait_for_records(others, Heartbeat::failure_seen_key, std::chrono::seconds(5));
+}
+
 std::string DistContext::describe_failure(const std::string& what, int64_t step) {
+    if (std::optional<std::string> failed_peer = describe_failed_peer()) return *failed_peer;
     const auto limit = std::chrono::milliseconds(3000);
     std::ostringstream message;
     const std::string context = backend_ + " said: " + what;
@@ -408,20 +448,24 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
 }
 
 void DistContext::wait_for_survivors_records(const std::vector<int64_t>& lost) {
-    // Each survivor watches the heartbeats for 2 s and may wait 3 s more on the store before it publishes.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
-    std::vector<int64_t> waiting;
+    std::vector<int64_t> survivors;
     for (int64_t r = 1; r < env_.world_size; ++r)
-        if (!std::count(lost.begin(), lost.end(), r)) waiting.push_back(r);
-    while (!waiting.empty() && std::chrono::steady_clock::now() < deadline) {
-        waiting.erase(
-            std::remove_if(
-                waiting.begin(), waiting.end(),
-                [&](int64_t r) {
-                    return heartbeat_->read(gave_up_key(r), std::chrono::milliseconds(500)).has_value();
-                }),
-            waiting.end());
-        if (!waiting.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (!std::count(lost.begin(), lost.end(), r)) survivors.push_back(r);
+    // Each survivor watches the heartbeats for 2 s and may wait 3 s more on the store before it publishes.
+    wait_for_records(survivors, gave_up_key, std::chrono::seconds(8));
+}
+
+void DistContext::wait_for_records(std::vector<int64_t> ranks, std::string (*key_of)(int64_t),
+                                   std::chrono::seconds within) {
+    const auto deadline = std::chrono::steady_clock::now() + within;
+    while (!ranks.empty() && std::chrono::steady_clock::now() < deadline) {
+        ranks.erase(
+            std::remove_if(ranks.begin(), ranks.end(),
+                           [&](int64_t r) {
+                               return heartbeat_->read(key_of(r), std::chrono::milliseconds(500)).has_value();
+                           }),
+            ranks.end());
+        if (!ranks.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
 }
 

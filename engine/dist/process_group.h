@@ -5,11 +5,16 @@
 // calls directly (small host sums, barrier, broadcast from rank 0). A single-process run has none.
 //
 // Collectives throw (c10::Error / std::runtime_error) when a peer dies or stalls past timeout_s: the
-// trainer catches around the whole loop and asks describe_failure() for the message.
+// trainer catches around the whole loop, tells those apart from its own errors with
+// is_collective_failure(), and asks describe_failure() for the message. A rank that fails on its own (out
+// of memory, a shape error, a file) says why with report_failure(), so the others name it and its cause
+// instead of reporting it lost.
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +34,11 @@ class Store;
 namespace slipway::dist {
 
 class Heartbeat;
+
+// A failure of the communication itself: Gloo's and our communicators' errors, LibTorch 2.2+'s DistError
+// (backend, store, network). Everything else a rank throws (c10::Error from a shape mismatch, out of
+// memory, a filesystem error) is its own failure.
+bool is_collective_failure(const std::exception& e);
 
 // A KeyValueExchange over a c10d store (e.g. the rendezvous store, for an NCCL unique id).
 KeyValueExchange store_exchange(const c10::intrusive_ptr<c10d::Store>& store);
@@ -80,7 +90,16 @@ public:
     // rank's own record. Takes a couple of seconds (it watches the heartbeats move).
     // Rank 0 hosts the store the survivors read this from: when it found ranks lost, it stays (8 s at most)
     // until every other survivor has left its own record, so a master that stops first is not blamed.
+    // When another rank published a failure record (report_failure), the message above is this rank
+    // stopping because of it, naming that rank and its cause.
     std::string describe_failure(const std::string& what, int64_t step);
+    // That part of describe_failure alone (for a failure found while waiting for rank 0): nullopt when no
+    // other rank published a failure record.
+    std::optional<std::string> describe_failed_peer();
+    // This rank failed on its own (`message` says how): publishes it for the others, which learn it when
+    // their next collective fails. Rank 0 hosts the store: it waits (5 s at most) until every other rank's
+    // heartbeat has read the record. Call abandon() next.
+    void report_failure(const std::string& message);
     // A failed group must not be destroyed: its destructor waits for work a dead peer never finishes.
     // Leaks the group and the stores on purpose; the process is about to exit.
     void abandon();
@@ -91,6 +110,9 @@ private:
                       c10::intrusive_ptr<c10d::Store>& heartbeat_store,
                       c10::intrusive_ptr<c10d::Store>& probe_store);
     void wait_for_survivors_records(const std::vector<int64_t>& lost);
+    // Until each of `ranks` has a record under key_of(rank) in the store, or `within` passed.
+    void wait_for_records(std::vector<int64_t> ranks, std::string (*key_of)(int64_t),
+                          std::chrono::seconds within);
     DistEnv env_;
     std::string backend_;
     std::string master_;

@@ -8,11 +8,13 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -80,8 +82,20 @@ struct LostRank : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// What an exception says, for a person: c10's message without its C++ backtrace, and out of memory named.
+std::string describe_exception(const std::exception& e) {
+    if (dynamic_cast<const std::bad_alloc*>(&e)) return std::string("out of memory (") + e.what() + ")";
+    if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) {
+        std::string message = c10_error->what_without_backtrace();
+        while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back())))
+            message.pop_back();
+        return dynamic_cast<const c10::OutOfMemoryError*>(&e) ? "out of memory: " + message : message;
+    }
+    return e.what();
+}
+
 // One training run. Members hold what the steps share; collectives may throw (a lost rank), which
-// train() turns into an error naming the rank and step.
+// train() turns into an error naming the rank and step; any other exception is this rank's own failure.
 class TrainingRun {
 public:
     TrainingRun(const RunConfig& config, const TrainOptions& options, std::ostream& mllog,
@@ -93,10 +107,15 @@ public:
           progress_out_(progress) {}
 
     Result<TrainReport> run();
-    // For the failure message: called after a collective threw.
-    Status lost_peer(const std::exception& e);
+    // After an exception: a collective's failure is a lost (or failed) peer, anything else this rank's own.
+    Status stop_after(const std::exception& e);
+    // Any other exception (out of memory, a shape error, a filesystem error): run_stop fail naming `cause`,
+    // and the other ranks told why, so they name this rank's failure instead of a lost peer.
+    Status fail(const std::string& cause);
 
 private:
+    // For the failure message: called after a collective threw.
+    Status lost_peer(const std::exception& e);
     Status connect_ranks();
     Status setup();
     Status load_cache_and_model(Result<data::PrepareReport>& prepared);
@@ -122,6 +141,7 @@ private:
     // Every rank writes its shards into rank 0's temporary folder; rank 0 completes it.
     Status sharded_checkpoint(int64_t done);
     void log_hyperparameters();
+    void log_run_stop_failed(const std::string& message);
 
     const RunConfig& config_;
     const TrainingConfig& t_;
@@ -392,7 +412,7 @@ Status TrainingRun::resume() {
     // newest save); the others take the same step. Every rank takes part in the sum whatever it asked for.
     const bool latest = request == "latest";
     Result<std::string> dir = Status::Error("not resolved");
-    if (is_main() || !latest) dir = resolve_checkpoint(request, t_.output_dir);
+    if (is_main() || !latest) dir = resolve_checkpoint(request, t_.output_dir, progress_);
     if (dist_) {
         std::vector<double> chosen{is_main() && dir.ok() ? static_cast<double>(checkpoint_step(*dir)) : 0.0,
                                    is_main() && !dir.ok() ? 1.0 : 0.0};
@@ -619,6 +639,9 @@ Result<TrainReport> TrainingRun::loop() {
                 model::Bf16Autocast autocast(t_.bf16, device_.type());  // fp32 master weights, bf16 matmuls
                 r = batch_loss(ids, /*count_correct=*/false);
             }
+            throw_here_if_injected(rank(), current_step_, [] {
+                (void)torch::matmul(torch::zeros({2, 3}), torch::zeros({2, 3}));
+            });
             const torch::Tensor scaled =
                 accumulation == 1 ? r.loss : r.loss / static_cast<double>(accumulation);
             if (sync) {
@@ -731,7 +754,7 @@ Result<TrainReport> TrainingRun::finish() {
                              ? save_sharded_outputs(*sharded_, config_, options_.engine_version, is_main())
                          : is_main() ? save_outputs(*llama_, config_, options_.engine_version, world_size())
                                      : Status::Ok();
-    if (!saved.ok()) log_->interval_end("run_stop", nullptr, {{"status", "fail"}});
+    if (!saved.ok()) log_run_stop_failed(saved.message());
     if (dist_) {
         if (Status s = dist_->wait_for_main("saving the outputs", saved); !s.ok()) return s;
         dist_->barrier();  // rank 0 hosts the store: it leaves after everyone has read it
@@ -749,16 +772,41 @@ Result<TrainReport> TrainingRun::run() {
     return loop();
 }
 
+void TrainingRun::log_run_stop_failed(const std::string& message) {
+    if (log_)  // only rank 0's writes anywhere
+        log_->interval_end("run_stop", nullptr,
+                           {{"status", "fail"}, {"step_num", current_step_}, {"error", message}});
+}
+
+Status TrainingRun::stop_after(const std::exception& e) {
+    if (dist_ && (dynamic_cast<const LostRank*>(&e) || dist::is_collective_failure(e))) return lost_peer(e);
+    return fail(describe_exception(e));
+}
+
 Status TrainingRun::lost_peer(const std::exception& e) {
-    if (!dist_) throw;  // not a distributed failure: a bug, let it surface
+    // A failed wait for rank 0 already says what happened, unless rank 0 failed on its own and said why.
     const std::string message = dynamic_cast<const LostRank*>(&e)
-                                    ? std::string(e.what())
+                                    ? dist_->describe_failed_peer().value_or(e.what())
                                     : dist_->describe_failure(e.what(), current_step_);
-    if (is_main() && log_)
-        log_->interval_end("run_stop", nullptr, {{"status", "fail"}, {"step_num", current_step_}});
+    log_run_stop_failed(message);
     if (reducer_) reducer_->abandon();
     dist_->abandon();
     return Status::Error(StatusCode::kUnavailable, message);
+}
+
+Status TrainingRun::fail(const std::string& cause) {
+    const std::string where =
+        current_step_ > 0 ? "during step " + std::to_string(current_step_) : "before the first step";
+    const std::string message =
+        (dist_ ? "rank " + std::to_string(rank()) + " " : "") + "failed " + where + ": " + cause;
+    log_run_stop_failed(message);
+    if (dist_) {
+        dist_->report_failure(message);
+        // Collectives of this step may still be under way: the group cannot be destroyed.
+        if (reducer_) reducer_->abandon();
+        dist_->abandon();
+    }
+    return Status::Error(message);
 }
 
 }  // namespace
@@ -771,7 +819,9 @@ Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, 
     try {
         return run.run();
     } catch (const std::exception& e) {
-        return run.lost_peer(e);
+        return run.stop_after(e);
+    } catch (...) {
+        return run.fail("an exception that is not a std::exception");
     }
 }
 

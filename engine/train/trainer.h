@@ -30,15 +30,18 @@ struct TrainReport {
     int64_t steps = 0;
     double final_train_loss = 0;
     double final_eval_loss = 0;
-    std::string status;  // success | aborted | fail
+    std::string status;        // success | aborted | fail
     bool interrupted = false;  // stopped by stop_requested
     std::string output_dir;
 };
 
 // `mllog` receives the MLLOG lines (they are also written to <output_dir>/mllog.txt); `progress`
 // receives the human-readable lines. Only rank 0 writes to either. A lost or frozen rank is an error with
-// code kUnavailable naming the rank and the step; the process should then exit without unwinding the
-// communication threads (the train command does).
+// code kUnavailable naming the rank and the step. Any other exception (out of memory, a shape error, a
+// filesystem error) is an error naming the cause, logged as run_stop status fail with metadata.error;
+// with several ranks the others stop too, naming the rank that failed and its cause. After an error in
+// a multi-rank run the process should exit without unwinding the communication threads (the train command
+// does). Nothing escapes as an exception.
 Result<TrainReport> train(const RunConfig& config, const TrainOptions& options, std::ostream& mllog,
                           std::ostream& progress);
 
