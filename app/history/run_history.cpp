@@ -1,23 +1,93 @@
-// RunHistory on QSQLITE: two tables, runs and points; one connection per RunHistory object.
+// RunHistory on QSQLITE: two tables, runs and points; one connection per RunHistory object; the schema
+// as a list of migration steps; the file's mode set before SQLite writes into it.
 #include "history/run_history.h"
 
 #include <QAtomicInteger>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QVariant>
+#include <QtDebug>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
+
+#include "history/history_writer.h"
 
 namespace slipway::app {
 namespace {
 
 QAtomicInteger<int> g_connection_counter;
+
+// The schema, one step per version: kMigrations[i] takes a file at version i to i + 1, in one
+// transaction. Version 0 is a file written before versions were recorded: it has step 1's tables already
+// (IF NOT EXISTS keeps them and their rows), or nothing.
+const std::vector<std::vector<const char*>> kMigrations = {
+    {
+        "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, "
+        "cluster TEXT, job_id TEXT, state TEXT, created_ms INTEGER, started_ms INTEGER, "
+        "finished_ms INTEGER, config_json TEXT, log_path TEXT, log_offset INTEGER NOT NULL DEFAULT 0, "
+        "meta_json TEXT)",
+        "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
+        "metric INTEGER NOT NULL, samples REAL, step REAL, time_ms INTEGER, value REAL NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id, metric)",
+    },
+};
+
+constexpr mode_t kPrivateFile = 0600;
+constexpr mode_t kPrivateFolder = 0700;
+
+QString errno_text() {
+    return QString::fromLocal8Bit(std::strerror(errno));
+}
+
+// Creates the missing folders of `path` with mode 0700 and the file itself, empty, with 0600 (whatever the
+// umask) before SQLite writes anything; SQLite gives its -wal, -shm and -journal files the database file's
+// mode. An existing file, or one of those, that others can read is tightened to 0600, and `notes` says so.
+Status make_private(const QString& path, QStringList& notes) {
+    const QString folder = QFileInfo(path).absolutePath();
+    QStringList missing;
+    for (QString f = folder; !QFileInfo::exists(f); f = QFileInfo(f).absolutePath())
+        missing.push_back(f);
+    if (!QDir().mkpath(folder)) return Status::Error("cannot create the folder of " + path.toStdString());
+    for (const QString& f : missing) {
+        if (::chmod(QFile::encodeName(f).constData(), kPrivateFolder) != 0)
+            return Status::Error(("cannot make " + f + " private: " + errno_text()).toStdString());
+    }
+    const QByteArray file = QFile::encodeName(path);
+    if (const int fd = ::open(file.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kPrivateFile);
+        fd >= 0) {
+        const bool made_private = ::fchmod(fd, kPrivateFile) == 0;
+        ::close(fd);
+        if (!made_private)
+            return Status::Error(("cannot make " + path + " private: " + errno_text()).toStdString());
+        return Status::Ok();
+    }
+    if (errno != EEXIST) return Status::Error(("cannot create " + path + ": " + errno_text()).toStdString());
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        const QByteArray name = file + suffix;
+        struct stat st {};
+        if (::stat(name.constData(), &st) != 0 || (st.st_mode & 077) == 0) continue;
+        const QString shown = QFile::decodeName(name);
+        if (::chmod(name.constData(), kPrivateFile) != 0)
+            return Status::Error(("cannot make " + shown + " private: " + errno_text()).toStdString());
+        notes << QStringLiteral("%1 could be read by others (mode %2); it is now 0600")
+                     .arg(shown)
+                     .arg(st.st_mode & 0777, 4, 8, QLatin1Char('0'));
+    }
+    return Status::Ok();
+}
 
 Status sql_error(const QString& what, const QSqlError& error) {
     return Status::Error((what + ": " + error.text()).toStdString());
@@ -35,7 +105,9 @@ QVariant real_value(double v) {
     return std::isnan(v) ? QVariant() : QVariant(v);
 }
 
-std::string meta_json(const RunMetrics& m) {
+}  // namespace
+
+RunFacts RunFacts::of(const RunMetrics& m) {
     nlohmann::json j = nlohmann::json::object();
     auto put = [&j](const char* key, const auto& opt) {
         if (opt) j[key] = *opt;
@@ -51,8 +123,10 @@ std::string meta_json(const RunMetrics& m) {
     put("target", m.target);
     j["target_higher_is_better"] = m.target_higher_is_better;
     j["benchmark"] = m.benchmark;
-    return j.dump();
+    return RunFacts{j.dump()};
 }
+
+namespace {
 
 void apply_meta(const QString& text, RunMetrics& m) {
     const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
@@ -122,9 +196,15 @@ QString RunHistory::default_path() {
            QStringLiteral("/slipway/history.sqlite");
 }
 
-RunHistory::RunHistory(QString connection) : connection_(std::move(connection)) {}
+int RunHistory::schema_version() {
+    return static_cast<int>(kMigrations.size());
+}
+
+RunHistory::RunHistory(QString connection, QString path)
+    : connection_(std::move(connection)), path_(std::move(path)) {}
 
 RunHistory::~RunHistory() {
+    writer_.reset();  // its last flush needs the connection
     {
         QSqlDatabase db = QSqlDatabase::database(connection_, false);
         if (db.isValid()) db.close();
@@ -133,33 +213,74 @@ RunHistory::~RunHistory() {
 }
 
 Result<std::unique_ptr<RunHistory>> RunHistory::open(const QString& path) {
-    if (!QDir().mkpath(QFileInfo(path).absolutePath())) {
-        return Result<std::unique_ptr<RunHistory>>::Error("cannot create the folder of " +
-                                                          path.toStdString());
-    }
+    QStringList notes;
+    if (Status s = make_private(path, notes); !s.ok()) return s;
     const QString connection =
         QStringLiteral("slipway_history_%1").arg(g_connection_counter.fetchAndAddRelaxed(1));
-    std::unique_ptr<RunHistory> history(new RunHistory(connection));
+    std::unique_ptr<RunHistory> history(new RunHistory(connection, path));
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
         db.setDatabaseName(path);
         if (!db.open()) return sql_error("cannot open run history " + path, db.lastError());
     }
-    for (const char* sql : {
-             "PRAGMA journal_mode=WAL",
-             "PRAGMA synchronous=NORMAL",
-             "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, "
-             "cluster TEXT, job_id TEXT, state TEXT, created_ms INTEGER, started_ms INTEGER, "
-             "finished_ms INTEGER, config_json TEXT, log_path TEXT, log_offset INTEGER NOT NULL DEFAULT 0, "
-             "meta_json TEXT)",
-             "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
-             "CASCADE, "
-             "metric INTEGER NOT NULL, samples REAL, step REAL, time_ms INTEGER, value REAL NOT NULL)",
-             "CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id, metric)",
-         }) {
+    if (Status s = history->set_busy_timeout(kBusyTimeoutMs); !s.ok()) return s;
+    if (Status s = history->migrate(); !s.ok()) return s;
+    for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
         if (Status s = history->exec(QString::fromLatin1(sql)); !s.ok()) return s;
     }
+    for (const QString& note : notes)
+        qWarning().noquote() << "slipway:" << note;
+    history->open_notes_ = std::move(notes);
+    history->writer_ = std::make_unique<HistoryWriter>(history.get());
     return Result<std::unique_ptr<RunHistory>>(std::move(history));
+}
+
+Status RunHistory::migrate() {
+    QSqlDatabase db = QSqlDatabase::database(connection_);
+    const std::string file = path_.toStdString();
+    const int latest = schema_version();
+    QSqlQuery q(db);
+    for (;;) {
+        // Under the write lock, so two Slipways opening one old file migrate it once.
+        if (!q.exec(QStringLiteral("BEGIN IMMEDIATE")))
+            return sql_error("cannot migrate run history " + path_, q.lastError());
+        auto rollback_and = [&](const Status& s) {
+            QSqlQuery(db).exec(QStringLiteral("ROLLBACK"));
+            return s;
+        };
+        if (!q.exec(QStringLiteral("PRAGMA user_version")) || !q.next())
+            return rollback_and(sql_error("cannot read the schema version of " + path_, q.lastError()));
+        const int version = q.value(0).toInt();
+        q.finish();
+        if (version > latest) {
+            // Never downgraded: a newer Slipway's columns or meaning may be lost.
+            return rollback_and(
+                Status::Error("run history " + file + " has schema version " + std::to_string(version) +
+                              ", newer than this Slipway's " + std::to_string(latest) +
+                              ": open it with the newer Slipway, or move the file away to start a "
+                              "new history (it was not changed)"));
+        }
+        if (version == latest) return rollback_and(Status::Ok());  // nothing was written
+        for (const char* sql : kMigrations[static_cast<size_t>(version)]) {
+            if (!q.exec(QString::fromLatin1(sql))) {
+                return rollback_and(
+                    sql_error(QStringLiteral("cannot migrate run history %1 from schema version %2 "
+                                             "to %3")
+                                  .arg(path_)
+                                  .arg(version)
+                                  .arg(version + 1),
+                              q.lastError()));
+            }
+        }
+        if (!q.exec(QStringLiteral("PRAGMA user_version = %1").arg(version + 1)) ||
+            !q.exec(QStringLiteral("COMMIT"))) {
+            return rollback_and(sql_error("cannot record the schema version of " + path_, q.lastError()));
+        }
+    }
+}
+
+Status RunHistory::set_busy_timeout(int ms) {
+    return exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(ms));
 }
 
 Status RunHistory::exec(const QString& sql) const {
@@ -218,6 +339,7 @@ Status RunHistory::set_state(int64_t run_id, const QString& state, const QDateTi
 }
 
 Status RunHistory::remove_run(int64_t run_id) {
+    writer_->discard(run_id);
     return per_run_transaction(QSqlDatabase::database(connection_), run_id,
                                {"DELETE FROM points WHERE run_id = ?", "DELETE FROM runs WHERE id = ?"},
                                QStringLiteral("cannot remove run %1").arg(run_id));
@@ -284,6 +406,11 @@ Status RunHistory::finish_opened_log(int64_t run_id, const RunMetrics& metrics) 
 
 Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& points,
                           const RunMetrics& metrics, uint64_t log_offset) {
+    return append(run_id, points, RunFacts::of(metrics), log_offset);
+}
+
+Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& points, const RunFacts& facts,
+                          uint64_t log_offset) {
     QSqlDatabase db = QSqlDatabase::database(connection_);
     if (!db.transaction()) return sql_error(QStringLiteral("cannot start a transaction"), db.lastError());
     QSqlQuery insert(db);
@@ -307,7 +434,7 @@ Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& poi
     QSqlQuery update(db);
     update.prepare(QStringLiteral("UPDATE runs SET log_offset = ?, meta_json = ? WHERE id = ?"));
     update.addBindValue(static_cast<qint64>(log_offset));
-    update.addBindValue(QString::fromStdString(meta_json(metrics)));
+    update.addBindValue(QString::fromStdString(facts.encoded));
     update.addBindValue(static_cast<qint64>(run_id));
     if (!update.exec()) {
         const Status s =
@@ -321,6 +448,11 @@ Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& poi
 }
 
 Status RunHistory::reset_points(int64_t run_id) {
+    writer_->discard(run_id);
+    return reset_stored_points(run_id);
+}
+
+Status RunHistory::reset_stored_points(int64_t run_id) {
     return per_run_transaction(QSqlDatabase::database(connection_), run_id,
                                {"DELETE FROM points WHERE run_id = ?",
                                 "UPDATE runs SET log_offset = 0, meta_json = NULL WHERE id = ?"},

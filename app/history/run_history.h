@@ -2,14 +2,18 @@
 // cluster, job id, state, times, the full run config JSON, the followed log and how far it was read) and
 // its metric points, so plots of old runs come back after a restart and a follower resumes where it
 // stopped. Points and the new log offset are written in one transaction: after a crash either both are
-// there or neither, so resuming never loses or repeats a point.
+// there or neither, so resuming never loses or repeats a point. The file is private to its user (0600,
+// its folder 0700 when we create it) and carries its schema version (PRAGMA user_version): older files
+// are migrated step by step, newer ones refused.
 #pragma once
 
 #include <QDateTime>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,6 +38,15 @@ struct RunRecord {
 
 using MetricPointRow = std::pair<Metric, MetricSample>;
 
+// The run-level facts stored with each append (times, status, target, total steps): what load_metrics
+// gives back beside the points. RunMetrics without its points, so a queued batch does not copy them.
+struct RunFacts {
+    std::string encoded;
+    static RunFacts of(const RunMetrics& metrics);
+};
+
+class HistoryWriter;
+
 // The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
 inline const QString kOpenedLogSource = QStringLiteral("log file");
 // The state of a log on a cluster opened by hand while it is being followed.
@@ -41,11 +54,17 @@ inline const QString kFollowingState = QStringLiteral("following");
 
 class RunHistory {
 public:
+    // The schema this build writes; open() migrates older files to it and refuses newer ones.
+    static int schema_version();
+    // How long a write waits for another connection's lock before failing (SQLite's busy timeout).
+    static constexpr int kBusyTimeoutMs = 5000;
+
     // Opens (creating if needed) the database at `path`; its folder is created too.
     static Result<std::unique_ptr<RunHistory>> open(const QString& path);
     // <XDG data home>/slipway/history.sqlite
     static QString default_path();
 
+    // Finishes the writer's queue (a last try) before the connection closes.
     ~RunHistory();
     RunHistory(const RunHistory&) = delete;
     RunHistory& operator=(const RunHistory&) = delete;
@@ -71,22 +90,45 @@ public:
     Status finish_opened_log(int64_t run_id, const RunMetrics& metrics);
 
     // Appends points and moves the log offset, atomically; `metrics` (the run's curves so far) gives
-    // the run-level facts stored with them (target, total steps, status, start time).
+    // the run-level facts stored with them (target, total steps, status, start time). Fails, storing
+    // nothing, when SQLite cannot write: writer() queues and retries instead.
     Status append(int64_t run_id, const std::vector<MetricPointRow>& points, const RunMetrics& metrics,
                   uint64_t log_offset);
-    // Drops every point and sets the offset to 0 (the log was rewritten).
+    Status append(int64_t run_id, const std::vector<MetricPointRow>& points, const RunFacts& facts,
+                  uint64_t log_offset);
+    // Drops every point and sets the offset to 0 (the log was rewritten); what the writer queued for the
+    // run goes too.
     Status reset_points(int64_t run_id);
+
+    // The queue live runs write through (the monitor's): a failed write keeps its points and retries.
+    // A run written through it must not also be written with append() directly.
+    HistoryWriter& writer() { return *writer_; }
 
     Result<std::vector<RunRecord>> runs() const;  // newest first
     Result<RunRecord> run(int64_t run_id) const;
     Result<RunMetrics> load_metrics(int64_t run_id) const;
     Result<int64_t> point_count(int64_t run_id) const;
 
+    const QString& path() const { return path_; }
+    // What open() changed that the user may want to know (permissions tightened, schema migrated).
+    const QStringList& open_notes() const { return open_notes_; }
+    Status set_busy_timeout(int ms);
+    // The QSqlDatabase connection, for tests that inject faults into it (PRAGMA max_page_count: a full
+    // disk).
+    const QString& connection_name() const { return connection_; }
+
 private:
-    explicit RunHistory(QString connection);
+    friend class HistoryWriter;
+
+    RunHistory(QString connection, QString path);
     Status exec(const QString& sql) const;
+    Status migrate();
+    Status reset_stored_points(int64_t run_id);
 
     QString connection_;
+    QString path_;
+    QStringList open_notes_;
+    std::unique_ptr<HistoryWriter> writer_;
 };
 
 }  // namespace slipway::app

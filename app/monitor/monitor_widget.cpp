@@ -23,9 +23,11 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QtDebug>
 
 #include <cmath>
 
+#include "history/history_writer.h"
 #include "history/run_history.h"
 #include "monitor/metric_plot.h"
 
@@ -182,6 +184,11 @@ MonitorWidget::MonitorWidget(FollowService* follow, RunHistory* history, QWidget
         if (text.isEmpty() && file_window_line_ >= 0) refresh_log_view();  // cleared: the log's end again
     });
     connect(follow_, &FollowService::batch, this, &MonitorWidget::on_batch);
+    if (history_ != nullptr) {
+        writer_ = &history_->writer();
+        connect(writer_, &HistoryWriter::write_failed, this, &MonitorWidget::note_history);
+        connect(writer_, &HistoryWriter::write_recovered, this, &MonitorWidget::note_history);
+    }
 
     stall_timer_ = new QTimer(this);
     stall_timer_->setInterval(5000);
@@ -306,10 +313,17 @@ void MonitorWidget::remove_run(int key) {
     const auto it = runs_.find(key);
     if (it == runs_.end()) return;
     if (it->second.follow_id != 0) follow_->stop(it->second.follow_id);
+    const int64_t history_id = it->second.history_id;
     for (MetricPlot* p : plots_)
         p->remove_run(key);
     delete list_item(key);
     runs_.erase(it);
+    if (writer_ != nullptr && history_id != 0) {
+        if (const Status s = writer_->close_run(history_id); !s.ok()) {
+            qWarning().noquote() << "slipway:" << QString::fromStdString(s.message());
+            note_history(QString::fromStdString(s.message()));
+        }
+    }
     emit run_removed(key);
     if (current_ == key) {
         current_ = 0;
@@ -406,7 +420,7 @@ void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
         run.metrics = std::move(fresh);
         run.watch = RunWatch(stall_factor_, stall_min_ms_);
         run.lines.clear();
-        if (history_ != nullptr && run.history_id != 0) history_->reset_points(run.history_id);
+        if (writer_ != nullptr && run.history_id != 0) writer_->reset(run.history_id);
         replot_run(run);
     }
     std::array<size_t, kMetricCount> first_new{};
@@ -424,11 +438,8 @@ void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
                 emit alert(run.name, a);
         }
     }
-    if (history_ != nullptr && run.history_id != 0 && (!rows.empty() || batch.offset > 0)) {
-        if (const Status s = history_->append(run.history_id, rows, run.metrics, batch.offset); !s.ok()) {
-            run.lines.push_back(tr("[slipway] history: %1").arg(QString::fromStdString(s.message())));
-        }
-    }
+    if (writer_ != nullptr && run.history_id != 0 && (!rows.empty() || batch.offset > 0))
+        writer_->append(run.history_id, std::move(rows), run.metrics, batch.offset);
     append_points(run, first_new);
     if (!had_target && run.metrics.target) update_target_line();
 
@@ -507,6 +518,8 @@ void MonitorWidget::update_status() {
     }
     parts << tr("%1 points").arg(m.total_points());
     if (r->loading) parts << tr("reading...");
+    if (r->history_id != 0 && writer_ != nullptr && writer_->failing())
+        parts << tr("<span style=\"color:#c62828\">history not written, retrying</span>");
     status_label_->setText(parts.join(QStringLiteral(" &middot; ")));
 }
 
@@ -525,6 +538,16 @@ void MonitorWidget::refresh_log_view() {
     // Moving the cursor to the end scrolls right to the last line's end; show line starts instead, once
     // the view has laid the text out.
     QTimer::singleShot(0, log_view_, [view = log_view_] { view->horizontalScrollBar()->setValue(0); });
+}
+
+void MonitorWidget::note_history(const QString& message) {
+    const QString line = tr("[slipway] history: %1").arg(message);
+    for (auto& [key, run] : runs_) {
+        if (run.history_id == 0) continue;
+        run.lines.push_back(line);
+        if (key == current_ && file_window_line_ < 0) log_view_->appendPlainText(line);
+    }
+    update_status();
 }
 
 void MonitorWidget::check_stalls() {

@@ -2,7 +2,8 @@
 // more runs overlaid, against samples, steps or wall time; EMA smoothing with the raw curve faint behind,
 // log scale, PNG/CSV export of what is shown; the current run's state, elapsed time and ETA, a Cancel
 // button, and its raw log with search. Logs arrive from the FollowService (a worker thread); live runs
-// are stored in the RunHistory as they arrive and watched for finish, failure, target and stalls.
+// are stored in the RunHistory as they arrive (through its HistoryWriter, which keeps and retries what
+// cannot be written) and watched for finish, failure, target and stalls.
 #pragma once
 
 #include <QColor>
@@ -34,6 +35,7 @@ class QTimer;
 
 namespace slipway::app {
 
+class HistoryWriter;
 class MetricPlot;
 class RunHistory;
 
@@ -137,6 +139,8 @@ private:
     void refresh_log_view();
     void show_log_search_hit(int search_id, int key, const QString& text, const Result<LogSearchHit>& hit);
     void check_stalls();
+    // A line in the log of every stored run: the history's one message when it fails or recovers.
+    void note_history(const QString& message);
     int add_run(const QString& name, const QString& state);
     MonitorRun* find_by_follow(int follow_id);
     void schedule_replot();
@@ -144,6 +148,7 @@ private:
 
     FollowService* follow_;
     RunHistory* history_;
+    HistoryWriter* writer_ = nullptr;  // history_'s
     std::map<int, MonitorRun> runs_;
     int next_key_ = 1;
     int current_ = 0;
