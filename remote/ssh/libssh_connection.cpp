@@ -379,6 +379,13 @@ Result<std::unique_ptr<LibsshConnection>> LibsshConnection::open(const SshTarget
     if (options_ok && socket_fd >= 0) {
         socket_t fd = socket_fd;
         options_ok = ssh_options_set(session, SSH_OPTIONS_FD, &fd) == SSH_OK;
+    } else if (options_ok && !target.proxy_command.empty()) {
+        // libssh runs it with /bin/sh -c, as OpenSSH does. Our tokens are already expanded; libssh expands
+        // % escapes once more, so a literal % is doubled.
+        std::string command;
+        for (const char c : target.proxy_command)
+            command += c == '%' ? std::string("%%") : std::string(1, c);
+        options_ok = ssh_options_set(session, SSH_OPTIONS_PROXYCOMMAND, command.c_str()) == SSH_OK;
     }
     if (!options_ok) {
         return Result<std::unique_ptr<LibsshConnection>>::Error(
@@ -387,9 +394,12 @@ Result<std::unique_ptr<LibsshConnection>> LibsshConnection::open(const SshTarget
     if (ssh_connect(session) != SSH_OK) {
         const std::string error = libssh_error(session);
         const bool timed_out = error.find("imeout") != std::string::npos;
+        const std::string through = socket_fd < 0 && !target.proxy_command.empty()
+                                        ? " through ProxyCommand '" + target.proxy_command + "'"
+                                        : "";
         return Result<std::unique_ptr<LibsshConnection>>::Error(
             timed_out ? StatusCode::kTimeout : StatusCode::kUnavailable,
-            "cannot connect to " + name + ": " + error);
+            "cannot connect to " + name + through + ": " + error);
     }
     if (Status s = verify_host_key(session, target, name, callbacks, accepted_once); !s) return s;
     if (Status s = authenticate(session, target, name, use_agent, callbacks); !s) return s;

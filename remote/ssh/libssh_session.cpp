@@ -12,7 +12,7 @@ Result<std::unique_ptr<Session>> connect_ssh(const ConnectOptions& options, Sess
     if (options.ssh_config_file != "none") {
         const std::string path =
             options.ssh_config_file.empty() ? local_home_dir() + "/.ssh/config" : options.ssh_config_file;
-        config = load_ssh_config(path);
+        config = load_ssh_config(path, local_home_dir());
         if (!config) return config.status();
     }
     auto target = resolve_ssh_target(options, *config, local_home_dir(), local_user_name());
@@ -69,6 +69,12 @@ Status LibsshSession::connect_locked() {
         hop_options.connect_timeout = options_.connect_timeout;
         auto hop = resolve_ssh_target(hop_options, config_, local_home_dir(), local_user_name());
         if (!hop) return Status::Error("jump host " + jump.host + ": " + hop.error());
+        // The first hop may be reached through its ProxyCommand; a later hop is reached through the tunnel
+        // of the one before it, so a ProxyCommand of its own cannot apply (it is refused, not dropped).
+        if (!hops.empty() && !hop->proxy_command.empty()) {
+            return Status::Error("jump host " + jump.host + ": its ProxyCommand '" + hop->proxy_command +
+                                 "' cannot apply to a hop reached through an earlier ProxyJump hop");
+        }
         hops.push_back(*hop);
     }
     int socket_fd = -1;

@@ -84,7 +84,9 @@ struct ConnectOptions {
     int port = 0;
     std::string user;
     std::vector<std::string> identity_files;
-    std::string proxy_jump;        // "[user@]host[:port]" (comma-separated for a chain); "none" disables
+    // "[user@]host[:port]" (comma-separated for a chain): wins over the config's ProxyJump and ProxyCommand;
+    // "none" turns off the config's ProxyJump (a ProxyCommand from the config still applies).
+    std::string proxy_jump;
     std::string known_hosts_file;  // empty: ~/.ssh/known_hosts
     std::string ssh_config_file;   // empty: ~/.ssh/config (if it exists); "none": read no config
     bool use_agent = true;         // try keys held by ssh-agent (SSH_AUTH_SOCK) first

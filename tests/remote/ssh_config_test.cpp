@@ -1,9 +1,14 @@
 // Unit tests of ~/.ssh/config parsing and target resolution: Host patterns (wildcards, negation, first
-// value wins), HostName/User/Port/IdentityFile/ProxyJump/UserKnownHostsFile, tokens, and errors that
-// name the file and line.
+// value wins), HostName/User/Port/IdentityFile/ProxyJump/ProxyCommand/UserKnownHostsFile, tokens, Match
+// (applied, or refused by file:line), Include (globs, nesting, loops), and errors that name the file and
+// line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "remote/ssh/ssh_config.h"
+#include "temp_dir.h"
 
 namespace slipway::remote {
 namespace {
@@ -35,6 +40,12 @@ SshConfig parse(const char* text) {
     return *config;
 }
 
+SshHostConfig lookup(const SshConfig& config, const std::string& host) {
+    auto found = config.lookup(host);
+    EXPECT_TRUE(found.ok()) << found.error();
+    return found.ok() ? *found : SshHostConfig{};
+}
+
 TEST(SshConfig, PatternsWildcardsAndNegation) {
     EXPECT_TRUE(ssh_host_matches({"login-*"}, "login-1"));
     EXPECT_TRUE(ssh_host_matches({"log?n-1"}, "login-1"));
@@ -47,7 +58,7 @@ TEST(SshConfig, PatternsWildcardsAndNegation) {
 
 TEST(SshConfig, FirstValueWinsIdentityFilesAccumulate) {
     const SshConfig config = parse(kConfig);
-    const SshHostConfig login = config.lookup("login-7");
+    const SshHostConfig login = lookup(config, "login-7");
     EXPECT_EQ(login.hostname, "%h.cluster.example.org");
     EXPECT_EQ(login.user, "alice");  // not "fallback" from Host *
     EXPECT_EQ(login.port, 22);
@@ -56,11 +67,11 @@ TEST(SshConfig, FirstValueWinsIdentityFilesAccumulate) {
     EXPECT_EQ(login.identity_files[0], "~/.ssh/id_cluster");
     EXPECT_EQ(login.identity_files[1], "~/.ssh/id_all");
 
-    const SshHostConfig old = config.lookup("login-old");
+    const SshHostConfig old = lookup(config, "login-old");
     EXPECT_EQ(old.user, "fallback");
     EXPECT_TRUE(old.hostname.empty());
 
-    const SshHostConfig short_host = config.lookup("short");
+    const SshHostConfig short_host = lookup(config, "short");
     EXPECT_EQ(short_host.port, 2200);  // "Port=2200" form
     EXPECT_EQ(short_host.user_known_hosts_file, "~/my known_hosts");
 }
@@ -147,12 +158,190 @@ TEST(SshConfig, ErrorsNameFileAndLine) {
     EXPECT_NE(target.error().find("%C"), std::string::npos) << target.error();
 }
 
-TEST(SshConfig, MatchAndIncludeAreReportedNotApplied) {
-    const SshConfig config = parse("Match host x\n  User nobody\nHost y\n  User yes\nInclude other\n");
-    EXPECT_EQ(config.lookup("x").user, "");
-    EXPECT_EQ(config.lookup("y").user, "yes");
-    ASSERT_EQ(config.warnings.size(), 2u);
-    EXPECT_NE(config.warnings[0].find("test_config:1"), std::string::npos);
+TEST(SshConfig, MatchHostOriginalhostAndAllAreApplied) {
+    const SshConfig config = parse(R"(Host login
+    HostName login.cluster.org
+Host n?
+    HostName %h.cluster.org
+Match host *.cluster.org
+    User clusteruser
+Match originalhost login !host other.org
+    Port 2200
+Match !originalhost n*
+    ProxyJump bastion
+Match all
+    IdentityFile ~/.ssh/id_all
+)");
+    // Match host sees the HostName set above it (with %h expanded), originalhost the name as typed.
+    SshHostConfig login = lookup(config, "login");
+    EXPECT_EQ(login.hostname, "login.cluster.org");
+    EXPECT_EQ(login.user, "clusteruser");
+    EXPECT_EQ(login.port, 2200);
+    EXPECT_EQ(login.proxy_jump, "bastion");
+    ASSERT_EQ(login.identity_files.size(), 1u);
+    EXPECT_EQ(login.identity_files[0], "~/.ssh/id_all");
+
+    const SshHostConfig node = lookup(config, "n1");
+    EXPECT_EQ(node.user, "clusteruser");
+    EXPECT_EQ(node.port, 0);
+    EXPECT_EQ(node.proxy_jump, "");  // negated originalhost
+    EXPECT_EQ(node.identity_files.size(), 1u);
+
+    const SshHostConfig other = lookup(config, "other.org");
+    EXPECT_EQ(other.user, "");
+    EXPECT_EQ(other.port, 0);
+    EXPECT_EQ(other.proxy_jump, "bastion");
+}
+
+TEST(SshConfig, MatchCriteriaSlipwayCannotEvaluateRefuseTheHostsTheyMayApplyTo) {
+    const SshConfig config = parse(R"(Host *
+    ServerAliveInterval 30
+Match host *.hpc.org exec "test -f ~/.vpn-up"
+    User viaexec
+)");
+    // The block cannot apply to this host (its host criterion fails): no error, nothing applied.
+    EXPECT_EQ(lookup(config, "laptop.home").user, "");
+    // It may apply here: Slipway cannot run exec, so it refuses instead of guessing.
+    auto refused = config.lookup("login.hpc.org");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("test_config:3"), std::string::npos) << refused.error();
+    EXPECT_NE(refused.error().find("Match exec"), std::string::npos) << refused.error();
+
+    for (const char* criterion :
+         {"user alice", "localuser alice", "canonical", "final", "!localnetwork 10.0.0.0/8", "tagged x"}) {
+        const std::string text = std::string("Host a\n  User u\nMatch ") + criterion + "\n  Port 2\n";
+        auto parsed = parse_ssh_config(text, "cfg");
+        ASSERT_TRUE(parsed.ok()) << criterion << ": " << parsed.error();
+        auto found = parsed->lookup("a");
+        ASSERT_FALSE(found.ok()) << criterion;
+        EXPECT_NE(found.error().find("cfg:3"), std::string::npos) << found.error();
+        ConnectOptions options;
+        options.host = "a";
+        EXPECT_FALSE(resolve_ssh_target(options, *parsed, "/h", "me").ok()) << criterion;
+    }
+}
+
+TEST(SshConfig, MalformedMatchLinesAreErrors) {
+    for (const char* line : {"Match", "Match host", "Match bogus x", "Match all host a", "Match exec"}) {
+        auto config = parse_ssh_config(std::string("Host a\n") + line + "\n", "cfg");
+        ASSERT_FALSE(config.ok()) << line;
+        EXPECT_NE(config.error().find("cfg:2"), std::string::npos) << config.error();
+    }
+}
+
+// A home folder with ~/.ssh/ files for Include tests.
+class SshConfigInclude : public ::testing::Test {
+protected:
+    void write(const std::string& relative, const std::string& text) {
+        const std::filesystem::path path = std::filesystem::path(home_.path()) / ".ssh" / relative;
+        std::filesystem::create_directories(path.parent_path());
+        std::ofstream(path) << text;
+    }
+    Result<SshConfig> parse_main(const std::string& text) {
+        return parse_ssh_config(text, home_.path() + "/.ssh/config", home_.path());
+    }
+    testing_support::TempDir home_{"slipway-sshconfig"};
+};
+
+TEST_F(SshConfigInclude, GlobsRelativeToDotSshInFileOrder) {
+    write("config.d/20-b.conf", "Host b\n  User from-b\nHost *\n  Port 2020\n");
+    write("config.d/10-a.conf", "Host a\n  User from-a\nHost *\n  Port 1010\n");
+    write("config.d/ignored.txt", "Host *\n  User never\n");
+    auto config = parse_main("Include config.d/*.conf ~/.ssh/none-*.conf\nHost *\n  User last\n");
+    ASSERT_TRUE(config.ok()) << config.error();
+    EXPECT_EQ(lookup(*config, "a").user, "from-a");
+    EXPECT_EQ(lookup(*config, "b").user, "from-b");
+    EXPECT_EQ(lookup(*config, "c").user, "last");
+    EXPECT_EQ(lookup(*config, "c").port, 1010);  // 10-a.conf is read before 20-b.conf
+}
+
+TEST_F(SshConfigInclude, IncludeInsideABlockAppliesOnlyWhereTheBlockDoes) {
+    write("cluster.conf", "User cluster-user\nHost *\n  IdentityFile ~/.ssh/id_cluster\n");
+    auto config = parse_main(
+        "Host login*\n  Port 2222\n  Include cluster.conf\n  HostName after.include\n"
+        "Host *\n  User everyone\n");
+    ASSERT_TRUE(config.ok()) << config.error();
+    const SshHostConfig login = lookup(*config, "login1");
+    EXPECT_EQ(login.user, "cluster-user");
+    EXPECT_EQ(login.port, 2222);
+    EXPECT_EQ(login.hostname, "after.include");  // the block goes on after the Include line
+    ASSERT_EQ(login.identity_files.size(), 1u);
+    const SshHostConfig other = lookup(*config, "other");
+    EXPECT_EQ(other.user, "everyone");
+    EXPECT_TRUE(other.identity_files.empty());  // the included "Host *" is inside "Host login*"
+    EXPECT_TRUE(other.hostname.empty());
+}
+
+TEST_F(SshConfigInclude, ErrorsNameTheIncludeLineAndTheIncludedFile) {
+    write("bad.conf", "Host x\n  Port many\n");
+    auto config = parse_main("Host a\n  Include bad.conf\n");
+    ASSERT_FALSE(config.ok());
+    EXPECT_NE(config.error().find("/.ssh/config:2: Include 'bad.conf'"), std::string::npos) << config.error();
+    EXPECT_NE(config.error().find("/.ssh/bad.conf:2: Port 'many'"), std::string::npos) << config.error();
+
+    write("loop.conf", "Include loop.conf\n");
+    config = parse_main("Include loop.conf\n");
+    ASSERT_FALSE(config.ok());
+    EXPECT_NE(config.error().find("16 files deep"), std::string::npos) << config.error();
+    EXPECT_NE(config.error().find("loop.conf:1"), std::string::npos) << config.error();
+
+    config = parse_main("Include /dev/null\n");  // a character device, not a config file
+    ASSERT_FALSE(config.ok());
+    EXPECT_NE(config.error().find("config:1"), std::string::npos) << config.error();
+
+    auto no_home = parse_ssh_config("Include other\n", "cfg");
+    ASSERT_FALSE(no_home.ok());
+    EXPECT_NE(no_home.error().find("cfg:1"), std::string::npos) << no_home.error();
+}
+
+TEST(SshConfig, ProxyCommandIsExpandedAndExcludesProxyJump) {
+    auto config = parse_ssh_config(R"(Host login
+    HostName login.cluster.org
+    User alice
+    Port 2200
+    ProxyCommand nc -X connect -x proxy:3128 %h %p # %r %n 100%%
+    ProxyJump ignored-because-second
+Host jumpfirst
+    ProxyJump bastion
+    ProxyCommand ignored-because-second
+Host off
+    ProxyCommand none
+Host badtoken
+    ProxyCommand connect %C
+)",
+                                   "cfg");
+    ASSERT_TRUE(config.ok()) << config.error();
+    ConnectOptions options;
+    options.host = "login";
+    auto target = resolve_ssh_target(options, *config, "/h", "me");
+    ASSERT_TRUE(target.ok()) << target.error();
+    EXPECT_EQ(target->proxy_command, "nc -X connect -x proxy:3128 login.cluster.org 2200 # alice login 100%");
+    EXPECT_TRUE(target->jumps.empty());
+
+    options.proxy_jump = "hop";  // explicit hops win, as ssh -J does
+    target = resolve_ssh_target(options, *config, "/h", "me");
+    ASSERT_TRUE(target.ok());
+    EXPECT_TRUE(target->proxy_command.empty());
+    ASSERT_EQ(target->jumps.size(), 1u);
+
+    options.host = "jumpfirst";
+    options.proxy_jump.clear();
+    target = resolve_ssh_target(options, *config, "/h", "me");
+    ASSERT_TRUE(target.ok());
+    EXPECT_TRUE(target->proxy_command.empty());
+    ASSERT_EQ(target->jumps.size(), 1u);
+    EXPECT_EQ(target->jumps[0].host, "bastion");
+
+    options.host = "off";
+    target = resolve_ssh_target(options, *config, "/h", "me");
+    ASSERT_TRUE(target.ok());
+    EXPECT_TRUE(target->proxy_command.empty());
+
+    options.host = "badtoken";
+    target = resolve_ssh_target(options, *config, "/h", "me");
+    ASSERT_FALSE(target.ok());
+    EXPECT_NE(target.error().find("cfg:13"), std::string::npos) << target.error();
+    EXPECT_NE(target.error().find("%C"), std::string::npos) << target.error();
 }
 
 }  // namespace

@@ -97,6 +97,7 @@ public:
         return steps_passed_;
     }
     std::string client_key() const { return client_key_; }
+    std::string dir() const { return dir_.string(); }
 
     ConnectOptions options() const {
         ConnectOptions options;
@@ -386,6 +387,32 @@ TEST(SshLibsshServer, SecondFactorIsNotAskedBeforeTheFirstPasses) {
     EXPECT_EQ(session.code(), StatusCode::kAuthFailed) << session.error();
     EXPECT_FALSE(asked);
     EXPECT_EQ(server.steps_passed(), 0u);
+}
+
+// ProxyCommand from the ssh config: libssh runs it and speaks SSH over its stdin/stdout. The command here
+// is a relay made of bash's /dev/tcp and cat, and it leaves a mark to show that it carried the connection.
+TEST(SshLibsshServer, ProxyCommandFromTheConfigCarriesTheConnection) {
+    if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "bash not available";
+    TestSshServer server(SSH_AUTH_METHOD_PASSWORD, "correct horse", "");
+    if (!server.ready()) GTEST_SKIP() << "ssh-keygen not available";
+    const std::string mark = server.dir() + "/proxy-used";
+    const std::string config = server.dir() + "/ssh_config";
+    std::ofstream(config) << "Host via-proxy\n"
+                             "  HostName 127.0.0.1\n"
+                             "  ProxyCommand bash -c 'echo %h:%p > "
+                          << mark << "; exec 3<>/dev/tcp/%h/%p; cat <&3 & exec cat >&3'\n";
+    ConnectOptions options = server.options();
+    options.host = "via-proxy";
+    options.ssh_config_file = config;
+    SessionCallbacks callbacks;
+    callbacks.password = [](const std::string&, const std::string&) -> std::optional<std::string> {
+        return std::string("correct horse");
+    };
+    auto session = connect_ssh(options, callbacks);
+    ASSERT_TRUE(session.ok()) << session.error();
+    std::string used;
+    std::getline(std::ifstream(mark), used);
+    EXPECT_EQ(used, "127.0.0.1:" + std::to_string(server.port()));
 }
 
 TEST(SshLibsshServer, ConnectTimesOutWhenTheServerNeverAnswers) {
