@@ -145,7 +145,7 @@ void HistoryWriter::after_write(const Status& status, size_t points_waiting) {
     retry_timer_->start(delay_ms_);
     if (failing_) return;
     failing_ = true;
-    emit write_failed(problem_ + QStringLiteral(". New points are kept and tried again until it works."));
+    emit write_failed(problem_ + QStringLiteral(". Points are kept and written when it works again."));
 }
 
 }  // namespace slipway::app

@@ -89,8 +89,11 @@ Status make_private(const QString& path, QStringList& notes) {
     return Status::Ok();
 }
 
+// SQLite's own reason ("database is locked", "database or disk is full") when there is one: Qt's
+// driver text after it ("Unable to fetch row") says nothing more.
 Status sql_error(const QString& what, const QSqlError& error) {
-    return Status::Error((what + ": " + error.text()).toStdString());
+    const QString reason = error.databaseText().isEmpty() ? error.text() : error.databaseText();
+    return Status::Error((what + ": " + reason).toStdString());
 }
 
 QVariant time_value(const QDateTime& t) {
