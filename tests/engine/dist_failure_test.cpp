@@ -1,11 +1,18 @@
 // DistContext::describe_failure with real contexts (TCPStore rendezvous, Gloo groups, heartbeats) for three
 // ranks on threads of this process, with the failures staged deterministically: a rank that stops beating
 // without a word (killed), a rank that gives up because of it and stops beating too (the cascade a later
-// survivor sees), and a rank whose heartbeat beats while its training thread lags (a hang).
+// survivor sees), and a rank whose heartbeat beats while its training thread lags (a hang). A rank that
+// fails on its own (report_failure) is named with its cause, not as lost; and which errors are collective
+// failures at all (a real Gloo timeout is; a shape error, out of memory or a filesystem error are not).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
 #include <future>
+#include <new>
 #include <thread>
+
+#include <torch/torch.h>
 
 #include "dist/process_group.h"
 #include "dist/rendezvous.h"
@@ -15,13 +22,13 @@ namespace {
 using slipway::dist::DistContext;
 using Point = DistContext::StepPoint;
 
-std::vector<std::unique_ptr<DistContext>> connect_ranks(int world) {
+std::vector<std::unique_ptr<DistContext>> connect_ranks(int world, int timeout_s = 20) {
     // Port 0: rank 0 binds a free one and publishes it, as under `launch`.
     const slipway::Result<std::string> secret = slipway::dist::new_rendezvous_secret();
     EXPECT_TRUE(secret.ok());
     slipway::DistributedConfig config;
     config.backend = "gloo";
-    config.timeout_s = 20;
+    config.timeout_s = timeout_s;
     std::vector<std::future<slipway::Result<std::unique_ptr<DistContext>>>> pending;
     for (int rank = 0; rank < world; ++rank) {
         slipway::dist::DistEnv env;
@@ -79,6 +86,69 @@ TEST(DescribeFailure, ABeatingRankWhoseTrainingThreadLagsIsNamedAsHung) {
         r->abandon();
     for (auto& r : ranks)
         (void)r.release();
+}
+
+// Abandoned contexts are leaked on purpose (their groups may hold dead work).
+void abandon_all(std::vector<std::unique_ptr<DistContext>>& ranks) {
+    for (auto& r : ranks)
+        r->abandon();
+    for (auto& r : ranks)
+        (void)r.release();
+}
+
+TEST(DescribeFailure, ARankThatFailedOnItsOwnIsNamedWithItsCauseNotAsLost) {
+    auto ranks = connect_ranks(3);
+    ASSERT_EQ(ranks.size(), 3u);
+    ranks[2]->report_failure("rank 2 failed during step 3: out of memory (std::bad_alloc)");
+    ranks[2]->abandon();  // it exits: no more heartbeat, as a killed rank
+    // Rank 0 (the store's host) waits for the other survivors' records: rank 1 answers first.
+    const std::string first = ranks[1]->describe_failure("Connection closed by peer", 3);
+    EXPECT_EQ(first, "rank 1: stopping: rank 2 failed during step 3: out of memory (std::bad_alloc)");
+    const auto start = std::chrono::steady_clock::now();
+    const std::string later = ranks[0]->describe_failure("Connection closed by peer", 3);
+    EXPECT_EQ(later, "rank 0: stopping: rank 2 failed during step 3: out of memory (std::bad_alloc)");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4))
+        << "rank 1's record was there";
+    abandon_all(ranks);
+}
+
+// Rank 0 hosts the store: it leaves only once every other rank's heartbeat holds its record (so they still
+// name it when the store is gone), which takes a beat or two, not the 5 s deadline.
+TEST(DescribeFailure, RankZeroThatFailsWaitsUntilTheOthersKnowWhy) {
+    auto ranks = connect_ranks(2);
+    ASSERT_EQ(ranks.size(), 2u);
+    const auto start = std::chrono::steady_clock::now();
+    ranks[0]->report_failure("rank 0 failed during step 2: shapes cannot be multiplied");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500));
+    EXPECT_EQ(ranks[1]->describe_failure("Connection closed by peer", 2),
+              "rank 1: stopping: rank 0 failed during step 2: shapes cannot be multiplied");
+    abandon_all(ranks);
+}
+
+TEST(CollectiveFailure, AGlooTimeoutIsOneAndARanksOwnErrorsAreNot) {
+    auto ranks = connect_ranks(2, /*timeout_s=*/1);
+    ASSERT_EQ(ranks.size(), 2u);
+    std::vector<double> alone{1.0};
+    try {
+        ranks[0]->allreduce_sum(alone);  // rank 1 never joins
+        ADD_FAILURE() << "an allreduce without its peer returned";
+    } catch (const std::exception& e) {
+        EXPECT_TRUE(slipway::dist::is_collective_failure(e)) << typeid(e).name() << ": " << e.what();
+    }
+    EXPECT_TRUE(slipway::dist::is_collective_failure(slipway::dist::CollectiveError("nccl: timed out")));
+    try {
+        (void)torch::matmul(torch::zeros({2, 3}), torch::zeros({2, 3}));
+        ADD_FAILURE() << "mismatched shapes multiplied";
+    } catch (const std::exception& e) {
+        EXPECT_FALSE(slipway::dist::is_collective_failure(e)) << e.what();
+    }
+    EXPECT_FALSE(slipway::dist::is_collective_failure(std::bad_alloc()));
+    try {
+        (void)std::filesystem::file_size("/nonexistent/slipway");
+    } catch (const std::exception& e) {
+        EXPECT_FALSE(slipway::dist::is_collective_failure(e)) << e.what();
+    }
+    abandon_all(ranks);
 }
 
 }  // namespace

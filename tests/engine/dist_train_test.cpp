@@ -1,10 +1,12 @@
 // Distributed training through `slipway-engine launch` with real Gloo ranks: 2 ranks equal 1 rank at the
 // same global batch (full, embeddings, LoRA; with and without accumulation), a 2-rank resume continues
 // the curve, a killed (kill -9) or frozen (SIGSTOP) rank ends the run within timeout_s with a message
-// naming it, SIGTERM checkpoints and logs run_stop aborted, the launcher returns the failing rank's code,
-// and an unreachable master is named. The rendezvous: a foreign client writing into a running job's store
-// changes nothing, two jobs whose job ids gave the same port before both run, a rank without the job's
-// secret (or with another) is refused, and ranks whose checkpoints differ on resume are stopped.
+// naming it, a rank that fails on its own (a shape error, out of memory) is named with its cause by every
+// rank within seconds (not as lost, not after the timeout), SIGTERM checkpoints and logs run_stop aborted,
+// the launcher returns the failing rank's code, and an unreachable master is named. The rendezvous: a foreign
+// client writing into a running job's store changes nothing, two jobs whose job ids gave the same port before
+// both run, a rank without the job's secret (or with another) is refused, and ranks whose checkpoints differ
+// on resume are stopped.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -546,6 +548,41 @@ TEST_F(DistTrain, ThreeRanksNameTheRankThatFailedFirst) {
     EXPECT_NE(f.err.find("1: train: rank 1: the run lost rank 2 "), std::string::npos) << f.err;
     for (const char* wrong : {"lost rank 0", "lost rank 1", "lost ranks"})
         EXPECT_EQ(f.err.find(wrong), std::string::npos) << wrong << " in\n" << f.err;
+}
+
+// A rank whose step throws its own error (not a collective's) tells the others why: every rank exits 1 within
+// seconds (far below timeout_s and the launcher's grace), the other rank names it and its cause, and run_stop
+// is fail with the cause in its metadata. Rank 0 failing is the hard case: it hosts the store.
+TEST_F(DistTrain, ARankThatFailsOnItsOwnIsNamedWithItsCauseNotAsLost) {
+    struct Case {
+        int failing;
+        std::string kind, cause, sharding;
+    };
+    for (const Case& c : {Case{1, "shape", "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)", "none"},
+                          Case{0, "shape", "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)", "none"},
+                          Case{1, "oom", "out of memory (std::bad_alloc)", "full"}}) {
+        const std::string name = "fail" + std::to_string(c.failing) + "_" + c.sharding;
+        const int other = 1 - c.failing;
+        Child launcher(launch_argv(2,
+                                   write_config(name, {{"training", {{"eval_steps", nullptr}}},
+                                                       {"distributed", {{"sharding", c.sharding}}}}),
+                                   long_run_flags(60), {"--grace-s", "60"}),
+                       dir_ / (name + ".out"), dir_ / (name + ".err"),
+                       {"SLIPWAY_FAULT_THROW_AT=" + std::to_string(c.failing) + ":4:" + c.kind});
+        const Finished f = launcher.wait(120);
+        EXPECT_EQ(f.exit_code, 1) << f.err;
+        // Seen: about 1.5 s from the start, most of it the ranks' setup.
+        EXPECT_LT(f.seconds, 30) << "the other rank must stop on its own, not at the timeout or the grace";
+        const std::string failed = "rank " + std::to_string(c.failing) + " failed during step 4: " + c.cause;
+        EXPECT_NE(f.err.find(std::to_string(c.failing) + ": train: " + failed), std::string::npos) << f.err;
+        EXPECT_NE(f.err.find(std::to_string(other) + ": train: rank " + std::to_string(other) +
+                             ": stopping: " + failed),
+                  std::string::npos)
+            << f.err;
+        EXPECT_EQ(f.err.find("lost rank"), std::string::npos) << f.err;
+        EXPECT_EQ(f.err.find("terminate"), std::string::npos) << f.err;
+        expect_failed_run_stop((dir_ / name / "mllog.txt").string(), 4, failed);
+    }
 }
 
 TEST_F(DistTrain, SigtermSavesACheckpointAndLogsAborted) {

@@ -39,6 +39,16 @@ inline std::vector<MllogEvent> mllog_events(const std::string& path, const std::
     return out;
 }
 
+// The run's one run_stop: status fail at `step`, its metadata.error naming `cause`.
+inline void expect_failed_run_stop(const std::string& mllog, int64_t step, const std::string& cause) {
+    const std::vector<MllogEvent> stops = mllog_events(mllog, "run_stop");
+    ASSERT_EQ(stops.size(), 1u) << mllog;
+    EXPECT_EQ(stops[0].metadata["status"], "fail");
+    EXPECT_EQ(stops[0].metadata["step_num"], step);
+    EXPECT_NE(stops[0].metadata["error"].get<std::string>().find(cause), std::string::npos)
+        << stops[0].metadata.dump();
+}
+
 class TinyRunTest : public testing::Test {
 public:  // test helpers call write_config too
     void SetUp() override {

@@ -35,9 +35,10 @@ struct TrainRun {
 
 class TrainCli : public slipway::testing_support::TinyRunTest {
 protected:
-    TrainRun train(const std::string& args) {
+    // `env`: variables for the engine, e.g. "SLIPWAY_FAULT_THROW_AT=0:3:oom".
+    TrainRun train(const std::string& args, const std::string& env = "") {
         const std::string err = (dir_ / "stderr.txt").string();
-        const std::string command = std::string(SLIPWAY_ENGINE_BIN) + " train --threads 1 " + args + " >" +
+        const std::string command = env + " " + SLIPWAY_ENGINE_BIN + " train --threads 1 " + args + " >" +
                                     (dir_ / "stdout.txt").string() + " 2>" + err;
         const int status = std::system(command.c_str());
         return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
@@ -304,6 +305,34 @@ TEST_F(TrainCli, NonFiniteLossStopsBeforeTheOptimizerStep) {
     const auto stops = events((dir_ / "nan" / "mllog.txt").string(), "run_stop");
     ASSERT_EQ(stops.size(), 1u);
     EXPECT_EQ(stops[0].metadata["status"], "aborted");
+}
+
+// An error of the run's own in a step (not a collective's: there is no peer) ends it with exit 1, the cause
+// on stderr and in run_stop's metadata (status fail), and never as a lost peer or an uncaught exception.
+TEST_F(TrainCli, AnErrorInAStepEndsTheRunWithRunStopFailNamingTheCause) {
+    const std::map<std::string, std::string> causes = {
+        {"shape", "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"},
+        {"oom", "out of memory (std::bad_alloc)"},
+        {"file", "filesystem error: cannot get file size: No such file or directory"}};
+    for (const auto& [kind, cause] : causes) {
+        const TrainRun run = train(write_config(kind, {}), "SLIPWAY_FAULT_THROW_AT=0:3:" + kind);
+        EXPECT_EQ(run.exit_code, 1) << kind << ": " << run.err;
+        EXPECT_NE(run.err.find("train: failed during step 3: " + cause), std::string::npos) << run.err;
+        EXPECT_EQ(run.err.find("lost"), std::string::npos) << run.err;
+        EXPECT_EQ(run.err.find("frame #"), std::string::npos) << "c10's backtrace is left out:\n" << run.err;
+        const std::string mllog = (dir_ / kind / "mllog.txt").string();
+        EXPECT_EQ(events(mllog, "train_loss").size(), 2u) << kind;
+        slipway::testing_support::expect_failed_run_stop(mllog, 3, cause);
+    }
+}
+
+// What escapes a command anyway (here: before training starts) is an internal error and exit 1, not abort.
+TEST_F(TrainCli, AnExceptionOutsideTheTrainerIsAnInternalErrorNotAnAbort) {
+    const TrainRun run = train(write_config("escape", {}), "SLIPWAY_FAULT_THROW_AT=0:0:oom");
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.err.find("slipway-engine train: internal error: out of memory (std::bad_alloc)"),
+              std::string::npos)
+        << run.err;
 }
 
 TEST_F(TrainCli, FullDiskKeepsThePreviousCheckpoint) {
