@@ -1,15 +1,12 @@
-// The `tokenizer train` command: corpus -> BpeTrainer -> tokenizer.json (written to a temporary name,
-// then renamed).
+// The `tokenizer train` command: corpus -> BpeTrainer -> tokenizer.json (written atomically and durably).
 #include "cli/tokenizer_command.h"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
 
+#include "contract/file_system.h"
 #include "data/jsonl_reader.h"
 #include "tokenizer/bpe_trainer.h"
 
@@ -61,20 +58,8 @@ int run_train(const TrainOptions& o, std::ostream& out, std::ostream& err) {
         err << json.error() << "\n";
         return 1;
     }
-    const std::string temporary = o.out_path + ".tmp";
-    {
-        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-        file << json->dump(2) << "\n";
-        if (!file) {
-            err << temporary << ": cannot write\n";
-            std::remove(temporary.c_str());
-            return 1;
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, o.out_path, ec);
-    if (ec) {
-        err << o.out_path << ": " << ec.message() << "\n";
+    if (const Status written = write_file_atomically(o.out_path, json->dump(2) + "\n"); !written.ok()) {
+        err << written.message() << "\n";
         return 1;
     }
     out << o.out_path << ": " << (*json)["model"]["vocab"].size() + (*json)["added_tokens"].size()

@@ -13,7 +13,12 @@
 namespace slipway {
 namespace {
 
+// A substring of the path; "X$": the path ends with X.
 bool matches(const std::string& path, const std::string& pattern) {
+    if (!pattern.empty() && pattern.back() == '$') {
+        const size_t n = pattern.size() - 1;
+        return path.size() >= n && path.compare(path.size() - n, n, pattern, 0, n) == 0;
+    }
     return path.find(pattern) != std::string::npos;
 }
 

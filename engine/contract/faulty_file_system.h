@@ -4,7 +4,8 @@
 // explicitly; the engine installs one as the default when SLIPWAY_FS_FAULT is set (a test hook, like
 // SLIPWAY_FAULT_HANG_AT in train/fault_injection.h), so `slipway-engine train` can meet a full disk in CI:
 //
-//   SLIPWAY_FS_FAULT=RULE[,RULE...]  where PATTERN is a substring of the path (empty: every path)
+//   SLIPWAY_FS_FAULT=RULE[,RULE...]  where PATTERN is a substring of the path (empty: every path), or
+//                                    X$ for paths that end with X
 //     enospc_after_bytes:N[:PATTERN]   appends fail with ENOSPC once N bytes in all went to matching files
 //     fail_create:PATTERN  fail_sync:PATTERN  fail_close:PATTERN  fail_rename:PATTERN  fail_sync_dir:PATTERN
 //                                      that operation fails with EIO on matching paths
@@ -36,7 +37,8 @@ public:
     // ENOSPC once more than `bytes` bytes in all were appended to files whose path contains `pattern`; the
     // append that crosses the limit writes the part that fits, as write(2) would.
     void fill_disk_after(uint64_t bytes, std::string pattern = "");
-    // `operation` on paths containing `pattern` fails with `error` (for rename: either path).
+    // `operation` on paths matching `pattern` (as in SLIPWAY_FS_FAULT) fails with `error` (rename: either
+    // path).
     void fail(Operation operation, std::string pattern, int error = EIO);
     // Files whose path contains `pattern` keep their first `bytes` bytes; appends past them report success.
     void tear_after(uint64_t bytes, std::string pattern);

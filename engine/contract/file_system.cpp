@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace slipway {
 namespace {
@@ -158,6 +160,15 @@ void set_default_file_system(FileSystem* fs) {
 std::string parent_folder(const std::string& path) {
     const fs::path parent = fs::path(path).parent_path();
     return parent.empty() ? std::string(".") : parent.string();
+}
+
+Result<std::string> read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return errno_error(path, "cannot read", errno);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) return errno_error(path, "read failed", errno);
+    return text.str();
 }
 
 Result<AtomicFile> AtomicFile::create(const std::string& path, const AtomicWriteOptions& options,

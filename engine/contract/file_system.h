@@ -91,6 +91,9 @@ private:
                                            const AtomicWriteOptions& options,
                                            FileSystem& fs = default_file_system());
 
+// The whole content of a file; the error names the path and the cause.
+Result<std::string> read_file(const std::string& path);
+
 // The folder part of `path` ("." for a bare name): the folder to fsync after renaming into it.
 std::string parent_folder(const std::string& path);
 

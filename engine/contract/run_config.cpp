@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "contract/file_system.h"
 #include "contract/hf_flags.h"
 #include "contract/json_text.h"
 #include "contract/run_config_schema.h"
@@ -212,22 +213,7 @@ Result<RunConfig> load_run_config(const std::string& path) {
 }
 
 Status save_run_config(const RunConfig& config, const std::string& path) {
-    // Write to a temporary name and rename, so a crash never leaves half a config behind.
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) return Status::Error(temporary + ": cannot open for writing");
-        out << to_json(config).dump(2) << "\n";
-        out.close();
-        if (!out) return Status::Error(temporary + ": write failed (disk full?)");
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        std::remove(temporary.c_str());
-        return Status::Error(path + ": cannot rename from " + temporary + ": " + ec.message());
-    }
-    return Status::Ok();
+    return write_file_atomically(path, to_json(config).dump(2) + "\n");
 }
 
 }  // namespace slipway

@@ -1,7 +1,6 @@
 // The temporary-folder-and-rename token cache writer of token_cache_writer.h.
 #include "data/token_cache_writer.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,42 +19,29 @@ namespace {
 
 struct Output {
     std::string path;
-    FILE* file = nullptr;
+    std::unique_ptr<WritableFile> file;
 };
 
-Status open_output(const fs::path& path, Output& out) {
+Status open_output(FileSystem& fs, const fs::path& path, Output& out) {
     out.path = path.string();
-    out.file = std::fopen(out.path.c_str(), "wb");
-    if (out.file == nullptr) return Status::Error(out.path + ": cannot create: " + std::strerror(errno));
-    std::setvbuf(out.file, nullptr, _IOFBF, 1 << 20);
+    Result<std::unique_ptr<WritableFile>> file = fs.create_file(out.path, 0666);
+    if (!file.ok()) return file.status();
+    out.file = std::move(*file);
     return Status::Ok();
 }
 
 Status write_all(Output& out, const void* data, size_t bytes) {
     if (bytes == 0) return Status::Ok();
-    if (std::fwrite(data, 1, bytes, out.file) != bytes) {
-        return Status::Error(out.path + ": write failed: " + std::strerror(errno));
-    }
-    return Status::Ok();
+    return out.file->append(std::string_view(static_cast<const char*>(data), bytes));
 }
 
-// Flushes, syncs and closes; the first error wins.
+// Syncs and closes; the first error wins.
 Status close_output(Output& out) {
-    if (out.file == nullptr) return Status::Ok();
-    FILE* file = out.file;
-    out.file = nullptr;
-    bool ok = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
-    const int error = errno;
-    ok = (std::fclose(file) == 0) && ok;
-    if (!ok) return Status::Error(out.path + ": write failed: " + std::strerror(error ? error : errno));
-    return Status::Ok();
-}
-
-void sync_folder(const fs::path& dir) {
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return;
-    fsync(fd);
-    ::close(fd);
+    if (!out.file) return Status::Ok();
+    std::unique_ptr<WritableFile> file = std::move(out.file);
+    const Status synced = file->sync();
+    const Status closed = file->close();
+    return synced.ok() ? closed : synced;
 }
 
 std::string host_name() {
@@ -71,6 +57,7 @@ std::string host_name() {
 }  // namespace
 
 struct TokenCacheWriter::Impl {
+    FileSystem* file_system = nullptr;
     fs::path temporary;
     fs::path final_path;
     Output outputs[4];  // train.tokens, train.blocks, validation.tokens, validation.blocks
@@ -80,13 +67,9 @@ struct TokenCacheWriter::Impl {
     Output& blocks(Split s) { return outputs[2 * static_cast<int>(s) + 1]; }
 
     ~Impl() {
-        for (Output& out : outputs) {
-            if (out.file != nullptr) std::fclose(out.file);
-        }
-        if (!committed) {
-            std::error_code ec;
-            fs::remove_all(temporary, ec);
-        }
+        for (Output& out : outputs)
+            out.file.reset();
+        if (!committed) (void)file_system->remove_all(temporary.string());
     }
 };
 
@@ -99,8 +82,10 @@ std::string temporary_suffix() {
     return ".tmp." + host_name() + "." + std::to_string(getpid());
 }
 
-Result<TokenCacheWriter> TokenCacheWriter::create(const std::string& cache_dir, const std::string& key) {
+Result<TokenCacheWriter> TokenCacheWriter::create(const std::string& cache_dir, const std::string& key,
+                                                  FileSystem& file_system) {
     auto impl = std::make_unique<Impl>();
+    impl->file_system = &file_system;
     impl->final_path = fs::path(cache_dir) / key;
     impl->temporary = fs::path(cache_dir) / (key + temporary_suffix());
     std::error_code ec;
@@ -110,9 +95,13 @@ Result<TokenCacheWriter> TokenCacheWriter::create(const std::string& cache_dir, 
                              (ec ? ec.message() : std::string("already exists")));
     }
     for (const Split split : {Split::kTrain, Split::kValidation}) {
-        if (Status s = open_output(impl->temporary / tokens_file_name(split), impl->tokens(split)); !s.ok())
+        if (Status s =
+                open_output(file_system, impl->temporary / tokens_file_name(split), impl->tokens(split));
+            !s.ok())
             return s;
-        if (Status s = open_output(impl->temporary / blocks_file_name(split), impl->blocks(split)); !s.ok())
+        if (Status s =
+                open_output(file_system, impl->temporary / blocks_file_name(split), impl->blocks(split));
+            !s.ok())
             return s;
     }
     return TokenCacheWriter(std::move(impl));
@@ -136,30 +125,29 @@ Result<std::string> TokenCacheWriter::commit(const CacheMeta& meta) {
         if (Status s = close_output(out); !s.ok()) return s;
     }
     Output meta_out;
-    if (Status s = open_output(m.temporary / kTokenCacheMetaFile, meta_out); !s.ok()) return s;
+    if (Status s = open_output(*m.file_system, m.temporary / kTokenCacheMetaFile, meta_out); !s.ok())
+        return s;
     const std::string text = meta_to_json(meta).dump(2) + "\n";
     Status written = write_all(meta_out, text.data(), text.size());
     Status closed = close_output(meta_out);
     if (!written.ok()) return written;
     if (!closed.ok()) return closed;
-    sync_folder(m.temporary);
+    if (Status s = m.file_system->sync_dir(m.temporary.string()); !s.ok()) return s;
 
     const std::string final_path = m.final_path.string();
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (std::rename(m.temporary.c_str(), final_path.c_str()) == 0) {
+        const Status renamed = m.file_system->rename(m.temporary.string(), final_path);
+        if (renamed.ok()) {
             m.committed = true;
-            sync_folder(m.final_path.parent_path());
+            if (Status s = m.file_system->sync_dir(m.final_path.parent_path().string()); !s.ok()) return s;
             return final_path;
         }
-        const int error = errno;
-        if (error != ENOTEMPTY && error != EEXIST) {
-            return Status::Error(final_path +
-                                 ": cannot rename the finished cache into place: " + std::strerror(error));
-        }
+        // rename(2) does not replace a non-empty folder: none there means another cause.
+        std::error_code ec;
+        if (!fs::exists(m.final_path, ec)) return renamed;
         // Another process committed this key first: keep its cache if complete, else replace it.
         if (TokenCache::open(final_path).ok()) return final_path;  // ours is removed by ~Impl
-        std::error_code ec;
-        fs::remove_all(m.final_path, ec);
+        if (Status s = m.file_system->remove_all(final_path); !s.ok()) return s;
     }
     return Status::Error(final_path + ": cannot replace the incomplete cache folder there");
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "contract/file_system.h"
 #include "contract/status.h"
 #include "data/token_cache_meta.h"
 
@@ -17,7 +18,8 @@ namespace slipway::data {
 class TokenCacheWriter {
 public:
     // Creates the temporary folder and the four empty data files. `cache_dir` must exist.
-    static Result<TokenCacheWriter> create(const std::string& cache_dir, const std::string& key);
+    static Result<TokenCacheWriter> create(const std::string& cache_dir, const std::string& key,
+                                           FileSystem& fs = default_file_system());
 
     TokenCacheWriter(TokenCacheWriter&&) noexcept;
     TokenCacheWriter& operator=(TokenCacheWriter&&) noexcept;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "contract/file_system.h"
 #include "data/hash.h"
 
 namespace slipway::dist {
@@ -48,18 +49,11 @@ std::string store_prefix(const std::string& secret) {
 }
 
 Status publish_port(const std::string& path, const std::string& secret, const std::string& scope, int port) {
-    const std::string tmp = path + ".tmp" + std::to_string(getpid());
     const std::string text = std::to_string(port) + " " + port_tag(secret, scope, port) + "\n";
-    const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return Status::Error("cannot publish the rendezvous port in " + tmp + ": " + std::strerror(errno));
-    const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    const bool closed = close(fd) == 0;
-    if (!written || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        std::remove(tmp.c_str());
-        return Status::Error("cannot publish the rendezvous port in " + path + ": " + why);
-    }
+    AtomicWriteOptions private_file;
+    private_file.mode = 0600;
+    if (Status s = write_file_atomically(path, text, private_file); !s.ok())
+        return Status::Error("cannot publish the rendezvous port: " + s.message());
     return Status::Ok();
 }
 

@@ -230,7 +230,7 @@ Result<Checkpoint> Checkpoint::open_folder(const std::string& folder) {
 }
 
 Status write_safetensors(const std::string& path, const std::map<std::string, TensorView>& tensors,
-                         const std::map<std::string, std::string>& metadata) {
+                         const std::map<std::string, std::string>& metadata, FileSystem& fs) {
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
     if (!metadata.empty()) header["__metadata__"] = metadata;
     uint64_t offset = 0;
@@ -245,29 +245,20 @@ Status write_safetensors(const std::string& path, const std::map<std::string, Te
     }
     std::string text = header.dump();
     text.append((8 - text.size() % 8) % 8, ' ');  // data starts 8-byte aligned
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) return Status::Error(temporary + ": cannot open for writing");
-        uint8_t length[8];
-        uint64_t n = text.size();
-        for (int i = 0; i < 8; ++i, n >>= 8)
-            length[i] = static_cast<uint8_t>(n & 0xff);
-        out.write(reinterpret_cast<const char*>(length), 8);
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        for (const auto& [name, t] : tensors)
-            out.write(reinterpret_cast<const char*>(t.data), static_cast<std::streamsize>(t.nbytes));
-        out.close();
-        if (!out) {
-            std::remove(temporary.c_str());
-            return Status::Error(temporary + ": write failed (disk full?)");
-        }
+    Result<AtomicFile> out = AtomicFile::create(path, {}, fs);
+    if (!out.ok()) return out.status();
+    char length[8];
+    uint64_t n = text.size();
+    for (int i = 0; i < 8; ++i, n >>= 8)
+        length[i] = static_cast<char>(n & 0xff);
+    if (Status s = out->append(std::string_view(length, 8)); !s.ok()) return s;
+    if (Status s = out->append(text); !s.ok()) return s;
+    for (const auto& [name, t] : tensors) {
+        if (Status s = out->append(std::string_view(reinterpret_cast<const char*>(t.data), t.nbytes));
+            !s.ok())
+            return s;
     }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        std::remove(temporary.c_str());
-        return Status::Error(path + ": rename failed: " + std::strerror(errno));
-    }
-    return Status::Ok();
+    return out->commit();
 }
 
 }  // namespace slipway::io

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "contract/file_system.h"
 #include "contract/status.h"
 
 namespace slipway::io {
@@ -64,8 +65,13 @@ private:
     std::map<std::string, TensorView> tensors_;
 };
 
-// Writes tensors (sorted by name) to `path` via a temporary file and a rename.
-Status write_safetensors(const std::string& path, const std::map<std::string, TensorView>& tensors,
-                         const std::map<std::string, std::string>& metadata = {{"format", "pt"}});
+// The __metadata__ torch's safetensors writer puts in every file.
+inline const std::map<std::string, std::string> kTorchMetadata = {{"format", "pt"}};
+
+// Writes tensors (sorted by name) to `path` atomically and durably (write_file_atomically's way), streamed.
+[[nodiscard]] Status write_safetensors(const std::string& path,
+                                       const std::map<std::string, TensorView>& tensors,
+                                       const std::map<std::string, std::string>& metadata = kTorchMetadata,
+                                       FileSystem& fs = default_file_system());
 
 }  // namespace slipway::io

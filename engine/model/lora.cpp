@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contract/file_system.h"
 #include "io/safetensors.h"
 #include "model/tensor_io.h"
 
@@ -80,11 +81,8 @@ Status save_adapter(LlamaForCausalLM& model, const AdapterConfig& adapter, const
         {"layers_pattern", nullptr},
         {"revision", nullptr},
     };
-    {
-        std::ofstream out(dir + "/adapter_config.json");
-        out << config.dump(2) << "\n";
-        if (!out) return Status::Error(dir + "/adapter_config.json: write failed");
-    }
+    if (Status s = write_file_atomically(dir + "/adapter_config.json", config.dump(2) + "\n"); !s.ok())
+        return s;
     std::map<std::string, torch::Tensor> tensors;
     for (const auto& item : model->named_parameters()) {
         const std::string& name = item.key();

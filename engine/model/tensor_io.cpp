@@ -43,7 +43,8 @@ Result<torch::Tensor> tensor_of(const io::TensorView& view) {
                             torch::TensorOptions().dtype(*dtype));
 }
 
-Status write_tensors(const std::string& path, const std::map<std::string, torch::Tensor>& tensors) {
+Status write_tensors(const std::string& path, const std::map<std::string, torch::Tensor>& tensors,
+                     FileSystem& fs) {
     std::vector<torch::Tensor> keep_alive;  // the views below point into these
     std::map<std::string, io::TensorView> views;
     for (const auto& [name, tensor] : tensors) {
@@ -54,7 +55,7 @@ Status write_tensors(const std::string& path, const std::map<std::string, torch:
                                      static_cast<size_t>(t.numel()) * t.element_size()};
         keep_alive.push_back(std::move(t));
     }
-    return io::write_safetensors(path, views);
+    return io::write_safetensors(path, views, io::kTorchMetadata, fs);
 }
 
 }  // namespace slipway::model

@@ -22,6 +22,8 @@ Result<io::DType> io_dtype(torch::ScalarType dtype);
 Result<torch::Tensor> tensor_of(const io::TensorView& view);
 
 // Writes the tensors (each made contiguous on the CPU, dtype kept) as one safetensors file.
-Status write_tensors(const std::string& path, const std::map<std::string, torch::Tensor>& tensors);
+[[nodiscard]] Status write_tensors(const std::string& path,
+                                   const std::map<std::string, torch::Tensor>& tensors,
+                                   FileSystem& fs = default_file_system());
 
 }  // namespace slipway::model

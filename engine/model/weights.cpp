@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contract/file_system.h"
 #include "model/tensor_io.h"
 
 namespace slipway::model {
@@ -69,10 +70,7 @@ void init_weights(LlamaForCausalLM& model, uint64_t seed) {
 Status write_hf_config(LlamaForCausalLM& model, const std::string& dir, const std::string& dtype) {
     LlamaConfig config = model->config;
     config.torch_dtype = dtype;
-    std::ofstream out(dir + "/config.json");
-    out << config.to_json().dump(2) << "\n";
-    if (!out) return Status::Error(dir + "/config.json: write failed");
-    return Status::Ok();
+    return write_file_atomically(dir + "/config.json", config.to_json().dump(2) + "\n");
 }
 
 Status save_hf_model(LlamaForCausalLM& model, const std::string& dir, const std::string& dtype) {

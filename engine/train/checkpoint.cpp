@@ -1,19 +1,19 @@
 // Checkpoints of checkpoint.h: safetensors for tensors (weights, AdamW moments, RNG), state.json for the
-// loop position, DONE last; temporary folder + rename so a crash or full disk never leaves a
-// complete-looking checkpoint.
+// loop position, DONE last with each file's size; every write fsynced, a temporary folder + rename, so a
+// crash or full disk never leaves a complete-looking checkpoint, and a torn one is recognised on resume.
 #include <torch/torch.h>
 
 #include "train/checkpoint.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "contract/run_config.h"
+#include "data/hash.h"
 #include "io/safetensors.h"
 #include "model/tensor_io.h"
 #include "model/torch_compat.h"
@@ -74,7 +74,7 @@ std::optional<int64_t> training_gpu(const std::vector<torch::Tensor>& values) {
 
 // The trainable tensors (fp32), their AdamW moments and this process's RNG states (CPU, and its GPU's).
 Status write_trainable_state(const std::string& path, const std::vector<std::string>& names,
-                             const std::vector<torch::Tensor>& values, FlatAdamW& optimizer) {
+                             const std::vector<torch::Tensor>& values, FlatAdamW& optimizer, FileSystem& fs) {
     std::map<std::string, torch::Tensor> tensors;
     for (size_t i = 0; i < names.size(); ++i) {
         tensors["param." + names[i]] = values[i].detach().to(torch::kFloat32);
@@ -84,7 +84,7 @@ Status write_trainable_state(const std::string& path, const std::vector<std::str
     tensors["rng.cpu"] = model::cpu_rng_state();
     if (const std::optional<int64_t> gpu = training_gpu(values))
         tensors["rng.cuda"] = model::cuda_rng_state(*gpu);  // dropout on the GPU draws from it
-    return model::write_tensors(path, tensors);
+    return model::write_tensors(path, tensors, fs);
 }
 
 Status read_trainable_state(const std::string& path, const std::vector<std::string>& names,
@@ -134,37 +134,55 @@ std::string checkpoint_tmp_dir(const std::string& output_dir, int64_t step) {
 }
 
 Status discard_checkpoint(const std::string& output_dir, const std::string& tmp_dir, int64_t step,
-                          const std::string& why) {
-    std::error_code ec;
-    fs::remove_all(tmp_dir, ec);
+                          const std::string& why, FileSystem& fs) {
+    (void)fs.remove_all(tmp_dir);  // best effort: the save already failed for `why`
     return Status::Error(failure_message(output_dir, step, why));
 }
 
-Result<std::string> begin_checkpoint(const std::string& output_dir, int64_t step) {
-    const fs::path tmp_dir = checkpoint_tmp_dir(output_dir, step);
-    std::error_code ec;
-    fs::remove_all(tmp_dir, ec);
-    fs::create_directories(tmp_dir, ec);
-    if (ec)
-        return Status::Error(
-            failure_message(output_dir, step, "cannot create " + tmp_dir.string() + ": " + ec.message()));
-    return tmp_dir.string();
+Result<std::string> begin_checkpoint(const std::string& output_dir, int64_t step, FileSystem& fs) {
+    const std::string tmp_dir = checkpoint_tmp_dir(output_dir, step);
+    Status created = fs.remove_all(tmp_dir);
+    if (created.ok()) created = fs.create_dirs(tmp_dir);
+    if (!created.ok()) return Status::Error(failure_message(output_dir, step, created.message()));
+    return tmp_dir;
 }
 
 Status write_rank_shards(const std::string& tmp_dir, int64_t rank, int64_t world_size,
                          const std::vector<std::string>& names, const std::vector<torch::Tensor>& shards,
-                         FlatAdamW& optimizer) {
-    return write_trainable_state(tmp_dir + "/" + shard_file_name(rank, world_size), names, shards, optimizer);
+                         FlatAdamW& optimizer, FileSystem& fs) {
+    return write_trainable_state(tmp_dir + "/" + shard_file_name(rank, world_size), names, shards, optimizer,
+                                 fs);
 }
+
+namespace {
+
+// DONE's content: each file of the finished folder with its size, and state.json's XXH64 (its bytes are at
+// hand; hashing the tensor files would mean reading them back).
+Result<std::string> done_record(const std::string& dir, int64_t step, const std::string& state_text) {
+    std::map<std::string, nlohmann::ordered_json> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (!it->is_regular_file(ec)) continue;
+        const uint64_t bytes = it->file_size(ec);
+        if (ec) break;
+        files[it->path().filename().string()] = {{"bytes", bytes}};
+    }
+    if (ec) return Status::Error(dir + ": cannot list the checkpoint's files: " + ec.message());
+    files["state.json"]["xxh64"] = data::hex64(data::xxh64(state_text));
+    nlohmann::ordered_json record = {{"step", step}, {"files", nlohmann::ordered_json::object()}};
+    for (const auto& [name, entry] : files)
+        record["files"][name] = entry;
+    return record.dump(2) + "\n";
+}
+
+}  // namespace
 
 Result<std::string> finish_checkpoint(const std::string& output_dir, const std::string& tmp,
                                       FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
-                                      const LoopPosition& position, bool sharded) {
-    const fs::path final_dir = fs::path(output_dir) / checkpoint_name(position.step);
-    const fs::path tmp_dir(tmp);
-    std::error_code ec;
+                                      const LoopPosition& position, bool sharded, FileSystem& fs) {
+    const std::string final_dir = checkpoint_dir(output_dir, position.step);
     auto fail = [&](const std::string& why) -> Result<std::string> {
-        return discard_checkpoint(output_dir, tmp, position.step, why);
+        return discard_checkpoint(output_dir, tmp, position.step, why, fs);
     };
     const nlohmann::ordered_json state = {{"magic", kCheckpointMagic},
                                           {"version", kCheckpointVersion},
@@ -175,37 +193,35 @@ Result<std::string> finish_checkpoint(const std::string& output_dir, const std::
                                           {"trainable", trainable_names},
                                           {"adam_steps", optimizer.steps()},
                                           {"sharding", sharded ? "full" : "none"}};
-    {
-        std::ofstream out(tmp_dir / "state.json");
-        out << state.dump(2) << "\n";
-        out.close();
-        if (!out) return fail("state.json write failed (disk full?)");
+    const std::string state_text = state.dump(2) + "\n";
+    if (Status s = write_file_atomically(tmp + "/state.json", state_text, fs); !s.ok())
+        return fail(s.message());
+    Result<std::string> record = done_record(tmp, position.step, state_text);
+    if (!record.ok()) return fail(record.error());
+    // Every file is fsynced by its writer (the other ranks' shards too); this makes their names durable.
+    if (Status s = fs.sync_dir(tmp); !s.ok()) return fail(s.message());
+    if (Status s = fs.remove_all(final_dir); !s.ok()) return fail(s.message());
+    if (Status s = fs.rename(tmp, final_dir); !s.ok()) return fail(s.message());
+    Status durable = fs.sync_dir(output_dir);
+    // Last, and only once the folder is durable under its name: DONE marks the checkpoint complete.
+    if (durable.ok()) durable = write_file_atomically(final_dir + "/DONE", *record, fs);
+    if (!durable.ok()) {
+        (void)fs.remove_all(final_dir);
+        return fail(durable.message());
     }
-    fs::remove_all(final_dir, ec);
-    fs::rename(tmp_dir, final_dir, ec);
-    if (ec) return fail("rename to " + final_dir.string() + ": " + ec.message());
-    {
-        std::ofstream done(final_dir / "DONE");  // last: marks the checkpoint complete
-        done << "step " << position.step << "\n";
-        done.close();
-        if (!done) {
-            fs::remove_all(final_dir, ec);
-            return fail("DONE marker write failed (disk full?)");
-        }
-    }
-    return final_dir.string();
+    return final_dir;
 }
 
 Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model,
                                     FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
-                                    const LoopPosition& position) {
-    Result<std::string> tmp = begin_checkpoint(output_dir, position.step);
+                                    const LoopPosition& position, FileSystem& fs) {
+    Result<std::string> tmp = begin_checkpoint(output_dir, position.step, fs);
     if (!tmp.ok()) return tmp.status();
     const std::vector<torch::Tensor> values = parameters_named(model, trainable_names);
     const Status written =
-        write_trainable_state(*tmp + "/state.safetensors", trainable_names, values, optimizer);
-    if (!written.ok()) return discard_checkpoint(output_dir, *tmp, position.step, written.message());
-    return finish_checkpoint(output_dir, *tmp, optimizer, trainable_names, position, /*sharded=*/false);
+        write_trainable_state(*tmp + "/state.safetensors", trainable_names, values, optimizer, fs);
+    if (!written.ok()) return discard_checkpoint(output_dir, *tmp, position.step, written.message(), fs);
+    return finish_checkpoint(output_dir, *tmp, optimizer, trainable_names, position, /*sharded=*/false, fs);
 }
 
 std::string checkpoint_dir(const std::string& output_dir, int64_t step) {
@@ -224,21 +240,68 @@ int64_t checkpoint_step(const std::string& dir) {
     }
 }
 
-Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir) {
+Status verify_checkpoint(const std::string& dir) {
+    std::error_code ec;
+    if (!fs::exists(fs::path(dir) / "DONE", ec))
+        return Status::Error(dir + " has no DONE marker: the save did not finish");
+    Result<std::string> done = read_file(dir + "/DONE");
+    if (!done.ok()) return done.status();
+    const std::string torn = ": the checkpoint is torn";
+    if (done->rfind("step ", 0) != 0) {  // "step N": the first format, which recorded no files
+        const nlohmann::json record = nlohmann::json::parse(*done, nullptr, /*allow_exceptions=*/false);
+        if (!record.is_object() || !record.contains("files") || !record["files"].is_object())
+            return Status::Error(dir + "/DONE: not a record of the checkpoint's files" + torn);
+        for (const auto& [name, entry] : record["files"].items()) {
+            const std::string path = dir + "/" + name;
+            const uintmax_t bytes = fs::file_size(path, ec);
+            if (ec) return Status::Error(path + ": missing, though DONE records it" + torn);
+            if (!entry.is_object() || !entry.contains("bytes") || !entry["bytes"].is_number_unsigned() ||
+                entry["bytes"].get<uint64_t>() != bytes) {
+                return Status::Error(
+                    path + ": " + std::to_string(bytes) + " bytes, DONE records " +
+                    (entry.is_object() && entry.contains("bytes") ? entry["bytes"].dump() : "?") + torn);
+            }
+            if (entry.contains("xxh64")) {
+                Result<std::string> content = read_file(path);
+                if (!content.ok()) return content.status();
+                if (!entry["xxh64"].is_string() || data::hex64(data::xxh64(*content)) != entry["xxh64"])
+                    return Status::Error(path + ": its content differs from the XXH64 DONE records" + torn);
+            }
+        }
+    }
+    Result<nlohmann::json> state = read_json_file(dir + "/state.json");
+    if (!state.ok()) return Status::Error(state.error() + torn);
+    return Status::Ok();
+}
+
+Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir,
+                                       std::ostream* notes) {
+    const std::string field = "/training/resume_from_checkpoint: ";
     if (request == "latest") {
         const auto all = complete_checkpoints(output_dir);
-        if (all.empty())
-            return Status::Error("/training/resume_from_checkpoint: no complete checkpoint under " +
-                                 output_dir);
-        return all.back().second.string();
+        std::vector<std::string> torn;  // newer than the one taken
+        for (auto it = all.rbegin(); it != all.rend(); ++it) {
+            const Status intact = verify_checkpoint(it->second.string());
+            if (!intact.ok()) {
+                torn.push_back(intact.message());
+                continue;
+            }
+            for (const std::string& why : torn) {
+                if (notes)
+                    *notes << "warning: skipping a torn checkpoint (" << why
+                           << "); resuming from the previous complete one, " << it->second.string() << "\n";
+            }
+            return it->second.string();
+        }
+        std::string message = field + "no complete checkpoint under " + output_dir;
+        for (const std::string& why : torn)
+            message += "\n  " + why;
+        return Status::Error(message);
     }
     std::error_code ec;
-    if (!fs::is_directory(request, ec))
-        return Status::Error("/training/resume_from_checkpoint: " + request + " is not a folder");
-    if (!fs::exists(fs::path(request) / "DONE", ec)) {
-        return Status::Error("/training/resume_from_checkpoint: " + request +
-                             " has no DONE marker: the save did not finish");
-    }
+    if (!fs::is_directory(request, ec)) return Status::Error(field + request + " is not a folder");
+    if (Status intact = verify_checkpoint(request); !intact.ok())
+        return Status::Error(field + intact.message());
     return request;
 }
 
@@ -333,13 +396,22 @@ Result<LoopPosition> load_sharded_checkpoint(const std::string& dir, int64_t ran
 }
 
 std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep) {
+    const auto all = complete_checkpoints(output_dir);  // oldest first
+    // The oldest of the `keep` newest intact checkpoints; everything before it goes.
+    size_t oldest_kept = all.size();
+    int64_t intact = 0;
+    for (size_t i = all.size(); i-- > 0;) {
+        if (verify_checkpoint(all[i].second.string()).ok() && ++intact >= std::max<int64_t>(keep, 1)) {
+            oldest_kept = i;
+            break;
+        }
+    }
+    if (oldest_kept == all.size()) return {};  // fewer intact ones than `keep`: nothing to spare
     std::vector<std::string> removed;
-    auto all = complete_checkpoints(output_dir);
     std::error_code ec;
-    while (static_cast<int64_t>(all.size()) > std::max<int64_t>(keep, 1)) {
-        fs::remove_all(all.front().second, ec);
-        removed.push_back(all.front().second.string());
-        all.erase(all.begin());
+    for (size_t i = 0; i < oldest_kept; ++i) {
+        fs::remove_all(all[i].second, ec);
+        removed.push_back(all[i].second.string());
     }
     return removed;
 }

@@ -1,13 +1,18 @@
 // Training checkpoints: <output_dir>/checkpoint-<step>/ with the trainable weights, AdamW state, RNG
-// state and the position in the data (state.json), written to a temporary name, renamed, and marked
-// complete by a DONE file written last. Resume restores all of it, so a resumed run continues the same
-// loss curve; save_total_limit prunes the oldest complete checkpoints.
+// state (CPU, and the GPU's) and the position in the data (state.json). Every file is written through the
+// FileSystem seam and fsynced, the temporary folder fsynced, renamed, its parent fsynced, and only then
+// DONE written (durably too): it records each file's size, and state.json's XXH64, so a checkpoint torn
+// by a crash or a lying disk is recognised. Resume restores all of it, so a resumed run continues the same
+// loss curve; "latest" skips a torn newest checkpoint for the previous complete one and says so;
+// save_total_limit prunes the oldest complete checkpoints, never the newest intact one.
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "contract/file_system.h"
 #include "contract/status.h"
 #include "model/llama.h"
 #include "train/flat_adamw.h"
@@ -29,24 +34,27 @@ struct LoopPosition {
 // left and earlier checkpoints are untouched; the error says so.
 Result<std::string> save_checkpoint(const std::string& output_dir, model::LlamaForCausalLM& model,
                                     FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
-                                    const LoopPosition& position);
+                                    const LoopPosition& position, FileSystem& fs = default_file_system());
 
 // Sharded runs: every rank writes its own shards, rank 0 the rest. Rank 0 first creates the temporary
 // folder (begin_checkpoint), then every rank writes shard-<rank>-of-<world>.safetensors into it
 // (write_rank_shards: its shards, their AdamW moments, its RNG), then rank 0 writes state.json, renames the
 // folder and writes DONE (finish_checkpoint). save_checkpoint is the same three steps on one process.
-Result<std::string> begin_checkpoint(const std::string& output_dir, int64_t step);
+Result<std::string> begin_checkpoint(const std::string& output_dir, int64_t step,
+                                     FileSystem& fs = default_file_system());
 // The temporary folder begin_checkpoint creates (the other ranks write into it too).
 std::string checkpoint_tmp_dir(const std::string& output_dir, int64_t step);
 // Removes the temporary folder of an unfinished save; the error says why and that earlier ones are intact.
 Status discard_checkpoint(const std::string& output_dir, const std::string& tmp_dir, int64_t step,
-                          const std::string& why);
+                          const std::string& why, FileSystem& fs = default_file_system());
 [[nodiscard]] Status write_rank_shards(const std::string& tmp_dir, int64_t rank, int64_t world_size,
                                        const std::vector<std::string>& names,
-                                       const std::vector<torch::Tensor>& shards, FlatAdamW& optimizer);
+                                       const std::vector<torch::Tensor>& shards, FlatAdamW& optimizer,
+                                       FileSystem& fs = default_file_system());
 Result<std::string> finish_checkpoint(const std::string& output_dir, const std::string& tmp_dir,
                                       FlatAdamW& optimizer, const std::vector<std::string>& trainable_names,
-                                      const LoopPosition& position, bool sharded);
+                                      const LoopPosition& position, bool sharded,
+                                      FileSystem& fs = default_file_system());
 // Restores this rank's shards, their optimizer state and its RNG. Another world size is refused, naming both.
 Result<LoopPosition> load_sharded_checkpoint(const std::string& dir, int64_t rank, int64_t world_size,
                                              const std::vector<std::string>& names,
@@ -56,16 +64,24 @@ Result<LoopPosition> load_sharded_checkpoint(const std::string& dir, int64_t ran
 std::string checkpoint_dir(const std::string& output_dir, int64_t step);
 int64_t checkpoint_step(const std::string& dir);
 
-// "latest" -> the newest complete checkpoint under output_dir (an error when there is none); otherwise the
-// given folder, which must be complete (DONE).
-Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir);
+// Whether a checkpoint folder is complete and intact: DONE is there, every file it records has its size
+// (and state.json its XXH64), state.json parses. A DONE of the first format ("step N") records no files:
+// then only state.json is checked. The error names the folder and what is wrong.
+Status verify_checkpoint(const std::string& dir);
+
+// "latest" -> the newest intact checkpoint under output_dir (an error when there is none); a newer torn one
+// is skipped, and `notes` (when given) hears which and why. Otherwise the given folder, which must be
+// intact.
+Result<std::string> resolve_checkpoint(const std::string& request, const std::string& output_dir,
+                                       std::ostream* notes = nullptr);
 
 // Restores weights, optimizer state and RNG; returns the loop position. Refuses an incomplete or corrupt
 // checkpoint, or one whose trainable parameters differ from this run's, naming the problem.
 Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCausalLM& model,
                                      FlatAdamW& optimizer, const std::vector<std::string>& trainable_names);
 
-// Removes the oldest complete checkpoints so at most `keep` remain; returns the removed folders.
+// Removes the checkpoints older than the `keep` newest intact ones (at least one is always kept; a torn one
+// never counts); returns the removed folders. Call it only once the newest save has returned.
 std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep);
 
 }  // namespace slipway::train

@@ -4,11 +4,10 @@
 #include "train/outputs.h"
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "contract/file_system.h"
 #include "model/lora.h"
 #include "model/tensor_io.h"
 #include "model/weights.h"
@@ -18,22 +17,17 @@ namespace slipway::train {
 
 namespace {
 
-namespace fs = std::filesystem;
-
 // What every run writes next to its weights: the tokenizer and run.json.
 Status save_run_files(const RunConfig& config, const std::string& engine_version, int64_t world_size) {
     const std::string& dir = config.training.output_dir;
     const std::string tokenizer =
         config.tokenizer.path.empty() ? config.model.path + "/tokenizer.json" : config.tokenizer.path;
-    std::error_code ec;
-    fs::copy_file(tokenizer, fs::path(dir) / "tokenizer.json", fs::copy_options::overwrite_existing, ec);
-    if (ec) return Status::Error(dir + "/tokenizer.json: cannot copy " + tokenizer + ": " + ec.message());
+    Result<std::string> tokenizer_json = read_file(tokenizer);
+    if (!tokenizer_json.ok()) return tokenizer_json.status();
+    if (Status s = write_file_atomically(dir + "/tokenizer.json", *tokenizer_json); !s.ok()) return s;
     nlohmann::ordered_json run = {
         {"engine_version", engine_version}, {"world_size", world_size}, {"config", to_json(config)}};
-    std::ofstream out(fs::path(dir) / "run.json");
-    out << run.dump(2) << "\n";
-    if (!out) return Status::Error(dir + "/run.json: write failed");
-    return Status::Ok();
+    return write_file_atomically(dir + "/run.json", run.dump(2) + "\n");
 }
 
 // Trained weights stay fp32 unless the base was stored narrower.
@@ -90,9 +84,8 @@ Status save_sharded_outputs(ShardedModel& sharded, const RunConfig& config, cons
             if (status.ok()) {
                 const nlohmann::ordered_json index_json = {{"metadata", {{"total_size", total_bytes}}},
                                                            {"weight_map", weight_map}};
-                std::ofstream out(fs::path(dir) / "model.safetensors.index.json");
-                out << index_json.dump(2) << "\n";
-                if (!out) status = Status::Error(dir + "/model.safetensors.index.json: write failed");
+                status =
+                    write_file_atomically(dir + "/model.safetensors.index.json", index_json.dump(2) + "\n");
             }
         }
     }

@@ -1,15 +1,10 @@
 // XDG folders and atomic local writes (see local_files.h).
 #include "remote/slurm/local_files.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "contract/file_system.h"
 
 namespace slipway::remote {
 namespace {
@@ -40,43 +35,19 @@ std::string slipway_data_dir() {
 }
 
 Status write_file_atomically(const std::string& path, const std::string& content, unsigned mode) {
-    namespace fs = std::filesystem;
     std::error_code ec;
-    const fs::path parent = fs::path(path).parent_path();
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) {
-        fs::create_directories(parent, ec);
+        std::filesystem::create_directories(parent, ec);
         if (ec) return Status::Error(parent.string() + ": cannot create folder: " + ec.message());
     }
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return Status::Error(tmp + ": cannot write: " + std::strerror(errno));
-        out << content;
-        out.flush();
-        if (!out) {
-            fs::remove(tmp, ec);
-            return Status::Error(tmp + ": write failed: " + std::strerror(errno));
-        }
-    }
-    if (::chmod(tmp.c_str(), static_cast<mode_t>(mode)) != 0) {
-        const std::string why = std::strerror(errno);
-        fs::remove(tmp, ec);
-        return Status::Error(tmp + ": chmod: " + why);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        fs::remove(tmp, ec);
-        return Status::Error(path + ": cannot rename the new file into place: " + why);
-    }
-    return Status::Ok();
+    AtomicWriteOptions options;
+    options.mode = mode;
+    return slipway::write_file_atomically(path, content, options);
 }
 
 Result<std::string> read_local_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::Error(path + ": cannot read: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    return slipway::read_file(path);
 }
 
 }  // namespace slipway::remote

@@ -1,5 +1,5 @@
 // Where Slipway keeps its own files on this computer (the XDG base directories) and how it writes them
-// (to a temporary name, then renamed, so a crash never leaves half a file).
+// (atomically and durably, so a crash never leaves half a file).
 #pragma once
 
 #include <string>
@@ -14,8 +14,8 @@ std::string slipway_config_dir();
 // $XDG_DATA_HOME/slipway, or ~/.local/share/slipway.
 std::string slipway_data_dir();
 
-// Creates the parent folders, writes `path`.tmp.<pid> and renames it over `path`. `mode` is applied to the
-// new file before the rename (0600 for files only the user should read).
+// Creates the parent folders, then slipway::write_file_atomically (contract/file_system.h) with exact
+// permission bits `mode` (0600 for files only the user should read).
 Status write_file_atomically(const std::string& path, const std::string& content, unsigned mode = 0644);
 Result<std::string> read_local_file(const std::string& path);
 
