@@ -518,15 +518,19 @@ Result<int> MainWindow::show_history_run(int64_t run_id) {
 
 Result<int> MainWindow::resume_history_run(int64_t run_id) {
     if (!history_) return Result<int>::Error("no run history");
-    const Result<RunRecord> run = history_->run(run_id);
-    if (!run.ok()) return run.status();
-    if (run->log_path.isEmpty())
-        return Result<int>::Error("run " + std::to_string(run_id) + " has no log to follow");
-    Result<RunMetrics> metrics = history_->load_metrics(run_id);
-    if (!metrics.ok()) return metrics.status();
+    if (const Result<RunRecord> before = history_->run(run_id); !before.ok() || before->log_path.isEmpty()) {
+        return before.ok() ? Result<int>::Error("run " + std::to_string(run_id) + " has no log to follow")
+                           : Result<int>(before.status());
+    }
+    // The shown run goes before the offset and points are read: removing it flushes its queued points
+    // (history_writer.h), so the resumed follower neither skips nor repeats a point.
     if (const int existing = monitor_->run_for_history(run_id)) {
         monitor_->remove_run(existing);  // run_removed stops its follow and state polling
     }
+    const Result<RunRecord> run = history_->run(run_id);
+    if (!run.ok()) return run.status();
+    Result<RunMetrics> metrics = history_->load_metrics(run_id);
+    if (!metrics.ok()) return metrics.status();
     // A log on a cluster opened by hand: followed again there from where it stopped.
     const bool on_cluster =
         !run->cluster.isEmpty() && run->cluster != kLocalProfile && run->cluster != kOpenedLogSource;
