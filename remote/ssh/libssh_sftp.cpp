@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 
+#include "contract/file_system.h"
 #include "remote/ssh/libssh_session_impl.h"
 #include "remote/ssh/shell_quote.h"
 
@@ -204,33 +205,18 @@ Status LibsshSession::download_file(const std::string& remote, const std::string
     sftp_file file = sftp_open(*sftp, path.c_str(), O_RDONLY, 0);
     if (file == nullptr) return sftp_failure("download: cannot open " + path);
     FileGuard guard{file};
-    // Written beside the destination and renamed, so a failed download leaves no partial file.
-    const std::string temporary = local + ".slipway-" + random_suffix();
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) return Status::Error("download: cannot write local file " + temporary);
-        std::string buffer(kChunk, '\0');
-        for (;;) {
-            const ssize_t n = sftp_read(file, buffer.data(), buffer.size());
-            if (n == 0) break;
-            if (n < 0) {
-                out.close();
-                std::remove(temporary.c_str());
-                return sftp_failure("download: reading " + path);
-            }
-            out.write(buffer.data(), n);
-        }
-        if (!out.flush()) {
-            std::remove(temporary.c_str());
-            return Status::Error("download: writing local file " + temporary + " failed (disk full?)");
-        }
+    // Written beside the destination, fsynced and renamed: a failed download leaves no partial file.
+    Result<AtomicFile> out = AtomicFile::create(local);
+    if (!out.ok()) return Status::Error("download: " + out.error());
+    std::string buffer(kChunk, '\0');
+    for (;;) {
+        const ssize_t n = sftp_read(file, buffer.data(), buffer.size());
+        if (n == 0) break;
+        if (n < 0) return sftp_failure("download: reading " + path);  // ~AtomicFile removes the temporary
+        if (Status s = out->append(std::string_view(buffer.data(), static_cast<size_t>(n))); !s.ok())
+            return Status::Error("download: " + s.message());
     }
-    std::error_code ec;
-    std::filesystem::rename(temporary, local, ec);
-    if (ec) {
-        std::remove(temporary.c_str());
-        return Status::Error("download: cannot rename " + temporary + " to " + local + ": " + ec.message());
-    }
+    if (Status s = out->commit(); !s.ok()) return Status::Error("download: " + s.message());
     return Status::Ok();
 }
 
