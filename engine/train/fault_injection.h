@@ -4,7 +4,8 @@
 // SLIPWAY_FAULT_THROW_AT=R:S:KIND makes rank R fail on its own in step S (after its forward pass) with a
 // real error of KIND: shape (a shape mismatch in a torch op), oom (std::bad_alloc), file (a filesystem
 // error); step 0 throws in the train command before training starts (the command line's last resort).
-// Unset in real runs; nothing else reads them.
+// Unset in real runs; nothing else reads them. Filesystem faults (a full disk, a failing fsync or rename, a
+// torn file) have their own hook, SLIPWAY_FS_FAULT, read once by main (contract/faulty_file_system.h).
 #pragma once
 
 #include <cstdint>
