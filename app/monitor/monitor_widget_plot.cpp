@@ -9,8 +9,9 @@
 #include <QTimer>
 
 #include <cmath>
-#include <fstream>
+#include <sstream>
 
+#include "contract/file_system.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "monitor/series_csv.h"
@@ -151,12 +152,9 @@ Status MonitorWidget::export_csv(const QString& path) const {
             shown.push_back(std::move(s));
         }
     }
-    std::ofstream out(QFile::encodeName(path).toStdString(), std::ios::binary);
-    if (!out) return Status::Error("cannot write CSV " + path.toStdString());
-    write_series_csv(out, shown);
-    out.close();
-    if (!out) return Status::Error("cannot write CSV " + path.toStdString());
-    return Status::Ok();
+    std::ostringstream csv;
+    write_series_csv(csv, shown);
+    return write_file_atomically(QFile::encodeName(path).toStdString(), csv.str());
 }
 
 }  // namespace slipway::app
