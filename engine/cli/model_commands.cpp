@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "contract/file_system.h"
 #include "contract/run_config.h"
 #include "model/llama.h"
 #include "model/lora.h"
@@ -178,8 +179,12 @@ int run_merge(const MergeOptions& o, std::ostream& out, std::ostream& err) {
     for (const std::string& source : {o.adapter_dir, o.model_dir}) {  // the adapter's tokenizer wins
         std::error_code ec;
         if (std::filesystem::exists(source + "/tokenizer.json", ec)) {
-            std::filesystem::copy_file(source + "/tokenizer.json", o.out_dir + "/tokenizer.json",
-                                       std::filesystem::copy_options::overwrite_existing, ec);
+            if (const Status copied =
+                    copy_file_atomically(source + "/tokenizer.json", o.out_dir + "/tokenizer.json");
+                !copied.ok()) {
+                err << copied.message() << "\n";
+                return 1;
+            }
             break;
         }
     }

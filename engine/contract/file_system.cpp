@@ -171,6 +171,12 @@ Result<std::string> read_file(const std::string& path) {
     return text.str();
 }
 
+Status copy_file_atomically(const std::string& from, const std::string& to, FileSystem& fs) {
+    Result<std::string> content = read_file(from);
+    if (!content.ok()) return Status::Error(to + ": cannot copy (" + content.error() + ")");
+    return write_file_atomically(to, *content, fs);
+}
+
 Result<AtomicFile> AtomicFile::create(const std::string& path, const AtomicWriteOptions& options,
                                       FileSystem& fs) {
     std::string temporary = temporary_name(path);

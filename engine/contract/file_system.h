@@ -93,6 +93,9 @@ private:
 
 // The whole content of a file; the error names the path and the cause.
 Result<std::string> read_file(const std::string& path);
+// read_file(from), then write_file_atomically(to, ...): a copy that is whole or absent.
+[[nodiscard]] Status copy_file_atomically(const std::string& from, const std::string& to,
+                                          FileSystem& fs = default_file_system());
 
 // The folder part of `path` ("." for a bare name): the folder to fsync after renaming into it.
 std::string parent_folder(const std::string& path);

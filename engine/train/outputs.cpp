@@ -22,9 +22,7 @@ Status save_run_files(const RunConfig& config, const std::string& engine_version
     const std::string& dir = config.training.output_dir;
     const std::string tokenizer =
         config.tokenizer.path.empty() ? config.model.path + "/tokenizer.json" : config.tokenizer.path;
-    Result<std::string> tokenizer_json = read_file(tokenizer);
-    if (!tokenizer_json.ok()) return tokenizer_json.status();
-    if (Status s = write_file_atomically(dir + "/tokenizer.json", *tokenizer_json); !s.ok()) return s;
+    if (Status s = copy_file_atomically(tokenizer, dir + "/tokenizer.json"); !s.ok()) return s;
     nlohmann::ordered_json run = {
         {"engine_version", engine_version}, {"world_size", world_size}, {"config", to_json(config)}};
     return write_file_atomically(dir + "/run.json", run.dump(2) + "\n");

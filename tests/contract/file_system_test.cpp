@@ -172,6 +172,24 @@ TEST_F(FileSystemTest, MissingFolderIsNamed) {
     EXPECT_NE(s.message().find("No such file or directory"), std::string::npos) << s.message();
 }
 
+TEST_F(FileSystemTest, CopyIsWholeOrAbsent) {
+    const std::string copy = (dir_ / "copy.json").string();
+    ASSERT_TRUE(slipway::copy_file_atomically(path_, copy).ok());
+    EXPECT_EQ(slurp(copy), "old contents\n");
+    FaultyFileSystem faulty;
+    faulty.fill_disk_after(3);
+    const std::string partial = (dir_ / "partial.json").string();
+    EXPECT_FALSE(slipway::copy_file_atomically(path_, partial, faulty).ok());
+    EXPECT_FALSE(fs::exists(partial));
+    const slipway::Status missing = slipway::copy_file_atomically((dir_ / "none.json").string(), copy);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(
+        missing.message().find(copy + ": cannot copy (" + (dir_ / "none.json").string() + ": cannot read"),
+        std::string::npos)
+        << missing.message();
+    EXPECT_EQ(slurp(copy), "old contents\n");
+}
+
 TEST_F(FileSystemTest, FaultSpecSyntax) {
     auto faulty = FaultyFileSystem::from_spec("enospc_after_bytes:5:config,fail_rename:other.json");
     ASSERT_TRUE(faulty.ok()) << faulty.error();
