@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "contract/faulty_file_system.h"
 #include "data/token_cache.h"
 #include "data/token_cache_writer.h"
 
@@ -26,15 +28,17 @@ std::string fresh_dir(const std::string& name) {
     return dir.string();
 }
 
-// Writes a cache with 10 train tokens in 2 blocks of 4 and 5 validation tokens in 1 block.
-std::string write_small_cache(const std::string& dir, const std::string& key = "0123456789abcdef") {
-    Result<TokenCacheWriter> writer = TokenCacheWriter::create(dir, key);
-    EXPECT_TRUE(writer.ok()) << writer.error();
-    EXPECT_TRUE(writer->append_tokens(Split::kTrain, {1, 2, 3, 4, 5}).ok());
-    EXPECT_TRUE(writer->append_tokens(Split::kTrain, {6, 7, 8, 9, 10}).ok());
-    EXPECT_TRUE(writer->append_blocks(Split::kTrain, {0, 5}).ok());
-    EXPECT_TRUE(writer->append_tokens(Split::kValidation, {11, 12, 13, 14, 15}).ok());
-    EXPECT_TRUE(writer->append_blocks(Split::kValidation, {1}).ok());
+// Writes a cache with 10 train tokens in 2 blocks of 4 and 5 validation tokens in 1 block; the first error.
+Result<std::string> try_small_cache(const std::string& dir, const std::string& key, FileSystem& fs) {
+    Result<TokenCacheWriter> writer = TokenCacheWriter::create(dir, key, fs);
+    if (!writer.ok()) return writer.status();
+    for (const Status& s : {writer->append_tokens(Split::kTrain, {1, 2, 3, 4, 5}),
+                            writer->append_tokens(Split::kTrain, {6, 7, 8, 9, 10}),
+                            writer->append_blocks(Split::kTrain, {0, 5}),
+                            writer->append_tokens(Split::kValidation, {11, 12, 13, 14, 15}),
+                            writer->append_blocks(Split::kValidation, {1})}) {
+        if (!s.ok()) return s;
+    }
     CacheMeta meta;
     meta.engine_version = "test";
     meta.key = key;
@@ -47,7 +51,11 @@ std::string write_small_cache(const std::string& dir, const std::string& key = "
     meta.train = {2, 10, 2, 2, 0};
     meta.validation = {1, 5, 1, 1, 0};
     meta.inputs.push_back({"train", "/data/train.jsonl", 123, 456, 0xabcdefull});
-    Result<std::string> path = writer->commit(meta);
+    return writer->commit(meta);
+}
+
+std::string write_small_cache(const std::string& dir, const std::string& key = "0123456789abcdef") {
+    Result<std::string> path = try_small_cache(dir, key, default_file_system());
     EXPECT_TRUE(path.ok()) << path.error();
     return path.ok() ? *path : "";
 }
@@ -172,6 +180,38 @@ TEST(TokenCacheWriter, StaleTemporaryOfADeadProcessIsRemoved) {
     EXPECT_FALSE(fs::exists(dead));
     EXPECT_TRUE(fs::exists(alive));
     EXPECT_TRUE(fs::exists(other_host));
+}
+
+// A full disk or a failing fsync, rename or folder fsync: an error naming the file, no cache and no
+// temporary folder left; and a successful cache survives a crash (everything fsynced before the rename).
+TEST(TokenCacheWriter, FaultsLeaveNoCacheAndACommittedOneSurvivesACrash) {
+    using Operation = FaultyFileSystem::Operation;
+    const std::vector<std::pair<std::string, std::function<void(FaultyFileSystem&)>>> faults = {
+        {"No space left on device", [](FaultyFileSystem& f) { f.fill_disk_after(30); }},
+        {"No space left on device", [](FaultyFileSystem& f) { f.fill_disk_after(0, "meta.json"); }},
+        {"fsync: Input/output error", [](FaultyFileSystem& f) { f.fail(Operation::kSync, "train.tokens"); }},
+        {"close: Input/output error", [](FaultyFileSystem& f) { f.fail(Operation::kClose, "meta.json"); }},
+        {"fsync of the folder: Input/output error",
+         [](FaultyFileSystem& f) { f.fail(Operation::kSyncDir, ".tmp."); }},
+        {"cannot rename", [](FaultyFileSystem& f) { f.fail(Operation::kRename, "0123456789abcdef$"); }},
+    };
+    for (const auto& [expected, inject] : faults) {
+        const std::string dir = fresh_dir("faults");
+        FaultyFileSystem faulty;
+        inject(faulty);
+        Result<std::string> path = try_small_cache(dir, "0123456789abcdef", faulty);
+        ASSERT_FALSE(path.ok()) << expected;
+        EXPECT_NE(path.error().find(dir + "/0123456789abcdef"), std::string::npos) << path.error();
+        EXPECT_NE(path.error().find(expected), std::string::npos) << path.error();
+        EXPECT_TRUE(fs::is_empty(dir)) << expected;
+    }
+    const std::string dir = fresh_dir("crash");
+    FaultyFileSystem faulty;
+    Result<std::string> path = try_small_cache(dir, "0123456789abcdef", faulty);
+    ASSERT_TRUE(path.ok()) << path.error();
+    EXPECT_TRUE(faulty.unsynced_renames().empty()) << testing::PrintToString(faulty.unsynced_renames());
+    faulty.crash();
+    EXPECT_TRUE(TokenCache::open(*path).ok());
 }
 
 TEST(TokenCacheWriter, SecondCommitOfTheSameKeyKeepsTheFirst) {
