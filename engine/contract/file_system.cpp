@@ -7,9 +7,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace slipway {
@@ -135,10 +137,14 @@ public:
 
 std::atomic<FileSystem*> installed{nullptr};
 
-// Unique within the process; the pid keeps two processes (two ranks on a shared folder) apart.
+// Unique within the process; the pid keeps two processes (two ranks on a shared folder) apart, and a random
+// start keeps a temporary that a crash left from colliding with the next run's (in a container the engine
+// gets the same small pid every time).
 std::string temporary_name(const std::string& path) {
-    static std::atomic<uint64_t> counter{0};
-    return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    static std::atomic<uint64_t> counter{(uint64_t{std::random_device{}()} << 32) | std::random_device{}()};
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(counter++));
+    return path + ".tmp." + std::to_string(::getpid()) + "." + suffix;
 }
 
 }  // namespace
