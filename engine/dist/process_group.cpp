@@ -284,6 +284,12 @@ Status DistContext::wait_for_main(const std::string& phase, const Status& main_s
         return main_status;
     }
     const std::string me = "rank " + std::to_string(env_.rank) + ": ";
+    // Rank 0 gone: unless it failed on its own and said why before leaving (report_failure waits until this
+    // rank's heartbeat holds the record, so the store, which may be frozen, is not asked).
+    auto lost_main = [this](const std::string& message) {
+        return Status::Error(StatusCode::kUnavailable,
+                             describe_failed_peer(/*ask_store=*/false).value_or(message));
+    };
     int64_t last_beats = -1;
     auto last_change = std::chrono::steady_clock::now();
     while (true) {
@@ -297,14 +303,12 @@ Status DistContext::wait_for_main(const std::string& phase, const Status& main_s
                 },
                 limit);
         } catch (const std::exception& e) {
-            return Status::Error(StatusCode::kUnavailable, me + "lost rank 0 while it was " + phase +
-                                                               " (the master " + master +
-                                                               " is gone: " + e.what() + ")");
+            return lost_main(me + "lost rank 0 while it was " + phase + " (the master " + master +
+                             " is gone: " + e.what() + ")");
         }
         if (!published) {
-            return Status::Error(
-                StatusCode::kUnavailable,
-                me + "lost rank 0 while it was " + phase + " (the master " + master + " does not answer)");
+            return lost_main(me + "lost rank 0 while it was " + phase + " (the master " + master +
+                             " does not answer)");
         }
         if (*published) {
             if (**published == "ok") return Status::Ok();
@@ -313,18 +317,16 @@ Status DistContext::wait_for_main(const std::string& phase, const Status& main_s
         const std::optional<int64_t> beats = heartbeat_->beats_of(0, limit);
         const auto now = std::chrono::steady_clock::now();
         if (!beats) {
-            return Status::Error(
-                StatusCode::kUnavailable,
-                me + "lost rank 0 while it was " + phase + " (the master " + master + " does not answer)");
+            return lost_main(me + "lost rank 0 while it was " + phase + " (the master " + master +
+                             " does not answer)");
         }
         if (*beats != last_beats) {
             last_beats = *beats;
             last_change = now;
         } else if (now - last_change > timeout_) {
-            return Status::Error(StatusCode::kUnavailable,
-                                 me + "lost rank 0 while it was " + phase +
-                                     ": no heartbeat for /distributed/timeout_s = " +
-                                     std::to_string(timeout_.count() / 1000) + " s");
+            return lost_main(me + "lost rank 0 while it was " + phase +
+                             ": no heartbeat for /distributed/timeout_s = " +
+                             std::to_string(timeout_.count() / 1000) + " s");
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -358,11 +360,11 @@ std::string gave_up_key(int64_t rank) {
 
 }  // namespace
 
-std::optional<std::string> DistContext::describe_failed_peer() {
+std::optional<std::string> DistContext::describe_failed_peer(bool ask_store) {
     const auto limit = std::chrono::milliseconds(3000);
     // The heartbeat's copy first: rank 0 hosts the store and may be gone by now.
     std::optional<std::string> record = heartbeat_->seen_failure();
-    if (!record) record = heartbeat_->read(Heartbeat::failure_key(), limit);
+    if (!record && ask_store) record = heartbeat_->read(Heartbeat::failure_key(), limit);
     const size_t colon = record ? record->find(':') : std::string::npos;
     if (colon == std::string::npos) return std::nullopt;
     int64_t failed = -1;
@@ -392,7 +394,10 @@ void DistContext::report_failure(const std::string& message) {
 }
 
 std::string DistContext::describe_failure(const std::string& what, int64_t step) {
-    if (std::optional<std::string> failed_peer = describe_failed_peer()) return *failed_peer;
+    // A failure record that this rank's heartbeat already holds; the store is asked below, once it is known
+    // to answer (a frozen master would cost the whole deadline).
+    if (std::optional<std::string> failed_peer = describe_failed_peer(/*ask_store=*/false))
+        return *failed_peer;
     const auto limit = std::chrono::milliseconds(3000);
     std::ostringstream message;
     const std::string context = backend_ + " said: " + what;
@@ -403,6 +408,7 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
                 << " does not answer: " << silence.store_error << ") during step " << step << "; " << context;
         return message.str();
     }
+    if (std::optional<std::string> failed_peer = describe_failed_peer()) return *failed_peer;
     // Silent ranks that left a record stopped because of the failure; the others are where it began.
     std::vector<int64_t> lost, followed;
     std::string followed_reason;

@@ -70,7 +70,8 @@ public:
     // Work only rank 0 does (tokenizing, checkpoints, outputs) may take longer than timeout_s, so the
     // others do not wait for it in a collective: rank 0 publishes how `phase` ended, the others wait for
     // that as long as rank 0's heartbeat moves. Rank 0 gets its own status back; the others get Ok, the
-    // error rank 0 published, or kUnavailable when rank 0 stopped beating for timeout_s.
+    // error rank 0 published, or kUnavailable when rank 0 stopped beating for timeout_s (naming rank 0's
+    // own failure when it reported one).
     Status wait_for_main(const std::string& phase, const Status& main_status);
     // The GPU of a local rank: local_rank modulo the visible devices (one visible device per task under
     // Slurm's --gpus-per-task binding gives every rank device 0).
@@ -93,9 +94,9 @@ public:
     // When another rank published a failure record (report_failure), the message above is this rank
     // stopping because of it, naming that rank and its cause.
     std::string describe_failure(const std::string& what, int64_t step);
-    // That part of describe_failure alone (for a failure found while waiting for rank 0): nullopt when no
-    // other rank published a failure record.
-    std::optional<std::string> describe_failed_peer();
+    // That part of describe_failure alone (wait_for_main uses it when rank 0 is gone): nullopt when no
+    // other rank published a failure record. Without `ask_store`, only the copy the heartbeat holds.
+    std::optional<std::string> describe_failed_peer(bool ask_store = true);
     // This rank failed on its own (`message` says how): publishes it for the others, which learn it when
     // their next collective fails. Rank 0 hosts the store: it waits (5 s at most) until every other rank's
     // heartbeat has read the record. Call abandon() next.

@@ -784,9 +784,9 @@ Status TrainingRun::stop_after(const std::exception& e) {
 }
 
 Status TrainingRun::lost_peer(const std::exception& e) {
-    // A failed wait for rank 0 already says what happened, unless rank 0 failed on its own and said why.
+    // A failed wait for rank 0 already says what happened (and why, when rank 0 failed on its own).
     const std::string message = dynamic_cast<const LostRank*>(&e)
-                                    ? dist_->describe_failed_peer().value_or(e.what())
+                                    ? std::string(e.what())
                                     : dist_->describe_failure(e.what(), current_step_);
     log_run_stop_failed(message);
     if (reducer_) reducer_->abandon();

@@ -125,6 +125,23 @@ TEST(DescribeFailure, RankZeroThatFailsWaitsUntilTheOthersKnowWhy) {
     abandon_all(ranks);
 }
 
+// Rank 0 fails in work only it does (tokenizing, a checkpoint) while the others wait for it: they name its
+// failure, not a lost master.
+TEST(DescribeFailure, ARankWaitingForRankZeroNamesItsFailure) {
+    auto ranks = connect_ranks(2, /*timeout_s=*/2);
+    ASSERT_EQ(ranks.size(), 2u);
+    auto waiting = std::async(std::launch::async, [&] {
+        return ranks[1]->wait_for_main("preparing the token cache", slipway::Status::Ok());
+    });
+    ranks[0]->report_failure("rank 0 failed before the first step: out of memory (std::bad_alloc)");
+    ranks[0]->abandon();  // stops beating, as when it exits
+    const slipway::Status s = waiting.get();
+    EXPECT_EQ(s.code(), slipway::StatusCode::kUnavailable);
+    EXPECT_EQ(s.message(),
+              "rank 1: stopping: rank 0 failed before the first step: out of memory (std::bad_alloc)");
+    abandon_all(ranks);
+}
+
 TEST(CollectiveFailure, AGlooTimeoutIsOneAndARanksOwnErrorsAreNot) {
     auto ranks = connect_ranks(2, /*timeout_s=*/1);
     ASSERT_EQ(ranks.size(), 2u);
