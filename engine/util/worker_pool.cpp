@@ -1,6 +1,8 @@
 // WorkerPool of worker_pool.h: a generation counter starts a job, a count of running workers ends it.
 #include "util/worker_pool.h"
 
+#include <utility>
+
 namespace slipway {
 
 WorkerPool::WorkerPool(unsigned size)
@@ -24,13 +26,24 @@ void WorkerPool::run(const std::function<void(unsigned)>& job) {
         std::lock_guard<std::mutex> lock(mutex_);
         job_ = &job;
         running_ = size_ - 1;
+        error_ = nullptr;
         ++generation_;
     }
     start_.notify_all();
-    job(0);
+    run_one(job, 0);
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return running_ == 0; });
+    done_.wait(lock, [this] { return running_ == 0; });  // the others still use `job`, even after a throw
     job_ = nullptr;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+void WorkerPool::run_one(const std::function<void(unsigned)>& job, unsigned worker) {
+    try {
+        job(worker);
+    } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+    }
 }
 
 void WorkerPool::loop(unsigned worker) {
@@ -44,7 +57,7 @@ void WorkerPool::loop(unsigned worker) {
             seen = generation_;
             job = job_;
         }
-        (*job)(worker);
+        run_one(*job, worker);
         std::lock_guard<std::mutex> lock(mutex_);
         if (--running_ == 0) done_.notify_one();
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -20,10 +21,13 @@ public:
 
     unsigned size() const { return size_; }
     // Runs job(worker) on every worker (0 .. size-1, 0 on the calling thread) and returns when all are done.
+    // An exception a job throws (std::bad_alloc, say) is rethrown here once every worker is done, the first
+    // one when several throw: never std::terminate on a worker thread.
     void run(const std::function<void(unsigned worker)>& job);
 
 private:
     void loop(unsigned worker);
+    void run_one(const std::function<void(unsigned)>& job, unsigned worker);  // keeps what it throws
 
     unsigned size_;
     std::vector<std::thread> threads_;
@@ -33,6 +37,7 @@ private:
     uint64_t generation_ = 0;
     unsigned running_ = 0;
     bool stop_ = false;
+    std::exception_ptr error_;  // the job's first exception in this run
 };
 
 }  // namespace slipway

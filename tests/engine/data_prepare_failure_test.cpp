@@ -1,14 +1,19 @@
 // Tests of prepare on bad input and failures: each kind of bad line gives FILE:LINE (or is counted with
 // skip_bad), a 50 MB line is a document, missing files and an unwritable cache folder are clear errors,
 // and a failed or killed prepare leaves no complete-looking cache while the next run succeeds. Also the
-// `slipway-engine prepare` command end to end.
+// `slipway-engine prepare` command end to end. And the worker pool prepare tokenizes on: a job that throws on
+// a worker thread (out of memory) throws from run(), where prepare's caller catches it, instead of aborting.
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -16,6 +21,7 @@
 #include "data/prepare.h"
 #include "data/token_cache.h"
 #include "data_test_support.h"
+#include "util/worker_pool.h"
 
 namespace fs = std::filesystem;
 
@@ -247,6 +253,22 @@ TEST_F(PrepareFailureTest, CommandFailsOnABadLineWithFileAndLine) {
     const std::string skipped = run_engine(dir_, "prepare run.json --skip-bad", &code);
     EXPECT_EQ(code, 0);
     EXPECT_NE(skipped.find("1 bad lines skipped"), std::string::npos) << skipped;
+}
+
+TEST(WorkerPoolFailure, AJobThatThrowsOnAWorkerThrowsFromRunAfterEveryWorkerIsDone) {
+    WorkerPool pool(3);
+    std::atomic<int> finished{0};
+    EXPECT_THROW(pool.run([&](unsigned worker) {
+        if (worker == 2) throw std::bad_alloc();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ++finished;
+    }),
+                 std::bad_alloc);
+    EXPECT_EQ(finished.load(), 2) << "run() returned before the other workers were done";
+    // The pool still works after a failed job.
+    finished = 0;
+    pool.run([&](unsigned) { ++finished; });
+    EXPECT_EQ(finished.load(), 3);
 }
 
 }  // namespace
