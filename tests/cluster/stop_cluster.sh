@@ -27,12 +27,12 @@ if [ -n "$ctld_pid" ] && alive "$ctld_pid" && command -v scancel >/dev/null 2>&1
 fi
 
 # Reverse start order: slurmd before slurmctld before munged; sshd's connection children go with it.
-for name in sshd slurmd slurmctld munged; do
+for name in sshd-2fa sshd slurmd slurmctld munged; do
   file=$state/pids/$name.pid
   [ -f "$file" ] || continue
   pid=$(cat "$file")
   case "$pid" in '' | *[!0-9]*) continue ;; esac
-  if [ "$name" = "sshd" ] && alive "$pid"; then
+  if [ "${name%-2fa}" = "sshd" ] && alive "$pid"; then
     pkill -TERM -P "$pid" 2>/dev/null || true
   fi
   if alive "$pid"; then
@@ -45,5 +45,10 @@ for name in sshd slurmd slurmctld munged; do
   fi
   rm -f "$file"
 done
+# The two-factor user's password was only for this cluster: lock it again ('*': no password works).
+mfa_user=$(sed -n 's/^SLIPWAY_SSH_2FA_USER=//p' "$state/cluster.env" 2>/dev/null)
+if [ -n "$mfa_user" ] && id "$mfa_user" >/dev/null 2>&1; then
+  usermod -p '*' "$mfa_user" 2>/dev/null || true
+fi
 echo "stop_cluster: stopped the cluster in $state"
 exit 0

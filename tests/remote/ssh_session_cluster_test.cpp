@@ -1,7 +1,8 @@
 // The libssh Session against the real test sshd (tests/cluster, label cluster): exec, host key policy
-// (known / unknown with reject, accept once, accept and save / changed), authentication failures and
-// callbacks, exec timeout, reconnect after the server drops the connection, ProxyJump, the ssh config
-// alias, and Slurm commands as the test user.
+// (known / unknown with reject, accept once per host, accept and save / changed), authentication failures
+// and callbacks, two-factor login (publickey then password) on the cluster's second sshd, exec timeout,
+// reconnect after the server drops the connection, ProxyJump, the ssh config alias, and Slurm commands as the
+// test user.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -127,6 +128,76 @@ TEST(SshSessionCluster, UnknownHostKeyRejectAcceptOnceAcceptAndSave) {
     auto again = connect_ssh(options, SessionCallbacks{});  // no one to ask: must be known now
     ASSERT_TRUE(again.ok()) << again.error();
     std::filesystem::remove_all(dir);
+}
+
+// "Accept once" is a decision about one host: the same key on another host name asks again. The jump
+// host 127.0.0.1 and the target localhost are the same sshd with the same key.
+TEST(SshSessionCluster, AcceptOnceIsPerHostNotPerKey) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    const std::string dir = make_local_temp_dir("accept-once");
+    ConnectOptions options = env.connect_options();
+    options.host = "localhost";
+    options.proxy_jump = env["SLIPWAY_SSH_USER"] + "@127.0.0.1:" + env["SLIPWAY_SSH_PORT"];
+    options.known_hosts_file = dir + "/known_hosts";  // empty: both hosts are unknown
+    std::vector<HostKeyInfo> asked;
+    SessionCallbacks callbacks;
+    callbacks.unknown_host_key = [&](const HostKeyInfo& info) {
+        asked.push_back(info);
+        return HostKeyDecision::kAcceptOnce;
+    };
+    auto session = connect_ssh(options, callbacks);
+    ASSERT_TRUE(session.ok()) << session.error();
+    ASSERT_EQ(asked.size(), 2u);
+    EXPECT_EQ(asked[0].host, "[127.0.0.1]:" + env["SLIPWAY_SSH_PORT"]);
+    EXPECT_EQ(asked[1].host, "[localhost]:" + env["SLIPWAY_SSH_PORT"]);
+    EXPECT_EQ(asked[0].sha256_fingerprint, asked[1].sha256_fingerprint);
+    // A reconnect of the same Session asks neither again.
+    ASSERT_TRUE((*session)->reconnect().ok());
+    EXPECT_EQ(asked.size(), 2u);
+    std::filesystem::remove_all(dir);
+}
+
+// AuthenticationMethods publickey,password on a real sshd (the cluster's second, root sshd): the key is
+// a partial success, then the password completes the login; a wrong password fails naming both steps.
+TEST(SshSessionCluster, RealSshdPublickeyThenPassword) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    if (env["SLIPWAY_SSH_2FA_PORT"].empty())
+        GTEST_SKIP() << "the two-factor sshd did not start (start_cluster.sh needs unshare -m)";
+    ConnectOptions options = env.connect_options();
+    options.port = std::stoi(env["SLIPWAY_SSH_2FA_PORT"]);
+    options.user = env["SLIPWAY_SSH_2FA_USER"];
+    options.known_hosts_file = env["SLIPWAY_SSH_2FA_KNOWN_HOSTS"];
+    std::string password;
+    std::getline(std::ifstream(env["SLIPWAY_SSH_2FA_PASSWORD_FILE"]), password);
+    ASSERT_FALSE(password.empty());
+    int asked = 0;
+    SessionCallbacks callbacks;
+    callbacks.password = [&](const std::string&, const std::string&) -> std::optional<std::string> {
+        ++asked;
+        return password;
+    };
+    auto session = connect_ssh(options, callbacks);
+    ASSERT_TRUE(session.ok()) << session.error();
+    EXPECT_EQ(asked, 1);
+    auto who = (*session)->exec("whoami", milliseconds(10000));
+    ASSERT_TRUE(who.ok()) << who.error();
+    EXPECT_EQ(who->out, options.user + "\n");
+
+    password = "not-the-password";
+    auto wrong = connect_ssh(options, callbacks);
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_EQ(wrong.code(), StatusCode::kAuthFailed) << wrong.error();
+    EXPECT_NE(wrong.error().find("'" + options.user + "' on 127.0.0.1"), std::string::npos) << wrong.error();
+    EXPECT_NE(wrong.error().find("partial success: key " + env["SLIPWAY_SSH_KEY"]), std::string::npos)
+        << wrong.error();
+    EXPECT_NE(wrong.error().find("tried: password"), std::string::npos) << wrong.error();
+
+    // The password alone is not enough: without the key the password is never asked for.
+    options.identity_files = {env["SLIPWAY_SSH_KEY"] + "-missing"};
+    asked = 0;
+    auto keyless = connect_ssh(options, callbacks);
+    ASSERT_FALSE(keyless.ok());
+    EXPECT_EQ(asked, 0);
 }
 
 TEST(SshSessionCluster, ChangedHostKeyIsRefusedShowingBothFingerprints) {
