@@ -270,9 +270,9 @@ int publickey_step(ssh_session session, const SshTarget& target, bool use_agent,
     return SSH_AUTH_DENIED;
 }
 
-// Runs the methods the server lists, each at most once (publickey once per key). A partial success (one
-// factor of AuthenticationMethods publickey,keyboard-interactive or publickey,password accepted) re-reads
-// the list the server sends with it and goes on with the methods still needed.
+// Runs the methods the server lists: each key once, keyboard-interactive and password once per step. A
+// partial success (one factor of AuthenticationMethods publickey,keyboard-interactive or publickey,password
+// accepted) re-reads the list the server sends with it and goes on with the methods still needed.
 Status authenticate(ssh_session session, const SshTarget& target, const std::string& name, bool use_agent,
                     const SessionCallbacks& callbacks) {
     int rc = ssh_userauth_none(session, nullptr);
