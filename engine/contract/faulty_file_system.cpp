@@ -76,6 +76,11 @@ public:
         return Status::Ok();
     }
 
+    Status flush() override {
+        std::lock_guard lock(owner_.mutex_);
+        return file_->flush();
+    }
+
     Status sync() override {
         std::lock_guard lock(owner_.mutex_);
         owner_.record("sync " + path_);
@@ -161,6 +166,21 @@ Result<std::unique_ptr<WritableFile>> FaultyFileSystem::create_file(const std::s
     Result<std::unique_ptr<WritableFile>> file = base_.create_file(path, mode);
     if (!file.ok()) return file.status();
     written_[path] = Written{};
+    return std::unique_ptr<WritableFile>(std::make_unique<FaultyWritableFile>(*this, path, std::move(*file)));
+}
+
+Result<std::unique_ptr<WritableFile>> FaultyFileSystem::open_for_append(const std::string& path,
+                                                                        unsigned mode) {
+    std::lock_guard lock(mutex_);
+    record("open_for_append " + path);
+    if (auto injected = this->injected(Operation::kCreate, path, "cannot open for appending"))
+        return *injected;
+    Result<std::unique_ptr<WritableFile>> file = base_.open_for_append(path, mode);
+    if (!file.ok()) return file.status();
+    // What the file held before counts as synced: a crash only loses what this run appended unsynced.
+    std::error_code ec;
+    const uint64_t before = std::filesystem::file_size(path, ec);
+    written_[path] = Written{ec ? 0 : before, ec ? 0 : before};
     return std::unique_ptr<WritableFile>(std::make_unique<FaultyWritableFile>(*this, path, std::move(*file)));
 }
 

@@ -48,11 +48,12 @@ public:
     void crash();
     // Renames whose folder was not fsynced after them (a crash could undo them).
     std::vector<std::string> unsynced_renames() const;
-    // Every call, in order: "create P", "append P N", "sync P", "close P", "rename A B", "sync_dir D",
-    // "remove_all P", "create_dirs P", "set_mode P".
+    // Every call, in order: "create P", "open_for_append P", "append P N", "sync P", "close P", "rename A B",
+    // "sync_dir D", "remove_all P", "create_dirs P", "set_mode P".
     std::vector<std::string> operations() const;
 
     Result<std::unique_ptr<WritableFile>> create_file(const std::string& path, unsigned mode) override;
+    Result<std::unique_ptr<WritableFile>> open_for_append(const std::string& path, unsigned mode) override;
     Status set_mode(const std::string& path, unsigned mode) override;
     Status rename(const std::string& from, const std::string& to) override;
     Status sync_dir(const std::string& dir) override;

@@ -61,16 +61,16 @@ public:
         return flushed;
     }
 
-private:
-    static constexpr size_t kBuffer = 1 << 20;
-
-    Status flush() {
+    Status flush() override {
         if (fd_ < 0) return Status::Error(path_ + ": already closed");
         const std::string pending = std::move(buffer_);
         buffer_.clear();
         buffer_.reserve(kBuffer);
         return write_all(pending);
     }
+
+private:
+    static constexpr size_t kBuffer = 1 << 20;
 
     Status write_all(std::string_view bytes) {
         while (!bytes.empty()) {
@@ -95,6 +95,13 @@ public:
         const int fd =
             ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
         if (fd < 0) return errno_error(path, "cannot create", errno);
+        return std::unique_ptr<WritableFile>(std::make_unique<PosixWritableFile>(path, fd));
+    }
+
+    Result<std::unique_ptr<WritableFile>> open_for_append(const std::string& path, unsigned mode) override {
+        const int fd =
+            ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, static_cast<mode_t>(mode));
+        if (fd < 0) return errno_error(path, "cannot open for appending", errno);
         return std::unique_ptr<WritableFile>(std::make_unique<PosixWritableFile>(path, fd));
     }
 

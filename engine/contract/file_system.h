@@ -21,6 +21,8 @@ class WritableFile {
 public:
     virtual ~WritableFile() = default;
     [[nodiscard]] virtual Status append(std::string_view bytes) = 0;
+    // Hands what append() buffered to the kernel: readers (`tail -f`) see it; not yet durable.
+    [[nodiscard]] virtual Status flush() = 0;
     [[nodiscard]] virtual Status sync() = 0;   // fsync: the bytes are on the disk
     [[nodiscard]] virtual Status close() = 0;  // checked: a failed close may mean lost bytes (NFS, quota)
 };
@@ -30,6 +32,8 @@ public:
     virtual ~FileSystem() = default;
     // Creates a new file (it must not exist) with permission bits `mode`, less the umask.
     virtual Result<std::unique_ptr<WritableFile>> create_file(const std::string& path, unsigned mode) = 0;
+    // Opens a file for appending (a log), creating it with `mode` less the umask when it is missing.
+    virtual Result<std::unique_ptr<WritableFile>> open_for_append(const std::string& path, unsigned mode) = 0;
     // Sets exact permission bits (no umask), e.g. 0600 for a file only its owner may read.
     [[nodiscard]] virtual Status set_mode(const std::string& path, unsigned mode) = 0;
     // rename(2): replaces `to` atomically (files, or a folder onto a missing or empty one).

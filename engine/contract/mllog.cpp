@@ -245,15 +245,29 @@ void MllogWriter::add_stream(std::ostream& out) {
     streams_.push_back(&out);
 }
 
-Status MllogWriter::tee_to_file(const std::string& path) {
-    auto file = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::app | std::ios::binary);
-    if (!file->is_open()) {
-        return Status::Error("cannot open MLLOG file '" + path + "' for appending: " + std::strerror(errno));
-    }
+Status MllogWriter::tee_to_file(const std::string& path, FileSystem& fs) {
+    Result<std::unique_ptr<WritableFile>> file = fs.open_for_append(path, 0666);
+    if (!file.ok()) return Status::Error("cannot open the MLLOG file for appending: " + file.error());
     std::lock_guard<std::mutex> lock(mutex_);
-    streams_.push_back(file.get());
-    files_.push_back(std::move(file));
+    files_.push_back(TeeFile{path, std::move(*file)});
     return Status::Ok();
+}
+
+Status MllogWriter::file_status() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return file_status_;
+}
+
+Status MllogWriter::close_files() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (TeeFile& tee : files_) {
+        if (tee.file == nullptr) continue;
+        const Status closed = tee.file->close();
+        tee.file.reset();
+        if (!closed.ok() && file_status_.ok())
+            file_status_ = Status::Error("the MLLOG copy may have lost its last lines: " + closed.message());
+    }
+    return file_status_;
 }
 
 void MllogWriter::point_in_time(std::string_view key, MllogJson value, MllogJson metadata, const char* file,
@@ -298,6 +312,20 @@ void MllogWriter::write(const MllogEvent& event) {
     for (std::ostream* stream : streams_) {
         stream->write(text.data(), static_cast<std::streamsize>(text.size()));
         stream->flush();
+    }
+    for (TeeFile& tee : files_) {
+        if (tee.file == nullptr) continue;
+        Status s = tee.file->append(text);
+        if (s.ok()) s = tee.file->flush();
+        if (s.ok()) continue;
+        // No more lines go to a file after a failed append (it may end in part of a line); the error
+        // names the first line missing from it (the other streams have it and every line after it).
+        tee.file.reset();
+        if (file_status_.ok()) {
+            file_status_ = Status::Error(s.message() + "; the MLLOG copy stops before the '" + event.key +
+                                         "' line at " + std::to_string(event.time_ms) +
+                                         " ms (the log on standard output has every line)");
+        }
     }
 }
 

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -14,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contract/file_system.h"
 #include "contract/status.h"
 
 namespace slipway {
@@ -79,8 +79,14 @@ public:
 
     // Also writes every line to `out` (which must outlive the writer).
     void add_stream(std::ostream& out);
-    // Also appends every line to the file at `path`.
-    Status tee_to_file(const std::string& path);
+    // Also appends every line to the file at `path` (through `fs`, flushed per line so a follower sees it).
+    // The first failed append (a full disk) stops the copy there; file_status() then names the file, the
+    // cause and the first line missing from it.
+    [[nodiscard]] Status tee_to_file(const std::string& path, FileSystem& fs = default_file_system());
+    // Ok while every line reached every tee file; otherwise the first failure, as above.
+    [[nodiscard]] Status file_status() const;
+    // Closes the tee files, checking the close (a network filesystem may report lost bytes only there).
+    [[nodiscard]] Status close_files();
     void set_namespace(std::string ns) { ns_ = std::move(ns); }
 
     void point_in_time(std::string_view key, MllogJson value = nullptr,
@@ -104,8 +110,13 @@ private:
     Clock clock_;
     std::string ns_;
     std::vector<std::ostream*> streams_;
-    std::vector<std::unique_ptr<std::ofstream>> files_;
-    std::mutex mutex_;  // whole lines even when several threads log
+    struct TeeFile {
+        std::string path;
+        std::unique_ptr<WritableFile> file;  // null once it failed or was closed
+    };
+    std::vector<TeeFile> files_;
+    Status file_status_ = Status::Ok();
+    mutable std::mutex mutex_;  // whole lines even when several threads log
 };
 
 }  // namespace slipway

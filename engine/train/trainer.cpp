@@ -142,6 +142,8 @@ private:
     Status sharded_checkpoint(int64_t done);
     void log_hyperparameters();
     void log_run_stop_failed(const std::string& message);
+    // A failed append to <output_dir>/mllog.txt (a full disk) is said once, when first seen.
+    void warn_once_if_mllog_copy_failed();
 
     const RunConfig& config_;
     const TrainingConfig& t_;
@@ -171,6 +173,7 @@ private:
     size_t cursor_ = 0;
     int64_t current_step_ = 0;
     bool target_reached_ = false;
+    bool mllog_copy_failure_reported_ = false;
     EvalResult last_eval_;
     int64_t last_eval_step_ = -1;
     TrainReport report_;
@@ -695,6 +698,7 @@ Result<TrainReport> TrainingRun::loop() {
             log_->point_in_time("lr", lr, at);
             log_->point_in_time("grad_norm", grad_norm, at);
             log_->point_in_time("tokens_per_second", tokens_per_second, at);
+            warn_once_if_mllog_copy_failed();
             if (std::chrono::duration<double>(now - last_progress).count() >= options_.progress_interval_s ||
                 done == total_steps_) {
                 *progress_ << progress_line({done, total_steps_, mean_loss, lr, grad_norm, tokens_per_second,
@@ -763,7 +767,18 @@ Result<TrainReport> TrainingRun::finish() {
     }
     report_.status = !config_.eval.target || target_reached_ ? "success" : "aborted";
     log_->interval_end("run_stop", nullptr, {{"status", report_.status}, {"step_num", report_.steps}});
+    if (const Status closed = log_->close_files(); !closed.ok() && !mllog_copy_failure_reported_)
+        *progress_ << "warning: " << closed.message() << "\n";
     return report_;
+}
+
+void TrainingRun::warn_once_if_mllog_copy_failed() {
+    if (mllog_copy_failure_reported_) return;
+    if (const Status s = log_->file_status(); !s.ok()) {
+        // Training goes on: the log on standard output (Slurm's slurm-N.out) still has every line.
+        *progress_ << "warning: " << s.message() << "\n";
+        mllog_copy_failure_reported_ = true;
+    }
 }
 
 Result<TrainReport> TrainingRun::run() {

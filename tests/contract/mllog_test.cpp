@@ -1,6 +1,8 @@
 // Tests of the MLLOG line writer (byte-exact against Python's json.dumps and real logs) and parser.
 #include "contract/mllog.h"
 
+#include "contract/faulty_file_system.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -232,6 +234,33 @@ TEST(MllogWriter, TeeToAnUnwritablePathNamesIt) {
     const Status status = writer.tee_to_file("/nonexistent-dir/run.log");
     ASSERT_FALSE(status.ok());
     EXPECT_NE(status.message().find("/nonexistent-dir/run.log"), std::string::npos) << status.message();
+}
+
+TEST(MllogWriter, TeeOnAFullDiskStopsTheCopyAndNamesTheFirstMissingLine) {
+    const auto path = std::filesystem::temp_directory_path() / ("mllog_full_" + std::to_string(getpid()));
+    std::filesystem::remove(path);
+    FaultyFileSystem disk;
+    std::ostringstream out;
+    MllogWriter writer(out, FakeClock());
+    ASSERT_TRUE(writer.tee_to_file(path.string(), disk).ok());
+    writer.interval_start("init_start");
+    const size_t first_line = out.str().size();
+    disk.fill_disk_after(10);  // room for a part of the second line
+    writer.point_in_time("global_batch_size", 8);
+    writer.interval_end("init_stop");
+    const Status status = writer.file_status();
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.message().find(path.string() + ": write: No space left on device; the MLLOG copy stops "
+                                                    "before the 'global_batch_size' line"),
+              std::string::npos)
+        << status.message();
+    EXPECT_EQ(split_lines(out.str()).size(), 3u) << "the other streams keep every line";
+    EXPECT_FALSE(writer.close_files().ok());
+    const std::string copy = read_bytes(path.string());
+    EXPECT_GE(copy.size(), first_line);
+    EXPECT_LE(copy.size(), first_line + 10);
+    EXPECT_EQ(out.str().substr(0, copy.size()), copy);
+    std::filesystem::remove(path);
 }
 
 TEST(MllogWriter, SystemClockIsMillisecondsSinceEpoch) {

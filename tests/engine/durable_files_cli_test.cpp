@@ -96,6 +96,26 @@ TEST_F(DurableFilesCli, TornLatestCheckpointResumesFromThePreviousOne) {
     EXPECT_EQ(asked.exit_code, 0) << asked.err;
 }
 
+TEST_F(DurableFilesCli, FullDiskUnderTheMllogCopySaysSoOnceAndStdoutKeepsEveryLine) {
+    const fs::path out = dir_ / "mllog";
+    const EngineRun run =
+        train(write_config("mllog", patch_), "SLIPWAY_FS_FAULT=enospc_after_bytes:3000:mllog.txt$");
+    EXPECT_EQ(run.exit_code, 0) << "the copy is not the run:\n" << run.err;
+    const std::string warning = (out / "mllog.txt").string() +
+                                ": write: No space left on device; the MLLOG copy "
+                                "stops before the '";
+    const size_t said = run.err.find(warning);
+    EXPECT_NE(said, std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find(warning, said + 1), std::string::npos) << "said once:\n" << run.err;
+    const std::string copy = slurp(out / "mllog.txt");
+    const std::string all = slurp(dir_ / "stdout.txt");
+    EXPECT_LE(copy.size(), 3000u);
+    EXPECT_GT(copy.size(), 0u);
+    EXPECT_EQ(all.substr(0, copy.size()), copy) << "the copy is the start of the full log";
+    EXPECT_NE(all.find("\"run_stop\""), std::string::npos);
+    EXPECT_EQ(copy.find("\"run_stop\""), std::string::npos);
+}
+
 TEST_F(DurableFilesCli, TokenizerTrainOnAFullDisk) {
     const fs::path out = dir_ / "tokenizer.json";
     const std::string args = "tokenizer train --corpus " + kSource +
