@@ -57,6 +57,7 @@ Result<std::unique_ptr<remote::Session>> connect_cluster(const remote::ClusterPr
         callbacks.password = [](const std::string& user, const std::string& host) {
             return remote::ask_terminal(user + "@" + host + "'s password: ", true);
         };
+        callbacks.banner = [](const std::string& text) { std::cerr << remote::printable_prompt_text(text); };
         callbacks.keyboard_interactive = [](const std::string& name, const std::string& instruction,
                                             const std::vector<remote::InteractivePrompt>& prompts)
             -> std::optional<std::vector<std::string>> {

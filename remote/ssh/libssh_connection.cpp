@@ -276,6 +276,11 @@ int publickey_step(ssh_session session, const SshTarget& target, bool use_agent,
 Status authenticate(ssh_session session, const SshTarget& target, const std::string& name, bool use_agent,
                     const SessionCallbacks& callbacks) {
     int rc = ssh_userauth_none(session, nullptr);
+    // sshd sends its Banner in answer to the first authentication request.
+    if (char* banner = ssh_get_issue_banner(session); banner != nullptr) {
+        if (callbacks.banner) callbacks.banner(banner);
+        ssh_string_free_char(banner);
+    }
     if (rc == SSH_AUTH_SUCCESS) return Status::Ok();
     if (rc == SSH_AUTH_ERROR) {
         return Status::Error(StatusCode::kUnavailable,

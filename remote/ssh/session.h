@@ -56,7 +56,8 @@ struct HostKeyInfo {
     std::string known_hosts_file;    // where "accept and save" writes
 };
 
-// One keyboard-interactive prompt (e.g. "Verification code: "); echo=false for secrets.
+// One keyboard-interactive prompt (e.g. "Verification code: "); echo=false for secrets. The text, like the
+// name and instruction, comes from the server: show it through printable_prompt_text() (prompt_text.h).
 struct InteractivePrompt {
     std::string text;
     bool echo = false;
@@ -75,6 +76,9 @@ struct SessionCallbacks {
                                                           const std::vector<InteractivePrompt>& prompts)>
         keyboard_interactive;
     std::function<std::optional<std::string>(const std::string& user, const std::string& host)> password;
+    // The server's pre-login banner (sshd's Banner: a site's usage policy), once per connection when it
+    // sends one. Server text: show it only through printable_prompt_text() (prompt_text.h).
+    std::function<void(const std::string& text)> banner;
 };
 
 // Where and how to connect. Empty/zero fields are filled from the ssh config file (Host blocks matching

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "remote/ssh/libssh_session.h"
+#include "remote/ssh/prompt_text.h"
 
 namespace slipway::remote {
 namespace {
@@ -45,6 +46,9 @@ int listen_on_loopback(int* port) {
     *port = ntohs(address.sin_port);
     return fd;
 }
+
+// The pre-login banner every test server sends, with a "clear screen" escape a client must not pass on.
+constexpr const char* kBanner = "Authorized use only.\x1b[2J\n";
 
 // One-connection SSH server. `chain` lists the authentication steps the client must pass in order, as
 // sshd's AuthenticationMethods does: each step offers one method (or several, any of which passes it),
@@ -135,10 +139,17 @@ private:
 
     void authenticate(ssh_session session) {
         std::size_t step = 0;
+        bool banner_sent = false;
         ssh_message message = nullptr;
         while ((message = ssh_message_get(session)) != nullptr) {
             bool accepted = false;
             if (ssh_message_type(message) == SSH_REQUEST_AUTH) {
+                if (!banner_sent) {  // as sshd's Banner: before the answer to the first request
+                    banner_sent = true;
+                    ssh_string banner = ssh_string_from_char(kBanner);
+                    ssh_send_issue_banner(session, banner);
+                    ssh_string_free(banner);
+                }
                 if (const std::string user = text(ssh_message_auth_user(message)); !user.empty()) {
                     std::lock_guard<std::mutex> lock(mutex_);
                     user_ = user;  // kbdint responses carry no user name
@@ -250,6 +261,22 @@ TEST(SshLibsshServer, KeyboardInteractivePromptsGoThroughTheCallback) {
     EXPECT_EQ(seen[1].text, "Verification code: ");
     EXPECT_TRUE(seen[1].echo);
     EXPECT_EQ(server.user_seen(), "tester");
+}
+
+TEST(SshLibsshServer, BannerReachesTheCallbackOnceAndPrintsPlain) {
+    TestSshServer server(SSH_AUTH_METHOD_PASSWORD, "correct horse", "");
+    if (!server.ready()) GTEST_SKIP() << "ssh-keygen not available";
+    std::vector<std::string> banners;
+    SessionCallbacks callbacks;
+    callbacks.banner = [&](const std::string& text) { banners.push_back(text); };
+    callbacks.password = [](const std::string&, const std::string&) -> std::optional<std::string> {
+        return std::string("correct horse");
+    };
+    auto session = connect_ssh(server.options(), callbacks);
+    ASSERT_TRUE(session.ok()) << session.error();
+    ASSERT_EQ(banners.size(), 1u);
+    EXPECT_EQ(banners[0], kBanner);  // the callback gets the server's text as sent
+    EXPECT_EQ(printable_prompt_text(banners[0]), "Authorized use only.\n");
 }
 
 TEST(SshLibsshServer, WrongOrCancelledKeyboardInteractiveFails) {
