@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/file_system.h"
+#include "contract/json_text.h"
 #include "contract/run_config.h"
 #include "model/llama.h"
 #include "model/lora.h"
@@ -21,6 +22,35 @@
 
 namespace slipway::engine {
 namespace {
+
+// One line of a token file, {"ids": [...]}: at least `min_ids` integers, each a token of the model's
+// vocabulary. 1.5 or 1e300 are refused, not converted; errors start with `where` (file:line: ).
+Result<std::vector<int64_t>> read_ids_line(std::string_view line, const std::string& where, int64_t vocab,
+                                           size_t min_ids) {
+    Result<nlohmann::json> doc = parse_json_text(line, where.substr(0, where.size() - 2));
+    if (!doc.ok()) return doc.status();
+    const auto found = doc->is_object() ? doc->find("ids") : doc->end();
+    if (!doc->is_object() || found == doc->end() || !found->is_array())
+        return Result<std::vector<int64_t>>::Error(where + "expected {\"ids\": [...]}");
+    if (found->size() < min_ids) {
+        return Result<std::vector<int64_t>>::Error(where + "needs at least " + std::to_string(min_ids) +
+                                                   " ids, got " + std::to_string(found->size()));
+    }
+    std::vector<int64_t> ids;
+    ids.reserve(found->size());
+    for (const nlohmann::json& v : *found) {
+        const bool in_vocab = v.is_number_unsigned()  ? v.get<uint64_t>() < static_cast<uint64_t>(vocab)
+                              : v.is_number_integer() ? v.get<int64_t>() >= 0 && v.get<int64_t>() < vocab
+                                                      : false;
+        if (!in_vocab) {
+            return Result<std::vector<int64_t>>::Error(where + "id " + v.dump() +
+                                                       " is not a token of the vocabulary (integers 0 to " +
+                                                       std::to_string(vocab - 1) + ")");
+        }
+        ids.push_back(v.get<int64_t>());
+    }
+    return ids;
+}
 
 struct InitOptions {
     std::string config_path;
@@ -104,24 +134,12 @@ int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
     while (std::getline(in, line)) {
         ++line_number;
         const std::string where = o.tokens_path + ":" + std::to_string(line_number) + ": ";
-        std::vector<int64_t> ids;
-        try {
-            ids = nlohmann::json::parse(line).at("ids").get<std::vector<int64_t>>();
-        } catch (const nlohmann::json::exception& e) {
-            err << where << "expected {\"ids\": [...]}: " << e.what() << "\n";
+        const Result<std::vector<int64_t>> ids = read_ids_line(line, where, vocab, 2);
+        if (!ids.ok()) {
+            err << ids.error() << "\n";
             return 1;
         }
-        if (ids.size() < 2) {
-            err << where << "needs at least 2 ids, got " << ids.size() << "\n";
-            return 1;
-        }
-        for (int64_t id : ids) {
-            if (id < 0 || id >= vocab) {
-                err << where << "id " << id << " is outside the vocabulary (" << vocab << ")\n";
-                return 1;
-            }
-        }
-        const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(*device);  // (1, T)
+        const torch::Tensor batch = torch::tensor(*ids, torch::kInt64).unsqueeze(0).to(*device);  // (1, T)
         model::LossResult r;
         {
             model::Bf16Autocast autocast(o.bf16, device->type());  // as training's bf16: fp32 weights
@@ -220,14 +238,13 @@ int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
         err << o.tokens_path << ": cannot read a first line\n";
         return 1;
     }
-    std::vector<int64_t> ids;
-    try {
-        ids = nlohmann::json::parse(line).at("ids").get<std::vector<int64_t>>();
-    } catch (const nlohmann::json::exception& e) {
-        err << o.tokens_path << ":1: expected {\"ids\": [...]}: " << e.what() << "\n";
+    const Result<std::vector<int64_t>> ids =
+        read_ids_line(line, o.tokens_path + ":1: ", (*llama)->config.vocab_size, 2);
+    if (!ids.ok()) {
+        err << ids.error() << "\n";
         return 1;
     }
-    const torch::Tensor batch = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(*device);  // (1, T)
+    const torch::Tensor batch = torch::tensor(*ids, torch::kInt64).unsqueeze(0).to(*device);  // (1, T)
     model::LossResult r = model::causal_lm_loss(*llama, batch);
     r.loss.backward();
     std::map<std::string, torch::Tensor> tensors;

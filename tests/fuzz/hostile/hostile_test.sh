@@ -59,6 +59,16 @@ expect score-safetensors-shape "$work/model-st/model.safetensors" "shape" -- "$e
 expect score-safetensors-offset "$work/model-offset/model.safetensors" "data_offsets" -- "$e" score --model "$work/model-offset" --tokens "$work/ids.jsonl"
 expect score-safetensors-header "$work/model-header/model.safetensors" "header" -- "$e" score --model "$work/model-header" --tokens "$work/ids.jsonl"
 
+# Token files against a real (randomly initialized) demo model: refused by file:line, never converted.
+"$e" init-model --config "$source_dir/resources/demo/model/config.json" --out "$work/model-ok" >/dev/null
+expect score-ids-float "$work/ids-float.jsonl:2:" "1.5" -- "$e" score --model "$work/model-ok" --tokens "$work/ids-float.jsonl"
+expect score-ids-huge "$work/ids-huge.jsonl:1:" "1e+300" -- "$e" score --model "$work/model-ok" --tokens "$work/ids-huge.jsonl"
+expect score-ids-negative "$work/ids-negative.jsonl:1:" "id -1 " -- "$e" score --model "$work/model-ok" --tokens "$work/ids-negative.jsonl"
+expect score-ids-past-vocab "$work/ids-past-vocab.jsonl:1:" "4096" -- "$e" score --model "$work/model-ok" --tokens "$work/ids-past-vocab.jsonl"
+expect score-ids-short "$work/ids-short.jsonl:1:" "at least 2 ids" -- "$e" score --model "$work/model-ok" --tokens "$work/ids-short.jsonl"
+expect score-ids-deep "$work/ids-deep.jsonl:1:" "nested deeper" -- "$e" score --model "$work/model-ok" --tokens "$work/ids-deep.jsonl"
+expect dump-ids-past-vocab "$work/ids-past-vocab.jsonl:1:" "4096" -- "$e" dump --model "$work/model-ok" --tokens "$work/ids-past-vocab.jsonl" --out "$work/dump.safetensors"
+
 # A log is never refused for its lines: the deep line is counted as bad, the command succeeds.
 out=$(timeout 60 "$bin/slipway" logs summary --json "$work/deep.log" 2>&1)
 rc=$?

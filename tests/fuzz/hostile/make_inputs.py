@@ -60,6 +60,15 @@ write("model-offset/model.safetensors", struct.pack("<Q", len(header)) + header 
 write("model-header/config.json", json.dumps(cfg))
 write("model-header/model.safetensors", struct.pack("<Q", 2**64 - 1) + b"{}")
 write("ids.jsonl", '{"ids": [1, 2, 3, 4]}\n')
+# Token lines a real model must refuse by file and line: a float id, a huge one, a negative one, one past
+# the vocabulary, too few ids, nesting.
+vocab = cfg["vocab_size"]
+write("ids-float.jsonl", '{"ids": [1, 2, 3, 4]}\n{"ids": [1, 1.5, 3]}\n')
+write("ids-huge.jsonl", '{"ids": [1, 1e300, 3]}\n')
+write("ids-negative.jsonl", '{"ids": [1, -1, 3]}\n')
+write("ids-past-vocab.jsonl", '{"ids": [1, %d, 3]}\n' % vocab)
+write("ids-short.jsonl", '{"ids": [1]}\n')
+write("ids-deep.jsonl", '{"ids": ' + "[" * 50000 + "]" * 50000 + "}\n")
 
 # Token ids outside int32 for decode.
 write("decode-big.jsonl", '{"ids": [1099511627776]}\n')
