@@ -294,6 +294,9 @@ Status authenticate(ssh_session session, const SshTarget& target, const std::str
     PublickeyProgress publickey;
     bool kbdint_tried = false;
     bool password_tried = false;
+    // 2FA chains have two or three steps; a server answering "partial" for ever must not keep us prompting.
+    constexpr int kMaxPartialSteps = 8;
+    int partial_steps = 0;
 
     while (rc != SSH_AUTH_ERROR && ssh_is_connected(session)) {
         std::string used;
@@ -323,6 +326,10 @@ Status authenticate(ssh_session session, const SshTarget& target, const std::str
         if (rc == SSH_AUTH_SUCCESS) return Status::Ok();
         if (rc == SSH_AUTH_PARTIAL) {
             partial += (partial.empty() ? "" : ", ") + used;
+            if (++partial_steps > kMaxPartialSteps) {
+                note("stopped after " + std::to_string(kMaxPartialSteps) + " partial successes");
+                break;
+            }
             methods = ssh_userauth_list(session, nullptr);
             // A new step: the server may ask for a prompt-based method again (e.g. PAM stacking two
             // keyboard-interactive rounds).

@@ -361,6 +361,25 @@ TEST(SshLibsshServer, PublickeyThenPassword) {
     EXPECT_EQ(asked, 1);
 }
 
+// A server that answers "partial" to every password for ever gets 8 steps, then a clear failure: the user
+// is not asked again and again.
+TEST(SshLibsshServer, EndlessPartialSuccessesStopAfterEightSteps) {
+    TestSshServer server(std::vector<int>(20, SSH_AUTH_METHOD_PASSWORD), "again", "");
+    if (!server.ready()) GTEST_SKIP() << "ssh-keygen not available";
+    int asked = 0;
+    SessionCallbacks callbacks;
+    callbacks.password = [&](const std::string&, const std::string&) -> std::optional<std::string> {
+        ++asked;
+        return std::string("again");
+    };
+    auto session = connect_ssh(server.options(), callbacks);
+    ASSERT_FALSE(session.ok());
+    EXPECT_EQ(session.code(), StatusCode::kAuthFailed) << session.error();
+    EXPECT_NE(session.error().find("stopped after 8 partial successes"), std::string::npos)
+        << session.error();
+    EXPECT_EQ(asked, 9);
+}
+
 // A wrong second factor fails with kAuthFailed naming the user and host, what passed partially and what
 // was tried after it.
 TEST(SshLibsshServer, WrongSecondFactorFailsNamingWhatPassedPartially) {
