@@ -10,9 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 namespace slipway {
 namespace {
@@ -79,6 +77,8 @@ private:
                 if (errno == EINTR) continue;
                 return errno_error(path_, "write", errno);
             }
+            // Some FUSE filesystems answer 0 to a write they cannot take: an error, not a loop.
+            if (n == 0) return errno_error(path_, "write", EIO);
             bytes.remove_prefix(static_cast<size_t>(n));
         }
         return Status::Ok();
@@ -176,12 +176,35 @@ std::string parent_folder(const std::string& path) {
 }
 
 Result<std::string> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return errno_error(path, "cannot read", errno);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) return errno_error(path, "read failed", errno);
-    return text.str();
+    // read(2) checked at every call: an iostream read error can end a copy early and still look fine.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno_error(path, "cannot read", errno);
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+        const int error = errno;
+        ::close(fd);
+        return errno_error(path, "cannot read", error);
+    }
+    if (!S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return Result<std::string>::Error(path + ": not a regular file");
+    }
+    std::string text;
+    text.reserve(static_cast<size_t>(info.st_size));
+    char chunk[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int error = errno;
+            ::close(fd);
+            return errno_error(path, "read failed", error);
+        }
+        if (n == 0) break;
+        text.append(chunk, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return text;
 }
 
 Status copy_file_atomically(const std::string& from, const std::string& to, FileSystem& fs) {

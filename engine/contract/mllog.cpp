@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 
 namespace slipway {
@@ -248,6 +249,15 @@ void MllogWriter::add_stream(std::ostream& out) {
 Status MllogWriter::tee_to_file(const std::string& path, FileSystem& fs) {
     Result<std::unique_ptr<WritableFile>> file = fs.open_for_append(path, 0666);
     if (!file.ok()) return Status::Error("cannot open the MLLOG file for appending: " + file.error());
+    // A copy cut short mid-line (a full disk, a crash) must not glue its torn line onto our first one.
+    if (std::ifstream before(path, std::ios::binary | std::ios::ate); before && before.tellg() > 0) {
+        before.seekg(-1, std::ios::end);
+        if (before.get() != '\n') {
+            Status s = (*file)->append("\n");
+            if (s.ok()) s = (*file)->flush();
+            if (!s.ok()) return Status::Error("cannot append to the MLLOG file: " + s.message());
+        }
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     files_.push_back(TeeFile{path, std::move(*file)});
     return Status::Ok();

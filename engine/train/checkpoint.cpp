@@ -156,9 +156,20 @@ Status write_rank_shards(const std::string& tmp_dir, int64_t rank, int64_t world
 
 namespace {
 
+// The shard files a sharded checkpoint of `world_size` ranks must hold, one per rank.
+std::vector<std::string> expected_shards(int64_t world_size) {
+    std::vector<std::string> names;
+    for (int64_t rank = 0; rank < world_size; ++rank)
+        names.push_back(shard_file_name(rank, world_size));
+    return names;
+}
+
 // DONE's content: each file of the finished folder with its size, and state.json's XXH64 (its bytes are at
-// hand; hashing the tensor files would mean reading them back).
-Result<std::string> done_record(const std::string& dir, int64_t step, const std::string& state_text) {
+// hand; hashing the tensor files would mean reading them back). A sharded save must list every rank's
+// shard: on NFS or Lustre rank 0's listing can lag behind another node's write, and a DONE without that
+// shard would look intact.
+Result<std::string> done_record(const std::string& dir, int64_t step, const std::string& state_text,
+                                int64_t sharded_world_size) {
     std::map<std::string, nlohmann::ordered_json> files;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -168,6 +179,11 @@ Result<std::string> done_record(const std::string& dir, int64_t step, const std:
         files[it->path().filename().string()] = {{"bytes", bytes}};
     }
     if (ec) return Status::Error(dir + ": cannot list the checkpoint's files: " + ec.message());
+    for (const std::string& shard : expected_shards(sharded_world_size)) {
+        if (!files.count(shard))
+            return Status::Error(dir + "/" + shard +
+                                 ": not visible to rank 0 after every rank wrote its shards");
+    }
     files["state.json"]["xxh64"] = data::hex64(data::xxh64(state_text));
     nlohmann::ordered_json record = {{"step", step}, {"files", nlohmann::ordered_json::object()}};
     for (const auto& [name, entry] : files)
@@ -196,7 +212,8 @@ Result<std::string> finish_checkpoint(const std::string& output_dir, const std::
     const std::string state_text = state.dump(2) + "\n";
     if (Status s = write_file_atomically(tmp + "/state.json", state_text, fs); !s.ok())
         return fail(s.message());
-    Result<std::string> record = done_record(tmp, position.step, state_text);
+    Result<std::string> record =
+        done_record(tmp, position.step, state_text, sharded ? position.world_size : 0);
     if (!record.ok()) return fail(record.error());
     // Every file is fsynced by its writer (the other ranks' shards too); this makes their names durable.
     if (Status s = fs.sync_dir(tmp); !s.ok()) return fail(s.message());
@@ -271,6 +288,20 @@ Status verify_checkpoint(const std::string& dir) {
     }
     Result<nlohmann::json> state = read_json_file(dir + "/state.json");
     if (!state.ok()) return Status::Error(state.error() + torn);
+    // Every rank's shard, whatever DONE lists (the first format listed nothing).
+    const auto sharding = state->find("sharding");
+    const auto world = state->find("world_size");
+    if (sharding != state->end() && *sharding == "full" && world != state->end() &&
+        world->is_number_unsigned()) {
+        constexpr uint64_t kMostRanks = 1 << 20;  // a hostile state.json must not make this loop for ever
+        if (world->get<uint64_t>() > kMostRanks)
+            return Status::Error(dir + "/state.json: world_size " + world->dump() +
+                                 " is not a number of ranks" + torn);
+        for (const std::string& shard : expected_shards(world->get<int64_t>())) {
+            if (!fs::exists(fs::path(dir) / shard, ec))
+                return Status::Error(dir + "/" + shard + ": missing" + torn);
+        }
+    }
     return Status::Ok();
 }
 

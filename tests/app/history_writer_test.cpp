@@ -130,7 +130,7 @@ TEST_F(HistoryWriterTest, ALockedFileIsWrittenOnceTheLockIsReleased) {
     writer().append(run_id_, batch(11, 10), RunMetrics(), 200);
     const qint64 blocked_ms = t.elapsed();
     std::cout << "[ figures  ] an append against a locked file returned after " << blocked_ms << " ms\n";
-    EXPECT_LT(blocked_ms, 1000);  // the short busy timeout, not RunHistory's 5 s
+    EXPECT_LT(blocked_ms, 3000);  // the short busy timeout, not RunHistory's 5 s (slack for a loaded machine)
     ASSERT_TRUE(writer().failing());
     ASSERT_EQ(failed_.size(), 1);
     EXPECT_TRUE(failed_[0].contains("locked")) << failed_[0].toStdString();

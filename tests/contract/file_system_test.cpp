@@ -190,6 +190,19 @@ TEST_F(FileSystemTest, CopyIsWholeOrAbsent) {
     EXPECT_EQ(slurp(copy), "old contents\n");
 }
 
+TEST_F(FileSystemTest, ReadingAFolderIsAnErrorNotAnEmptyFile) {
+    const slipway::Result<std::string> folder = slipway::read_file(dir_.string());
+    ASSERT_FALSE(folder.ok());
+    EXPECT_NE(folder.error().find(dir_.string() + ": not a regular file"), std::string::npos)
+        << folder.error();
+    const std::string copy = (dir_ / "copy.json").string();
+    EXPECT_FALSE(slipway::copy_file_atomically(dir_.string(), copy).ok());
+    EXPECT_FALSE(fs::exists(copy)) << "no empty copy";
+    const slipway::Result<std::string> whole = slipway::read_file(path_);
+    ASSERT_TRUE(whole.ok()) << whole.error();
+    EXPECT_EQ(*whole, "old contents\n");
+}
+
 TEST_F(FileSystemTest, FaultSpecSyntax) {
     auto faulty = FaultyFileSystem::from_spec("enospc_after_bytes:5:config,fail_rename:other.json");
     ASSERT_TRUE(faulty.ok()) << faulty.error();

@@ -263,6 +263,22 @@ TEST(MllogWriter, TeeOnAFullDiskStopsTheCopyAndNamesTheFirstMissingLine) {
     std::filesystem::remove(path);
 }
 
+// A copy cut mid-line (a full disk, a crash) gets a newline before a resumed run's first line, so that
+// line is not glued onto the torn one.
+TEST(MllogWriter, TeeAfterATornLineStartsOnANewLine) {
+    const auto path = std::filesystem::temp_directory_path() / ("mllog_torn_" + std::to_string(getpid()));
+    std::ofstream(path) << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_ty";
+    {
+        std::ostringstream out;
+        MllogWriter writer(out, FakeClock());
+        ASSERT_TRUE(writer.tee_to_file(path.string()).ok());
+        writer.interval_start("init_start");
+        const std::string copy = read_bytes(path.string());
+        EXPECT_EQ(copy.substr(copy.find('\n') + 1), out.str());
+    }
+    std::filesystem::remove(path);
+}
+
 TEST(MllogWriter, SystemClockIsMillisecondsSinceEpoch) {
     const int64_t now = MllogWriter::system_clock_ms();
     EXPECT_GT(now, int64_t{1700000000000});  // after Nov 2023

@@ -199,6 +199,25 @@ TEST_F(CheckpointTest, FirstDoneFormatStillLoads) {
     EXPECT_EQ(loaded->step, 2);
 }
 
+// A sharded checkpoint must hold every rank's shard, whatever its DONE lists (the first format lists
+// nothing; on NFS rank 0's listing can lag another node's write).
+TEST_F(CheckpointTest, ShardedCheckpointWithoutEveryShardIsTorn) {
+    const fs::path dir = fs::path(dir_) / "checkpoint-3";
+    fs::create_directories(dir);
+    std::ofstream(dir / "state.json") << R"({"step": 3, "sharding": "full", "world_size": 2})";
+    std::ofstream(dir / "shard-0-of-2.safetensors") << "x";
+    std::ofstream(dir / "DONE") << "step 3\n";
+    const slipway::Status missing = train::verify_checkpoint(dir.string());
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.message().find((dir / "shard-1-of-2.safetensors").string() + ": missing"),
+              std::string::npos)
+        << missing.message();
+    std::ofstream(dir / "shard-1-of-2.safetensors") << "x";
+    EXPECT_TRUE(train::verify_checkpoint(dir.string()).ok());
+    std::ofstream(dir / "state.json") << R"({"step": 3, "sharding": "full", "world_size": 1000000000000})";
+    EXPECT_FALSE(train::verify_checkpoint(dir.string()).ok()) << "no loop over 10^12 ranks";
+}
+
 TEST_F(CheckpointTest, RngStateRoundTrips) {
     torch::manual_seed(7);
     (void)torch::rand({3});

@@ -107,7 +107,8 @@ TEST(DescribeFailure, ARankThatFailedOnItsOwnIsNamedWithItsCauseNotAsLost) {
     const auto start = std::chrono::steady_clock::now();
     const std::string later = ranks[0]->describe_failure("Connection closed by peer", 3);
     EXPECT_EQ(later, "rank 0: stopping: rank 2 failed during step 3: out of memory (std::bad_alloc)");
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4))
+    // Well under the 8 s rank 0 waits for survivors it has not heard from (a loaded CI machine is slow).
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(6))
         << "rank 1's record was there";
     abandon_all(ranks);
 }
@@ -119,7 +120,8 @@ TEST(DescribeFailure, RankZeroThatFailsWaitsUntilTheOthersKnowWhy) {
     ASSERT_EQ(ranks.size(), 2u);
     const auto start = std::chrono::steady_clock::now();
     ranks[0]->report_failure("rank 0 failed during step 2: shapes cannot be multiplied");
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(4500))
+        << "rank 1's heartbeat saw the record before the 5 s deadline";
     EXPECT_EQ(ranks[1]->describe_failure("Connection closed by peer", 2),
               "rank 1: stopping: rank 0 failed during step 2: shapes cannot be multiplied");
     abandon_all(ranks);
