@@ -161,8 +161,12 @@ TEST(SshSessionCluster, AcceptOnceIsPerHostNotPerKey) {
 // a partial success, then the password completes the login; a wrong password fails naming both steps.
 TEST(SshSessionCluster, RealSshdPublickeyThenPassword) {
     SLIPWAY_REQUIRE_CLUSTER(env);
-    if (env["SLIPWAY_SSH_2FA_PORT"].empty())
-        GTEST_SKIP() << "the two-factor sshd did not start (start_cluster.sh needs unshare -m)";
+    if (env["SLIPWAY_SSH_2FA_PORT"].empty()) {
+        std::string reason;
+        std::getline(std::ifstream(env["SLIPWAY_SSH_2FA_SKIP_REASON_FILE"]), reason);
+        GTEST_SKIP() << "the two-factor sshd is not running: "
+                     << (reason.empty() ? "start_cluster.sh left it out" : reason);
+    }
     ConnectOptions options = env.connect_options();
     options.port = std::stoi(env["SLIPWAY_SSH_2FA_PORT"]);
     options.user = env["SLIPWAY_SSH_2FA_USER"];
