@@ -215,12 +215,15 @@ Status copy_file_atomically(const std::string& from, const std::string& to, File
 
 Result<AtomicFile> AtomicFile::create(const std::string& path, const AtomicWriteOptions& options,
                                       FileSystem& fs) {
+    std::optional<unsigned> mode = options.mode;
+    if (struct stat replaced{}; !mode && ::lstat(path.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode))
+        mode = replaced.st_mode & 07777;
     std::string temporary = temporary_name(path);
-    Result<std::unique_ptr<WritableFile>> file = fs.create_file(temporary, options.mode.value_or(0666));
+    Result<std::unique_ptr<WritableFile>> file = fs.create_file(temporary, mode.value_or(0666));
     if (!file.ok()) return Status::Error(path + ": not written (" + file.error() + ")");
     AtomicFile atomic(&fs, path, std::move(temporary), std::move(*file));
-    if (options.mode) {
-        if (Status s = fs.set_mode(atomic.temporary_, *options.mode); !s.ok()) return atomic.fail(s);
+    if (mode) {
+        if (Status s = fs.set_mode(atomic.temporary_, *mode); !s.ok()) return atomic.fail(s);
     }
     return atomic;
 }

@@ -54,7 +54,8 @@ void set_default_file_system(FileSystem* fs);
 FileSystem& posix_file_system();
 
 struct AtomicWriteOptions {
-    // Exact permission bits of the new file; unset: 0666 less the umask, like any new file.
+    // Exact permission bits of the new file. Unset: those of the file it replaces (a 0600 file stays
+    // private), or 0666 less the umask for a new one. A symbolic link at `path` is replaced, not followed.
     std::optional<unsigned> mode;
 };
 

@@ -60,15 +60,17 @@ TEST_F(FileSystemTest, WritesDurablyInOrder) {
     EXPECT_EQ(slurp(path_), payload_);
     EXPECT_EQ(entries(), std::vector<std::string>{"config.json"});
     // fsync of the data, then close, then rename, then fsync of the folder: the order that survives a crash.
+    // (The file it replaces gives its mode: set_mode before any byte is written.)
     const std::vector<std::string> ops = faulty.operations();
-    ASSERT_EQ(ops.size(), 6u) << testing::PrintToString(ops);
+    ASSERT_EQ(ops.size(), 7u) << testing::PrintToString(ops);
     const std::string temporary = ops[0].substr(7);
     EXPECT_EQ(ops[0].rfind("create " + path_ + ".tmp.", 0), 0u) << ops[0];
-    EXPECT_EQ(ops[1], "append " + temporary + " 3001");
-    EXPECT_EQ(ops[2], "sync " + temporary);
-    EXPECT_EQ(ops[3], "close " + temporary);
-    EXPECT_EQ(ops[4], "rename " + temporary + " " + path_);
-    EXPECT_EQ(ops[5], "sync_dir " + dir_.string());
+    EXPECT_EQ(ops[1], "set_mode " + temporary);
+    EXPECT_EQ(ops[2], "append " + temporary + " 3001");
+    EXPECT_EQ(ops[3], "sync " + temporary);
+    EXPECT_EQ(ops[4], "close " + temporary);
+    EXPECT_EQ(ops[5], "rename " + temporary + " " + path_);
+    EXPECT_EQ(ops[6], "sync_dir " + dir_.string());
     EXPECT_TRUE(faulty.unsynced_renames().empty());
     faulty.crash();  // nothing unsynced to lose
     EXPECT_EQ(slurp(path_), payload_);
@@ -188,6 +190,15 @@ TEST_F(FileSystemTest, CopyIsWholeOrAbsent) {
         std::string::npos)
         << missing.message();
     EXPECT_EQ(slurp(copy), "old contents\n");
+}
+
+TEST_F(FileSystemTest, ReplacingAFileKeepsItsMode) {
+    fs::permissions(path_, fs::perms::owner_read | fs::perms::owner_write);
+    ASSERT_TRUE(slipway::write_file_atomically(path_, payload_).ok());
+    EXPECT_EQ(fs::status(path_).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write)
+        << "a private file stays private";
+    EXPECT_EQ(slurp(path_), payload_);
 }
 
 TEST_F(FileSystemTest, ReadingAFolderIsAnErrorNotAnEmptyFile) {
