@@ -49,9 +49,15 @@ std::string shard_file_name(int64_t rank, int64_t world_size) {
 
 std::string failure_message(const std::string& output_dir, int64_t step, const std::string& why) {
     const auto previous = complete_checkpoints(output_dir);
+    for (auto it = previous.rbegin(); it != previous.rend();
+         ++it) {  // newest first; a torn one is no comfort
+        if (verify_checkpoint(it->second.string()).ok()) {
+            return "checkpoint at step " + std::to_string(step) + " not written: " + why +
+                   "; the previous checkpoint " + it->second.string() + " is intact";
+        }
+    }
     return "checkpoint at step " + std::to_string(step) + " not written: " + why +
-           (previous.empty() ? std::string("; no earlier checkpoint exists")
-                             : "; the previous checkpoint " + previous.back().second.string() + " is intact");
+           (previous.empty() ? "; no earlier checkpoint exists" : "; no earlier checkpoint is intact");
 }
 
 std::vector<torch::Tensor> parameters_named(model::LlamaForCausalLM& model,
@@ -426,7 +432,7 @@ Result<LoopPosition> load_sharded_checkpoint(const std::string& dir, int64_t ran
     return position;
 }
 
-std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep) {
+std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep, FileSystem& fs) {
     const auto all = complete_checkpoints(output_dir);  // oldest first
     // The oldest of the `keep` newest intact checkpoints; everything before it goes.
     size_t oldest_kept = all.size();
@@ -439,10 +445,12 @@ std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_
     }
     if (oldest_kept == all.size()) return {};  // fewer intact ones than `keep`: nothing to spare
     std::vector<std::string> removed;
-    std::error_code ec;
     for (size_t i = 0; i < oldest_kept; ++i) {
-        fs::remove_all(all[i].second, ec);
-        removed.push_back(all[i].second.string());
+        // DONE goes first: a crash halfway through the removal leaves an incomplete folder, never a
+        // complete-looking one with files missing.
+        const std::string dir = all[i].second.string();
+        if (fs.remove_all(dir + "/DONE").ok() && fs.sync_dir(dir).ok() && fs.remove_all(dir).ok())
+            removed.push_back(dir);
     }
     return removed;
 }

@@ -81,7 +81,9 @@ Result<LoopPosition> load_checkpoint(const std::string& dir, model::LlamaForCaus
                                      FlatAdamW& optimizer, const std::vector<std::string>& trainable_names);
 
 // Removes the checkpoints older than the `keep` newest intact ones (at least one is always kept; a torn one
-// never counts); returns the removed folders. Call it only once the newest save has returned.
-std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep);
+// never counts); returns the removed folders (DONE is removed first, so a crash mid-removal leaves an
+// incomplete folder, not a torn "complete" one). Call it only once the newest save has returned.
+std::vector<std::string> prune_checkpoints(const std::string& output_dir, int64_t keep,
+                                           FileSystem& fs = default_file_system());
 
 }  // namespace slipway::train

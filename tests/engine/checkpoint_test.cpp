@@ -189,6 +189,22 @@ TEST_F(CheckpointTest, PruneNeverRemovesTheNewestIntactOne) {
     EXPECT_TRUE(train::verify_checkpoint(checkpoint(6)).ok());
 }
 
+// A removal that fails halfway leaves no complete-looking folder and is not reported as removed.
+TEST_F(CheckpointTest, PruneRemovesDoneFirstAndReportsOnlyWhatWentAway) {
+    ASSERT_TRUE(save(2).ok());
+    ASSERT_TRUE(save(4).ok());
+    FaultyFileSystem faulty;
+    faulty.fail(Operation::kSyncDir, "checkpoint-2");
+    EXPECT_TRUE(train::prune_checkpoints(dir_, 1, faulty).empty());
+    EXPECT_FALSE(fs::exists(checkpoint(2) + "/DONE")) << "DONE went first";
+    const auto after = train::resolve_checkpoint("latest", dir_);
+    ASSERT_TRUE(after.ok()) << after.error();
+    EXPECT_EQ(*after, checkpoint(4));
+    EXPECT_EQ(train::prune_checkpoints(dir_, 1),
+              std::vector<std::string>{});  // checkpoint-2 is no longer complete
+    EXPECT_TRUE(train::verify_checkpoint(checkpoint(4)).ok());
+}
+
 TEST_F(CheckpointTest, FirstDoneFormatStillLoads) {
     const auto saved = save(2);
     ASSERT_TRUE(saved.ok());
