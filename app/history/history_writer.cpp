@@ -66,6 +66,7 @@ Status HistoryWriter::close_run(int64_t run_id) {
     const auto it = queues_.find(run_id);
     if (it == queues_.end()) return Status::Ok();
     const size_t waiting = it->second.rows.size();
+    const bool reset_pending = it->second.reset;
     (void)history_->set_busy_timeout(policy_.busy_timeout_ms);
     const Status s = write_queue(run_id, it->second);
     (void)history_->set_busy_timeout(RunHistory::kBusyTimeoutMs);
@@ -74,10 +75,21 @@ Status HistoryWriter::close_run(int64_t run_id) {
         if (queues_.empty()) after_write(s, waiting);
         return s;
     }
-    return Status::Error(QStringLiteral("%1 points of run %2 were not stored in the run history %3 (%4); its "
-                                        "stored log offset is before them, so following it again reads them "
-                                        "again")
-                             .arg(waiting)
+    if (queues_.empty()) {  // nothing left to retry: no "written again" later about nothing
+        retry_timer_->stop();
+        failing_ = false;
+        problem_.clear();
+    }
+    const QString what =
+        reset_pending
+            ? QStringLiteral(
+                  "the log of run %2 was rewritten, but the run history %3 still holds its old points "
+                  "and offset (%4); following it again reads the log from that stale offset (Delete the "
+                  "run's history and follow it again to start over); %1 new points were not stored")
+            : QStringLiteral(
+                  "%1 points of run %2 were not stored in the run history %3 (%4); its stored log "
+                  "offset is before them, so following it again reads them again");
+    return Status::Error(what.arg(waiting)
                              .arg(run_id)
                              .arg(history_->path(), QString::fromStdString(s.message()))
                              .toStdString());
@@ -132,10 +144,12 @@ void HistoryWriter::after_write(const Status& status, size_t points_waiting) {
         if (!failing_) return;
         failing_ = false;
         problem_.clear();
-        emit write_recovered(QStringLiteral("the run history %1 is written again; the %2 points that waited "
-                                            "are stored")
-                                 .arg(history_->path())
-                                 .arg(points_waiting));
+        emit write_recovered(points_waiting == 0
+                                 ? QStringLiteral("the run history %1 is written again").arg(history_->path())
+                                 : QStringLiteral("the run history %1 is written again; the %2 points that "
+                                                  "waited are stored")
+                                       .arg(history_->path())
+                                       .arg(points_waiting));
         return;
     }
     problem_ = QStringLiteral("cannot write the run history %1: %2")

@@ -180,6 +180,22 @@ TEST_F(HistoryWriterTest, ClosingARunThatCannotBeWrittenSaysHowManyPointsAndWhy)
     // Nothing of the dropped queue arrives later: the stored offset still says where to read again.
     EXPECT_EQ(stored_steps(*history_, run_id_), steps_up_to(5));
     EXPECT_EQ(stored_offset(*history_, run_id_), 50u);
+    EXPECT_TRUE(recovered_.isEmpty()) << "no 'written again' about a queue that was dropped";
+}
+
+// A rewritten log whose reset could not be stored: closing says the stored offset is stale, not "before
+// the points".
+TEST_F(HistoryWriterTest, ClosingARunWhoseResetWasNotStoredSaysTheOffsetIsStale) {
+    writer().append(run_id_, batch(1, 5), RunMetrics(), 50);
+    RawSqlite other(db_);
+    ASSERT_EQ(other.exec("BEGIN EXCLUSIVE"), QString());
+    writer().reset(run_id_);
+    writer().append(run_id_, batch(1, 2), RunMetrics(), 20);
+    const Status closed = writer().close_run(run_id_);
+    ASSERT_FALSE(closed.ok());
+    EXPECT_NE(closed.message().find("was rewritten"), std::string::npos) << closed.message();
+    EXPECT_NE(closed.message().find("stale offset"), std::string::npos) << closed.message();
+    ASSERT_EQ(other.exec("COMMIT"), QString());
 }
 
 TEST_F(HistoryWriterTest, ClosingTheHistoryWritesWhatWaits) {
