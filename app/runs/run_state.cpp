@@ -1,0 +1,124 @@
+// RunState's text at the edges: one table of states (DB word, display text, terminal or not) and one table
+// of Slurm's job state words.
+#include "runs/run_state.h"
+
+#include <QCoreApplication>
+#include <algorithm>
+#include <iterator>
+
+namespace slipway::app {
+namespace {
+
+struct StateText {
+    RunState state;
+    const char* db_word;  // never translated: the runs.state column
+    const char* display;  // the source text of the translation
+    bool terminal;
+};
+
+// In enum order: kStateTexts[static_cast<size_t>(state)] describes `state`.
+constexpr StateText kStateTexts[] = {
+    {RunState::kSubmitting, "submitting", QT_TRANSLATE_NOOP("RunState", "submitting"), false},
+    {RunState::kPending, "pending", QT_TRANSLATE_NOOP("RunState", "pending"), false},
+    {RunState::kRunning, "running", QT_TRANSLATE_NOOP("RunState", "running"), false},
+    {RunState::kStalled, "stalled", QT_TRANSLATE_NOOP("RunState", "stalled"), false},
+    {RunState::kCompleted, "completed", QT_TRANSLATE_NOOP("RunState", "completed"), true},
+    {RunState::kFailed, "failed", QT_TRANSLATE_NOOP("RunState", "failed"), true},
+    {RunState::kCancelled, "cancelled", QT_TRANSLATE_NOOP("RunState", "cancelled"), true},
+    {RunState::kTimeout, "timeout", QT_TRANSLATE_NOOP("RunState", "timed out"), true},
+    {RunState::kIncomplete, "incomplete", QT_TRANSLATE_NOOP("RunState", "incomplete"), true},
+    {RunState::kInterrupted, "interrupted", QT_TRANSLATE_NOOP("RunState", "interrupted"), true},
+    {RunState::kUnknown, "unknown", QT_TRANSLATE_NOOP("RunState", "unknown"), true},
+    {RunState::kReading, "reading", QT_TRANSLATE_NOOP("RunState", "reading"), false},
+    {RunState::kFollowing, "following", QT_TRANSLATE_NOOP("RunState", "following"), false},
+};
+static_assert(std::size(kStateTexts) == std::size(kAllRunStates), "one row per RunState");
+
+constexpr bool rows_in_enum_order() {
+    for (size_t i = 0; i < std::size(kStateTexts); ++i)
+        if (kStateTexts[i].state != kAllRunStates[i]) return false;
+    return true;
+}
+static_assert(rows_in_enum_order(), "kStateTexts rows follow the enum's order");
+
+const StateText& text_of(RunState state) {
+    return kStateTexts[static_cast<size_t>(state)];
+}
+
+// Slurm's job state words (squeue / scontrol / sacct, Slurm 23) and what they mean for a run. The terminal
+// ones are exactly remote::is_terminal_state's (run_state_test checks it).
+struct SlurmWord {
+    const char* word;
+    RunState state;
+};
+constexpr SlurmWord kSlurmWords[] = {
+    {"PENDING", RunState::kPending},     {"CONFIGURING", RunState::kPending},
+    {"REQUEUED", RunState::kPending},    {"REQUEUE_HOLD", RunState::kPending},
+    {"REQUEUE_FED", RunState::kPending}, {"RESV_DEL_HOLD", RunState::kPending},
+    {"SUBMITTED", RunState::kPending},  // not Slurm's: a JSON run record before its first poll
+    {"RUNNING", RunState::kRunning},     {"COMPLETING", RunState::kRunning},
+    {"SIGNALING", RunState::kRunning},   {"STAGE_OUT", RunState::kRunning},
+    {"RESIZING", RunState::kRunning},    {"SUSPENDED", RunState::kRunning},
+    {"STOPPED", RunState::kRunning},     {"COMPLETED", RunState::kCompleted},
+    {"FAILED", RunState::kFailed},       {"NODE_FAIL", RunState::kFailed},
+    {"BOOT_FAIL", RunState::kFailed},    {"OUT_OF_MEMORY", RunState::kFailed},
+    {"SPECIAL_EXIT", RunState::kFailed}, {"PREEMPTED", RunState::kFailed},
+    {"CANCELLED", RunState::kCancelled}, {"REVOKED", RunState::kCancelled},
+    {"TIMEOUT", RunState::kTimeout},     {"DEADLINE", RunState::kTimeout},
+    {"UNKNOWN", RunState::kUnknown},
+};
+
+std::optional<RunState> known_slurm_word(std::string_view word) {
+    const auto it = std::find_if(std::begin(kSlurmWords), std::end(kSlurmWords),
+                                 [&](const SlurmWord& row) { return word == row.word; });
+    if (it == std::end(kSlurmWords)) return std::nullopt;
+    return it->state;
+}
+
+}  // namespace
+
+std::string_view to_db_text(RunState state) {
+    return text_of(state).db_word;
+}
+
+std::optional<RunState> from_db_text(std::string_view text) {
+    for (const StateText& row : kStateTexts)
+        if (text == row.db_word) return row.state;
+    return std::nullopt;
+}
+
+RunState from_slurm(std::string_view normalized_state) {
+    return known_slurm_word(normalized_state).value_or(RunState::kUnknown);
+}
+
+RunState from_run_stop(const RunMetrics& metrics) {
+    if (!metrics.run_stop_ms) return RunState::kIncomplete;
+    return from_run_stop_status(metrics.status.value_or(""));
+}
+
+RunState from_run_stop_status(std::string_view status) {
+    if (status.empty()) return RunState::kUnknown;
+    return status == "success" ? RunState::kCompleted : RunState::kFailed;
+}
+
+RunState from_legacy_text(std::string_view text) {
+    if (text.empty()) return RunState::kUnknown;
+    if (const std::optional<RunState> ours = from_db_text(text)) return *ours;
+    if (text == "opened") return RunState::kReading;  // the monitor's word for a file being read
+    if (const std::optional<RunState> slurm = known_slurm_word(text)) return *slurm;
+    if (text == "stopped") return from_run_stop_status("");
+    // Slurm words are upper case; what else reached the column is a run_stop status, written verbatim.
+    const bool upper_case =
+        std::none_of(text.begin(), text.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    return upper_case ? from_slurm(text) : from_run_stop_status(text);
+}
+
+bool is_terminal(RunState state) {
+    return text_of(state).terminal;
+}
+
+QString display_text(RunState state) {
+    return QCoreApplication::translate("RunState", text_of(state).display);
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,76 @@
+// A run's life as Slipway tracks it, whatever started it (This computer, a Slurm job, a log file). The
+// state is an enum everywhere inside the app; it becomes text only at the edges: the runs.state column
+// (to_db_text / from_db_text: stable lower-case words, never translated), Slurm's job state words
+// (from_slurm), a finished log's run_stop (from_run_stop), texts older databases and JSON run records hold
+// (from_legacy_text), and the pages (display_text: translated, for display only).
+#pragma once
+
+#include <QString>
+#include <optional>
+#include <string_view>
+
+#include "monitor/run_metrics.h"
+
+namespace slipway::app {
+
+enum class RunState {
+    kSubmitting,   // deploy + sbatch under way (cluster), engine starting (local)
+    kPending,      // queued by Slurm
+    kRunning,      // the job or the local engine is alive
+    kStalled,      // running, but no new step for a long while (RunWatch); back to kRunning on a step
+    kCompleted,    // Slurm COMPLETED, exit code 0, run_stop status success
+    kFailed,       // Slurm's failures, exit code != 0, a submit error, run_stop with another status
+    kCancelled,    // cancelled by a user (scancel, Slurm REVOKED, a local cancel)
+    kTimeout,      // the job hit its time limit or deadline
+    kIncomplete,   // a log that ended without run_stop, or stopped being followed
+    kInterrupted,  // a local engine that died with the previous app session
+    kUnknown,      // Slurm forgot the job and the log has no run_stop; run_stop without a status
+    kReading,      // a log file being read (File > Open log)
+    kFollowing,    // a log on a cluster opened by hand, being followed
+};
+
+// Every state, in declaration order (tests and tables iterate it).
+inline constexpr RunState kAllRunStates[] = {
+    RunState::kSubmitting, RunState::kPending,     RunState::kRunning,   RunState::kStalled,
+    RunState::kCompleted,  RunState::kFailed,      RunState::kCancelled, RunState::kTimeout,
+    RunState::kIncomplete, RunState::kInterrupted, RunState::kUnknown,   RunState::kReading,
+    RunState::kFollowing};
+
+// The runs.state column's word: "submitting", "pending", "running", ... (the enumerator's name, lower case).
+std::string_view to_db_text(RunState state);
+// Exactly the words to_db_text writes; anything else is nullopt.
+std::optional<RunState> from_db_text(std::string_view text);
+
+// A Slurm job state as remote::normalize_job_state returns it (upper case, first word). Terminal Slurm
+// states (remote::is_terminal_state) give terminal RunStates and the others live ones; a word Slurm may
+// add later, and Slurm's own UNKNOWN, give kUnknown.
+RunState from_slurm(std::string_view normalized_state);
+
+// A finished log: kIncomplete without run_stop, else from_run_stop_status of its status.
+RunState from_run_stop(const RunMetrics& metrics);
+// run_stop's status: "success" is kCompleted, an empty status kUnknown, any other (MLPerf's "aborted")
+// kFailed. The status itself is worth showing beside the state.
+RunState from_run_stop_status(std::string_view status);
+
+// A state text from before schema 2 (or a JSON record's last_state), never failing: our own words as
+// to_db_text writes them, "opened" (a file being read), any Slurm word (upper case, including the
+// records' "SUBMITTED"), "stopped" (run_stop without a status), and otherwise a run_stop status written
+// verbatim (-> from_run_stop_status). Empty text is kUnknown.
+RunState from_legacy_text(std::string_view text);
+
+// The state will not change any more: completed, failed, cancelled, timeout, incomplete, interrupted,
+// unknown.
+bool is_terminal(RunState state);
+// Only kCompleted means the run did what it was asked.
+inline bool is_success(RunState state) {
+    return state == RunState::kCompleted;
+}
+// Someone is still at work on the run: submitting, pending, running, stalled, reading, following.
+inline bool is_live(RunState state) {
+    return !is_terminal(state);
+}
+
+// For the pages: translated with QCoreApplication::translate("RunState", ...).
+QString display_text(RunState state);
+
+}  // namespace slipway::app
