@@ -31,7 +31,7 @@
 #include "local/local_run.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
-#include "remote/slurm/slurm_parsers.h"
+#include "runs/run_state.h"
 #include "runs_page.h"
 
 namespace slipway::app {
@@ -174,10 +174,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     if (history_) {
         if (const auto runs = history_->runs(); runs.ok()) {
             for (const RunRecord& r : *runs) {
-                if (r.cluster == kLocalProfile && r.state == QLatin1String("running")) {
-                    history_->set_state(r.id, QStringLiteral("interrupted"));
-                } else if (r.state == kFollowingState) {  // a cluster log no longer followed
-                    history_->set_state(r.id, QStringLiteral("incomplete"));
+                if (r.cluster == kLocalProfile && r.state == RunState::kRunning) {
+                    history_->set_state(r.id, RunState::kInterrupted);
+                } else if (r.state == RunState::kFollowing) {  // a cluster log no longer followed
+                    history_->set_state(r.id, RunState::kIncomplete);
                 }
             }
         }
@@ -427,7 +427,7 @@ Result<int> MainWindow::submit_local(const QStringList& overrides) {
         RunRecord record;
         record.name = QString::fromStdString(plan->config.name);
         record.cluster = kLocalProfile;
-        record.state = QStringLiteral("running");
+        record.state = RunState::kRunning;
         record.started = QDateTime::currentDateTime();
         record.config_json = QString::fromStdString(to_json(plan->config).dump(2));
         record.log_path = plan->mllog_path;
@@ -455,12 +455,16 @@ Result<int> MainWindow::submit_local(const QStringList& overrides) {
             [this, key, history_id, runner](int code, bool cancelled, const QString& error) {
                 monitor_->end_follow(key);
                 monitor_->set_cancellable(key, false);
-                const QString state = cancelled   ? QStringLiteral("cancelled")
-                                      : code == 0 ? QStringLiteral("completed")
-                                                  : QStringLiteral("failed");
-                monitor_->set_state(key, state);
-                if (history_ && history_id != 0)
-                    history_->set_state(history_id, state, QDateTime::currentDateTime());
+                const RunState state = cancelled   ? RunState::kCancelled
+                                       : code == 0 ? RunState::kCompleted
+                                                   : RunState::kFailed;
+                monitor_->set_state(key, display_text(state));
+                if (history_ && history_id != 0) {
+                    history_->set_state(
+                        history_id, state,
+                        state == RunState::kFailed ? QStringLiteral("exit code %1").arg(code) : QString(), {},
+                        QDateTime::currentDateTime());
+                }
                 const MonitorRun* run = monitor_->run(key);
                 if (run != nullptr && !cancelled && code != 0) {
                     notify(run->name,
@@ -511,7 +515,7 @@ Result<int> MainWindow::show_history_run(int64_t run_id) {
     if (!run.ok()) return run.status();
     Result<RunMetrics> metrics = history_->load_metrics(run_id);
     if (!metrics.ok()) return metrics.status();
-    const int key = monitor_->show_metrics(run->name, std::move(*metrics), run->state, run_id);
+    const int key = monitor_->show_metrics(run->name, std::move(*metrics), display_text(run->state), run_id);
     show_page(kMonitorPage);
     return key;
 }
@@ -545,13 +549,13 @@ Result<int> MainWindow::resume_history_run(int64_t run_id) {
         }
         const int key = monitor_->watch_run(run->name + QStringLiteral(" @ ") + run->cluster, run_id,
                                             std::move(*metrics));
-        monitor_->set_state(key, run->state);
+        monitor_->set_state(key, display_text(run->state));
         RemoteRun& remote = remote_runs_[key];
         remote.profile = run->cluster.toStdString();
         remote.job_id = run->job_id;
         remote.history_id = run_id;
         remote.follow_id = session->follow(run->log_path, run->log_offset);
-        monitor_->set_cancellable(key, !remote::is_terminal_state(run->state.toStdString()));
+        monitor_->set_cancellable(key, is_live(run->state));
         watch_remote(key);
         show_page(kMonitorPage);
         return key;

@@ -19,7 +19,7 @@
 #include "local/engine_command.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
-#include "remote/slurm/slurm_parsers.h"
+#include "runs/run_state.h"
 #include "runs_page.h"
 
 namespace slipway::app {
@@ -36,7 +36,7 @@ Result<int> MainWindow::submit_remote(const QString& profile) {
         RunRecord record;
         record.name = QString::fromStdString(config.name);
         record.cluster = profile;
-        record.state = QStringLiteral("submitting");
+        record.state = RunState::kSubmitting;
         record.started = QDateTime::currentDateTime();
         record.config_json = QString::fromStdString(to_json(config).dump(2));
         if (const Result<int64_t> id = history_->add_run(record); id.ok()) history_id = *id;
@@ -56,10 +56,10 @@ Result<int> MainWindow::submit_remote(const QString& profile) {
             it->submit_request = 0;
             if (!ok) {
                 it->ended = true;
-                monitor_->set_state(key, QStringLiteral("failed"));
+                monitor_->set_state(key, display_text(RunState::kFailed));
                 if (history_ && it->history_id != 0) {
-                    history_->set_state(it->history_id, QStringLiteral("failed"),
-                                        QDateTime::currentDateTime());
+                    history_->set_state(it->history_id, RunState::kFailed, QStringLiteral("submit: ") + error,
+                                        {}, QDateTime::currentDateTime());
                 }
                 notify(monitor_->run(key)->name,
                        RunAlert{RunAlertKind::kFailed, "submit: " + error.toStdString()});
@@ -70,7 +70,7 @@ Result<int> MainWindow::submit_remote(const QString& profile) {
             if (history_ && it->history_id != 0) {
                 if (Result<RunRecord> r = history_->run(it->history_id); r.ok()) {
                     r->job_id = s.job_id;
-                    r->state = QStringLiteral("PENDING");
+                    r->state = RunState::kPending;
                     r->log_path = s.log_path;
                     r->config_json = s.run_json;
                     history_->update_run(*r);
@@ -139,9 +139,11 @@ void MainWindow::on_remote_state(int key, const QString& state, const QString& d
     RemoteRun& run = remote_runs_[key];
     if (run.ended) return;
     monitor_->set_state(key, detail.isEmpty() ? state : QStringLiteral("%1 on %2").arg(state, detail));
-    const bool terminal = remote::is_terminal_state(state.toStdString());
+    const RunState run_state = from_slurm(state.toStdString());
+    const bool terminal = is_terminal(run_state);
     if (history_ && run.history_id != 0) {
-        history_->set_state(run.history_id, state, terminal ? QDateTime::currentDateTime() : QDateTime());
+        history_->set_state(run.history_id, run_state, detail, state,
+                            terminal ? QDateTime::currentDateTime() : QDateTime(), StateWrite::kIfNotEnded);
     }
     if (!terminal) return;
     run.ended = true;
@@ -149,7 +151,7 @@ void MainWindow::on_remote_state(int key, const QString& state, const QString& d
     monitor_->set_cancellable(key, false);
     if (ClusterSession* s = clusters_->session(run.profile)) s->finish_follow(run.follow_id);
     const MonitorRun* shown = monitor_->run(key);
-    const bool success = remote::is_success_state(state.toStdString());
+    const bool success = is_success(run_state);
     // The engine's run_stop already announced a success: no second notification.
     if (success && shown != nullptr && shown->metrics.status == "success") {
         runs_->reload();
@@ -229,8 +231,8 @@ Result<int> MainWindow::open_remote_log(const QString& profile, const QString& p
                 session->stop_follow(follow_id);
                 if (history_ && history_id != 0) {
                     if (const Result<RunRecord> r = history_->run(history_id);
-                        r.ok() && r->state == kFollowingState)
-                        history_->set_state(history_id, QStringLiteral("incomplete"));
+                        r.ok() && r->state == RunState::kFollowing)
+                        history_->set_state(history_id, RunState::kIncomplete);
                 }
             });
     runs_->reload();

@@ -98,7 +98,9 @@ void RunsPage::reload() {
                                    r.name,
                                    r.cluster,
                                    r.job_id,
-                                   r.state,
+                                   r.state_detail.isEmpty()
+                                       ? display_text(r.state)
+                                       : tr("%1 (%2)").arg(display_text(r.state), r.state_detail),
                                    time_text(r.started.isValid() ? r.started : r.created),
                                    time_text(r.finished),
                                    points.ok() ? QString::number(*points) : QString()};

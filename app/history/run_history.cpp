@@ -30,11 +30,52 @@ namespace {
 
 QAtomicInteger<int> g_connection_counter;
 
+QString db_word(RunState state) {
+    return QString::fromUtf8(to_db_text(state).data(), static_cast<qsizetype>(to_db_text(state).size()));
+}
+
+// Empty text is stored as NULL.
+QVariant text_or_null(const QString& text) {
+    return text.isEmpty() ? QVariant() : QVariant(text);
+}
+
+// The state_detail of a log whose run_stop status is not success.
+QString run_stop_detail(const std::string& status) {
+    return QStringLiteral("run_stop status ") + QString::fromStdString(status);
+}
+
+// Schema 2's data step: every stored state becomes a RunState DB word; the Slurm word or run_stop status
+// the old text was goes to slurm_state / state_detail.
+Status normalize_states(QSqlDatabase db) {
+    QSqlQuery select(db);
+    if (!select.exec(QStringLiteral("SELECT id, state FROM runs")))
+        return Status::Error(select.lastError().text().toStdString());
+    QSqlQuery update(db);
+    update.prepare(
+        QStringLiteral("UPDATE runs SET state = ?, slurm_state = ?, state_detail = ? WHERE id = ?"));
+    while (select.next()) {
+        const LegacyState old = parse_legacy_text(select.value(1).toString().toStdString());
+        update.addBindValue(db_word(old.state));
+        update.addBindValue(text_or_null(QString::fromStdString(old.slurm_state)));
+        update.addBindValue(
+            text_or_null(old.run_stop_status.empty() ? QString() : run_stop_detail(old.run_stop_status)));
+        update.addBindValue(select.value(0));
+        if (!update.exec()) return Status::Error(update.lastError().text().toStdString());
+    }
+    return Status::Ok();
+}
+
+// One schema step: its SQL, then code for what data SQL alone cannot move, in the same transaction.
+struct MigrationStep {
+    std::vector<const char*> sql;
+    Status (*code)(QSqlDatabase db) = nullptr;
+};
+
 // The schema, one step per version: kMigrations[i] takes a file at version i to i + 1, in one
 // transaction. Version 0 is a file written before versions were recorded: it has step 1's tables already
 // (IF NOT EXISTS keeps them and their rows), or nothing.
-const std::vector<std::vector<const char*>> kMigrations = {
-    {
+const std::vector<MigrationStep> kMigrations = {
+    {{
         "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, "
         "cluster TEXT, job_id TEXT, state TEXT, created_ms INTEGER, started_ms INTEGER, "
         "finished_ms INTEGER, config_json TEXT, log_path TEXT, log_offset INTEGER NOT NULL DEFAULT 0, "
@@ -42,7 +83,10 @@ const std::vector<std::vector<const char*>> kMigrations = {
         "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
         "metric INTEGER NOT NULL, samples REAL, step REAL, time_ms INTEGER, value REAL NOT NULL)",
         "CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id, metric)",
-    },
+    }},
+    // 2: typed states (RunState's DB words), Slurm's own word kept apart.
+    {{"ALTER TABLE runs ADD COLUMN slurm_state TEXT", "ALTER TABLE runs ADD COLUMN state_detail TEXT"},
+     &normalize_states},
 };
 
 constexpr mode_t kPrivateFile = 0600;
@@ -159,19 +203,22 @@ RunRecord record_from(const QSqlQuery& q) {
     r.name = q.value(1).toString();
     r.cluster = q.value(2).toString();
     r.job_id = q.value(3).toString();
-    r.state = q.value(4).toString();
+    // Schema 2 wrote DB words; a Slipway of schema 1 still running beside us may write its old texts.
+    r.state = from_legacy_text(q.value(4).toString().toStdString());
     r.created = time_from(q.value(5));
     r.started = time_from(q.value(6));
     r.finished = time_from(q.value(7));
     r.config_json = q.value(8).toString();
     r.log_path = q.value(9).toString();
     r.log_offset = static_cast<uint64_t>(q.value(10).toLongLong());
+    r.slurm_state = q.value(11).toString();
+    r.state_detail = q.value(12).toString();
     return r;
 }
 
 constexpr const char* kRunColumns =
     "id, name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, log_path, "
-    "log_offset";
+    "log_offset, slurm_state, state_detail";
 
 // Runs statements that each take the run id as their one parameter, all or nothing.
 Status per_run_transaction(QSqlDatabase db, int64_t run_id, std::initializer_list<const char*> statements,
@@ -264,16 +311,17 @@ Status RunHistory::migrate() {
                               "new history (it was not changed)"));
         }
         if (version == latest) return rollback_and(Status::Ok());  // nothing was written
-        for (const char* sql : kMigrations[static_cast<size_t>(version)]) {
-            if (!q.exec(QString::fromLatin1(sql))) {
-                return rollback_and(
-                    sql_error(QStringLiteral("cannot migrate run history %1 from schema version %2 "
-                                             "to %3")
-                                  .arg(path_)
-                                  .arg(version)
-                                  .arg(version + 1),
-                              q.lastError()));
-            }
+        const MigrationStep& step = kMigrations[static_cast<size_t>(version)];
+        const QString failed = QStringLiteral("cannot migrate run history %1 from schema version %2 to %3")
+                                   .arg(path_)
+                                   .arg(version)
+                                   .arg(version + 1);
+        for (const char* sql : step.sql) {
+            if (!q.exec(QString::fromLatin1(sql))) return rollback_and(sql_error(failed, q.lastError()));
+        }
+        if (step.code != nullptr) {
+            if (Status s = step.code(db); !s.ok())
+                return rollback_and(Status::Error(failed.toStdString() + ": " + s.message()));
         }
         if (!q.exec(QStringLiteral("PRAGMA user_version = %1").arg(version + 1)) ||
             !q.exec(QStringLiteral("COMMIT"))) {
@@ -296,17 +344,19 @@ Result<int64_t> RunHistory::add_run(const RunRecord& run) {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(QStringLiteral(
         "INSERT INTO runs (name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, "
-        "log_path, log_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        "log_path, log_offset, slurm_state, state_detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     q.addBindValue(run.name);
     q.addBindValue(run.cluster);
     q.addBindValue(run.job_id);
-    q.addBindValue(run.state);
+    q.addBindValue(db_word(run.state));
     q.addBindValue(time_value(run.created.isValid() ? run.created : QDateTime::currentDateTime()));
     q.addBindValue(time_value(run.started));
     q.addBindValue(time_value(run.finished));
     q.addBindValue(run.config_json);
     q.addBindValue(run.log_path);
     q.addBindValue(static_cast<qint64>(run.log_offset));
+    q.addBindValue(text_or_null(run.slurm_state));
+    q.addBindValue(text_or_null(run.state_detail));
     if (!q.exec()) return sql_error(QStringLiteral("cannot add run to history"), q.lastError());
     return static_cast<int64_t>(q.lastInsertId().toLongLong());
 }
@@ -315,26 +365,42 @@ Status RunHistory::update_run(const RunRecord& run) {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(QStringLiteral(
         "UPDATE runs SET name = ?, cluster = ?, job_id = ?, state = ?, created_ms = ?, started_ms = ?, "
-        "finished_ms = ?, config_json = ?, log_path = ? WHERE id = ?"));
+        "finished_ms = ?, config_json = ?, log_path = ?, slurm_state = ?, state_detail = ? WHERE id = ?"));
     q.addBindValue(run.name);
     q.addBindValue(run.cluster);
     q.addBindValue(run.job_id);
-    q.addBindValue(run.state);
+    q.addBindValue(db_word(run.state));
     q.addBindValue(time_value(run.created));
     q.addBindValue(time_value(run.started));
     q.addBindValue(time_value(run.finished));
     q.addBindValue(run.config_json);
     q.addBindValue(run.log_path);
+    q.addBindValue(text_or_null(run.slurm_state));
+    q.addBindValue(text_or_null(run.state_detail));
     q.addBindValue(static_cast<qint64>(run.id));
     if (!q.exec()) return sql_error(QStringLiteral("cannot update run %1").arg(run.id), q.lastError());
     return Status::Ok();
 }
 
-Status RunHistory::set_state(int64_t run_id, const QString& state, const QDateTime& finished) {
+Status RunHistory::set_state(int64_t run_id, RunState state, const QString& detail,
+                             const QString& slurm_state, const QDateTime& finished, StateWrite mode) {
+    QString guard;
+    if (mode == StateWrite::kIfNotEnded) {
+        QStringList kept;  // the states this write must not replace
+        for (RunState s : kAllRunStates) {
+            if (is_terminal(s) || (s == RunState::kStalled && state == RunState::kRunning))
+                kept << QStringLiteral("'%1'").arg(db_word(s));
+        }
+        guard = QStringLiteral(" AND state NOT IN (%1)").arg(kept.join(QStringLiteral(", ")));
+    }
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(
-        QStringLiteral("UPDATE runs SET state = ?, finished_ms = COALESCE(?, finished_ms) WHERE id = ?"));
-    q.addBindValue(state);
+        QStringLiteral("UPDATE runs SET state = ?, state_detail = ?, slurm_state = COALESCE(?, slurm_state), "
+                       "finished_ms = COALESCE(?, finished_ms) WHERE id = ?") +
+        guard);
+    q.addBindValue(db_word(state));
+    q.addBindValue(text_or_null(detail));
+    q.addBindValue(text_or_null(slurm_state));
     q.addBindValue(time_value(finished));
     q.addBindValue(static_cast<qint64>(run_id));
     if (!q.exec()) return sql_error(QStringLiteral("cannot set state of run %1").arg(run_id), q.lastError());
@@ -369,13 +435,13 @@ Result<int64_t> RunHistory::record_remote_log(const QString& profile, const QStr
     const Result<int64_t> existing = find_log_run(profile, path);
     if (!existing.ok()) return existing;
     if (*existing != 0) {
-        if (Status s = set_state(*existing, kFollowingState); !s.ok()) return s;
+        if (Status s = set_state(*existing, RunState::kFollowing); !s.ok()) return s;
         return existing;
     }
     RunRecord record;
     record.name = name;
     record.cluster = profile;
-    record.state = kFollowingState;
+    record.state = RunState::kFollowing;
     record.log_path = path;
     return add_run(record);
 }
@@ -387,19 +453,21 @@ Result<int64_t> RunHistory::record_opened_log(const QString& path, const QString
         RunRecord record;
         record.name = name;
         record.cluster = kOpenedLogSource;
-        record.state = QStringLiteral("reading");
+        record.state = RunState::kReading;
         record.log_path = path;
         return add_run(record);
     }
     if (Status s = reset_points(*existing); !s.ok()) return s;
-    if (Status s = set_state(*existing, QStringLiteral("reading")); !s.ok()) return s;
+    if (Status s = set_state(*existing, RunState::kReading); !s.ok()) return s;
     return existing;
 }
 
 Status RunHistory::finish_opened_log(int64_t run_id, const RunMetrics& metrics) {
     Result<RunRecord> record = run(run_id);
     if (!record.ok()) return record.status();
-    record->state = QString::fromStdString(state_from_run_stop(metrics));
+    record->state = from_run_stop(metrics);
+    record->state_detail =
+        record->state == RunState::kFailed ? run_stop_detail(metrics.status.value_or("")) : QString();
     const std::optional<int64_t> start = metrics.run_start_ms ? metrics.run_start_ms : metrics.first_time_ms;
     record->started = start ? QDateTime::fromMSecsSinceEpoch(*start) : QDateTime();
     record->finished =

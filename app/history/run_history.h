@@ -19,6 +19,7 @@
 
 #include "contract/status.h"
 #include "monitor/run_metrics.h"
+#include "runs/run_state.h"
 
 namespace slipway::app {
 
@@ -27,7 +28,9 @@ struct RunRecord {
     QString name;
     QString cluster;  // profile name, "This computer" for local runs
     QString job_id;   // Slurm job id, or the local process id
-    QString state;    // pending | running | completed | failed | cancelled | stalled | opened
+    RunState state = RunState::kUnknown;
+    QString slurm_state;   // Slurm's last word for the job ("NODE_FAIL"); empty for runs Slurm does not run
+    QString state_detail;  // what the state alone does not say: node list, exit code, run_stop status
     QDateTime created;
     QDateTime started;
     QDateTime finished;
@@ -49,8 +52,12 @@ class HistoryWriter;
 
 // The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
 inline const QString kOpenedLogSource = QStringLiteral("log file");
-// The state of a log on a cluster opened by hand while it is being followed.
-inline const QString kFollowingState = QStringLiteral("following");
+// How set_state treats the state already stored.
+enum class StateWrite {
+    kAlways,
+    // Pollers (Slurm's word, a follower): an ended run is never made live again, nor a stalled one running.
+    kIfNotEnded,
+};
 
 class RunHistory {
 public:
@@ -72,7 +79,10 @@ public:
     // Inserts `run` (its id is ignored) and returns the new id.
     Result<int64_t> add_run(const RunRecord& run);
     Status update_run(const RunRecord& run);  // every column but the points and offset
-    Status set_state(int64_t run_id, const QString& state, const QDateTime& finished = {});
+    // `slurm_state` empty keeps the stored one; `finished` invalid keeps the stored time.
+    Status set_state(int64_t run_id, RunState state, const QString& detail = {},
+                     const QString& slurm_state = {}, const QDateTime& finished = {},
+                     StateWrite mode = StateWrite::kAlways);
     Status remove_run(int64_t run_id);
 
     // The run of a log file opened before (cluster kOpenedLogSource, the same path); 0 when there is none.
@@ -84,9 +94,10 @@ public:
     // 0 when there is none.
     Result<int64_t> find_log_run(const QString& cluster, const QString& path) const;
     // A log on a cluster opened by hand (File > Open log on a cluster...): its run, kept with its points
-    // and offset so following resumes where it stopped, or a new one; state kFollowingState.
+    // and offset so following resumes where it stopped, or a new one; state kFollowing.
     Result<int64_t> record_remote_log(const QString& profile, const QString& path, const QString& name);
-    // Once the file is read: its state from run_stop, started and finished from run_start and run_stop.
+    // Once the file is read: its state from run_stop (its status as the detail), started and finished from
+    // run_start and run_stop.
     Status finish_opened_log(int64_t run_id, const RunMetrics& metrics);
 
     // Appends points and moves the log offset, atomically; `metrics` (the run's curves so far) gives

@@ -151,10 +151,4 @@ bool RunMetrics::meets_target(double value) const {
     return target_higher_is_better ? value >= *target : value <= *target;
 }
 
-std::string state_from_run_stop(const RunMetrics& metrics) {
-    if (!metrics.run_stop_ms) return "incomplete";
-    if (!metrics.status || metrics.status->empty()) return "stopped";
-    return *metrics.status == "success" ? "completed" : *metrics.status;
-}
-
 }  // namespace slipway::app

@@ -74,10 +74,6 @@ struct RunMetrics {
     bool meets_target(double value) const;
 };
 
-// A read log's state from its run_stop: "completed" for status success, the status itself otherwise
-// (MLPerf writes "aborted"), "incomplete" when the log has no run_stop.
-std::string state_from_run_stop(const RunMetrics& metrics);
-
 // The quality target MLPerf sets for a benchmark (eval_accuracy), when we know it: llama2_70b_lora's
 // eval loss <= 0.925. `higher_is_better` is set accordingly.
 std::optional<double> mlperf_target(std::string_view benchmark, bool* higher_is_better);

@@ -101,16 +101,17 @@ RunState from_run_stop_status(std::string_view status) {
     return status == "success" ? RunState::kCompleted : RunState::kFailed;
 }
 
-RunState from_legacy_text(std::string_view text) {
-    if (text.empty()) return RunState::kUnknown;
-    if (const std::optional<RunState> ours = from_db_text(text)) return *ours;
-    if (text == "opened") return RunState::kReading;  // the monitor's word for a file being read
-    if (const std::optional<RunState> slurm = known_slurm_word(text)) return *slurm;
-    if (text == "stopped") return from_run_stop_status("");
+LegacyState parse_legacy_text(std::string_view text) {
+    if (text.empty()) return {};
+    if (const std::optional<RunState> ours = from_db_text(text)) return {*ours, {}, {}};
+    if (text == "opened") return {RunState::kReading, {}, {}};  // the monitor's word for a file being read
+    if (text == "stopped") return {from_run_stop_status(""), {}, {}};
     // Slurm words are upper case; what else reached the column is a run_stop status, written verbatim.
     const bool upper_case =
         std::none_of(text.begin(), text.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-    return upper_case ? from_slurm(text) : from_run_stop_status(text);
+    if (!upper_case) return {from_run_stop_status(text), {}, std::string(text)};
+    const bool ours = text == "SUBMITTED";
+    return {from_slurm(text), ours ? std::string() : std::string(text), {}};
 }
 
 bool is_terminal(RunState state) {

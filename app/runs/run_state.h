@@ -7,6 +7,7 @@
 
 #include <QString>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "monitor/run_metrics.h"
@@ -55,8 +56,17 @@ RunState from_run_stop_status(std::string_view status);
 // A state text from before schema 2 (or a JSON record's last_state), never failing: our own words as
 // to_db_text writes them, "opened" (a file being read), any Slurm word (upper case, including the
 // records' "SUBMITTED"), "stopped" (run_stop without a status), and otherwise a run_stop status written
-// verbatim (-> from_run_stop_status). Empty text is kUnknown.
-RunState from_legacy_text(std::string_view text);
+// verbatim (-> from_run_stop_status). Empty text is kUnknown. What the text said beyond the state is kept:
+// the Slurm word (not "SUBMITTED": ours) and the run_stop status.
+struct LegacyState {
+    RunState state = RunState::kUnknown;
+    std::string slurm_state;      // "NODE_FAIL"; empty when the text was not Slurm's
+    std::string run_stop_status;  // "aborted"; empty when the text was not a run_stop status
+};
+LegacyState parse_legacy_text(std::string_view text);
+inline RunState from_legacy_text(std::string_view text) {
+    return parse_legacy_text(text).state;
+}
 
 // The state will not change any more: completed, failed, cancelled, timeout, incomplete, interrupted,
 // unknown.

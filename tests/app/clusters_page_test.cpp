@@ -108,7 +108,8 @@ TEST(ClustersPage, AClusterRunResumesFromTheStoredOffsetOverSsh) {
     record.name = "r1";
     record.cluster = "hpc";
     record.job_id = "77";
-    record.state = "RUNNING";
+    record.state = RunState::kRunning;
+    record.slurm_state = "RUNNING";
     record.log_path = "/scratch/runs/r1/slurm-77.out";
     const int64_t id = *window.history()->add_run(record);
     RunMetrics before;
@@ -215,7 +216,7 @@ TEST(ClustersPage, ARemoteLogIsStoredOnceAndResumedFromItsOffset) {
         const RunRecord stored = *window.history()->run(id);
         EXPECT_EQ(stored.cluster, "hpc");
         EXPECT_EQ(stored.log_path.toStdString(), path);
-        EXPECT_EQ(stored.state, "following");
+        EXPECT_EQ(stored.state, RunState::kFollowing);
         EXPECT_EQ(stored.log_offset, first.size());  // the unfinished last line is read later
 
         // Opened again: the same run, shown once, its points not stored twice.
@@ -237,11 +238,12 @@ TEST(ClustersPage, ARemoteLogIsStoredOnceAndResumedFromItsOffset) {
         "{\"status\": \"success\"}}\n";
     MainWindow window(db);
     window.clusters_page()->set_connector(cluster_with_file(path, first + line(1.5, 3) + stop));
-    EXPECT_EQ(window.history()->run(id)->state, "incomplete");  // nobody followed it while closed
+    EXPECT_EQ(window.history()->run(id)->state, RunState::kIncomplete);  // nobody followed it while closed
     const Result<int> key = window.resume_history_run(id);
     ASSERT_TRUE(key.ok()) << key.error();
     const MonitorRun* run = window.monitor()->run(*key);
-    ASSERT_TRUE(testing_util::wait_until([&] { return window.history()->run(id)->state == "completed"; }));
+    ASSERT_TRUE(
+        testing_util::wait_until([&] { return window.history()->run(id)->state == RunState::kCompleted; }));
     std::vector<double> steps;
     for (const MetricSample& p : run->metrics.points(Metric::kTrainLoss))
         steps.push_back(p.step);

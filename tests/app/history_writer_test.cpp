@@ -71,7 +71,7 @@ protected:
         history_ = std::move(*opened);
         RunRecord run;
         run.name = "live";
-        run.state = "running";
+        run.state = RunState::kRunning;
         run_id_ = *history_->add_run(run);
         writer().set_retry_policy(kQuickRetries);
         QObject::connect(&writer(), &HistoryWriter::write_failed, [this](const QString& m) { failed_ << m; });

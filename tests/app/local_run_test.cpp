@@ -90,7 +90,7 @@ TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {
     const Result<std::vector<RunRecord>> runs = window.history()->runs();
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 1u);
-    EXPECT_EQ(runs->front().state, "completed");
+    EXPECT_EQ(runs->front().state, RunState::kCompleted);
     EXPECT_EQ(runs->front().cluster, "This computer");
     EXPECT_FALSE(runs->front().job_id.isEmpty());
     EXPECT_EQ(*window.history()->point_count(runs->front().id), 8);

@@ -76,7 +76,7 @@ TEST(FollowerResume, DisconnectMidLineThenRestartFromTheStoredOffset) {
         RunRecord run;
         run.name = "resume";
         run.log_path = log;
-        run.state = "running";
+        run.state = RunState::kRunning;
         run_id = *(*history)->add_run(run);
         RunMetrics metrics;
         LogFollower follower(log.toStdString());
@@ -132,7 +132,7 @@ TEST(RunHistory, RunsAndPointsSurviveARestart) {
         run.name = "juniper";
         run.cluster = "This computer";
         run.job_id = "4242";
-        run.state = "running";
+        run.state = RunState::kRunning;
         run.started = QDateTime::fromMSecsSinceEpoch(1715151007632);
         run.config_json = R"({"name": "juniper"})";
         id = *(*history)->add_run(run);
@@ -142,7 +142,9 @@ TEST(RunHistory, RunsAndPointsSurviveARestart) {
                 rows.emplace_back(m, s);
         ASSERT_TRUE((*history)->append(id, rows, metrics, 12345).ok());
         ASSERT_TRUE(
-            (*history)->set_state(id, "completed", QDateTime::fromMSecsSinceEpoch(1715157924000)).ok());
+            (*history)
+                ->set_state(id, RunState::kCompleted, {}, {}, QDateTime::fromMSecsSinceEpoch(1715157924000))
+                .ok());
     }
     auto history = RunHistory::open(db);
     ASSERT_TRUE(history.ok());
@@ -154,7 +156,7 @@ TEST(RunHistory, RunsAndPointsSurviveARestart) {
     EXPECT_EQ(run.name, "juniper");
     EXPECT_EQ(run.cluster, "This computer");
     EXPECT_EQ(run.job_id, "4242");
-    EXPECT_EQ(run.state, "completed");
+    EXPECT_EQ(run.state, RunState::kCompleted);
     EXPECT_EQ(run.started.toMSecsSinceEpoch(), 1715151007632);
     EXPECT_EQ(run.finished.toMSecsSinceEpoch(), 1715157924000);
     EXPECT_EQ(run.config_json, R"({"name": "juniper"})");

@@ -154,7 +154,7 @@ TEST_F(MainWindowTest, FollowedRunComesBackFromTheHistoryAfterARestart) {
         MainWindow window(history_path());
         RunRecord record;
         record.name = "stored";
-        record.state = "running";
+        record.state = RunState::kRunning;
         record.log_path = log;
         id = *window.history()->add_run(record);
         append_file(log, mllog_line("train_loss", 3.0, 1, 8) + mllog_line("train_loss", 2.0, 2, 16));
@@ -192,11 +192,11 @@ TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
         EXPECT_EQ(mlperf.name, "juniper-h100n1-result_0.txt");
         EXPECT_EQ(mlperf.cluster, kOpenedLogSource);
         EXPECT_EQ(mlperf.log_path, QFileInfo(juniper).canonicalFilePath());
-        EXPECT_EQ(mlperf.state, "completed");                           // run_stop status success
+        EXPECT_EQ(mlperf.state, RunState::kCompleted);                  // run_stop status success
         EXPECT_EQ(mlperf.finished.toMSecsSinceEpoch(), 1715157926587);  // run_stop's time_ms
         EXPECT_TRUE(mlperf.started.isValid());
         EXPECT_EQ(*window.history()->point_count(id), 46 + 7);  // train_loss + eval_accuracy
-        EXPECT_EQ((*runs)[0].state, "incomplete");              // no run_stop
+        EXPECT_EQ((*runs)[0].state, RunState::kIncomplete);     // no run_stop
         EXPECT_EQ(*window.history()->point_count((*runs)[0].id), 2);
         EXPECT_EQ(window.runs_page()->findChild<QTableWidget*>()->rowCount(), 2);
 
@@ -206,7 +206,7 @@ TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
         EXPECT_EQ(window.monitor()->run_keys().size(), shown_before);
         ASSERT_EQ(window.history()->runs()->size(), 2u);
         EXPECT_EQ(*window.history()->point_count(id), 46 + 7);
-        EXPECT_EQ(window.history()->run(id)->state, "completed");
+        EXPECT_EQ(window.history()->run(id)->state, RunState::kCompleted);
     }
     // After a restart the plots come back from the history alone.
     MainWindow window(history_path());

@@ -38,7 +38,7 @@ TEST(MonitorHistory, KeepsPlottingWhileTheHistoryIsLockedAndCatchesUpAfter) {
     RunRecord record;
     record.name = "live";
     record.log_path = log;
-    record.state = "running";
+    record.state = RunState::kRunning;
     const int64_t id = *(*history)->add_run(record);
     FollowService follow(20);
     MonitorWidget monitor(&follow, history->get());

@@ -69,7 +69,8 @@ TEST(RemoteRunEndToEnd, DemoOnTheLocalClusterIsFollowedLive) {
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 1u);
     EXPECT_EQ(runs->front().cluster, "local-slurm");
-    EXPECT_EQ(runs->front().state, "COMPLETED");
+    EXPECT_EQ(runs->front().state, RunState::kCompleted);
+    EXPECT_EQ(runs->front().slurm_state, "COMPLETED");
     EXPECT_FALSE(runs->front().job_id.isEmpty());
     EXPECT_TRUE(runs->front().log_path.endsWith(".out"));
     EXPECT_GE(*window.history()->point_count(runs->front().id), 8);

@@ -1,6 +1,6 @@
 // Tests of the history file itself: its schema version (a file from before versions were recorded is
-// migrated with its rows, a newer one refused and left as it was) and its mode (0600, folders 0700,
-// a file open to others tightened).
+// migrated with its rows, version 1's free-form states typed, a newer one refused and left as it was), its
+// mode (0600, folders 0700, a file open to others tightened), and set_state's rule for pollers.
 #include "history/run_history.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,8 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QTemporaryDir>
+#include <algorithm>
+#include <iterator>
 
 #include <sys/stat.h>
 
@@ -30,22 +32,31 @@ QByteArray file_hash(const QString& path) {
     return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
 }
 
+// The tables of schema 1, as Slipway wrote them before and at version 1.
+void create_schema1_tables(RawSqlite& db) {
+    for (const char* sql : {
+             "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, "
+             "cluster TEXT, job_id TEXT, state TEXT, created_ms INTEGER, started_ms INTEGER, "
+             "finished_ms INTEGER, config_json TEXT, log_path TEXT, log_offset INTEGER NOT NULL DEFAULT 0, "
+             "meta_json TEXT)",
+             "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+             "CASCADE, "
+             "metric INTEGER NOT NULL, samples REAL, step REAL, time_ms INTEGER, value REAL NOT NULL)",
+             "CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id, metric)",
+         }) {
+        ASSERT_EQ(db.exec(QString::fromLatin1(sql)), QString()) << sql;
+    }
+}
+
 TEST(RunHistorySchema, AFileWithoutAVersionIsMigratedAndKeepsItsRows) {
     QTemporaryDir dir;
     const QString db = dir.filePath("history.sqlite");
     {
         // The file as Slipway wrote it before the schema had a version (user_version 0).
         RawSqlite old(db);
+        create_schema1_tables(old);
         for (const char* sql : {
                  "PRAGMA journal_mode=WAL",
-                 "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, "
-                 "cluster TEXT, job_id TEXT, state TEXT, created_ms INTEGER, started_ms INTEGER, "
-                 "finished_ms INTEGER, config_json TEXT, log_path TEXT, log_offset INTEGER NOT NULL DEFAULT "
-                 "0, meta_json TEXT)",
-                 "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
-                 "CASCADE, metric INTEGER NOT NULL, samples REAL, step REAL, time_ms INTEGER, value REAL NOT "
-                 "NULL)",
-                 "CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id, metric)",
                  "INSERT INTO runs (name, cluster, job_id, state, created_ms, log_path, log_offset, "
                  "meta_json) "
                  "VALUES ('old run', 'This computer', '77', 'completed', 1700000000000, '/tmp/old.log', "
@@ -121,6 +132,92 @@ TEST(RunHistorySchema, AFileFromANewerSlipwayIsRefusedAndLeftAsItWas) {
     RawSqlite raw(db);
     EXPECT_EQ(raw.value("PRAGMA user_version").toInt(), newer);
     EXPECT_EQ(raw.value("SELECT future_column FROM runs").toString(), "x");
+}
+
+TEST(RunHistorySchema, Version1StatesAreTypedAndSlurmWordsKept) {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("history.sqlite");
+    const struct {
+        const char* old_state;
+        RunState state;
+        const char* slurm_state;
+        const char* detail;
+    } kRows[] = {
+        {"PENDING", RunState::kPending, "PENDING", ""},
+        {"RUNNING", RunState::kRunning, "RUNNING", ""},
+        {"NODE_FAIL", RunState::kFailed, "NODE_FAIL", ""},
+        {"submitting", RunState::kSubmitting, "", ""},
+        {"following", RunState::kFollowing, "", ""},
+        {"interrupted", RunState::kInterrupted, "", ""},
+        {"stopped", RunState::kUnknown, "", ""},
+        {"aborted", RunState::kFailed, "", "run_stop status aborted"},
+    };
+    {
+        RawSqlite old(db);
+        create_schema1_tables(old);
+        for (const auto& row : kRows) {
+            ASSERT_EQ(old.exec(QStringLiteral("INSERT INTO runs (name, state) VALUES ('%1', '%1')")
+                                   .arg(QString::fromLatin1(row.old_state))),
+                      QString());
+        }
+        ASSERT_EQ(old.exec(QStringLiteral("PRAGMA user_version = 1")), QString());
+    }
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+    ASSERT_TRUE(history.ok()) << history.error();
+    const Result<std::vector<RunRecord>> runs = (*history)->runs();
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), std::size(kRows));
+    for (const RunRecord& run : *runs) {
+        const auto row = std::find_if(std::begin(kRows), std::end(kRows),
+                                      [&](const auto& r) { return run.name == QLatin1String(r.old_state); });
+        ASSERT_NE(row, std::end(kRows)) << run.name.toStdString();
+        EXPECT_EQ(run.state, row->state) << row->old_state;
+        EXPECT_EQ(run.slurm_state, QLatin1String(row->slurm_state)) << row->old_state;
+        EXPECT_EQ(run.state_detail, QLatin1String(row->detail)) << row->old_state;
+    }
+    // The column holds RunState's words only.
+    RawSqlite after(db);
+    EXPECT_EQ(after
+                  .value("SELECT COUNT(*) FROM runs WHERE state NOT IN ('pending', 'running', 'failed', "
+                         "'submitting', 'following', 'interrupted', 'unknown')")
+                  .toInt(),
+              0);
+}
+
+TEST(RunHistoryState, PollerNeverReopensAnEndedRun) {
+    QTemporaryDir dir;
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath("history.sqlite"));
+    ASSERT_TRUE(history.ok()) << history.error();
+    RunHistory& store = **history;
+    RunRecord record;
+    record.name = QStringLiteral("job");
+    record.state = RunState::kPending;
+    const Result<int64_t> id = store.add_run(record);
+    ASSERT_TRUE(id.ok()) << id.error();
+
+    ASSERT_TRUE(
+        store.set_state(*id, RunState::kRunning, "on node01", "RUNNING", {}, StateWrite::kIfNotEnded).ok());
+    EXPECT_EQ(store.run(*id)->state, RunState::kRunning);
+    EXPECT_EQ(store.run(*id)->state_detail, "on node01");
+    // A stall (RunWatch) is not undone by Slurm saying RUNNING again.
+    ASSERT_TRUE(store.set_state(*id, RunState::kStalled).ok());
+    ASSERT_TRUE(store.set_state(*id, RunState::kRunning, {}, "RUNNING", {}, StateWrite::kIfNotEnded).ok());
+    EXPECT_EQ(store.run(*id)->state, RunState::kStalled);
+
+    const QDateTime end = QDateTime::fromMSecsSinceEpoch(1715157924000);
+    ASSERT_TRUE(
+        store.set_state(*id, RunState::kCompleted, {}, "COMPLETED", end, StateWrite::kIfNotEnded).ok());
+    // A late poll answer from before the end changes nothing.
+    ASSERT_TRUE(store.set_state(*id, RunState::kRunning, {}, "RUNNING", {}, StateWrite::kIfNotEnded).ok());
+    Result<RunRecord> stored = store.run(*id);
+    ASSERT_TRUE(stored.ok());
+    EXPECT_EQ(stored->state, RunState::kCompleted);
+    EXPECT_EQ(stored->slurm_state, "COMPLETED");
+    EXPECT_EQ(stored->finished, end);
+    // A user's own decision (kAlways) still may.
+    ASSERT_TRUE(store.set_state(*id, RunState::kRunning).ok());
+    EXPECT_EQ(store.run(*id)->state, RunState::kRunning);
+    EXPECT_EQ(store.run(*id)->slurm_state, "COMPLETED");  // no new word: the last one kept
 }
 
 TEST(RunHistoryFile, IsCreatedPrivateInPrivateFolders) {

@@ -77,20 +77,6 @@ TEST(RunMetrics, XAxesFallBackWhereTheLogIsSilent) {
     EXPECT_FALSE(m.add(text_value).has_value());
 }
 
-TEST(RunMetrics, StateFromRunStop) {
-    RunMetrics m;
-    EXPECT_EQ(state_from_run_stop(m), "incomplete");
-    MllogEvent stop;
-    stop.key = "run_stop";
-    stop.time_ms = 5000;
-    stop.metadata = {{"status", "aborted"}};
-    m.add(stop);
-    EXPECT_EQ(state_from_run_stop(m), "aborted");
-    stop.metadata = {{"status", "success"}};
-    m.add(stop);
-    EXPECT_EQ(state_from_run_stop(m), "completed");
-}
-
 TEST(RunMetrics, EtaFromStepsDone) {
     RunMetrics m;
     MllogEvent total;
