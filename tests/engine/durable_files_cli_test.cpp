@@ -18,20 +18,9 @@ namespace fs = std::filesystem;
 using slipway::testing_support::kSource;
 using slipway::testing_support::slurp;
 
-struct EngineRun {
-    int exit_code = -1;
-    std::string err;
-};
-
 class DurableFilesCli : public slipway::testing_support::TinyRunTest {
 protected:
-    EngineRun engine(const std::string& args, const std::string& env = "") {
-        const std::string err = (dir_ / "stderr.txt").string();
-        const std::string command =
-            env + " " + SLIPWAY_ENGINE_BIN + " " + args + " >" + (dir_ / "stdout.txt").string() + " 2>" + err;
-        const int status = std::system(command.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
-    }
+    EngineRun engine(const std::string& args, const std::string& env = "") { return run_engine(args, env); }
     EngineRun train(const std::string& config, const std::string& env = "") {
         return engine("train --threads 1 " + config, env);
     }

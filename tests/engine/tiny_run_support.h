@@ -4,6 +4,9 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
@@ -95,6 +98,20 @@ public:  // test helpers call write_config too
         const std::string path = (dir_ / (name + ".json")).string();
         std::ofstream(path) << c.dump(2);
         return path;
+    }
+
+    // One slipway-engine command; stdout goes to <dir>/stdout.txt. `env`: variables for the engine, e.g.
+    // "SLIPWAY_FS_FAULT=enospc_after_bytes:0:config.json".
+    struct EngineRun {
+        int exit_code = -1;
+        std::string err;
+    };
+    EngineRun run_engine(const std::string& args, const std::string& env = "") const {
+        const std::string err = (dir_ / "stderr.txt").string();
+        const std::string command =
+            env + " " + SLIPWAY_ENGINE_BIN + " " + args + " >" + (dir_ / "stdout.txt").string() + " 2>" + err;
+        const int status = std::system(command.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
     }
 
     fs::path dir_;

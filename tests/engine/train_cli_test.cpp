@@ -28,20 +28,12 @@ using slipway::testing_support::kSource;
 using slipway::testing_support::slurp;
 namespace fs = std::filesystem;
 
-struct TrainRun {
-    int exit_code = -1;
-    std::string err;
-};
-
 class TrainCli : public slipway::testing_support::TinyRunTest {
 protected:
     // `env`: variables for the engine, e.g. "SLIPWAY_FAULT_THROW_AT=0:3:oom".
+    using TrainRun = EngineRun;
     TrainRun train(const std::string& args, const std::string& env = "") {
-        const std::string err = (dir_ / "stderr.txt").string();
-        const std::string command = env + " " + SLIPWAY_ENGINE_BIN + " train --threads 1 " + args + " >" +
-                                    (dir_ / "stdout.txt").string() + " 2>" + err;
-        const int status = std::system(command.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
+        return run_engine("train --threads 1 " + args, env);
     }
 
     static std::vector<slipway::MllogEvent> events(const std::string& mllog, const std::string& key = "") {
