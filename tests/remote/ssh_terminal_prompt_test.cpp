@@ -76,6 +76,15 @@ protected:
         return (t.c_lflag & ECHO) != 0;
     }
 
+    // The prompt's child answered and exited 0, and the terminal has echo back.
+    void expect_clean_exit_with_echo_on(pid_t child) const {
+        int status = 0;
+        ASSERT_EQ(::waitpid(child, &status, 0), child);
+        ASSERT_TRUE(WIFEXITED(status)) << "exit status " << status;
+        EXPECT_EQ(WEXITSTATUS(status), 0);
+        EXPECT_TRUE(echo_on());
+    }
+
     int master_ = -1;
     int slave_ = -1;
     std::string slave_name_;
@@ -92,11 +101,7 @@ TEST_F(PtyPrompt, SecretIsNotEchoedAndEchoComesBack) {
     const std::string after = read_until("\n");
     EXPECT_NE(after.find('\n'), std::string::npos);
     EXPECT_EQ(after.find("s3cret"), std::string::npos) << after;
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0);
-    EXPECT_TRUE(echo_on());
+    expect_clean_exit_with_echo_on(child);
 }
 
 TEST_F(PtyPrompt, CtrlCRestoresEchoAndStillInterrupts) {
@@ -122,11 +127,7 @@ TEST_F(PtyPrompt, IgnoredSigintStaysIgnored) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     EXPECT_FALSE(echo_on());
     ASSERT_EQ(::write(master_, "s3cret\n", 7), 7);
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status)) << "exit status " << status;
-    EXPECT_EQ(WEXITSTATUS(status), 0);
-    EXPECT_TRUE(echo_on());
+    expect_clean_exit_with_echo_on(child);
 }
 
 // ^D mid-line hands "s3" to the reader without a newline; a signal whose handler returns then fails the
@@ -195,11 +196,7 @@ TEST_F(PtyPrompt, CtrlZRestoresEchoWhileStoppedAndEchoOffAgainAfterContinue) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_FALSE(echo_on());
     ASSERT_EQ(::write(master_, "s3cret\n", 7), 7);
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status)) << "exit status " << status;
-    EXPECT_EQ(WEXITSTATUS(status), 0);
-    EXPECT_TRUE(echo_on());
+    expect_clean_exit_with_echo_on(child);
 }
 
 }  // namespace
