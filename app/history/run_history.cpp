@@ -50,16 +50,21 @@ Status normalize_states(QSqlDatabase db) {
     QSqlQuery select(db);
     if (!select.exec(QStringLiteral("SELECT id, state FROM runs")))
         return Status::Error(select.lastError().text().toStdString());
+    // Read first, then update: no UPDATE runs while a SELECT over the same table is still stepping.
+    std::vector<std::pair<QVariant, QString>> stored;
+    while (select.next())
+        stored.emplace_back(select.value(0), select.value(1).toString());
+    select.finish();
     QSqlQuery update(db);
     update.prepare(
         QStringLiteral("UPDATE runs SET state = ?, slurm_state = ?, state_detail = ? WHERE id = ?"));
-    while (select.next()) {
-        const LegacyState old = parse_legacy_text(select.value(1).toString().toStdString());
+    for (const auto& [id, text] : stored) {
+        const LegacyState old = parse_legacy_text(text.toStdString());
         update.addBindValue(db_word(old.state));
         update.addBindValue(text_or_null(QString::fromStdString(old.slurm_state)));
         update.addBindValue(
             text_or_null(old.run_stop_status.empty() ? QString() : run_stop_detail(old.run_stop_status)));
-        update.addBindValue(select.value(0));
+        update.addBindValue(id);
         if (!update.exec()) return Status::Error(update.lastError().text().toStdString());
     }
     return Status::Ok();
