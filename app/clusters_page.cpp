@@ -23,8 +23,11 @@ const QString kLocal = QObject::tr("This computer");
 
 }  // namespace
 
-ClustersPage::ClustersPage(const QString& resource_root, const QString& runs_dir, QWidget* parent)
-    : QWidget(parent), resource_root_(resource_root), runs_dir_(runs_dir) {
+ClustersPage::ClustersPage(ClusterSessions* sessions, const QString& resource_root, const QString& runs_dir,
+                           QWidget* parent)
+    : QWidget(parent), resource_root_(resource_root), runs_dir_(runs_dir), sessions_(sessions) {
+    sessions_->set_callbacks([this] { return make_gui_callbacks(window()); });
+    connect(sessions_, &ClusterSessions::session_created, this, &ClustersPage::on_session_created);
     list_ = new QListWidget(this);
     list_->setMaximumWidth(240);
     auto* add = new QPushButton(tr("Add..."), this);
@@ -96,7 +99,9 @@ ClustersPage::ClustersPage(const QString& resource_root, const QString& runs_dir
     refresh();
 }
 
-ClustersPage::~ClustersPage() = default;
+ClustersPage::~ClustersPage() {
+    sessions_->set_callbacks({});  // its dialogs' parent goes with the page
+}
 
 void ClustersPage::refresh() {
     const QString selected = list_->currentItem() != nullptr ? list_->currentItem()->text() : kLocal;
@@ -111,6 +116,7 @@ void ClustersPage::refresh() {
             list_->addItem(QString::fromStdString(p.name));
     }
     select(selected);
+    sessions_->set_profiles(profiles_);
     emit profiles_changed(profiles_);
 }
 
@@ -120,15 +126,9 @@ void ClustersPage::select(const QString& name) {
     show_details();
 }
 
-ClusterSession* ClustersPage::session(const std::string& name) {
-    const auto it = sessions_.find(name);
-    if (it != sessions_.end()) return it->second.get();
-    for (const remote::ClusterProfile& p : profiles_) {
-        if (p.name != name) continue;
-        auto session = std::make_unique<ClusterSession>(p, make_gui_callbacks(window()), connector_);
-        ClusterSession* raw = session.get();
-        connect(
-            raw, &ClusterSession::tested, this,
+void ClustersPage::on_session_created(const QString& profile, ClusterSession* session) {
+    const std::string name = profile.toStdString();
+    connect(session, &ClusterSession::tested, this,
             [this, name](int, bool ok, const QString& message, const QList<PartitionSummary>& partitions) {
                 QString text = (ok ? QStringLiteral("<span style='color:#2e7d32'>%1</span>")
                                    : QStringLiteral("<span style='color:#c62828'>%1</span>"))
@@ -142,23 +142,17 @@ ClusterSession* ClustersPage::session(const std::string& name) {
                 if (ok) emit partitions_known(QString::fromStdString(name), names);
                 emit tested(QString::fromStdString(name), ok, message);
             });
-        sessions_[name] = std::move(session);
-        return raw;
-    }
-    return nullptr;
 }
 
 Status ClustersPage::add_profile(const remote::ClusterProfile& profile) {
     if (const Status s = remote::ProfileStore().put(profile); !s.ok()) return s;
-    sessions_.erase(profile.name);  // its connection settings may have changed
-    refresh();
+    refresh();  // a changed profile's session is replaced (ClusterSessions::set_profiles)
     select(QString::fromStdString(profile.name));
     return Status::Ok();
 }
 
 Status ClustersPage::remove_profile(const std::string& name) {
     if (const Status s = remote::ProfileStore().remove(name); !s.ok()) return s;
-    sessions_.erase(name);
     refresh();
     return Status::Ok();
 }
@@ -187,7 +181,7 @@ void ClustersPage::run_doctor() {
     }
     DoctorCliOptions options = health_->doctor_options();
     options.engine = find_engine_binary().toStdString();  // as a run on a bare-metal cluster deploys it
-    auto* job = new DoctorJob(profile, make_gui_callbacks(window()), connector_, this);
+    auto* job = new DoctorJob(profile, make_gui_callbacks(window()), connector(), this);
     doctor_ = job;
     doctor_log_.clear();
     const int id = job->id();

@@ -3,8 +3,8 @@
 // 2FA asked in dialogs; the login node's hostname and its Slurm partitions from sinfo shown), and the
 // cluster's last health report (Health view) with Run doctor, which it runs as a DoctorJob (one at a time: a
 // second Run cancels the first; a job of a cluster no longer shown goes on, saves its report, and shows again
-// when its cluster does). It owns one ClusterSession per profile, which the window also uses to submit and
-// follow runs.
+// when its cluster does). Its sessions are the window's ClusterSessions (one per profile, shared with the
+// run tracker); the page tells it when profiles change.
 #pragma once
 
 #include <QWidget>
@@ -16,6 +16,7 @@
 
 #include "clusters/cluster_session.h"
 #include "remote/slurm/cluster_profile.h"
+#include "runs/cluster_sessions.h"
 
 class QLabel;
 class QListWidget;
@@ -31,18 +32,22 @@ class ClustersPage : public QWidget {
     Q_OBJECT
 
 public:
-    ClustersPage(const QString& resource_root, const QString& runs_dir, QWidget* parent = nullptr);
+    // `sessions` is not owned and must outlive the page.
+    ClustersPage(ClusterSessions* sessions, const QString& resource_root, const QString& runs_dir,
+                 QWidget* parent = nullptr);
     ~ClustersPage() override;
 
     // Re-reads clusters.json and what the local profile depends on.
     void refresh();
     const std::vector<remote::ClusterProfile>& profiles() const { return profiles_; }
     // The session of a profile (made on first use); null for an unknown name.
-    ClusterSession* session(const std::string& profile_name);
+    ClusterSession* session(const std::string& profile_name) { return sessions_->session(profile_name); }
     // Replaces how sessions connect (tests use a FakeSession); applies to sessions made afterwards.
-    void set_connector(ClusterSession::Connector connector) { connector_ = std::move(connector); }
-    // How sessions connect (empty: libssh); image jobs open their own connection the same way.
-    const ClusterSession::Connector& connector() const { return connector_; }
+    void set_connector(ClusterSession::Connector connector) {
+        sessions_->set_connector(std::move(connector));
+    }
+    // How sessions connect (empty: libssh); image and doctor jobs open their own connection the same way.
+    const ClusterSession::Connector& connector() const { return sessions_->connector(); }
 
     Status add_profile(const remote::ClusterProfile& profile);  // or replace by name
     Status remove_profile(const std::string& name);
@@ -70,14 +75,14 @@ signals:
 private:
     void show_details();
     void edit_selected();
+    void on_session_created(const QString& profile, ClusterSession* session);
 
     QString resource_root_;
     QString runs_dir_;
     std::vector<remote::ClusterProfile> profiles_;
-    std::map<std::string, std::unique_ptr<ClusterSession>> sessions_;
+    ClusterSessions* sessions_;
     std::map<std::string, QString> last_test_;  // profile -> what its last test said
     std::map<std::string, QList<PartitionSummary>> partitions_by_profile_;
-    ClusterSession::Connector connector_;
     QListWidget* list_;
     QLabel* details_;
     QTableWidget* partitions_;

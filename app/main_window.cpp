@@ -1,4 +1,4 @@
-// MainWindow: pages, menus, settings, local submit/cancel, history wiring, notifications.
+// MainWindow: pages, menus, settings, the run tracker's wiring to the pages, notifications.
 #include "main_window.h"
 
 #include <QAction>
@@ -28,17 +28,16 @@
 #include "editor/run_editor.h"
 #include "history/run_history.h"
 #include "local/engine_command.h"
-#include "local/local_run.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "runs/run_state.h"
+#include "runs/run_tracker.h"
 #include "runs_page.h"
 
 namespace slipway::app {
 namespace {
 
 constexpr int kMaxRecent = 8;
-const QString kLocalProfile = QStringLiteral("This computer");
 
 QSettings settings() {
     // ~/.config/slipway/slipway.conf ($XDG_CONFIG_HOME respected).
@@ -62,6 +61,11 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     } else {
         history_problem = QString::fromStdString(history.error());
     }
+    RunTracker::Options options;
+    options.resource_root = resource_root_;
+    options.local_runs_dir = runs_dir();
+    options.engine_binary = find_engine_binary();
+    tracker_ = std::make_unique<RunTracker>(history_.get(), &follow_, &sessions_, options);
 
     nav_ = new QListWidget(this);
     nav_->addItems({tr("Runs"), tr("Editor"), tr("Monitor"), tr("Clusters")});
@@ -73,8 +77,8 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_ = new QStackedWidget(this);
     runs_ = new RunsPage(history_.get(), stack_);
     editor_ = new RunEditor(resource_root_, stack_);
-    monitor_ = new MonitorWidget(&follow_, history_.get(), stack_);
-    clusters_ = new ClustersPage(resource_root_, runs_dir(), stack_);
+    monitor_ = new MonitorWidget(tracker_.get(), stack_);
+    clusters_ = new ClustersPage(&sessions_, resource_root_, runs_dir(), stack_);
     stack_->addWidget(runs_);
     stack_->addWidget(editor_);
     stack_->addWidget(monitor_);
@@ -92,26 +96,8 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
         if (!key.ok()) QMessageBox::warning(this, tr("Submit"), QString::fromStdString(key.error()));
     });
     connect(monitor_, &MonitorWidget::cancel_requested, this, &MainWindow::cancel_run);
-    connect(monitor_, &MonitorWidget::alert, this, &MainWindow::notify);
     connect(monitor_, &MonitorWidget::export_requested, this, &MainWindow::export_plot);
-    connect(monitor_, &MonitorWidget::run_removed, this, [this](int key) {
-        const auto it = remote_runs_.find(key);
-        if (it == remote_runs_.end()) return;
-        if (it->poll != nullptr) it->poll->deleteLater();
-        if (ClusterSession* s = clusters_->session(it->profile); s != nullptr && it->follow_id != 0) {
-            s->stop_follow(it->follow_id);
-        }
-        remote_runs_.erase(it);
-    });
-    connect(monitor_, &MonitorWidget::loaded, this, [this](int key) {
-        runs_->reload();  // an opened log is in the history now, with its state
-        if (const MonitorRun* r = monitor_->run(key)) {
-            statusBar()->showMessage(tr("Read %1: %2 points, %3 bad MLLOG lines")
-                                         .arg(r->log_path)
-                                         .arg(r->metrics.total_points())
-                                         .arg(r->bad_lines));
-        }
-    });
+    connect_tracker();
     connect(runs_, &RunsPage::show_requested, this, [this](int64_t id) {
         if (const Result<int> r = show_history_run(id); !r.ok())
             statusBar()->showMessage(QString::fromStdString(r.error()));
@@ -119,6 +105,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     connect(runs_, &RunsPage::follow_requested, this, [this](int64_t id) {
         if (const Result<int> r = resume_history_run(id); !r.ok())
             statusBar()->showMessage(QString::fromStdString(r.error()));
+    });
+    connect(runs_, &RunsPage::delete_requested, this, [this](int64_t id) {
+        if (const Status s = tracker_->delete_stored(id); !s.ok())
+            statusBar()->showMessage(QString::fromStdString(s.message()));
     });
     connect(runs_, &RunsPage::edit_requested, this, [this](int64_t id) {
         const Result<RunRecord> run = history_->run(id);
@@ -170,26 +160,41 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     build_menus();
     restore_settings();
 
-    // Runs the previous session left "running": their engine died with it (a child process).
-    if (history_) {
-        if (const auto runs = history_->runs(); runs.ok()) {
-            for (const RunRecord& r : *runs) {
-                if (r.cluster == kLocalProfile && r.state == RunState::kRunning) {
-                    history_->set_state(r.id, RunState::kInterrupted);
-                } else if (r.state == RunState::kFollowing) {  // a cluster log no longer followed
-                    history_->set_state(r.id, RunState::kIncomplete);
-                }
-            }
-        }
-        runs_->reload();
-    }
+    tracker_->recover_after_restart();  // runs the previous session left "running" or "following"
     statusBar()->showMessage(
         history_problem.isEmpty()
             ? tr("Ready. File > Open log... plots any MLLOG log; the editor submits runs.")
             : tr("Run history unavailable: %1").arg(history_problem));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    delete takeCentralWidget();  // the pages are views of the tracker: they go first
+}
+
+void MainWindow::connect_tracker() {
+    RunTracker* tracker = tracker_.get();
+    connect(tracker, &RunTracker::alert, this, [this](int key, const RunAlert& alert) {
+        const TrackedRun* run = tracker_->run(key);
+        notify(run != nullptr ? run->name : QString(), alert);
+    });
+    connect(tracker, &RunTracker::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text); });
+    connect(tracker, &RunTracker::connection_changed, this,
+            [this](const QString& profile, bool up, const QString& m) {
+                statusBar()->showMessage(up ? tr("%1: connected (%2)").arg(profile, m)
+                                            : tr("%1: connection lost, reconnecting: %2").arg(profile, m));
+            });
+    connect(tracker, &RunTracker::store_changed, runs_, &RunsPage::reload);
+    connect(tracker, &RunTracker::loaded, this, [this](int key) {
+        if (const TrackedRun* r = tracker_->run(key)) {
+            statusBar()->showMessage(tr("Read %1: %2 points, %3 bad MLLOG lines")
+                                         .arg(r->log_path)
+                                         .arg(r->metrics.total_points())
+                                         .arg(r->bad_lines));
+        }
+    });
+    connect(tracker, &RunTracker::local_run_finished, this, &MainWindow::local_run_finished);
+}
 
 QString MainWindow::runs_dir() const {
     // Not slipway/runs: that folder holds the cluster run records (remote/deploy/run_record.h).
@@ -281,7 +286,7 @@ void MainWindow::restore_settings() {
     monitor_->set_x_axis(static_cast<XAxis>(s.value(QStringLiteral("monitor/x_axis"), 0).toInt()));
     monitor_->set_log_scale(s.value(QStringLiteral("monitor/log_scale"), false).toBool());
     // Stall alerts: N x the median step interval without a step, at least M seconds (slipway.conf).
-    monitor_->set_stall_policy(s.value(QStringLiteral("monitor/stall_factor"), 5.0).toDouble(),
+    tracker_->set_stall_policy(s.value(QStringLiteral("monitor/stall_factor"), 5.0).toDouble(),
                                s.value(QStringLiteral("monitor/stall_min_s"), 60).toLongLong() * 1000);
     recent_ = s.value(QStringLiteral("recent/configs")).toStringList();
     rebuild_recent_menu();
@@ -300,12 +305,13 @@ void MainWindow::save_settings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!local_runs_.isEmpty() &&
+    const int training = tracker_->local_runs_active();
+    if (training > 0 &&
         QMessageBox::question(
             this, tr("Quit Slipway"),
             tr("%n run(s) still training on this computer. Quitting stops them (a checkpoint is "
                "saved). Quit anyway?",
-               nullptr, static_cast<int>(local_runs_.size()))) != QMessageBox::Yes) {
+               nullptr, training)) != QMessageBox::Yes) {
         event->ignore();
         return;
     }
@@ -338,16 +344,15 @@ void MainWindow::rebuild_recent_menu() {
 }
 
 Status MainWindow::open_log(const QString& path) {
-    const Result<int> key = monitor_->open_log(path);
+    const Result<int> key = tracker_->open_log(path);
     if (!key.ok()) return key.status();
-    runs_->reload();
     show_page(kMonitorPage);
     statusBar()->showMessage(tr("Reading %1").arg(path));
     return Status::Ok();
 }
 
 void MainWindow::follow_log(const QString& path) {
-    monitor_->follow_log(path, QFileInfo(path).fileName());
+    tracker_->follow_log(path, QFileInfo(path).fileName());
     show_page(kMonitorPage);
     statusBar()->showMessage(tr("Following %1").arg(path));
 }
@@ -418,85 +423,15 @@ Result<int> MainWindow::submit_local(const QStringList& overrides) {
     const RunDocument& doc = editor_->document();
     if (!doc.valid())
         return Result<int>::Error("the run config has problems:\n" + format_problems(doc.problems()));
-    Result<LocalRunPlan> plan =
-        plan_local_run(doc.config(), resource_root_, runs_dir(), find_engine_binary(), overrides);
-    if (!plan.ok()) return plan.status();
-
-    int64_t history_id = 0;
-    if (history_) {
-        RunRecord record;
-        record.name = QString::fromStdString(plan->config.name);
-        record.cluster = kLocalProfile;
-        record.state = RunState::kRunning;
-        record.started = QDateTime::currentDateTime();
-        record.config_json = QString::fromStdString(to_json(plan->config).dump(2));
-        record.log_path = plan->mllog_path;
-        if (const Result<int64_t> id = history_->add_run(record); id.ok()) history_id = *id;
-    }
-    const int key =
-        monitor_->follow_log(plan->mllog_path, QString::fromStdString(plan->config.name), history_id);
-    if (plan->config.eval.target) {
-        monitor_->set_target(key, plan->config.eval.target, plan->config.eval_higher_is_better());
-    }
-    auto* runner = new LocalRunner(this);
-    local_runs_.insert(key, runner);
-    local_history_ids_.insert(key, history_id);
-    connect(runner, &LocalRunner::started, this, [this, key, history_id](qint64 pid) {
-        monitor_->set_cancellable(key, true);
-        if (history_ && history_id != 0) {
-            if (Result<RunRecord> r = history_->run(history_id); r.ok()) {
-                r->job_id = QString::number(pid);
-                history_->update_run(*r);
-            }
-        }
-        runs_->reload();
-    });
-    connect(runner, &LocalRunner::finished, this,
-            [this, key, history_id, runner](int code, bool cancelled, const QString& error) {
-                monitor_->end_follow(key);
-                monitor_->set_cancellable(key, false);
-                const RunState state = cancelled   ? RunState::kCancelled
-                                       : code == 0 ? RunState::kCompleted
-                                                   : RunState::kFailed;
-                monitor_->set_state(key, display_text(state));
-                if (history_ && history_id != 0) {
-                    history_->set_state(
-                        history_id, state,
-                        state == RunState::kFailed ? QStringLiteral("exit code %1").arg(code) : QString(), {},
-                        QDateTime::currentDateTime());
-                }
-                const MonitorRun* run = monitor_->run(key);
-                if (run != nullptr && !cancelled && code != 0) {
-                    notify(run->name,
-                           RunAlert{RunAlertKind::kFailed,
-                                    (error.isEmpty() ? tr("the engine exited with code %1").arg(code) : error)
-                                        .toStdString()});
-                }
-                runs_->reload();
-                local_runs_.remove(key);
-                runner->deleteLater();
-                emit local_run_finished(key, code);
-            });
-    runner->start(*plan);
-    show_page(kMonitorPage);
-    statusBar()->showMessage(
-        tr("Started %1: %2 %3")
-            .arg(QString::fromStdString(plan->config.name), plan->engine, plan->arguments.join(' ')));
+    const Result<int> key = tracker_->submit_local(doc.config(), overrides);
+    if (key.ok()) show_page(kMonitorPage);
     return key;
 }
 
 void MainWindow::cancel_run(int monitor_key) {
-    if (LocalRunner* runner = local_runs_.value(monitor_key)) {
-        runner->cancel();
-        statusBar()->showMessage(tr("Cancelling..."));
-        return;
-    }
-    const auto it = remote_runs_.find(monitor_key);
-    if (it == remote_runs_.end() || it->job_id.isEmpty()) return;
-    if (ClusterSession* session = clusters_->session(it->profile)) {
-        session->cancel(it->job_id);
-        statusBar()->showMessage(tr("scancel %1 sent").arg(it->job_id));
-    }
+    if (monitor_key == 0) return;
+    if (const Status s = tracker_->cancel(monitor_key); !s.ok())
+        statusBar()->showMessage(tr("Cancel: %1").arg(QString::fromStdString(s.message())));
 }
 
 Result<int> MainWindow::submit_current() {
@@ -505,64 +440,16 @@ Result<int> MainWindow::submit_current() {
 }
 
 Result<int> MainWindow::show_history_run(int64_t run_id) {
-    if (!history_) return Result<int>::Error("no run history");
-    if (const int existing = monitor_->run_for_history(run_id)) {
-        monitor_->set_current_run(existing);
-        show_page(kMonitorPage);
-        return existing;
-    }
-    const Result<RunRecord> run = history_->run(run_id);
-    if (!run.ok()) return run.status();
-    Result<RunMetrics> metrics = history_->load_metrics(run_id);
-    if (!metrics.ok()) return metrics.status();
-    const int key = monitor_->show_metrics(run->name, std::move(*metrics), display_text(run->state), run_id);
+    const Result<int> key = tracker_->show_stored(run_id);
+    if (!key.ok()) return key;
+    monitor_->set_current_run(*key);
     show_page(kMonitorPage);
     return key;
 }
 
 Result<int> MainWindow::resume_history_run(int64_t run_id) {
-    if (!history_) return Result<int>::Error("no run history");
-    if (const Result<RunRecord> before = history_->run(run_id); !before.ok() || before->log_path.isEmpty()) {
-        return before.ok() ? Result<int>::Error("run " + std::to_string(run_id) + " has no log to follow")
-                           : Result<int>(before.status());
-    }
-    // The shown run goes before the offset and points are read: removing it flushes its queued points
-    // (history_writer.h), so the resumed follower neither skips nor repeats a point.
-    if (const int existing = monitor_->run_for_history(run_id)) {
-        monitor_->remove_run(existing);  // run_removed stops its follow and state polling
-    }
-    const Result<RunRecord> run = history_->run(run_id);
-    if (!run.ok()) return run.status();
-    Result<RunMetrics> metrics = history_->load_metrics(run_id);
-    if (!metrics.ok()) return metrics.status();
-    // A log on a cluster opened by hand: followed again there from where it stopped.
-    const bool on_cluster =
-        !run->cluster.isEmpty() && run->cluster != kLocalProfile && run->cluster != kOpenedLogSource;
-    if (on_cluster && run->job_id.isEmpty()) return open_remote_log(run->cluster, run->log_path);
-    // A cluster run: its log is on the login node; follow it there from the stored offset (a reconnect
-    // after the app or the connection went away) and ask Slurm for the job's state again.
-    if (run->cluster != kLocalProfile && !run->job_id.isEmpty()) {
-        ClusterSession* session = clusters_->session(run->cluster.toStdString());
-        if (session == nullptr) {
-            return Result<int>::Error("run " + std::to_string(run_id) + " ran on cluster " +
-                                      run->cluster.toStdString() + ", which has no profile any more");
-        }
-        const int key = monitor_->watch_run(run->name + QStringLiteral(" @ ") + run->cluster, run_id,
-                                            std::move(*metrics));
-        monitor_->set_state(key, display_text(run->state));
-        RemoteRun& remote = remote_runs_[key];
-        remote.profile = run->cluster.toStdString();
-        remote.job_id = run->job_id;
-        remote.history_id = run_id;
-        remote.follow_id = session->follow(run->log_path, run->log_offset);
-        monitor_->set_cancellable(key, is_live(run->state));
-        watch_remote(key);
-        show_page(kMonitorPage);
-        return key;
-    }
-    const int key =
-        monitor_->follow_log(run->log_path, run->name, run_id, run->log_offset, std::move(*metrics));
-    show_page(kMonitorPage);
+    const Result<int> key = tracker_->resume(run_id);
+    if (key.ok()) show_page(kMonitorPage);
     return key;
 }
 

@@ -1,19 +1,20 @@
 // The main window: a page list (Runs, Editor, Monitor, Clusters) beside the pages, the menus and their
-// shortcuts, settings and window state kept across restarts (QSettings), recent run configs, and the
-// "This computer" profile's submit/cancel, whose runs go to the monitor and the history.
+// shortcuts, settings and window state kept across restarts (QSettings), recent run configs, and
+// notifications. It owns the run store, the cluster sessions and the RunTracker, which drives every run's
+// life; the window forwards what the user asks for (submit, cancel, open, resume) and shows the answers.
 #pragma once
 
 #include <QMainWindow>
 #include <QMap>
 #include <QString>
 #include <QStringList>
-#include <QTimer>
 
 #include <memory>
 
 #include "contract/status.h"
 #include "monitor/follow_service.h"
 #include "monitor/run_watch.h"
+#include "runs/cluster_sessions.h"
 
 class QListWidget;
 class QMenu;
@@ -25,11 +26,11 @@ namespace slipway::app {
 class ClustersPage;
 class ImageJob;
 enum class ImageAction;
-class LocalRunner;
 class MonitorWidget;
 class RunEditor;
 class RunHistory;
 class RunsPage;
+class RunTracker;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -78,6 +79,7 @@ public:
     RunsPage* runs_page() const { return runs_; }
     ClustersPage* clusters_page() const { return clusters_; }
     RunHistory* history() const { return history_.get(); }
+    RunTracker* tracker() const { return tracker_.get(); }
     QStringList recent_configs() const { return recent_; }
 
 signals:
@@ -96,6 +98,7 @@ private:
     void add_recent(const QString& path);
     void rebuild_recent_menu();
     void notify(const QString& run_name, const RunAlert& alert);
+    void connect_tracker();
     void choose_log();
     void choose_remote_log();
     void choose_config();
@@ -105,8 +108,12 @@ private:
     QString runs_dir() const;
 
     QString resource_root_;
+    // Destroyed in reverse order, after the pages (~MainWindow deletes them first): the tracker stops its
+    // follows and processes while the store and the sessions still exist.
     std::unique_ptr<RunHistory> history_;
     FollowService follow_;
+    ClusterSessions sessions_;
+    std::unique_ptr<RunTracker> tracker_;
     QListWidget* nav_;
     QStackedWidget* stack_;
     RunsPage* runs_;
@@ -116,22 +123,7 @@ private:
     QMenu* recent_menu_ = nullptr;
     QStringList recent_;
     QSystemTrayIcon* tray_ = nullptr;
-    struct RemoteRun {
-        std::string profile;
-        QString job_id;
-        int submit_request = 0;
-        int follow_id = 0;
-        int64_t history_id = 0;
-        QTimer* poll = nullptr;
-        bool ended = false;
-        bool stop_seen = false;  // the log's run_stop arrived
-    };
-    void watch_remote(int key);  // follows the job's log and polls its state
-    void on_remote_state(int key, const QString& state, const QString& detail);
-    QMap<int, RemoteRun> remote_runs_;      // monitor key -> its cluster job
-    QMap<int, LocalRunner*> local_runs_;    // monitor key -> its engine process
-    QMap<int, int64_t> local_history_ids_;  // monitor key -> history id
-    ImageJob* image_job_ = nullptr;         // the last image build or import
+    ImageJob* image_job_ = nullptr;  // the last image build or import
 };
 
 }  // namespace slipway::app

@@ -72,8 +72,7 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
             QMessageBox::Yes) {
             return;
         }
-        history_->remove_run(id);
-        reload();
+        emit delete_requested(id);  // the tracker deletes it (releasing it if shown); the page reloads then
     });
     reload();
 }

@@ -1,6 +1,6 @@
 // The runs page: every run in the history (name, cluster, job, state, times, points), with actions to
 // show a run's curves in the monitor, resume following its log from the stored offset, open its config
-// in the editor, or delete it.
+// in the editor, or delete it. It only reads the store; what it asks for goes to the window.
 #pragma once
 
 #include <QWidget>
@@ -28,6 +28,7 @@ signals:
     void show_requested(int64_t run_id);
     void follow_requested(int64_t run_id);
     void edit_requested(int64_t run_id);
+    void delete_requested(int64_t run_id);  // asked and confirmed
 
 private:
     RunHistory* history_;

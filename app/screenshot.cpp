@@ -13,6 +13,7 @@
 #include "local/engine_command.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
+#include "runs/run_tracker.h"
 
 namespace slipway::app {
 namespace {
@@ -40,7 +41,11 @@ Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
     // The fixture logs live in the source tree's tests/data; an installed package has none.
     const QString logs = root + QStringLiteral("/tests/data/mlperf-logs");
     int pending = 0;
-    QObject::connect(window.monitor(), &MonitorWidget::loaded, [&pending] { --pending; });
+    // Counts opened logs read to their end; disconnected on every return (`pending` is on this stack).
+    struct ScopedConnection {
+        QMetaObject::Connection connection;
+        ~ScopedConnection() { QObject::disconnect(connection); }
+    } counting{QObject::connect(window.tracker(), &RunTracker::loaded, [&pending] { --pending; })};
     for (const char* name :
          {"dell-xe9680-result_0.txt", "fujitsu-gx2560m7-result_0.txt", "juniper-h100n1-result_0.txt"}) {
         if (window.open_log(logs + QLatin1Char('/') + QLatin1String(name)).ok()) ++pending;

@@ -1,6 +1,6 @@
-// MonitorWidget: run list, four metric plots, controls, status line and raw log; batches from the
-// follow service are folded into RunMetrics, stored in the history and appended to the plots. The plot
-// side is in monitor_widget_plot.cpp, the raw log's whole-file search in monitor_widget_search.cpp.
+// MonitorWidget: run list, four metric plots, controls, status line and raw log, drawn from the run
+// tracker's signals (a run added, a batch folded in, a state changed, a run released). The plot side is in
+// monitor_widget_plot.cpp, the raw log's whole-file search in monitor_widget_search.cpp.
 #include "monitor/monitor_widget.h"
 
 #include <QAction>
@@ -27,8 +27,6 @@
 
 #include <cmath>
 
-#include "history/history_writer.h"
-#include "history/run_history.h"
 #include "monitor/metric_plot.h"
 
 namespace slipway::app {
@@ -48,14 +46,9 @@ QString duration_text(int64_t ms) {
         .arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
-int64_t now_ms() {
-    return QDateTime::currentMSecsSinceEpoch();
-}
-
 }  // namespace
 
-MonitorWidget::MonitorWidget(FollowService* follow, RunHistory* history, QWidget* parent)
-    : QWidget(parent), follow_(follow), history_(history) {
+MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(parent), tracker_(tracker) {
     // Controls row.
     x_axis_box_ = new QComboBox(this);
     for (XAxis axis : {XAxis::kSamples, XAxis::kSteps, XAxis::kWallTime})
@@ -183,125 +176,35 @@ MonitorWidget::MonitorWidget(FollowService* follow, RunHistory* history, QWidget
     connect(search_box_, &QLineEdit::textChanged, this, [this](const QString& text) {
         if (text.isEmpty() && file_window_line_ >= 0) refresh_log_view();  // cleared: the log's end again
     });
-    connect(follow_, &FollowService::batch, this, &MonitorWidget::on_batch);
-    if (history_ != nullptr) {
-        writer_ = &history_->writer();
-        connect(writer_, &HistoryWriter::write_failed, this, &MonitorWidget::note_history);
-        connect(writer_, &HistoryWriter::write_recovered, this, &MonitorWidget::note_history);
-    }
-
-    stall_timer_ = new QTimer(this);
-    stall_timer_->setInterval(5000);
-    connect(stall_timer_, &QTimer::timeout, this, &MonitorWidget::check_stalls);
-    stall_timer_->start();
+    connect(tracker_, &RunTracker::run_added, this, &MonitorWidget::on_run_added);
+    connect(tracker_, &RunTracker::batch_applied, this, &MonitorWidget::on_batch_applied);
+    connect(tracker_, &RunTracker::run_changed, this, [this](int key) {
+        if (key == current_) update_status();
+        if (key == current_) update_target_line();
+    });
+    connect(tracker_, &RunTracker::run_released, this, &MonitorWidget::on_run_released);
+    connect(tracker_, &RunTracker::history_problem, this, &MonitorWidget::note_history);
+    for (int key : tracker_->keys())
+        on_run_added(key);  // runs the tracker had before the view
     set_smoothing(0.0);
 }
 
-void MonitorWidget::set_stall_policy(double factor, int64_t min_ms, int check_ms) {
-    stall_factor_ = factor;
-    stall_min_ms_ = min_ms;
-    stall_timer_->setInterval(check_ms);
-}
-
-int MonitorWidget::add_run(const QString& name, const QString& state) {
-    const int key = next_key_++;
-    MonitorRun& run = runs_[key];
-    run.key = key;
-    run.watch = RunWatch(stall_factor_, stall_min_ms_);
-    run.name = name;
-    run.state = state;
-    run.color = kPalette[(key - 1) % std::size(kPalette)];
-    auto* item = new QListWidgetItem(name, run_list_);
+void MonitorWidget::on_run_added(int key) {
+    const TrackedRun* run = tracker_->run(key);
+    if (run == nullptr || views_.count(key) != 0) return;
+    MonitorView& view = views_[key];
+    view.key = key;
+    view.color = kPalette[(key - 1) % std::size(kPalette)];
+    auto* item = new QListWidgetItem(run->name, run_list_);
     item->setData(Qt::UserRole, key);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(Qt::Checked);
     QPixmap swatch(14, 14);
-    swatch.fill(run.color);
+    swatch.fill(view.color);
     item->setIcon(QIcon(swatch));
-    for (MetricPlot* p : plots_)
-        p->set_run(key, name, run.color, {}, {});
+    replot_run(key);
     run_list_->setCurrentItem(item);
-    return key;
-}
-
-Result<int> MonitorWidget::open_log(const QString& path) {
-    const QFileInfo info(path);
-    if (!info.isFile() || !info.isReadable()) {
-        return Result<int>::Error("cannot open log file '" + path.toStdString() + "': " +
-                                  (info.exists() ? "not a readable file" : "No such file or directory"));
-    }
-    // Kept in the history like a run (one per file: opening it again reads it again into the same run).
-    int64_t history_id = 0;
-    if (history_ != nullptr) {
-        const QString path = info.canonicalFilePath();
-        if (const Result<int64_t> before = history_->find_opened_log(path); before.ok()) {
-            if (const int shown = run_for_history(*before)) remove_run(shown);  // before its points go
-        }
-        if (const Result<int64_t> id = history_->record_opened_log(path, info.fileName()); id.ok())
-            history_id = *id;
-    }
-    const int key = add_run(info.fileName(), tr("opened"));
-    MonitorRun& run = runs_[key];
-    run.log_path = info.absoluteFilePath();
-    run.history_id = history_id;
-    run.loading = true;
-    run.follow_id = follow_->follow(run.log_path);
-    update_status();
-    return key;
-}
-
-int MonitorWidget::follow_log(const QString& path, const QString& name, int64_t history_id, quint64 offset,
-                              RunMetrics initial) {
-    const int key = add_run(name, tr("running"));
-    MonitorRun& run = runs_[key];
-    run.log_path = path;
-    run.history_id = history_id;
-    run.live = true;
-    run.metrics = std::move(initial);
-    replot_run(run);
-    run.follow_id = follow_->follow(path, offset);
-    update_status();
-    return key;
-}
-
-int MonitorWidget::show_metrics(const QString& name, RunMetrics metrics, const QString& state,
-                                int64_t history_id) {
-    const int key = add_run(name, state);
-    MonitorRun& run = runs_[key];
-    run.metrics = std::move(metrics);
-    run.history_id = history_id;
-    replot_run(run);
     update_target_line();
-    update_status();
-    return key;
-}
-
-void MonitorWidget::end_follow(int key) {
-    const auto it = runs_.find(key);
-    if (it == runs_.end() || it->second.follow_id == 0) return;
-    follow_->finish(it->second.follow_id);
-}
-
-void MonitorWidget::set_state(int key, const QString& state) {
-    const auto it = runs_.find(key);
-    if (it == runs_.end()) return;
-    it->second.state = state;
-    update_status();
-    emit run_changed(key);
-}
-
-void MonitorWidget::set_target(int key, std::optional<double> target, bool higher_is_better) {
-    const auto it = runs_.find(key);
-    if (it == runs_.end()) return;
-    it->second.metrics.target = target;
-    it->second.metrics.target_higher_is_better = higher_is_better;
-    update_target_line();
-}
-
-void MonitorWidget::set_cancellable(int key, bool on) {
-    const auto it = runs_.find(key);
-    if (it == runs_.end()) return;
-    it->second.cancellable = on;
     update_status();
 }
 
@@ -310,21 +213,16 @@ void MonitorWidget::set_run_visible(int key, bool visible) {
 }
 
 void MonitorWidget::remove_run(int key) {
-    const auto it = runs_.find(key);
-    if (it == runs_.end()) return;
-    if (it->second.follow_id != 0) follow_->stop(it->second.follow_id);
-    const int64_t history_id = it->second.history_id;
+    tracker_->release(key);  // run_released removes it here
+}
+
+void MonitorWidget::on_run_released(int key) {
+    const auto it = views_.find(key);
+    if (it == views_.end()) return;
     for (MetricPlot* p : plots_)
         p->remove_run(key);
     delete list_item(key);
-    runs_.erase(it);
-    if (writer_ != nullptr && history_id != 0) {
-        if (const Status s = writer_->close_run(history_id); !s.ok()) {
-            qWarning().noquote() << "slipway:" << QString::fromStdString(s.message());
-            note_history(QString::fromStdString(s.message()));
-        }
-    }
-    emit run_removed(key);
+    views_.erase(it);
     if (current_ == key) {
         current_ = 0;
         if (run_list_->currentItem() != nullptr)
@@ -337,12 +235,12 @@ void MonitorWidget::remove_run(int key) {
 }
 
 void MonitorWidget::clear() {
-    while (!runs_.empty())
-        remove_run(runs_.begin()->first);
+    while (!views_.empty())
+        remove_run(views_.begin()->first);
 }
 
 void MonitorWidget::set_current_run(int key) {
-    if (runs_.count(key) == 0 || key == current_) return;
+    if (views_.count(key) == 0 || key == current_) return;
     current_ = key;
     if (QListWidgetItem* item = list_item(key); item != nullptr && run_list_->currentItem() != item) {
         run_list_->setCurrentItem(item);
@@ -353,30 +251,20 @@ void MonitorWidget::set_current_run(int key) {
     schedule_replot();
 }
 
-const MonitorRun* MonitorWidget::run(int key) const {
-    const auto it = runs_.find(key);
-    return it == runs_.end() ? nullptr : &it->second;
+const TrackedRun* MonitorWidget::run(int key) const {
+    return views_.count(key) != 0 ? tracker_->run(key) : nullptr;
 }
 
-int MonitorWidget::run_for_history(int64_t history_id) const {
-    for (const auto& [key, run] : runs_) {
-        if (history_id != 0 && run.history_id == history_id) return key;
-    }
-    return 0;
+const MonitorView* MonitorWidget::view(int key) const {
+    const auto it = views_.find(key);
+    return it == views_.end() ? nullptr : &it->second;
 }
 
 std::vector<int> MonitorWidget::run_keys() const {
     std::vector<int> keys;
-    for (const auto& [key, run] : runs_)
+    for (const auto& [key, view] : views_)
         keys.push_back(key);
     return keys;
-}
-
-MonitorRun* MonitorWidget::find_by_follow(int follow_id) {
-    for (auto& [key, run] : runs_) {
-        if (run.follow_id == follow_id) return &run;
-    }
-    return nullptr;
 }
 
 QListWidgetItem* MonitorWidget::list_item(int key) const {
@@ -386,105 +274,51 @@ QListWidgetItem* MonitorWidget::list_item(int key) const {
     return nullptr;
 }
 
-int MonitorWidget::watch_run(const QString& name, int64_t history_id, RunMetrics initial) {
-    const int key = add_run(name, tr("submitting"));
-    MonitorRun& run = runs_[key];
-    run.history_id = history_id;
-    run.live = true;
-    run.metrics = std::move(initial);
-    replot_run(run);
-    update_status();
-    return key;
-}
-
-void MonitorWidget::feed(int key, const FollowBatch& batch) {
-    const auto it = runs_.find(key);
-    if (it != runs_.end()) apply(it->second, batch);
-}
-
-void MonitorWidget::on_batch(const FollowBatch& batch) {
-    MonitorRun* found = find_by_follow(batch.follow_id);
-    if (found != nullptr) apply(*found, batch);
-}
-
-void MonitorWidget::apply(MonitorRun& run, const FollowBatch& batch) {
+void MonitorWidget::on_batch_applied(int key, const FollowBatch& batch,
+                                     const std::array<size_t, kMetricCount>& first_new) {
+    const auto it = views_.find(key);
+    const TrackedRun* run = tracker_->run(key);
+    if (it == views_.end() || run == nullptr) return;
+    MonitorView& view = it->second;
     if (!batch.error.isEmpty()) {
-        run.lines.push_back(tr("[slipway] %1").arg(batch.error));
-        if (run.key == current_) log_view_->appendPlainText(run.lines.back());
+        view.lines.push_back(tr("[slipway] %1").arg(batch.error));
+        if (key == current_) log_view_->appendPlainText(view.lines.back());
     }
     if (batch.reset) {
-        // The log was rewritten (a restarted job): its old curves are gone.
-        RunMetrics fresh;
-        fresh.target = run.metrics.target;
-        fresh.target_higher_is_better = run.metrics.target_higher_is_better;
-        run.metrics = std::move(fresh);
-        run.watch = RunWatch(stall_factor_, stall_min_ms_);
-        run.lines.clear();
-        if (writer_ != nullptr && run.history_id != 0) writer_->reset(run.history_id);
-        replot_run(run);
+        view.lines.clear();  // the log was rewritten (a restarted job): its old curves are gone too
+        replot_run(key);
+    } else {
+        append_points(key, first_new);
     }
-    std::array<size_t, kMetricCount> first_new{};
-    for (Metric m : kAllMetrics)
-        first_new[static_cast<size_t>(m)] = run.metrics.points(m).size();
-    std::vector<MetricPointRow> rows;
-    const bool had_target = run.metrics.target.has_value();
-    const int64_t now = now_ms();
-    for (const MllogEvent& event : batch.events) {
-        if (const std::optional<Metric> m = run.metrics.add(event); m && run.history_id != 0) {
-            rows.emplace_back(*m, run.metrics.points(*m).back());
-        }
-        if (run.live) {
-            for (const RunAlert& a : run.watch.on_event(event, run.metrics, now))
-                emit alert(run.name, a);
-        }
-    }
-    if (writer_ != nullptr && run.history_id != 0 && (!rows.empty() || batch.offset > 0))
-        writer_->append(run.history_id, std::move(rows), run.metrics, batch.offset);
-    append_points(run, first_new);
-    if (!had_target && run.metrics.target) update_target_line();
-
-    run.bad_lines += batch.bad_lines;
-    run.lines_not_sent += batch.lines_skipped;
+    update_target_line();
+    view.lines_not_sent += batch.lines_skipped;
     if (batch.lines_skipped > 0) {
-        run.lines.push_back(tr("[slipway] ... %1 lines not shown ...").arg(batch.lines_skipped));
+        view.lines.push_back(tr("[slipway] ... %1 lines not shown ...").arg(batch.lines_skipped));
     }
     for (const QString& line : batch.lines)
-        run.lines.push_back(line);
-    while (run.lines.size() > static_cast<size_t>(kMaxLogLines)) {
-        run.lines.pop_front();
-        ++run.lines_dropped;
+        view.lines.push_back(line);
+    while (view.lines.size() > static_cast<size_t>(kMaxLogLines)) {
+        view.lines.pop_front();
+        ++view.lines_dropped;
     }
     // A file being read shows its log once at the end (appending thousands of lines per batch to the
     // view costs more than parsing them); live runs show every batch.
     // An older part of the log found by a search stays shown until the search is cleared.
     const bool showing_end = file_window_line_ < 0;
-    if (run.key == current_ && !run.loading && showing_end &&
-        (!batch.lines.isEmpty() || batch.lines_skipped > 0)) {
-        if (batch.reset) {
+    if (key == current_ && showing_end) {
+        if (run->loading) {
+            // shown when read
+        } else if (batch.reset || (batch.finished && run->source == RunSource::kLogFile && !run->live)) {
             refresh_log_view();
-        } else {
+        } else if (!batch.lines.isEmpty() || batch.lines_skipped > 0) {
             QStringList shown = batch.lines;
-            if (batch.lines_skipped > 0) shown.prepend(run.lines[run.lines.size() - batch.lines.size() - 1]);
+            if (batch.lines_skipped > 0)
+                shown.prepend(view.lines[view.lines.size() - batch.lines.size() - 1]);
             log_view_->appendPlainText(shown.join(QLatin1Char('\n')));
             log_view_->horizontalScrollBar()->setValue(0);
         }
     }
-    if (run.loading && !batch.behind && !batch.missing) {
-        if (batch.finished) {
-            run.loading = false;
-            run.follow_id = 0;
-            if (history_ != nullptr && run.history_id != 0)
-                history_->finish_opened_log(run.history_id, run.metrics);
-            if (run.key == current_) refresh_log_view();
-            emit loaded(run.key);
-        } else {
-            follow_->finish(run.follow_id);  // a last line without '\n' too
-        }
-    } else if (batch.finished) {
-        run.follow_id = 0;
-    }
-    update_status();
-    emit run_changed(run.key);
+    if (key == current_) update_status();
 }
 
 QString MonitorWidget::status_text() const {
@@ -492,7 +326,7 @@ QString MonitorWidget::status_text() const {
 }
 
 void MonitorWidget::update_status() {
-    const MonitorRun* r = run(current_);
+    const TrackedRun* r = run(current_);
     cancel_button_->setEnabled(r != nullptr && r->cancellable);
     if (r == nullptr) {
         status_label_->setText(tr("No run. File > Open log... or submit a run."));
@@ -500,7 +334,10 @@ void MonitorWidget::update_status() {
     }
     const RunMetrics& m = r->metrics;
     QStringList parts;
-    parts << QStringLiteral("<b>%1</b>").arg(r->name.toHtmlEscaped()) << r->state;
+    parts << QStringLiteral("<b>%1</b>").arg(r->name.toHtmlEscaped())
+          << (r->state_detail.isEmpty()
+                  ? display_text(r->state)
+                  : tr("%1 (%2)").arg(display_text(r->state), r->state_detail.toHtmlEscaped()));
     if (m.status) parts << tr("run_stop: %1").arg(QString::fromStdString(*m.status));
     if (const auto elapsed = m.elapsed_ms()) parts << tr("elapsed %1").arg(duration_text(*elapsed));
     if (m.last_step) {
@@ -518,14 +355,14 @@ void MonitorWidget::update_status() {
     }
     parts << tr("%1 points").arg(m.total_points());
     if (r->loading) parts << tr("reading...");
-    if (r->history_id != 0 && writer_ != nullptr && writer_->failing())
+    if (r->store_id != 0 && tracker_->store_failing())
         parts << tr("<span style=\"color:#c62828\">history not written, retrying</span>");
     status_label_->setText(parts.join(QStringLiteral(" &middot; ")));
 }
 
 void MonitorWidget::refresh_log_view() {
     file_window_line_ = -1;  // back to the run's last lines
-    const MonitorRun* r = run(current_);
+    const MonitorView* r = view(current_);
     QStringList lines;
     if (r != nullptr) {
         if (r->lines_dropped > 0)
@@ -542,20 +379,13 @@ void MonitorWidget::refresh_log_view() {
 
 void MonitorWidget::note_history(const QString& message) {
     const QString line = tr("[slipway] history: %1").arg(message);
-    for (auto& [key, run] : runs_) {
-        if (run.history_id == 0) continue;
-        run.lines.push_back(line);
+    for (auto& [key, view] : views_) {
+        const TrackedRun* r = tracker_->run(key);
+        if (r == nullptr || r->store_id == 0) continue;
+        view.lines.push_back(line);
         if (key == current_ && file_window_line_ < 0) log_view_->appendPlainText(line);
     }
     update_status();
-}
-
-void MonitorWidget::check_stalls() {
-    const int64_t now = now_ms();
-    for (auto& [key, run] : runs_) {
-        if (!run.live) continue;
-        if (const std::optional<RunAlert> a = run.watch.check_stall(now)) emit alert(run.name, *a);
-    }
 }
 
 }  // namespace slipway::app

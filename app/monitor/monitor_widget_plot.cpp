@@ -19,7 +19,10 @@
 
 namespace slipway::app {
 
-void MonitorWidget::append_points(MonitorRun& run, const std::array<size_t, kMetricCount>& first_new) {
+void MonitorWidget::append_points(int key, const std::array<size_t, kMetricCount>& first_new) {
+    const TrackedRun* found = tracker_->run(key);
+    if (found == nullptr) return;
+    const TrackedRun& run = *found;
     for (Metric m : kAllMetrics) {
         const std::vector<MetricSample>& points = run.metrics.points(m);
         const size_t first = first_new[static_cast<size_t>(m)];
@@ -37,7 +40,11 @@ void MonitorWidget::append_points(MonitorRun& run, const std::array<size_t, kMet
     schedule_replot();
 }
 
-void MonitorWidget::replot_run(MonitorRun& run) {
+void MonitorWidget::replot_run(int key) {
+    const TrackedRun* found = tracker_->run(key);
+    const MonitorView* view = this->view(key);
+    if (found == nullptr || view == nullptr) return;
+    const TrackedRun& run = *found;
     for (Metric m : kAllMetrics) {
         const std::vector<MetricSample>& points = run.metrics.points(m);
         std::vector<double> x;
@@ -48,7 +55,7 @@ void MonitorWidget::replot_run(MonitorRun& run) {
             x.push_back(run.metrics.x_of(p, x_axis_));
             y.push_back(p.value);
         }
-        plot(m)->set_run(run.key, run.name, run.color, x, y);
+        plot(m)->set_run(run.key, run.name, view->color, x, y);
         if (const QListWidgetItem* item = list_item(run.key)) {
             plot(m)->set_run_visible(run.key, item->checkState() == Qt::Checked);
         }
@@ -64,10 +71,10 @@ void MonitorWidget::update_target_line() {
         return item == nullptr || item->checkState() == Qt::Checked;
     };
     std::optional<double> target;
-    if (const MonitorRun* r = run(current_); r != nullptr && shown(current_)) target = r->metrics.target;
-    for (const auto& [key, r] : runs_) {
+    if (const TrackedRun* r = run(current_); r != nullptr && shown(current_)) target = r->metrics.target;
+    for (const auto& [key, view] : views_) {
         if (target) break;
-        if (shown(key)) target = r.metrics.target;
+        if (const TrackedRun* r = run(key); r != nullptr && shown(key)) target = r->metrics.target;
     }
     plot(Metric::kEvalAccuracy)->set_target(target);
     plot(Metric::kEvalAccuracy)->fit();
@@ -83,8 +90,8 @@ void MonitorWidget::set_x_axis(XAxis axis) {
         p->set_x_title(tr(x_axis_title(axis)));
         p->fit(true);
     }
-    for (auto& [key, run] : runs_)
-        replot_run(run);
+    for (const auto& [key, view] : views_)
+        replot_run(key);
     update_target_line();
 }
 
@@ -132,9 +139,12 @@ Status MonitorWidget::export_png(const QString& path) const {
 
 Status MonitorWidget::export_csv(const QString& path) const {
     std::vector<ShownSeries> shown;
-    for (const auto& [key, r] : runs_) {
+    for (const auto& [key, view] : views_) {
         const QListWidgetItem* item = list_item(key);
         if (item != nullptr && item->checkState() != Qt::Checked) continue;
+        const TrackedRun* found = run(key);
+        if (found == nullptr) continue;
+        const TrackedRun& r = *found;
         for (Metric m : kAllMetrics) {
             ShownSeries s;
             s.run = r.name.toStdString();

@@ -19,9 +19,10 @@ bool MonitorWidget::find_in_log(const QString& text, bool backward) {
     const QTextDocument::FindFlags flags =
         backward ? QTextDocument::FindBackward : QTextDocument::FindFlags();
     if (log_view_->find(text, flags)) return true;
-    const MonitorRun* r = run(current_);
-    const bool partial =
-        r != nullptr && (r->lines_dropped > 0 || r->lines_not_sent > 0 || file_window_line_ >= 0);
+    const TrackedRun* r = run(current_);
+    const MonitorView* v = view(current_);
+    const bool partial = r != nullptr && v != nullptr &&
+                         (v->lines_dropped > 0 || v->lines_not_sent > 0 || file_window_line_ >= 0);
     if (!partial || !QFileInfo(r->log_path).isFile()) {
         // Everything is shown (or there is no file to read): wrap around once.
         log_view_->moveCursor(backward ? QTextCursor::End : QTextCursor::Start);

@@ -126,7 +126,7 @@ TEST(ClustersPage, AClusterRunResumesFromTheStoredOffsetOverSsh) {
 
     const Result<int> key = window.resume_history_run(id);
     ASSERT_TRUE(key.ok()) << key.error();
-    const MonitorRun* run = window.monitor()->run(*key);
+    const TrackedRun* run = window.monitor()->run(*key);
     ASSERT_TRUE(
         testing_util::wait_until([&] { return run->metrics.points(Metric::kTrainLoss).size() == 4; }));
     std::vector<double> steps;
@@ -179,11 +179,11 @@ TEST(ClustersPage, ARemoteSlurmLogIsPlottedAndStopsWhenRemoved) {
     ASSERT_TRUE(window.clusters_page()->add_profile(profile("hpc")).ok());
     const Result<int> key = window.open_remote_log("hpc", "/scratch/slurm-12.out");
     ASSERT_TRUE(key.ok()) << key.error();
-    const MonitorRun* run = window.monitor()->run(*key);
+    const TrackedRun* run = window.monitor()->run(*key);
     ASSERT_TRUE(
         testing_util::wait_until([&] { return run->metrics.points(Metric::kTrainLoss).size() == 2; }));
     EXPECT_EQ(run->name, "slurm-12.out @ hpc");
-    EXPECT_TRUE(run->lines.size() >= 3);
+    EXPECT_TRUE(window.monitor()->view(*key)->lines.size() >= 3);
     window.monitor()->remove_run(*key);
     EXPECT_EQ(window.monitor()->run(*key), nullptr);
     EXPECT_FALSE(window.open_remote_log("nowhere", "/x").ok());
@@ -210,7 +210,7 @@ TEST(ClustersPage, ARemoteLogIsStoredOnceAndResumedFromItsOffset) {
         ASSERT_TRUE(window.clusters_page()->add_profile(profile("hpc")).ok());
         const Result<int> key = window.open_remote_log("hpc", QString::fromStdString(path));
         ASSERT_TRUE(key.ok()) << key.error();
-        id = window.monitor()->run(*key)->history_id;
+        id = window.monitor()->run(*key)->store_id;
         ASSERT_NE(id, 0);
         ASSERT_TRUE(testing_util::wait_until([&] { return *window.history()->point_count(id) == 2; }));
         const RunRecord stored = *window.history()->run(id);
@@ -223,7 +223,7 @@ TEST(ClustersPage, ARemoteLogIsStoredOnceAndResumedFromItsOffset) {
         const Result<int> again = window.open_remote_log("hpc", QString::fromStdString(path));
         ASSERT_TRUE(again.ok());
         EXPECT_EQ(window.monitor()->run(*key), nullptr);
-        EXPECT_EQ(window.monitor()->run(*again)->history_id, id);
+        EXPECT_EQ(window.monitor()->run(*again)->store_id, id);
         EXPECT_EQ(window.monitor()->run(*again)->metrics.points(Metric::kTrainLoss).size(), 2u);
         testing_util::wait_until([] { return false; }, 600);  // the follower's first read
         EXPECT_EQ(*window.history()->point_count(id), 2);
@@ -241,7 +241,7 @@ TEST(ClustersPage, ARemoteLogIsStoredOnceAndResumedFromItsOffset) {
     EXPECT_EQ(window.history()->run(id)->state, RunState::kIncomplete);  // nobody followed it while closed
     const Result<int> key = window.resume_history_run(id);
     ASSERT_TRUE(key.ok()) << key.error();
-    const MonitorRun* run = window.monitor()->run(*key);
+    const TrackedRun* run = window.monitor()->run(*key);
     ASSERT_TRUE(
         testing_util::wait_until([&] { return window.history()->run(id)->state == RunState::kCompleted; }));
     std::vector<double> steps;

@@ -13,6 +13,7 @@
 #include "main_window.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
+#include "runs/run_tracker.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -65,7 +66,7 @@ TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {
     const MonitorWidget* monitor = window.monitor();
     // Points appear while the engine still runs.
     bool seen_live = false;
-    QObject::connect(monitor, &MonitorWidget::run_changed, [&](int k) {
+    QObject::connect(window.tracker(), &RunTracker::batch_applied, [&](int k) {
         if (k == *key && finished_code == -100 &&
             !monitor->run(k)->metrics.points(Metric::kTrainLoss).empty()) {
             seen_live = true;
@@ -76,7 +77,7 @@ TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {
     EXPECT_EQ(finished_code, 0) << monitor->log_view()->toPlainText().right(2000).toStdString();
     ASSERT_TRUE(testing_util::wait_until([&] { return monitor->run(*key)->follow_id == 0; }));
     EXPECT_TRUE(seen_live);
-    const MonitorRun* run = monitor->run(*key);
+    const TrackedRun* run = monitor->run(*key);
     // logging_steps 5 and eval_steps 5 over 10 steps: train_loss, lr, tokens/s at 5 and 10; two evals.
     EXPECT_EQ(run->metrics.points(Metric::kTrainLoss).size(), 2u);
     EXPECT_EQ(run->metrics.points(Metric::kLearningRate).size(), 2u);
@@ -84,7 +85,7 @@ TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {
     EXPECT_EQ(run->metrics.points(Metric::kEvalAccuracy).size(), 2u);
     EXPECT_EQ(monitor->plot(Metric::kTrainLoss)->raw_graph(*key)->dataCount(), 2);
     EXPECT_EQ(run->metrics.status, "success");
-    EXPECT_EQ(run->state, "completed");
+    EXPECT_EQ(run->state, RunState::kCompleted);
     EXPECT_TRUE(notified.join("\n").contains("finished")) << notified.join("\n").toStdString();
 
     const Result<std::vector<RunRecord>> runs = window.history()->runs();

@@ -16,6 +16,7 @@
 #include "history/run_history.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
+#include "runs/run_tracker.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -43,7 +44,7 @@ int points(const MonitorWidget* monitor, int key, Metric metric) {
 // Opens `path` in the window's monitor and waits until it is read.
 int open_and_wait(MainWindow& window, const QString& path) {
     int loaded_key = 0;
-    auto c = QObject::connect(window.monitor(), &MonitorWidget::loaded, [&](int key) { loaded_key = key; });
+    auto c = QObject::connect(window.tracker(), &RunTracker::loaded, [&](int key) { loaded_key = key; });
     EXPECT_TRUE(window.open_log(path).ok());
     EXPECT_TRUE(wait_until([&] { return loaded_key != 0; }));
     QObject::disconnect(c);
@@ -215,7 +216,7 @@ TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
     ASSERT_TRUE(shown.ok()) << shown.error();
     EXPECT_EQ(points(window.monitor(), *shown, Metric::kTrainLoss), 46);
     EXPECT_EQ(points(window.monitor(), *shown, Metric::kEvalAccuracy), 7);
-    EXPECT_EQ(window.monitor()->run(*shown)->state, "completed");
+    EXPECT_EQ(window.monitor()->run(*shown)->state, RunState::kCompleted);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ using testing_util::mllog_line;
 using testing_util::RawSqlite;
 using testing_util::wait_until;
 
-int lines_containing(const MonitorRun& run, const QString& text) {
+int lines_containing(const MonitorView& run, const QString& text) {
     int n = 0;
     for (const QString& line : run.lines)
         n += line.contains(text) ? 1 : 0;
@@ -39,10 +39,14 @@ TEST(MonitorHistory, KeepsPlottingWhileTheHistoryIsLockedAndCatchesUpAfter) {
     record.name = "live";
     record.log_path = log;
     record.state = RunState::kRunning;
+    record.cluster = kLocalProfile;
     const int64_t id = *(*history)->add_run(record);
     FollowService follow(20);
-    MonitorWidget monitor(&follow, history->get());
-    const int key = monitor.follow_log(log, "live", id);
+    RunTracker tracker(history->get(), &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
+    const Result<int> resumed = tracker.resume(id);  // follows the local log on from the stored offset
+    ASSERT_TRUE(resumed.ok()) << resumed.error();
+    const int key = *resumed;
     auto plotted = [&] { return monitor.plot(Metric::kTrainLoss)->raw_graph(key)->dataCount(); };
     auto stored = [&] { return *(*history)->point_count(id); };
     for (int step = 1; step <= 5; ++step)
@@ -59,14 +63,14 @@ TEST(MonitorHistory, KeepsPlottingWhileTheHistoryIsLockedAndCatchesUpAfter) {
     }
     EXPECT_EQ(stored(), 5);
     EXPECT_TRUE(monitor.status_text().contains("history not written")) << monitor.status_text().toStdString();
-    EXPECT_EQ(lines_containing(*monitor.run(key), "[slipway] history: cannot write the run history " + db),
+    EXPECT_EQ(lines_containing(*monitor.view(key), "[slipway] history: cannot write the run history " + db),
               1);
 
     ASSERT_EQ(other.exec("COMMIT"), QString());
     ASSERT_TRUE(wait_until([&] { return stored() == 30; }));
     EXPECT_EQ(plotted(), 30);
-    EXPECT_EQ(lines_containing(*monitor.run(key), "written again"), 1);
-    EXPECT_EQ(lines_containing(*monitor.run(key), "[slipway] history:"), 2);  // one each way
+    EXPECT_EQ(lines_containing(*monitor.view(key), "written again"), 1);
+    EXPECT_EQ(lines_containing(*monitor.view(key), "[slipway] history:"), 2);  // one each way
     EXPECT_FALSE(monitor.status_text().contains("history not written"));
     const Result<RunMetrics> metrics = (*history)->load_metrics(id);
     ASSERT_TRUE(metrics.ok());

@@ -1,6 +1,6 @@
 // GUI tests of the monitor (offscreen): every point kept at 1,000,000 points, smoothing over the faint raw
 // curve, log scale, x axes, CSV/PNG export of what is shown, log search, cancel, and the alerts a live run
-// raises (target reached, finished).
+// raises (target reached, finished, stalled), drawn from a RunTracker without a store.
 #include "monitor/monitor_widget.h"
 
 #include <gtest/gtest.h>
@@ -24,8 +24,8 @@ using testing_util::wait_until;
 
 int open_and_wait(MonitorWidget& monitor, const QString& path) {
     int loaded = 0;
-    auto c = QObject::connect(&monitor, &MonitorWidget::loaded, [&](int key) { loaded = key; });
-    const Result<int> key = monitor.open_log(path);
+    auto c = QObject::connect(monitor.tracker(), &RunTracker::loaded, [&](int key) { loaded = key; });
+    const Result<int> key = monitor.tracker()->open_log(path);
     EXPECT_TRUE(key.ok()) << key.error();
     EXPECT_TRUE(wait_until([&] { return loaded != 0; }));
     QObject::disconnect(c);
@@ -34,7 +34,8 @@ int open_and_wait(MonitorWidget& monitor, const QString& path) {
 
 TEST(MonitorWidget, AMillionPointsAreAllKept) {
     FollowService follow;
-    MonitorWidget monitor(&follow, nullptr);
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
     monitor.resize(1200, 800);
     monitor.show();
     RunMetrics m;
@@ -48,7 +49,7 @@ TEST(MonitorWidget, AMillionPointsAreAllKept) {
         s.value = 3.0 / std::sqrt(1.0 + i) + 0.1 * std::sin(i * 0.37);  // noisy: min/max per pixel matters
         loss.push_back(s);
     }
-    const int key = monitor.show_metrics("long", std::move(m), "completed");
+    const int key = tracker.show_curves("long", std::move(m));
     monitor.set_smoothing(0.9);
     const QCPGraph* raw = monitor.plot(Metric::kTrainLoss)->raw_graph(key);
     const QCPGraph* smooth = monitor.plot(Metric::kTrainLoss)->smoothed_graph(key);
@@ -63,7 +64,8 @@ TEST(MonitorWidget, AMillionPointsAreAllKept) {
 
 TEST(MonitorWidget, SmoothingLogScaleAndXAxes) {
     FollowService follow;
-    MonitorWidget monitor(&follow, nullptr);
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
     const int key = open_and_wait(monitor, fixture_log("juniper-h100n1-result_0.txt"));
     MetricPlot* loss = monitor.plot(Metric::kTrainLoss);
     monitor.set_smoothing(0.0);
@@ -93,7 +95,8 @@ TEST(MonitorWidget, SmoothingLogScaleAndXAxes) {
 
 TEST(MonitorWidget, ExportsWhatIsShown) {
     FollowService follow;
-    MonitorWidget monitor(&follow, nullptr);
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
     monitor.resize(1000, 700);
     monitor.show();
     open_and_wait(monitor, fixture_log("juniper-h100n1-result_0.txt"));
@@ -128,7 +131,8 @@ TEST(MonitorWidget, SearchFindsLinesOlderThanTheShownWindow) {
         log += "0: line " + std::to_string(i) + "\n";
     append_file(path, log);
     FollowService follow;
-    MonitorWidget monitor(&follow, nullptr);
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
     open_and_wait(monitor, path);
     ASSERT_FALSE(monitor.log_view()->toPlainText().contains("Needle"));  // only the last lines are kept
     EXPECT_TRUE(monitor.find_in_log("line 24990", true));  // a shown line: found at once, no file read
@@ -152,7 +156,8 @@ TEST(MonitorWidget, SearchFindsLinesOlderThanTheShownWindow) {
 
 TEST(MonitorWidget, SearchTheRawLogAndCancelOnlyWhatCanBeCancelled) {
     FollowService follow;
-    MonitorWidget monitor(&follow, nullptr);
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
     const int key = open_and_wait(monitor, fixture_log("juniper-h100n1-result_0.txt"));
     EXPECT_TRUE(monitor.find_in_log("submission_org"));
     EXPECT_TRUE(monitor.log_view()->textCursor().selectedText() == "submission_org");
@@ -165,22 +170,46 @@ TEST(MonitorWidget, SearchTheRawLogAndCancelOnlyWhatCanBeCancelled) {
     }
     ASSERT_NE(button, nullptr);
     EXPECT_FALSE(button->isEnabled());
-    monitor.set_cancellable(key, true);
-    EXPECT_TRUE(button->isEnabled());
-    button->click();
-    EXPECT_EQ(cancelled, key);
+    (void)key;
+    // Only a run with a process or a job can be cancelled: a log file cannot, a running engine can.
+    const int followed = tracker.follow_log(fixture_log("juniper-h100n1-result_0.txt"), "followed");
+    EXPECT_FALSE(button->isEnabled());
+    EXPECT_EQ(monitor.current_run(), followed);
+    QTemporaryDir runs;
+    RunTracker::Options options;
+    options.local_runs_dir = runs.path();
+    options.engine_binary = testing_util::fake_engine();
+    RunTracker local(nullptr, &follow, nullptr, options);
+    MonitorWidget local_monitor(&local);
+    QObject::connect(&local_monitor, &MonitorWidget::cancel_requested, [&](int k) { cancelled = k; });
+    qputenv("FAKE_ENGINE_MODE", "hang");
+    const Result<int> live = local.submit_local(testing_util::demo_config());
+    qunsetenv("FAKE_ENGINE_MODE");
+    ASSERT_TRUE(live.ok()) << live.error();
+    QPushButton* local_button = nullptr;
+    for (QPushButton* b : local_monitor.findChildren<QPushButton*>()) {
+        if (b->text() == "Cancel run") local_button = b;
+    }
+    ASSERT_TRUE(wait_until([&] { return local_button->isEnabled(); }));  // once the engine has started
+    local_button->click();
+    EXPECT_EQ(cancelled, *live);
+    ASSERT_TRUE(local.cancel(*live).ok());
+    ASSERT_TRUE(wait_until([&] { return local.run(*live)->state == RunState::kCancelled; }));
+    EXPECT_FALSE(local_button->isEnabled());
+    monitor.set_current_run(key);
+    EXPECT_FALSE(button->isEnabled());
 }
 
 TEST(MonitorWidget, ALiveRunAlertsOnTargetAndFinish) {
     QTemporaryDir dir;
     const QString log = dir.filePath("mllog.txt");
     FollowService follow(50);
-    MonitorWidget monitor(&follow, nullptr);
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
     std::vector<RunAlert> alerts;
-    QObject::connect(&monitor, &MonitorWidget::alert,
-                     [&](const QString&, const RunAlert& a) { alerts.push_back(a); });
-    const int key = monitor.follow_log(log, "live");
-    monitor.set_target(key, 2.5, false);
+    QObject::connect(&tracker, &RunTracker::alert, [&](int, const RunAlert& a) { alerts.push_back(a); });
+    const int key = tracker.follow_log(log, "live");
+    tracker.set_target(key, 2.5, false);
     append_file(log, testing_util::mllog_line("eval_accuracy", 2.7, 10, 80));
     ASSERT_TRUE(
         wait_until([&] { return monitor.run(key)->metrics.points(Metric::kEvalAccuracy).size() == 1; }));
@@ -200,12 +229,12 @@ TEST(MonitorWidget, ALiveRunWithoutNewStepsRaisesAStallAlertOnce) {
     QTemporaryDir dir;
     const QString log = dir.filePath("mllog.txt");
     FollowService follow(20);
-    MonitorWidget monitor(&follow, nullptr);
-    monitor.set_stall_policy(3.0, 300, 50);  // 3 x median step interval, at least 0.3 s
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
+    tracker.set_stall_policy(3.0, 300, 50);  // 3 x median step interval, at least 0.3 s
     std::vector<RunAlert> alerts;
-    QObject::connect(&monitor, &MonitorWidget::alert,
-                     [&](const QString&, const RunAlert& a) { alerts.push_back(a); });
-    const int key = monitor.follow_log(log, "hanging");
+    QObject::connect(&tracker, &RunTracker::alert, [&](int, const RunAlert& a) { alerts.push_back(a); });
+    const int key = tracker.follow_log(log, "hanging");
     for (int step = 1; step <= 4; ++step) {
         append_file(log, testing_util::mllog_line("train_loss", 3.0 - 0.1 * step, step, step * 8));
         ASSERT_TRUE(wait_until(
@@ -216,8 +245,13 @@ TEST(MonitorWidget, ALiveRunWithoutNewStepsRaisesAStallAlertOnce) {
     ASSERT_TRUE(wait_until([&] { return !alerts.empty(); }, 5000));
     EXPECT_EQ(alerts[0].kind, RunAlertKind::kStalled);
     EXPECT_NE(alerts[0].message.find("no new step"), std::string::npos);
+    EXPECT_EQ(tracker.run(key)->state, RunState::kStalled);
+    EXPECT_TRUE(monitor.status_text().contains("stalled")) << monitor.status_text().toStdString();
     testing_util::wait_until([] { return false; }, 500);
     EXPECT_EQ(alerts.size(), 1u);  // once per stall
+    // A new step: running again.
+    append_file(log, testing_util::mllog_line("train_loss", 2.5, 5, 40));
+    ASSERT_TRUE(wait_until([&] { return tracker.run(key)->state == RunState::kRunning; }));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "history/run_history.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
+#include "runs/run_tracker.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -45,26 +46,25 @@ TEST(RemoteRunEndToEnd, DemoOnTheLocalClusterIsFollowedLive) {
     const Result<int> key = window.submit_current();
     ASSERT_TRUE(key.ok()) << key.error();
     const MonitorWidget* monitor = window.monitor();
-    bool seen_running_with_points = false;
-    QObject::connect(monitor, &MonitorWidget::run_changed, [&](int k) {
-        const MonitorRun* r = monitor->run(k);
-        if (k == *key && r->state.startsWith("RUNNING") && !r->metrics.points(Metric::kTrainLoss).empty()) {
-            seen_running_with_points = true;
-        }
+    QStringList states;  // what the run went through, for the failure message
+    QObject::connect(window.tracker(), &RunTracker::run_changed, [&](int k) {
+        const TrackedRun* r = window.tracker()->run(k);
+        if (k == *key && r != nullptr && (states.isEmpty() || states.back() != display_text(r->state)))
+            states << display_text(r->state);
     });
     ASSERT_TRUE(testing_util::wait_until([&] { return !notified.isEmpty(); }, 300'000))
         << "no end of the job";
-    const MonitorRun* run = monitor->run(*key);
+    const TrackedRun* run = monitor->run(*key);
     // Slurm's own state ends the run (asked right after the log's run_stop).
-    EXPECT_TRUE(testing_util::wait_until([&] { return run->state.startsWith("COMPLETED"); }, 60'000))
-        << run->state.toStdString() << "\n"
+    EXPECT_TRUE(testing_util::wait_until([&] { return run->state == RunState::kCompleted; }, 60'000))
+        << states.join(" -> ").toStdString() << "\n"
         << monitor->log_view()->toPlainText().right(3000).toStdString();
     ASSERT_TRUE(testing_util::wait_until([&] { return run->metrics.status.has_value(); }, 30'000));
     EXPECT_EQ(run->metrics.points(Metric::kTrainLoss).size(), 2u);
     EXPECT_EQ(run->metrics.points(Metric::kEvalAccuracy).size(), 2u);
     EXPECT_EQ(run->metrics.status, "success");
     EXPECT_TRUE(notified.join("\n").contains("finished")) << notified.join("\n").toStdString();
-    (void)seen_running_with_points;  // a 10-step job can finish between two state polls
+    EXPECT_EQ(run->slurm_state, "COMPLETED");
     const auto runs = window.history()->runs();
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 1u);

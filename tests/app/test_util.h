@@ -14,12 +14,24 @@
 #include <map>
 #include <string>
 
+#include "contract/run_config.h"
 #include "remote/slurm/cluster_profile.h"
 
 namespace slipway::app::testing_util {
 
 inline QString fixture_log(const QString& name) {
     return QStringLiteral(SLIPWAY_TEST_DATA_DIR "/mlperf-logs/") + name;
+}
+
+// tests/app/fake_engine.sh: a stand-in for slipway-engine (FAKE_ENGINE_MODE complete / fail / hang).
+inline QString fake_engine() {
+    return QStringLiteral(SLIPWAY_SOURCE_DIR "/tests/app/fake_engine.sh");
+}
+
+// The shipped demo preset, as the editor loads it.
+inline RunConfig demo_config() {
+    const Result<RunConfig> config = load_run_config(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json");
+    return config.ok() ? *config : RunConfig();
 }
 
 inline const QStringList& fixture_logs() {

@@ -18,6 +18,7 @@
 #include "monitor/follow_service.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
+#include "runs/run_tracker.h"
 
 using slipway::app::FollowService;
 using slipway::app::Metric;
@@ -119,7 +120,8 @@ int main(int argc, char** argv) {
     // 1. Redraw of a 1,000,000-point noisy curve in a 1200x800 monitor.
     {
         FollowService follow;
-        MonitorWidget monitor(&follow, nullptr);
+        slipway::app::RunTracker tracker(nullptr, &follow, nullptr, {});
+        MonitorWidget monitor(&tracker);
         monitor.resize(1200, 800);
         monitor.show();
         QApplication::processEvents();
@@ -138,7 +140,7 @@ int main(int argc, char** argv) {
         const double before = proc_status_mib("VmRSS:");
         QElapsedTimer t;
         t.start();
-        const int key = monitor.show_metrics("bench", std::move(m), "completed");
+        const int key = tracker.show_curves("bench", std::move(m));
         monitor.set_smoothing(0.0);
         add("load 1M points into the plot (ms)", "%.1f", static_cast<double>(t.nsecsElapsed()) / 1e6);
         add("RSS added by 1M points (MiB)", "%.1f", proc_status_mib("VmRSS:") - before);
@@ -188,20 +190,21 @@ int main(int argc, char** argv) {
         size_t expected_points = 0;
         const size_t bytes = write_log(path, static_cast<size_t>(log_mb * 1024 * 1024), &expected_points);
         FollowService follow;
-        MonitorWidget monitor(&follow, nullptr);
+        slipway::app::RunTracker tracker(nullptr, &follow, nullptr, {});
+        MonitorWidget monitor(&tracker);
         monitor.resize(1200, 800);
         monitor.show();
         QApplication::processEvents();
         const double before = proc_status_mib("VmRSS:");
         int loaded = 0;
-        QObject::connect(&monitor, &MonitorWidget::loaded, [&](int key) { loaded = key; });
+        QObject::connect(&tracker, &slipway::app::RunTracker::loaded, [&](int key) { loaded = key; });
         // The GUI thread's longest stall while the log streams in (a responsive window answers quickly).
         double longest_gap_ms = 0;
         QElapsedTimer gap;
         gap.start();
         QElapsedTimer t;
         t.start();
-        const auto key = monitor.open_log(path);
+        const auto key = tracker.open_log(path);
         while (loaded == 0) {
             QApplication::processEvents(QEventLoop::AllEvents, 5);
             longest_gap_ms = std::max(longest_gap_ms, static_cast<double>(gap.nsecsElapsed()) / 1e6);

@@ -1,0 +1,549 @@
+// RunTracker: runs on This computer, log files, stored runs, and what every run shares (state changes,
+// folding log batches into metrics and the store, alerts, stalls, release). The cluster half is in
+// run_tracker_cluster.cpp.
+#include "runs/run_tracker.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QtDebug>
+
+#include "history/history_writer.h"
+#include "history/run_history.h"
+#include "local/local_run.h"
+#include "runs/cluster_sessions.h"
+
+namespace slipway::app {
+namespace {
+
+int64_t now_ms() {
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+}  // namespace
+
+RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
+                       QObject* parent)
+    : QObject(parent), store_(store), follow_(follow), sessions_(sessions), options_(std::move(options)) {
+    connect(follow_, &FollowService::batch, this, &RunTracker::on_file_batch);
+    if (store_ != nullptr) {
+        connect(&store_->writer(), &HistoryWriter::write_failed, this, &RunTracker::history_problem);
+        connect(&store_->writer(), &HistoryWriter::write_recovered, this, &RunTracker::history_problem);
+    }
+    if (sessions_ != nullptr) {
+        connect(sessions_, &ClusterSessions::session_replaced, this,
+                [this](const QString& profile, ClusterSession* old) { on_session_gone(profile, old, true); });
+        connect(
+            sessions_, &ClusterSessions::session_removed, this,
+            [this](const QString& profile, ClusterSession* old) { on_session_gone(profile, old, false); });
+    }
+    stall_timer_.setInterval(options_.stall_check_ms);
+    connect(&stall_timer_, &QTimer::timeout, this, &RunTracker::check_stalls);
+    stall_timer_.start();
+    poll_timer_.setInterval(options_.job_poll_ms);
+    connect(&poll_timer_, &QTimer::timeout, this, &RunTracker::poll_jobs);
+    poll_timer_.start();
+}
+
+RunTracker::~RunTracker() {
+    for (auto& [session, link] : links_) {
+        for (const QMetaObject::Connection& c : link.connections)
+            disconnect(c);
+    }
+    links_.clear();
+    for (auto& [key, runner] : local_) {
+        disconnect(runner, nullptr, this, nullptr);  // no state writes from a dying tracker
+    }
+    for (auto& [key, run] : runs_) {
+        const bool file_follow = run.source == RunSource::kLocal || run.source == RunSource::kLogFile;
+        if (run.follow_id != 0 && file_follow) follow_->stop(run.follow_id);
+        if (run.store_id != 0) close_store_queue(run.store_id);
+    }
+}
+
+void RunTracker::set_stall_policy(double factor, int64_t min_ms, int check_ms) {
+    options_.stall_factor = factor;
+    options_.stall_min_ms = min_ms;
+    options_.stall_check_ms = check_ms;
+    stall_timer_.setInterval(check_ms);
+}
+
+TrackedRun& RunTracker::add(RunSource source, const QString& name, RunState state) {
+    const int key = next_key_++;
+    TrackedRun& run = runs_[key];
+    run.key = key;
+    run.source = source;
+    run.name = name;
+    run.state = state;
+    run.watch = RunWatch(options_.stall_factor, options_.stall_min_ms);
+    return run;
+}
+
+TrackedRun* RunTracker::find(int key) {
+    const auto it = runs_.find(key);
+    return it == runs_.end() ? nullptr : &it->second;
+}
+
+const TrackedRun* RunTracker::run(int key) const {
+    const auto it = runs_.find(key);
+    return it == runs_.end() ? nullptr : &it->second;
+}
+
+TrackedRun* RunTracker::find_by_follow(RunSource source, int follow_id) {
+    if (follow_id == 0) return nullptr;
+    const bool file_follow = source == RunSource::kLocal || source == RunSource::kLogFile;
+    for (auto& [key, run] : runs_) {
+        const bool run_file_follow = run.source == RunSource::kLocal || run.source == RunSource::kLogFile;
+        if (run.follow_id == follow_id && run_file_follow == file_follow) return &run;
+    }
+    return nullptr;
+}
+
+int RunTracker::run_for_store(int64_t store_id) const {
+    for (const auto& [key, run] : runs_) {
+        if (store_id != 0 && run.store_id == store_id) return key;
+    }
+    return 0;
+}
+
+std::vector<int> RunTracker::keys() const {
+    std::vector<int> keys;
+    for (const auto& [key, run] : runs_)
+        keys.push_back(key);
+    return keys;
+}
+
+int RunTracker::local_runs_active() const {
+    return static_cast<int>(local_.size());
+}
+
+int RunTracker::session_connections() const {
+    int n = 0;
+    for (const auto& [session, link] : links_)
+        n += static_cast<int>(link.connections.size());
+    return n;
+}
+
+bool RunTracker::store_failing() const {
+    return store_ != nullptr && store_->writer().failing();
+}
+
+void RunTracker::set_target(int key, std::optional<double> target, bool higher_is_better) {
+    TrackedRun* run = find(key);
+    if (run == nullptr) return;
+    run->metrics.target = target;
+    run->metrics.target_higher_is_better = higher_is_better;
+    emit run_changed(key);
+}
+
+void RunTracker::set_state(TrackedRun& run, RunState state, const QString& detail, const QString& slurm_state,
+                           bool from_poller) {
+    if (from_poller) {
+        // Pollers never reopen an ended run, nor call a stalled one running.
+        if (is_terminal(run.state)) return;
+        if (run.state == RunState::kStalled && state == RunState::kRunning) state = RunState::kStalled;
+    }
+    const bool changed = run.state != state || run.state_detail != detail ||
+                         (!slurm_state.isEmpty() && run.slurm_state != slurm_state);
+    if (!changed) return;
+    run.state = state;
+    run.state_detail = detail;
+    if (!slurm_state.isEmpty()) run.slurm_state = slurm_state;
+    if (is_terminal(state)) run.cancellable = false;
+    if (store_ != nullptr && run.store_id != 0) {
+        const Status s = store_->set_state(run.store_id, state, detail, slurm_state,
+                                           is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
+                                           from_poller ? StateWrite::kIfNotEnded : StateWrite::kAlways);
+        if (!s.ok()) emit history_problem(QString::fromStdString(s.message()));
+        emit store_changed();
+    }
+    emit run_changed(run.key);
+}
+
+// ---- This computer ----
+
+Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList& overrides) {
+    Result<LocalRunPlan> plan = plan_local_run(config, options_.resource_root, options_.local_runs_dir,
+                                               options_.engine_binary, overrides);
+    if (!plan.ok()) return plan.status();
+
+    TrackedRun& run = add(RunSource::kLocal, QString::fromStdString(plan->config.name), RunState::kRunning);
+    const int key = run.key;
+    run.profile = kLocalProfile;
+    run.log_path = plan->mllog_path;
+    run.live = true;
+    if (plan->config.eval.target) {
+        run.metrics.target = plan->config.eval.target;
+        run.metrics.target_higher_is_better = plan->config.eval_higher_is_better();
+    }
+    if (store_ != nullptr) {
+        RunRecord record;
+        record.name = run.name;
+        record.cluster = kLocalProfile;
+        record.state = RunState::kRunning;
+        record.started = QDateTime::currentDateTime();
+        record.config_json = QString::fromStdString(to_json(plan->config).dump(2));
+        record.log_path = plan->mllog_path;
+        if (const Result<int64_t> id = store_->add_run(record); id.ok()) {
+            run.store_id = *id;
+        } else {
+            emit history_problem(QString::fromStdString(id.error()));
+        }
+    }
+    run.follow_id = follow_->follow(plan->mllog_path);
+
+    auto* runner = new LocalRunner(this);
+    local_[key] = runner;
+    connect(runner, &LocalRunner::started, this, [this, key](qint64 pid) {
+        TrackedRun* r = find(key);
+        if (r == nullptr) return;
+        r->job_id = QString::number(pid);
+        r->cancellable = true;
+        if (store_ != nullptr && r->store_id != 0) {
+            if (Result<RunRecord> stored = store_->run(r->store_id); stored.ok()) {
+                stored->job_id = r->job_id;
+                if (const Status s = store_->update_run(*stored); !s.ok())
+                    emit history_problem(QString::fromStdString(s.message()));
+            }
+            emit store_changed();
+        }
+        emit run_changed(key);
+    });
+    connect(
+        runner, &LocalRunner::finished, this,
+        [this, key, runner](int code, bool cancelled, const QString& error) {
+            local_.erase(key);
+            runner->deleteLater();
+            if (TrackedRun* r = find(key)) {
+                if (r->follow_id != 0) follow_->finish(r->follow_id);  // the engine's last lines too
+                const RunState state = cancelled   ? RunState::kCancelled
+                                       : code == 0 ? RunState::kCompleted
+                                                   : RunState::kFailed;
+                set_state(*r, state,
+                          state == RunState::kFailed ? QStringLiteral("exit code %1").arg(code) : QString());
+                if (!cancelled && code != 0) {
+                    emit alert(key, RunAlert{RunAlertKind::kFailed,
+                                             (error.isEmpty() ? tr("the engine exited with code %1").arg(code)
+                                                              : error)
+                                                 .toStdString()});
+                }
+            }
+            emit local_run_finished(key, code);
+        });
+    emit run_added(key);
+    runner->start(*plan);
+    emit store_changed();
+    emit message(tr("Started %1: %2 %3").arg(run.name, plan->engine, plan->arguments.join(QLatin1Char(' '))));
+    return key;
+}
+
+// ---- Log files ----
+
+Result<int> RunTracker::open_log(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.isFile() || !info.isReadable()) {
+        return Result<int>::Error("cannot open log file '" + path.toStdString() + "': " +
+                                  (info.exists() ? "not a readable file" : "No such file or directory"));
+    }
+    // Kept in the history like a run (one per file: opening it again reads it again into the same run).
+    int64_t store_id = 0;
+    if (store_ != nullptr) {
+        const QString canonical = info.canonicalFilePath();
+        if (const Result<int64_t> before = store_->find_opened_log(canonical); before.ok()) {
+            if (const int shown = run_for_store(*before)) release(shown);  // before its points go
+        }
+        if (const Result<int64_t> id = store_->record_opened_log(canonical, info.fileName()); id.ok()) {
+            store_id = *id;
+        } else {
+            emit history_problem(QString::fromStdString(id.error()));
+        }
+    }
+    TrackedRun& run = add(RunSource::kLogFile, info.fileName(), RunState::kReading);
+    run.profile = kOpenedLogSource;
+    run.log_path = info.absoluteFilePath();
+    run.store_id = store_id;
+    run.loading = true;
+    run.follow_id = follow_->follow(run.log_path);
+    emit run_added(run.key);
+    emit store_changed();
+    return run.key;
+}
+
+int RunTracker::follow_log(const QString& path, const QString& name) {
+    TrackedRun& run = add(RunSource::kLogFile, name, RunState::kRunning);
+    run.profile = kOpenedLogSource;
+    run.log_path = path;
+    run.live = true;
+    run.follow_id = follow_->follow(path);
+    emit run_added(run.key);
+    return run.key;
+}
+
+void RunTracker::on_file_batch(const FollowBatch& batch) {
+    if (TrackedRun* run = find_by_follow(RunSource::kLogFile, batch.follow_id)) apply(*run, batch);
+}
+
+void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
+    const int key = run.key;
+    HistoryWriter* writer = store_ != nullptr && run.store_id != 0 ? &store_->writer() : nullptr;
+    if (batch.reset) {
+        // The log was rewritten (a restarted job): its old curves are gone.
+        RunMetrics fresh;
+        fresh.target = run.metrics.target;
+        fresh.target_higher_is_better = run.metrics.target_higher_is_better;
+        run.metrics = std::move(fresh);
+        run.watch = RunWatch(options_.stall_factor, options_.stall_min_ms);
+        if (writer != nullptr) writer->reset(run.store_id);
+    }
+    std::array<size_t, kMetricCount> first_new{};
+    for (Metric m : kAllMetrics)
+        first_new[static_cast<size_t>(m)] = run.metrics.points(m).size();
+    std::vector<MetricPointRow> rows;
+    const std::optional<double> step_before = run.metrics.last_step;
+    const bool had_stop = run.metrics.run_stop_ms.has_value();
+    const int64_t now = now_ms();
+    std::vector<RunAlert> alerts;
+    for (const MllogEvent& event : batch.events) {
+        if (const std::optional<Metric> m = run.metrics.add(event); m && run.store_id != 0)
+            rows.emplace_back(*m, run.metrics.points(*m).back());
+        if (run.live) {
+            for (RunAlert& a : run.watch.on_event(event, run.metrics, now))
+                alerts.push_back(std::move(a));
+        }
+    }
+    if (writer != nullptr && (!rows.empty() || batch.offset > 0))
+        writer->append(run.store_id, std::move(rows), run.metrics, batch.offset);
+    if (batch.offset > 0) run.log_offset = batch.offset;
+    run.bad_lines += batch.bad_lines;
+
+    if (run.loading && !batch.behind && !batch.missing) {
+        if (batch.finished) {
+            run.loading = false;
+            run.follow_id = 0;
+        } else {
+            follow_->finish(run.follow_id);  // a last line without '\n' too
+        }
+    } else if (batch.finished && (run.source == RunSource::kLocal || run.source == RunSource::kLogFile)) {
+        run.follow_id = 0;
+    }
+    emit batch_applied(key, batch, first_new);
+
+    // State changes the log itself decides.
+    if (run.state == RunState::kStalled && run.metrics.last_step != step_before)
+        set_state(run, RunState::kRunning);  // steps again
+    const bool stop_now = !had_stop && run.metrics.run_stop_ms.has_value();
+    if (stop_now && (run.source == RunSource::kLogFile || run.source == RunSource::kClusterLog) && run.live) {
+        // Nobody else knows how a followed log ends: its run_stop says so.
+        const QString status = QString::fromStdString(run.metrics.status.value_or(std::string()));
+        set_state(run, from_run_stop(run.metrics),
+                  status.isEmpty() || status == QLatin1String("success")
+                      ? QString()
+                      : tr("run_stop status %1").arg(status));
+        if (store_ != nullptr && run.store_id != 0)
+            (void)store_->finish_opened_log(run.store_id, run.metrics);
+    }
+    if (stop_now && run.source == RunSource::kCluster && !is_terminal(run.state)) {
+        // The engine logged run_stop: ask Slurm soon rather than at the next poll.
+        QTimer::singleShot(options_.after_run_stop_ms, this, [this, key] {
+            if (TrackedRun* r = find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
+        });
+    }
+    if (!run.loading && batch.finished && run.source == RunSource::kLogFile && !run.live &&
+        run.state == RunState::kReading) {
+        // An opened file read to its end: its state from its run_stop, stored with start and end.
+        if (store_ != nullptr && run.store_id != 0) {
+            if (const Status s = store_->finish_opened_log(run.store_id, run.metrics); !s.ok())
+                emit history_problem(QString::fromStdString(s.message()));
+            emit store_changed();
+        }
+        const QString status = QString::fromStdString(run.metrics.status.value_or(std::string()));
+        run.state = from_run_stop(run.metrics);
+        run.state_detail = status.isEmpty() || status == QLatin1String("success")
+                               ? QString()
+                               : tr("run_stop status %1").arg(status);
+        emit run_changed(key);
+        emit loaded(key);
+    }
+    for (const RunAlert& a : alerts)
+        emit alert(key, a);
+    emit run_changed(key);
+}
+
+void RunTracker::check_stalls() {
+    const int64_t now = now_ms();
+    std::vector<std::pair<int, RunAlert>> alerts;
+    for (auto& [key, run] : runs_) {
+        if (!run.live || is_terminal(run.state)) continue;
+        if (const std::optional<RunAlert> a = run.watch.check_stall(now)) {
+            set_state(run, RunState::kStalled, QString::fromStdString(a->message));
+            alerts.emplace_back(key, *a);
+        }
+    }
+    for (const auto& [key, a] : alerts)
+        emit alert(key, a);
+}
+
+// ---- Stored runs ----
+
+int RunTracker::show_curves(const QString& name, RunMetrics metrics, RunState state) {
+    TrackedRun& run = add(RunSource::kLogFile, name, state);
+    run.metrics = std::move(metrics);
+    emit run_added(run.key);
+    return run.key;
+}
+
+RunSource RunTracker::source_of(const RunRecord& record) {
+    if (record.cluster == kLocalProfile) return RunSource::kLocal;
+    if (record.cluster.isEmpty() || record.cluster == kOpenedLogSource) return RunSource::kLogFile;
+    return record.job_id.isEmpty() ? RunSource::kClusterLog : RunSource::kCluster;
+}
+
+TrackedRun& RunTracker::add_stored(const RunRecord& record, RunMetrics metrics, RunSource source) {
+    TrackedRun& run = add(source, record.name, record.state);
+    run.profile = record.cluster;
+    run.state_detail = record.state_detail;
+    run.slurm_state = record.slurm_state;
+    run.job_id = record.job_id;
+    run.log_path = record.log_path;
+    run.log_offset = record.log_offset;
+    run.store_id = record.id;
+    run.metrics = std::move(metrics);
+    return run;
+}
+
+Result<int> RunTracker::show_stored(int64_t store_id) {
+    if (store_ == nullptr) return Result<int>::Error("no run history");
+    if (const int existing = run_for_store(store_id)) return existing;
+    const Result<RunRecord> record = store_->run(store_id);
+    if (!record.ok()) return record.status();
+    Result<RunMetrics> metrics = store_->load_metrics(store_id);
+    if (!metrics.ok()) return metrics.status();
+    const TrackedRun& run = add_stored(*record, std::move(*metrics), source_of(*record));
+    emit run_added(run.key);
+    return run.key;
+}
+
+Result<int> RunTracker::resume(int64_t store_id) {
+    if (store_ == nullptr) return Result<int>::Error("no run history");
+    if (const Result<RunRecord> before = store_->run(store_id); !before.ok() || before->log_path.isEmpty()) {
+        return before.ok() ? Result<int>::Error("run " + std::to_string(store_id) + " has no log to follow")
+                           : Result<int>(before.status());
+    }
+    // The shown run goes before the offset and points are read: releasing it flushes its queued points
+    // (history_writer.h), so the resumed follower neither skips nor repeats a point.
+    if (const int existing = run_for_store(store_id)) release(existing);
+    const Result<RunRecord> record = store_->run(store_id);
+    if (!record.ok()) return record.status();
+    Result<RunMetrics> metrics = store_->load_metrics(store_id);
+    if (!metrics.ok()) return metrics.status();
+    const RunSource source = source_of(*record);
+    // A log on a cluster opened by hand: followed again there from where it stopped.
+    if (source == RunSource::kClusterLog) return open_cluster_log(record->cluster, record->log_path);
+    // A cluster run: its log is on the login node; followed there from the stored offset (a reconnect after
+    // the app or the connection went away), and Slurm is asked for the job's state again.
+    if (source == RunSource::kCluster) {
+        ClusterSession* session = session_for(record->cluster);
+        if (session == nullptr) {
+            return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " +
+                                      record->cluster.toStdString() + ", which has no profile any more");
+        }
+        TrackedRun& run = add_stored(*record, std::move(*metrics), source);
+        run.name = record->name + QStringLiteral(" @ ") + record->cluster;
+        run.live = true;
+        run.cancellable = is_live(record->state);
+        attach(session);
+        run.follow_id = session->follow(record->log_path, record->log_offset);
+        emit run_added(run.key);
+        ask_state(run);
+        return run.key;
+    }
+    // A local file (a run on This computer or a log being written) is followed on from the stored offset.
+    // An engine an earlier session started is not ours any more: only its log says how it goes.
+    TrackedRun& run = add_stored(*record, std::move(*metrics), RunSource::kLogFile);
+    run.live = true;
+    run.follow_id = follow_->follow(record->log_path, record->log_offset);
+    emit run_added(run.key);
+    return run.key;
+}
+
+Status RunTracker::cancel(int key) {
+    TrackedRun* run = find(key);
+    if (run == nullptr) return Status::Error("no such run");
+    if (const auto it = local_.find(key); it != local_.end()) {
+        it->second->cancel();
+        emit message(tr("Cancelling %1...").arg(run->name));
+        return Status::Ok();
+    }
+    if (run->source != RunSource::kCluster || run->job_id.isEmpty() || is_terminal(run->state))
+        return Status::Error(run->name.toStdString() + " is not a running job");
+    ClusterSession* session = session_for(run->profile);
+    if (session == nullptr) return Status::Error("no cluster profile named " + run->profile.toStdString());
+    attach(session);
+    const int request = session->cancel(run->job_id);
+    links_[session].cancel_to_key[request] = key;
+    emit message(tr("scancel %1 sent").arg(run->job_id));
+    return Status::Ok();
+}
+
+void RunTracker::close_store_queue(int64_t store_id) {
+    if (store_ == nullptr || store_id == 0) return;
+    if (const Status s = store_->writer().close_run(store_id); !s.ok()) {
+        qWarning().noquote() << "slipway:" << QString::fromStdString(s.message());
+        emit history_problem(QString::fromStdString(s.message()));
+    }
+}
+
+void RunTracker::release(int key) {
+    const auto it = runs_.find(key);
+    if (it == runs_.end()) return;
+    TrackedRun& run = it->second;
+    if (run.follow_id != 0) {
+        if (run.source == RunSource::kLocal || run.source == RunSource::kLogFile) {
+            follow_->stop(run.follow_id);
+        } else if (sessions_ != nullptr) {
+            if (ClusterSession* s = sessions_->existing(run.profile.toStdString()))
+                s->stop_follow(run.follow_id);
+        }
+    }
+    // A log on a cluster no longer followed, which has not said how it ended.
+    if (run.source == RunSource::kClusterLog && run.state == RunState::kFollowing && run.store_id != 0 &&
+        store_ != nullptr) {
+        (void)store_->set_state(run.store_id, RunState::kIncomplete);
+        emit store_changed();
+    }
+    const int64_t store_id = run.store_id;
+    runs_.erase(it);
+    close_store_queue(store_id);
+    emit run_released(key);
+}
+
+void RunTracker::release_all() {
+    while (!runs_.empty())
+        release(runs_.begin()->first);
+}
+
+Status RunTracker::delete_stored(int64_t store_id) {
+    if (store_ == nullptr) return Status::Error("no run history");
+    if (const int shown = run_for_store(store_id)) {
+        if (local_.count(shown) != 0) return Status::Error("the run is still training; cancel it first");
+        release(shown);
+    }
+    const Status s = store_->remove_run(store_id);
+    emit store_changed();
+    return s;
+}
+
+void RunTracker::recover_after_restart() {
+    if (store_ == nullptr) return;
+    const auto runs = store_->runs();
+    if (!runs.ok()) return;
+    for (const RunRecord& r : *runs) {
+        if (r.cluster == kLocalProfile && r.state == RunState::kRunning) {
+            (void)store_->set_state(r.id, RunState::kInterrupted);  // its engine died with that session
+        } else if (r.state == RunState::kFollowing) {
+            (void)store_->set_state(r.id, RunState::kIncomplete);  // a cluster log no longer followed
+        }
+    }
+    emit store_changed();
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,207 @@
+// Every run the app knows while it is open (a run on This computer, a Slurm job, a log file, a log on a
+// cluster) and its whole life: submit, state changes (one place: set_state, which also writes the store),
+// log following, history writes, alerts, stalls, cancel, release. No widgets: the pages draw TrackedRun and
+// forward what the user asks for. The cluster half (submit over a ClusterSession, Slurm state polling,
+// remote log following, reconnects) is in run_tracker_cluster.cpp.
+//
+// Connections: one set per ClusterSession, made the first time a run uses it and dispatched by request,
+// follow and job id to the run; dropped when ClusterSessions replaces or removes the session. A run's own
+// resources (its follow, its local process, its writer queue) are released when it ends or is released.
+#pragma once
+
+#include <QMetaObject>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QTimer>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "contract/run_config.h"
+#include "contract/status.h"
+#include "monitor/follow_service.h"
+#include "monitor/run_metrics.h"
+#include "monitor/run_watch.h"
+#include "runs/run_state.h"
+
+namespace slipway::app {
+
+class ClusterSession;
+class ClusterSessions;
+class LocalRunner;
+class RunHistory;
+struct RemoteSubmission;
+struct RunRecord;
+
+// The profile name of runs on this machine (the history's cluster column).
+inline const QString kLocalProfile = QStringLiteral("This computer");
+
+enum class RunSource {
+    kLocal,       // slipway-engine started here
+    kCluster,     // a Slurm job we submitted (or one of ours resumed from the store)
+    kLogFile,     // a log file on this machine, read once or followed
+    kClusterLog,  // a log on a cluster opened by hand
+};
+
+struct TrackedRun {
+    int key = 0;
+    RunSource source = RunSource::kLogFile;
+    QString name;
+    QString profile;  // cluster profile; kLocalProfile; kOpenedLogSource for files
+    RunState state = RunState::kSubmitting;
+    QString state_detail;  // node list, pending reason, exit code, run_stop status
+    QString slurm_state;   // Slurm's last word; empty for runs Slurm does not run
+    QString job_id;        // Slurm job id, or the local engine's pid
+    QString log_path;
+    int64_t store_id = 0;  // runs.id; 0: not stored
+    RunMetrics metrics;
+    RunWatch watch;
+    qint64 bad_lines = 0;
+    quint64 log_offset = 0;  // bytes of the log folded in so far
+    bool live = false;       // being followed: alerts and stall checks apply
+    bool loading = false;    // an opened file still being read
+    bool cancellable = false;
+
+    // Internal bookkeeping (the tracker's; shown for tests).
+    int follow_id = 0;         // FollowService id (local files) or the session's follow id; 0: none
+    int submit_request = 0;    // the session's submit request while it is under way
+    bool state_asked = false;  // a job_state request is on its way
+    QString last_poll_error;   // shown once, not at every poll
+};
+
+class RunTracker : public QObject {
+    Q_OBJECT
+
+public:
+    struct Options {
+        QString resource_root;   // resolves a run config's relative inputs
+        QString local_runs_dir;  // where runs on This computer get their folder
+        QString engine_binary;   // slipway-engine (local runs; deployed to clusters)
+        double stall_factor = 5.0;
+        int64_t stall_min_ms = 60'000;
+        int stall_check_ms = 5000;
+        int job_poll_ms = 10'000;      // Slurm state of live cluster runs (one timer for all)
+        int after_run_stop_ms = 1500;  // ask Slurm this soon after the log's run_stop
+    };
+
+    // None owned; `store` and `sessions` may be null (nothing stored / no clusters).
+    RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
+               QObject* parent = nullptr);
+    ~RunTracker() override;  // stops follows and processes, closes writer queues, disconnects sessions
+
+    // Starts slipway-engine on `config` here. `overrides` are engine flags (tests shorten runs).
+    Result<int> submit_local(const RunConfig& config, const QStringList& overrides = {});
+    // Deploys and sbatches `config` on a cluster profile; its log is followed and its state polled.
+    Result<int> submit_cluster(const RunConfig& config, const QString& profile);
+    // Reads a whole log file once (stored as a run, one per file; state from its run_stop). Fails at once
+    // when the file is missing.
+    Result<int> open_log(const QString& path);
+    // Follows a log file that is being written (e.g. the demo's mllog.txt started from a script).
+    int follow_log(const QString& path, const QString& name);
+    // Follows a log on a cluster opened by hand; stored once per file and resumed from its offset.
+    Result<int> open_cluster_log(const QString& profile, const QString& path);
+    // Curves that are not stored anywhere (an import, a benchmark), shown as a finished run.
+    int show_curves(const QString& name, RunMetrics metrics, RunState state = RunState::kCompleted);
+    // A stored run's curves, not live. A run shown already is returned as it is.
+    Result<int> show_stored(int64_t store_id);
+    // Follows a stored run's log again from its stored offset (and asks Slurm about its job).
+    Result<int> resume(int64_t store_id);
+    // SIGTERM / scancel; the result arrives as run_changed (and message() when scancel fails).
+    Status cancel(int key);
+    // No longer shown: its follow stops, its writer queue is closed, the entry goes (run_released).
+    void release(int key);
+    void release_all();
+    // Deletes a stored run (a shown one is released first).
+    Status delete_stored(int64_t store_id);
+    // The startup sweep: a local run left "running" died with the last session (interrupted); a cluster log
+    // left "following" is no longer followed (incomplete).
+    void recover_after_restart();
+
+    void set_target(int key, std::optional<double> target, bool higher_is_better);
+    // A live run stalls after `factor` x its median step interval without a new step, never sooner than
+    // min_ms; checked every check_ms. Applies to runs added afterwards.
+    void set_stall_policy(double factor, int64_t min_ms, int check_ms = 5000);
+
+    const TrackedRun* run(int key) const;
+    int run_for_store(int64_t store_id) const;
+    std::vector<int> keys() const;
+    int local_runs_active() const;
+    // Connections the tracker holds on ClusterSessions (tests: one set per session, whatever the run count).
+    int session_connections() const;
+    RunHistory* store() const { return store_; }
+    // The store's writer cannot write at the moment (it keeps what it was given and retries).
+    bool store_failing() const;
+
+signals:
+    void run_added(int key);
+    void run_changed(int key);  // state, detail, cancellable, job id, target
+    // A batch was folded in: `first_new` is, per metric, the index of its first new point. A reset batch
+    // (the log was rewritten) comes with every series restarted.
+    void batch_applied(int key, const slipway::app::FollowBatch& batch,
+                       const std::array<size_t, kMetricCount>& first_new);
+    void loaded(int key);  // an opened file was read to its end
+    void run_released(int key);
+    void alert(int key, const slipway::app::RunAlert& alert);
+    void local_run_finished(int key, int exit_code);
+    // A cluster's connection went down or came back: once per change, however many runs use it.
+    void connection_changed(const QString& profile, bool up, const QString& message);
+    void message(const QString& text);          // "Submitted job 12 to hpc (...)", a failed scancel
+    void history_problem(const QString& text);  // the store's writer failed or recovered
+    void store_changed();                       // a run row was added, changed or removed here
+
+private:
+    TrackedRun& add(RunSource source, const QString& name, RunState state);
+    // A stored run as a tracked one (not live yet).
+    TrackedRun& add_stored(const RunRecord& record, RunMetrics metrics, RunSource source);
+    static RunSource source_of(const RunRecord& record);
+    TrackedRun* find(int key);
+    TrackedRun* find_by_follow(RunSource source, int follow_id);
+    // The only place a run's state changes; writes the store (`mode` for pollers).
+    void set_state(TrackedRun& run, RunState state, const QString& detail = {},
+                   const QString& slurm_state = {}, bool from_poller = false);
+    void apply(TrackedRun& run, const FollowBatch& batch);
+    void on_file_batch(const FollowBatch& batch);
+    void check_stalls();
+    void close_store_queue(int64_t store_id);
+    void emit_alert(int key, const RunAlert& alert) { emit this->alert(key, alert); }
+
+    // The cluster half (run_tracker_cluster.cpp).
+    ClusterSession* session_for(const QString& profile);
+    void attach(ClusterSession* session);
+    void detach(ClusterSession* session);
+    void on_submitted(ClusterSession* session, int request, bool ok, const QString& error,
+                      const RemoteSubmission& submission);
+    void on_job_state(ClusterSession* session, bool ok, const QString& job_id, const QString& word,
+                      const QString& detail);
+    void on_cancelled(ClusterSession* session, int request, bool ok, const QString& message);
+    void on_session_batch(ClusterSession* session, const FollowBatch& batch);
+    void on_connection(ClusterSession* session, bool up, const QString& message);
+    void on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced);
+    void refollow(const QString& profile);
+    void poll_jobs();
+    void ask_state(TrackedRun& run);
+    void end_cluster_run(TrackedRun& run, RunState state, const QString& word);
+
+    RunHistory* store_;
+    FollowService* follow_;
+    ClusterSessions* sessions_;
+    Options options_;
+    std::map<int, TrackedRun> runs_;
+    std::map<int, LocalRunner*> local_;  // key -> its engine process (a child; deleted at its end)
+    int next_key_ = 1;
+    struct SessionLink {
+        QString profile;
+        std::vector<QMetaObject::Connection> connections;
+        int up = -1;                       // -1: not known yet, else 0 / 1
+        std::map<int, int> cancel_to_key;  // cancel request -> run key
+    };
+    std::map<ClusterSession*, SessionLink> links_;
+    QTimer stall_timer_;
+    QTimer poll_timer_;
+};
+
+}  // namespace slipway::app

@@ -1,0 +1,271 @@
+// RunTracker, the cluster half: submitting to a profile, Slurm state polling (one timer for every live job),
+// following job logs and hand-opened cluster logs over the profile's ClusterSession, scancel, and what
+// happens when the connection drops or the profile is edited. One set of connections per session, made
+// by attach() and dispatched here by request, follow and job id.
+#include <QDateTime>
+#include <QFileInfo>
+
+#include "clusters/cluster_session.h"
+#include "history/run_history.h"
+#include "runs/cluster_sessions.h"
+#include "runs/run_tracker.h"
+
+namespace slipway::app {
+
+ClusterSession* RunTracker::session_for(const QString& profile) {
+    return sessions_ == nullptr ? nullptr : sessions_->session(profile.toStdString());
+}
+
+void RunTracker::attach(ClusterSession* session) {
+    if (session == nullptr || links_.count(session) != 0) return;
+    SessionLink& link = links_[session];
+    link.profile = QString::fromStdString(session->profile().name);
+    link.connections = {
+        connect(session, &ClusterSession::submitted, this,
+                [this, session](int request, bool ok, const QString& error, const RemoteSubmission& s) {
+                    on_submitted(session, request, ok, error, s);
+                }),
+        connect(session, &ClusterSession::job_state_known, this,
+                [this, session](int, bool ok, const QString& job, const QString& word,
+                                const QString& detail) { on_job_state(session, ok, job, word, detail); }),
+        connect(session, &ClusterSession::cancelled, this,
+                [this, session](int request, bool ok, const QString& message) {
+                    on_cancelled(session, request, ok, message);
+                }),
+        connect(session, &ClusterSession::follow_batch, this,
+                [this, session](const FollowBatch& batch) { on_session_batch(session, batch); }),
+        connect(session, &ClusterSession::connection_changed, this,
+                [this, session](bool up, const QString& message) { on_connection(session, up, message); }),
+    };
+}
+
+void RunTracker::detach(ClusterSession* session) {
+    const auto it = links_.find(session);
+    if (it == links_.end()) return;
+    for (const QMetaObject::Connection& c : it->second.connections)
+        disconnect(c);
+    links_.erase(it);
+}
+
+Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& profile) {
+    ClusterSession* session = session_for(profile);
+    if (session == nullptr) return Result<int>::Error("no cluster profile named " + profile.toStdString());
+    int64_t store_id = 0;
+    if (store_ != nullptr) {
+        RunRecord record;
+        record.name = QString::fromStdString(config.name);
+        record.cluster = profile;
+        record.state = RunState::kSubmitting;
+        record.started = QDateTime::currentDateTime();
+        record.config_json = QString::fromStdString(to_json(config).dump(2));
+        if (const Result<int64_t> id = store_->add_run(record); id.ok()) {
+            store_id = *id;
+        } else {
+            emit history_problem(QString::fromStdString(id.error()));
+        }
+    }
+    TrackedRun& run =
+        add(RunSource::kCluster, QString::fromStdString(config.name) + QStringLiteral(" @ ") + profile,
+            RunState::kSubmitting);
+    const int key = run.key;
+    run.profile = profile;
+    run.store_id = store_id;
+    run.live = true;
+    attach(session);
+    if (config.eval.target) {
+        run.metrics.target = config.eval.target;
+        run.metrics.target_higher_is_better = config.eval_higher_is_better();
+    }
+    run.submit_request = session->submit(config, options_.resource_root, options_.engine_binary);
+    emit run_added(key);
+    emit store_changed();
+    emit message(tr("Submitting %1 to %2...").arg(QString::fromStdString(config.name), profile));
+    return key;
+}
+
+void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, const QString& error,
+                              const RemoteSubmission& s) {
+    TrackedRun* run = nullptr;
+    for (auto& [key, r] : runs_) {
+        if (r.source == RunSource::kCluster && r.submit_request == request &&
+            r.profile == links_[session].profile)
+            run = &r;
+    }
+    if (run == nullptr) return;  // released meanwhile
+    run->submit_request = 0;
+    if (!ok) {
+        set_state(*run, RunState::kFailed, QStringLiteral("submit: ") + error);
+        emit alert(run->key, RunAlert{RunAlertKind::kFailed, "submit: " + error.toStdString()});
+        return;
+    }
+    run->job_id = s.job_id;
+    run->log_path = s.log_path;
+    run->cancellable = true;
+    if (store_ != nullptr && run->store_id != 0) {
+        if (Result<RunRecord> r = store_->run(run->store_id); r.ok()) {
+            r->job_id = s.job_id;
+            r->log_path = s.log_path;
+            r->config_json = s.run_json;
+            if (const Status st = store_->update_run(*r); !st.ok())
+                emit history_problem(QString::fromStdString(st.message()));
+        }
+    }
+    set_state(*run, RunState::kPending);
+    emit message(tr("Submitted job %1 to %2 (%3)").arg(s.job_id, run->profile, s.remote_dir));
+    run->follow_id = session->follow(s.log_path, 0);
+    ask_state(*run);
+}
+
+void RunTracker::ask_state(TrackedRun& run) {
+    if (run.source != RunSource::kCluster || run.job_id.isEmpty() || is_terminal(run.state) ||
+        run.state_asked)
+        return;
+    ClusterSession* session = session_for(run.profile);
+    if (session == nullptr) return;
+    attach(session);
+    run.state_asked = true;
+    session->job_state(run.job_id);
+}
+
+void RunTracker::poll_jobs() {
+    for (auto& [key, run] : runs_)
+        ask_state(run);
+}
+
+void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& job_id, const QString& word,
+                              const QString& detail) {
+    const QString profile = links_[session].profile;
+    for (auto& [key, run] : runs_) {
+        if (run.source != RunSource::kCluster || run.profile != profile || run.job_id != job_id) continue;
+        run.state_asked = false;
+        if (!ok) {
+            if (detail != run.last_poll_error) emit message(tr("Job %1: %2").arg(job_id, detail));
+            run.last_poll_error = detail;
+            continue;
+        }
+        run.last_poll_error.clear();
+        RunState state = from_slurm(word.toStdString());
+        // Slurm forgot the job: the log's run_stop is the best word left.
+        if (state == RunState::kUnknown && run.metrics.status == "success") state = RunState::kCompleted;
+        if (!is_terminal(state)) {
+            set_state(run, state, detail, word, /*from_poller=*/true);
+            continue;
+        }
+        if (is_terminal(run.state)) continue;
+        set_state(run, state, detail, word, /*from_poller=*/true);
+        end_cluster_run(run, state, word);
+    }
+}
+
+void RunTracker::end_cluster_run(TrackedRun& run, RunState state, const QString& word) {
+    run.cancellable = false;
+    if (ClusterSession* s = session_for(run.profile); s != nullptr && run.follow_id != 0)
+        s->finish_follow(run.follow_id);
+    // At most one end alert per run: the log's run_stop already gave one.
+    if (run.watch.ended()) return;
+    emit alert(run.key, RunAlert{is_success(state) ? RunAlertKind::kFinished : RunAlertKind::kFailed,
+                                 "job " + run.job_id.toStdString() + " ended " + word.toStdString()});
+}
+
+void RunTracker::on_cancelled(ClusterSession* session, int request, bool ok, const QString& text) {
+    SessionLink& link = links_[session];
+    const auto it = link.cancel_to_key.find(request);
+    if (it == link.cancel_to_key.end()) return;
+    const int key = it->second;
+    link.cancel_to_key.erase(it);
+    TrackedRun* run = find(key);
+    if (run == nullptr) return;
+    if (!ok) {
+        emit message(tr("Cancelling job %1 failed: %2").arg(run->job_id, text));
+        return;
+    }
+    ask_state(*run);  // Slurm's word (CANCELLED) ends it
+}
+
+void RunTracker::on_session_batch(ClusterSession* session, const FollowBatch& batch) {
+    const QString profile = links_[session].profile;
+    for (auto& [key, run] : runs_) {
+        if ((run.source == RunSource::kCluster || run.source == RunSource::kClusterLog) &&
+            run.profile == profile && run.follow_id == batch.follow_id && batch.follow_id != 0) {
+            apply(run, batch);
+            return;
+        }
+    }
+}
+
+void RunTracker::on_connection(ClusterSession* session, bool up, const QString& text) {
+    SessionLink& link = links_[session];
+    if (link.up == int(up)) return;  // one message per change, however many runs and polls
+    link.up = int(up);
+    emit connection_changed(link.profile, up, text);
+}
+
+void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced) {
+    detach(old_session);  // the old session's follows die with it
+    for (auto& [key, run] : runs_) {
+        if (run.profile != profile ||
+            (run.source != RunSource::kCluster && run.source != RunSource::kClusterLog))
+            continue;
+        run.follow_id = 0;
+        run.state_asked = false;
+        if (!replaced && is_live(run.state)) {
+            run.cancellable = false;
+            run.state_detail = tr("cluster profile removed; no longer followed");
+            emit run_changed(key);
+        }
+    }
+    // The new session exists only once the old one is gone: follow again from where each run stopped.
+    if (replaced) QTimer::singleShot(0, this, [this, profile] { refollow(profile); });
+}
+
+void RunTracker::refollow(const QString& profile) {
+    ClusterSession* session = session_for(profile);
+    if (session == nullptr) return;
+    for (auto& [key, run] : runs_) {
+        if (run.profile != profile || run.follow_id != 0 || !run.live || run.log_path.isEmpty()) continue;
+        if (run.source == RunSource::kCluster && is_terminal(run.state)) continue;
+        if (run.source != RunSource::kCluster && run.source != RunSource::kClusterLog) continue;
+        attach(session);
+        run.follow_id = session->follow(run.log_path, run.log_offset);
+        ask_state(run);
+    }
+}
+
+Result<int> RunTracker::open_cluster_log(const QString& profile, const QString& path) {
+    ClusterSession* session = session_for(profile);
+    if (session == nullptr) return Result<int>::Error("no cluster profile named " + profile.toStdString());
+    const QString name = QFileInfo(path).fileName() + QStringLiteral(" @ ") + profile;
+    // Stored like a run (one per remote file): opened again, it shows its stored points and reads on from the
+    // stored offset, so nothing is read or stored twice.
+    int64_t store_id = 0;
+    quint64 offset = 0;
+    RunMetrics stored;
+    if (store_ != nullptr) {
+        if (const Result<int64_t> before = store_->find_log_run(profile, path); before.ok()) {
+            if (const int shown = run_for_store(*before)) release(shown);
+        }
+        if (const Result<int64_t> id = store_->record_remote_log(profile, path, name); id.ok()) {
+            const Result<RunRecord> record = store_->run(*id);
+            Result<RunMetrics> metrics = store_->load_metrics(*id);
+            if (record.ok() && metrics.ok()) {
+                store_id = *id;
+                offset = record->log_offset;
+                stored = std::move(*metrics);
+            }
+        }
+    }
+    TrackedRun& run = add(RunSource::kClusterLog, name, RunState::kFollowing);
+    run.profile = profile;
+    run.log_path = path;
+    run.log_offset = offset;
+    run.store_id = store_id;
+    run.live = true;
+    run.metrics = std::move(stored);
+    attach(session);
+    run.follow_id = session->follow(path, offset);
+    emit run_added(run.key);
+    emit store_changed();
+    return run.key;
+}
+
+}  // namespace slipway::app

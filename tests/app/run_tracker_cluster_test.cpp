@@ -1,0 +1,235 @@
+// Headless tests of the RunTracker's cluster half over a FakeCluster (tests/app/fake_cluster.h): the whole
+// life of a Slurm run without a window (submit, pending, running, then completed / failed / cancelled /
+// timed out), a refused submission, a refused scancel, a dropped connection shared by three runs, and an
+// edited profile whose runs keep being followed. The same lifecycle on the real local Slurm is in
+// gui_cluster_tests (remote_run_cluster_test.cpp).
+#include <gtest/gtest.h>
+
+#include <QTemporaryDir>
+
+#include "fake_cluster.h"
+#include "history/run_history.h"
+#include "runs/cluster_sessions.h"
+#include "runs/run_tracker.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+using testing_util::mllog_line;
+using testing_util::wait_until;
+
+const std::string kRunStop =
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 9, \"event_type\": \"INTERVAL_END\", \"key\": \"run_stop\", "
+    "\"value\": null, \"metadata\": {\"status\": \"success\"}}\n";
+
+remote::ClusterProfile profile(const std::string& host = "login.example.org") {
+    remote::ClusterProfile p;
+    p.name = "hpc";
+    p.host = host;
+    p.user = "researcher";
+    return p;
+}
+
+class RunTrackerCluster : public ::testing::Test {
+protected:
+    void SetUp() override {
+        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(dir_.filePath("history.sqlite"));
+        ASSERT_TRUE(store.ok()) << store.error();
+        store_ = std::move(*store);
+        sessions_.set_connector(cluster_.connector());
+        sessions_.set_profiles({profile()});
+        RunTracker::Options options;
+        options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+        options.engine_binary = testing_util::fake_engine();  // uploaded as the engine: any file will do
+        options.job_poll_ms = 50;
+        options.after_run_stop_ms = 10;
+        tracker_ = std::make_unique<RunTracker>(store_.get(), &follow_, &sessions_, options);
+        QObject::connect(tracker_.get(), &RunTracker::alert,
+                         [this](int key, const RunAlert& a) { alerts_.emplace_back(key, a); });
+        QObject::connect(tracker_.get(), &RunTracker::run_added,
+                         [this](int key) { states_[key].push_back(tracker_->run(key)->state); });
+        QObject::connect(tracker_.get(), &RunTracker::run_changed, [this](int key) {
+            const TrackedRun* run = tracker_->run(key);
+            if (run != nullptr && (states_[key].empty() || states_[key].back() != run->state))
+                states_[key].push_back(run->state);
+        });
+        QObject::connect(tracker_.get(), &RunTracker::message, [this](const QString& m) { messages_ << m; });
+        QObject::connect(tracker_.get(), &RunTracker::connection_changed,
+                         [this](const QString&, bool up, const QString&) { (up ? ups_ : downs_)++; });
+    }
+
+    // Submits the demo and waits until Slurm has queued it; returns its key.
+    int submit() {
+        const Result<int> key = tracker_->submit_cluster(testing_util::demo_config(), "hpc");
+        EXPECT_TRUE(key.ok()) << key.error();
+        if (!key.ok()) return 0;
+        EXPECT_TRUE(wait_until([&] { return tracker_->run(*key)->state == RunState::kPending; }))
+            << messages_.join('\n').toStdString();
+        return *key;
+    }
+    std::string job(int key) const { return tracker_->run(key)->job_id.toStdString(); }
+    std::string log(int key) const { return tracker_->run(key)->log_path.toStdString(); }
+    bool reaches(int key, RunState state) {
+        return wait_until([&] { return tracker_->run(key)->state == state; });
+    }
+    int alerts_for(int key) const {
+        int n = 0;
+        for (const auto& [k, a] : alerts_)
+            n += k == key ? 1 : 0;
+        return n;
+    }
+
+    QTemporaryDir dir_;
+    testing_util::FakeCluster cluster_;
+    ClusterSessions sessions_;
+    FollowService follow_{20};
+    std::unique_ptr<RunHistory> store_;
+    std::unique_ptr<RunTracker> tracker_;
+    std::vector<std::pair<int, RunAlert>> alerts_;
+    std::map<int, std::vector<RunState>> states_;
+    QStringList messages_;
+    int ups_ = 0, downs_ = 0;
+};
+
+TEST_F(RunTrackerCluster, SubmittedPendingRunningCompleted) {
+    const int key = submit();
+    EXPECT_FALSE(job(key).empty());
+    EXPECT_TRUE(tracker_->run(key)->cancellable);
+    cluster_.set_job(job(key), "RUNNING");
+    ASSERT_TRUE(reaches(key, RunState::kRunning));
+    EXPECT_EQ(tracker_->run(key)->slurm_state, "RUNNING");
+    EXPECT_TRUE(tracker_->run(key)->state_detail.contains("node01"));
+    cluster_.append_log(log(key), "0: step 1\n" + mllog_line("train_loss", 3.0, 1, 8) +
+                                      mllog_line("train_loss", 2.0, 2, 16) + kRunStop);
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->metrics.run_stop_ms.has_value(); }));
+    cluster_.set_job(job(key), "COMPLETED");
+    ASSERT_TRUE(reaches(key, RunState::kCompleted));
+    const TrackedRun* run = tracker_->run(key);
+    EXPECT_EQ(states_[key], (std::vector<RunState>{RunState::kSubmitting, RunState::kPending,
+                                                   RunState::kRunning, RunState::kCompleted}));
+    EXPECT_FALSE(run->cancellable);
+    EXPECT_EQ(alerts_for(key), 1);  // run_stop's "finished"; Slurm's COMPLETED adds none
+    EXPECT_EQ(alerts_.front().second.kind, RunAlertKind::kFinished);
+    const RunRecord stored = *store_->run(run->store_id);
+    EXPECT_EQ(stored.state, RunState::kCompleted);
+    EXPECT_EQ(stored.slurm_state, "COMPLETED");
+    EXPECT_EQ(stored.job_id.toStdString(), job(key));
+    EXPECT_EQ(stored.log_path.toStdString(), log(key));
+    ASSERT_TRUE(wait_until([&] { return *store_->point_count(run->store_id) == 2; }));
+    EXPECT_EQ(tracker_->session_connections(), 5);  // one set for the session, not one per run
+    tracker_->release(key);
+    EXPECT_EQ(*store_->point_count(store_->runs()->front().id), 2);  // nothing twice after release
+}
+
+TEST_F(RunTrackerCluster, AFailedJobWithoutRunStopIsFailedWithSlurmsWord) {
+    const int key = submit();
+    cluster_.set_job(job(key), "NODE_FAIL");
+    ASSERT_TRUE(reaches(key, RunState::kFailed));
+    EXPECT_EQ(tracker_->run(key)->slurm_state, "NODE_FAIL");
+    EXPECT_EQ(store_->run(tracker_->run(key)->store_id)->slurm_state, "NODE_FAIL");
+    ASSERT_EQ(alerts_for(key), 1);
+    EXPECT_EQ(alerts_.front().second.kind, RunAlertKind::kFailed);
+    EXPECT_NE(alerts_.front().second.message.find("NODE_FAIL"), std::string::npos);
+}
+
+TEST_F(RunTrackerCluster, AJobPastItsTimeLimitIsTimeout) {
+    const int key = submit();
+    cluster_.set_job(job(key), "TIMEOUT");
+    ASSERT_TRUE(reaches(key, RunState::kTimeout));
+    EXPECT_EQ(alerts_for(key), 1);
+}
+
+TEST_F(RunTrackerCluster, ASubmissionSlurmRefusesEndsFailedWithTheReason) {
+    cluster_.refuse_submissions("Requested node configuration is not available");
+    const Result<int> key = tracker_->submit_cluster(testing_util::demo_config(), "hpc");
+    ASSERT_TRUE(key.ok());
+    ASSERT_TRUE(reaches(*key, RunState::kFailed));
+    EXPECT_TRUE(tracker_->run(*key)->state_detail.contains("Requested node configuration"))
+        << tracker_->run(*key)->state_detail.toStdString();
+    EXPECT_TRUE(tracker_->run(*key)->job_id.isEmpty());
+    EXPECT_EQ(store_->run(tracker_->run(*key)->store_id)->state, RunState::kFailed);
+    EXPECT_EQ(alerts_for(*key), 1);
+    EXPECT_FALSE(tracker_->submit_cluster(testing_util::demo_config(), "nowhere").ok());
+}
+
+TEST_F(RunTrackerCluster, CancelSendsScancelAndARefusalIsReported) {
+    const int key = submit();
+    cluster_.set_job(job(key), "RUNNING");
+    ASSERT_TRUE(reaches(key, RunState::kRunning));
+    cluster_.refuse_scancel("scancel: error: Kill job error on job id " + job(key) +
+                            ": Access/permission denied");
+    ASSERT_TRUE(tracker_->cancel(key).ok());
+    ASSERT_TRUE(wait_until([&] { return messages_.join('\n').contains("Cancelling job"); }));
+    EXPECT_TRUE(messages_.join('\n').contains("Access/permission denied"))
+        << messages_.join('\n').toStdString();
+    EXPECT_EQ(tracker_->run(key)->state, RunState::kRunning);  // still running: nothing pretends otherwise
+    cluster_.refuse_scancel("");
+    ASSERT_TRUE(tracker_->cancel(key).ok());
+    ASSERT_TRUE(reaches(key, RunState::kCancelled));
+    EXPECT_EQ(cluster_.job_state(job(key)), "CANCELLED");
+    EXPECT_EQ(store_->run(tracker_->run(key)->store_id)->state, RunState::kCancelled);
+    EXPECT_EQ(alerts_for(key), 1);  // "job N ended CANCELLED"
+}
+
+TEST_F(RunTrackerCluster, AConnectionLostUnderThreeRunsIsReportedOnceAndResumedOnce) {
+    std::vector<int> keys = {submit(), submit(), submit()};
+    for (int key : keys)
+        cluster_.set_job(job(key), "RUNNING");
+    for (int key : keys)
+        ASSERT_TRUE(reaches(key, RunState::kRunning));
+    const int downs_before = downs_, ups_before = ups_;
+    cluster_.drop_connection();
+    cluster_.fail_next(remote::FakeFault::kDropConnection, 3);  // a few reconnects fail before one works
+    for (int key : keys)
+        cluster_.append_log(log(key),
+                            mllog_line("train_loss", 3.0, 1, 8) + mllog_line("train_loss", 2.0, 2, 16));
+    ASSERT_TRUE(wait_until([&] {
+        for (int key : keys) {
+            if (tracker_->run(key)->metrics.points(Metric::kTrainLoss).size() != 2) return false;
+        }
+        return true;
+    }));
+    wait_until([] { return false; }, 300);  // more polls: they must not repeat the messages
+    EXPECT_EQ(downs_ - downs_before, 1);
+    EXPECT_EQ(ups_ - ups_before, 1);
+    EXPECT_GE(cluster_.reconnects(), 1);
+    for (int key : keys)
+        EXPECT_EQ(tracker_->run(key)->state, RunState::kRunning);
+    EXPECT_EQ(tracker_->session_connections(), 5);
+}
+
+TEST_F(RunTrackerCluster, EditingTheProfileKeepsFollowingItsRuns) {
+    const int key = submit();
+    cluster_.set_job(job(key), "RUNNING");
+    ASSERT_TRUE(reaches(key, RunState::kRunning));
+    cluster_.append_log(log(key), mllog_line("train_loss", 3.0, 1, 8));
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->metrics.total_points() == 1; }));
+    sessions_.set_profiles({profile("login2.example.org")});  // a new session replaces the old one
+    cluster_.append_log(log(key), mllog_line("train_loss", 2.0, 2, 16) + kRunStop);
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->metrics.total_points() == 2; }));
+    cluster_.set_job(job(key), "COMPLETED");
+    ASSERT_TRUE(reaches(key, RunState::kCompleted));
+    EXPECT_EQ(tracker_->run(key)->metrics.points(Metric::kTrainLoss).size(), 2u);  // nothing read twice
+    EXPECT_EQ(tracker_->session_connections(), 5);  // the old session's set is gone
+    // A removed profile: its live runs say so and stop being followed.
+    const int other = submit();
+    sessions_.set_profiles({});
+    EXPECT_TRUE(tracker_->run(other)->state_detail.contains("removed"));
+    EXPECT_FALSE(tracker_->run(other)->cancellable);
+    EXPECT_EQ(tracker_->session_connections(), 0);
+}
+
+TEST_F(RunTrackerCluster, AJobSlurmForgotIsUnknownUnlessItsLogSaysSuccess) {
+    const int lost = submit();
+    const int done = submit();
+    cluster_.append_log(log(done), mllog_line("train_loss", 2.0, 1, 8) + kRunStop);
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(done)->metrics.run_stop_ms.has_value(); }));
+    cluster_.set_job(job(lost), "");
+    cluster_.set_job(job(done), "");
+    ASSERT_TRUE(reaches(lost, RunState::kUnknown));
+    ASSERT_TRUE(reaches(done, RunState::kCompleted));
+}
+
+}  // namespace
+}  // namespace slipway::app

@@ -1,0 +1,174 @@
+// Headless tests of the RunTracker without a window: runs on This computer (a stand-in engine that
+// completes, fails or waits to be cancelled), log files read once or followed, the startup sweep, and
+// release. States, store rows and alerts are checked together: one place changes them.
+#include "runs/run_tracker.h"
+
+#include <gtest/gtest.h>
+
+#include <QTemporaryDir>
+
+#include "history/history_writer.h"
+#include "history/run_history.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+using testing_util::wait_until;
+
+class RunTrackerTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_TRUE(dir_.isValid());
+        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(dir_.filePath("history.sqlite"));
+        ASSERT_TRUE(store.ok()) << store.error();
+        store_ = std::move(*store);
+        RunTracker::Options options;
+        options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+        options.local_runs_dir = dir_.filePath("runs");
+        options.engine_binary = testing_util::fake_engine();
+        tracker_ = std::make_unique<RunTracker>(store_.get(), &follow_, nullptr, options);
+        QObject::connect(tracker_.get(), &RunTracker::alert,
+                         [this](int key, const RunAlert& a) { alerts_.emplace_back(key, a); });
+    }
+    void TearDown() override { qunsetenv("FAKE_ENGINE_MODE"); }
+
+    // Submits the demo with the stand-in engine in `mode` and waits for the process to end.
+    int run_local(const char* mode) {
+        qputenv("FAKE_ENGINE_MODE", mode);
+        int finished = 0;
+        auto c = QObject::connect(tracker_.get(), &RunTracker::local_run_finished,
+                                  [&](int key, int) { finished = key; });
+        const Result<int> key = tracker_->submit_local(testing_util::demo_config());
+        EXPECT_TRUE(key.ok()) << key.error();
+        if (!key.ok()) return 0;
+        if (std::string(mode) == "hang") {
+            EXPECT_TRUE(wait_until([&] { return tracker_->run(*key)->cancellable; }));
+            EXPECT_TRUE(tracker_->cancel(*key).ok());
+        }
+        EXPECT_TRUE(wait_until([&] { return finished == *key; }, 15000));
+        QObject::disconnect(c);
+        // The engine's last lines are read after it exits.
+        EXPECT_TRUE(wait_until([&] { return tracker_->run(*key)->follow_id == 0; }));
+        return *key;
+    }
+    int alerts_for(int key, RunAlertKind kind) const {
+        int n = 0;
+        for (const auto& [k, a] : alerts_)
+            n += k == key && a.kind == kind ? 1 : 0;
+        return n;
+    }
+
+    QTemporaryDir dir_;
+    std::unique_ptr<RunHistory> store_;
+    FollowService follow_{20};
+    std::unique_ptr<RunTracker> tracker_;
+    std::vector<std::pair<int, RunAlert>> alerts_;
+};
+
+TEST_F(RunTrackerTest, ALocalRunThatCompletesIsStoredWithItsPointsAndOneAlert) {
+    const int key = run_local("complete");
+    const TrackedRun* run = tracker_->run(key);
+    EXPECT_EQ(run->state, RunState::kCompleted);
+    EXPECT_EQ(run->metrics.points(Metric::kTrainLoss).size(), 2u);
+    EXPECT_FALSE(run->cancellable);
+    EXPECT_EQ(tracker_->local_runs_active(), 0);
+    EXPECT_EQ(alerts_for(key, RunAlertKind::kFinished), 1);  // from run_stop; the exit adds none
+    EXPECT_EQ(alerts_.size(), 1u);
+    const RunRecord stored = *store_->run(run->store_id);
+    EXPECT_EQ(stored.state, RunState::kCompleted);
+    EXPECT_EQ(stored.cluster, kLocalProfile);
+    EXPECT_FALSE(stored.job_id.isEmpty());  // the engine's pid
+    EXPECT_TRUE(stored.finished.isValid());
+    ASSERT_TRUE(store_->writer().flush().ok());
+    EXPECT_EQ(*store_->point_count(run->store_id), 2);
+}
+
+TEST_F(RunTrackerTest, ALocalRunThatFailsSaysItsExitCodeOnce) {
+    const int key = run_local("fail");
+    const TrackedRun* run = tracker_->run(key);
+    EXPECT_EQ(run->state, RunState::kFailed);
+    EXPECT_EQ(run->state_detail, "exit code 3");
+    EXPECT_EQ(alerts_for(key, RunAlertKind::kFailed), 1);
+    EXPECT_EQ(alerts_.size(), 1u);
+    const RunRecord stored = *store_->run(run->store_id);
+    EXPECT_EQ(stored.state, RunState::kFailed);
+    EXPECT_EQ(stored.state_detail, "exit code 3");
+}
+
+TEST_F(RunTrackerTest, ACancelledLocalRunIsCancelledWithoutAFailureAlert) {
+    const int key = run_local("hang");
+    const TrackedRun* run = tracker_->run(key);
+    EXPECT_EQ(run->state, RunState::kCancelled);
+    EXPECT_EQ(alerts_for(key, RunAlertKind::kFailed), 0);
+    EXPECT_EQ(store_->run(run->store_id)->state, RunState::kCancelled);
+    EXPECT_EQ(tracker_->local_runs_active(), 0);
+    EXPECT_FALSE(tracker_->cancel(key).ok());  // nothing left to cancel
+}
+
+TEST_F(RunTrackerTest, RunsTheLastSessionLeftLiveAreInterruptedOrIncomplete) {
+    RunRecord local;
+    local.name = "was training";
+    local.cluster = kLocalProfile;
+    local.state = RunState::kRunning;
+    RunRecord followed = local;
+    followed.name = "was followed";
+    followed.cluster = "hpc";
+    followed.state = RunState::kFollowing;
+    RunRecord job = local;
+    job.name = "a queued job";
+    job.cluster = "hpc";
+    job.job_id = "12";
+    job.state = RunState::kPending;
+    const int64_t a = *store_->add_run(local), b = *store_->add_run(followed), c = *store_->add_run(job);
+    tracker_->recover_after_restart();
+    EXPECT_EQ(store_->run(a)->state, RunState::kInterrupted);  // its engine died with that session
+    EXPECT_EQ(store_->run(b)->state, RunState::kIncomplete);
+    EXPECT_EQ(store_->run(c)->state, RunState::kPending);  // Slurm still has it: resumed later
+}
+
+TEST_F(RunTrackerTest, AnOpenedLogIsReadOnceAndStoredOncePerFile) {
+    std::vector<int> loaded;
+    QObject::connect(tracker_.get(), &RunTracker::loaded, [&](int key) { loaded.push_back(key); });
+    for (int pass = 0; pass < 2; ++pass) {
+        for (const QString& log : testing_util::fixture_logs())
+            ASSERT_TRUE(tracker_->open_log(log).ok());
+        ASSERT_TRUE(wait_until([&] { return loaded.size() == 3u * (pass + 1); }));
+    }
+    EXPECT_EQ(tracker_->keys().size(), 3u);  // opening a file again replaces its run
+    EXPECT_EQ(store_->runs()->size(), 3u);
+    for (int key : tracker_->keys()) {
+        const TrackedRun* run = tracker_->run(key);
+        EXPECT_FALSE(run->loading);
+        EXPECT_EQ(run->state, RunState::kCompleted) << run->name.toStdString();  // run_stop success
+        EXPECT_EQ(store_->run(run->store_id)->state, RunState::kCompleted);
+        EXPECT_TRUE(alerts_.empty());  // reading a finished log alerts nobody
+    }
+    EXPECT_FALSE(tracker_->open_log(dir_.filePath("missing.txt")).ok());
+}
+
+TEST_F(RunTrackerTest, ReleasingARunStopsItsFollowAndForgetsIt) {
+    const QString log = dir_.filePath("mllog.txt");
+    testing_util::append_file(log, testing_util::mllog_line("train_loss", 3.0, 1, 8));
+    const int key = tracker_->follow_log(log, "live");
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->metrics.total_points() == 1; }));
+    const int follow_id = tracker_->run(key)->follow_id;
+    EXPECT_TRUE(follow_.active(follow_id));
+    int released = 0;
+    QObject::connect(tracker_.get(), &RunTracker::run_released, [&](int k) { released = k; });
+    tracker_->release(key);
+    EXPECT_EQ(released, key);
+    EXPECT_EQ(tracker_->run(key), nullptr);
+    EXPECT_FALSE(follow_.active(follow_id));
+    // A followed log says how it ended through its run_stop.
+    const int again = tracker_->follow_log(log, "again");
+    testing_util::append_file(
+        log,
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"INTERVAL_END\", "
+        "\"key\": \"run_stop\", \"value\": null, \"metadata\": {\"status\": \"aborted\"}}\n");
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(again)->state == RunState::kFailed; }));
+    EXPECT_EQ(tracker_->run(again)->state_detail, "run_stop status aborted");
+}
+
+}  // namespace
+}  // namespace slipway::app
