@@ -154,6 +154,7 @@ FieldEditor::FieldEditor(const FieldSpec& spec, QWidget* parent)
     if (const QString unit = field_unit(pointer_); !unit.isEmpty()) {
         auto* unit_label = new QLabel(unit, this);
         unit_label->setStyleSheet(QStringLiteral("color: #757575;"));
+        unit_label->setIndent(4);
         row->addWidget(unit_label);
     }
     if (check_ != nullptr || combo_ != nullptr || numeric) row->addStretch(1);

@@ -1,12 +1,12 @@
 // PresetGallery: cards in a QListWidget, sized to their wrapped text.
 #include "editor/preset_gallery.h"
 
+#include <QEvent>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
-#include <QResizeEvent>
 #include <QScrollBar>
 #include <QVBoxLayout>
 
@@ -21,6 +21,9 @@ PresetGallery::PresetGallery(QWidget* parent) : QWidget(parent) {
     list_->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
     list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     list_->setSpacing(2);
+    // A light selection, so the card's own colours stay readable on it.
+    list_->setStyleSheet(QStringLiteral("QListWidget::item:selected { background: #dbe8f5; }"));
+    list_->viewport()->installEventFilter(this);  // cards follow the viewport's width
     use_ = new QPushButton(tr("Use this preset"), this);
     use_->setEnabled(false);
     auto* buttons = new QHBoxLayout;
@@ -78,9 +81,9 @@ bool PresetGallery::select(const QString& name) {
     return false;
 }
 
-void PresetGallery::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    fit_cards();
+bool PresetGallery::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == list_->viewport() && event->type() == QEvent::Resize) fit_cards();
+    return QWidget::eventFilter(watched, event);
 }
 
 void PresetGallery::fit_cards() {

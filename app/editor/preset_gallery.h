@@ -28,7 +28,7 @@ signals:
     void preset_chosen(const QString& name);
 
 protected:
-    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void fit_cards();  // each card as tall as its wrapped text at the list's width

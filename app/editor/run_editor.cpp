@@ -253,7 +253,8 @@ QWidget* RunEditor::make_page(const std::vector<std::string>& sections, QWidget*
         fold.note->hide();
         fold_row->addWidget(fold.toggle);
         fold_row->addWidget(fold.note, 1);
-        layout->addLayout(fold_row);
+        // At the top, where the note about a field kept open is seen without scrolling.
+        layout->insertLayout(extra_top != nullptr ? 1 : 0, fold_row);
         connect(fold.toggle, &QCheckBox::toggled, this, [this] { refresh_folds(); });
     }
     if (extra_bottom != nullptr) layout->addWidget(extra_bottom);
