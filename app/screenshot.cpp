@@ -11,6 +11,7 @@
 #include <QTabWidget>
 
 #include "editor/container_panel.h"
+#include "editor/model_picker.h"
 #include "editor/preset_gallery.h"
 #include "editor/run_editor.h"
 #include "local/engine_command.h"
@@ -120,6 +121,15 @@ Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
     const Status gallery_shot = grab(QStringLiteral("editor-presets"), gallery);
     gallery->close();
     if (!gallery_shot.ok()) return gallery_shot;
+    // The model picker over the Model & data page, for the demo model with LoRA.
+    window.editor()->pages()->setCurrentIndex(RunEditor::kModelData);
+    window.editor()->edit("/adapter/method", "lora");
+    window.editor()->show_model_picker();
+    QWidget* picker = window.editor()->model_picker();
+    const Status picker_shot = grab(QStringLiteral("editor-model"), picker);
+    picker->close();
+    window.editor()->set_document(demo);
+    if (!picker_shot.ok()) return picker_shot;
 
     window.show_page(MainWindow::kMonitorPage);
     if (Status s = grab(QStringLiteral("monitor")); !s.ok()) return s;

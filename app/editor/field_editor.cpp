@@ -87,7 +87,7 @@ FieldEditor::FieldEditor(const FieldSpec& spec, QWidget* parent)
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(1);
-    auto* row = new QHBoxLayout;
+    auto* row = row_ = new QHBoxLayout;
     row->setContentsMargins(0, 0, 0, 0);
     column->addLayout(row);
 
@@ -250,6 +250,10 @@ void FieldEditor::set_value(const nlohmann::json& value) {
         }
     }
     updating_ = false;
+}
+
+void FieldEditor::add_action(QWidget* action) {
+    row_->addWidget(action);
 }
 
 void FieldEditor::set_browsed(const QString& path) {

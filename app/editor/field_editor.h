@@ -14,6 +14,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -45,6 +46,8 @@ public:
     // For the LoRA target list: offers these names as check boxes (others typed in stay too).
     void set_choices(const QStringList& names);
     QWidget* input() const;  // the control the user edits
+    // Adds a button (or another widget) after the input, e.g. the model folder's "Model...".
+    void add_action(QWidget* action);
     // Puts a browsed path in the field as if typed.
     void set_browsed(const QString& path);
 
@@ -65,6 +68,7 @@ private:
     QLineEdit* line_ = nullptr;
     QListWidget* list_ = nullptr;  // target_modules
     QLabel* error_label_ = nullptr;
+    QHBoxLayout* row_ = nullptr;  // the input, its buttons, its unit
     bool updating_ = false;
 };
 

@@ -29,6 +29,7 @@
 #include "contract/run_config_schema.h"
 #include "editor/container_panel.h"
 #include "editor/field_editor.h"
+#include "editor/model_picker.h"
 #include "editor/plan_strip.h"
 #include "editor/preset_gallery.h"
 #include "editor/presets.h"
@@ -128,6 +129,30 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
         completer->setFilterMode(Qt::MatchContains);
         if (auto* line = qobject_cast<QLineEdit*>(base->input())) line->setCompleter(completer);
     }
+
+    // The model folder's row: what its config.json says, and its LoRA targets.
+    model_picker_ = new ModelPicker(this);
+    if (FieldEditor* model = field("/model/path")) {
+        auto* button = new QPushButton(tr("Model..."), model);
+        button->setObjectName(QStringLiteral("model_picker_button"));
+        button->setToolTip(tr("Family, parameters, context and vocabulary from config.json; LoRA targets"));
+        model->add_action(button);
+        connect(button, &QPushButton::clicked, this, &RunEditor::show_model_picker);
+    }
+    connect(model_picker_, &ModelPicker::targets_chosen, this, [this](const QStringList& names) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const QString& name : names)
+            list.push_back(name.toStdString());
+        edit("/adapter/target_modules", list);
+        model_picker_->accept();
+    });
+    connect(model_picker_, &ModelPicker::local_config_requested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("The model's config.json (a local copy)"),
+                                                          QString(), tr("config.json (*.json)"));
+        if (path.isEmpty()) return;
+        set_model_config(path);
+        show_model_picker();
+    });
 
     // Preview: exactly what will be uploaded.
     auto* preview_page = new QTabWidget(this);
@@ -403,15 +428,22 @@ void RunEditor::refresh(bool values) {
     refresh_renders();
 }
 
-void RunEditor::refresh_model_info() {
+QString RunEditor::model_config_json() const {
     QString model = QString::fromStdString(doc_.config().model.path);
-    if (!model.isEmpty() && QDir::isRelativePath(model) && !resource_root_.isEmpty()) {
+    if (model.isEmpty()) return QString();
+    if (QDir::isRelativePath(model) && !resource_root_.isEmpty())
         model = QDir(resource_root_).absoluteFilePath(model);
-    }
-    if (model == model_info_for_) return;
-    model_info_for_ = model;
-    if (model.isEmpty()) return;
-    const Result<ModelShape> shape = read_model_shape(QFile::encodeName(model).toStdString());
+    const QString own = model + QStringLiteral("/config.json");
+    const QString copy = QString::fromStdString(planner_.model_config_for(doc_.config()));
+    return QFileInfo::exists(own) || copy.isEmpty() ? own : copy;
+}
+
+void RunEditor::refresh_model_info() {
+    const QString config = model_config_json();
+    if (config == model_info_for_) return;
+    model_info_for_ = config;
+    if (config.isEmpty()) return;
+    const Result<ModelShape> shape = read_model_config(QFile::encodeName(config).toStdString());
     if (!shape.ok()) return;  // the plan strip says why
     QStringList names = {QStringLiteral("all-linear")};
     for (const std::string& n : linear_module_names(*shape))
@@ -420,6 +452,18 @@ void RunEditor::refresh_model_info() {
         f->set_choices(names);
         f->set_value(doc_.value("/adapter/target_modules"));
     }
+}
+
+void RunEditor::show_model_picker() {
+    const QString config = model_config_json();
+    const Result<ModelShape> shape =
+        config.isEmpty() ? Result<ModelShape>::Error("model.path is empty: choose the model folder first")
+                         : read_model_config(QFile::encodeName(config).toStdString());
+    QStringList targets;
+    for (const std::string& t : doc_.config().adapter.target_modules)
+        targets << QString::fromStdString(t);
+    model_picker_->show_model(shape, config, targets, doc_.config().adapter.method == "lora");
+    model_picker_->open();
 }
 
 QString RunEditor::derived_text() const {
@@ -459,6 +503,7 @@ void RunEditor::refresh_plan() {
 
 void RunEditor::set_model_config(const QString& config_json) {
     planner_.set_model_config(QFile::encodeName(config_json).toStdString(), doc_.config().model.path);
+    refresh_model_info();
     refresh_plan();
     derived_->setText(derived_text());
 }

@@ -37,6 +37,7 @@ namespace slipway::app {
 
 class ContainerPanel;
 class FieldEditor;
+class ModelPicker;
 class PlanStrip;
 class PresetGallery;
 
@@ -87,6 +88,9 @@ public:
     // The presets with their descriptions; choosing one loads it. show_preset_gallery() opens it.
     PresetGallery* preset_gallery() const { return gallery_; }
     void show_preset_gallery();
+    // What model.path's config.json says (family, parameters, context, vocabulary) and its LoRA targets.
+    ModelPicker* model_picker() const { return model_picker_; }
+    void show_model_picker();
     QString derived_text() const;
     QPlainTextEdit* dockerfile_preview() const;
     // The Container page's Dockerfile, lint findings and image build/import actions.
@@ -137,6 +141,9 @@ private:
     void on_edited(const std::string& pointer, const nlohmann::json& value);
     void refresh(bool values);
     void refresh_model_info();
+    // The config.json that describes model.path: the folder's own when this computer has it, else the
+    // local copy the user picked, else the folder's (whose read error says why). "" without a model.
+    QString model_config_json() const;
     void refresh_plan();
     void refresh_renders();
     void refresh_container();
@@ -165,8 +172,9 @@ private:
     QComboBox* target_ = nullptr;
     std::vector<remote::ClusterProfile> profiles_;
     std::optional<remote::NgcCatalogue> catalogue_;
-    QString model_info_for_;  // the model path the module checklist was read for
-    QString cluster_info_;    // what sinfo said about the last tested cluster
+    QString model_info_for_;  // the config.json the module checklist was read from
+    ModelPicker* model_picker_ = nullptr;
+    QString cluster_info_;  // what sinfo said about the last tested cluster
 };
 
 }  // namespace slipway::app

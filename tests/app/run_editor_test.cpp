@@ -19,6 +19,7 @@
 
 #include "contract/run_config_schema.h"
 #include "editor/field_editor.h"
+#include "editor/model_picker.h"
 #include "editor/preset_gallery.h"
 #include "editor/presets.h"
 #include "editor/script_import.h"
@@ -334,6 +335,44 @@ TEST_F(RunEditorTest, GalleryListsEveryPresetWithItsDescriptionAndLoadsThePick) 
     ASSERT_TRUE(editor.preset_gallery()->select("demo-tiny"));
     card = qobject_cast<QLabel*>(list->itemWidget(list->currentItem()));
     EXPECT_TRUE(card->text().contains("1 node × 2 CPU ranks")) << card->text().toStdString();
+}
+
+TEST_F(RunEditorTest, ModelPickerShowsTheModelAndSetsLoraTargets) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("demo-tiny").ok());
+    ASSERT_NE(editor.field("/model/path")->findChild<QPushButton*>("model_picker_button"), nullptr);
+    editor.show_model_picker();
+    ModelPicker* picker = editor.model_picker();
+    // resources/demo/model/config.json, counted as the engine counts (tied embeddings once).
+    const QString summary = picker->summary()->text();
+    EXPECT_TRUE(summary.contains("llama (LlamaForCausalLM)")) << summary.toStdString();
+    EXPECT_TRUE(summary.contains("1.26 M")) << summary.toStdString();
+    EXPECT_TRUE(summary.contains("256 tokens")) << summary.toStdString();   // context
+    EXPECT_TRUE(summary.contains("4096 tokens")) << summary.toStdString();  // vocabulary
+    // The demo trains in full: the targets are shown, not offered.
+    EXPECT_EQ(picker->targets()->count(), 7);
+    EXPECT_FALSE(picker->apply_button()->isEnabled());
+    picker->reject();
+
+    editor.edit("/adapter/method", "lora");
+    editor.show_model_picker();
+    ASSERT_TRUE(picker->apply_button()->isEnabled());
+    QListWidget* targets = picker->targets();
+    EXPECT_EQ(targets->item(0)->text(), "q_proj");
+    EXPECT_EQ(targets->item(0)->checkState(), Qt::Checked);  // the demo's q_proj, v_proj
+    EXPECT_EQ(targets->item(1)->checkState(), Qt::Unchecked);
+    targets->item(1)->setCheckState(Qt::Checked);    // k_proj
+    targets->item(2)->setCheckState(Qt::Unchecked);  // v_proj
+    picker->apply_button()->click();
+    EXPECT_EQ(editor.document().config().adapter.target_modules,
+              (std::vector<std::string>{"q_proj", "k_proj"}));
+
+    // A folder this computer does not have: the error names the config.json it looked for.
+    editor.edit("/model/path", "/scratch/nowhere/model");
+    editor.show_model_picker();
+    EXPECT_TRUE(picker->summary()->text().contains("/scratch/nowhere/model/config.json"))
+        << picker->summary()->text().toStdString();
+    EXPECT_FALSE(picker->apply_button()->isEnabled());
 }
 
 TEST(ShellWords, QuotesEscapesAndVariables) {
