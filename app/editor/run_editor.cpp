@@ -147,11 +147,7 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
         model_picker_->accept();
     });
     connect(model_picker_, &ModelPicker::local_config_requested, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("The model's config.json (a local copy)"),
-                                                          QString(), tr("config.json (*.json)"));
-        if (path.isEmpty()) return;
-        set_model_config(path);
-        show_model_picker();
+        if (choose_model_config()) show_model_picker();
     });
 
     // Preview: exactly what will be uploaded.
@@ -207,11 +203,7 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     bottom->addWidget(submit_);
 
     plan_strip_ = new PlanStrip(this);
-    connect(plan_strip_, &PlanStrip::model_config_requested, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("The model's config.json (a local copy)"),
-                                                          QString(), tr("config.json (*.json)"));
-        if (!path.isEmpty()) set_model_config(path);
-    });
+    connect(plan_strip_, &PlanStrip::model_config_requested, this, &RunEditor::choose_model_config);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(preset_row);
@@ -251,6 +243,7 @@ QWidget* RunEditor::make_page(const std::vector<std::string>& sections, QWidget*
             QGridLayout* grid = found->second;
             FieldRow row = make_row(spec, content);
             row.group = qobject_cast<QGroupBox*>(grid->parentWidget());
+            rows_.insert(QString::fromStdString(spec.pointer()), row);
             const int r = grid->rowCount();
             grid->addWidget(row.label, r, 0, Qt::AlignTop);
             grid->addWidget(row.editor, r, 1);
@@ -313,9 +306,7 @@ RunEditor::FieldRow RunEditor::make_row(const FieldSpec& spec, QWidget* parent) 
     label_column->addWidget(row.title);
     label_column->addWidget(row.key);
 
-    const QString pointer = QString::fromStdString(spec.pointer());
-    fields_.insert(pointer, row.editor);
-    rows_.insert(pointer, row);
+    fields_.insert(QString::fromStdString(spec.pointer()), row.editor);
     FieldEditor* editor = row.editor;
     connect(editor, &FieldEditor::edited, this, &RunEditor::on_edited);
     connect(editor, &FieldEditor::browse_requested, this,
@@ -506,6 +497,14 @@ void RunEditor::set_model_config(const QString& config_json) {
     refresh_model_info();
     refresh_plan();
     derived_->setText(derived_text());
+}
+
+bool RunEditor::choose_model_config() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("The model's config.json (a local copy)"),
+                                                      QString(), tr("config.json (*.json)"));
+    if (path.isEmpty()) return false;
+    set_model_config(path);
+    return true;
 }
 
 void RunEditor::request_submit() {

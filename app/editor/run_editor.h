@@ -144,6 +144,8 @@ private:
     // The config.json that describes model.path: the folder's own when this computer has it, else the
     // local copy the user picked, else the folder's (whose read error says why). "" without a model.
     QString model_config_json() const;
+    // Asks for a local copy of a cluster model's config.json and uses it; false when cancelled.
+    bool choose_model_config();
     void refresh_plan();
     void refresh_renders();
     void refresh_container();
