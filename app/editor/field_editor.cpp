@@ -54,7 +54,6 @@ QString field_unit(const std::string& pointer) {
         {"/training/save_steps", "steps"},
         {"/training/save_total_limit", "checkpoints"},
         {"/training/learning_rate", "per step"},
-        {"/adapter/r", "rank"},
         {"/distributed/bucket_mb", "MiB"},
         {"/distributed/timeout_s", "s"},
         {"/slurm/nodes", "nodes"},
