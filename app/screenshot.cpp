@@ -6,9 +6,13 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QListWidget>
+#include <QPainter>
+#include <QPixmap>
 #include <QTabWidget>
 
 #include "editor/container_panel.h"
+#include "editor/model_picker.h"
+#include "editor/preset_gallery.h"
 #include "editor/run_editor.h"
 #include "local/engine_command.h"
 #include "main_window.h"
@@ -62,11 +66,21 @@ Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
 
     QStringList written;
     int index = 1;
-    auto grab = [&](const QString& name) -> Status {
+    // `dialog`, when given, is drawn centred over the window, where it opens.
+    auto grab = [&](const QString& name, QWidget* dialog = nullptr) -> Status {
         settle();
         const QString path =
             QDir(dir).filePath(QStringLiteral("%1-%2.png").arg(index++, 2, 10, QLatin1Char('0')).arg(name));
-        if (!window.grab().save(path, "PNG")) return Status::Error("cannot write " + path.toStdString());
+        QPixmap shot = window.grab();
+        if (dialog != nullptr) {
+            const QRect where((shot.width() - dialog->width()) / 2, (shot.height() - dialog->height()) / 2,
+                              dialog->width(), dialog->height());
+            QPainter painter(&shot);
+            painter.drawPixmap(where.topLeft(), dialog->grab());
+            painter.setPen(QColor(0x75, 0x75, 0x75));  // the frame a window manager would draw
+            painter.drawRect(where.adjusted(-1, -1, 0, 0));
+        }
+        if (!shot.save(path, "PNG")) return Status::Error("cannot write " + path.toStdString());
         written << path;
         return Status::Ok();
     };
@@ -103,8 +117,24 @@ Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
     window.editor()->pages()->setCurrentIndex(RunEditor::kHyperparameters);
     window.editor()->edit("/training/learning_rate", -0.001);
     window.editor()->edit("/training/lr_scheduler_type", "cosine_typo");
+    window.editor()->edit("/training/adam_beta1", 1.5);  // folded as advanced, unfolded by its problem
     if (Status s = grab(QStringLiteral("editor-invalid")); !s.ok()) return s;
     window.editor()->set_document(demo);
+    // The presets gallery, where a run starts.
+    window.editor()->show_preset_gallery();
+    QWidget* gallery = window.editor()->preset_gallery()->window();
+    const Status gallery_shot = grab(QStringLiteral("editor-presets"), gallery);
+    gallery->close();
+    if (!gallery_shot.ok()) return gallery_shot;
+    // The model picker over the Model & data page, for the demo model with LoRA.
+    window.editor()->pages()->setCurrentIndex(RunEditor::kModelData);
+    window.editor()->edit("/adapter/method", "lora");
+    window.editor()->show_model_picker();
+    QWidget* picker = window.editor()->model_picker();
+    const Status picker_shot = grab(QStringLiteral("editor-model"), picker);
+    picker->close();
+    window.editor()->set_document(demo);
+    if (!picker_shot.ok()) return picker_shot;
 
     window.show_page(MainWindow::kMonitorPage);
     if (Status s = grab(QStringLiteral("monitor")); !s.ok()) return s;

@@ -3,6 +3,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -12,6 +13,8 @@
 #include <QVBoxLayout>
 
 #include <map>
+
+#include "contract/hf_flags.h"
 
 namespace slipway::app {
 namespace {
@@ -51,7 +54,6 @@ QString field_unit(const std::string& pointer) {
         {"/training/save_steps", "steps"},
         {"/training/save_total_limit", "checkpoints"},
         {"/training/learning_rate", "per step"},
-        {"/adapter/r", "rank"},
         {"/distributed/bucket_mb", "MiB"},
         {"/distributed/timeout_s", "s"},
         {"/slurm/nodes", "nodes"},
@@ -64,24 +66,42 @@ QString field_unit(const std::string& pointer) {
     return it == units.end() ? QString() : QString::fromLatin1(it->second);
 }
 
+QString field_label(const FieldSpec& spec) {
+    return QCoreApplication::translate("RunConfigField", spec.label.c_str());
+}
+
+QString field_group(const FieldSpec& spec) {
+    return QCoreApplication::translate("RunConfigField", spec.group.c_str());
+}
+
+QString field_key_text(const FieldSpec& spec) {
+    const std::string flag = hf_flag_for(spec.pointer());
+    QString text = QString::fromStdString(spec.key);
+    if (!flag.empty() && flag != spec.key) text += QStringLiteral("  --") + QString::fromStdString(flag);
+    return text;
+}
+
 FieldEditor::FieldEditor(const FieldSpec& spec, QWidget* parent)
     : QWidget(parent), spec_(spec), pointer_(spec.pointer()) {
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(1);
-    auto* row = new QHBoxLayout;
+    auto* row = row_ = new QHBoxLayout;
     row->setContentsMargins(0, 0, 0, 0);
     column->addLayout(row);
 
-    QString tip = QStringLiteral("<b>%1</b> (%2%3)<br>%4")
-                      .arg(QString::fromStdString(pointer_), QString::fromLatin1(field_type_name(spec.type)),
-                           spec.nullable ? QStringLiteral(", may be empty") : QString(),
-                           QString::fromStdString(spec.help).toHtmlEscaped());
+    // Label and help first, then the names and bounds a person who writes the JSON needs.
+    QString tip =
+        QStringLiteral("<b>%1</b><br>%2<br>JSON: <code>%3</code> (%4%5)")
+            .arg(field_label(spec).toHtmlEscaped(), QString::fromStdString(spec.help).toHtmlEscaped(),
+                 QString::fromStdString(pointer_), QString::fromLatin1(field_type_name(spec.type)),
+                 spec.nullable ? tr(", may be empty") : QString());
+    if (const std::string flag = hf_flag_for(pointer_); !flag.empty())
+        tip += tr("<br>Script flag: <code>--%1</code>").arg(QString::fromStdString(flag));
     if (const std::string range = spec.range_text(); !range.empty()) {
-        tip += QStringLiteral("<br>Range: %1").arg(QString::fromStdString(range).toHtmlEscaped());
+        tip += tr("<br>Range: %1").arg(QString::fromStdString(range).toHtmlEscaped());
     }
-    if (const QString unit = field_unit(pointer_); !unit.isEmpty())
-        tip += QStringLiteral("<br>Unit: %1").arg(unit);
+    if (const QString unit = field_unit(pointer_); !unit.isEmpty()) tip += tr("<br>Unit: %1").arg(unit);
     setToolTip(tip);
 
     if (spec.type == FieldType::kBool) {
@@ -129,12 +149,14 @@ FieldEditor::FieldEditor(const FieldSpec& spec, QWidget* parent)
         line_->setMaximumWidth(220);
         row->setStretch(0, 0);
     }
+    // The unit right after the value it qualifies ("128 tokens"); short controls leave the rest empty.
+    if (const QString unit = field_unit(pointer_); !unit.isEmpty()) {
+        auto* unit_label = new QLabel(unit, this);
+        unit_label->setStyleSheet(QStringLiteral("color: #757575;"));
+        unit_label->setIndent(4);
+        row->addWidget(unit_label);
+    }
     if (check_ != nullptr || combo_ != nullptr || numeric) row->addStretch(1);
-    // Units in a column of their own, so the inputs line up.
-    auto* unit_label = new QLabel(field_unit(pointer_), this);
-    unit_label->setStyleSheet(QStringLiteral("color: #757575;"));
-    unit_label->setFixedWidth(110);
-    row->addWidget(unit_label);
     error_label_ = new QLabel(this);
     error_label_->setStyleSheet(QStringLiteral("color: #c62828;"));
     error_label_->setWordWrap(true);
@@ -221,9 +243,16 @@ void FieldEditor::set_value(const nlohmann::json& value) {
         } else if (value.is_number()) {
             text = QString::number(value.get<double>(), 'g', 10);
         }
-        if (line_->text() != text) line_->setText(text);
+        if (line_->text() != text) {
+            line_->setText(text);
+            line_->setCursorPosition(0);  // a long value shows its beginning
+        }
     }
     updating_ = false;
+}
+
+void FieldEditor::add_action(QWidget* action) {
+    row_->addWidget(action);
 }
 
 void FieldEditor::set_browsed(const QString& path) {

@@ -1,6 +1,7 @@
 // One run config field as a widget, made from its row in the declarative schema
 // (engine/contract/run_config_schema.h): a check box, a choice box, or a line edit for text, numbers,
-// lists and maps, with the field's help, range and unit in its tooltip. Edits are reported as JSON values
+// lists and maps, with the field's help, JSON pointer, seed flag, range and unit in its tooltip, and the
+// texts of its row label (the human label, the JSON key and flag under it). Edits are reported as JSON values
 // (text that is not a number is passed on as a string, so validation names the mistake); a problem
 // message turns the field red and shows under it.
 #pragma once
@@ -13,6 +14,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -21,6 +23,12 @@ namespace slipway::app {
 
 // The unit shown next to a field ("tokens", "steps", "s", ...), "" when it has none.
 QString field_unit(const std::string& pointer);
+// The schema's English label and group, translated for display (context "RunConfigField").
+QString field_label(const FieldSpec& spec);
+QString field_group(const FieldSpec& spec);
+// The field's names for people who know the JSON or the seed's scripts: "r  --lora_rank"; the flag only
+// when its name differs from the JSON key.
+QString field_key_text(const FieldSpec& spec);
 
 class FieldEditor : public QWidget {
     Q_OBJECT
@@ -38,6 +46,8 @@ public:
     // For the LoRA target list: offers these names as check boxes (others typed in stay too).
     void set_choices(const QStringList& names);
     QWidget* input() const;  // the control the user edits
+    // Adds a button (or another widget) after the input, e.g. the model folder's "Model...".
+    void add_action(QWidget* action);
     // Puts a browsed path in the field as if typed.
     void set_browsed(const QString& path);
 
@@ -58,6 +68,7 @@ private:
     QLineEdit* line_ = nullptr;
     QListWidget* list_ = nullptr;  // target_modules
     QLabel* error_label_ = nullptr;
+    QHBoxLayout* row_ = nullptr;  // the input, its buttons, its unit
     bool updating_ = false;
 };
 

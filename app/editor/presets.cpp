@@ -1,11 +1,43 @@
-// Preset discovery.
+// Preset discovery, their descriptions and key figures.
 #include "editor/presets.h"
 
+#include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QStandardPaths>
 
 namespace slipway::app {
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("Presets", text);
+}
+
+// "1 node", "8 nodes".
+QString count_text(int64_t n, const char* one, const char* many) {
+    return n == 1 ? tr(one) : tr(many).arg(n);
+}
+
+// Reads "# Title\n\nParagraph..." from <name>.md next to the preset.
+void read_description(Preset& preset) {
+    QFile file(QFileInfo(preset.path).path() + QLatin1Char('/') + preset.name + QStringLiteral(".md"));
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return;
+    QStringList paragraph;
+    for (const QString& raw : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'))) {
+        const QString line = raw.trimmed();
+        if (line.startsWith(QLatin1String("# ")) && preset.title.isEmpty()) {
+            preset.title = line.mid(2).trimmed();
+        } else if (line.isEmpty()) {
+            if (!paragraph.isEmpty()) break;  // one paragraph
+        } else {
+            paragraph << line;
+        }
+    }
+    preset.description = paragraph.join(QLatin1Char(' '));
+}
+
+}  // namespace
 
 QString user_preset_dir() {
     return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
@@ -17,12 +49,42 @@ QList<Preset> list_presets(const QString& resource_root) {
     auto scan = [&out](const QString& dir, bool user) {
         const QFileInfoList files =
             QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
-        for (const QFileInfo& f : files)
-            out.push_back({f.completeBaseName(), f.absoluteFilePath(), user});
+        for (const QFileInfo& f : files) {
+            Preset preset{f.completeBaseName(), f.absoluteFilePath(), user, {}, {}};
+            read_description(preset);
+            out.push_back(preset);
+        }
     };
     if (!resource_root.isEmpty()) scan(resource_root + QStringLiteral("/resources/presets"), false);
     scan(user_preset_dir(), true);
     return out;
+}
+
+QString preset_figures(const RunConfig& config) {
+    QStringList parts;
+    // The model folder's name says which model ("Llama-3.1-8B"); a generic one ("model") its parent too.
+    const QStringList path =
+        QString::fromStdString(config.model.path).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    if (!path.isEmpty()) {
+        const bool generic =
+            path.size() > 1 && path.last().compare(QLatin1String("model"), Qt::CaseInsensitive) == 0;
+        parts << (generic ? path.mid(path.size() - 2).join(QLatin1Char('/')) : path.last());
+    }
+    const AdapterConfig& adapter = config.adapter;
+    if (adapter.method == "lora") {
+        parts << tr("LoRA rank %1").arg(adapter.r);
+    } else if (adapter.method == "embeddings") {
+        parts << tr("embeddings only");
+    } else {
+        parts << tr("full fine-tune");
+    }
+    const SlurmConfig& slurm = config.slurm;
+    const QString per_node = slurm.gpus_per_node > 0
+                                 ? count_text(slurm.gpus_per_node, "1 GPU", "%1 GPUs")
+                                 : count_text(config.tasks_per_node(), "1 CPU rank", "%1 CPU ranks");
+    parts << count_text(slurm.nodes, "1 node", "%1 nodes") + QStringLiteral(" × ") + per_node;
+    parts << tr("global batch %1 × %2 tokens").arg(config.global_batch_size()).arg(config.data.block_size);
+    return parts.join(QStringLiteral(" · "));
 }
 
 }  // namespace slipway::app

@@ -1,13 +1,16 @@
 // RunEditor: schema-generated pages, validation feedback, derived values, presets and import/export.
 #include "editor/run_editor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCompleter>
+#include <QDialog>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -19,30 +22,22 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "contract/run_config_schema.h"
 #include "editor/container_panel.h"
 #include "editor/field_editor.h"
+#include "editor/model_picker.h"
 #include "editor/plan_strip.h"
+#include "editor/preset_gallery.h"
 #include "editor/presets.h"
 #include "editor/script_import.h"
 #include "remote/container/dockerfile.h"
 #include "remote/slurm/sbatch_script.h"
 
 namespace slipway::app {
-namespace {
-
-QString section_title(const std::string& section) {
-    if (section.empty()) return QObject::tr("Run");
-    if (section == "mlperf") return QObject::tr("MLPerf submission");
-    QString t = QString::fromStdString(section);
-    t[0] = t[0].toUpper();
-    return t;
-}
-
-}  // namespace
 
 RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     : QWidget(parent), resource_root_(resource_root) {
@@ -50,7 +45,7 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     planner_.set_base_dir(resource_root.toStdString());
     pages_ = new QTabWidget(this);
 
-    // Hyperparameters page header: presets.
+    // Above the pages: where the run starts from (presets, and their gallery).
     auto* preset_row = new QWidget(this);
     auto* preset_layout = new QHBoxLayout(preset_row);
     preset_layout->setContentsMargins(0, 0, 0, 6);
@@ -58,14 +53,30 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     presets_->setMinimumWidth(220);
     presets_->setToolTip(tr("Run configs shipped in resources/presets and your own"));
     auto* load_preset_button = new QPushButton(tr("Load preset"), preset_row);
+    auto* gallery_button = new QPushButton(tr("Gallery..."), preset_row);
+    gallery_button->setToolTip(tr("Every preset with its description, model and machines"));
     auto* save_preset_button = new QPushButton(tr("Save as preset..."), preset_row);
     preset_layout->addWidget(new QLabel(tr("Preset:"), preset_row));
     preset_layout->addWidget(presets_);
     preset_layout->addWidget(load_preset_button);
+    preset_layout->addWidget(gallery_button);
     preset_layout->addWidget(save_preset_button);
     preset_layout->addStretch(1);
     connect(load_preset_button, &QPushButton::clicked, this, [this] {
         if (const Status s = load_preset(presets_->currentText()); !s.ok()) {
+            QMessageBox::warning(this, tr("Load preset"), QString::fromStdString(s.message()));
+        }
+    });
+    connect(gallery_button, &QPushButton::clicked, this, &RunEditor::show_preset_gallery);
+    gallery_dialog_ = new QDialog(this);
+    gallery_dialog_->setWindowTitle(tr("Start from a preset"));
+    gallery_dialog_->resize(720, 560);
+    gallery_ = new PresetGallery(gallery_dialog_);
+    auto* gallery_layout = new QVBoxLayout(gallery_dialog_);
+    gallery_layout->addWidget(gallery_);
+    connect(gallery_, &PresetGallery::preset_chosen, this, [this](const QString& name) {
+        gallery_dialog_->accept();
+        if (const Status s = load_preset(name); !s.ok()) {
             QMessageBox::warning(this, tr("Load preset"), QString::fromStdString(s.message()));
         }
     });
@@ -87,7 +98,7 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     derived_->setMargin(8);
 
     pages_->addTab(make_page({"", "model", "tokenizer", "data"}), tr("Model && data"));
-    pages_->addTab(make_page({"training", "eval", "mlperf"}, preset_row), tr("Hyperparameters"));
+    pages_->addTab(make_page({"training", "eval", "mlperf"}), tr("Hyperparameters"));
     pages_->addTab(make_page({"adapter"}), tr("Adapter"));
     pages_->addTab(make_page({"slurm", "distributed"}, derived_), tr("Resources"));
     QFont mono(QStringLiteral("monospace"));
@@ -118,6 +129,26 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
         completer->setFilterMode(Qt::MatchContains);
         if (auto* line = qobject_cast<QLineEdit*>(base->input())) line->setCompleter(completer);
     }
+
+    // The model folder's row: what its config.json says, and its LoRA targets.
+    model_picker_ = new ModelPicker(this);
+    if (FieldEditor* model = field("/model/path")) {
+        auto* button = new QPushButton(tr("Model..."), model);
+        button->setObjectName(QStringLiteral("model_picker_button"));
+        button->setToolTip(tr("Family, parameters, context and vocabulary from config.json; LoRA targets"));
+        model->add_action(button);
+        connect(button, &QPushButton::clicked, this, &RunEditor::show_model_picker);
+    }
+    connect(model_picker_, &ModelPicker::targets_chosen, this, [this](const QStringList& names) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const QString& name : names)
+            list.push_back(name.toStdString());
+        edit("/adapter/target_modules", list);
+        model_picker_->accept();
+    });
+    connect(model_picker_, &ModelPicker::local_config_requested, this, [this] {
+        if (choose_model_config()) show_model_picker();
+    });
 
     // Preview: exactly what will be uploaded.
     auto* preview_page = new QTabWidget(this);
@@ -172,13 +203,10 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     bottom->addWidget(submit_);
 
     plan_strip_ = new PlanStrip(this);
-    connect(plan_strip_, &PlanStrip::model_config_requested, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("The model's config.json (a local copy)"),
-                                                          QString(), tr("config.json (*.json)"));
-        if (!path.isEmpty()) set_model_config(path);
-    });
+    connect(plan_strip_, &PlanStrip::model_config_requested, this, &RunEditor::choose_model_config);
 
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(preset_row);
     layout->addWidget(pages_, 1);
     layout->addWidget(plan_strip_);
     layout->addWidget(problem_list_);
@@ -190,36 +218,62 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
 
 QWidget* RunEditor::make_page(const std::vector<std::string>& sections, QWidget* extra_top,
                               QWidget* extra_bottom) {
+    const int page = pages_->count();  // the index this page gets
     auto* content = new QWidget;
     auto* layout = new QVBoxLayout(content);
     if (extra_top != nullptr) layout->addWidget(extra_top);
+    AdvancedFold& fold = folds_[page];
+
+    // Groups in the order their first field appears in the schema; one grid each.
+    std::vector<std::pair<std::string, QGridLayout*>> grids;
     for (const std::string& section : sections) {
-        auto* form = new QFormLayout;
-        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-        form->setLabelAlignment(Qt::AlignRight);
-        auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(section_title(section)), content);
-        layout->addWidget(title);
         for (const FieldSpec& spec : run_config_fields()) {
             if (spec.section != section || spec.key == "schema") continue;
-            auto* editor = new FieldEditor(spec, content);
-            auto* label = new QLabel(QString::fromStdString(spec.key), content);
-            label->setToolTip(editor->toolTip());
-            form->addRow(label, editor);
-            fields_.insert(QString::fromStdString(spec.pointer()), editor);
-            connect(editor, &FieldEditor::edited, this, &RunEditor::on_edited);
-            connect(editor, &FieldEditor::browse_requested, this,
-                    [this, editor](const std::string& pointer, bool folder) {
-                        // A run for a cluster reads absolute paths there: browse the cluster over SSH.
-                        if (!submit_target().isEmpty()) {
-                            emit remote_browse_requested(submit_target(), pointer, folder);
-                            return;
-                        }
-                        editor->set_browsed(
-                            folder ? QFileDialog::getExistingDirectory(this, tr("Choose a folder"))
-                                   : QFileDialog::getOpenFileName(this, tr("Choose a file")));
-                    });
+            auto found = std::find_if(grids.begin(), grids.end(),
+                                      [&spec](const auto& g) { return g.first == spec.group; });
+            if (found == grids.end()) {
+                auto* box = new QGroupBox(field_group(spec), content);
+                auto* grid = new QGridLayout(box);
+                grid->setColumnStretch(1, 1);
+                grid->setVerticalSpacing(8);
+                layout->addWidget(box);
+                grids.emplace_back(spec.group, grid);
+                found = grids.end() - 1;
+            }
+            QGridLayout* grid = found->second;
+            FieldRow row = make_row(spec, content);
+            row.group = qobject_cast<QGroupBox*>(grid->parentWidget());
+            rows_.insert(QString::fromStdString(spec.pointer()), row);
+            const int r = grid->rowCount();
+            grid->addWidget(row.label, r, 0, Qt::AlignTop);
+            grid->addWidget(row.editor, r, 1);
+            fold.rows.push_back(row);
         }
-        layout->addLayout(form);
+    }
+    // One label column width for every group of the page, so their inputs line up.
+    int label_width = 0;
+    for (const FieldRow& row : fold.rows)
+        label_width = std::max(label_width, row.label->sizeHint().width());
+    for (const FieldRow& row : fold.rows)
+        row.label->setFixedWidth(label_width);
+
+    const auto advanced =
+        std::count_if(fold.rows.begin(), fold.rows.end(), [](const FieldRow& row) { return row.advanced; });
+    if (advanced > 0) {
+        auto* fold_row = new QHBoxLayout;
+        fold.toggle =
+            new QCheckBox(tr("Show advanced settings (%n)", nullptr, static_cast<int>(advanced)), content);
+        fold.toggle->setObjectName(QStringLiteral("advanced_toggle"));
+        fold.toggle->setToolTip(tr("Settings most runs leave at their defaults"));
+        fold.note = new QLabel(content);
+        fold.note->setStyleSheet(QStringLiteral("color: #c62828;"));
+        fold.note->setWordWrap(true);
+        fold.note->hide();
+        fold_row->addWidget(fold.toggle);
+        fold_row->addWidget(fold.note, 1);
+        // At the top, where the note about a field kept open is seen without scrolling.
+        layout->insertLayout(extra_top != nullptr ? 1 : 0, fold_row);
+        connect(fold.toggle, &QCheckBox::toggled, this, [this] { refresh_folds(); });
     }
     if (extra_bottom != nullptr) layout->addWidget(extra_bottom);
     layout->addStretch(1);
@@ -228,6 +282,83 @@ QWidget* RunEditor::make_page(const std::vector<std::string>& sections, QWidget*
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(content);
     return scroll;
+}
+
+RunEditor::FieldRow RunEditor::make_row(const FieldSpec& spec, QWidget* parent) {
+    FieldRow row;
+    row.advanced = spec.advanced;
+    row.editor = new FieldEditor(spec, parent);
+    row.label = new QWidget(parent);
+    row.label->setToolTip(row.editor->toolTip());
+    auto* label_column = new QVBoxLayout(row.label);
+    label_column->setContentsMargins(0, 0, 12, 0);
+    label_column->setSpacing(0);
+    row.title = new QLabel(field_label(spec), row.label);
+    row.title->setObjectName(QStringLiteral("field_title"));
+    row.title->setBuddy(row.editor->input());
+    row.key = new QLabel(field_key_text(spec), row.label);
+    row.key->setObjectName(QStringLiteral("field_key"));
+    QFont small = row.key->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    row.key->setFont(small);
+    row.key->setStyleSheet(QStringLiteral("color: #757575;"));
+    row.key->setTextInteractionFlags(Qt::TextSelectableByMouse);  // to copy into a script or JSON
+    label_column->addWidget(row.title);
+    label_column->addWidget(row.key);
+
+    fields_.insert(QString::fromStdString(spec.pointer()), row.editor);
+    FieldEditor* editor = row.editor;
+    connect(editor, &FieldEditor::edited, this, &RunEditor::on_edited);
+    connect(editor, &FieldEditor::browse_requested, this,
+            [this, editor](const std::string& pointer, bool folder) {
+                // A run for a cluster reads absolute paths there: browse the cluster over SSH.
+                if (!submit_target().isEmpty()) {
+                    emit remote_browse_requested(submit_target(), pointer, folder);
+                    return;
+                }
+                editor->set_browsed(folder ? QFileDialog::getExistingDirectory(this, tr("Choose a folder"))
+                                           : QFileDialog::getOpenFileName(this, tr("Choose a file")));
+            });
+    return row;
+}
+
+void RunEditor::refresh_folds() {
+    for (AdvancedFold& fold : folds_) {
+        const bool unfolded = fold.toggle != nullptr && fold.toggle->isChecked();
+        QStringList kept_open;  // advanced fields shown only because they hold a problem
+        QMap<QGroupBox*, bool> group_shown;
+        for (const FieldRow& row : fold.rows) {
+            const bool has_problem = !row.editor->problem().isEmpty();
+            const bool shown = !row.advanced || unfolded || has_problem;
+            if (row.advanced && !unfolded && has_problem) kept_open << row.title->text();
+            row.label->setHidden(!shown);
+            row.editor->setHidden(!shown);
+            group_shown[row.group] = group_shown.value(row.group) || shown;
+        }
+        for (auto it = group_shown.begin(); it != group_shown.end(); ++it)
+            it.key()->setHidden(!it.value());
+        if (fold.note != nullptr) {
+            fold.note->setText(tr("Shown although folded, because of a problem: %1")
+                                   .arg(kept_open.join(QStringLiteral(", "))));
+            fold.note->setVisible(!kept_open.isEmpty());
+        }
+    }
+}
+
+QLabel* RunEditor::field_title(const std::string& pointer) const {
+    return rows_.value(QString::fromStdString(pointer)).title;
+}
+
+QLabel* RunEditor::field_key(const std::string& pointer) const {
+    return rows_.value(QString::fromStdString(pointer)).key;
+}
+
+QCheckBox* RunEditor::advanced_toggle(Page page) const {
+    return folds_.value(page).toggle;
+}
+
+QLabel* RunEditor::advanced_note(Page page) const {
+    return folds_.value(page).note;
 }
 
 void RunEditor::on_edited(const std::string& pointer, const nlohmann::json& value) {
@@ -258,7 +389,13 @@ void RunEditor::refresh(bool values) {
     problem_list_->clear();
     int errors = 0;
     for (const ConfigProblem& p : doc_.problems()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(p.to_string()), problem_list_);
+        // People read the label; the pointer stays for those who edit the JSON.
+        const FieldSpec* spec = find_field(p.pointer);
+        const QString text = spec == nullptr ? QString::fromStdString(p.to_string())
+                                             : QStringLiteral("%1: %2  (%3)")
+                                                   .arg(field_label(*spec), QString::fromStdString(p.message),
+                                                        QString::fromStdString(p.pointer));
+        auto* item = new QListWidgetItem(text, problem_list_);
         item->setData(Qt::UserRole, QString::fromStdString(p.pointer));
         item->setForeground(p.is_error() ? QColor(198, 40, 40) : QColor(170, 110, 0));
         if (p.is_error()) ++errors;
@@ -273,22 +410,31 @@ void RunEditor::refresh(bool values) {
          {"/adapter/r", "/adapter/lora_alpha", "/adapter/lora_dropout", "/adapter/target_modules",
           "/adapter/rank_pattern", "/adapter/alpha_pattern", "/adapter/use_rslora", "/adapter/use_dora"}) {
         if (FieldEditor* f = field(p)) f->setEnabled(lora);
+        if (QWidget* label = rows_.value(QString::fromLatin1(p)).label) label->setEnabled(lora);
     }
+    refresh_folds();
     preview_->setPlainText(QString::fromStdString(doc_.text()));
     refresh_plan();
     derived_->setText(derived_text());
     refresh_renders();
 }
 
-void RunEditor::refresh_model_info() {
+QString RunEditor::model_config_json() const {
     QString model = QString::fromStdString(doc_.config().model.path);
-    if (!model.isEmpty() && QDir::isRelativePath(model) && !resource_root_.isEmpty()) {
+    if (model.isEmpty()) return QString();
+    if (QDir::isRelativePath(model) && !resource_root_.isEmpty())
         model = QDir(resource_root_).absoluteFilePath(model);
-    }
-    if (model == model_info_for_) return;
-    model_info_for_ = model;
-    if (model.isEmpty()) return;
-    const Result<ModelShape> shape = read_model_shape(QFile::encodeName(model).toStdString());
+    const QString own = model + QStringLiteral("/config.json");
+    const QString copy = QString::fromStdString(planner_.model_config_for(doc_.config()));
+    return QFileInfo::exists(own) || copy.isEmpty() ? own : copy;
+}
+
+void RunEditor::refresh_model_info() {
+    const QString config = model_config_json();
+    if (config == model_info_for_) return;
+    model_info_for_ = config;
+    if (config.isEmpty()) return;
+    const Result<ModelShape> shape = read_model_config(QFile::encodeName(config).toStdString());
     if (!shape.ok()) return;  // the plan strip says why
     QStringList names = {QStringLiteral("all-linear")};
     for (const std::string& n : linear_module_names(*shape))
@@ -297,6 +443,18 @@ void RunEditor::refresh_model_info() {
         f->set_choices(names);
         f->set_value(doc_.value("/adapter/target_modules"));
     }
+}
+
+void RunEditor::show_model_picker() {
+    const QString config = model_config_json();
+    const Result<ModelShape> shape =
+        config.isEmpty() ? Result<ModelShape>::Error("model.path is empty: choose the model folder first")
+                         : read_model_config(QFile::encodeName(config).toStdString());
+    QStringList targets;
+    for (const std::string& t : doc_.config().adapter.target_modules)
+        targets << QString::fromStdString(t);
+    model_picker_->show_model(shape, config, targets, doc_.config().adapter.method == "lora");
+    model_picker_->open();
 }
 
 QString RunEditor::derived_text() const {
@@ -336,8 +494,17 @@ void RunEditor::refresh_plan() {
 
 void RunEditor::set_model_config(const QString& config_json) {
     planner_.set_model_config(QFile::encodeName(config_json).toStdString(), doc_.config().model.path);
+    refresh_model_info();
     refresh_plan();
     derived_->setText(derived_text());
+}
+
+bool RunEditor::choose_model_config() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("The model's config.json (a local copy)"),
+                                                      QString(), tr("config.json (*.json)"));
+    if (path.isEmpty()) return false;
+    set_model_config(path);
+    return true;
 }
 
 void RunEditor::request_submit() {
@@ -495,10 +662,20 @@ Result<QStringList> RunEditor::import_script(const QString& path) {
 void RunEditor::reload_presets() {
     const QString current = presets_->currentText();
     presets_->clear();
-    for (const Preset& p : list_presets(resource_root_))
-        presets_->addItem(p.user ? p.name + tr(" (mine)") : p.name, p.path);
+    const QList<Preset> presets = list_presets(resource_root_);
+    QStringList names;
+    for (const Preset& p : presets) {
+        names << (p.user ? p.name + tr(" (mine)") : p.name);
+        presets_->addItem(names.back(), p.path);
+    }
     const int i = presets_->findText(current);
     if (i >= 0) presets_->setCurrentIndex(i);
+    gallery_->set_presets(presets, names);
+}
+
+void RunEditor::show_preset_gallery() {
+    gallery_->select(presets_->currentText());
+    gallery_dialog_->open();
 }
 
 Status RunEditor::load_preset(const QString& name) {

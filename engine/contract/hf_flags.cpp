@@ -311,6 +311,16 @@ const std::vector<HfFlag>& hf_flags() {
     return docs;
 }
 
+std::string hf_flag_for(const std::string& pointer) {
+    for (const FlagRule& r : rules()) {
+        if (r.field_pointer == pointer) return r.doc.name;
+    }
+    for (const FlagRule& r : rules()) {
+        if (r.doc.target == pointer) return r.doc.name;
+    }
+    return "";
+}
+
 Result<FlagReport> apply_hf_flags(RunConfig& config, const std::vector<std::string>& args) {
     FlagReport report;
     std::vector<std::string> errors;

@@ -20,6 +20,10 @@ struct HfFlag {
 // Every flag understood, in documentation order.
 const std::vector<HfFlag>& hf_flags();
 
+// The seed-style flag that sets the field at `pointer` ("lora_rank" for "/adapter/r"), or "" when no flag
+// does. A flag that maps onto the field directly comes before one that sets it by a rule ("peft").
+std::string hf_flag_for(const std::string& pointer);
+
 // What applying flags did besides setting fields: flags accepted without effect, and why.
 struct FlagReport {
     std::vector<std::string> notes;

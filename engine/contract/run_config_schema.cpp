@@ -1,5 +1,6 @@
-// The field table of the run config (see run_config_schema.h): one row per field, with help text and
-// range, plus the generic helpers (type checks, "did you mean", markdown docs) that work off the table.
+// The field table of the run config (see run_config_schema.h): one row per field, with help text, range
+// and how the editor labels and groups it, plus the generic helpers (type checks, "did you mean", markdown
+// docs) that work off the table.
 #include "contract/run_config_schema.h"
 
 #include <algorithm>
@@ -56,6 +57,17 @@ public:
         spec_.nullable = true;
         return *this;
     }
+    // The editor's label and the group of related fields it sits in on its page.
+    Field& shown_as(std::string label, std::string group) {
+        spec_.label = std::move(label);
+        spec_.group = std::move(group);
+        return *this;
+    }
+    // Folded behind the page's "Advanced" toggle until asked for (or until it holds a problem).
+    Field& advanced() {
+        spec_.advanced = true;
+        return *this;
+    }
     template <typename S, typename T>
     Field& member(S RunConfig::*section, T S::*m) {
         spec_.get = [section, m](const RunConfig& c) { return to_value(c.*section.*m); };
@@ -93,202 +105,280 @@ std::vector<FieldSpec> build_fields() {
 
     // Top level.
     add({"", "schema", FT::kString, "Schema tag of this document."})
+        .shown_as("Schema", "Run")
+        .advanced()
         .top(&RC::schema)
         .one_of({kRunConfigSchema});
     add({"", "name", FT::kString, "Run name: the Slurm job name and the run's name in the history."})
+        .shown_as("Run name", "Run")
         .top(&RC::name);
     add({"", "comment", FT::kString, "Free text: where this config comes from, what it is for."})
+        .shown_as("Description", "Run")
         .top(&RC::comment);
 
     // model
     add({"model", "path", FT::kString,
          "Hugging Face model folder (config.json + *.safetensors, optionally sharded with an index)."})
+        .shown_as("Model folder", "Model")
         .member(&RC::model, &ModelConfig::path);
     add({"model", "dtype", FT::kString, "Storage dtype of the base weights (HF --torch_dtype)."})
+        .shown_as("Weight precision", "Model")
         .member(&RC::model, &ModelConfig::dtype)
         .one_of({"float32", "bfloat16", "float16"});
     add({"model", "init", FT::kString,
          "pretrained: load the weights in path; random: only path/config.json is read and the weights start "
          "from HF's random init with training.seed (training from scratch, e.g. the demo)."})
+        .shown_as("Initial weights", "Model")
         .member(&RC::model, &ModelConfig::init)
         .one_of({"pretrained", "random"});
 
     // tokenizer
     add({"tokenizer", "path", FT::kString, "tokenizer.json; empty means <model.path>/tokenizer.json."})
+        .shown_as("Tokenizer file", "Model")
         .member(&RC::tokenizer, &TokenizerConfig::path);
 
     // data
     add({"data", "train_file", FT::kString, "Training data: JSONL, one JSON object a line."})
+        .shown_as("Training data", "Data")
         .member(&RC::data, &DataConfig::train_file);
     add({"data", "validation_file", FT::kString,
          "Validation data (JSONL); empty means split validation_split_percentage off train_file."})
+        .shown_as("Validation data", "Data")
         .member(&RC::data, &DataConfig::validation_file);
     add({"data", "text_field", FT::kString, "Field of each JSONL object that holds the text."})
+        .shown_as("Text field", "Data")
+        .advanced()
         .member(&RC::data, &DataConfig::text_field);
     add({"data", "block_size", FT::kInt, "Tokens per training sequence."})
+        .shown_as("Sequence length", "Data")
         .member(&RC::data, &DataConfig::block_size)
         .ge(2)
         .le(1 << 20);
     add({"data", "split", FT::kString,
          "Where a block may start: document (a document start), paragraph (a document or paragraph "
          "start), concat (anywhere, like HF group_texts)."})
+        .shown_as("Sequences start at", "Preprocessing")
         .member(&RC::data, &DataConfig::split)
         .one_of({"document", "paragraph", "concat"});
     add({"data", "validation_split_percentage", FT::kNumber,
          "Percent of train_file documents held out for validation when validation_file is empty."})
+        .shown_as("Validation split", "Data")
         .member(&RC::data, &DataConfig::validation_split_percentage)
         .ge(0)
         .lt(100);
     add({"data", "dedup", FT::kBool, "Drop exact duplicate documents (normalized text hash)."})
+        .shown_as("Drop duplicate documents", "Preprocessing")
         .member(&RC::data, &DataConfig::dedup);
     add({"data", "cache_dir", FT::kString, "Token cache folder; empty means <training.output_dir>/cache."})
+        .shown_as("Token cache folder", "Preprocessing")
+        .advanced()
         .member(&RC::data, &DataConfig::cache_dir);
     add({"data", "preprocessing_num_workers", FT::kInt, "Tokenizer threads; 0 means all cores."})
+        .shown_as("Tokenizer threads", "Preprocessing")
+        .advanced()
         .member(&RC::data, &DataConfig::preprocessing_num_workers)
         .ge(0)
         .le(4096);
 
     // training
     add({"training", "learning_rate", FT::kNumber, "Peak learning rate of AdamW."})
+        .shown_as("Learning rate", "Optimizer")
         .member(&RC::training, &TrainingConfig::learning_rate)
         .gt(0)
         .le(1);
     add({"training", "weight_decay", FT::kNumber,
          "Decoupled weight decay (not applied to biases and norms)."})
+        .shown_as("Weight decay", "Optimizer")
         .member(&RC::training, &TrainingConfig::weight_decay)
         .ge(0)
         .le(1);
     add({"training", "adam_beta1", FT::kNumber, "AdamW beta1."})
+        .shown_as("Adam beta1", "Optimizer")
+        .advanced()
         .member(&RC::training, &TrainingConfig::adam_beta1)
         .ge(0)
         .lt(1);
     add({"training", "adam_beta2", FT::kNumber, "AdamW beta2."})
+        .shown_as("Adam beta2", "Optimizer")
+        .advanced()
         .member(&RC::training, &TrainingConfig::adam_beta2)
         .ge(0)
         .lt(1);
     add({"training", "adam_epsilon", FT::kNumber, "AdamW epsilon."})
+        .shown_as("Adam epsilon", "Optimizer")
+        .advanced()
         .member(&RC::training, &TrainingConfig::adam_epsilon)
         .gt(0)
         .le(1);
     add({"training", "max_grad_norm", FT::kNumber, "Gradient clipping by global norm; 0 disables it."})
+        .shown_as("Gradient clipping", "Optimizer")
         .member(&RC::training, &TrainingConfig::max_grad_norm)
         .ge(0);
     add({"training", "num_train_epochs", FT::kNumber,
          "Epochs over the training blocks (ignored with max_steps)."})
+        .shown_as("Epochs", "Schedule")
         .member(&RC::training, &TrainingConfig::num_train_epochs)
         .gt(0)
         .le(1e6);
     add({"training", "max_steps", FT::kInt, "Optimizer steps; null means num_train_epochs decides."})
+        .shown_as("Maximum steps", "Schedule")
         .member(&RC::training, &TrainingConfig::max_steps)
         .nullable()
         .ge(1);
     add({"training", "lr_scheduler_type", FT::kString, "Learning-rate schedule, as HF get_scheduler."})
+        .shown_as("Learning-rate schedule", "Schedule")
         .member(&RC::training, &TrainingConfig::lr_scheduler_type)
         .one_of({"linear", "cosine", "constant", "constant_with_warmup"});
     add({"training", "warmup_steps", FT::kInt, "Linear warmup steps (use this or warmup_ratio)."})
+        .shown_as("Warmup steps", "Schedule")
         .member(&RC::training, &TrainingConfig::warmup_steps)
         .ge(0);
     add({"training", "warmup_ratio", FT::kNumber,
          "Warmup as a share of all steps (use this or warmup_steps)."})
+        .shown_as("Warmup share", "Schedule")
+        .advanced()
         .member(&RC::training, &TrainingConfig::warmup_ratio)
         .ge(0)
         .lt(1);
     add({"training", "per_device_train_batch_size", FT::kInt, "Sequences per rank per micro-step."})
+        .shown_as("Micro batch per device", "Batch")
         .member(&RC::training, &TrainingConfig::per_device_train_batch_size)
         .ge(1)
         .le(65536);
     add({"training", "per_device_eval_batch_size", FT::kInt, "Sequences per rank per eval step."})
+        .shown_as("Eval batch per device", "Batch")
+        .advanced()
         .member(&RC::training, &TrainingConfig::per_device_eval_batch_size)
         .ge(1)
         .le(65536);
     add({"training", "gradient_accumulation_steps", FT::kInt, "Micro-steps per optimizer step."})
+        .shown_as("Gradient accumulation", "Batch")
         .member(&RC::training, &TrainingConfig::gradient_accumulation_steps)
         .ge(1)
         .le(65536);
     add({"training", "bf16", FT::kBool, "bf16 autocast with fp32 master weights."})
+        .shown_as("bf16 mixed precision", "Precision and memory")
         .member(&RC::training, &TrainingConfig::bf16);
     add({"training", "seed", FT::kInt, "Seed of initialization, dropout and data order."})
+        .shown_as("Random seed", "Schedule")
+        .advanced()
         .member(&RC::training, &TrainingConfig::seed)
         .ge(0)
         .le(4294967295.0);
     add({"training", "logging_steps", FT::kInt, "Log train_loss, lr and throughput every N steps."})
+        .shown_as("Log every", "Logging and checkpoints")
         .member(&RC::training, &TrainingConfig::logging_steps)
         .ge(1);
     add({"training", "eval_steps", FT::kInt, "Evaluate every N steps; null means only at the end."})
+        .shown_as("Evaluate every", "Logging and checkpoints")
         .member(&RC::training, &TrainingConfig::eval_steps)
         .nullable()
         .ge(1);
     add({"training", "save_steps", FT::kInt, "Save a checkpoint every N steps (and at the end)."})
+        .shown_as("Save a checkpoint every", "Logging and checkpoints")
         .member(&RC::training, &TrainingConfig::save_steps)
         .ge(1);
     add({"training", "save_total_limit", FT::kInt, "Keep at most N checkpoints; null keeps all."})
+        .shown_as("Checkpoints kept", "Logging and checkpoints")
+        .advanced()
         .member(&RC::training, &TrainingConfig::save_total_limit)
         .nullable()
         .ge(1);
     add({"training", "resume_from_checkpoint", FT::kString,
          "Checkpoint folder to resume from, or \"latest\" in output_dir; empty starts fresh."})
+        .shown_as("Resume from", "Logging and checkpoints")
+        .advanced()
         .member(&RC::training, &TrainingConfig::resume_from_checkpoint);
     add({"training", "output_dir", FT::kString, "Where checkpoints, the adapter or model, and mllog.txt go."})
+        .shown_as("Output folder", "Logging and checkpoints")
         .member(&RC::training, &TrainingConfig::output_dir);
     add({"training", "overwrite_output_dir", FT::kBool, "Allow a non-empty output_dir to be overwritten."})
+        .shown_as("Overwrite the output folder", "Logging and checkpoints")
+        .advanced()
         .member(&RC::training, &TrainingConfig::overwrite_output_dir);
     add({"training", "gradient_checkpointing", FT::kBool,
          "Recompute activations in backward to save memory."})
+        .shown_as("Gradient checkpointing", "Precision and memory")
         .member(&RC::training, &TrainingConfig::gradient_checkpointing);
 
     // adapter
     add({"adapter", "method", FT::kString,
          "What trains: lora (PEFT LoRA adapters), embeddings (only embed_tokens and lm_head, the seeds' "
          "ruadapt step), full (every weight)."})
+        .shown_as("What trains", "Method")
         .member(&RC::adapter, &AdapterConfig::method)
         .one_of({"lora", "embeddings", "full"});
-    add({"adapter", "r", FT::kInt, "LoRA rank."}).member(&RC::adapter, &AdapterConfig::r).ge(1).le(65536);
+    add({"adapter", "r", FT::kInt, "LoRA rank."})
+        .shown_as("LoRA rank", "LoRA")
+        .member(&RC::adapter, &AdapterConfig::r)
+        .ge(1)
+        .le(65536);
     add({"adapter", "lora_alpha", FT::kNumber, "LoRA alpha: the update is scaled by alpha / r."})
+        .shown_as("LoRA alpha", "LoRA")
         .member(&RC::adapter, &AdapterConfig::lora_alpha)
         .gt(0);
     add({"adapter", "lora_dropout", FT::kNumber, "Dropout on the LoRA input."})
+        .shown_as("LoRA dropout", "LoRA")
         .member(&RC::adapter, &AdapterConfig::lora_dropout)
         .ge(0)
         .lt(1);
     add({"adapter", "target_modules", FT::kStringList,
          "Module names that get LoRA adapters (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, "
          "down_proj)."})
+        .shown_as("Target modules", "LoRA")
         .member(&RC::adapter, &AdapterConfig::target_modules);
     add({"adapter", "modules_to_save", FT::kStringList,
          "Modules trained in full next to the adapters and saved with them (e.g. embed_tokens, lm_head)."})
+        .shown_as("Modules trained in full", "Method")
         .member(&RC::adapter, &AdapterConfig::modules_to_save);
     add({"adapter", "rank_pattern", FT::kStringIntMap, "Per-module rank overrides: name pattern -> r."})
+        .shown_as("Per-module ranks", "LoRA")
+        .advanced()
         .member(&RC::adapter, &AdapterConfig::rank_pattern);
     add({"adapter", "alpha_pattern", FT::kStringNumberMap,
          "Per-module alpha overrides: name pattern -> alpha."})
+        .shown_as("Per-module alphas", "LoRA")
+        .advanced()
         .member(&RC::adapter, &AdapterConfig::alpha_pattern);
     add({"adapter", "use_rslora", FT::kBool, "Rank-stabilized LoRA: scale by alpha / sqrt(r)."})
+        .shown_as("Rank-stabilized LoRA", "LoRA")
+        .advanced()
         .member(&RC::adapter, &AdapterConfig::use_rslora);
     add({"adapter", "use_dora", FT::kBool, "Weight-decomposed LoRA (DoRA)."})
+        .shown_as("DoRA", "LoRA")
+        .advanced()
         .member(&RC::adapter, &AdapterConfig::use_dora);
 
     // eval
     add({"eval", "metric", FT::kString,
          "What eval_accuracy reports: loss (lower is better, as MLPerf llama2_70b_lora) or token_accuracy."})
+        .shown_as("Eval metric", "Evaluation")
         .member(&RC::eval, &EvalConfig::metric)
         .one_of({"loss", "token_accuracy"});
     add({"eval", "target", FT::kNumber, "Target of the metric (MLPerf llama2_70b_lora: 0.925); null = none."})
+        .shown_as("Target value", "Evaluation")
         .member(&RC::eval, &EvalConfig::target)
         .nullable();
     add({"eval", "stop_at_target", FT::kBool, "Stop the run with success once the target is reached."})
+        .shown_as("Stop at the target", "Evaluation")
         .member(&RC::eval, &EvalConfig::stop_at_target);
 
     // distributed
     add({"distributed", "backend", FT::kString,
          "Collectives: auto (NCCL on GPUs, Gloo on CPUs), nccl, gloo."})
+        .shown_as("Collectives backend", "Parallelism")
+        .advanced()
         .member(&RC::distributed, &DistributedConfig::backend)
         .one_of({"auto", "nccl", "gloo"});
     add({"distributed", "bucket_mb", FT::kNumber, "Gradient bucket size in MiB (DDP's bucket_cap_mb)."})
+        .shown_as("Gradient bucket size", "Parallelism")
+        .advanced()
         .member(&RC::distributed, &DistributedConfig::bucket_mb)
         .gt(0)
         .le(4096);
     add({"distributed", "timeout_s", FT::kInt,
          "Seconds a rendezvous or collective may stall before every rank exits with an error."})
+        .shown_as("Stall timeout", "Parallelism")
         .member(&RC::distributed, &DistributedConfig::timeout_s)
         .ge(1)
         .le(7 * 24 * 3600);
@@ -296,11 +386,14 @@ std::vector<FieldSpec> build_fields() {
          "none: every rank holds the whole model (DDP); full: weights, gradients and optimizer state are "
          "split over the ranks, each decoder layer gathered only while it computes (FSDP full_shard, "
          "ZeRO-3), for models that do not fit on one device."})
+        .shown_as("Sharding", "Parallelism")
         .member(&RC::distributed, &DistributedConfig::sharding)
         .one_of({"none", "full"});
     add({"distributed", "prefetch", FT::kString,
          "With sharding full: gather the next unit while the current one computes (two units in memory). "
          "auto: on with NCCL, off with Gloo (on CPUs the transfer competes with the computation for cores)."})
+        .shown_as("Prefetch next unit", "Parallelism")
+        .advanced()
         .member(&RC::distributed, &DistributedConfig::prefetch)
         .one_of({"auto", "on", "off"});
 
@@ -308,62 +401,90 @@ std::vector<FieldSpec> build_fields() {
     add({"mlperf", "benchmark", FT::kString,
          "MLPerf Training benchmark this run is a submission of; empty means no MLPerf logging. Set, the "
          "MLLOG carries every key the mlcommons compliance checker (training 4.0.0) requires."})
+        .shown_as("MLPerf benchmark", "MLPerf submission")
         .member(&RC::mlperf, &MlperfConfig::benchmark)
         .one_of({"", "llama2_70b_lora"});
     add({"mlperf", "org", FT::kString, "submission_org: the organization that submits the result."})
+        .shown_as("Organization", "MLPerf submission")
+        .advanced()
         .member(&RC::mlperf, &MlperfConfig::org);
     add({"mlperf", "platform", FT::kString,
          "submission_platform: the system the run is on, e.g. 1xDGX-H100 (as in the system description)."})
+        .shown_as("Platform", "MLPerf submission")
+        .advanced()
         .member(&RC::mlperf, &MlperfConfig::platform);
     add({"mlperf", "division", FT::kString,
          "submission_division: closed (the reference model, optimizer and hyperparameter rules) or open."})
+        .shown_as("Division", "MLPerf submission")
+        .advanced()
         .member(&RC::mlperf, &MlperfConfig::division)
         .one_of({"closed", "open"});
     add({"mlperf", "status", FT::kString,
          "submission_status: onprem (available on premises), cloud, preview or research."})
+        .shown_as("Availability", "MLPerf submission")
+        .advanced()
         .member(&RC::mlperf, &MlperfConfig::status)
         .one_of({"onprem", "cloud", "preview", "research"});
 
     // slurm
     add({"slurm", "nodes", FT::kInt, "#SBATCH --nodes."})
+        .shown_as("Nodes", "Nodes and GPUs")
         .member(&RC::slurm, &SlurmConfig::nodes)
         .ge(1)
         .le(100000);
     add({"slurm", "gpus_per_node", FT::kInt, "#SBATCH --gres=gpu:N; 0 trains on CPUs."})
+        .shown_as("GPUs per node", "Nodes and GPUs")
         .member(&RC::slurm, &SlurmConfig::gpus_per_node)
         .ge(0)
         .le(64);
     add({"slurm", "gpu_type", FT::kString,
          "GPU model of the nodes: the planner reads its memory and peak FLOP/s from it (slipway-engine "
          "plan)."})
+        .shown_as("GPU model", "Nodes and GPUs")
         .member(&RC::slurm, &SlurmConfig::gpu_type)
         .one_of(gpu_model_keys());
     add({"slurm", "ntasks_per_node", FT::kInt, "Ranks per node; null means one per GPU (1 without GPUs)."})
+        .shown_as("Tasks per node", "Nodes and GPUs")
+        .advanced()
         .member(&RC::slurm, &SlurmConfig::ntasks_per_node)
         .nullable()
         .ge(1)
         .le(1024);
     add({"slurm", "cpus_per_task", FT::kInt, "#SBATCH --cpus-per-task; null leaves it to Slurm."})
+        .shown_as("CPUs per task", "Nodes and GPUs")
+        .advanced()
         .member(&RC::slurm, &SlurmConfig::cpus_per_task)
         .nullable()
         .ge(1)
         .le(4096);
     add({"slurm", "time", FT::kString, "#SBATCH --time: minutes, [D-]HH:MM[:SS] or MM:SS (e.g. 4-23:59:59)."})
+        .shown_as("Time limit", "Scheduling")
         .member(&RC::slurm, &SlurmConfig::time);
     add({"slurm", "partition", FT::kString, "#SBATCH --partition; empty = the cluster's default."})
+        .shown_as("Partition", "Scheduling")
         .member(&RC::slurm, &SlurmConfig::partition);
     add({"slurm", "account", FT::kString, "#SBATCH --account; empty = none."})
+        .shown_as("Account", "Scheduling")
         .member(&RC::slurm, &SlurmConfig::account);
-    add({"slurm", "qos", FT::kString, "#SBATCH --qos; empty = none."}).member(&RC::slurm, &SlurmConfig::qos);
+    add({"slurm", "qos", FT::kString, "#SBATCH --qos; empty = none."})
+        .shown_as("Quality of service", "Scheduling")
+        .advanced()
+        .member(&RC::slurm, &SlurmConfig::qos);
     add({"slurm", "exclusive", FT::kBool, "#SBATCH --exclusive."})
+        .shown_as("Whole nodes only", "Scheduling")
+        .advanced()
         .member(&RC::slurm, &SlurmConfig::exclusive);
     add({"slurm", "container_image", FT::kString,
          "Image for pyxis srun --container-image (an enroot .sqsh or a registry image); empty = bare srun."})
+        .shown_as("Container image", "Container (pyxis)")
         .member(&RC::slurm, &SlurmConfig::container_image);
     add({"slurm", "container_mounts", FT::kStringList,
          "srun --container-mounts entries, \"src:dst[:flags]\"."})
+        .shown_as("Container mounts", "Container (pyxis)")
         .member(&RC::slurm, &SlurmConfig::container_mounts);
     add({"slurm", "container_workdir", FT::kString, "srun --container-workdir."})
+        .shown_as("Working folder in the container", "Container (pyxis)")
+        .advanced()
         .member(&RC::slurm, &SlurmConfig::container_workdir);
     std::string extra_options;
     for (const std::string& option : slurm_extra_options())
@@ -371,20 +492,28 @@ std::vector<FieldSpec> build_fields() {
     add({"slurm", "extra", FT::kStringList,
          "Further #SBATCH directives, each \"--key=value\" or \"--flag\", of these options: " +
              extra_options + "."})
+        .shown_as("More #SBATCH directives", "Scheduling")
+        .advanced()
         .member(&RC::slurm, &SlurmConfig::extra);
 
     // container
     add({"container", "base", FT::kString,
          "NGC PyTorch base image of the Dockerfile (torch is never reinstalled)."})
+        .shown_as("NGC base image", "Image")
         .member(&RC::container, &ContainerConfig::base);
     add({"container", "apt_packages", FT::kStringList, "Debian/Ubuntu packages added to the image."})
+        .shown_as("apt packages", "Image")
         .member(&RC::container, &ContainerConfig::apt_packages);
     add({"container", "pip_packages", FT::kStringList,
          "pip packages added to the image, pinned as name==version."})
+        .shown_as("pip packages", "Image")
         .member(&RC::container, &ContainerConfig::pip_packages);
     add({"container", "env", FT::kStringStringMap, "Environment variables set in the image (no secrets)."})
+        .shown_as("Environment variables", "Image")
+        .advanced()
         .member(&RC::container, &ContainerConfig::env);
     add({"container", "build_engine", FT::kBool, "Build slipway-engine inside the image against its torch."})
+        .shown_as("Build the engine in the image", "Image")
         .member(&RC::container, &ContainerConfig::build_engine);
 
     std::vector<FieldSpec> specs;
@@ -599,7 +728,7 @@ std::string run_config_schema_markdown() {
             if (c == '|') c = '/';  // keep the markdown table intact
         }
         out << "| `" << f.pointer() << "` | " << type << " | `" << short_json(f.get(defaults)) << "` | "
-            << range << " | " << f.help << " |\n";
+            << range << " | **" << f.label << ".** " << f.help << " |\n";
     }
     return out.str();
 }

@@ -33,6 +33,12 @@ struct FieldSpec {
     FieldType type = FieldType::kString;
     bool nullable = false;  // JSON null is allowed (and means "unset")
     std::string help;
+    // How the editor shows the field, in plain English (the app translates it for display, context
+    // "RunConfigField"): a label such as "Validation split (%)", the group of related fields on its page
+    // ("Batch", "Schedule"), and whether it is folded away as advanced until asked for.
+    std::string label;
+    std::string group;
+    bool advanced = false;
     std::optional<double> min;
     bool min_exclusive = false;
     std::optional<double> max;
@@ -67,7 +73,7 @@ size_t edit_distance(const std::string& a, const std::string& b);
 // The closest candidate within a small distance, or "".
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
-// Markdown documentation of every field: pointer, type, default, range, help.
+// Markdown documentation of every field: pointer, label, type, default, range, help.
 std::string run_config_schema_markdown();
 
 }  // namespace slipway

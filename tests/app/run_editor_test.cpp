@@ -1,20 +1,26 @@
-// GUI tests of the run editor (offscreen): widgets generated from the schema, validation messages on the
-// fields and Submit enabling, presets saved and loaded back unchanged, seed-script import, derived values.
+// GUI tests of the run editor (offscreen): widgets generated from the schema with human labels, groups and
+// folded advanced fields, validation messages on the fields and Submit enabling, presets saved and loaded
+// back unchanged and their gallery, seed-script import, derived values.
 #include "editor/run_editor.h"
 
 #include <gtest/gtest.h>
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTemporaryDir>
 
 #include "contract/run_config_schema.h"
 #include "editor/field_editor.h"
+#include "editor/model_picker.h"
+#include "editor/preset_gallery.h"
 #include "editor/presets.h"
 #include "editor/script_import.h"
 #include "test_util.h"
@@ -229,6 +235,144 @@ TEST_F(RunEditorTest, DockerfileAndSbatchPreviewsFollowTheConfig) {
     EXPECT_EQ(editor.sbatch_profile_box()->currentText(), "gpu-cluster");
     EXPECT_TRUE(editor.sbatch_preview()->toPlainText().contains("--partition=a100"))
         << editor.sbatch_preview()->toPlainText().toStdString();
+}
+
+TEST_F(RunEditorTest, RowsShowHumanLabelsWithTheJsonKeyUnderThem) {
+    RunEditor editor(kRoot);
+    const QRegularExpression snake_case(QStringLiteral("^[a-z0-9]+(_[a-z0-9]+)+$"));
+    for (const FieldSpec& spec : run_config_fields()) {
+        if (spec.key == "schema") continue;
+        const QLabel* title = editor.field_title(spec.pointer());
+        const QLabel* key = editor.field_key(spec.pointer());
+        ASSERT_NE(title, nullptr) << spec.pointer();
+        ASSERT_NE(key, nullptr) << spec.pointer();
+        EXPECT_EQ(title->text(), QString::fromStdString(spec.label)) << spec.pointer();
+        EXPECT_FALSE(snake_case.match(title->text()).hasMatch()) << spec.pointer();
+        EXPECT_TRUE(key->text().startsWith(QString::fromStdString(spec.key))) << spec.pointer();
+        // The tooltip names the field for people who write the JSON.
+        EXPECT_TRUE(editor.field(spec.pointer())->toolTip().contains(QString::fromStdString(spec.pointer())));
+    }
+    EXPECT_EQ(editor.field_title("/data/validation_split_percentage")->text(), "Validation split");
+    EXPECT_EQ(editor.field_key("/data/validation_split_percentage")->text(), "validation_split_percentage");
+    // The seed's flag where its name differs from the JSON key.
+    EXPECT_EQ(editor.field_key("/adapter/r")->text(), "r  --lora_rank");
+    EXPECT_TRUE(editor.field("/adapter/r")->toolTip().contains("--lora_rank"));
+    // Related fields share a titled group.
+    auto group_of = [&editor](const char* pointer) {
+        QWidget* w = editor.field(pointer)->parentWidget();
+        return qobject_cast<QGroupBox*>(w) ? qobject_cast<QGroupBox*>(w)->title() : QString();
+    };
+    EXPECT_EQ(group_of("/training/per_device_train_batch_size"), "Batch");
+    EXPECT_EQ(group_of("/training/gradient_accumulation_steps"), "Batch");
+    EXPECT_EQ(group_of("/training/learning_rate"), "Optimizer");
+    // One label column per page: every label of a page is as wide as the others.
+    EXPECT_EQ(editor.field_title("/training/learning_rate")->parentWidget()->width(),
+              editor.field_title("/mlperf/benchmark")->parentWidget()->width());
+}
+
+TEST_F(RunEditorTest, AdvancedFieldsAreFoldedUntilAskedForOrWrong) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("demo-tiny").ok());
+    QCheckBox* toggle = editor.advanced_toggle(RunEditor::kHyperparameters);
+    ASSERT_NE(toggle, nullptr);
+    EXPECT_FALSE(toggle->isChecked());
+    FieldEditor* beta1 = editor.field("/training/adam_beta1");
+    EXPECT_TRUE(beta1->isHidden());
+    EXPECT_TRUE(editor.field_title("/training/adam_beta1")->parentWidget()->isHidden());
+    EXPECT_FALSE(editor.field("/training/learning_rate")->isHidden());
+    toggle->setChecked(true);
+    EXPECT_FALSE(beta1->isHidden());
+    toggle->setChecked(false);
+    EXPECT_TRUE(beta1->isHidden());
+
+    // A problem on a folded field unfolds it, and the page says why it shows.
+    editor.edit("/training/adam_beta1", 2);
+    ASSERT_FALSE(beta1->problem().isEmpty());
+    EXPECT_FALSE(beta1->isHidden());
+    EXPECT_FALSE(beta1->parentWidget()->isHidden());  // its group
+    QLabel* note = editor.advanced_note(RunEditor::kHyperparameters);
+    EXPECT_FALSE(note->isHidden());
+    EXPECT_TRUE(note->text().contains("Adam beta1")) << note->text().toStdString();
+    editor.edit("/training/adam_beta1", 0.9);
+    EXPECT_TRUE(beta1->isHidden());
+    EXPECT_TRUE(note->isHidden());
+    // The problem list names fields by their labels, and keeps the pointer.
+    editor.edit("/training/learning_rate", -1);
+    EXPECT_TRUE(editor.findChild<QListWidget*>()
+                    ->findItems("Learning rate: must be > 0", Qt::MatchStartsWith)
+                    .size() == 1);
+}
+
+TEST_F(RunEditorTest, GalleryListsEveryPresetWithItsDescriptionAndLoadsThePick) {
+    RunEditor editor(kRoot);
+    const QList<Preset> presets = list_presets(kRoot);
+    ASSERT_GE(presets.size(), 5);
+    for (const Preset& p : presets) {
+        EXPECT_FALSE(p.user) << p.name.toStdString();
+        EXPECT_FALSE(p.title.isEmpty()) << p.name.toStdString();
+        EXPECT_GT(p.description.size(), 80)
+            << p.name.toStdString() << ": a paragraph that says what it is for";
+    }
+    QListWidget* list = editor.preset_gallery()->list();
+    ASSERT_EQ(list->count(), presets.size());
+    for (int i = 0; i < list->count(); ++i) {
+        EXPECT_EQ(list->item(i)->data(Qt::UserRole).toString(), presets[i].name);
+        auto* card = qobject_cast<QLabel*>(list->itemWidget(list->item(i)));
+        ASSERT_NE(card, nullptr);
+        EXPECT_TRUE(card->text().contains(presets[i].title.toHtmlEscaped()));
+        EXPECT_TRUE(card->text().contains(presets[i].description.left(40).toHtmlEscaped()));
+    }
+    // Key figures come from the preset's own config.
+    ASSERT_TRUE(editor.preset_gallery()->select("mlperf-llama2-70b-lora"));
+    auto* card = qobject_cast<QLabel*>(list->itemWidget(list->currentItem()));
+    EXPECT_TRUE(card->text().contains("LoRA rank 16")) << card->text().toStdString();
+    EXPECT_TRUE(card->text().contains("1 node × 8 GPUs")) << card->text().toStdString();
+
+    emit list->itemActivated(list->currentItem());
+    EXPECT_EQ(editor.document().config().name, "mlperf-llama2-70b-lora");
+    EXPECT_EQ(editor.preset_box()->currentText(), "mlperf-llama2-70b-lora");
+    // The demo runs on CPUs: its figures say so.
+    ASSERT_TRUE(editor.preset_gallery()->select("demo-tiny"));
+    card = qobject_cast<QLabel*>(list->itemWidget(list->currentItem()));
+    EXPECT_TRUE(card->text().contains("1 node × 2 CPU ranks")) << card->text().toStdString();
+}
+
+TEST_F(RunEditorTest, ModelPickerShowsTheModelAndSetsLoraTargets) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("demo-tiny").ok());
+    ASSERT_NE(editor.field("/model/path")->findChild<QPushButton*>("model_picker_button"), nullptr);
+    editor.show_model_picker();
+    ModelPicker* picker = editor.model_picker();
+    // resources/demo/model/config.json, counted as the engine counts (tied embeddings once).
+    const QString summary = picker->summary()->text();
+    EXPECT_TRUE(summary.contains("llama (LlamaForCausalLM)")) << summary.toStdString();
+    EXPECT_TRUE(summary.contains("1.26 M")) << summary.toStdString();
+    EXPECT_TRUE(summary.contains("256 tokens")) << summary.toStdString();   // context
+    EXPECT_TRUE(summary.contains("4096 tokens")) << summary.toStdString();  // vocabulary
+    // The demo trains in full: the targets are shown, not offered.
+    EXPECT_EQ(picker->targets()->count(), 7);
+    EXPECT_FALSE(picker->apply_button()->isEnabled());
+    picker->reject();
+
+    editor.edit("/adapter/method", "lora");
+    editor.show_model_picker();
+    ASSERT_TRUE(picker->apply_button()->isEnabled());
+    QListWidget* targets = picker->targets();
+    EXPECT_EQ(targets->item(0)->text(), "q_proj");
+    EXPECT_EQ(targets->item(0)->checkState(), Qt::Checked);  // the demo's q_proj, v_proj
+    EXPECT_EQ(targets->item(1)->checkState(), Qt::Unchecked);
+    targets->item(1)->setCheckState(Qt::Checked);    // k_proj
+    targets->item(2)->setCheckState(Qt::Unchecked);  // v_proj
+    picker->apply_button()->click();
+    EXPECT_EQ(editor.document().config().adapter.target_modules,
+              (std::vector<std::string>{"q_proj", "k_proj"}));
+
+    // A folder this computer does not have: the error names the config.json it looked for.
+    editor.edit("/model/path", "/scratch/nowhere/model");
+    editor.show_model_picker();
+    EXPECT_TRUE(picker->summary()->text().contains("/scratch/nowhere/model/config.json"))
+        << picker->summary()->text().toStdString();
+    EXPECT_FALSE(picker->apply_button()->isEnabled());
 }
 
 TEST(ShellWords, QuotesEscapesAndVariables) {

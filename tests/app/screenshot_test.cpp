@@ -27,22 +27,26 @@ TEST(Screenshot, WritesAPngOfEveryPage) {
         EXPECT_EQ(image.width(), 1400) << path.toStdString();
         EXPECT_EQ(image.height(), 900) << path.toStdString();
     }
-    QStringList expected = {"01-runs.png",
-                            "02-editor-model-data.png",
-                            "03-editor-hyperparameters.png",
-                            "04-editor-adapter.png",
-                            "05-editor-resources.png",
-                            "06-editor-container.png",
-                            "07-editor-preview.png",
-                            "08-editor-preview-sbatch.png",
-                            "09-editor-container-lint.png",
-                            "10-editor-invalid.png",
-                            "11-monitor.png",
-                            "12-clusters.png"};
+    QStringList expected = {
+        "01-runs.png",
+        "02-editor-model-data.png",
+        "03-editor-hyperparameters.png",
+        "04-editor-adapter.png",
+        "05-editor-resources.png",
+        "06-editor-container.png",
+        "07-editor-preview.png",
+        "08-editor-preview-sbatch.png",
+        "09-editor-container-lint.png",
+        "10-editor-invalid.png",
+        "11-editor-presets.png",
+        "12-editor-model.png",
+        "13-monitor.png",
+        "14-clusters.png",
+    };
     // With a demo run's log in build/demo-run (packaging/demo.sh), one more picture: the engine's own run.
     if (QFileInfo::exists(SLIPWAY_SOURCE_DIR "/build/demo-run/mllog.txt")) {
-        expected.last() = "12-monitor-engine-run.png";
-        expected << "13-clusters.png";
+        expected.last() = "14-monitor-engine-run.png";
+        expected << "15-clusters.png";
     }
     EXPECT_EQ(names, expected);
     // The monitor held the three fixture logs when it was grabbed.

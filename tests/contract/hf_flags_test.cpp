@@ -201,5 +201,13 @@ TEST(HfFlags, EveryDirectFlagTargetsARealField) {
     }
 }
 
+// The editor shows the seed's name of a field next to its label.
+TEST(HfFlags, FlagForAFieldPrefersTheDirectOne) {
+    EXPECT_EQ(hf_flag_for("/adapter/r"), "lora_rank");
+    EXPECT_EQ(hf_flag_for("/training/eval_steps"), "eval_steps");  // not evaluation_strategy
+    EXPECT_EQ(hf_flag_for("/adapter/method"), "peft");
+    EXPECT_EQ(hf_flag_for("/slurm/nodes"), "");
+}
+
 }  // namespace
 }  // namespace slipway

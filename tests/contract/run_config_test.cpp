@@ -254,6 +254,17 @@ TEST(RunConfigSchema, EveryFieldIsDocumented) {
         << doc;
 }
 
+// The editor shows these; a label is for people, so it is not the field's snake_case key.
+TEST(RunConfigSchema, EveryFieldHasAHumanLabelAndAGroup) {
+    for (const FieldSpec& f : run_config_fields()) {
+        EXPECT_FALSE(f.label.empty()) << f.pointer();
+        EXPECT_FALSE(f.group.empty()) << f.pointer();
+        EXPECT_EQ(f.label.find('_'), std::string::npos) << f.pointer() << ": " << f.label;
+        EXPECT_NE(f.label, f.key) << f.pointer();
+    }
+    EXPECT_NE(run_config_schema_markdown().find("**Learning rate.** Peak learning rate"), std::string::npos);
+}
+
 TEST(RunConfigSchema, DidYouMeanNeedsACloseWord) {
     EXPECT_EQ(closest_match("cosin", {"linear", "cosine", "constant"}), "cosine");
     EXPECT_EQ(closest_match("banana", {"linear", "cosine", "constant"}), "");
