@@ -108,8 +108,9 @@ RunConfig preset(const fs::path& path) {
 
 TEST(DockerfileLinter, RenderedDockerfilesOfEveryPresetAreClean) {
     std::vector<RunConfig> configs;
-    for (const auto& entry : fs::directory_iterator(fs::path(SLIPWAY_SOURCE_DIR) / "resources/presets"))
-        configs.push_back(preset(entry.path()));
+    for (const auto& entry : fs::directory_iterator(fs::path(SLIPWAY_SOURCE_DIR) / "resources/presets")) {
+        if (entry.path().extension() == ".json") configs.push_back(preset(entry.path()));  // not <name>.md
+    }
     RunConfig full = configs.front();
     full.container.apt_packages = {"git", "nano"};
     full.container.pip_packages = {"transformers==4.37.2", "datasets[audio]==2.18.0"};

@@ -79,6 +79,7 @@ bool has_line(const std::string& text, const std::string& line) {
 TEST(SbatchScript, EveryPresetPassesBashAndShellcheck) {
     TempDir dir;
     for (const auto& entry : fs::directory_iterator(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets")) {
+        if (entry.path().extension() != ".json") continue;  // <name>.md: the preset's description
         const RunConfig config = preset(entry.path().filename().string());
         const ContainerMode mode =
             config.slurm.container_image.empty() ? ContainerMode::kNone : ContainerMode::kPyxis;
