@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCoreApplication>
 
+#include <clocale>
 #include <iostream>
 
 #include "cli/logs_command.h"
@@ -35,13 +36,18 @@ int main(int argc, char** argv) {
 
     QCoreApplication::setApplicationName(QStringLiteral("slipway"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SLIPWAY_VERSION));
-    if (const std::optional<int> code =
-            slipway::app::run_remote_commands(remote_commands, std::cout, std::cerr)) {
-        return *code;
-    }
-    if (logs_summary_command->parsed()) {
+    if (!cli.get_subcommands().empty()) {
+        // Headless. Qt's SQLite driver (the run history) is a plugin, loaded only with an application
+        // object; Qt sets the C locale from the environment, so numbers are put back to "C" (parsing and
+        // printing must not change with LANG).
         QCoreApplication app(argc, argv);
-        return slipway::app::run_logs_summary(logs_summary, std::cout, std::cerr);
+        std::setlocale(LC_NUMERIC, "C");
+        if (const std::optional<int> code =
+                slipway::app::run_remote_commands(remote_commands, std::cout, std::cerr)) {
+            return *code;
+        }
+        if (logs_summary_command->parsed())
+            return slipway::app::run_logs_summary(logs_summary, std::cout, std::cerr);
     }
 
     QApplication app(argc, argv);

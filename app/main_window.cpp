@@ -53,11 +53,14 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/icons/slipway.png")));
     resize(1280, 820);
 
+    // The user's own history imports the CLI's old JSON run records once; a history named by the caller
+    // (tests, a second profile) imports nothing.
     Result<std::unique_ptr<RunHistory>> history =
-        RunHistory::open(history_path.isEmpty() ? RunHistory::default_path() : history_path);
+        history_path.isEmpty() ? RunHistory::open_default() : RunHistory::open(history_path);
     QString history_problem;
     if (history.ok()) {
         history_ = std::move(*history);
+        sessions_.set_store_path(history_->path());  // cluster workers record new jobs there at once
     } else {
         history_problem = QString::fromStdString(history.error());
     }

@@ -1,7 +1,8 @@
 // The headless cluster subcommands of `slipway`: clusters (list/add/test/remove), render (sbatch,
 // dockerfile), image build, submit, status, cancel, follow, fetch and doctor. Registration fills
-// RemoteCommands; running one returns its exit code. No Qt: everything goes through remote/ (Session, Slurm,
-// deploy, runlog).
+// RemoteCommands; running one returns its exit code. Everything remote goes through remote/ (Session, Slurm,
+// deploy, runlog); the run commands record runs in the run history the app shares (Qt Core + Sql only, on
+// the QCoreApplication main.cpp makes).
 #pragma once
 
 #include <optional>

@@ -1,5 +1,7 @@
-// `slipway submit | status | cancel | follow | fetch`: a run's life on a cluster, from the local run records
-// ($XDG_DATA_HOME/slipway/runs) so every command works from a new process.
+// `slipway submit | status | cancel | follow | fetch`: a run's life on a cluster, recorded in the run history
+// the app uses too ($XDG_DATA_HOME/slipway/history.sqlite), so every command works from a new process and a
+// run submitted here or in the app is listed, followed and fetched from both. The CLI writes states only;
+// points are the app's (a run followed in both is never stored twice).
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -7,6 +9,8 @@
 #include "cli/remote_connect.h"
 #include "contract/hf_flags.h"
 #include "contract/run_config.h"
+#include "history/history_run_sink.h"
+#include "history/run_history.h"
 #include "remote/deploy/deploy.h"
 #include "remote/deploy/run_follow.h"
 #include "remote/slurm/slurm_client.h"
@@ -49,6 +53,45 @@ Result<Connected> connect_for(RemoteCommands& c, const std::string& cluster) {
     return Connected{*profile, std::move(*session)};
 }
 
+Result<std::unique_ptr<RunHistory>> open_store() {
+    return RunHistory::open_default();
+}
+
+// The record follow and fetch work from. Rows the app wrote before schema 3 have no remote folder: their
+// log's folder is it.
+remote::RunRecord to_remote_record(const RunRecord& r) {
+    remote::RunRecord out;
+    out.run_id = (r.run_id.isEmpty() ? QString::number(r.id) : r.run_id).toStdString();
+    out.name = r.name.toStdString();
+    out.cluster = r.cluster.toStdString();
+    out.job_id = r.job_id.toStdString();
+    out.slurm_cluster = r.slurm_cluster.toStdString();
+    out.remote_dir =
+        (r.remote_dir.isEmpty() ? r.log_path.left(r.log_path.lastIndexOf(QLatin1Char('/'))) : r.remote_dir)
+            .toStdString();
+    out.submitted = remote::utc_timestamp(r.created.isValid() ? r.created.toSecsSinceEpoch() : 0);
+    out.last_state = (r.slurm_state.isEmpty() ? QString::fromUtf8(to_db_text(r.state).data()) : r.slurm_state)
+                         .toStdString();
+    return out;
+}
+
+// The stored run named on the command line (a run id, or a row number from the Runs page).
+Result<RunRecord> find_stored(RunHistory& store, const std::string& run_id) {
+    const Result<int64_t> id = store.find_run(QString::fromStdString(run_id));
+    if (!id.ok()) return id.status();
+    return store.run(*id);
+}
+
+// Slurm's word for a job, stored as the run's state (never reopening an ended run).
+void store_job_state(RunHistory& store, int64_t id, const remote::JobInfo& job, std::ostream& err) {
+    const RunState state = from_slurm(job.state);
+    const std::string reason = job.reason.empty() || job.reason == "None" ? "" : " (" + job.reason + ")";
+    const Status s = store.set_state(
+        id, state, QString::fromStdString(job.node_list + reason), QString::fromStdString(job.state),
+        is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(), StateWrite::kIfNotEnded);
+    if (!s.ok()) err << "slipway: " << s.message() << "\n";
+}
+
 // A job query that survives one dropped connection.
 Result<remote::JobInfo> query_job(remote::Session& session, remote::SlurmClient& slurm,
                                   const std::string& job_id) {
@@ -74,18 +117,39 @@ int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     if (c.exclude_bad) {
         if (Status s = exclude_bad_nodes(c.cluster, config, err); !s.ok()) return fail(err, s.message());
     }
+    Result<std::unique_ptr<RunHistory>> store = open_store();
+    if (!store.ok()) return fail(err, store.error());
     Result<Connected> connected = connect_for(c, c.cluster);
     if (!connected.ok()) return fail(err, connected.error());
     remote::DeployRequest request;
     request.config = config;
     request.profile = connected->profile;
+    request.run_id = remote::make_run_id(config.name);
     request.input_root = input_root_for(config, c.inputs);
     if (connected->profile.container == remote::ContainerMode::kNone)
         request.engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
+    // The row exists before anything is uploaded: a submission that fails is listed with its reason.
+    RunRecord row;
+    row.name = QString::fromStdString(config.name);
+    row.cluster = QString::fromStdString(c.cluster);
+    row.state = RunState::kSubmitting;
+    row.started = QDateTime::currentDateTime();
+    row.config_json = QString::fromStdString(to_json(config).dump(2));
+    row.run_id = QString::fromStdString(request.run_id);
+    const Result<int64_t> id = (*store)->add_run(row);
+    if (!id.ok()) return fail(err, id.error());
     remote::SlurmClient slurm(*connected->session);
     Result<remote::SubmittedRun> run =
-        remote::submit_run(*connected->session, slurm, request, remote::RunRecordStore());
-    if (!run.ok()) return fail(err, run.error());
+        remote::submit_run(*connected->session, slurm, request, HistoryRunSink(**store));
+    if (!run.ok()) {
+        (void)(*store)->set_state(*id, RunState::kFailed, QString::fromStdString("submit: " + run.error()),
+                                  {}, QDateTime::currentDateTime());
+        return fail(err, run.error());
+    }
+    if (Result<RunRecord> stored = (*store)->run(*id); stored.ok()) {
+        stored->config_json = QString::fromStdString(to_json(run->deployment.remote_config).dump(2));
+        if (Status s = (*store)->update_run(*stored); !s.ok()) err << "slipway: " << s.message() << "\n";
+    }
     out << "remote folder: " << run->deployment.remote_dir << "\n";
     out << "pre-flight: " << run->test_only << "\n";
     out << "run_id=" << run->record.run_id << " job_id=" << run->record.job_id << "\n";
@@ -93,65 +157,76 @@ int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
 }
 
 int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    const remote::RunRecordStore records;
-    std::vector<remote::RunRecord> runs;
+    Result<std::unique_ptr<RunHistory>> store = open_store();
+    if (!store.ok()) return fail(err, store.error());
+    std::vector<RunRecord> runs;
     if (c.run_id.empty()) {
-        Result<std::vector<remote::RunRecord>> all = records.list();
+        Result<std::vector<RunRecord>> all = (*store)->cluster_runs();
         if (!all.ok()) return fail(err, all.error());
         runs = *all;
     } else {
-        Result<remote::RunRecord> one = records.load(c.run_id);
+        Result<RunRecord> one = find_stored(**store, c.run_id);
         if (!one.ok()) return fail(err, one.error());
         runs.push_back(*one);
     }
     if (runs.empty()) {
-        out << "no runs in " << records.dir() << "\n";
+        out << "no cluster runs in " << (*store)->path().toStdString() << "\n";
         return 0;
     }
     int code = 0;
-    std::map<std::string, Result<Connected>> sessions;  // one connection per cluster
+    std::map<std::string, Result<Connected>> sessions;  // one connection per cluster, only for live runs
     std::vector<std::vector<std::string>> rows = {{"RUN_ID", "CLUSTER", "JOB", "STATE", "SUBMITTED"}};
-    for (remote::RunRecord& r : runs) {
-        auto it = sessions.find(r.cluster);
-        if (it == sessions.end()) it = sessions.emplace(r.cluster, connect_for(c, r.cluster)).first;
-        std::string state = "?";
-        if (!it->second.ok()) {
-            err << "slipway: " << r.run_id << ": " << it->second.error() << "\n";
-            code = 1;
-        } else {
-            remote::SlurmClient slurm(*it->second->session);
-            Result<remote::JobInfo> info = query_job(*it->second->session, slurm, r.job_id);
-            if (info.ok()) {
-                state = info->state;
-                r.last_state = state;
-                if (Status s = records.save(r); !s.ok()) err << "slipway: " << s.message() << "\n";
-            } else {
-                err << "slipway: " << r.run_id << ": " << info.error() << "\n";
+    for (const RunRecord& r : runs) {
+        remote::RunRecord shown = to_remote_record(r);
+        if (is_live(r.state) && !r.job_id.isEmpty()) {
+            auto it = sessions.find(shown.cluster);
+            if (it == sessions.end())
+                it = sessions.emplace(shown.cluster, connect_for(c, shown.cluster)).first;
+            if (!it->second.ok()) {
+                err << "slipway: " << shown.run_id << ": " << it->second.error() << "\n";
+                shown.last_state = "?";
                 code = 1;
+            } else {
+                remote::SlurmClient slurm(*it->second->session);
+                Result<remote::JobInfo> info = query_job(*it->second->session, slurm, shown.job_id);
+                if (info.ok()) {
+                    shown.last_state = info->state;
+                    store_job_state(**store, r.id, *info, err);
+                } else {
+                    err << "slipway: " << shown.run_id << ": " << info.error() << "\n";
+                    shown.last_state = "?";
+                    code = 1;
+                }
             }
         }
-        rows.push_back({r.run_id, r.cluster, r.job_id, state, r.submitted});
+        rows.push_back({shown.run_id, shown.cluster, shown.job_id, shown.last_state, shown.submitted});
     }
     print_table(out, rows);
     return code;
 }
 
 int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    Result<remote::RunRecord> r = remote::RunRecordStore().load(c.run_id);
+    Result<std::unique_ptr<RunHistory>> store = open_store();
+    if (!store.ok()) return fail(err, store.error());
+    Result<RunRecord> r = find_stored(**store, c.run_id);
     if (!r.ok()) return fail(err, r.error());
-    Result<Connected> connected = connect_for(c, r->cluster);
+    if (r->job_id.isEmpty()) return fail(err, "run " + c.run_id + " has no Slurm job");
+    Result<Connected> connected = connect_for(c, r->cluster.toStdString());
     if (!connected.ok()) return fail(err, connected.error());
     remote::SlurmClient slurm(*connected->session);
-    if (Status s = slurm.cancel(r->job_id); !s.ok()) return fail(err, s.message());
-    out << "cancelled job " << r->job_id << " (run " << r->run_id << ")\n";
+    if (Status s = slurm.cancel(r->job_id.toStdString()); !s.ok()) return fail(err, s.message());
+    out << "cancelled job " << r->job_id.toStdString() << " (run " << c.run_id << ")\n";
     return 0;
 }
 
 int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    const remote::RunRecordStore records;
-    Result<remote::RunRecord> record = records.load(c.run_id);
-    if (!record.ok()) return fail(err, record.error());
-    Result<Connected> connected = connect_for(c, record->cluster);
+    Result<std::unique_ptr<RunHistory>> store = open_store();
+    if (!store.ok()) return fail(err, store.error());
+    Result<RunRecord> stored = find_stored(**store, c.run_id);
+    if (!stored.ok()) return fail(err, stored.error());
+    if (stored->job_id.isEmpty()) return fail(err, "run " + c.run_id + " has no Slurm job");
+    const remote::RunRecord record = to_remote_record(*stored);
+    Result<Connected> connected = connect_for(c, record.cluster);
     if (!connected.ok()) return fail(err, connected.error());
     remote::SlurmClient slurm(*connected->session);
 
@@ -170,17 +245,16 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         out << std::endl;
     };
     callbacks.on_state = [&](const remote::JobInfo& job) {
+        store_job_state(**store, stored->id, job, err);
         out << "state " << job.state
             << (job.reason.empty() || job.reason == "None" ? "" : " (" + job.reason + ")") << std::endl;
     };
     callbacks.on_notice = [&](const std::string& notice) { err << "slipway: " << notice << std::endl; };
     Result<remote::RunFollowOutcome> outcome =
-        remote::follow_run(*connected->session, slurm, *record, options, callbacks);
+        remote::follow_run(*connected->session, slurm, record, options, callbacks);
     if (!outcome.ok()) return fail(err, outcome.error());
 
-    remote::RunRecord updated = *record;
-    updated.last_state = outcome->job.state;
-    if (Status s = records.save(updated); !s.ok()) err << "slipway: " << s.message() << "\n";
+    store_job_state(**store, stored->id, outcome->job, err);
     out << "final_state=" << outcome->job.state;
     if (outcome->job.state == "UNKNOWN" && !outcome->run_stop_status.empty())
         out << " (run_stop status " << outcome->run_stop_status << ")";
@@ -189,16 +263,20 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
 }
 
 int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    Result<remote::RunRecord> record = remote::RunRecordStore().load(c.run_id);
-    if (!record.ok()) return fail(err, record.error());
-    Result<Connected> connected = connect_for(c, record->cluster);
+    Result<std::unique_ptr<RunHistory>> store = open_store();
+    if (!store.ok()) return fail(err, store.error());
+    Result<RunRecord> stored = find_stored(**store, c.run_id);
+    if (!stored.ok()) return fail(err, stored.error());
+    if (stored->job_id.isEmpty()) return fail(err, "run " + c.run_id + " was not submitted to a cluster");
+    const remote::RunRecord record = to_remote_record(*stored);
+    Result<Connected> connected = connect_for(c, record.cluster);
     if (!connected.ok()) return fail(err, connected.error());
     remote::Session& session = *connected->session;
     Result<std::vector<std::string>> listing =
-        remote::list_run_outputs(session, record->remote_dir, c.checkpoints);
+        remote::list_run_outputs(session, record.remote_dir, c.checkpoints);
     if (!listing.ok()) return fail(err, listing.error());
 
-    const fs::path dest = c.fetch_to.empty() ? fs::path(record->run_id) : fs::path(c.fetch_to);
+    const fs::path dest = c.fetch_to.empty() ? fs::path(record.run_id) : fs::path(c.fetch_to);
     size_t files = 0;
     uintmax_t bytes = 0;
     for (const std::string& rel : *listing) {
@@ -211,12 +289,12 @@ int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         std::error_code ec;
         fs::create_directories(local.parent_path(), ec);
         if (ec) return fail(err, local.parent_path().string() + ": " + ec.message());
-        if (Status s = session.download_file(record->remote_dir + "/" + rel, local.string()); !s.ok())
+        if (Status s = session.download_file(record.remote_dir + "/" + rel, local.string()); !s.ok())
             return fail(err, s.message());
         ++files;
         bytes += fs::file_size(local, ec);
     }
-    out << "fetched " << files << " files (" << bytes << " bytes) of run " << record->run_id << " to "
+    out << "fetched " << files << " files (" << bytes << " bytes) of run " << record.run_id << " to "
         << dest.string() << "\n";
     return files > 0 ? 0 : 1;
 }

@@ -6,8 +6,11 @@
 #include <QTimer>
 
 #include <map>
+#include <optional>
 
 #include "cli/remote_connect.h"
+#include "history/history_run_sink.h"
+#include "history/run_history.h"
 #include "remote/deploy/deploy.h"
 #include "remote/runlog/log_follower.h"
 #include "remote/slurm/slurm_client.h"
@@ -67,8 +70,8 @@ public slots:
         emit tested(request, true, message, partitions);
     }
 
-    void submit(int request, const QByteArray& config_json, const QString& input_root,
-                const QString& engine) {
+    void submit(int request, const QByteArray& config_json, const QString& input_root, const QString& engine,
+                const QString& run_id, const QString& store_path) {
         RemoteSubmission out;
         remote::Session* s = session();
         if (s == nullptr) {
@@ -80,9 +83,18 @@ public slots:
         deploy.input_root = QFile::encodeName(input_root).toStdString();
         deploy.profile = profile_;
         deploy.engine_binary = QFile::encodeName(engine).toStdString();
+        deploy.run_id = run_id.toStdString();
         remote::SlurmClient slurm(*s);
-        const Result<remote::SubmittedRun> run =
-            remote::submit_run(*s, slurm, deploy, remote::RunRecordStore());
+        // The job id goes into the run history the moment sbatch answers (this thread's own connection), so
+        // a crash of the app right after cannot lose it; without a history the tracker records it.
+        struct NoRecord : remote::RunRecordSink {
+            Status save(const remote::RunRecord&) const override { return Status::Ok(); }
+        } no_record;
+        std::optional<HistoryRunSink> history_sink;
+        if (RunHistory* store = this->store(store_path)) history_sink.emplace(*store);
+        const remote::RunRecordSink& sink =
+            history_sink ? static_cast<const remote::RunRecordSink&>(*history_sink) : no_record;
+        const Result<remote::SubmittedRun> run = remote::submit_run(*s, slurm, deploy, sink);
         if (!run.ok()) {
             emit submitted(request, false, QString::fromStdString(run.error()), out);
             return;
@@ -262,9 +274,20 @@ private:
         if (n > 0 || out.reset || finishing || !out.error.isEmpty()) emit follow_batch(out);
     }
 
+    // The run history at `path` on this thread's own connection, opened on first use; null without one.
+    RunHistory* store(const QString& path) {
+        if (path.isEmpty()) return nullptr;
+        if (!store_ || store_->path() != path) {
+            Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(path);
+            store_ = opened.ok() ? std::move(*opened) : nullptr;
+        }
+        return store_.get();
+    }
+
     remote::ClusterProfile profile_;
     remote::SessionCallbacks callbacks_;
     ClusterSession::Connector connect_;
+    std::unique_ptr<RunHistory> store_;
     std::unique_ptr<remote::Session> session_;
     QString last_error_;
     std::map<int, std::unique_ptr<Follow>> follows_;
@@ -303,11 +326,13 @@ int ClusterSession::test() {
     return id;
 }
 
-int ClusterSession::submit(const RunConfig& config, const QString& input_root, const QString& engine_binary) {
+int ClusterSession::submit(const RunConfig& config, const QString& input_root, const QString& engine_binary,
+                           const QString& run_id) {
     const int id = next_request_++;
     QMetaObject::invokeMethod(worker_, "submit", Qt::QueuedConnection, Q_ARG(int, id),
                               Q_ARG(QByteArray, QByteArray::fromStdString(to_json(config).dump())),
-                              Q_ARG(QString, input_root), Q_ARG(QString, engine_binary));
+                              Q_ARG(QString, input_root), Q_ARG(QString, engine_binary),
+                              Q_ARG(QString, run_id), Q_ARG(QString, store_path_));
     return id;
 }
 

@@ -56,7 +56,11 @@ public:
 
     // Each returns a request id that the matching signal carries.
     int test();  // connect, `hostname`, sinfo partitions
-    int submit(const RunConfig& config, const QString& input_root, const QString& engine_binary);
+    // `run_id` empty: deploy makes one. With a store path, the worker records the job in that run history
+    // the moment sbatch answers.
+    int submit(const RunConfig& config, const QString& input_root, const QString& engine_binary,
+               const QString& run_id = {});
+    void set_store_path(const QString& path) { store_path_ = path; }
     int job_state(const QString& job_id);
     int cancel(const QString& job_id);
     // The entries of a remote folder over SFTP ("~" and relative paths are the remote home's); folders and
@@ -82,6 +86,7 @@ signals:
 
 private:
     remote::ClusterProfile profile_;
+    QString store_path_;
     QThread thread_;
     ClusterWorker* worker_;
     int next_request_ = 1;

@@ -39,14 +39,31 @@ QVariant text_or_null(const QString& text) {
     return text.isEmpty() ? QVariant() : QVariant(text);
 }
 
+QVariant time_value(const QDateTime& t) {
+    return t.isValid() ? QVariant(t.toMSecsSinceEpoch()) : QVariant();
+}
+
+QDateTime time_from(const QVariant& v) {
+    return v.isNull() ? QDateTime() : QDateTime::fromMSecsSinceEpoch(v.toLongLong());
+}
+
 // The state_detail of a log whose run_stop status is not success.
 QString run_stop_detail(const std::string& status) {
     return QStringLiteral("run_stop status ") + QString::fromStdString(status);
 }
 
+// What a migration step's code may use and report.
+struct MigrationContext {
+    QSqlDatabase db;
+    const OpenOptions& options;
+    QStringList& notes;
+    bool imported_legacy_records = false;
+};
+
 // Schema 2's data step: every stored state becomes a RunState DB word; the Slurm word or run_stop status
 // the old text was goes to slurm_state / state_detail.
-Status normalize_states(QSqlDatabase db) {
+Status normalize_states(MigrationContext& ctx) {
+    QSqlDatabase db = ctx.db;
     QSqlQuery select(db);
     if (!select.exec(QStringLiteral("SELECT id, state FROM runs")))
         return Status::Error(select.lastError().text().toStdString());
@@ -70,10 +87,71 @@ Status normalize_states(QSqlDatabase db) {
     return Status::Ok();
 }
 
+// Schema 3's data step: the CLI's JSON run records become rows. A row the app made for the same job (it
+// wrote both) gets the record's run id and folder; any other record becomes a new row. A record that cannot
+// be read is named in a note and skipped: a corrupt file must not lock anyone out of the history.
+Status import_json_run_records(MigrationContext& ctx) {
+    if (ctx.options.legacy_records_dir.isEmpty()) return Status::Ok();
+    const remote::RunRecordStore store(QFile::encodeName(ctx.options.legacy_records_dir).toStdString());
+    const remote::RunRecordStore::Scan scan = store.scan();
+    for (const std::string& problem : scan.problems)
+        ctx.notes << QStringLiteral("not imported: %1").arg(QString::fromStdString(problem));
+    int imported = 0;
+    for (const remote::RunRecord& r : scan.records) {
+        const QString log = QString::fromStdString(r.slurm_log());
+        QSqlQuery same(ctx.db);
+        same.prepare(
+            QStringLiteral("SELECT id FROM runs WHERE cluster = ? AND job_id = ? AND log_path = ? "
+                           "AND run_id IS NULL ORDER BY id LIMIT 1"));
+        same.addBindValue(QString::fromStdString(r.cluster));
+        same.addBindValue(QString::fromStdString(r.job_id));
+        same.addBindValue(log);
+        if (!same.exec()) return Status::Error(same.lastError().text().toStdString());
+        const QVariant existing = same.next() ? same.value(0) : QVariant();
+        same.finish();
+        QSqlQuery write(ctx.db);
+        if (existing.isValid()) {
+            write.prepare(
+                QStringLiteral("UPDATE runs SET run_id = ?, remote_dir = ?, slurm_cluster = ? WHERE id = ?"));
+            write.addBindValue(QString::fromStdString(r.run_id));
+            write.addBindValue(QString::fromStdString(r.remote_dir));
+            write.addBindValue(text_or_null(QString::fromStdString(r.slurm_cluster)));
+            write.addBindValue(existing);
+        } else {
+            const LegacyState old = parse_legacy_text(r.last_state);
+            const QDateTime submitted =
+                QDateTime::fromString(QString::fromStdString(r.submitted), Qt::ISODate);
+            write.prepare(
+                QStringLiteral("INSERT INTO runs (name, cluster, job_id, state, slurm_state, created_ms, "
+                               "started_ms, log_path, "
+                               "log_offset, run_id, remote_dir, slurm_cluster) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                               "?, 0, ?, ?, ?)"));
+            write.addBindValue(QString::fromStdString(r.name));
+            write.addBindValue(QString::fromStdString(r.cluster));
+            write.addBindValue(QString::fromStdString(r.job_id));
+            write.addBindValue(db_word(old.state));
+            write.addBindValue(text_or_null(QString::fromStdString(old.slurm_state)));
+            write.addBindValue(time_value(submitted));
+            write.addBindValue(time_value(submitted));
+            write.addBindValue(log);
+            write.addBindValue(QString::fromStdString(r.run_id));
+            write.addBindValue(QString::fromStdString(r.remote_dir));
+            write.addBindValue(text_or_null(QString::fromStdString(r.slurm_cluster)));
+        }
+        if (!write.exec()) return Status::Error(r.run_id + ": " + write.lastError().text().toStdString());
+        ++imported;
+    }
+    ctx.imported_legacy_records = !scan.records.empty() || !scan.problems.empty();
+    if (imported > 0)
+        ctx.notes
+            << QStringLiteral("imported %1 run record(s) from %2").arg(imported).arg(store.dir().c_str());
+    return Status::Ok();
+}
+
 // One schema step: its SQL, then code for what data SQL alone cannot move, in the same transaction.
 struct MigrationStep {
     std::vector<const char*> sql;
-    Status (*code)(QSqlDatabase db) = nullptr;
+    Status (*code)(MigrationContext& ctx) = nullptr;
 };
 
 // The schema, one step per version: kMigrations[i] takes a file at version i to i + 1, in one
@@ -92,6 +170,13 @@ const std::vector<MigrationStep> kMigrations = {
     // 2: typed states (RunState's DB words), Slurm's own word kept apart.
     {{"ALTER TABLE runs ADD COLUMN slurm_state TEXT", "ALTER TABLE runs ADD COLUMN state_detail TEXT"},
      &normalize_states},
+    // 3: one store for the CLI and the app: Slipway's run id and where the run lives on the cluster; the
+    // CLI's JSON records imported.
+    {{"ALTER TABLE runs ADD COLUMN run_id TEXT", "ALTER TABLE runs ADD COLUMN remote_dir TEXT",
+      "ALTER TABLE runs ADD COLUMN slurm_cluster TEXT",
+      "CREATE UNIQUE INDEX runs_by_run_id ON runs(run_id) WHERE run_id IS NOT NULL",
+      "CREATE INDEX runs_by_job ON runs(cluster, job_id)"},
+     &import_json_run_records},
 };
 
 constexpr mode_t kPrivateFile = 0600;
@@ -143,14 +228,6 @@ Status make_private(const QString& path, QStringList& notes) {
 Status sql_error(const QString& what, const QSqlError& error) {
     const QString reason = error.databaseText().isEmpty() ? error.text() : error.databaseText();
     return Status::Error((what + ": " + reason).toStdString());
-}
-
-QVariant time_value(const QDateTime& t) {
-    return t.isValid() ? QVariant(t.toMSecsSinceEpoch()) : QVariant();
-}
-
-QDateTime time_from(const QVariant& v) {
-    return v.isNull() ? QDateTime() : QDateTime::fromMSecsSinceEpoch(v.toLongLong());
 }
 
 QVariant real_value(double v) {
@@ -218,12 +295,15 @@ RunRecord record_from(const QSqlQuery& q) {
     r.log_offset = static_cast<uint64_t>(q.value(10).toLongLong());
     r.slurm_state = q.value(11).toString();
     r.state_detail = q.value(12).toString();
+    r.run_id = q.value(13).toString();
+    r.remote_dir = q.value(14).toString();
+    r.slurm_cluster = q.value(15).toString();
     return r;
 }
 
 constexpr const char* kRunColumns =
     "id, name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, log_path, "
-    "log_offset, slurm_state, state_detail";
+    "log_offset, slurm_state, state_detail, run_id, remote_dir, slurm_cluster";
 
 // Runs statements that each take the run id as their one parameter, all or nothing.
 Status per_run_transaction(QSqlDatabase db, int64_t run_id, std::initializer_list<const char*> statements,
@@ -267,7 +347,13 @@ RunHistory::~RunHistory() {
     QSqlDatabase::removeDatabase(connection_);
 }
 
-Result<std::unique_ptr<RunHistory>> RunHistory::open(const QString& path) {
+Result<std::unique_ptr<RunHistory>> RunHistory::open_default() {
+    OpenOptions options;
+    options.legacy_records_dir = QFile::decodeName(remote::default_runs_dir().c_str());
+    return open(default_path(), options);
+}
+
+Result<std::unique_ptr<RunHistory>> RunHistory::open(const QString& path, const OpenOptions& options) {
     QStringList notes;
     if (Status s = make_private(path, notes); !s.ok()) return s;
     const QString connection =
@@ -279,7 +365,7 @@ Result<std::unique_ptr<RunHistory>> RunHistory::open(const QString& path) {
         if (!db.open()) return sql_error("cannot open run history " + path, db.lastError());
     }
     if (Status s = history->set_busy_timeout(kBusyTimeoutMs); !s.ok()) return s;
-    if (Status s = history->migrate(); !s.ok()) return s;
+    if (Status s = history->migrate(options, notes); !s.ok()) return s;
     for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
         if (Status s = history->exec(QString::fromLatin1(sql)); !s.ok()) return s;
     }
@@ -290,8 +376,9 @@ Result<std::unique_ptr<RunHistory>> RunHistory::open(const QString& path) {
     return Result<std::unique_ptr<RunHistory>>(std::move(history));
 }
 
-Status RunHistory::migrate() {
+Status RunHistory::migrate(const OpenOptions& options, QStringList& notes) {
     QSqlDatabase db = QSqlDatabase::database(connection_);
+    bool imported = false;  // the legacy folder is renamed only after the import's COMMIT
     const std::string file = path_.toStdString();
     const int latest = schema_version();
     QSqlQuery q(db);
@@ -315,7 +402,20 @@ Status RunHistory::migrate() {
                               ": open it with the newer Slipway, or move the file away to start a "
                               "new history (it was not changed)"));
         }
-        if (version == latest) return rollback_and(Status::Ok());  // nothing was written
+        if (version == latest) {
+            rollback_and(Status::Ok());  // nothing was written
+            if (imported) {
+                const QString from = options.legacy_records_dir;
+                const QString to = from + QStringLiteral(".imported");
+                notes
+                    << (QDir().rename(from, to)
+                            ? QStringLiteral("%1 renamed %2 (its records are in %3 now)").arg(from, to, path_)
+                            : QStringLiteral("%1 could not be renamed %2; its records are in %3 and will not "
+                                             "be imported again")
+                                  .arg(from, to, path_));
+            }
+            return Status::Ok();
+        }
         const MigrationStep& step = kMigrations[static_cast<size_t>(version)];
         const QString failed = QStringLiteral("cannot migrate run history %1 from schema version %2 to %3")
                                    .arg(path_)
@@ -324,14 +424,16 @@ Status RunHistory::migrate() {
         for (const char* sql : step.sql) {
             if (!q.exec(QString::fromLatin1(sql))) return rollback_and(sql_error(failed, q.lastError()));
         }
+        MigrationContext ctx{db, options, notes};
         if (step.code != nullptr) {
-            if (Status s = step.code(db); !s.ok())
+            if (Status s = step.code(ctx); !s.ok())
                 return rollback_and(Status::Error(failed.toStdString() + ": " + s.message()));
         }
         if (!q.exec(QStringLiteral("PRAGMA user_version = %1").arg(version + 1)) ||
             !q.exec(QStringLiteral("COMMIT"))) {
             return rollback_and(sql_error("cannot record the schema version of " + path_, q.lastError()));
         }
+        imported = imported || ctx.imported_legacy_records;
     }
 }
 
@@ -349,7 +451,8 @@ Result<int64_t> RunHistory::add_run(const RunRecord& run) {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(QStringLiteral(
         "INSERT INTO runs (name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, "
-        "log_path, log_offset, slurm_state, state_detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        "log_path, log_offset, slurm_state, state_detail, run_id, remote_dir, slurm_cluster) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     q.addBindValue(run.name);
     q.addBindValue(run.cluster);
     q.addBindValue(run.job_id);
@@ -362,6 +465,9 @@ Result<int64_t> RunHistory::add_run(const RunRecord& run) {
     q.addBindValue(static_cast<qint64>(run.log_offset));
     q.addBindValue(text_or_null(run.slurm_state));
     q.addBindValue(text_or_null(run.state_detail));
+    q.addBindValue(text_or_null(run.run_id));
+    q.addBindValue(text_or_null(run.remote_dir));
+    q.addBindValue(text_or_null(run.slurm_cluster));
     if (!q.exec()) return sql_error(QStringLiteral("cannot add run to history"), q.lastError());
     return static_cast<int64_t>(q.lastInsertId().toLongLong());
 }
@@ -370,7 +476,8 @@ Status RunHistory::update_run(const RunRecord& run) {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(QStringLiteral(
         "UPDATE runs SET name = ?, cluster = ?, job_id = ?, state = ?, created_ms = ?, started_ms = ?, "
-        "finished_ms = ?, config_json = ?, log_path = ?, slurm_state = ?, state_detail = ? WHERE id = ?"));
+        "finished_ms = ?, config_json = ?, log_path = ?, slurm_state = ?, state_detail = ?, run_id = ?, "
+        "remote_dir = ?, slurm_cluster = ? WHERE id = ?"));
     q.addBindValue(run.name);
     q.addBindValue(run.cluster);
     q.addBindValue(run.job_id);
@@ -382,6 +489,9 @@ Status RunHistory::update_run(const RunRecord& run) {
     q.addBindValue(run.log_path);
     q.addBindValue(text_or_null(run.slurm_state));
     q.addBindValue(text_or_null(run.state_detail));
+    q.addBindValue(text_or_null(run.run_id));
+    q.addBindValue(text_or_null(run.remote_dir));
+    q.addBindValue(text_or_null(run.slurm_cluster));
     q.addBindValue(static_cast<qint64>(run.id));
     if (!q.exec()) return sql_error(QStringLiteral("cannot update run %1").arg(run.id), q.lastError());
     return Status::Ok();
@@ -417,6 +527,83 @@ Status RunHistory::remove_run(int64_t run_id) {
     return per_run_transaction(QSqlDatabase::database(connection_), run_id,
                                {"DELETE FROM points WHERE run_id = ?", "DELETE FROM runs WHERE id = ?"},
                                QStringLiteral("cannot remove run %1").arg(run_id));
+}
+
+Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r) {
+    QSqlDatabase db = QSqlDatabase::database(connection_);
+    const QString run_id = QString::fromStdString(r.run_id);
+    const QString log = QString::fromStdString(r.slurm_log());
+    QSqlQuery find(db);
+    find.prepare(QStringLiteral("SELECT id FROM runs WHERE run_id = ?"));
+    find.addBindValue(run_id);
+    if (!find.exec()) return sql_error(QStringLiteral("cannot look up run ") + run_id, find.lastError());
+    if (find.next()) {
+        const int64_t id = find.value(0).toLongLong();
+        find.finish();
+        QSqlQuery q(db);
+        // A row still "submitting" is queued now; one a faster poller already moved on keeps its state.
+        q.prepare(
+            QStringLiteral("UPDATE runs SET job_id = ?, remote_dir = ?, slurm_cluster = ?, log_path = ?, "
+                           "state = CASE WHEN state = ? THEN ? ELSE state END WHERE id = ?"));
+        q.addBindValue(QString::fromStdString(r.job_id));
+        q.addBindValue(QString::fromStdString(r.remote_dir));
+        q.addBindValue(text_or_null(QString::fromStdString(r.slurm_cluster)));
+        q.addBindValue(log);
+        q.addBindValue(db_word(RunState::kSubmitting));
+        q.addBindValue(db_word(RunState::kPending));
+        q.addBindValue(static_cast<qint64>(id));
+        if (!q.exec()) return sql_error(QStringLiteral("cannot record run ") + run_id, q.lastError());
+        return id;
+    }
+    RunRecord record;
+    record.name = QString::fromStdString(r.name);
+    record.cluster = QString::fromStdString(r.cluster);
+    record.job_id = QString::fromStdString(r.job_id);
+    record.state = RunState::kPending;
+    record.created = QDateTime::fromString(QString::fromStdString(r.submitted), Qt::ISODate);
+    record.started = record.created;
+    record.log_path = log;
+    record.run_id = run_id;
+    record.remote_dir = QString::fromStdString(r.remote_dir);
+    record.slurm_cluster = QString::fromStdString(r.slurm_cluster);
+    return add_run(record);
+}
+
+Result<int64_t> RunHistory::find_run(const QString& run_id_or_id) const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare(
+        QStringLiteral("SELECT id FROM runs WHERE run_id = ? UNION ALL SELECT id FROM runs WHERE id = ? "
+                       "AND ? GLOB '[0-9]*' LIMIT 1"));
+    q.addBindValue(run_id_or_id);
+    q.addBindValue(run_id_or_id.toLongLong());
+    q.addBindValue(run_id_or_id);
+    if (!q.exec()) return sql_error(QStringLiteral("cannot look up run ") + run_id_or_id, q.lastError());
+    if (!q.next()) {
+        return Status::Error(StatusCode::kNotFound,
+                             "no run " + run_id_or_id.toStdString() + " in " + path_.toStdString());
+    }
+    return static_cast<int64_t>(q.value(0).toLongLong());
+}
+
+Result<std::vector<RunRecord>> RunHistory::cluster_runs() const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare(QStringLiteral("SELECT %1 FROM runs WHERE COALESCE(job_id, '') <> '' AND cluster NOT IN (?, ?) "
+                             "ORDER BY created_ms, id")
+                  .arg(QLatin1String(kRunColumns)));
+    q.addBindValue(kLocalProfile);
+    q.addBindValue(kOpenedLogSource);
+    if (!q.exec()) return sql_error(QStringLiteral("cannot list the cluster runs"), q.lastError());
+    std::vector<RunRecord> runs;
+    while (q.next())
+        runs.push_back(record_from(q));
+    return runs;
+}
+
+Result<int64_t> RunHistory::data_version() const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    if (!q.exec(QStringLiteral("PRAGMA data_version")) || !q.next())
+        return sql_error(QStringLiteral("cannot read the data version of ") + path_, q.lastError());
+    return static_cast<int64_t>(q.value(0).toLongLong());
 }
 
 Result<int64_t> RunHistory::find_opened_log(const QString& path) const {

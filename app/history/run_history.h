@@ -4,7 +4,8 @@
 // stopped. Points and the new log offset are written in one transaction: after a crash either both are
 // there or neither, so resuming never loses or repeats a point. The file is private to its user (0600,
 // its folder 0700 when we create it) and carries its schema version (PRAGMA user_version): older files
-// are migrated step by step, newer ones refused.
+// are migrated step by step, newer ones refused. The app and the `slipway` CLI share one file (WAL, busy
+// timeout): a run submitted from either is listed, followed and fetched from both.
 #pragma once
 
 #include <QDateTime>
@@ -19,6 +20,7 @@
 
 #include "contract/status.h"
 #include "monitor/run_metrics.h"
+#include "remote/deploy/run_record.h"
 #include "runs/run_state.h"
 
 namespace slipway::app {
@@ -37,6 +39,9 @@ struct RunRecord {
     QString config_json;  // the run config exactly as submitted
     QString log_path;     // the followed log (local path, or remote path on the cluster)
     uint64_t log_offset = 0;
+    QString run_id;         // Slipway's run id of a submitted cluster run (make_run_id); empty otherwise
+    QString remote_dir;     // that run's folder on the login node
+    QString slurm_cluster;  // sbatch's ";cluster" part, if any
 };
 
 using MetricPointRow = std::pair<Metric, MetricSample>;
@@ -50,6 +55,8 @@ struct RunFacts {
 
 class HistoryWriter;
 
+// The cluster column of a run on this machine (the "This computer" profile).
+inline const QString kLocalProfile = QStringLiteral("This computer");
 // The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
 inline const QString kOpenedLogSource = QStringLiteral("log file");
 // How set_state treats the state already stored.
@@ -57,6 +64,13 @@ enum class StateWrite {
     kAlways,
     // Pollers (Slurm's word, a follower): an ended run is never made live again, nor a stalled one running.
     kIfNotEnded,
+};
+
+// How open() treats what older Slipways left behind.
+struct OpenOptions {
+    // The JSON run records of the CLI before schema 3 ($XDG_DATA_HOME/slipway/runs): imported once, when
+    // the file reaches schema 3, then the folder is renamed runs.imported. Empty: nothing is imported.
+    QString legacy_records_dir;
 };
 
 class RunHistory {
@@ -67,7 +81,9 @@ public:
     static constexpr int kBusyTimeoutMs = 5000;
 
     // Opens (creating if needed) the database at `path`; its folder is created too.
-    static Result<std::unique_ptr<RunHistory>> open(const QString& path);
+    static Result<std::unique_ptr<RunHistory>> open(const QString& path, const OpenOptions& options = {});
+    // The user's history with the legacy JSON records imported (what the app and the CLI open).
+    static Result<std::unique_ptr<RunHistory>> open_default();
     // <XDG data home>/slipway/history.sqlite
     static QString default_path();
 
@@ -84,6 +100,16 @@ public:
                      const QString& slurm_state = {}, const QDateTime& finished = {},
                      StateWrite mode = StateWrite::kAlways);
     Status remove_run(int64_t run_id);
+
+    // A submitted cluster run, recorded when sbatch answers: the row with its run id gets the job id, remote
+    // folder and log (pending), or a new row is made (a CLI submission). Returns the row's id.
+    Result<int64_t> record_submission(const remote::RunRecord& record);
+    // The row of a Slipway run id, else of a numeric row id; an error naming the store when there is none.
+    Result<int64_t> find_run(const QString& run_id_or_id) const;
+    // Runs submitted to clusters (a job id on a profile), oldest first: what `slipway status` lists.
+    Result<std::vector<RunRecord>> cluster_runs() const;
+    // Changes when another connection (the CLI, a worker thread, another app) commits to the file.
+    Result<int64_t> data_version() const;
 
     // The run of a log file opened before (cluster kOpenedLogSource, the same path); 0 when there is none.
     Result<int64_t> find_opened_log(const QString& path) const;
@@ -133,7 +159,7 @@ private:
 
     RunHistory(QString connection, QString path);
     Status exec(const QString& sql) const;
-    Status migrate();
+    Status migrate(const OpenOptions& options, QStringList& notes);
     Status reset_stored_points(int64_t run_id);
 
     QString connection_;

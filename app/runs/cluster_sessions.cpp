@@ -41,6 +41,12 @@ void ClusterSessions::drop(const std::string& profile, bool replaced) {
     sessions_.erase(profile);
 }
 
+void ClusterSessions::set_store_path(const QString& path) {
+    store_path_ = path;
+    for (auto& [name, session] : sessions_)
+        session->set_store_path(path);
+}
+
 ClusterSession* ClusterSessions::existing(const std::string& profile) const {
     const auto it = sessions_.find(profile);
     return it == sessions_.end() ? nullptr : it->second.get();
@@ -53,6 +59,7 @@ ClusterSession* ClusterSessions::session(const std::string& profile) {
         auto session = std::make_unique<ClusterSession>(
             p, callbacks_ ? callbacks_() : remote::SessionCallbacks(), connector_);
         ClusterSession* raw = session.get();
+        raw->set_store_path(store_path_);
         sessions_[profile] = std::move(session);
         emit session_created(QString::fromStdString(profile), raw);
         return raw;

@@ -41,6 +41,8 @@ public:
     void set_connector(ClusterSession::Connector connector) { connector_ = std::move(connector); }
     const ClusterSession::Connector& connector() const { return connector_; }
     void set_callbacks(CallbacksFactory callbacks) { callbacks_ = std::move(callbacks); }
+    // The run history sessions record new jobs in (their worker's own connection); "" records nothing.
+    void set_store_path(const QString& path);
 
 signals:
     void session_created(const QString& profile, slipway::app::ClusterSession* session);
@@ -52,6 +54,7 @@ private:
 
     CallbacksFactory callbacks_;
     ClusterSession::Connector connector_;
+    QString store_path_;
     std::vector<remote::ClusterProfile> profiles_;
     std::map<std::string, std::unique_ptr<ClusterSession>> sessions_;
 };

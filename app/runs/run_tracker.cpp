@@ -35,6 +35,10 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
         connect(
             sessions_, &ClusterSessions::session_removed, this,
             [this](const QString& profile, ClusterSession* old) { on_session_gone(profile, old, false); });
+        // Every session, whoever opened it (the Clusters page's test too): its connection state is known, and
+        // runs submitted elsewhere can be asked about over it.
+        connect(sessions_, &ClusterSessions::session_created, this,
+                [this](const QString&, ClusterSession* session) { attach(session); });
     }
     stall_timer_.setInterval(options_.stall_check_ms);
     connect(&stall_timer_, &QTimer::timeout, this, &RunTracker::check_stalls);
@@ -42,6 +46,21 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
     poll_timer_.setInterval(options_.job_poll_ms);
     connect(&poll_timer_, &QTimer::timeout, this, &RunTracker::poll_jobs);
     poll_timer_.start();
+    if (store_ != nullptr) {
+        // The baseline now: a change before the first tick is a change too.
+        if (const Result<int64_t> version = store_->data_version(); version.ok()) store_version_ = *version;
+        store_timer_.setInterval(options_.store_watch_ms);
+        connect(&store_timer_, &QTimer::timeout, this, &RunTracker::watch_store);
+        store_timer_.start();
+    }
+}
+
+void RunTracker::watch_store() {
+    const Result<int64_t> version = store_->data_version();
+    if (!version.ok()) return;
+    const bool changed = store_version_ >= 0 && *version != store_version_;
+    store_version_ = *version;
+    if (changed) emit store_changed();
 }
 
 RunTracker::~RunTracker() {

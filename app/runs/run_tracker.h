@@ -23,6 +23,7 @@
 
 #include "contract/run_config.h"
 #include "contract/status.h"
+#include "history/run_history.h"
 #include "monitor/follow_service.h"
 #include "monitor/run_metrics.h"
 #include "monitor/run_watch.h"
@@ -33,12 +34,7 @@ namespace slipway::app {
 class ClusterSession;
 class ClusterSessions;
 class LocalRunner;
-class RunHistory;
 struct RemoteSubmission;
-struct RunRecord;
-
-// The profile name of runs on this machine (the history's cluster column).
-inline const QString kLocalProfile = QStringLiteral("This computer");
 
 enum class RunSource {
     kLocal,       // slipway-engine started here
@@ -56,6 +52,7 @@ struct TrackedRun {
     QString state_detail;  // node list, pending reason, exit code, run_stop status
     QString slurm_state;   // Slurm's last word; empty for runs Slurm does not run
     QString job_id;        // Slurm job id, or the local engine's pid
+    QString run_id;        // Slipway's run id of a cluster submission (what `slipway status` lists)
     QString log_path;
     int64_t store_id = 0;  // runs.id; 0: not stored
     RunMetrics metrics;
@@ -86,6 +83,7 @@ public:
         int stall_check_ms = 5000;
         int job_poll_ms = 10'000;      // Slurm state of live cluster runs (one timer for all)
         int after_run_stop_ms = 1500;  // ask Slurm this soon after the log's run_stop
+        int store_watch_ms = 2000;     // how often rows written by another process are looked for
     };
 
     // None owned; `store` and `sessions` may be null (nothing stored / no clusters).
@@ -151,7 +149,8 @@ signals:
     void connection_changed(const QString& profile, bool up, const QString& message);
     void message(const QString& text);          // "Submitted job 12 to hpc (...)", a failed scancel
     void history_problem(const QString& text);  // the store's writer failed or recovered
-    void store_changed();                       // a run row was added, changed or removed here
+    // A run row was added, changed or removed, here or by another process (the CLI, another window).
+    void store_changed();
 
 private:
     TrackedRun& add(RunSource source, const QString& name, RunState state);
@@ -183,6 +182,10 @@ private:
     void on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced);
     void refollow(const QString& profile);
     void poll_jobs();
+    // Live cluster runs in the store that no tracked run owns (submitted from the CLI): their Slurm state is
+    // asked over sessions that are connected already (never a new SSH prompt) and stored.
+    void poll_untracked_jobs();
+    void watch_store();
     void ask_state(TrackedRun& run);
     void end_cluster_run(TrackedRun& run, RunState state, const QString& word);
 
@@ -200,8 +203,11 @@ private:
         std::map<int, int> cancel_to_key;  // cancel request -> run key
     };
     std::map<ClusterSession*, SessionLink> links_;
+    std::map<std::pair<QString, QString>, int64_t> untracked_asked_;  // (profile, job) -> store row
+    int64_t store_version_ = -1;
     QTimer stall_timer_;
     QTimer poll_timer_;
+    QTimer store_timer_;
 };
 
 }  // namespace slipway::app

@@ -7,6 +7,7 @@
 
 #include "clusters/cluster_session.h"
 #include "history/run_history.h"
+#include "remote/deploy/run_record.h"
 #include "runs/cluster_sessions.h"
 #include "runs/run_tracker.h"
 
@@ -50,11 +51,14 @@ void RunTracker::detach(ClusterSession* session) {
 Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& profile) {
     ClusterSession* session = session_for(profile);
     if (session == nullptr) return Result<int>::Error("no cluster profile named " + profile.toStdString());
+    // Made here so the row and the cluster agree on it: the worker records the job under it at once.
+    const QString run_id = QString::fromStdString(remote::make_run_id(config.name));
     int64_t store_id = 0;
     if (store_ != nullptr) {
         RunRecord record;
         record.name = QString::fromStdString(config.name);
         record.cluster = profile;
+        record.run_id = run_id;
         record.state = RunState::kSubmitting;
         record.started = QDateTime::currentDateTime();
         record.config_json = QString::fromStdString(to_json(config).dump(2));
@@ -76,7 +80,8 @@ Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& p
         run.metrics.target = config.eval.target;
         run.metrics.target_higher_is_better = config.eval_higher_is_better();
     }
-    run.submit_request = session->submit(config, options_.resource_root, options_.engine_binary);
+    run.run_id = run_id;
+    run.submit_request = session->submit(config, options_.resource_root, options_.engine_binary, run_id);
     emit run_added(key);
     emit store_changed();
     emit message(tr("Submitting %1 to %2...").arg(QString::fromStdString(config.name), profile));
@@ -105,6 +110,8 @@ void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, con
         if (Result<RunRecord> r = store_->run(run->store_id); r.ok()) {
             r->job_id = s.job_id;
             r->log_path = s.log_path;
+            r->remote_dir = s.remote_dir;
+            r->run_id = s.run_id;
             r->config_json = s.run_json;
             if (const Status st = store_->update_run(*r); !st.ok())
                 emit history_problem(QString::fromStdString(st.message()));
@@ -130,11 +137,40 @@ void RunTracker::ask_state(TrackedRun& run) {
 void RunTracker::poll_jobs() {
     for (auto& [key, run] : runs_)
         ask_state(run);
+    poll_untracked_jobs();
+}
+
+void RunTracker::poll_untracked_jobs() {
+    if (store_ == nullptr || sessions_ == nullptr) return;
+    const Result<std::vector<RunRecord>> rows = store_->cluster_runs();
+    if (!rows.ok()) return;
+    for (const RunRecord& row : *rows) {
+        if (!is_live(row.state) || run_for_store(row.id) != 0) continue;
+        ClusterSession* session = sessions_->existing(row.cluster.toStdString());
+        const auto link = links_.find(session);
+        if (session == nullptr || link == links_.end() || link->second.up != 1) continue;
+        const auto key = std::make_pair(row.cluster, row.job_id);
+        if (untracked_asked_.count(key) != 0) continue;  // the last answer has not come yet
+        untracked_asked_[key] = row.id;
+        session->job_state(row.job_id);
+    }
 }
 
 void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& job_id, const QString& word,
                               const QString& detail) {
     const QString profile = links_[session].profile;
+    if (const auto untracked = untracked_asked_.find({profile, job_id});
+        untracked != untracked_asked_.end()) {
+        const int64_t row = untracked->second;
+        untracked_asked_.erase(untracked);
+        if (ok && run_for_store(row) == 0) {
+            const RunState state = from_slurm(word.toStdString());
+            (void)store_->set_state(row, state, detail, word,
+                                    is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
+                                    StateWrite::kIfNotEnded);
+            emit store_changed();
+        }
+    }
     for (auto& [key, run] : runs_) {
         if (run.source != RunSource::kCluster || run.profile != profile || run.job_id != job_id) continue;
         run.state_asked = false;

@@ -184,7 +184,7 @@ Result<std::vector<std::string>> list_run_outputs(Session& session, const std::s
 }
 
 Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const DeployRequest& request,
-                                const RunRecordStore& records) {
+                                const RunRecordSink& records) {
     Result<Deployment> deployment = deploy_run(session, request);
     if (!deployment.ok()) return deployment.status();
     SubmittedRun run;

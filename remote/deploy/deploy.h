@@ -55,6 +55,6 @@ struct SubmittedRun {
 
 // deploy_run, the pre-flight, the submission, and the record saved in `records`.
 Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const DeployRequest& request,
-                                const RunRecordStore& records);
+                                const RunRecordSink& records);
 
 }  // namespace slipway::remote

@@ -97,25 +97,52 @@ Result<RunRecord> RunRecordStore::load(const std::string& run_id) const {
     return record;
 }
 
-Result<std::vector<RunRecord>> RunRecordStore::list() const {
-    std::vector<RunRecord> records;
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir_, ec)) return records;
+namespace {
+
+void sort_oldest_first(std::vector<RunRecord>& records) {
+    std::sort(records.begin(), records.end(), [](const RunRecord& a, const RunRecord& b) {
+        return a.submitted != b.submitted ? a.submitted < b.submitted : a.run_id < b.run_id;
+    });
+}
+
+// The ids of the record files in `dir` (names that are not run ids are not records).
+std::vector<std::string> record_ids(const std::string& dir) {
     std::vector<std::string> ids;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) return ids;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
         const std::filesystem::path& p = entry.path();
         if (p.extension() == ".json" && check_run_id(p.stem().string()).ok())
             ids.push_back(p.stem().string());
     }
-    for (const std::string& id : ids) {
+    return ids;
+}
+
+}  // namespace
+
+Result<std::vector<RunRecord>> RunRecordStore::list() const {
+    std::vector<RunRecord> records;
+    for (const std::string& id : record_ids(dir_)) {
         Result<RunRecord> record = load(id);
         if (!record.ok()) return record.status();
         records.push_back(*record);
     }
-    std::sort(records.begin(), records.end(), [](const RunRecord& a, const RunRecord& b) {
-        return a.submitted != b.submitted ? a.submitted < b.submitted : a.run_id < b.run_id;
-    });
+    sort_oldest_first(records);
     return records;
+}
+
+RunRecordStore::Scan RunRecordStore::scan() const {
+    Scan scan;
+    for (const std::string& id : record_ids(dir_)) {
+        Result<RunRecord> record = load(id);
+        if (record.ok()) {
+            scan.records.push_back(*record);
+        } else {
+            scan.problems.push_back(record.error());
+        }
+    }
+    sort_oldest_first(scan.records);
+    return scan;
 }
 
 }  // namespace slipway::remote

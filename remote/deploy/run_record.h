@@ -1,6 +1,8 @@
-// Run ids and the local record of every submitted run ($XDG_DATA_HOME/slipway/runs/<run-id>.json: run id,
-// cluster, Slurm job id, remote folder, submit time), so `slipway status/follow/fetch` work from a new
-// process. A record holds no secrets.
+// Run ids and the record of a submitted run (run id, cluster, Slurm job id, remote folder, submit time),
+// saved through a RunRecordSink the moment sbatch answers: the app and the CLI record runs in their SQLite
+// history (app/history/history_run_sink.h); RunRecordStore is the older one-JSON-file-per-run store
+// ($XDG_DATA_HOME/slipway/runs/<run-id>.json), kept so those records can be read and imported once. A
+// record holds no secrets.
 #pragma once
 
 #include <cstdint>
@@ -36,15 +38,29 @@ struct RunRecord {
 // $XDG_DATA_HOME/slipway/runs (~/.local/share/slipway/runs).
 std::string default_runs_dir();
 
-class RunRecordStore {
+// Where submit_run records a run once Slurm has its job id.
+class RunRecordSink {
+public:
+    virtual ~RunRecordSink() = default;
+    [[nodiscard]] virtual Status save(const RunRecord& record) const = 0;
+};
+
+class RunRecordStore : public RunRecordSink {
 public:
     explicit RunRecordStore(std::string dir = default_runs_dir()) : dir_(std::move(dir)) {}
     const std::string& dir() const { return dir_; }
 
-    Status save(const RunRecord& record) const;
+    [[nodiscard]] Status save(const RunRecord& record) const override;
     Result<RunRecord> load(const std::string& run_id) const;
     // All records, oldest first; an unreadable record is an error naming its file.
     Result<std::vector<RunRecord>> list() const;
+    // Every readable record, oldest first, and one problem naming the file for each unreadable one (an
+    // import must not stop at one corrupt file).
+    struct Scan {
+        std::vector<RunRecord> records;
+        std::vector<std::string> problems;
+    };
+    Scan scan() const;
 
 private:
     std::string dir_;

@@ -1,4 +1,6 @@
-// Runs the built `slipway` binary as a user would: `logs summary` on the real MLPerf logs, errors, --version.
+// Runs the built `slipway` binary as a user would: `logs summary` on the real MLPerf logs, errors, --version,
+// and `status` over the run history it shares with the app (the cluster half is in tests/app cluster tests
+// and tests/remote/e2e_cluster_test.sh).
 #include <gtest/gtest.h>
 
 #include <QProcess>
@@ -6,6 +8,12 @@
 #include <QStringList>
 
 #include <nlohmann/json.hpp>
+
+#include <QFileInfo>
+
+#include "history/run_history.h"
+#include "remote/deploy/run_record.h"
+#include "test_util.h"
 
 #include <sstream>
 #include <string>
@@ -194,6 +202,84 @@ TEST(SlipwayCli, UsageErrorsExitNonZero) {
     const ProcessResult unknown = run_slipway({"logs", "summary", "--bogus", "x.txt"});
     EXPECT_NE(unknown.exit_code, 0);
     EXPECT_EQ(unknown.out.find("x.txt"), std::string::npos);
+}
+
+// The history `slipway status` reads: $XDG_DATA_HOME/slipway/history.sqlite of an isolated home.
+slipway::app::RunRecord cluster_row(const char* name, const char* run_id, const char* job,
+                                    slipway::app::RunState state, const char* slurm_state) {
+    slipway::app::RunRecord r;
+    r.name = QString::fromLatin1(name);
+    r.cluster = QStringLiteral("gone");  // no such profile: status must not need it for ended runs
+    r.job_id = QString::fromLatin1(job);
+    r.run_id = QString::fromLatin1(run_id);
+    r.state = state;
+    r.slurm_state = QString::fromLatin1(slurm_state);
+    r.created = QDateTime::fromString(QStringLiteral("2026-11-23T09:00:00Z"), Qt::ISODate);
+    r.log_path = QStringLiteral("/home/u/slipway/runs/%1/slurm-%2.out").arg(run_id, job);
+    return r;
+}
+
+TEST(SlipwayCliStore, StatusListsClusterRunsFromTheHistoryAndAsksSlurmOnlyAboutLiveOnes) {
+    slipway::app::testing_util::IsolatedHome home;
+    {
+        auto store = slipway::app::RunHistory::open(slipway::app::RunHistory::default_path());
+        ASSERT_TRUE(store.ok()) << store.error();
+        ASSERT_TRUE((*store)
+                        ->add_run(cluster_row("done", "done-20261123-090000-0001", "7",
+                                              slipway::app::RunState::kCompleted, "COMPLETED"))
+                        .ok());
+        slipway::app::RunRecord local;
+        local.name = QStringLiteral("on this computer");
+        local.cluster = slipway::app::kLocalProfile;
+        local.job_id = QStringLiteral("4242");  // a pid: not a Slurm job
+        ASSERT_TRUE((*store)->add_run(local).ok());
+    }
+    const ProcessResult ended = run_slipway({"status"});
+    EXPECT_EQ(ended.exit_code, 0) << ended.err;
+    const std::vector<std::string> lines = lines_of(ended.out);
+    ASSERT_EQ(lines.size(), 2u) << ended.out;  // header + the cluster run; the local run is not Slurm's
+    EXPECT_EQ(lines[1].substr(0, lines[1].find(' ')), "done-20261123-090000-0001");
+    EXPECT_NE(lines[1].find("COMPLETED"), std::string::npos) << lines[1];
+    EXPECT_NE(lines[1].find("2026-11-23T09:00:00Z"), std::string::npos) << lines[1];
+
+    {
+        auto store = slipway::app::RunHistory::open(slipway::app::RunHistory::default_path());
+        ASSERT_TRUE((*store)
+                        ->add_run(cluster_row("queued", "queued-20261123-090001-0002", "8",
+                                              slipway::app::RunState::kPending, ""))
+                        .ok());
+    }
+    // A live run is asked about: its profile is gone, so that row says "?" and the exit code says so; the
+    // ended run is still listed.
+    const ProcessResult live = run_slipway({"status"});
+    EXPECT_EQ(live.exit_code, 1);
+    EXPECT_NE(live.err.find("queued-20261123-090001-0002"), std::string::npos) << live.err;
+    EXPECT_NE(live.err.find("gone"), std::string::npos) << live.err;
+    EXPECT_NE(live.out.find("COMPLETED"), std::string::npos) << live.out;
+    const ProcessResult one = run_slipway({"status", "done-20261123-090000-0001"});
+    EXPECT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_EQ(lines_of(one.out).size(), 2u);
+    const ProcessResult unknown = run_slipway({"fetch", "nope-20261123-090000-0003"});
+    EXPECT_EQ(unknown.exit_code, 1);
+    EXPECT_NE(unknown.err.find("no run nope-20261123-090000-0003 in "), std::string::npos) << unknown.err;
+    EXPECT_NE(unknown.err.find("history.sqlite"), std::string::npos) << unknown.err;
+}
+
+TEST(SlipwayCliStore, OldJsonRunRecordsAreImportedOnceAndListed) {
+    slipway::app::testing_util::IsolatedHome home;
+    const std::string dir = slipway::remote::default_runs_dir();
+    const slipway::remote::RunRecord old{
+        "old-20261101-080000-00aa", "old",      "gone", "5", "", "/home/u/slipway/runs/old",
+        "2026-11-01T08:00:00Z",     "COMPLETED"};
+    ASSERT_TRUE(slipway::remote::RunRecordStore(dir).save(old).ok());
+    const ProcessResult first = run_slipway({"status"});
+    EXPECT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_NE(first.out.find("old-20261101-080000-00aa"), std::string::npos) << first.out;
+    EXPECT_NE(first.out.find("COMPLETED"), std::string::npos) << first.out;
+    EXPECT_FALSE(QFileInfo::exists(QString::fromStdString(dir)));
+    EXPECT_TRUE(QFileInfo::exists(QString::fromStdString(dir) + ".imported"));
+    const ProcessResult second = run_slipway({"status"});
+    EXPECT_EQ(lines_of(second.out).size(), 2u) << second.out;  // listed once
 }
 
 }  // namespace

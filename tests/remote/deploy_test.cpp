@@ -65,6 +65,25 @@ TEST(RunRecords, SaveLoadListFromANewStore) {
     EXPECT_FALSE(fresh.load("../x").ok());
 }
 
+TEST(RunRecords, ScanKeepsEveryReadableRecordAndNamesTheBadFile) {
+    TempDir dir;
+    RunRecord a{"a-20261122-090000-0001", "a",      "local-test", "5", "", "/home/u/slipway/runs/a",
+                "2026-11-22T09:00:00Z",   "PENDING"};
+    ASSERT_TRUE(RunRecordStore(dir.path()).save(a).ok());
+    {
+        std::ofstream bad(dir.path() + "/b-20261122-080000-0002.json");
+        bad << "{\"run_id\": 7";  // torn
+    }
+    const RunRecordStore store(dir.path());
+    EXPECT_FALSE(store.list().ok());  // list stops at the bad file
+    const RunRecordStore::Scan scan = store.scan();
+    ASSERT_EQ(scan.records.size(), 1u);
+    EXPECT_EQ(scan.records[0].run_id, a.run_id);
+    ASSERT_EQ(scan.problems.size(), 1u);
+    EXPECT_NE(scan.problems[0].find("b-20261122-080000-0002.json"), std::string::npos) << scan.problems[0];
+    EXPECT_TRUE(RunRecordStore(dir.path() + "/none").scan().records.empty());
+}
+
 class Deploy : public ::testing::Test {
 protected:
     void SetUp() override {

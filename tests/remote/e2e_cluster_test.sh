@@ -84,6 +84,10 @@ grep -q '^train_loss [0-9.]* step 5 samples 80$' "$work/follow.txt" || fail "no 
 awk -v id="$run_id" -v job="$job_id" '$1 == id && $2 == "local-test" && $3 == job && $4 == "COMPLETED" {found = 1}
   END {exit !found}' "$work/status.txt" || fail "status does not say COMPLETED"
 
+# One run store: the history the app uses, private; no JSON run records any more.
+[ "$(stat -c %a "$XDG_DATA_HOME/slipway/history.sqlite")" = 600 ] || fail "history.sqlite is not 0600"
+[ ! -e "$XDG_DATA_HOME/slipway/runs" ] || fail "JSON run records were written to $XDG_DATA_HOME/slipway/runs"
+
 "$slipway" fetch "$run_id" --to "$work/fetched" "${ssh_args[@]}"
 [ -s "$work/fetched/slurm-$job_id.out" ] || fail "no slurm output fetched"
 grep -q '"key": "run_stop".*"status": "success"' "$work/fetched/output/mllog.txt" || fail "no successful run_stop"
