@@ -10,14 +10,10 @@
 namespace slipway::app {
 namespace {
 
-QString tr(const char* text) {
-    return QCoreApplication::translate("Presets", text);
-}
-
-// "1 node", "8 nodes".
-QString count_text(int64_t n, const char* one, const char* many) {
-    return n == 1 ? tr(one) : tr(many).arg(n);
-}
+// The translation context of the key figures ("Presets").
+struct Presets {
+    Q_DECLARE_TR_FUNCTIONS(Presets)
+};
 
 // Reads "# Title\n\nParagraph..." from <name>.md next to the preset.
 void read_description(Preset& preset) {
@@ -72,18 +68,22 @@ QString preset_figures(const RunConfig& config) {
     }
     const AdapterConfig& adapter = config.adapter;
     if (adapter.method == "lora") {
-        parts << tr("LoRA rank %1").arg(adapter.r);
+        parts << Presets::tr("LoRA rank %1").arg(adapter.r);
     } else if (adapter.method == "embeddings") {
-        parts << tr("embeddings only");
+        parts << Presets::tr("embeddings only");
     } else {
-        parts << tr("full fine-tune");
+        parts << Presets::tr("full fine-tune");
     }
     const SlurmConfig& slurm = config.slurm;
-    const QString per_node = slurm.gpus_per_node > 0
-                                 ? count_text(slurm.gpus_per_node, "1 GPU", "%1 GPUs")
-                                 : count_text(config.tasks_per_node(), "1 CPU rank", "%1 CPU ranks");
-    parts << count_text(slurm.nodes, "1 node", "%1 nodes") + QStringLiteral(" × ") + per_node;
-    parts << tr("global batch %1 × %2 tokens").arg(config.global_batch_size()).arg(config.data.block_size);
+    const QString per_node =
+        slurm.gpus_per_node > 0
+            ? Presets::tr("%n GPU(s)", nullptr, static_cast<int>(slurm.gpus_per_node))
+            : Presets::tr("%n CPU rank(s)", nullptr, static_cast<int>(config.tasks_per_node()));
+    parts << Presets::tr("%n node(s)", nullptr, static_cast<int>(slurm.nodes)) + QStringLiteral(" × ") +
+                 per_node;
+    parts << Presets::tr("global batch %1 × %2 tokens")
+                 .arg(config.global_batch_size())
+                 .arg(config.data.block_size);
     return parts.join(QStringLiteral(" · "));
 }
 

@@ -487,7 +487,7 @@ void RunEditor::refresh_plan() {
         plan_ = planner_.plan(doc_.config());
     } else {
         plan_ = RunPlanResult{};
-        plan_.problem = "none while the run config has problems";
+        plan_.problem = tr("none while the run config has problems").toStdString();
     }
     plan_strip_->show_plan(plan_, QString::fromStdString(planner_.model_config_for(doc_.config())));
 }
