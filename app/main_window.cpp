@@ -2,6 +2,7 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -21,12 +22,14 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 
+#include "app_settings.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
 #include "editor/container_panel.h"
 #include "editor/field_editor.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
+#include "i18n/ui_language.h"
 #include "local/engine_command.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
@@ -38,12 +41,6 @@ namespace slipway::app {
 namespace {
 
 constexpr int kMaxRecent = 8;
-
-QSettings settings() {
-    // ~/.config/slipway/slipway.conf ($XDG_CONFIG_HOME respected).
-    return QSettings(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("slipway"),
-                     QStringLiteral("slipway"));
-}
 
 }  // namespace
 
@@ -257,6 +254,8 @@ void MainWindow::build_menus() {
         a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));
         connect(a, &QAction::triggered, this, [this, i] { show_page(static_cast<Page>(i)); });
     }
+    view->addSeparator();
+    build_language_menu(view->addMenu(tr("&Language")));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* about = help->addAction(tr("&About Slipway"));
@@ -268,6 +267,27 @@ void MainWindow::build_menus() {
     });
 }
 
+void MainWindow::build_language_menu(QMenu* menu) {
+    QAction* note = menu->addAction(tr("Takes effect at the next start"));
+    note->setEnabled(false);
+    menu->addSeparator();
+    auto* group = new QActionGroup(menu);
+    const QString saved = saved_ui_language();
+    auto add_choice = [&](const QString& text, const QString& code) {
+        QAction* a = menu->addAction(text);
+        a->setCheckable(true);
+        a->setChecked(code == saved);
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, code] {
+            save_ui_language(code);
+            statusBar()->showMessage(tr("The interface language changes at the next start of Slipway."));
+        });
+    };
+    add_choice(tr("System"), QString());
+    for (const UiLanguage& language : ui_languages())
+        add_choice(language.native_name, language.code);
+}
+
 void MainWindow::show_page(Page page) {
     nav_->setCurrentRow(static_cast<int>(page));
 }
@@ -277,7 +297,7 @@ MainWindow::Page MainWindow::current_page() const {
 }
 
 void MainWindow::restore_settings() {
-    QSettings s = settings();
+    QSettings s = app_settings();
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     show_page(
@@ -293,7 +313,7 @@ void MainWindow::restore_settings() {
 }
 
 void MainWindow::save_settings() const {
-    QSettings s = settings();
+    QSettings s = app_settings();
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
     s.setValue(QStringLiteral("window/page"), static_cast<int>(current_page()));
@@ -454,7 +474,8 @@ Result<int> MainWindow::resume_history_run(int64_t run_id) {
 }
 
 void MainWindow::notify(const QString& run_name, const RunAlert& alert) {
-    static const char* titles[] = {"finished", "failed", "reached its target", "stalled"};
+    static const char* titles[] = {QT_TR_NOOP("finished"), QT_TR_NOOP("failed"),
+                                   QT_TR_NOOP("reached its target"), QT_TR_NOOP("stalled")};
     const QString title = tr("Slipway: %1 %2").arg(run_name, tr(titles[static_cast<int>(alert.kind)]));
     const QString message = QStringLiteral("%1: %2").arg(run_name, QString::fromStdString(alert.message));
     if (tray_ != nullptr) {
