@@ -35,6 +35,7 @@ const QList<UiLanguage>& ui_languages() {
             QDir(kTranslationsDir).entryList({QStringLiteral("slipway_*.qm")}, QDir::Files, QDir::Name);
         for (const QString& file : qm_files) {
             const QString code = code_of_qm(file);
+            if (code == kSourceLanguage) continue;  // slipway_en.qm: English plural forms only
             found.push_back({code, capitalized(QLocale(code).nativeLanguageName())});
         }
         return found;
@@ -69,13 +70,13 @@ QString effective_ui_language(const QString& override_code) {
 }
 
 bool install_translators(QCoreApplication& app, const QString& code) {
-    if (code == kSourceLanguage) return true;
     auto* own = new QTranslator(&app);
     if (!own->load(QStringLiteral("slipway_") + code, kTranslationsDir)) {
         delete own;
         return false;
     }
     QCoreApplication::installTranslator(own);
+    if (code == kSourceLanguage) return true;
     // Qt's standard dialogs and buttons (OK, Cancel, the file dialog), from the qt6-translations-l10n
     // package; the app still speaks the language without them.
     auto* qt_base = new QTranslator(&app);

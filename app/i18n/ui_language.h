@@ -14,7 +14,7 @@ struct UiLanguage {
     QString native_name;  // how the language calls itself ("Русский"), untranslated in menus
 };
 
-// English (the source language) first, then every language with a slipway_<code>.qm under :/i18n.
+// English (the source language) first, then every other language with a slipway_<code>.qm under :/i18n.
 const QList<UiLanguage>& ui_languages();
 bool is_ui_language(const QString& code);
 
@@ -26,8 +26,9 @@ void save_ui_language(const QString& code);
 // locale's language when the app has it, else English.
 QString effective_ui_language(const QString& override_code = QString());
 
-// Installs slipway_<code>.qm and Qt's own qtbase_<code>.qm (standard dialogs' buttons) when present;
-// nothing for English. Returns false when the app's own translation could not be loaded.
+// Installs slipway_<code>.qm (for English: the plural forms of "%n nodes" and the like) and Qt's own
+// qtbase_<code>.qm (standard dialogs' buttons) when present. Returns false when the app's own .qm could not
+// be loaded.
 bool install_translators(QCoreApplication& app, const QString& code);
 
 }  // namespace slipway::app

@@ -1,6 +1,7 @@
 // The Russian interface: the main window built with the Russian translator speaks Russian (pages, menus,
 // the monitor, run states, the editor's field labels), and resources/translations/slipway_ru.ts is
-// complete (no unfinished or empty translation, every run config label and group present).
+// complete (no unfinished or empty translation, every run config label and group present), as is
+// slipway_en.ts (English plural forms).
 #include <gtest/gtest.h>
 
 #include <QCoreApplication>
@@ -146,15 +147,29 @@ std::vector<TsMessage> read_ts(const QString& path) {
     return messages;
 }
 
-TEST(RussianTs, EveryShownStringIsTranslated) {
-    const std::vector<TsMessage> messages = read_ts(kRussianTs);
-    ASSERT_GT(messages.size(), 300u);
+QStringList untranslated(const std::vector<TsMessage>& messages) {
     QStringList missing;
     for (const TsMessage& m : messages) {
         if (!m.obsolete && (!m.finished || m.empty)) missing << m.context + QStringLiteral(": ") + m.source;
     }
+    return missing;
+}
+
+TEST(RussianTs, EveryShownStringIsTranslated) {
+    const std::vector<TsMessage> messages = read_ts(kRussianTs);
+    ASSERT_GT(messages.size(), 300u);
+    const QStringList missing = untranslated(messages);
     EXPECT_TRUE(missing.isEmpty()) << missing.size() << " untranslated:\n"
                                    << missing.join(QLatin1Char('\n')).toStdString();
+}
+
+// slipway_en.ts: the English plural forms ("%n node(s)" -> "1 node", "8 nodes").
+TEST(EnglishTs, EveryPluralHasItsForms) {
+    const std::vector<TsMessage> messages =
+        read_ts(QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/translations/slipway_en.ts"));
+    ASSERT_FALSE(messages.empty());
+    const QStringList missing = untranslated(messages);
+    EXPECT_TRUE(missing.isEmpty()) << missing.join(QLatin1Char('\n')).toStdString();
 }
 
 // A field added to run_config_schema.cpp reaches the .ts only through `--target slipway_lupdate`.
