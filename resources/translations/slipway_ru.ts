@@ -85,6 +85,54 @@
     </message>
 </context>
 <context>
+    <name>ImageTasks</name>
+    <message>
+        <location filename="../../app/images/image_tasks.cpp" line="+158"/>
+        <source>An image build or import is running: its output is below.</source>
+        <translation>Идёт сборка или импорт образа: вывод ниже.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>This computer has no build host: choose a cluster under &quot;Run on&quot;; its login host builds with docker and imports with enroot.</source>
+        <translation>У этого компьютера нет узла сборки: выберите кластер в поле «Выполнять на»; его узел входа соберёт образ через docker и импортирует через enroot.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Image tag: %1</source>
+        <translation>Тег образа: %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Fix the run config&apos;s problems first: only a valid config is built.</source>
+        <translation>Сначала исправьте ошибки в конфигурации: собирается только корректная конфигурация.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>docker build %1 on %2 from this Dockerfile; the output streams below.</source>
+        <translation>docker build %1 на %2 по этому Dockerfile; вывод появится ниже.</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Cluster %1 runs bare srun (container: none): a .sqsh is only used with pyxis.</source>
+        <translation>Кластер %1 использует srun без контейнера (container: none): файл .sqsh нужен только с pyxis.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>slurm.container_image is empty: the run uses no container image to import into.</source>
+        <translation>slurm.container_image пуст: у запуска нет образа контейнера, в который импортировать.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>slurm.container_image is not a .sqsh file (pyxis pulls registry images itself).</source>
+        <translation>slurm.container_image не файл .sqsh (образы из реестра pyxis загружает сам).</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>enroot import %1 (built on %2) into %3.</source>
+        <translation>enroot import %1 (собран на %2) в %3.</translation>
+    </message>
+</context>
+<context>
     <name>Presets</name>
     <message>
         <location filename="../../app/editor/presets.cpp" line="+71"/>
@@ -137,7 +185,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../app/clusters_page.cpp" line="+22"/>
+        <location filename="../../app/clusters_page.cpp" line="+24"/>
         <source>This computer</source>
         <translation>Этот компьютер</translation>
     </message>
@@ -215,6 +263,54 @@
         <location line="+1"/>
         <source>&lt;b&gt;Plan&lt;/b&gt;: peak &lt;b&gt;%1&lt;/b&gt; of %2 per device (%3) &amp;middot; %4 per step &amp;middot; %5 &amp;middot; %6 tokens per step</source>
         <translation>&lt;b&gt;План&lt;/b&gt;: пик &lt;b&gt;%1&lt;/b&gt; из %2 на устройство (%3) &amp;middot; %4 на шаг &amp;middot; %5 &amp;middot; %6 токенов на шаг</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>%1 MiB</source>
+        <translation>%1 МиБ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 GiB</source>
+        <translation>%1 ГиБ</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 B</source>
+        <comment>billions</comment>
+        <translation>%1 млрд</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 M</source>
+        <comment>millions</comment>
+        <translation>%1 млн</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 k</source>
+        <comment>thousands</comment>
+        <translation>%1 тыс.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 s</source>
+        <translation>%1 с</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 min</source>
+        <translation>%1 мин</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 h</source>
+        <translation>%1 ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 days</source>
+        <translation>%1 дн.</translation>
     </message>
 </context>
 <context>
@@ -812,7 +908,7 @@
 <context>
     <name>slipway::app::ClustersPage</name>
     <message>
-        <location filename="../../app/clusters_page.cpp" line="+11"/>
+        <location filename="../../app/clusters_page.cpp" line="+12"/>
         <source>Add...</source>
         <translation>Добавить...</translation>
     </message>
@@ -878,7 +974,7 @@
         <translation>Удалить профиль %1? Его запуски останутся в истории.</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+81"/>
         <source>Edit cluster</source>
         <translation>Изменить кластер</translation>
     </message>
@@ -943,7 +1039,12 @@
         <translation>Папка запусков</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+2"/>
+        <source>&lt;p&gt;Add a cluster profile to submit to Slurm over SSH. Profiles live in &lt;code&gt;%1&lt;/code&gt;; secrets are never stored.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Чтобы отправлять запуски в Slurm по SSH, добавьте профиль кластера. Профили хранятся в &lt;code&gt;%1&lt;/code&gt;; секреты никогда не сохраняются.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Login node</source>
         <translation>Узел входа</translation>
     </message>
@@ -1060,7 +1161,7 @@
     <message>
         <location line="+1"/>
         <source>&lt;b&gt;Linter&lt;/b&gt;: %1 error(s), %2 warning(s), %3 note(s); click one to see its line</source>
-        <translation>&lt;b&gt;Линтер&lt;/b&gt;: ошибок %1, предупреждений %2, заметок %3; щёлкните, чтобы увидеть строку</translation>
+        <translation>&lt;b&gt;Линтер&lt;/b&gt;: ошибок %1, предупреждений %2, заметок %3; щёлкните для перехода</translation>
     </message>
     <message>
         <location line="+41"/>
@@ -1390,7 +1491,7 @@
     <message>
         <location line="+5"/>
         <source>Read %1: %2 points, %3 bad MLLOG lines</source>
-        <translation>Прочитан %1: точек %2, ошибочных строк MLLOG %3</translation>
+        <translation>Прочитано: %1 (точек: %2, ошибочных строк MLLOG: %3)</translation>
     </message>
     <message>
         <location line="+16"/>
@@ -1657,12 +1758,12 @@
         <translation>завершился с ошибкой</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>reached its target</source>
         <translation>достиг цели</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>stalled</source>
         <translation>завис</translation>
     </message>
@@ -1709,7 +1810,7 @@
     <message>
         <location filename="../../app/monitor/metric_plot.cpp" line="+16"/>
         <source>no %1 points</source>
-        <translation>нет точек %1</translation>
+        <translation>нет точек: %1</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -1983,7 +2084,7 @@
 <context>
     <name>slipway::app::PlanStrip</name>
     <message>
-        <location filename="../../app/editor/plan_strip.cpp" line="+42"/>
+        <location filename="../../app/editor/plan_strip.cpp" line="+10"/>
         <location line="+33"/>
         <source>Choose a local config.json...</source>
         <translation>Выбрать локальный config.json...</translation>
@@ -2308,7 +2409,7 @@ Model config: %1</source>
     <message>
         <location line="-343"/>
         <source>Run on:</source>
-        <translation>Где:</translation>
+        <translation>Выполнять на:</translation>
     </message>
     <message numerus="yes">
         <location line="+64"/>
@@ -2361,7 +2462,7 @@ Model config: %1</source>
     <message>
         <location line="+13"/>
         <source>&lt;br&gt;Model: %1 parameters, %2 trainable (%3); memory per device and time: the plan below</source>
-        <translation>&lt;br&gt;Модель: %1 параметров, обучаемых %2 (%3); память на устройство и время: в плане ниже</translation>
+        <translation>&lt;br&gt;Модель: параметров %1, обучаемых %2 (%3); память на устройство и время: в плане ниже</translation>
     </message>
     <message>
         <location line="+15"/>
@@ -2430,7 +2531,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunTracker</name>
     <message>
-        <location filename="../../app/runs/run_tracker.cpp" line="+222"/>
+        <location filename="../../app/runs/run_tracker.cpp" line="+221"/>
         <source>exit code %1</source>
         <translation>код выхода %1</translation>
     </message>
@@ -2489,7 +2590,17 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunsPage</name>
     <message>
-        <location filename="../../app/runs_page.cpp" line="+26"/>
+        <location filename="../../app/runs_page.cpp" line="+25"/>
+        <source>log file</source>
+        <translation>файл журнала</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This computer</source>
+        <translation>Этот компьютер</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Id</source>
         <translation>ID</translation>
     </message>
