@@ -31,7 +31,14 @@ int main(int argc, char** argv) {
     std::string language;
     cli.add_option("--lang", language,
                    "Interface language for this start (en, ru); by default the one chosen in View > "
-                   "Language, else the system's");
+                   "Language, else the system's")
+        ->check(
+            [](const std::string& code) {
+                return slipway::app::is_ui_language(QString::fromStdString(code))
+                           ? std::string()
+                           : "unknown language " + code;
+            },
+            "LANGUAGE");
     slipway::app::LogsSummaryOptions logs_summary;
     const CLI::App* logs_summary_command = slipway::app::add_logs_command(cli, logs_summary);
     slipway::app::RemoteCommands remote_commands;
@@ -51,12 +58,7 @@ int main(int argc, char** argv) {
 
     QApplication app(argc, argv);
     // Before the first widget: widgets translate their texts when they are built.
-    const QString requested_language = QString::fromStdString(language);
-    if (!requested_language.isEmpty() && !slipway::app::is_ui_language(requested_language)) {
-        std::cerr << "--lang: unknown language " << language << "\n";
-        return 2;
-    }
-    const QString ui_language = slipway::app::effective_ui_language(requested_language);
+    const QString ui_language = slipway::app::effective_ui_language(QString::fromStdString(language));
     if (!slipway::app::install_translators(app, ui_language))
         std::cerr << "slipway: no translation for " << ui_language.toStdString() << "; using English\n";
     if (!screenshot_dir.empty()) {
