@@ -1,4 +1,4 @@
-// The app's one settings file, ~/.config/slipway/slipway.conf ($XDG_CONFIG_HOME respected): the window,
+// The app's one settings file, ~/.config/slipway/slipway.ini ($XDG_CONFIG_HOME respected): the window,
 // the monitor, recent configs and the interface language all live there.
 #pragma once
 

@@ -305,7 +305,7 @@ void MainWindow::restore_settings() {
     monitor_->set_smoothing(s.value(QStringLiteral("monitor/smoothing"), 0.6).toDouble());
     monitor_->set_x_axis(static_cast<XAxis>(s.value(QStringLiteral("monitor/x_axis"), 0).toInt()));
     monitor_->set_log_scale(s.value(QStringLiteral("monitor/log_scale"), false).toBool());
-    // Stall alerts: N x the median step interval without a step, at least M seconds (slipway.conf).
+    // Stall alerts: N x the median step interval without a step, at least M seconds (slipway.ini).
     tracker_->set_stall_policy(s.value(QStringLiteral("monitor/stall_factor"), 5.0).toDouble(),
                                s.value(QStringLiteral("monitor/stall_min_s"), 60).toLongLong() * 1000);
     recent_ = s.value(QStringLiteral("recent/configs")).toStringList();
