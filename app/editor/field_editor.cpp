@@ -74,6 +74,10 @@ QString field_group(const FieldSpec& spec) {
     return QCoreApplication::translate("RunConfigField", spec.group.c_str());
 }
 
+QString field_help(const FieldSpec& spec) {
+    return QCoreApplication::translate("RunConfigFieldHelp", spec.help.c_str());
+}
+
 QString field_key_text(const FieldSpec& spec) {
     const std::string flag = hf_flag_for(spec.pointer());
     QString text = QString::fromStdString(spec.key);
@@ -91,11 +95,10 @@ FieldEditor::FieldEditor(const FieldSpec& spec, QWidget* parent)
     column->addLayout(row);
 
     // Label and help first, then the names and bounds a person who writes the JSON needs.
-    QString tip =
-        QStringLiteral("<b>%1</b><br>%2<br>JSON: <code>%3</code> (%4%5)")
-            .arg(field_label(spec).toHtmlEscaped(), QString::fromStdString(spec.help).toHtmlEscaped(),
-                 QString::fromStdString(pointer_), QString::fromLatin1(field_type_name(spec.type)),
-                 spec.nullable ? tr(", may be empty") : QString());
+    QString tip = QStringLiteral("<b>%1</b><br>%2<br>JSON: <code>%3</code> (%4%5)")
+                      .arg(field_label(spec).toHtmlEscaped(), field_help(spec).toHtmlEscaped(),
+                           QString::fromStdString(pointer_), QString::fromLatin1(field_type_name(spec.type)),
+                           spec.nullable ? tr(", may be empty") : QString());
     if (const std::string flag = hf_flag_for(pointer_); !flag.empty())
         tip += tr("<br>Script flag: <code>--%1</code>").arg(QString::fromStdString(flag));
     if (const std::string range = spec.range_text(); !range.empty()) {

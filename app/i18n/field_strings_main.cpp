@@ -1,8 +1,8 @@
-// slipway_field_strings: a build-time tool for the slipway_lupdate target. The run config's field labels and
-// groups are written once, in plain English, in engine/contract/run_config_schema.cpp (no Qt there), and
-// the editor translates them with QCoreApplication::translate("RunConfigField", ...). lupdate cannot see
-// that table, so this prints it as QT_TRANSLATE_NOOP entries into the C++ file named on the command line,
-// which lupdate then reads. The file is never compiled.
+// slipway_field_strings: a build-time tool for the slipway_lupdate target. The run config's field labels,
+// groups and help sentences are written once, in plain English, in engine/contract/run_config_schema.cpp (no
+// Qt there), and the editor translates them with QCoreApplication::translate("RunConfigField", ...) and
+// ("RunConfigFieldHelp", ...). lupdate cannot see that table, so this prints it as QT_TRANSLATE_NOOP entries
+// into the C++ file named on the command line, which lupdate then reads. The file is never compiled.
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -38,6 +38,11 @@ int main(int argc, char** argv) {
             if (text.empty() || !written.insert(text).second) continue;
             out << "    QT_TRANSLATE_NOOP(\"RunConfigField\", \"" << quoted(text) << "\"),\n";
         }
+    }
+    out << "};\n\nstatic const char* const kRunConfigFieldHelp[] = {\n";
+    for (const slipway::FieldSpec& spec : slipway::run_config_fields()) {
+        if (!spec.help.empty())
+            out << "    QT_TRANSLATE_NOOP(\"RunConfigFieldHelp\", \"" << quoted(spec.help) << "\"),\n";
     }
     out << "};\n";
     return out.good() ? 0 : 1;

@@ -817,6 +817,419 @@
     </message>
 </context>
 <context>
+    <name>RunConfigFieldHelp</name>
+    <message>
+        <location line="+4"/>
+        <source>Schema tag of this document.</source>
+        <translation>Метка схемы этого документа.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run name: the Slurm job name and the run&apos;s name in the history.</source>
+        <translation>Имя запуска: имя задачи Slurm и имя запуска в истории.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Free text: where this config comes from, what it is for.</source>
+        <translation>Произвольный текст: откуда эта конфигурация и для чего она.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hugging Face model folder (config.json + *.safetensors, optionally sharded with an index).</source>
+        <translation>Папка модели Hugging Face (config.json + *.safetensors, возможно, разбитые на шарды с индексом).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Storage dtype of the base weights (HF --torch_dtype).</source>
+        <translation>Тип хранения базовых весов (HF --torch_dtype).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pretrained: load the weights in path; random: only path/config.json is read and the weights start from HF&apos;s random init with training.seed (training from scratch, e.g. the demo).</source>
+        <translation>pretrained: загрузить веса из path; random: читается только path/config.json, а веса инициализируются случайно, как в HF, с training.seed (обучение с нуля, например демо).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tokenizer.json; empty means &lt;model.path&gt;/tokenizer.json.</source>
+        <translation>tokenizer.json; пусто — &lt;model.path&gt;/tokenizer.json.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Training data: JSONL, one JSON object a line.</source>
+        <translation>Обучающие данные: JSONL, один объект JSON на строку.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Validation data (JSONL); empty means split validation_split_percentage off train_file.</source>
+        <translation>Валидационные данные (JSONL); пусто — отделить validation_split_percentage от train_file.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Field of each JSONL object that holds the text.</source>
+        <translation>Поле объекта JSONL, в котором лежит текст.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tokens per training sequence.</source>
+        <translation>Токенов в обучающей последовательности.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Where a block may start: document (a document start), paragraph (a document or paragraph start), concat (anywhere, like HF group_texts).</source>
+        <translation>Где может начинаться блок: document (в начале документа), paragraph (в начале документа или абзаца), concat (где угодно, как HF group_texts).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Percent of train_file documents held out for validation when validation_file is empty.</source>
+        <translation>Процент документов train_file, отложенных для валидации, если validation_file пуст.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Drop exact duplicate documents (normalized text hash).</source>
+        <translation>Удалять точные дубликаты документов (по хешу нормализованного текста).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Token cache folder; empty means &lt;training.output_dir&gt;/cache.</source>
+        <translation>Папка кэша токенов; пусто — &lt;training.output_dir&gt;/cache.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tokenizer threads; 0 means all cores.</source>
+        <translation>Потоки токенизатора; 0 — все ядра.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak learning rate of AdamW.</source>
+        <translation>Пиковая скорость обучения AdamW.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Decoupled weight decay (not applied to biases and norms).</source>
+        <translation>Раздельное затухание весов (не применяется к смещениям и нормализациям).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>AdamW beta1.</source>
+        <translation>beta1 для AdamW.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>AdamW beta2.</source>
+        <translation>beta2 для AdamW.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>AdamW epsilon.</source>
+        <translation>epsilon для AdamW.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Gradient clipping by global norm; 0 disables it.</source>
+        <translation>Ограничение градиента по глобальной норме; 0 — выключено.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Epochs over the training blocks (ignored with max_steps).</source>
+        <translation>Эпохи по обучающим блокам (не учитываются, если задан max_steps).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Optimizer steps; null means num_train_epochs decides.</source>
+        <translation>Шаги оптимизатора; null — определяется num_train_epochs.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Learning-rate schedule, as HF get_scheduler.</source>
+        <translation>Расписание скорости обучения, как в HF get_scheduler.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Linear warmup steps (use this or warmup_ratio).</source>
+        <translation>Шаги линейного разогрева (это поле или warmup_ratio).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Warmup as a share of all steps (use this or warmup_steps).</source>
+        <translation>Разогрев как доля всех шагов (это поле или warmup_steps).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sequences per rank per micro-step.</source>
+        <translation>Последовательностей на процесс за микрошаг.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sequences per rank per eval step.</source>
+        <translation>Последовательностей на процесс за шаг оценки.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Micro-steps per optimizer step.</source>
+        <translation>Микрошагов на шаг оптимизатора.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bf16 autocast with fp32 master weights.</source>
+        <translation>bf16 autocast с мастер-весами в fp32.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Seed of initialization, dropout and data order.</source>
+        <translation>Зерно для инициализации, dropout и порядка данных.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Log train_loss, lr and throughput every N steps.</source>
+        <translation>Записывать train_loss, lr и пропускную способность каждые N шагов.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Evaluate every N steps; null means only at the end.</source>
+        <translation>Оценивать каждые N шагов; null — только в конце.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save a checkpoint every N steps (and at the end).</source>
+        <translation>Сохранять чекпойнт каждые N шагов (и в конце).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Keep at most N checkpoints; null keeps all.</source>
+        <translation>Хранить не более N чекпойнтов; null — хранить все.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint folder to resume from, or &quot;latest&quot; in output_dir; empty starts fresh.</source>
+        <translation>Папка чекпойнта, с которого продолжить, или &quot;latest&quot; в output_dir; пусто — начать заново.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Where checkpoints, the adapter or model, and mllog.txt go.</source>
+        <translation>Куда пишутся чекпойнты, адаптер или модель и mllog.txt.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Allow a non-empty output_dir to be overwritten.</source>
+        <translation>Разрешить перезапись непустой output_dir.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recompute activations in backward to save memory.</source>
+        <translation>Пересчитывать активации при обратном проходе, чтобы экономить память.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What trains: lora (PEFT LoRA adapters), embeddings (only embed_tokens and lm_head, the seeds&apos; ruadapt step), full (every weight).</source>
+        <translation>Что обучается: lora (адаптеры PEFT LoRA), embeddings (только embed_tokens и lm_head, шаг ruadapt), full (все веса).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA rank.</source>
+        <translation>Ранг LoRA.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA alpha: the update is scaled by alpha / r.</source>
+        <translation>LoRA alpha: обновление масштабируется на alpha / r.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Dropout on the LoRA input.</source>
+        <translation>Dropout на входе LoRA.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Module names that get LoRA adapters (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj).</source>
+        <translation>Имена модулей, получающих адаптеры LoRA (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Modules trained in full next to the adapters and saved with them (e.g. embed_tokens, lm_head).</source>
+        <translation>Модули, которые обучаются полностью вместе с адаптерами и сохраняются с ними (например, embed_tokens, lm_head).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Per-module rank overrides: name pattern -&gt; r.</source>
+        <translation>Ранги для отдельных модулей: шаблон имени -&gt; r.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Per-module alpha overrides: name pattern -&gt; alpha.</source>
+        <translation>Alpha для отдельных модулей: шаблон имени -&gt; alpha.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rank-stabilized LoRA: scale by alpha / sqrt(r).</source>
+        <translation>LoRA со стабилизацией ранга: масштаб alpha / sqrt(r).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weight-decomposed LoRA (DoRA).</source>
+        <translation>LoRA с разложением весов (DoRA).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What eval_accuracy reports: loss (lower is better, as MLPerf llama2_70b_lora) or token_accuracy.</source>
+        <translation>Что записывается в eval_accuracy: loss (чем меньше, тем лучше, как в MLPerf llama2_70b_lora) или token_accuracy.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Target of the metric (MLPerf llama2_70b_lora: 0.925); null = none.</source>
+        <translation>Целевое значение метрики (MLPerf llama2_70b_lora: 0.925); null — без цели.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the run with success once the target is reached.</source>
+        <translation>Успешно завершить запуск, как только цель достигнута.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Collectives: auto (NCCL on GPUs, Gloo on CPUs), nccl, gloo.</source>
+        <translation>Коллективные операции: auto (NCCL на GPU, Gloo на CPU), nccl, gloo.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Gradient bucket size in MiB (DDP&apos;s bucket_cap_mb).</source>
+        <translation>Размер корзины градиентов в МиБ (bucket_cap_mb в DDP).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Seconds a rendezvous or collective may stall before every rank exits with an error.</source>
+        <translation>Сколько секунд рандеву или коллективная операция может стоять, прежде чем все процессы завершатся с ошибкой.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>none: every rank holds the whole model (DDP); full: weights, gradients and optimizer state are split over the ranks, each decoder layer gathered only while it computes (FSDP full_shard, ZeRO-3), for models that do not fit on one device.</source>
+        <translation>none: каждый процесс держит всю модель (DDP); full: веса, градиенты и состояние оптимизатора распределены по процессам, каждый слой декодера собирается только на время вычисления (FSDP full_shard, ZeRO-3) — для моделей, которые не помещаются на одно устройство.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>With sharding full: gather the next unit while the current one computes (two units in memory). auto: on with NCCL, off with Gloo (on CPUs the transfer competes with the computation for cores).</source>
+        <translation>При sharding full: собирать следующий блок, пока вычисляется текущий (в памяти два блока). auto: включено с NCCL, выключено с Gloo (на CPU передача конкурирует с вычислениями за ядра).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MLPerf Training benchmark this run is a submission of; empty means no MLPerf logging. Set, the MLLOG carries every key the mlcommons compliance checker (training 4.0.0) requires.</source>
+        <translation>Бенчмарк MLPerf Training, для которого этот запуск — заявка; пусто — без логирования MLPerf. Если задан, MLLOG содержит все ключи, которые требует mlcommons compliance checker (training 4.0.0).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>submission_org: the organization that submits the result.</source>
+        <translation>submission_org: организация, подающая результат.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>submission_platform: the system the run is on, e.g. 1xDGX-H100 (as in the system description).</source>
+        <translation>submission_platform: система, на которой идёт запуск, например 1xDGX-H100 (как в описании системы).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>submission_division: closed (the reference model, optimizer and hyperparameter rules) or open.</source>
+        <translation>submission_division: closed (эталонная модель, оптимизатор и правила для гиперпараметров) или open.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>submission_status: onprem (available on premises), cloud, preview or research.</source>
+        <translation>submission_status: onprem (доступно локально), cloud, preview или research.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --nodes.</source>
+        <translation>#SBATCH --nodes.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --gres=gpu:N; 0 trains on CPUs.</source>
+        <translation>#SBATCH --gres=gpu:N; 0 — обучение на CPU.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU model of the nodes: the planner reads its memory and peak FLOP/s from it (slipway-engine plan).</source>
+        <translation>Модель GPU на узлах: по ней планировщик берёт объём памяти и пиковые FLOP/s (slipway-engine plan).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ranks per node; null means one per GPU (1 without GPUs).</source>
+        <translation>Процессов на узел; null — по одному на GPU (1 без GPU).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --cpus-per-task; null leaves it to Slurm.</source>
+        <translation>#SBATCH --cpus-per-task; null — на усмотрение Slurm.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --time: minutes, [D-]HH:MM[:SS] or MM:SS (e.g. 4-23:59:59).</source>
+        <translation>#SBATCH --time: минуты, [D-]HH:MM[:SS] или MM:SS (например, 4-23:59:59).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --partition; empty = the cluster&apos;s default.</source>
+        <translation>#SBATCH --partition; пусто — раздел кластера по умолчанию.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --account; empty = none.</source>
+        <translation>#SBATCH --account; пусто — не задан.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --qos; empty = none.</source>
+        <translation>#SBATCH --qos; пусто — не задан.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --exclusive.</source>
+        <translation>#SBATCH --exclusive.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Image for pyxis srun --container-image (an enroot .sqsh or a registry image); empty = bare srun.</source>
+        <translation>Образ для pyxis srun --container-image (файл enroot .sqsh или образ из реестра); пусто — srun без контейнера.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>srun --container-mounts entries, &quot;src:dst[:flags]&quot;.</source>
+        <translation>Записи srun --container-mounts, &quot;src:dst[:flags]&quot;.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>srun --container-workdir.</source>
+        <translation>srun --container-workdir.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Further #SBATCH directives, each &quot;--key=value&quot; or &quot;--flag&quot;, of these options: --constraint, --exclude, --nodelist, --reservation, --switches, --licenses, --network, --contiguous, --mem, --mem-per-cpu, --mem-per-gpu, --tmp, --gpu-bind, --gpu-freq, --cpu-freq, --hint, --distribution, --mem-bind, --sockets-per-node, --cores-per-socket, --threads-per-core, --spread-job, --use-min-nodes, --begin, --deadline, --dependency, --kill-on-invalid-dep, --hold, --requeue, --no-requeue, --signal, --time-min, --nice, --priority, --comment, --wckey, --mail-type, --mail-user.</source>
+        <translation>Другие директивы #SBATCH, каждая в виде &quot;--key=value&quot; или &quot;--flag&quot;, из этих опций: --constraint, --exclude, --nodelist, --reservation, --switches, --licenses, --network, --contiguous, --mem, --mem-per-cpu, --mem-per-gpu, --tmp, --gpu-bind, --gpu-freq, --cpu-freq, --hint, --distribution, --mem-bind, --sockets-per-node, --cores-per-socket, --threads-per-core, --spread-job, --use-min-nodes, --begin, --deadline, --dependency, --kill-on-invalid-dep, --hold, --requeue, --no-requeue, --signal, --time-min, --nice, --priority, --comment, --wckey, --mail-type, --mail-user.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NGC PyTorch base image of the Dockerfile (torch is never reinstalled).</source>
+        <translation>Базовый образ NGC PyTorch для Dockerfile (torch никогда не переустанавливается).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Debian/Ubuntu packages added to the image.</source>
+        <translation>Пакеты Debian/Ubuntu, добавляемые в образ.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pip packages added to the image, pinned as name==version.</source>
+        <translation>Пакеты pip, добавляемые в образ, с закреплённой версией name==version.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Environment variables set in the image (no secrets).</source>
+        <translation>Переменные окружения, задаваемые в образе (без секретов).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Build slipway-engine inside the image against its torch.</source>
+        <translation>Собрать slipway-engine внутри образа с его собственным torch.</translation>
+    </message>
+</context>
+<context>
     <name>RunState</name>
     <message>
         <location filename="../../app/runs/run_state.cpp" line="+21"/>
@@ -996,7 +1409,7 @@
     <message>
         <location line="+3"/>
         <source>, %1 GPUs %2</source>
-        <translation>, GPU: %1 × %2</translation>
+        <translation>, %1 GPU %2</translation>
     </message>
     <message>
         <location line="+23"/>
@@ -1215,7 +1628,7 @@
 <context>
     <name>slipway::app::FieldEditor</name>
     <message>
-        <location filename="../../app/editor/field_editor.cpp" line="+36"/>
+        <location filename="../../app/editor/field_editor.cpp" line="+39"/>
         <source>, may be empty</source>
         <translation>, может быть пустым</translation>
     </message>

@@ -1,6 +1,6 @@
 // The Russian interface: the main window built with the Russian translator speaks Russian (pages, menus,
 // the monitor, run states, the editor's field labels), and resources/translations/slipway_ru.ts is
-// complete (no unfinished or empty translation, every run config label and group present), as is
+// complete (no unfinished or empty translation, every run config label, group and help present), as is
 // slipway_en.ts (English plural forms).
 #include <gtest/gtest.h>
 
@@ -96,6 +96,8 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
     EXPECT_EQ(display_text(RunState::kRunning), QStringLiteral("выполняется"));
     EXPECT_EQ(display_text(RunState::kCompleted), QStringLiteral("завершён"));
     EXPECT_EQ(field_label(*find_field("/training/learning_rate")), QStringLiteral("Скорость обучения"));
+    EXPECT_EQ(field_help(*find_field("/training/learning_rate")),
+              QStringLiteral("Пиковая скорость обучения AdamW."));
 }
 
 // One <message> of a .ts file, as far as completeness goes.
@@ -173,16 +175,22 @@ TEST(EnglishTs, EveryPluralHasItsForms) {
 }
 
 // A field added to run_config_schema.cpp reaches the .ts only through `--target slipway_lupdate`.
-TEST(RussianTs, HasEveryRunConfigLabelAndGroup) {
-    std::set<QString> in_ts;
+TEST(RussianTs, HasEveryRunConfigLabelGroupAndHelp) {
+    std::set<QString> names;  // context "RunConfigField"
+    std::set<QString> helps;  // context "RunConfigFieldHelp"
     for (const TsMessage& m : read_ts(kRussianTs)) {
-        if (m.context == QLatin1String("RunConfigField") && !m.obsolete) in_ts.insert(m.source);
+        if (m.obsolete) continue;
+        if (m.context == QLatin1String("RunConfigField")) names.insert(m.source);
+        if (m.context == QLatin1String("RunConfigFieldHelp")) helps.insert(m.source);
     }
     for (const FieldSpec& spec : run_config_fields()) {
         for (const std::string& text : {spec.label, spec.group}) {
             if (!text.empty()) {
-                EXPECT_EQ(in_ts.count(QString::fromStdString(text)), 1u) << text;
+                EXPECT_EQ(names.count(QString::fromStdString(text)), 1u) << text;
             }
+        }
+        if (!spec.help.empty()) {
+            EXPECT_EQ(helps.count(QString::fromStdString(spec.help)), 1u) << spec.help;
         }
     }
 }
