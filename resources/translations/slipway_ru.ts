@@ -1869,7 +1869,7 @@
     <message>
         <location line="+25"/>
         <source>Submit</source>
-        <translation>Отправить</translation>
+        <translation>Отправка</translation>
     </message>
     <message>
         <location line="+55"/>
