@@ -15,9 +15,11 @@ struct Presets {
     Q_DECLARE_TR_FUNCTIONS(Presets)
 };
 
-// Reads "# Title\n\nParagraph..." from <name>.md next to the preset.
-void read_description(Preset& preset) {
-    QFile file(QFileInfo(preset.path).path() + QLatin1Char('/') + preset.name + QStringLiteral(".md"));
+// Reads "# Title\n\nParagraph..." from <name>.<language>.md next to the preset, else from <name>.md.
+void read_description(Preset& preset, const QString& language) {
+    const QString stem = QFileInfo(preset.path).path() + QLatin1Char('/') + preset.name;
+    QFile file(stem + QLatin1Char('.') + language + QStringLiteral(".md"));
+    if (language.isEmpty() || !file.exists()) file.setFileName(stem + QStringLiteral(".md"));
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return;
     QStringList paragraph;
     for (const QString& raw : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'))) {
@@ -40,14 +42,14 @@ QString user_preset_dir() {
            QStringLiteral("/slipway/presets");
 }
 
-QList<Preset> list_presets(const QString& resource_root) {
+QList<Preset> list_presets(const QString& resource_root, const QString& language) {
     QList<Preset> out;
-    auto scan = [&out](const QString& dir, bool user) {
+    auto scan = [&out, &language](const QString& dir, bool user) {
         const QFileInfoList files =
             QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
         for (const QFileInfo& f : files) {
             Preset preset{f.completeBaseName(), f.absoluteFilePath(), user, {}, {}};
-            read_description(preset);
+            read_description(preset, language);
             out.push_back(preset);
         }
     };

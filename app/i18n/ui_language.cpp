@@ -17,6 +17,11 @@ const QString kSettingsKey = QStringLiteral("ui/language");
 const QString kSourceLanguage = QStringLiteral("en");
 const QString kTranslationsDir = QStringLiteral(":/i18n");
 
+QString& installed_language() {
+    static QString code = kSourceLanguage;
+    return code;
+}
+
 // "slipway_ru.qm" -> "ru".
 QString code_of_qm(const QString& file_name) {
     return file_name.mid(QStringLiteral("slipway_").size()).chopped(QStringLiteral(".qm").size());
@@ -76,6 +81,7 @@ bool install_translators(QCoreApplication& app, const QString& code) {
         return false;
     }
     QCoreApplication::installTranslator(own);
+    installed_language() = code;
     if (code == kSourceLanguage) return true;
     // Qt's standard dialogs and buttons (OK, Cancel, the file dialog), from the qt6-translations-l10n
     // package; the app still speaks the language without them.
@@ -85,6 +91,10 @@ bool install_translators(QCoreApplication& app, const QString& code) {
     else
         delete qt_base;
     return true;
+}
+
+QString installed_ui_language() {
+    return installed_language();
 }
 
 }  // namespace slipway::app

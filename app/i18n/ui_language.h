@@ -30,5 +30,8 @@ QString effective_ui_language(const QString& override_code = QString());
 // qtbase_<code>.qm (standard dialogs' buttons) when present. Returns false when the app's own .qm could not
 // be loaded.
 bool install_translators(QCoreApplication& app, const QString& code);
+// The language install_translators() installed last ("en" before any): for texts that are files rather
+// than tr() strings, such as the presets' descriptions.
+QString installed_ui_language();
 
 }  // namespace slipway::app

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QListWidget>
@@ -17,6 +18,7 @@
 
 #include "contract/run_config_schema.h"
 #include "editor/field_editor.h"
+#include "editor/presets.h"
 #include "i18n/ui_language.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
@@ -98,6 +100,25 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
     EXPECT_EQ(field_label(*find_field("/training/learning_rate")), QStringLiteral("Скорость обучения"));
     EXPECT_EQ(field_help(*find_field("/training/learning_rate")),
               QStringLiteral("Пиковая скорость обучения AdamW."));
+}
+
+TEST(PresetDescriptions, InTheLanguageWhereTranslatedElseEnglish) {
+    const QString root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+    const QDir presets(root + QStringLiteral("/resources/presets"));
+    for (const Preset& p : list_presets(root, QStringLiteral("ru"))) {
+        if (p.user) continue;
+        // Every shipped preset has its Russian description.
+        EXPECT_TRUE(presets.exists(p.name + QStringLiteral(".ru.md"))) << p.name.toStdString();
+        EXPECT_FALSE(p.title.isEmpty()) << p.name.toStdString();
+        if (p.name == QLatin1String("demo-tiny")) {
+            EXPECT_TRUE(p.title.startsWith(QStringLiteral("Демо"))) << p.title.toStdString();
+        }
+    }
+    for (const Preset& p : list_presets(root, QStringLiteral("en"))) {
+        if (p.name == QLatin1String("demo-tiny")) {
+            EXPECT_TRUE(p.title.startsWith(QStringLiteral("Demo"))) << p.title.toStdString();
+        }
+    }
 }
 
 // One <message> of a .ts file, as far as completeness goes.
