@@ -4,7 +4,7 @@
 <context>
     <name>Presets</name>
     <message numerus="yes">
-        <location filename="../../app/editor/presets.cpp" line="+80"/>
+        <location filename="../../app/editor/presets.cpp" line="+82"/>
         <source>%n GPU(s)</source>
         <translation>
             <numerusform>%n GPU</numerusform>
@@ -53,7 +53,7 @@
 <context>
     <name>slipway::app::RunEditor</name>
     <message numerus="yes">
-        <location filename="../../app/editor/run_editor.cpp" line="+265"/>
+        <location filename="../../app/editor/run_editor.cpp" line="+266"/>
         <source>Show advanced settings (%n)</source>
         <translation>
             <numerusform>Show advanced settings (%n)</numerusform>

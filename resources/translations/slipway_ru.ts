@@ -135,7 +135,7 @@
 <context>
     <name>Presets</name>
     <message>
-        <location filename="../../app/editor/presets.cpp" line="+71"/>
+        <location filename="../../app/editor/presets.cpp" line="+73"/>
         <source>LoRA rank %1</source>
         <translation>LoRA ранга %1</translation>
     </message>
@@ -2696,7 +2696,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunEditor</name>
     <message>
-        <location filename="../../app/editor/run_editor.cpp" line="+54"/>
+        <location filename="../../app/editor/run_editor.cpp" line="+55"/>
         <source>Run configs shipped in resources/presets and your own</source>
         <translation>Конфигурации из resources/presets и ваши собственные</translation>
     </message>
