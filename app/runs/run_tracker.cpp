@@ -218,7 +218,8 @@ Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList&
                 const RunState state = cancelled   ? RunState::kCancelled
                                        : code == 0 ? RunState::kCompleted
                                                    : RunState::kFailed;
-                set_state(*r, state, state == RunState::kFailed ? tr("exit code %1").arg(code) : QString());
+                set_state(*r, state,
+                          state == RunState::kFailed ? QStringLiteral("exit code %1").arg(code) : QString());
                 if (!cancelled && code != 0) {
                     emit alert(key, RunAlert{RunAlertKind::kFailed,
                                              (error.isEmpty() ? tr("the engine exited with code %1").arg(code)

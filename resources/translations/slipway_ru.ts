@@ -1807,6 +1807,24 @@
     </message>
 </context>
 <context>
+    <name>slipway::app::HistoryWriter</name>
+    <message>
+        <location filename="../../app/history/history_writer.cpp" line="+148"/>
+        <source>the run history %1 is written again</source>
+        <translation>история запусков %1 снова записывается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the run history %1 is written again; the %2 points that waited are stored</source>
+        <translation>история запусков %1 снова записывается; ожидавшие точки (%2) сохранены</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>cannot write the run history %1: %2</source>
+        <translation>не удаётся записать историю запусков %1: %2</translation>
+    </message>
+</context>
+<context>
     <name>slipway::app::ImageJob</name>
     <message>
         <location filename="../../app/images/image_job.cpp" line="+9"/>
@@ -2944,12 +2962,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunTracker</name>
     <message>
-        <location filename="../../app/runs/run_tracker.cpp" line="+221"/>
-        <source>exit code %1</source>
-        <translation>код выхода %1</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location filename="../../app/runs/run_tracker.cpp" line="+225"/>
         <source>the engine exited with code %1</source>
         <translation>движок завершился с кодом %1</translation>
     </message>
