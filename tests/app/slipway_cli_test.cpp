@@ -196,4 +196,11 @@ TEST(SlipwayCli, UsageErrorsExitNonZero) {
     EXPECT_EQ(unknown.out.find("x.txt"), std::string::npos);
 }
 
+// An interface language the app does not have is a usage error, caught before any window opens.
+TEST(SlipwayCli, UnknownLanguageIsAUsageError) {
+    const ProcessResult run = run_slipway({"--lang", "de"});
+    EXPECT_NE(run.exit_code, 0);
+    EXPECT_NE(run.err.find("unknown language de"), std::string::npos) << run.err;
+}
+
 }  // namespace
