@@ -513,7 +513,7 @@
     <message>
         <location line="+1"/>
         <source>Random seed</source>
-        <translation>Случайное зерно</translation>
+        <translation>Зерно (seed)</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -538,7 +538,7 @@
     <message>
         <location line="+1"/>
         <source>Checkpoints kept</source>
-        <translation>Хранить чекпойнтов</translation>
+        <translation>Сколько чекпойнтов хранить</translation>
     </message>
     <message>
         <location line="+1"/>
