@@ -1515,7 +1515,22 @@
 <context>
     <name>slipway::app::ContainerPanel</name>
     <message>
-        <location filename="../../app/editor/container_panel.cpp" line="+61"/>
+        <location filename="../../app/editor/container_panel.cpp" line="+21"/>
+        <source>error</source>
+        <translation>ошибка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>warning</source>
+        <translation>предупреждение</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>info</source>
+        <translation>заметка</translation>
+    </message>
+    <message>
+        <location line="+46"/>
         <source>Click a finding to select its line in the Dockerfile</source>
         <translation>Щёлкните замечание, чтобы выделить его строку в Dockerfile</translation>
     </message>

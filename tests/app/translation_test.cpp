@@ -22,6 +22,7 @@
 #include "i18n/ui_language.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
+#include "remote/container/dockerfile_lint.h"
 #include "runs/run_state.h"
 #include "test_util.h"
 
@@ -98,6 +99,12 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
     EXPECT_EQ(display_text(RunState::kRunning), QStringLiteral("выполняется"));
     EXPECT_EQ(display_text(RunState::kCompleted), QStringLiteral("завершён"));
     EXPECT_EQ(field_label(*find_field("/training/learning_rate")), QStringLiteral("Скорость обучения"));
+    for (const remote::LintSeverity severity :
+         {remote::LintSeverity::kError, remote::LintSeverity::kWarning, remote::LintSeverity::kInfo}) {
+        const char* word = remote::lint_severity_name(severity);
+        EXPECT_NE(QCoreApplication::translate("slipway::app::ContainerPanel", word), QLatin1String(word))
+            << word;
+    }
     EXPECT_EQ(field_help(*find_field("/training/learning_rate")),
               QStringLiteral("Пиковая скорость обучения AdamW."));
 }
