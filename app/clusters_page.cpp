@@ -19,7 +19,10 @@
 namespace slipway::app {
 namespace {
 
-const QString kLocal = QObject::tr("This computer");
+// The list's first row. A function, not a constant: translators are installed after static initialization.
+QString local_item_text() {
+    return QObject::tr("This computer");
+}
 
 }  // namespace
 
@@ -104,14 +107,15 @@ ClustersPage::~ClustersPage() {
 }
 
 void ClustersPage::refresh() {
-    const QString selected = list_->currentItem() != nullptr ? list_->currentItem()->text() : kLocal;
+    const QString selected =
+        list_->currentItem() != nullptr ? list_->currentItem()->text() : local_item_text();
     const Result<std::vector<remote::ClusterProfile>> loaded = remote::ProfileStore().load();
     profiles_ = loaded.ok() ? *loaded : std::vector<remote::ClusterProfile>();
     if (!loaded.ok()) last_test_["__store__"] = QString::fromStdString(loaded.error());
     {
         const QSignalBlocker block(list_);
         list_->clear();
-        list_->addItem(kLocal);
+        list_->addItem(local_item_text());
         for (const remote::ClusterProfile& p : profiles_)
             list_->addItem(QString::fromStdString(p.name));
     }
@@ -261,9 +265,9 @@ void ClustersPage::show_details() {
         add_row(tr("Resource folder"),
                 resource_root_.isEmpty() ? tr("not found") : resource_root_.toHtmlEscaped());
         add_row(tr("Runs folder"), runs_dir_.toHtmlEscaped());
-        text += QStringLiteral(
-                    "</table><p>Add a cluster profile to submit to Slurm over SSH. Profiles live in "
-                    "<code>%1</code>; secrets are never stored.</p>")
+        text += QStringLiteral("</table>") +
+                tr("<p>Add a cluster profile to submit to Slurm over SSH. Profiles live in <code>%1</code>; "
+                   "secrets are never stored.</p>")
                     .arg(QString::fromStdString(remote::default_clusters_file()).toHtmlEscaped());
         details_->setText(text);
         return;

@@ -9,6 +9,7 @@
 
 #include "cli/logs_command.h"
 #include "cli/remote_cli.h"
+#include "i18n/ui_language.h"
 #include "main_window.h"
 #include "screenshot.h"
 
@@ -28,6 +29,17 @@ int main(int argc, char** argv) {
                    "Open this run config in the editor and run it on This computer, plotted live (the demo)");
     cli.add_option("--screenshot", screenshot_dir,
                    "Write a PNG of every page (demo run, fixture logs) into this folder and exit");
+    std::string language;
+    cli.add_option("--lang", language,
+                   "Interface language for this start (en, ru); by default the one chosen in View > "
+                   "Language, else the system's")
+        ->check(
+            [](const std::string& code) {
+                return slipway::app::is_ui_language(QString::fromStdString(code))
+                           ? std::string()
+                           : "unknown language " + code;
+            },
+            "LANGUAGE");
     slipway::app::LogsSummaryOptions logs_summary;
     const CLI::App* logs_summary_command = slipway::app::add_logs_command(cli, logs_summary);
     slipway::app::RemoteCommands remote_commands;
@@ -51,6 +63,10 @@ int main(int argc, char** argv) {
     }
 
     QApplication app(argc, argv);
+    // Before the first widget: widgets translate their texts when they are built.
+    const QString ui_language = slipway::app::effective_ui_language(QString::fromStdString(language));
+    if (!slipway::app::install_translators(app, ui_language))
+        std::cerr << "slipway: no translation for " << ui_language.toStdString() << "; using English\n";
     if (!screenshot_dir.empty()) {
         slipway::app::MainWindow window;
         const auto written = slipway::app::take_screenshots(window, QString::fromStdString(screenshot_dir));

@@ -2,6 +2,7 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -21,12 +22,14 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 
+#include "app_settings.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
 #include "editor/container_panel.h"
 #include "editor/field_editor.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
+#include "i18n/ui_language.h"
 #include "local/engine_command.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
@@ -38,12 +41,6 @@ namespace slipway::app {
 namespace {
 
 constexpr int kMaxRecent = 8;
-
-QSettings settings() {
-    // ~/.config/slipway/slipway.conf ($XDG_CONFIG_HOME respected).
-    return QSettings(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("slipway"),
-                     QStringLiteral("slipway"));
-}
 
 }  // namespace
 
@@ -260,6 +257,8 @@ void MainWindow::build_menus() {
         a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));
         connect(a, &QAction::triggered, this, [this, i] { show_page(static_cast<Page>(i)); });
     }
+    view->addSeparator();
+    build_language_menu(view->addMenu(tr("&Language")));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* about = help->addAction(tr("&About Slipway"));
@@ -271,6 +270,27 @@ void MainWindow::build_menus() {
     });
 }
 
+void MainWindow::build_language_menu(QMenu* menu) {
+    QAction* note = menu->addAction(tr("Takes effect at the next start"));
+    note->setEnabled(false);
+    menu->addSeparator();
+    auto* group = new QActionGroup(menu);
+    const QString saved = saved_ui_language();
+    auto add_choice = [&](const QString& text, const QString& code) {
+        QAction* a = menu->addAction(text);
+        a->setCheckable(true);
+        a->setChecked(code == saved);
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, code] {
+            save_ui_language(code);
+            statusBar()->showMessage(tr("The interface language changes at the next start of Slipway."));
+        });
+    };
+    add_choice(tr("System"), QString());
+    for (const UiLanguage& language : ui_languages())
+        add_choice(language.native_name, language.code);
+}
+
 void MainWindow::show_page(Page page) {
     nav_->setCurrentRow(static_cast<int>(page));
 }
@@ -280,7 +300,7 @@ MainWindow::Page MainWindow::current_page() const {
 }
 
 void MainWindow::restore_settings() {
-    QSettings s = settings();
+    QSettings s = app_settings();
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     show_page(
@@ -288,7 +308,7 @@ void MainWindow::restore_settings() {
     monitor_->set_smoothing(s.value(QStringLiteral("monitor/smoothing"), 0.6).toDouble());
     monitor_->set_x_axis(static_cast<XAxis>(s.value(QStringLiteral("monitor/x_axis"), 0).toInt()));
     monitor_->set_log_scale(s.value(QStringLiteral("monitor/log_scale"), false).toBool());
-    // Stall alerts: N x the median step interval without a step, at least M seconds (slipway.conf).
+    // Stall alerts: N x the median step interval without a step, at least M seconds (slipway.ini).
     tracker_->set_stall_policy(s.value(QStringLiteral("monitor/stall_factor"), 5.0).toDouble(),
                                s.value(QStringLiteral("monitor/stall_min_s"), 60).toLongLong() * 1000);
     recent_ = s.value(QStringLiteral("recent/configs")).toStringList();
@@ -296,7 +316,7 @@ void MainWindow::restore_settings() {
 }
 
 void MainWindow::save_settings() const {
-    QSettings s = settings();
+    QSettings s = app_settings();
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
     s.setValue(QStringLiteral("window/page"), static_cast<int>(current_page()));
@@ -457,7 +477,8 @@ Result<int> MainWindow::resume_history_run(int64_t run_id) {
 }
 
 void MainWindow::notify(const QString& run_name, const RunAlert& alert) {
-    static const char* titles[] = {"finished", "failed", "reached its target", "stalled"};
+    static const char* titles[] = {QT_TR_NOOP("finished"), QT_TR_NOOP("failed"),
+                                   QT_TR_NOOP("reached its target"), QT_TR_NOOP("stalled")};
     const QString title = tr("Slipway: %1 %2").arg(run_name, tr(titles[static_cast<int>(alert.kind)]));
     const QString message = QStringLiteral("%1: %2").arg(run_name, QString::fromStdString(alert.message));
     if (tray_ != nullptr) {

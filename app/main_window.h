@@ -93,6 +93,8 @@ protected:
 
 private:
     void build_menus();
+    // View > Language: System / English / Русский, saved for the next start.
+    void build_language_menu(QMenu* menu);
     void restore_settings();
     void save_settings() const;
     void add_recent(const QString& path);

@@ -10,12 +10,21 @@
 #include <QVBoxLayout>
 
 #include "history/run_history.h"
+#include "runs/run_tracker.h"
 
 namespace slipway::app {
 namespace {
 
 QString time_text(const QDateTime& t) {
     return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();
+}
+
+// Where a run ran, for the Cluster column: a profile's name as it is; the stored words for an opened log file
+// and This computer translated.
+QString where_text(const QString& cluster) {
+    if (cluster == kOpenedLogSource) return RunsPage::tr("log file");
+    if (cluster == kLocalProfile) return RunsPage::tr("This computer");
+    return cluster;
 }
 
 }  // namespace
@@ -95,7 +104,7 @@ void RunsPage::reload() {
         const Result<int64_t> points = history_->point_count(r.id);
         const QStringList cells = {QString::number(r.id),
                                    r.name,
-                                   r.cluster,
+                                   where_text(r.cluster),
                                    r.job_id,
                                    r.state_detail.isEmpty()
                                        ? display_text(r.state)

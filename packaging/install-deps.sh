@@ -15,6 +15,9 @@ packages=(
   libopenblas0-pthread
   # app
   qt6-base-dev libqt6sql6-sqlite libqcustomplot-dev qtkeychain-qt6-dev
+  # translations: lupdate/lrelease and Qt6LinguistTools (the build compiles resources/translations/*.ts), and
+  # Qt's own qtbase_<lang>.qm for the standard dialogs' buttons
+  qt6-l10n-tools qt6-tools-dev qt6-translations-l10n
   # remote
   libssh-dev
   # tests: GoogleTest, benchmarks, reference numerics, a real sshd + Slurm on 127.0.0.1, script lint

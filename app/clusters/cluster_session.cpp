@@ -44,14 +44,13 @@ public slots:
             return;
         }
         QString message =
-            QStringLiteral("connected to %1 (%2)")
+            tr("connected to %1 (%2)")
                 .arg(QString::fromStdString(s->describe()), QString::fromStdString(host->out).trimmed());
         remote::SlurmClient slurm(*s);
         const Result<std::vector<remote::NodeRow>> nodes = slurm.nodes();
         if (!nodes.ok()) {
             emit tested(request, false,
-                        message + QStringLiteral("; sinfo failed: ") + QString::fromStdString(nodes.error()),
-                        partitions);
+                        message + tr("; sinfo failed: ") + QString::fromStdString(nodes.error()), partitions);
             return;
         }
         for (const remote::PartitionInfo& p : remote::summarize_partitions(*nodes)) {

@@ -15,6 +15,14 @@
 namespace slipway::app {
 namespace {
 
+// The linter's severity words, as remote::lint_severity_name() spells them (no Qt there): listed here so
+// that lupdate offers them for the tr() below; translation_test checks that each is translated.
+[[maybe_unused]] const char* const kSeverityWords[] = {
+    QT_TRANSLATE_NOOP("slipway::app::ContainerPanel", "error"),
+    QT_TRANSLATE_NOOP("slipway::app::ContainerPanel", "warning"),
+    QT_TRANSLATE_NOOP("slipway::app::ContainerPanel", "info"),
+};
+
 QColor severity_color(remote::LintSeverity severity) {
     switch (severity) {
         case remote::LintSeverity::kError:

@@ -39,31 +39,31 @@ QString list_text(const nlohmann::json& v) {
 
 QString field_unit(const std::string& pointer) {
     static const std::map<std::string, const char*> units = {
-        {"/data/block_size", "tokens"},
+        {"/data/block_size", QT_TRANSLATE_NOOP("FieldUnit", "tokens")},
         {"/data/validation_split_percentage", "%"},
-        {"/data/preprocessing_num_workers", "threads"},
-        {"/training/num_train_epochs", "epochs"},
-        {"/training/max_steps", "steps"},
-        {"/training/warmup_steps", "steps"},
-        {"/training/warmup_ratio", "share of steps"},
-        {"/training/per_device_train_batch_size", "sequences"},
-        {"/training/per_device_eval_batch_size", "sequences"},
-        {"/training/gradient_accumulation_steps", "micro-steps"},
-        {"/training/logging_steps", "steps"},
-        {"/training/eval_steps", "steps"},
-        {"/training/save_steps", "steps"},
-        {"/training/save_total_limit", "checkpoints"},
-        {"/training/learning_rate", "per step"},
-        {"/distributed/bucket_mb", "MiB"},
-        {"/distributed/timeout_s", "s"},
-        {"/slurm/nodes", "nodes"},
-        {"/slurm/gpus_per_node", "GPUs"},
-        {"/slurm/ntasks_per_node", "tasks"},
-        {"/slurm/cpus_per_task", "CPUs"},
+        {"/data/preprocessing_num_workers", QT_TRANSLATE_NOOP("FieldUnit", "threads")},
+        {"/training/num_train_epochs", QT_TRANSLATE_NOOP("FieldUnit", "epochs")},
+        {"/training/max_steps", QT_TRANSLATE_NOOP("FieldUnit", "steps")},
+        {"/training/warmup_steps", QT_TRANSLATE_NOOP("FieldUnit", "steps")},
+        {"/training/warmup_ratio", QT_TRANSLATE_NOOP("FieldUnit", "share of steps")},
+        {"/training/per_device_train_batch_size", QT_TRANSLATE_NOOP("FieldUnit", "sequences")},
+        {"/training/per_device_eval_batch_size", QT_TRANSLATE_NOOP("FieldUnit", "sequences")},
+        {"/training/gradient_accumulation_steps", QT_TRANSLATE_NOOP("FieldUnit", "micro-steps")},
+        {"/training/logging_steps", QT_TRANSLATE_NOOP("FieldUnit", "steps")},
+        {"/training/eval_steps", QT_TRANSLATE_NOOP("FieldUnit", "steps")},
+        {"/training/save_steps", QT_TRANSLATE_NOOP("FieldUnit", "steps")},
+        {"/training/save_total_limit", QT_TRANSLATE_NOOP("FieldUnit", "checkpoints")},
+        {"/training/learning_rate", QT_TRANSLATE_NOOP("FieldUnit", "per step")},
+        {"/distributed/bucket_mb", QT_TRANSLATE_NOOP("FieldUnit", "MiB")},
+        {"/distributed/timeout_s", QT_TRANSLATE_NOOP("FieldUnit", "s")},
+        {"/slurm/nodes", QT_TRANSLATE_NOOP("FieldUnit", "nodes")},
+        {"/slurm/gpus_per_node", QT_TRANSLATE_NOOP("FieldUnit", "GPUs")},
+        {"/slurm/ntasks_per_node", QT_TRANSLATE_NOOP("FieldUnit", "tasks")},
+        {"/slurm/cpus_per_task", QT_TRANSLATE_NOOP("FieldUnit", "CPUs")},
         {"/slurm/time", "[D-]HH:MM:SS"},
     };
     const auto it = units.find(pointer);
-    return it == units.end() ? QString() : QString::fromLatin1(it->second);
+    return it == units.end() ? QString() : QCoreApplication::translate("FieldUnit", it->second);
 }
 
 QString field_label(const FieldSpec& spec) {
@@ -72,6 +72,10 @@ QString field_label(const FieldSpec& spec) {
 
 QString field_group(const FieldSpec& spec) {
     return QCoreApplication::translate("RunConfigField", spec.group.c_str());
+}
+
+QString field_help(const FieldSpec& spec) {
+    return QCoreApplication::translate("RunConfigFieldHelp", spec.help.c_str());
 }
 
 QString field_key_text(const FieldSpec& spec) {
@@ -91,11 +95,10 @@ FieldEditor::FieldEditor(const FieldSpec& spec, QWidget* parent)
     column->addLayout(row);
 
     // Label and help first, then the names and bounds a person who writes the JSON needs.
-    QString tip =
-        QStringLiteral("<b>%1</b><br>%2<br>JSON: <code>%3</code> (%4%5)")
-            .arg(field_label(spec).toHtmlEscaped(), QString::fromStdString(spec.help).toHtmlEscaped(),
-                 QString::fromStdString(pointer_), QString::fromLatin1(field_type_name(spec.type)),
-                 spec.nullable ? tr(", may be empty") : QString());
+    QString tip = QStringLiteral("<b>%1</b><br>%2<br>JSON: <code>%3</code> (%4%5)")
+                      .arg(field_label(spec).toHtmlEscaped(), field_help(spec).toHtmlEscaped(),
+                           QString::fromStdString(pointer_), QString::fromLatin1(field_type_name(spec.type)),
+                           spec.nullable ? tr(", may be empty") : QString());
     if (const std::string flag = hf_flag_for(pointer_); !flag.empty())
         tip += tr("<br>Script flag: <code>--%1</code>").arg(QString::fromStdString(flag));
     if (const std::string range = spec.range_text(); !range.empty()) {

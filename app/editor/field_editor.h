@@ -23,9 +23,11 @@ namespace slipway::app {
 
 // The unit shown next to a field ("tokens", "steps", "s", ...), "" when it has none.
 QString field_unit(const std::string& pointer);
-// The schema's English label and group, translated for display (context "RunConfigField").
+// The schema's English label and group, translated for display (context "RunConfigField"), and its help
+// sentence (context "RunConfigFieldHelp").
 QString field_label(const FieldSpec& spec);
 QString field_group(const FieldSpec& spec);
+QString field_help(const FieldSpec& spec);
 // The field's names for people who know the JSON or the seed's scripts: "r  --lora_rank"; the flag only
 // when its name differs from the JSON key.
 QString field_key_text(const FieldSpec& spec);

@@ -42,22 +42,22 @@ QString summary_html(const plan::Plan& p) {
 
 QString plan_bytes_text(int64_t bytes) {
     const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
-    if (mib < 1024.0) return QString::number(mib, 'f', 1) + QStringLiteral(" MiB");
-    return QString::number(mib / 1024.0, 'f', 1) + QStringLiteral(" GiB");
+    if (mib < 1024.0) return QObject::tr("%1 MiB").arg(mib, 0, 'f', 1);
+    return QObject::tr("%1 GiB").arg(mib / 1024.0, 0, 'f', 1);
 }
 
 QString human_count(double v) {
-    if (v >= 1e9) return QString::number(v / 1e9, 'f', 2) + QStringLiteral(" B");
-    if (v >= 1e6) return QString::number(v / 1e6, 'f', 2) + QStringLiteral(" M");
-    if (v >= 1e3) return QString::number(v / 1e3, 'f', 1) + QStringLiteral(" k");
+    if (v >= 1e9) return QObject::tr("%1 B", "billions").arg(v / 1e9, 0, 'f', 2);
+    if (v >= 1e6) return QObject::tr("%1 M", "millions").arg(v / 1e6, 0, 'f', 2);
+    if (v >= 1e3) return QObject::tr("%1 k", "thousands").arg(v / 1e3, 0, 'f', 1);
     return QString::number(v);
 }
 
 QString plan_duration_text(double seconds) {
-    if (seconds < 60.0) return QString::number(seconds, 'g', 3) + QStringLiteral(" s");
-    if (seconds < 3600.0) return QString::number(seconds / 60.0, 'f', 0) + QStringLiteral(" min");
-    if (seconds < 2.0 * 86400.0) return QString::number(seconds / 3600.0, 'f', 1) + QStringLiteral(" h");
-    return QString::number(seconds / 86400.0, 'f', 1) + QStringLiteral(" days");
+    if (seconds < 60.0) return QObject::tr("%1 s").arg(seconds, 0, 'g', 3);
+    if (seconds < 3600.0) return QObject::tr("%1 min").arg(seconds / 60.0, 0, 'f', 0);
+    if (seconds < 2.0 * 86400.0) return QObject::tr("%1 h").arg(seconds / 3600.0, 0, 'f', 1);
+    return QObject::tr("%1 days").arg(seconds / 86400.0, 0, 'f', 1);
 }
 
 PlanStrip::PlanStrip(QWidget* parent) : QFrame(parent) {

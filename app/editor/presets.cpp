@@ -10,18 +10,16 @@
 namespace slipway::app {
 namespace {
 
-QString tr(const char* text) {
-    return QCoreApplication::translate("Presets", text);
-}
+// The translation context of the key figures ("Presets").
+struct Presets {
+    Q_DECLARE_TR_FUNCTIONS(Presets)
+};
 
-// "1 node", "8 nodes".
-QString count_text(int64_t n, const char* one, const char* many) {
-    return n == 1 ? tr(one) : tr(many).arg(n);
-}
-
-// Reads "# Title\n\nParagraph..." from <name>.md next to the preset.
-void read_description(Preset& preset) {
-    QFile file(QFileInfo(preset.path).path() + QLatin1Char('/') + preset.name + QStringLiteral(".md"));
+// Reads "# Title\n\nParagraph..." from <name>.<language>.md next to the preset, else from <name>.md.
+void read_description(Preset& preset, const QString& language) {
+    const QString stem = QFileInfo(preset.path).path() + QLatin1Char('/') + preset.name;
+    QFile file(stem + QLatin1Char('.') + language + QStringLiteral(".md"));
+    if (language.isEmpty() || !file.exists()) file.setFileName(stem + QStringLiteral(".md"));
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return;
     QStringList paragraph;
     for (const QString& raw : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'))) {
@@ -44,14 +42,14 @@ QString user_preset_dir() {
            QStringLiteral("/slipway/presets");
 }
 
-QList<Preset> list_presets(const QString& resource_root) {
+QList<Preset> list_presets(const QString& resource_root, const QString& language) {
     QList<Preset> out;
-    auto scan = [&out](const QString& dir, bool user) {
+    auto scan = [&out, &language](const QString& dir, bool user) {
         const QFileInfoList files =
             QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
         for (const QFileInfo& f : files) {
             Preset preset{f.completeBaseName(), f.absoluteFilePath(), user, {}, {}};
-            read_description(preset);
+            read_description(preset, language);
             out.push_back(preset);
         }
     };
@@ -72,18 +70,22 @@ QString preset_figures(const RunConfig& config) {
     }
     const AdapterConfig& adapter = config.adapter;
     if (adapter.method == "lora") {
-        parts << tr("LoRA rank %1").arg(adapter.r);
+        parts << Presets::tr("LoRA rank %1").arg(adapter.r);
     } else if (adapter.method == "embeddings") {
-        parts << tr("embeddings only");
+        parts << Presets::tr("embeddings only");
     } else {
-        parts << tr("full fine-tune");
+        parts << Presets::tr("full fine-tune");
     }
     const SlurmConfig& slurm = config.slurm;
-    const QString per_node = slurm.gpus_per_node > 0
-                                 ? count_text(slurm.gpus_per_node, "1 GPU", "%1 GPUs")
-                                 : count_text(config.tasks_per_node(), "1 CPU rank", "%1 CPU ranks");
-    parts << count_text(slurm.nodes, "1 node", "%1 nodes") + QStringLiteral(" × ") + per_node;
-    parts << tr("global batch %1 × %2 tokens").arg(config.global_batch_size()).arg(config.data.block_size);
+    const QString per_node =
+        slurm.gpus_per_node > 0
+            ? Presets::tr("%n GPU(s)", nullptr, static_cast<int>(slurm.gpus_per_node))
+            : Presets::tr("%n CPU rank(s)", nullptr, static_cast<int>(config.tasks_per_node()));
+    parts << Presets::tr("%n node(s)", nullptr, static_cast<int>(slurm.nodes)) + QStringLiteral(" × ") +
+                 per_node;
+    parts << Presets::tr("global batch %1 × %2 tokens")
+                 .arg(config.global_batch_size())
+                 .arg(config.data.block_size);
     return parts.join(QStringLiteral(" · "));
 }
 

@@ -1,6 +1,7 @@
 // Run config presets: the ones shipped in resources/presets (the seeds' jobs, the demo) and the user's
 // own, saved under <XDG data home>/slipway/presets. A preset's title and description live next to it in
-// <name>.md (a "# Title" line, then one paragraph): the run config itself admits no unknown keys.
+// <name>.md (a "# Title" line, then one paragraph): the run config itself admits no unknown keys. A
+// translated description is <name>.<language>.md (demo-tiny.ru.md).
 #pragma once
 
 #include <QString>
@@ -19,8 +20,9 @@ struct Preset {
 };
 
 QString user_preset_dir();
-// Shipped presets first (sorted), then the user's; a user preset with a shipped name comes second.
-QList<Preset> list_presets(const QString& resource_root);
+// Shipped presets first (sorted), then the user's; a user preset with a shipped name comes second. The
+// descriptions in `language` ("ru") where a <name>.<language>.md exists, else the English <name>.md.
+QList<Preset> list_presets(const QString& resource_root, const QString& language = QString());
 
 // The figures a person compares presets by, from the preset's config: model, what trains and the
 // machines, e.g. "Llama-3.1-8B · LoRA rank 16 · 1 node × 4 GPUs · global batch 128 × 2048 tokens".

@@ -34,6 +34,7 @@
 #include "editor/preset_gallery.h"
 #include "editor/presets.h"
 #include "editor/script_import.h"
+#include "i18n/ui_language.h"
 #include "remote/container/dockerfile.h"
 #include "remote/slurm/sbatch_script.h"
 
@@ -487,7 +488,7 @@ void RunEditor::refresh_plan() {
         plan_ = planner_.plan(doc_.config());
     } else {
         plan_ = RunPlanResult{};
-        plan_.problem = "none while the run config has problems";
+        plan_.problem = tr("none while the run config has problems").toStdString();
     }
     plan_strip_->show_plan(plan_, QString::fromStdString(planner_.model_config_for(doc_.config())));
 }
@@ -662,7 +663,7 @@ Result<QStringList> RunEditor::import_script(const QString& path) {
 void RunEditor::reload_presets() {
     const QString current = presets_->currentText();
     presets_->clear();
-    const QList<Preset> presets = list_presets(resource_root_);
+    const QList<Preset> presets = list_presets(resource_root_, installed_ui_language());
     QStringList names;
     for (const Preset& p : presets) {
         names << (p.user ? p.name + tr(" (mine)") : p.name);

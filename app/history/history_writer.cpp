@@ -145,14 +145,14 @@ void HistoryWriter::after_write(const Status& status, size_t points_waiting) {
         failing_ = false;
         problem_.clear();
         emit write_recovered(points_waiting == 0
-                                 ? QStringLiteral("the run history %1 is written again").arg(history_->path())
-                                 : QStringLiteral("the run history %1 is written again; the %2 points that "
-                                                  "waited are stored")
+                                 ? tr("the run history %1 is written again").arg(history_->path())
+                                 : tr("the run history %1 is written again; the %2 points that "
+                                      "waited are stored")
                                        .arg(history_->path())
                                        .arg(points_waiting));
         return;
     }
-    problem_ = QStringLiteral("cannot write the run history %1: %2")
+    problem_ = tr("cannot write the run history %1: %2")
                    .arg(history_->path(), QString::fromStdString(status.message()));
     delay_ms_ = failing_ ? std::min(delay_ms_ * 2, policy_.max_delay_ms) : policy_.first_delay_ms;
     next_try_ms_ = now_ms() + delay_ms_;

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <QCoreApplication>
+
 #include <cctype>
 #include <cstdlib>
 #include <ctime>
@@ -18,6 +20,15 @@ namespace slipway::app {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The translation context of the Container page's hints ("ImageTasks").
+struct ImageTasks {
+    Q_DECLARE_TR_FUNCTIONS(ImageTasks)
+};
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
 // A local temporary file removed when the task ends, however it ends.
 class TemporaryFile {
@@ -143,27 +154,35 @@ std::string default_image_tag(const RunConfig& config) {
 ImageActionState image_action_state(ImageAction action, const RunConfig& config, bool config_valid,
                                     const remote::ClusterProfile* target, const std::string& image,
                                     bool task_running) {
-    if (task_running) return {false, "An image build or import is running: its output is below."};
+    auto no = [](const QString& reason) { return ImageActionState{false, reason.toStdString()}; };
+    if (task_running) return no(ImageTasks::tr("An image build or import is running: its output is below."));
     if (target == nullptr)
-        return {false,
-                "This computer has no build host: choose a cluster under \"Run on\"; its login host builds "
-                "with docker and imports with enroot."};
-    if (Status s = remote::check_image_reference(image); !s.ok()) return {false, "Image tag: " + s.message()};
+        return no(
+            ImageTasks::tr("This computer has no build host: choose a cluster under \"Run on\"; its login "
+                           "host builds with docker and imports with enroot."));
+    if (Status s = remote::check_image_reference(image); !s.ok())
+        return no(ImageTasks::tr("Image tag: %1").arg(q(s.message())));
     if (action == ImageAction::kBuild) {
         if (!config_valid)
-            return {false, "Fix the run config's problems first: only a valid config is built."};
-        return {true, "docker build " + image + " on " + target->host +
-                          " from this Dockerfile; the output streams below."};
+            return no(ImageTasks::tr("Fix the run config's problems first: only a valid config is built."));
+        return {true, ImageTasks::tr("docker build %1 on %2 from this Dockerfile; the output streams below.")
+                          .arg(q(image), q(target->host))
+                          .toStdString()};
     }
     const std::string& sqsh = config.slurm.container_image;
     if (target->container == remote::ContainerMode::kNone)
-        return {false, "Cluster " + target->name +
-                           " runs bare srun (container: none): a .sqsh is only used with pyxis."};
+        return no(
+            ImageTasks::tr("Cluster %1 runs bare srun (container: none): a .sqsh is only used with pyxis.")
+                .arg(q(target->name)));
     if (sqsh.empty())
-        return {false, "slurm.container_image is empty: the run uses no container image to import into."};
+        return no(ImageTasks::tr(
+            "slurm.container_image is empty: the run uses no container image to import into."));
     if (sqsh.size() < 5 || sqsh.compare(sqsh.size() - 5, 5, ".sqsh") != 0)
-        return {false, "slurm.container_image is not a .sqsh file (pyxis pulls registry images itself)."};
-    return {true, "enroot import " + image + " (built on " + target->host + ") into " + sqsh + "."};
+        return no(ImageTasks::tr(
+            "slurm.container_image is not a .sqsh file (pyxis pulls registry images itself)."));
+    return {true, ImageTasks::tr("enroot import %1 (built on %2) into %3.")
+                      .arg(q(image), q(target->host), q(sqsh))
+                      .toStdString()};
 }
 
 }  // namespace slipway::app

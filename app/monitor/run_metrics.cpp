@@ -1,6 +1,7 @@
 // RunMetrics: folds MLLOG events into the monitor's four curves plus what the status line needs.
 #include "monitor/run_metrics.h"
 
+#include <QtGlobal>
 #include <cmath>
 
 namespace slipway::app {
@@ -19,16 +20,17 @@ const char* metric_key(Metric metric) {
     return "";
 }
 
+// The titles are English source texts: the monitor shows them through its tr(), hence its context here.
 const char* metric_title(Metric metric) {
     switch (metric) {
         case Metric::kTrainLoss:
-            return "train_loss";
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "train_loss");
         case Metric::kEvalAccuracy:
-            return "eval_accuracy";
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "eval_accuracy");
         case Metric::kLearningRate:
-            return "learning rate";
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "learning rate");
         case Metric::kTokensPerSecond:
-            return "tokens/s";
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "tokens/s");
     }
     return "";
 }
@@ -43,11 +45,11 @@ std::optional<Metric> metric_for_key(std::string_view key) {
 const char* x_axis_title(XAxis axis) {
     switch (axis) {
         case XAxis::kSamples:
-            return "samples";
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "samples");
         case XAxis::kSteps:
-            return "step";
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "step");
         case XAxis::kWallTime:
-            return "wall time (s)";
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "wall time (s)");
     }
     return "";
 }

@@ -204,6 +204,13 @@ TEST(SlipwayCli, UsageErrorsExitNonZero) {
     EXPECT_EQ(unknown.out.find("x.txt"), std::string::npos);
 }
 
+// An interface language the app does not have is a usage error, caught before any window opens.
+TEST(SlipwayCli, UnknownLanguageIsAUsageError) {
+    const ProcessResult run = run_slipway({"--lang", "de"});
+    EXPECT_NE(run.exit_code, 0);
+    EXPECT_NE(run.err.find("unknown language de"), std::string::npos) << run.err;
+}
+
 // The history `slipway status` reads: $XDG_DATA_HOME/slipway/history.sqlite of an isolated home.
 slipway::app::RunRecord cluster_row(const char* name, const char* run_id, const char* job,
                                     slipway::app::RunState state, const char* slurm_state) {
