@@ -252,6 +252,7 @@ RunFacts RunFacts::of(const RunMetrics& m) {
     put("target", m.target);
     j["target_higher_is_better"] = m.target_higher_is_better;
     j["benchmark"] = m.benchmark;
+    j["eval_meaning"] = static_cast<int>(m.eval_meaning);
     return RunFacts{j.dump()};
 }
 
@@ -277,6 +278,9 @@ void apply_meta(const QString& text, RunMetrics& m) {
     get_d("target", m.target);
     m.target_higher_is_better = j.value("target_higher_is_better", false);
     m.benchmark = j.value("benchmark", std::string());
+    const int meaning = j.value("eval_meaning", 0);
+    if (meaning >= 0 && meaning <= static_cast<int>(EvalMeaning::kTokenAccuracy))
+        m.eval_meaning = static_cast<EvalMeaning>(meaning);
 }
 
 RunRecord record_from(const QSqlQuery& q) {

@@ -8,6 +8,7 @@ namespace slipway::app {
 MetricPlot::MetricPlot(const QString& title, QWidget* parent)
     : QCustomPlot(parent),
       title_(title),
+      title_element_(new QCPTextElement(this, title, QFont(font().family(), 10, QFont::Bold))),
       target_line_(new QCPItemStraightLine(this)),
       target_label_(new QCPItemText(this)),
       empty_label_(new QCPItemText(this)) {
@@ -16,7 +17,7 @@ MetricPlot::MetricPlot(const QString& title, QWidget* parent)
     empty_label_->setText(tr("no %1 points").arg(title));
     empty_label_->setColor(QColor(150, 150, 150));
     plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, new QCPTextElement(this, title, QFont(font().family(), 10, QFont::Bold)));
+    plotLayout()->addElement(0, 0, title_element_);
     yAxis->setLabel(title);
     xAxis->setLabel(tr("samples"));
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -35,6 +36,14 @@ MetricPlot::MetricPlot(const QString& title, QWidget* parent)
     target_label_->setColor(QColor(44, 160, 44));
     target_label_->setVisible(false);
     target_label_->setClipToAxisRect(true);
+}
+
+void MetricPlot::set_title(const QString& title) {
+    if (title == title_) return;
+    title_ = title;
+    title_element_->setText(title);
+    yAxis->setLabel(title);
+    empty_label_->setText(tr("no %1 points").arg(title));
 }
 
 void MetricPlot::style(Curve& curve) {

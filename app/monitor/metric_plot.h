@@ -47,6 +47,8 @@ public:
     std::optional<double> target() const { return target_; }
     double smoothing() const { return smoothing_; }
     QString title() const { return title_; }
+    // Renames the plot (its title, y axis and "no points" text): what is plotted can change with the runs.
+    void set_title(const QString& title);
 
 private:
     static constexpr int kDensePoints = 5000;  // above this a curve is drawn with thin, plain pens
@@ -62,6 +64,7 @@ private:
     void add_points(Curve& curve, const std::vector<double>& x, const std::vector<double>& y);
 
     QString title_;
+    QCPTextElement* title_element_;
     QHash<int, Curve> curves_;
     double smoothing_ = 0.0;
     bool smoothable_ = true;

@@ -349,7 +349,8 @@ void MonitorWidget::update_status() {
     if (!loss.empty()) parts << tr("train_loss %1").arg(loss.back().value, 0, 'g', 5);
     const auto& eval = m.points(Metric::kEvalAccuracy);
     if (!eval.empty()) {
-        QString text = tr("eval_accuracy %1").arg(eval.back().value, 0, 'g', 5);
+        QString text =
+            QStringLiteral("%1 %2").arg(tr(eval_title(m.eval_meaning))).arg(eval.back().value, 0, 'g', 5);
         if (m.target) text += tr(" (target %1)").arg(*m.target);
         parts << text;
     }

@@ -102,6 +102,9 @@ private:
     void replot_run(int key);
     void append_points(int key, const std::array<size_t, kMetricCount>& first_new);
     void update_target_line();
+    // The eval plot says what its curves measure (eval loss under MLPerf's eval_accuracy key, or token
+    // accuracy), from the shown runs' logs.
+    void update_eval_title();
     void update_status();
     void refresh_log_view();
     void show_log_search_hit(int search_id, int key, const QString& text, const Result<LogSearchHit>& hit);

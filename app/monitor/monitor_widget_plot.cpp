@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "contract/file_system.h"
@@ -78,7 +79,22 @@ void MonitorWidget::update_target_line() {
     }
     plot(Metric::kEvalAccuracy)->set_target(target);
     plot(Metric::kEvalAccuracy)->fit();
+    update_eval_title();
     schedule_replot();
+}
+
+void MonitorWidget::update_eval_title() {
+    std::set<EvalMeaning> shown;
+    for (const auto& [key, view] : views_) {
+        const QListWidgetItem* item = list_item(key);
+        const TrackedRun* r = run(key);
+        if (r == nullptr || (item != nullptr && item->checkState() != Qt::Checked)) continue;
+        if (!r->metrics.points(Metric::kEvalAccuracy).empty()) shown.insert(r->metrics.eval_meaning);
+    }
+    QString title = tr(eval_title(shown.size() == 1 ? *shown.begin() : EvalMeaning::kUnknown));
+    // Runs that disagree: the key's name, and a warning that the curves are not comparable.
+    if (shown.size() > 1) title = tr("eval_accuracy (loss and accuracy mixed)");
+    plot(Metric::kEvalAccuracy)->set_title(title);
 }
 
 void MonitorWidget::set_x_axis(XAxis axis) {

@@ -35,6 +35,18 @@ const char* metric_title(Metric metric) {
     return "";
 }
 
+const char* eval_title(EvalMeaning meaning) {
+    switch (meaning) {
+        case EvalMeaning::kLoss:
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "eval loss (MLPerf eval_accuracy)");
+        case EvalMeaning::kTokenAccuracy:
+            return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "eval token accuracy");
+        case EvalMeaning::kUnknown:
+            break;
+    }
+    return QT_TRANSLATE_NOOP("slipway::app::MonitorWidget", "eval_accuracy");
+}
+
 std::optional<Metric> metric_for_key(std::string_view key) {
     for (Metric m : kAllMetrics) {
         if (key == metric_key(m)) return m;
@@ -81,7 +93,27 @@ std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
     if (key == "submission_benchmark" && event.value.is_string()) {
         benchmark = event.value.get<std::string>();
         if (!target) target = mlperf_target(benchmark, &target_higher_is_better);
+        // MLPerf's rules for this benchmark: eval_accuracy is the evaluation loss.
+        if (benchmark == "llama2_70b_lora" && eval_meaning == EvalMeaning::kUnknown)
+            eval_meaning = EvalMeaning::kLoss;
         return std::nullopt;
+    }
+    if (key == "eval_loss" && event.value.is_number()) {
+        last_eval_loss = event.value.get<double>();
+        return std::nullopt;
+    }
+    if (key == "eval_token_accuracy" && event.value.is_number()) {
+        last_eval_token_accuracy = event.value.get<double>();
+        return std::nullopt;
+    }
+    if (key == "eval_accuracy" && event.value.is_number()) {
+        // The engine logged both measures just before: the equal one is what eval_accuracy is.
+        const double v = event.value.get<double>();
+        if (last_eval_loss && *last_eval_loss == v) {
+            eval_meaning = EvalMeaning::kLoss;
+        } else if (last_eval_token_accuracy && *last_eval_token_accuracy == v) {
+            eval_meaning = EvalMeaning::kTokenAccuracy;
+        }
     }
     if (key == "global_batch_size" && event.value.is_number()) {
         global_batch_size = event.value.get<double>();

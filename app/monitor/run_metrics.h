@@ -24,6 +24,14 @@ const char* metric_key(Metric metric);    // the MLLOG key: "train_loss", "eval_
 const char* metric_title(Metric metric);  // for axes and legends: "tokens/s" rather than the key
 std::optional<Metric> metric_for_key(std::string_view key);
 
+// What a log's eval_accuracy measures. MLPerf's llama2_70b_lora logs the evaluation loss under that key,
+// and so does the engine with eval.metric "loss"; the engine also logs eval_loss and eval_token_accuracy
+// just before it, so the value says which one it is.
+enum class EvalMeaning { kUnknown = 0, kLoss, kTokenAccuracy };
+// The eval plot's title and the status line's name: "eval loss (MLPerf eval_accuracy)",
+// "eval token accuracy", or plain "eval_accuracy" when the log does not say.
+const char* eval_title(EvalMeaning meaning);
+
 enum class XAxis { kSamples = 0, kSteps, kWallTime };
 const char* x_axis_title(XAxis axis);  // "samples", "step", "wall time (s)"
 
@@ -50,6 +58,9 @@ struct RunMetrics {
     // The eval_accuracy target: the run config's eval.target, or the MLPerf benchmark's quality target.
     std::optional<double> target;
     bool target_higher_is_better = false;
+    EvalMeaning eval_meaning = EvalMeaning::kUnknown;
+    std::optional<double> last_eval_loss;            // the engine's eval_loss, logged before eval_accuracy
+    std::optional<double> last_eval_token_accuracy;  // and its eval_token_accuracy
 
     // Folds one event in. Returns the metric a point was added to, if any. Points whose value is not a
     // number are skipped; points without samples_count are kept (drawn against step or time instead).

@@ -1308,7 +1308,7 @@
 <context>
     <name>slipway::app::ClusterWorker</name>
     <message>
-        <location filename="../../app/clusters/cluster_session.cpp" line="+44"/>
+        <location filename="../../app/clusters/cluster_session.cpp" line="+47"/>
         <source>connected to %1 (%2)</source>
         <translation>подключено к %1 (%2)</translation>
     </message>
@@ -1880,7 +1880,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message>
-        <location filename="../../app/main_window.cpp" line="+68"/>
+        <location filename="../../app/main_window.cpp" line="+71"/>
         <source>Runs</source>
         <translation>Запуски</translation>
     </message>
@@ -2254,17 +2254,18 @@
 <context>
     <name>slipway::app::MetricPlot</name>
     <message>
-        <location filename="../../app/monitor/metric_plot.cpp" line="+16"/>
+        <location filename="../../app/monitor/metric_plot.cpp" line="+17"/>
+        <location line="+29"/>
         <source>no %1 points</source>
         <translation>нет точек: %1</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-24"/>
         <source>samples</source>
         <translation>примеры</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location line="+82"/>
         <source> (smoothed)</source>
         <translation> (сглажено)</translation>
     </message>
@@ -2336,11 +2337,12 @@
     </message>
     <message>
         <location line="+2"/>
+        <location line="+18"/>
         <source>eval_accuracy</source>
         <translation>eval_accuracy</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-16"/>
         <source>learning rate</source>
         <translation>скорость обучения</translation>
     </message>
@@ -2350,7 +2352,17 @@
         <translation>токенов/с</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+8"/>
+        <source>eval loss (MLPerf eval_accuracy)</source>
+        <translation>потери на валидации (eval_accuracy по MLPerf)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>eval token accuracy</source>
+        <translation>точность по токенам на валидации</translation>
+    </message>
+    <message>
+        <location line="+17"/>
         <source>samples</source>
         <translation>примеры</translation>
     </message>
@@ -2477,12 +2489,7 @@
         <translation>train_loss %1</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>eval_accuracy %1</source>
-        <translation>eval_accuracy %1</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source> (target %1)</source>
         <translation> (цель %1)</translation>
     </message>
@@ -2525,6 +2532,11 @@
         <location line="+13"/>
         <source>line %1</source>
         <translation>строка %1</translation>
+    </message>
+    <message>
+        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+96"/>
+        <source>eval_accuracy (loss and accuracy mixed)</source>
+        <translation>eval_accuracy (потери и точность вперемешку)</translation>
     </message>
 </context>
 <context>
@@ -2977,7 +2989,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunTracker</name>
     <message>
-        <location filename="../../app/runs/run_tracker.cpp" line="+225"/>
+        <location filename="../../app/runs/run_tracker.cpp" line="+244"/>
         <source>the engine exited with code %1</source>
         <translation>движок завершился с кодом %1</translation>
     </message>
@@ -3003,17 +3015,17 @@ Model config: %1</source>
         <translation>scancel %1 отправлен</translation>
     </message>
     <message>
-        <location filename="../../app/runs/run_tracker_cluster.cpp" line="+82"/>
+        <location filename="../../app/runs/run_tracker_cluster.cpp" line="+87"/>
         <source>Submitting %1 to %2...</source>
         <translation>Отправка %1 на %2...</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+34"/>
         <source>Submitted job %1 to %2 (%3)</source>
         <translation>Задача %1 отправлена на %2 (%3)</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+57"/>
         <source>Job %1: %2</source>
         <translation>Задача %1: %2</translation>
     </message>

@@ -85,6 +85,9 @@ TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {
     EXPECT_EQ(run->metrics.points(Metric::kEvalAccuracy).size(), 2u);
     EXPECT_EQ(monitor->plot(Metric::kTrainLoss)->raw_graph(*key)->dataCount(), 2);
     EXPECT_EQ(run->metrics.status, "success");
+    // The demo evaluates the loss (eval.metric "loss") and logs it as eval_accuracy, as MLPerf does.
+    EXPECT_EQ(run->metrics.eval_meaning, EvalMeaning::kLoss);
+    EXPECT_EQ(monitor->plot(Metric::kEvalAccuracy)->title(), "eval loss (MLPerf eval_accuracy)");
     EXPECT_EQ(run->state, RunState::kCompleted);
     EXPECT_TRUE(notified.join("\n").contains("finished")) << notified.join("\n").toStdString();
 

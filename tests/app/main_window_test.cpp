@@ -101,6 +101,10 @@ TEST_F(MainWindowTest, MonitorPlotsTheThreeFixtureLogsOverlaidWithEveryPoint) {
     ASSERT_TRUE(m->plot(Metric::kEvalAccuracy)->target().has_value());
     EXPECT_EQ(*m->plot(Metric::kEvalAccuracy)->target(), 0.925);
     EXPECT_TRUE(m->plot(Metric::kEvalAccuracy)->target_line()->visible());
+    // The plot says what MLPerf's eval_accuracy is for this benchmark, and so does the status line.
+    EXPECT_EQ(m->plot(Metric::kEvalAccuracy)->title(), "eval loss (MLPerf eval_accuracy)");
+    EXPECT_TRUE(m->status_text().contains("eval loss (MLPerf eval_accuracy) 0.9246"))
+        << m->status_text().toStdString();
     EXPECT_LE(m->plot(Metric::kTrainLoss)->xAxis->range().lower, 80.0);
     EXPECT_GE(m->plot(Metric::kTrainLoss)->xAxis->range().upper, 3760.0);
     EXPECT_TRUE(m->status_text().contains("run_stop: success")) << m->status_text().toStdString();

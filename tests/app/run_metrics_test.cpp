@@ -50,6 +50,34 @@ TEST(RunMetrics, RealLogsHaveTheHandCheckedPointCounts) {
     EXPECT_FALSE(juniper.meets_target(0.93));
     EXPECT_EQ(*juniper.status, "success");
     EXPECT_NEAR(static_cast<double>(*juniper.elapsed_ms()) / 60000.0, 115.28, 0.5);
+    EXPECT_EQ(juniper.eval_meaning, EvalMeaning::kLoss);  // MLPerf's rules for llama2_70b_lora
+    EXPECT_STREQ(eval_title(juniper.eval_meaning), "eval loss (MLPerf eval_accuracy)");
+}
+
+// The engine logs eval_loss and eval_token_accuracy before eval_accuracy: the equal value names it.
+TEST(RunMetrics, TheEnginesEvalAccuracyIsNamedByTheMeasureItEquals) {
+    auto event = [](const char* key, double value) {
+        MllogEvent e;
+        e.key = key;
+        e.value = value;
+        e.metadata = {{"samples_count", 80}, {"step_num", 10}};
+        return e;
+    };
+    RunMetrics token;
+    for (const MllogEvent& e :
+         {event("eval_loss", 5.5), event("eval_token_accuracy", 0.125), event("eval_accuracy", 0.125)})
+        token.add(e);
+    EXPECT_EQ(token.eval_meaning, EvalMeaning::kTokenAccuracy);
+    EXPECT_EQ(token.points(Metric::kEvalAccuracy).size(), 1u);  // the two measures are not plotted twice
+    RunMetrics loss;
+    for (const MllogEvent& e :
+         {event("eval_loss", 5.5), event("eval_token_accuracy", 0.125), event("eval_accuracy", 5.5)})
+        loss.add(e);
+    EXPECT_EQ(loss.eval_meaning, EvalMeaning::kLoss);
+    RunMetrics unknown;  // another trainer's log: nothing to compare with
+    unknown.add(event("eval_accuracy", 0.7));
+    EXPECT_EQ(unknown.eval_meaning, EvalMeaning::kUnknown);
+    EXPECT_STREQ(eval_title(unknown.eval_meaning), "eval_accuracy");
 }
 
 TEST(RunMetrics, XAxesFallBackWhereTheLogIsSilent) {
