@@ -22,6 +22,8 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 
+#include <algorithm>
+
 #include "app_settings.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
@@ -106,6 +108,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
         if (const Result<int> r = resume_history_run(id); !r.ok())
             statusBar()->showMessage(QString::fromStdString(r.error()));
     });
+    connect(runs_, &RunsPage::compare_requested, this, &MainWindow::compare_runs);
     connect(runs_, &RunsPage::delete_requested, this, [this](int64_t id) {
         if (const Status s = tracker_->delete_stored(id); !s.ok())
             statusBar()->showMessage(QString::fromStdString(s.message()));
@@ -468,6 +471,22 @@ Result<int> MainWindow::show_history_run(int64_t run_id) {
     monitor_->set_current_run(*key);
     show_page(kMonitorPage);
     return key;
+}
+
+Status MainWindow::compare_runs(const QList<qint64>& run_ids) {
+    std::vector<int> keys;
+    for (const qint64 id : run_ids) {
+        const Result<int> key = tracker_->show_stored(id);  // a run shown already is reused
+        if (!key.ok()) return key.status();
+        keys.push_back(*key);
+    }
+    // Only the compared runs stay visible; the others stay listed, unchecked, one click away.
+    for (const int key : monitor_->run_keys())
+        monitor_->set_run_visible(key, std::find(keys.begin(), keys.end(), key) != keys.end());
+    if (!keys.empty()) monitor_->set_current_run(keys.front());
+    show_page(kMonitorPage);
+    statusBar()->showMessage(tr("Comparing %n run(s)", nullptr, static_cast<int>(keys.size())));
+    return Status::Ok();
 }
 
 Result<int> MainWindow::resume_history_run(int64_t run_id) {

@@ -70,6 +70,8 @@ public:
     // Loads a stored run into the monitor / follows its log again from the stored offset.
     Result<int> show_history_run(int64_t run_id);
     Result<int> resume_history_run(int64_t run_id);
+    // Overlays stored runs in the monitor with every other run hidden (the Runs page's Compare selected).
+    Status compare_runs(const QList<qint64>& run_ids);
 
     void show_page(Page page);
     Page current_page() const;

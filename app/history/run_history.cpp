@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -784,6 +785,35 @@ Result<int64_t> RunHistory::point_count(int64_t run_id) const {
     q.addBindValue(static_cast<qint64>(run_id));
     if (!q.exec() || !q.next()) return sql_error(QStringLiteral("cannot count points"), q.lastError());
     return static_cast<int64_t>(q.value(0).toLongLong());
+}
+
+Result<std::vector<double>> RunHistory::sampled_values(int64_t run_id, Metric metric, int max_points) const {
+    QSqlDatabase db = QSqlDatabase::database(connection_);
+    QSqlQuery count(db);
+    count.prepare(QStringLiteral("SELECT COUNT(*) FROM points WHERE run_id = ? AND metric = ?"));
+    count.addBindValue(static_cast<qint64>(run_id));
+    count.addBindValue(static_cast<int>(metric));
+    if (!count.exec() || !count.next())
+        return sql_error(QStringLiteral("cannot count points"), count.lastError());
+    const qint64 n = count.value(0).toLongLong();
+    count.finish();
+    std::vector<double> values;
+    if (n == 0 || max_points <= 0) return values;
+    const qint64 stride = std::max<qint64>(1, (n + max_points - 1) / max_points);
+    // Every stride-th point by its place in the run (ROW_NUMBER over insertion order), and the last one.
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral(
+        "SELECT value FROM (SELECT value, ROW_NUMBER() OVER (ORDER BY rowid) - 1 AS i FROM points "
+        "WHERE run_id = ? AND metric = ?) WHERE i % ? = 0 OR i = ? ORDER BY i"));
+    q.addBindValue(static_cast<qint64>(run_id));
+    q.addBindValue(static_cast<int>(metric));
+    q.addBindValue(stride);
+    q.addBindValue(n - 1);
+    if (!q.exec())
+        return sql_error(QStringLiteral("cannot read the points of run %1").arg(run_id), q.lastError());
+    while (q.next())
+        values.push_back(q.value(0).toDouble());
+    return values;
 }
 
 }  // namespace slipway::app

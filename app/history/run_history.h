@@ -145,6 +145,9 @@ public:
     Result<RunRecord> run(int64_t run_id) const;
     Result<RunMetrics> load_metrics(int64_t run_id) const;
     Result<int64_t> point_count(int64_t run_id) const;
+    // At most `max_points` values of one metric, evenly spaced over the run, in log order, with the last
+    // point always kept (the Runs page's small curves). SQLite picks them: a long run is not read whole.
+    Result<std::vector<double>> sampled_values(int64_t run_id, Metric metric, int max_points) const;
 
     const QString& path() const { return path_; }
     // What open() changed that the user may want to know (permissions tightened, schema migrated).

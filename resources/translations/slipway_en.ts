@@ -31,11 +31,19 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message numerus="yes">
-        <location filename="../../app/main_window.cpp" line="+335"/>
+        <location filename="../../app/main_window.cpp" line="+338"/>
         <source>%n run(s) still training on this computer. Quitting stops them (a checkpoint is saved). Quit anyway?</source>
         <translation>
             <numerusform>%n run is still training on this computer. Quitting stops it (a checkpoint is saved). Quit anyway?</numerusform>
             <numerusform>%n runs are still training on this computer. Quitting stops them (a checkpoint is saved). Quit anyway?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+150"/>
+        <source>Comparing %n run(s)</source>
+        <translation>
+            <numerusform>Comparing %n run</numerusform>
+            <numerusform>Comparing %n runs</numerusform>
         </translation>
     </message>
 </context>

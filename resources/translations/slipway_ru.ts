@@ -1880,7 +1880,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message>
-        <location filename="../../app/main_window.cpp" line="+71"/>
+        <location filename="../../app/main_window.cpp" line="+73"/>
         <source>Runs</source>
         <translation>Запуски</translation>
     </message>
@@ -1905,7 +1905,7 @@
         <translation>Отправка</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+56"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
@@ -2193,8 +2193,17 @@
         <source>Cancel: %1</source>
         <translation>Отмена: %1</translation>
     </message>
+    <message numerus="yes">
+        <location line="+28"/>
+        <source>Comparing %n run(s)</source>
+        <translation>
+            <numerusform>Сравнивается %n запуск</numerusform>
+            <numerusform>Сравниваются %n запуска</numerusform>
+            <numerusform>Сравниваются %n запусков</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+23"/>
+        <location line="+11"/>
         <source>finished</source>
         <translation>завершён</translation>
     </message>
@@ -3043,7 +3052,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunsPage</name>
     <message>
-        <location filename="../../app/runs_page.cpp" line="+25"/>
+        <location filename="../../app/runs_page.cpp" line="+32"/>
         <source>log file</source>
         <translation>файл журнала</translation>
     </message>
@@ -3053,7 +3062,7 @@ Model config: %1</source>
         <translation>Этот компьютер</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+36"/>
         <source>Id</source>
         <translation>ID</translation>
     </message>
@@ -3093,7 +3102,27 @@ Model config: %1</source>
         <translation>Точки</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+0"/>
+        <source>train_loss</source>
+        <translation>train_loss</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Filter by name, cluster, job or state</source>
+        <translation>Фильтр по имени, кластеру, задаче или состоянию</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compare selected</source>
+        <translation>Сравнить выбранные</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Overlay the selected runs&apos; curves in the monitor (select several with Ctrl or Shift)</source>
+        <translation>Наложить кривые выбранных запусков в мониторе (несколько — с Ctrl или Shift)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Show in monitor</source>
         <translation>Показать в мониторе</translation>
     </message>
@@ -3118,7 +3147,7 @@ Model config: %1</source>
         <translation>Удалить</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>&lt;b&gt;Runs&lt;/b&gt; (history: %1)</source>
         <translation>&lt;b&gt;Запуски&lt;/b&gt; (история: %1)</translation>
     </message>
@@ -3133,7 +3162,7 @@ Model config: %1</source>
         <translation>недоступна</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+28"/>
         <source>Delete run</source>
         <translation>Удалить запуск</translation>
     </message>
@@ -3143,7 +3172,7 @@ Model config: %1</source>
         <translation>Удалить запуск %1 и его точки из истории?</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+65"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>

@@ -7,8 +7,11 @@
 
 #include <QAction>
 #include <QFileInfo>
+#include <QItemSelectionModel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -25,6 +28,7 @@ namespace {
 
 using testing_util::append_file;
 using testing_util::fixture_log;
+using testing_util::fixture_logs;
 using testing_util::mllog_line;
 using testing_util::wait_until;
 
@@ -222,6 +226,76 @@ TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
     EXPECT_EQ(points(window.monitor(), *shown, Metric::kTrainLoss), 46);
     EXPECT_EQ(points(window.monitor(), *shown, Metric::kEvalAccuracy), 7);
     EXPECT_EQ(window.monitor()->run(*shown)->state, RunState::kCompleted);
+}
+
+// The Runs page: a small train_loss curve per run (sampled by the store), a filter, and Compare selected,
+// which overlays the chosen runs alone in the monitor.
+TEST_F(MainWindowTest, RunsPageCurvesFilterAndCompare) {
+    MainWindow window(history_path());
+    for (const QString& log : fixture_logs())
+        open_and_wait(window, log);
+    RunsPage* page = window.runs_page();
+    page->reload();
+    QTableWidget* table = page->table();
+    ASSERT_EQ(table->rowCount(), 3);
+    int with_curve = 0;
+    int juniper_row = -1;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const QVariant curve = table->item(row, RunsPage::kLossColumn)->data(Qt::DecorationRole);
+        with_curve += curve.isValid() ? 1 : 0;
+        if (table->item(row, RunsPage::kNameColumn)->text().startsWith("juniper")) juniper_row = row;
+    }
+    EXPECT_EQ(with_curve, 1);  // only juniper's log has train_loss
+    ASSERT_GE(juniper_row, 0);
+    const QPixmap curve =
+        table->item(juniper_row, RunsPage::kLossColumn)->data(Qt::DecorationRole).value<QPixmap>();
+    int drawn = 0;  // pixels the line covers
+    const QImage image = curve.toImage();
+    for (int x = 0; x < image.width(); ++x) {
+        for (int y = 0; y < image.height(); ++y)
+            drawn += image.pixelColor(x, y).alpha() > 0 ? 1 : 0;
+    }
+    EXPECT_GT(drawn, image.width());
+    const int64_t juniper_id = table->item(juniper_row, RunsPage::kIdColumn)->data(Qt::UserRole).toLongLong();
+    const Result<std::vector<double>> sampled =
+        window.history()->sampled_values(juniper_id, Metric::kTrainLoss, 10);
+    ASSERT_TRUE(sampled.ok());
+    EXPECT_LE(sampled->size(), 11u);  // every 5th of 46, and the last
+    EXPECT_EQ(sampled->front(), 3.7142);
+    EXPECT_EQ(sampled->back(), window.monitor()
+                                   ->run(window.tracker()->run_for_store(juniper_id))
+                                   ->metrics.points(Metric::kTrainLoss)
+                                   .back()
+                                   .value);
+
+    page->filter_box()->setText("FUJITSU");
+    int shown = 0;
+    for (int row = 0; row < table->rowCount(); ++row)
+        shown += table->isRowHidden(row) ? 0 : 1;
+    EXPECT_EQ(shown, 1);
+    page->filter_box()->clear();
+
+    QList<qint64> compared;
+    QObject::connect(page, &RunsPage::compare_requested, [&](const QList<qint64>& ids) { compared = ids; });
+    EXPECT_FALSE(page->compare_button()->isEnabled());
+    table->selectionModel()->select(table->model()->index(0, 0),
+                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    table->selectionModel()->select(table->model()->index(1, 0),
+                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    ASSERT_TRUE(page->compare_button()->isEnabled());
+    page->reload();  // a live reload keeps the selection
+    EXPECT_EQ(page->selected_runs().size(), 2);
+    page->compare_button()->click();
+    ASSERT_EQ(compared.size(), 2);
+    ASSERT_TRUE(window.compare_runs(compared).ok());
+    EXPECT_EQ(window.current_page(), MainWindow::kMonitorPage);
+    int visible = 0;
+    for (const int key : window.monitor()->run_keys()) {
+        const bool is_compared = compared.contains(window.monitor()->run(key)->store_id);
+        EXPECT_EQ(window.monitor()->plot(Metric::kEvalAccuracy)->raw_graph(key)->visible(), is_compared);
+        visible += is_compared ? 1 : 0;
+    }
+    EXPECT_EQ(visible, 2);
 }
 
 }  // namespace
