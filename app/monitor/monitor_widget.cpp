@@ -179,6 +179,7 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
     connect(tracker_, &RunTracker::run_added, this, &MonitorWidget::on_run_added);
     connect(tracker_, &RunTracker::batch_applied, this, &MonitorWidget::on_batch_applied);
     connect(tracker_, &RunTracker::run_changed, this, [this](int key) {
+        update_list_tooltip(key);
         if (key == current_) update_status();
         if (key == current_) update_target_line();
     });
@@ -203,6 +204,7 @@ void MonitorWidget::on_run_added(int key) {
     swatch.fill(view.color);
     item->setIcon(QIcon(swatch));
     replot_run(key);
+    update_list_tooltip(key);
     run_list_->setCurrentItem(item);
     update_target_line();
     update_status();
@@ -265,6 +267,16 @@ std::vector<int> MonitorWidget::run_keys() const {
     for (const auto& [key, view] : views_)
         keys.push_back(key);
     return keys;
+}
+
+void MonitorWidget::update_list_tooltip(int key) {
+    // The list is narrow: the whole name and the state are in the tooltip.
+    const TrackedRun* r = tracker_->run(key);
+    QListWidgetItem* item = list_item(key);
+    if (r == nullptr || item == nullptr) return;
+    item->setToolTip(r->state_detail.isEmpty()
+                         ? tr("%1: %2").arg(r->name, display_text(r->state))
+                         : tr("%1: %2 (%3)").arg(r->name, display_text(r->state), r->state_detail));
 }
 
 QListWidgetItem* MonitorWidget::list_item(int key) const {

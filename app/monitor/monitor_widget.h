@@ -112,6 +112,7 @@ private:
     void note_history(const QString& message);
     void schedule_replot();
     QListWidgetItem* list_item(int key) const;
+    void update_list_tooltip(int key);
 
     RunTracker* tracker_;
     std::map<int, MonitorView> views_;

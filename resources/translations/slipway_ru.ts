@@ -2437,12 +2437,12 @@
     </message>
     <message>
         <location line="+9"/>
-        <location line="+221"/>
+        <location line="+233"/>
         <source>No run. File &gt; Open log... or submit a run.</source>
         <translation>Нет запуска. «Файл &gt; Открыть журнал...» или отправьте запуск.</translation>
     </message>
     <message>
-        <location line="-210"/>
+        <location line="-222"/>
         <source>Search the log (Enter: next, Shift+Enter: previous)</source>
         <translation>Поиск по журналу (Enter: следующее, Shift+Enter: предыдущее)</translation>
     </message>
@@ -2453,7 +2453,17 @@
         <translation>не найдено</translation>
     </message>
     <message>
-        <location line="+110"/>
+        <location line="+104"/>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1: %2 (%3)</source>
+        <translation>%1: %2 (%3)</translation>
+    </message>
+    <message>
+        <location line="+17"/>
         <source>[slipway] %1</source>
         <translation>[slipway] %1</translation>
     </message>
