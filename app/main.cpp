@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
     }
 
     QApplication app(argc, argv);
+    // Qt took the environment's locale: numbers typed, imported or exported (a training script's
+    // --learning_rate 0.0002, CSV) are read and written the C way; Qt's own widgets use QLocale.
+    std::setlocale(LC_NUMERIC, "C");
     // Before the first widget: widgets translate their texts when they are built.
     const QString ui_language = slipway::app::effective_ui_language(QString::fromStdString(language));
     if (!slipway::app::install_translators(app, ui_language))

@@ -139,15 +139,25 @@ int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     const Result<int64_t> id = (*store)->add_run(row);
     if (!id.ok()) return fail(err, id.error());
     remote::SlurmClient slurm(*connected->session);
-    Result<remote::SubmittedRun> run =
-        remote::submit_run(*connected->session, slurm, request, HistoryRunSink(**store));
+    const HistoryRunSink sink(**store);
+    Result<remote::SubmittedRun> run = remote::submit_run(*connected->session, slurm, request, sink);
     if (!run.ok()) {
         (void)(*store)->set_state(*id, RunState::kFailed, QString::fromStdString("submit: " + run.error()),
                                   {}, QDateTime::currentDateTime());
         return fail(err, run.error());
     }
+    if (!sink.problem().empty())
+        err << "slipway: warning: job " << run->record.job_id
+            << " was submitted, but the run history was not "
+            << "updated at once: " << sink.problem() << "\n";
+    // The config as it runs there, and the job again should the sink have failed (a second try).
     if (Result<RunRecord> stored = (*store)->run(*id); stored.ok()) {
         stored->config_json = QString::fromStdString(to_json(run->deployment.remote_config).dump(2));
+        stored->job_id = QString::fromStdString(run->record.job_id);
+        stored->remote_dir = QString::fromStdString(run->record.remote_dir);
+        stored->slurm_cluster = QString::fromStdString(run->record.slurm_cluster);
+        stored->log_path = QString::fromStdString(run->record.slurm_log());
+        if (stored->state == RunState::kSubmitting) stored->state = RunState::kPending;
         if (Status s = (*store)->update_run(*stored); !s.ok()) err << "slipway: " << s.message() << "\n";
     }
     out << "remote folder: " << run->deployment.remote_dir << "\n";

@@ -95,6 +95,10 @@ Status import_json_run_records(MigrationContext& ctx) {
     if (ctx.options.legacy_records_dir.isEmpty()) return Status::Ok();
     const remote::RunRecordStore store(QFile::encodeName(ctx.options.legacy_records_dir).toStdString());
     const remote::RunRecordStore::Scan scan = store.scan();
+    // Records that cannot even be listed are not skipped silently: the history stays at its old version
+    // (and usable by this Slipway after the fix) until they can be read.
+    if (!scan.listing_problem.empty())
+        return Status::Error(scan.listing_problem + " (fix the folder's permissions, or move it away)");
     for (const std::string& problem : scan.problems)
         ctx.notes << QStringLiteral("not imported: %1").arg(QString::fromStdString(problem));
     int imported = 0;
@@ -576,11 +580,14 @@ Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r) {
 
 Result<int64_t> RunHistory::find_run(const QString& run_id_or_id) const {
     QSqlQuery q(QSqlDatabase::database(connection_));
+    // A row number (all digits) only names rows without a run id, the ones `status` lists by number: a
+    // Slurm job id typed by habit must not pick some other run.
     q.prepare(
         QStringLiteral("SELECT id FROM runs WHERE run_id = ? UNION ALL SELECT id FROM runs WHERE id = ? "
-                       "AND ? GLOB '[0-9]*' LIMIT 1"));
+                       "AND run_id IS NULL AND ? <> '' AND ? NOT GLOB '*[^0-9]*' LIMIT 1"));
     q.addBindValue(run_id_or_id);
     q.addBindValue(run_id_or_id.toLongLong());
+    q.addBindValue(run_id_or_id);
     q.addBindValue(run_id_or_id);
     if (!q.exec()) return sql_error(QStringLiteral("cannot look up run ") + run_id_or_id, q.lastError());
     if (!q.next()) {
@@ -592,7 +599,8 @@ Result<int64_t> RunHistory::find_run(const QString& run_id_or_id) const {
 
 Result<std::vector<RunRecord>> RunHistory::cluster_runs() const {
     QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare(QStringLiteral("SELECT %1 FROM runs WHERE COALESCE(job_id, '') <> '' AND cluster NOT IN (?, ?) "
+    q.prepare(QStringLiteral("SELECT %1 FROM runs WHERE (COALESCE(job_id, '') <> '' OR run_id IS NOT NULL) "
+                             "AND cluster NOT IN (?, ?) "
                              "ORDER BY created_ms, id")
                   .arg(QLatin1String(kRunColumns)));
     q.addBindValue(kLocalProfile);

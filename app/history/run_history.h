@@ -106,7 +106,8 @@ public:
     Result<int64_t> record_submission(const remote::RunRecord& record);
     // The row of a Slipway run id, else of a numeric row id; an error naming the store when there is none.
     Result<int64_t> find_run(const QString& run_id_or_id) const;
-    // Runs submitted to clusters (a job id on a profile), oldest first: what `slipway status` lists.
+    // Runs submitted to clusters (a job id or a Slipway run id on a profile: a failed submission too),
+    // oldest first: what `slipway status` lists.
     Result<std::vector<RunRecord>> cluster_runs() const;
     // Changes when another connection (the CLI, a worker thread, another app) commits to the file.
     Result<int64_t> data_version() const;

@@ -35,6 +35,9 @@ public:
 
     std::optional<int64_t> median_step_interval_ms() const;
     bool ended() const { return ended_; }
+    // The run's end was announced elsewhere (Slurm's word, the process's exit) or asked for (a cancel): no
+    // alert from the log any more, so a run ends with one alert at most.
+    void mark_ended() { ended_ = true; }
 
 private:
     double stall_factor_;

@@ -227,27 +227,37 @@ Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList&
         }
         emit run_changed(key);
     });
-    connect(
-        runner, &LocalRunner::finished, this,
-        [this, key, runner](int code, bool cancelled, const QString& error) {
-            local_.erase(key);
-            runner->deleteLater();
-            if (TrackedRun* r = find(key)) {
-                if (r->follow_id != 0) follow_->finish(r->follow_id);  // the engine's last lines too
+    connect(runner, &LocalRunner::finished, this,
+            [this, key, runner, store_id = run.store_id](int code, bool cancelled, const QString& error) {
+                local_.erase(key);
+                runner->deleteLater();
                 const RunState state = cancelled   ? RunState::kCancelled
                                        : code == 0 ? RunState::kCompleted
                                                    : RunState::kFailed;
-                set_state(*r, state,
-                          state == RunState::kFailed ? QStringLiteral("exit code %1").arg(code) : QString());
-                if (!cancelled && code != 0) {
+                const QString detail =
+                    state == RunState::kFailed ? QStringLiteral("exit code %1").arg(code) : QString();
+                TrackedRun* r = find(key);
+                if (r == nullptr) {
+                    // Removed from the monitor while it trained: its row still learns how it ended.
+                    if (store_ != nullptr && store_id != 0) {
+                        (void)store_->set_state(store_id, state, detail, {}, QDateTime::currentDateTime());
+                        emit store_changed();
+                    }
+                    emit local_run_finished(key, code);
+                    return;
+                }
+                if (r->follow_id != 0) follow_->finish(r->follow_id);  // the engine's last lines too
+                set_state(*r, state, detail);
+                // One end alert: none when the log's run_stop gave it, or for a cancel (asked for).
+                if (!cancelled && code != 0 && !r->watch.ended()) {
+                    r->watch.mark_ended();
                     emit alert(key, RunAlert{RunAlertKind::kFailed,
                                              (error.isEmpty() ? tr("the engine exited with code %1").arg(code)
                                                               : error)
                                                  .toStdString()});
                 }
-            }
-            emit local_run_finished(key, code);
-        });
+                emit local_run_finished(key, code);
+            });
     emit run_added(key);
     runner->start(*plan);
     emit store_changed();
@@ -449,7 +459,10 @@ Result<int> RunTracker::resume(int64_t store_id) {
     }
     // The shown run goes before the offset and points are read: releasing it flushes its queued points
     // (history_writer.h), so the resumed follower neither skips nor repeats a point.
-    if (const int existing = run_for_store(store_id)) release(existing);
+    if (const int existing = run_for_store(store_id)) {
+        if (local_.count(existing) != 0) return existing;  // its engine is ours and still training
+        release(existing);
+    }
     const Result<RunRecord> record = store_->run(store_id);
     if (!record.ok()) return record.status();
     Result<RunMetrics> metrics = store_->load_metrics(store_id);
@@ -471,6 +484,11 @@ Result<int> RunTracker::resume(int64_t store_id) {
         run.cancellable = is_live(record->state);
         attach(session);
         run.follow_id = session->follow(record->log_path, record->log_offset);
+        if (is_terminal(record->state)) {
+            // Ended already: its log is read to the end once, not polled for ever.
+            session->finish_follow(run.follow_id);
+            run.live = false;
+        }
         emit run_added(run.key);
         ask_state(run);
         return run.key;
@@ -488,6 +506,7 @@ Status RunTracker::cancel(int key) {
     TrackedRun* run = find(key);
     if (run == nullptr) return Status::Error("no such run");
     if (const auto it = local_.find(key); it != local_.end()) {
+        run->watch.mark_ended();  // the engine's run_stop "aborted" answers the cancel: no failure alert
         it->second->cancel();
         emit message(tr("Cancelling %1...").arg(run->name));
         return Status::Ok();
@@ -555,11 +574,17 @@ void RunTracker::recover_after_restart() {
     if (store_ == nullptr) return;
     const auto runs = store_->runs();
     if (!runs.ok()) return;
+    const QDateTime hour_ago = QDateTime::currentDateTime().addSecs(-3600);
     for (const RunRecord& r : *runs) {
-        if (r.cluster == kLocalProfile && r.state == RunState::kRunning) {
+        if (!is_live(r.state)) continue;
+        if (r.cluster == kLocalProfile) {
             (void)store_->set_state(r.id, RunState::kInterrupted);  // its engine died with that session
-        } else if (r.state == RunState::kFollowing) {
-            (void)store_->set_state(r.id, RunState::kIncomplete);  // a cluster log no longer followed
+        } else if (r.cluster == kOpenedLogSource || r.state == RunState::kFollowing) {
+            (void)store_->set_state(r.id, RunState::kIncomplete);  // a log no longer read or followed
+        } else if (r.state == RunState::kSubmitting && r.job_id.isEmpty() && r.created.isValid() &&
+                   r.created < hour_ago) {
+            // Never got a job (a crash or Ctrl-C during the upload); younger ones may still be uploading.
+            (void)store_->set_state(r.id, RunState::kIncomplete, QStringLiteral("submission interrupted"));
         }
     }
     emit store_changed();

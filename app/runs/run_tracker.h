@@ -181,6 +181,7 @@ private:
     void on_connection(ClusterSession* session, bool up, const QString& message);
     void on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced);
     void refollow(const QString& profile);
+    void adopt_lost_submission(TrackedRun& run);
     void poll_jobs();
     // Live cluster runs in the store that no tracked run owns (submitted from the CLI): their Slurm state is
     // asked over sessions that are connected already (never a new SSH prompt) and stored.

@@ -197,8 +197,10 @@ void RunTracker::end_cluster_run(TrackedRun& run, RunState state, const QString&
     run.cancellable = false;
     if (ClusterSession* s = session_for(run.profile); s != nullptr && run.follow_id != 0)
         s->finish_follow(run.follow_id);
-    // At most one end alert per run: the log's run_stop already gave one.
+    // At most one end alert per run: the log's run_stop gave one already, or its tail (still being read)
+    // will not give another.
     if (run.watch.ended()) return;
+    run.watch.mark_ended();
     emit alert(run.key, RunAlert{is_success(state) ? RunAlertKind::kFinished : RunAlertKind::kFailed,
                                  "job " + run.job_id.toStdString() + " ended " + word.toStdString()});
 }
@@ -215,7 +217,8 @@ void RunTracker::on_cancelled(ClusterSession* session, int request, bool ok, con
         emit message(tr("Cancelling job %1 failed: %2").arg(run->job_id, text));
         return;
     }
-    ask_state(*run);  // Slurm's word (CANCELLED) ends it
+    run->watch.mark_ended();  // the engine's run_stop "aborted" is the cancel, not a failure
+    ask_state(*run);          // Slurm's word (CANCELLED) ends it
 }
 
 void RunTracker::on_session_batch(ClusterSession* session, const FollowBatch& batch) {
@@ -244,12 +247,21 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
             continue;
         run.follow_id = 0;
         run.state_asked = false;
+        if (!replaced && run.submit_request != 0) {
+            // Its answer died with the session: the store says whether sbatch got the job (refollow below
+            // for a replaced profile; a removed one cannot be followed any more).
+            run.submit_request = 0;
+            set_state(run, RunState::kUnknown, tr("cluster profile removed during submission"));
+            continue;
+        }
         if (!replaced && is_live(run.state)) {
             run.cancellable = false;
             run.state_detail = tr("cluster profile removed; no longer followed");
             emit run_changed(key);
         }
     }
+    for (auto it = untracked_asked_.begin(); it != untracked_asked_.end();)  // answers that will not come
+        it = it->first.first == profile ? untracked_asked_.erase(it) : std::next(it);
     // The new session exists only once the old one is gone: follow again from where each run stopped.
     if (replaced) QTimer::singleShot(0, this, [this, profile] { refollow(profile); });
 }
@@ -258,6 +270,8 @@ void RunTracker::refollow(const QString& profile) {
     ClusterSession* session = session_for(profile);
     if (session == nullptr) return;
     for (auto& [key, run] : runs_) {
+        if (run.profile == profile && run.source == RunSource::kCluster && run.submit_request != 0)
+            adopt_lost_submission(run);
         if (run.profile != profile || run.follow_id != 0 || !run.live || run.log_path.isEmpty()) continue;
         if (run.source == RunSource::kCluster && is_terminal(run.state)) continue;
         if (run.source != RunSource::kCluster && run.source != RunSource::kClusterLog) continue;
@@ -265,6 +279,24 @@ void RunTracker::refollow(const QString& profile) {
         run.follow_id = session->follow(run.log_path, run.log_offset);
         ask_state(run);
     }
+}
+
+void RunTracker::adopt_lost_submission(TrackedRun& run) {
+    // The old session's worker finished the submission (its destructor waited) and recorded the job in the
+    // store, but its `submitted` answer went with it.
+    run.submit_request = 0;
+    const Result<RunRecord> stored = store_ != nullptr && run.store_id != 0
+                                         ? store_->run(run.store_id)
+                                         : Result<RunRecord>(Status::Error(""));
+    if (!stored.ok() || stored->job_id.isEmpty()) {
+        set_state(run, RunState::kUnknown,
+                  tr("the cluster profile changed during submission; see the cluster"));
+        return;
+    }
+    run.job_id = stored->job_id;
+    run.log_path = stored->log_path;
+    run.cancellable = true;
+    set_state(run, RunState::kPending);
 }
 
 Result<int> RunTracker::open_cluster_log(const QString& profile, const QString& path) {

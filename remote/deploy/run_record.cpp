@@ -105,16 +105,19 @@ void sort_oldest_first(std::vector<RunRecord>& records) {
     });
 }
 
-// The ids of the record files in `dir` (names that are not run ids are not records).
-std::vector<std::string> record_ids(const std::string& dir) {
+// The ids of the record files in `dir` (names that are not run ids are not records); `problem` says why the
+// folder could not be listed (EACCES, a stale NFS mount), so no record is lost silently.
+std::vector<std::string> record_ids(const std::string& dir, std::string* problem = nullptr) {
     std::vector<std::string> ids;
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) return ids;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        const std::filesystem::path& p = entry.path();
+    std::filesystem::directory_iterator it(dir, ec);
+    for (const std::filesystem::directory_iterator end; !ec && it != end; it.increment(ec)) {
+        const std::filesystem::path& p = it->path();
         if (p.extension() == ".json" && check_run_id(p.stem().string()).ok())
             ids.push_back(p.stem().string());
     }
+    if (ec && problem != nullptr) *problem = dir + ": cannot list the run records: " + ec.message();
     return ids;
 }
 
@@ -133,7 +136,7 @@ Result<std::vector<RunRecord>> RunRecordStore::list() const {
 
 RunRecordStore::Scan RunRecordStore::scan() const {
     Scan scan;
-    for (const std::string& id : record_ids(dir_)) {
+    for (const std::string& id : record_ids(dir_, &scan.listing_problem)) {
         Result<RunRecord> record = load(id);
         if (record.ok()) {
             scan.records.push_back(*record);

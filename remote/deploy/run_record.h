@@ -59,6 +59,7 @@ public:
     struct Scan {
         std::vector<RunRecord> records;
         std::vector<std::string> problems;
+        std::string listing_problem;  // the folder itself could not be listed: some records may be missing
     };
     Scan scan() const;
 

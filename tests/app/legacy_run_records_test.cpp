@@ -154,10 +154,18 @@ TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {
     ASSERT_TRUE(new_row.ok());
     EXPECT_NE(*new_row, id);
     EXPECT_EQ(*(*app)->find_run("other-20261123-100001-abce"), *new_row);
-    EXPECT_EQ(*(*app)->find_run(QString::number(id)), id);  // a row number works too
+    // A row number names only rows without a run id (a Slurm job id typed by habit picks nothing else).
+    EXPECT_FALSE((*app)->find_run(QString::number(id)).ok());
+    RunRecord opened;
+    opened.name = "an app row from before run ids";
+    opened.cluster = "hpc";
+    opened.job_id = "7";
+    const int64_t plain = *(*app)->add_run(opened);
+    EXPECT_EQ(*(*app)->find_run(QString::number(plain)), plain);
+    EXPECT_FALSE((*app)->find_run(QString::number(plain) + "x").ok());
     EXPECT_EQ((*app)->find_run("nope-20261123-100001-0000").code(), StatusCode::kNotFound);
     EXPECT_NE((*app)->find_run("nope").error().find("h.sqlite"), std::string::npos);
-    EXPECT_EQ((*app)->cluster_runs()->size(), 2u);
+    EXPECT_EQ((*app)->cluster_runs()->size(), 3u);
     // Run ids are unique.
     RunRecord twin = row;
     EXPECT_FALSE((*app)->add_run(twin).ok());

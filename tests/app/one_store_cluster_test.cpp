@@ -136,8 +136,15 @@ TEST_F(OneStoreOnSlurm, ARunTheCliSubmittedShowsUpInTheTrackersStoreAndIsFollowe
                      [&](int, bool ok, const QString&, const auto&) { tested = ok; });
     session->test();
     ASSERT_TRUE(wait_until([&] { return tested; }, 60'000));
+    // A second window's tracker, without cluster sessions: the store watcher (PRAGMA data_version) is its
+    // only way to learn about rows another process wrote.
+    Result<std::unique_ptr<RunHistory>> other_store = RunHistory::open(store_->path());
+    ASSERT_TRUE(other_store.ok());
+    RunTracker::Options watch_only;
+    watch_only.store_watch_ms = 200;
+    RunTracker watcher(other_store->get(), &follow_, nullptr, watch_only);
     int store_changes = 0;
-    QObject::connect(tracker_.get(), &RunTracker::store_changed, [&] { ++store_changes; });
+    QObject::connect(&watcher, &RunTracker::store_changed, [&] { ++store_changes; });
 
     const Cli submit =
         slipway({"submit", QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json"),

@@ -43,7 +43,10 @@ protected:
         EXPECT_TRUE(key.ok()) << key.error();
         if (!key.ok()) return 0;
         if (std::string(mode) == "hang") {
-            EXPECT_TRUE(wait_until([&] { return tracker_->run(*key)->cancellable; }));
+            // Started, and past its first lines (its SIGTERM handler is set by then).
+            EXPECT_TRUE(wait_until([&] {
+                return tracker_->run(*key)->cancellable && tracker_->run(*key)->metrics.total_points() > 0;
+            }));
             EXPECT_TRUE(tracker_->cancel(*key).ok());
         }
         EXPECT_TRUE(wait_until([&] { return finished == *key; }, 15000));
@@ -100,10 +103,19 @@ TEST_F(RunTrackerTest, ACancelledLocalRunIsCancelledWithoutAFailureAlert) {
     const int key = run_local("hang");
     const TrackedRun* run = tracker_->run(key);
     EXPECT_EQ(run->state, RunState::kCancelled);
+    EXPECT_EQ(run->metrics.status, "aborted");  // the engine's answer to SIGTERM: not a failure here
     EXPECT_EQ(alerts_for(key, RunAlertKind::kFailed), 0);
     EXPECT_EQ(store_->run(run->store_id)->state, RunState::kCancelled);
     EXPECT_EQ(tracker_->local_runs_active(), 0);
     EXPECT_FALSE(tracker_->cancel(key).ok());  // nothing left to cancel
+}
+
+TEST_F(RunTrackerTest, AnEngineThatAbortsAndExitsGivesOneAlert) {
+    const int key = run_local("abort");  // run_stop aborted in the log, exit code 1
+    EXPECT_EQ(tracker_->run(key)->state, RunState::kFailed);
+    EXPECT_EQ(tracker_->run(key)->metrics.status, "aborted");
+    EXPECT_EQ(alerts_for(key, RunAlertKind::kFailed), 1);
+    EXPECT_EQ(alerts_.size(), 1u);
 }
 
 TEST_F(RunTrackerTest, RunsTheLastSessionLeftLiveAreInterruptedOrIncomplete) {
