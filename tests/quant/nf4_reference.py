@@ -5,7 +5,8 @@ Plain Python (no numpy, no torch): float32 arithmetic is emulated by rounding ev
 float32 once, which is exact for one +, -, * or / of two float32 values (53 >= 2*24 + 2).
 
     nf4_reference.py INPUT DTYPE BLOCKSIZE OUTDIR
-INPUT: raw little-endian values, DTYPE f32 (float32) or bf16 (uint16 bit patterns). Writes to OUTDIR:
+INPUT: raw little-endian values, DTYPE f32 (float32) or bf16 (uint16 bit patterns), or absmax (float32
+absmax values: only the double quantization, in blocks of BLOCKSIZE). Writes to OUTDIR:
     packed.u8         quantize_4bit(..., quant_type="nf4") packed bytes, (n + 1) // 2
     absmax.f32        the block absmax values
     deq.f32, deq.bf16 dequantize_4bit into float32 and into bfloat16 (uint16 bits)
@@ -252,8 +253,18 @@ def main():
     elif dtype == "bf16":
         bits = struct.unpack("<%dH" % (len(raw) // 2), raw)
         x = [struct.unpack("<f", struct.pack("<I", b << 16))[0] for b in bits]
+    elif dtype == "absmax":  # the input is an absmax vector: only the double quantization (dq_* files)
+        absmax = list(struct.unpack("<%df" % (len(raw) // 4), raw))
+        code = create_dynamic_map()
+        codes, nested_absmax, offset = double_quantize(absmax, code, blocksize)
+        os.makedirs(outdir, exist_ok=True)
+        open(os.path.join(outdir, "dq_codes.u8"), "wb").write(bytes(codes))
+        write_f32(os.path.join(outdir, "dq_nested_absmax.f32"), nested_absmax)
+        write_f32(os.path.join(outdir, "dq_offset.f32"), [offset])
+        write_f32(os.path.join(outdir, "dq_absmax.f32"), dequantize_absmax(codes, nested_absmax, code, offset, blocksize))
+        return
     else:
-        sys.exit("dtype must be f32 or bf16")
+        sys.exit("dtype must be f32, bf16 or absmax")
     n = len(x)
     packed, absmax = quantize_nf4(x, blocksize)
     deq = dequantize_nf4(packed, absmax, n, blocksize)

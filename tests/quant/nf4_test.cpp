@@ -358,10 +358,63 @@ TEST_F(Nf4VersusReference, Bf16Input) {
 
 TEST_F(Nf4VersusReference, Figures) {
     check_case("figures_normal", normal(64 * 2048, 13), 64);  // 2048 blocks = 8 nested blocks exactly
-    std::printf(
-        "[figures] cases %d, elements %zu, absmax values %zu, max |deq - x| / absmax %.6f (absmax through "
-        "double quant: %.6f; "
-        "finite inputs, the huge/tiny/inf/NaN cases left out)\n",
-        g_figures.cases, g_figures.elements, g_figures.absmax_values, g_figures.max_scaled_error,
-        g_figures.max_scaled_error_dq);
 }
+
+// The 8-bit dynamic quantization's ties: absmax vectors whose centred values land exactly on the midpoints
+// of adjacent map values (and one ulp either side). Each block holds 1.0 and -1.0 (its nested absmax is 1)
+// and pairs v, -v, so the mean, the offset, is exactly 0 and the kernel sees v itself.
+TEST_F(Nf4VersusReference, DoubleQuantTies) {
+    const std::array<float, 256> map = dynamic_map_signed();
+    std::vector<float> ties;
+    for (int k = 0; k + 1 < 256; ++k) {
+        const float m = (map[k] + map[k + 1]) * 0.5f;  // dQuantize<0>'s midpoint
+        ties.push_back(m);
+        ties.push_back(std::nextafter(m, 2.0f));
+        ties.push_back(std::nextafter(m, -2.0f));
+    }
+    std::vector<float> absmax;
+    for (size_t i = 0; i < ties.size(); i += 127) {
+        absmax.push_back(1.0f);
+        absmax.push_back(-1.0f);
+        for (size_t j = i; j < std::min(ties.size(), i + 127); ++j) {
+            absmax.push_back(ties[j]);
+            absmax.push_back(-ties[j]);
+        }
+    }
+    // The last block is partial unless the count is a multiple of 256.
+    write_raw(dir_ / "dq_ties.in", absmax);
+    const fs::path ref = run_reference("dq_ties", "absmax", 256);
+    Result<DoubleQuantized> dq = double_quantize_absmax(absmax, 256);
+    ASSERT_TRUE(dq.ok()) << dq.error();
+    EXPECT_EQ(dq->offset, 0.0f);
+    std::vector<char> codes = read_all(ref / "dq_codes.u8");
+    ASSERT_EQ(codes.size(), dq->codes.size());
+    for (size_t i = 0; i < codes.size(); ++i)
+        ASSERT_EQ(static_cast<uint8_t>(codes[i]), dq->codes[i]) << "dq code " << i << " of " << absmax[i];
+    std::vector<float> nested = read_f32(ref / "dq_nested_absmax.f32");
+    ASSERT_EQ(nested.size(), dq->nested_absmax.size());
+    for (size_t i = 0; i < nested.size(); ++i)
+        ASSERT_EQ(bits(nested[i]), bits(dq->nested_absmax[i]));
+    Result<std::vector<float>> back = dequantize_absmax(*dq);
+    ASSERT_TRUE(back.ok());
+    std::vector<float> ref_back = read_f32(ref / "dq_absmax.f32");
+    ASSERT_EQ(ref_back.size(), back->size());
+    for (size_t i = 0; i < ref_back.size(); ++i)
+        ASSERT_EQ(bits(ref_back[i]), bits((*back)[i])) << i;
+    g_figures.absmax_values += absmax.size();
+}
+
+// The figures over every case that ran, printed once at the end.
+class FiguresPrinter : public ::testing::Environment {
+public:
+    void TearDown() override {
+        std::printf(
+            "[figures] cases %d, elements %zu, absmax values %zu, max |deq - x| / absmax %.6f (absmax "
+            "through "
+            "double quant: %.6f; "
+            "finite inputs, the huge/tiny/inf/NaN cases left out)\n",
+            g_figures.cases, g_figures.elements, g_figures.absmax_values, g_figures.max_scaled_error,
+            g_figures.max_scaled_error_dq);
+    }
+};
+const auto* const g_printer = ::testing::AddGlobalTestEnvironment(new FiguresPrinter);
