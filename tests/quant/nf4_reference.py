@@ -15,6 +15,8 @@ absmax values: only the double quantization, in blocks of BLOCKSIZE). Writes to 
     dq_absmax.f32     the absmax values recovered from the double quantization
     deq_dq.f32        dequantize_4bit through the recovered absmax
     quant_state.json  the `quant_state.bitsandbytes__nf4` JSON text (shape (n), nested)
+    torch_packed.u8, torch_absmax.f32, torch_deq.f32
+                      (only when torch imports, finite input, no zero block) the same through torch's float math
     torch_map.f32     (only when torch >= 2 imports) bitsandbytes' create_dynamic_map run verbatim on torch
 
 Sources (bitsandbytes-foundation/bitsandbytes, see engine/quant/README.md for the lines):
@@ -245,6 +247,25 @@ def write_f32(path, vals):
         f.write(struct.pack("<%df" % len(vals), *vals))
 
 
+def torch_quantize(x, blocksize):
+    """A second reference with torch doing the float math (finite inputs only): abs().amax per block,
+    1.0 / absmax, a product, torch.bucketize over the same thresholds (right=False: ties go down)."""
+    import torch
+    n = len(x)
+    blocks = -(n // -blocksize)
+    t = torch.zeros(blocks * blocksize, dtype=torch.float32)
+    t[:n] = torch.tensor(x, dtype=torch.float32)
+    t = t.view(blocks, blocksize)
+    absmax = t.abs().amax(dim=1)
+    scaled = t * (1.0 / absmax).view(-1, 1)
+    codes = torch.bucketize(scaled.reshape(-1), torch.tensor(NF4_THRESHOLDS, dtype=torch.float32))
+    codes = codes[: n + (n % 2)].to(torch.uint8)  # an odd n keeps the padding's code
+    packed = (codes[0::2] << 4) | codes[1::2]
+    lut = torch.tensor(NF4, dtype=torch.float32)
+    deq = lut[codes[:n].long()] * absmax.repeat_interleave(blocksize)[:n]
+    return bytes(packed.tolist()), absmax.tolist(), deq.tolist()
+
+
 def main():
     inp, dtype, blocksize, outdir = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     raw = open(inp, "rb").read()
@@ -288,6 +309,14 @@ def main():
     state = {"quant_type": "nf4", "blocksize": blocksize, "dtype": "bfloat16" if dtype == "bf16" else "float32",
              "shape": [n], "nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": offset}
     open(os.path.join(outdir, "quant_state.json"), "w").write(json.dumps(state))
+    if all(math.isfinite(v) for v in x) and all(a > 0 for a in absmax):
+        try:
+            t_packed, t_absmax, t_deq = torch_quantize(x, blocksize)
+            open(os.path.join(outdir, "torch_packed.u8"), "wb").write(t_packed)
+            write_f32(os.path.join(outdir, "torch_absmax.f32"), t_absmax)
+            write_f32(os.path.join(outdir, "torch_deq.f32"), t_deq)
+        except ImportError:
+            pass
     try:
         import torch
         # torch >= 2 builds linspace with the scalar loop emulated above; 1.13's vectorized loop differs.

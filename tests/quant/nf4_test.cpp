@@ -72,6 +72,7 @@ struct Figures {
     size_t absmax_values = 0;
     double max_scaled_error = 0.0;  // max |dequantize(x) - x| / absmax of its block, finite blocks only
     double max_scaled_error_dq = 0.0;
+    int torch_cases = 0;  // cases also checked against the torch-math reference
 };
 Figures g_figures;
 
@@ -135,6 +136,23 @@ protected:
             uint16_t r;
             std::memcpy(&r, ref16.data() + 2 * i, 2);
             ASSERT_EQ(r, deq16[i]) << "deq bf16 " << i;
+        }
+
+        // The second reference, torch's float math, where it ran.
+        if (fs::exists(ref / "torch_packed.u8")) {
+            std::vector<char> tp = read_all(ref / "torch_packed.u8");
+            ASSERT_EQ(tp.size(), q->packed.size());
+            for (size_t i = 0; i < tp.size(); ++i)
+                ASSERT_EQ(static_cast<uint8_t>(tp[i]), q->packed[i]) << "torch byte " << i;
+            std::vector<float> ta = read_f32(ref / "torch_absmax.f32");
+            ASSERT_EQ(ta.size(), q->absmax.size());
+            for (size_t i = 0; i < ta.size(); ++i)
+                ASSERT_EQ(bits(ta[i]), bits(q->absmax[i])) << "torch absmax " << i;
+            std::vector<float> td = read_f32(ref / "torch_deq.f32");
+            ASSERT_EQ(td.size(), n);
+            for (size_t i = 0; i < n; ++i)
+                ASSERT_EQ(bits(td[i]), bits(deq[i])) << "torch deq " << i;
+            g_figures.torch_cases += 1;
         }
 
         // Double quantization of the absmax (compress_statistics=True).
@@ -409,12 +427,13 @@ class FiguresPrinter : public ::testing::Environment {
 public:
     void TearDown() override {
         std::printf(
-            "[figures] cases %d, elements %zu, absmax values %zu, max |deq - x| / absmax %.6f (absmax "
+            "[figures] cases %d (%d also against torch math), elements %zu, absmax values %zu, max |deq - x| "
+            "/ absmax %.6f (absmax "
             "through "
             "double quant: %.6f; "
             "finite inputs, the huge/tiny/inf/NaN cases left out)\n",
-            g_figures.cases, g_figures.elements, g_figures.absmax_values, g_figures.max_scaled_error,
-            g_figures.max_scaled_error_dq);
+            g_figures.cases, g_figures.torch_cases, g_figures.elements, g_figures.absmax_values,
+            g_figures.max_scaled_error, g_figures.max_scaled_error_dq);
     }
 };
 const auto* const g_printer = ::testing::AddGlobalTestEnvironment(new FiguresPrinter);
