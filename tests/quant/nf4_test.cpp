@@ -65,6 +65,34 @@ void write_raw(const fs::path& p, const std::vector<T>& v) {
     f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
 }
 
+// Whether the reference's file holds exactly these bytes.
+::testing::AssertionResult same_bytes(const fs::path& file, const void* ours, size_t size) {
+    const std::vector<char> ref = read_all(file);
+    if (ref.size() != size)
+        return ::testing::AssertionFailure()
+               << file.filename() << ": " << ref.size() << " bytes, ours " << size;
+    const auto* o = static_cast<const uint8_t*>(ours);
+    for (size_t i = 0; i < size; ++i)
+        if (static_cast<uint8_t>(ref[i]) != o[i])
+            return ::testing::AssertionFailure()
+                   << file.filename() << " byte " << i << ": reference " << int(static_cast<uint8_t>(ref[i]))
+                   << ", ours " << int(o[i]);
+    return ::testing::AssertionSuccess();
+}
+
+// Whether the reference's float32 file holds these values, bit for bit (NaNs folded, see bits()).
+::testing::AssertionResult same_floats(const fs::path& file, const float* ours, size_t n) {
+    const std::vector<float> ref = read_f32(file);
+    if (ref.size() != n)
+        return ::testing::AssertionFailure()
+               << file.filename() << ": " << ref.size() << " values, ours " << n;
+    for (size_t i = 0; i < n; ++i)
+        if (bits(ref[i]) != bits(ours[i]))
+            return ::testing::AssertionFailure()
+                   << file.filename() << " [" << i << "]: reference " << ref[i] << ", ours " << ours[i];
+    return ::testing::AssertionSuccess();
+}
+
 // Totals over all cases, printed at the end of the suite.
 struct Figures {
     int cases = 0;
@@ -113,82 +141,41 @@ protected:
         ASSERT_TRUE(q.ok()) << q.error();
         const size_t n = q->n;
 
-        std::vector<char> packed = read_all(ref / "packed.u8");
-        ASSERT_EQ(packed.size(), q->packed.size());
-        for (size_t i = 0; i < packed.size(); ++i)
-            ASSERT_EQ(static_cast<uint8_t>(packed[i]), q->packed[i]) << "byte " << i;
-        std::vector<float> absmax = read_f32(ref / "absmax.f32");
-        ASSERT_EQ(absmax.size(), q->absmax.size());
-        for (size_t i = 0; i < absmax.size(); ++i)
-            ASSERT_EQ(bits(absmax[i]), bits(q->absmax[i])) << "absmax " << i;
-
+        EXPECT_TRUE(same_bytes(ref / "packed.u8", q->packed.data(), q->packed.size()));
+        EXPECT_TRUE(same_floats(ref / "absmax.f32", q->absmax.data(), q->absmax.size()));
         std::vector<float> deq(n);
         ASSERT_TRUE(dequantize_nf4(*q, deq.data()).ok());
-        std::vector<float> ref_deq = read_f32(ref / "deq.f32");
-        ASSERT_EQ(ref_deq.size(), n);
-        for (size_t i = 0; i < n; ++i)
-            ASSERT_EQ(bits(ref_deq[i]), bits(deq[i])) << "deq " << i << " " << ref_deq[i] << " vs " << deq[i];
+        EXPECT_TRUE(same_floats(ref / "deq.f32", deq.data(), n));
         std::vector<uint16_t> deq16(n);
         ASSERT_TRUE(dequantize_nf4_bf16(*q, deq16.data()).ok());
-        std::vector<char> ref16 = read_all(ref / "deq.bf16");
-        ASSERT_EQ(ref16.size(), 2 * n);
-        for (size_t i = 0; i < n; ++i) {
-            uint16_t r;
-            std::memcpy(&r, ref16.data() + 2 * i, 2);
-            ASSERT_EQ(r, deq16[i]) << "deq bf16 " << i;
-        }
+        EXPECT_TRUE(same_bytes(ref / "deq.bf16", deq16.data(), 2 * n));
 
         // The second reference, torch's float math, where it ran.
         if (fs::exists(ref / "torch_packed.u8")) {
-            std::vector<char> tp = read_all(ref / "torch_packed.u8");
-            ASSERT_EQ(tp.size(), q->packed.size());
-            for (size_t i = 0; i < tp.size(); ++i)
-                ASSERT_EQ(static_cast<uint8_t>(tp[i]), q->packed[i]) << "torch byte " << i;
-            std::vector<float> ta = read_f32(ref / "torch_absmax.f32");
-            ASSERT_EQ(ta.size(), q->absmax.size());
-            for (size_t i = 0; i < ta.size(); ++i)
-                ASSERT_EQ(bits(ta[i]), bits(q->absmax[i])) << "torch absmax " << i;
-            std::vector<float> td = read_f32(ref / "torch_deq.f32");
-            ASSERT_EQ(td.size(), n);
-            for (size_t i = 0; i < n; ++i)
-                ASSERT_EQ(bits(td[i]), bits(deq[i])) << "torch deq " << i;
+            EXPECT_TRUE(same_bytes(ref / "torch_packed.u8", q->packed.data(), q->packed.size()));
+            EXPECT_TRUE(same_floats(ref / "torch_absmax.f32", q->absmax.data(), q->absmax.size()));
+            EXPECT_TRUE(same_floats(ref / "torch_deq.f32", deq.data(), n));
             g_figures.torch_cases += 1;
         }
 
         // Double quantization of the absmax (compress_statistics=True).
         Result<DoubleQuantized> dq = double_quantize_absmax(q->absmax, 256);
         ASSERT_TRUE(dq.ok()) << dq.error();
-        std::vector<char> codes = read_all(ref / "dq_codes.u8");
-        ASSERT_EQ(codes.size(), dq->codes.size());
-        for (size_t i = 0; i < codes.size(); ++i)
-            ASSERT_EQ(static_cast<uint8_t>(codes[i]), dq->codes[i]) << "dq code " << i;
-        std::vector<float> nested = read_f32(ref / "dq_nested_absmax.f32");
-        ASSERT_EQ(nested.size(), dq->nested_absmax.size());
-        for (size_t i = 0; i < nested.size(); ++i)
-            ASSERT_EQ(bits(nested[i]), bits(dq->nested_absmax[i])) << "nested_absmax " << i;
-        std::vector<float> map = read_f32(ref / "dq_quant_map.f32");
-        ASSERT_EQ(map.size(), 256u);
-        for (size_t i = 0; i < 256; ++i)
-            ASSERT_EQ(bits(map[i]), bits(dq->nested_quant_map[i])) << "quant_map " << i;
-        if (fs::exists(ref / "torch_map.f32")) {
-            std::vector<float> tmap = read_f32(ref / "torch_map.f32");
-            for (size_t i = 0; i < 256; ++i)
-                ASSERT_EQ(bits(tmap[i]), bits(dq->nested_quant_map[i])) << "torch quant_map " << i;
-        }
-        ASSERT_EQ(bits(read_f32(ref / "dq_offset.f32").at(0)), bits(dq->offset));
+        EXPECT_TRUE(same_bytes(ref / "dq_codes.u8", dq->codes.data(), dq->codes.size()));
+        EXPECT_TRUE(
+            same_floats(ref / "dq_nested_absmax.f32", dq->nested_absmax.data(), dq->nested_absmax.size()));
+        EXPECT_TRUE(same_floats(ref / "dq_quant_map.f32", dq->nested_quant_map.data(), 256));
+        if (fs::exists(ref / "torch_map.f32"))
+            EXPECT_TRUE(same_floats(ref / "torch_map.f32", dq->nested_quant_map.data(), 256));
+        EXPECT_TRUE(same_floats(ref / "dq_offset.f32", &dq->offset, 1));
         Result<std::vector<float>> absmax_dq = dequantize_absmax(*dq);
         ASSERT_TRUE(absmax_dq.ok()) << absmax_dq.error();
-        std::vector<float> ref_absmax_dq = read_f32(ref / "dq_absmax.f32");
-        ASSERT_EQ(ref_absmax_dq.size(), absmax_dq->size());
-        for (size_t i = 0; i < ref_absmax_dq.size(); ++i)
-            ASSERT_EQ(bits(ref_absmax_dq[i]), bits((*absmax_dq)[i])) << "absmax from dq " << i;
+        EXPECT_TRUE(same_floats(ref / "dq_absmax.f32", absmax_dq->data(), absmax_dq->size()));
         Nf4Tensor via_dq = *q;
         via_dq.absmax = *absmax_dq;
         std::vector<float> deq_dq(n);
         ASSERT_TRUE(dequantize_nf4(via_dq, deq_dq.data()).ok());
-        std::vector<float> ref_deq_dq = read_f32(ref / "deq_dq.f32");
-        for (size_t i = 0; i < n; ++i)
-            ASSERT_EQ(bits(ref_deq_dq[i]), bits(deq_dq[i])) << "deq through dq " << i;
+        EXPECT_TRUE(same_floats(ref / "deq_dq.f32", deq_dq.data(), n));
 
         // The quant_state JSON text, byte for byte as json.dumps writes it.
         QuantStateInfo info;
@@ -405,20 +392,12 @@ TEST_F(Nf4VersusReference, DoubleQuantTies) {
     Result<DoubleQuantized> dq = double_quantize_absmax(absmax, 256);
     ASSERT_TRUE(dq.ok()) << dq.error();
     EXPECT_EQ(dq->offset, 0.0f);
-    std::vector<char> codes = read_all(ref / "dq_codes.u8");
-    ASSERT_EQ(codes.size(), dq->codes.size());
-    for (size_t i = 0; i < codes.size(); ++i)
-        ASSERT_EQ(static_cast<uint8_t>(codes[i]), dq->codes[i]) << "dq code " << i << " of " << absmax[i];
-    std::vector<float> nested = read_f32(ref / "dq_nested_absmax.f32");
-    ASSERT_EQ(nested.size(), dq->nested_absmax.size());
-    for (size_t i = 0; i < nested.size(); ++i)
-        ASSERT_EQ(bits(nested[i]), bits(dq->nested_absmax[i]));
+    EXPECT_TRUE(same_bytes(ref / "dq_codes.u8", dq->codes.data(), dq->codes.size()));
+    EXPECT_TRUE(
+        same_floats(ref / "dq_nested_absmax.f32", dq->nested_absmax.data(), dq->nested_absmax.size()));
     Result<std::vector<float>> back = dequantize_absmax(*dq);
     ASSERT_TRUE(back.ok());
-    std::vector<float> ref_back = read_f32(ref / "dq_absmax.f32");
-    ASSERT_EQ(ref_back.size(), back->size());
-    for (size_t i = 0; i < ref_back.size(); ++i)
-        ASSERT_EQ(bits(ref_back[i]), bits((*back)[i])) << i;
+    EXPECT_TRUE(same_floats(ref / "dq_absmax.f32", back->data(), back->size()));
     g_figures.absmax_values += absmax.size();
 }
 
