@@ -14,7 +14,7 @@
 #
 # Usage: render_reference.py TEMPLATE_FILE CONTEXT_JSON_FILE
 # Prints the rendered text on stdout (no newline added), exit 0; on a template error prints
-# "TemplateError: <message>" on stderr, exit 3.
+# "<ExceptionClass>: <message>" on stderr (TemplateError for raise_exception), exit 3.
 import json
 import sys
 
@@ -45,7 +45,7 @@ def main():
     try:
         text = env.from_string(source).render(**context)
     except TemplateError as e:
-        sys.stderr.write("TemplateError: %s\n" % e)
+        sys.stderr.write("%s: %s\n" % (type(e).__name__, e))
         return 3
     sys.stdout.buffer.write(text.encode("utf-8"))
     return 0
