@@ -71,6 +71,28 @@ struct TemplateNode {
     std::vector<std::shared_ptr<const TemplateNode>> else_body;
 };
 
+// The filters and tests the evaluator implements (template_render.cpp); the parser rejects others up
+// front, as Jinja2 does when it compiles a template ("No filter named ...").
+inline bool is_supported_filter(const std::string& name) {
+    static const char* const kFilters[] = {
+        "default", "d",          "length", "count",   "string",     "tojson",     "items", "list", "first",
+        "last",    "join",       "select", "reject",  "selectattr", "rejectattr", "map",   "trim", "upper",
+        "lower",   "capitalize", "title",  "replace", "int",        "abs",        "safe"};
+    for (const char* f : kFilters)
+        if (name == f) return true;
+    return false;
+}
+inline bool is_supported_test(const std::string& name) {
+    static const char* const kTests[] = {
+        "defined", "undefined", "none",        "string",  "number",   "integer",  "float",
+        "boolean", "true",      "false",       "mapping", "iterable", "sequence", "callable",
+        "odd",     "even",      "divisibleby", "equalto", "eq",       "==",       "sameas",
+        "ne",      "!=",        "in",          "lower",   "upper"};
+    for (const char* t : kTests)
+        if (name == t) return true;
+    return false;
+}
+
 using NodePtr = std::shared_ptr<const TemplateNode>;
 using NodeList = std::vector<NodePtr>;
 

@@ -678,7 +678,10 @@ private:
                 const Where w = next().where;
                 auto filter = make(Expr::Kind::kFilter, w);
                 filter->object = node;
+                const Where name_at = peek().where;
                 filter->name = expect_name("a filter name");
+                if (!is_supported_filter(filter->name))
+                    throw ParseError{name_at, "unknown filter '" + filter->name + "'"};
                 if (accept_operator("(")) parse_arguments(*filter);
                 node = filter;
             } else if (peek().type == Token::Type::kName && peek().text == "is") {
@@ -690,6 +693,8 @@ private:
                 if (name.type != Token::Type::kName)
                     throw ParseError{name.where, "expected a test name after 'is'"};
                 test->name = name.text;
+                if (!is_supported_test(test->name))
+                    throw ParseError{name.where, "unknown test '" + test->name + "'"};
                 if (accept_operator("(")) {
                     parse_arguments(*test);
                 } else if (peek().type == Token::Type::kString || peek().type == Token::Type::kInteger ||

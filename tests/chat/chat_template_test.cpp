@@ -274,12 +274,18 @@ TEST(ChatTemplate, JinjaFeaturesMatchJinja2) {
 }
 
 TEST(ChatTemplate, ErrorsNameTheLineAndColumn) {
+    // Like Jinja2, an unknown filter or test fails when the template is parsed, not as an empty string.
     const auto unknown_filter = parse_chat_template("line one\n{{ messages | frobnicate }}");
-    ASSERT_TRUE(unknown_filter.ok());
-    const auto r = render(*unknown_filter, {{"messages", json::array()}});
+    ASSERT_FALSE(unknown_filter.ok());
+    EXPECT_EQ(unknown_filter.error(), "chat template: line 2 column 15: unknown filter 'frobnicate'");
+    const auto unknown_test = parse_chat_template("{% if x is shiny %}{% endif %}");
+    ASSERT_FALSE(unknown_test.ok());
+    EXPECT_EQ(unknown_test.error(), "chat template: line 1 column 12: unknown test 'shiny'");
+    const auto bad_operand = parse_chat_template("{{ 'a' + 1 }}");
+    ASSERT_TRUE(bad_operand.ok());
+    const auto r = render(*bad_operand, json::object());
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().find("line 2 column 13"), std::string::npos) << r.error();
-    EXPECT_NE(r.error().find("unknown filter 'frobnicate'"), std::string::npos) << r.error();
+    EXPECT_EQ(r.error(), "chat template: line 1 column 4: unsupported operand types for +: str and int");
 
     const auto unclosed = parse_chat_template("ok\n  {% if x %}never closed");
     ASSERT_FALSE(unclosed.ok());
