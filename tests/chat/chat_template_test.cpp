@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 
 #include "chat/chat_template.h"
@@ -66,6 +67,32 @@ Reference render_with_jinja2(const std::string& source, const json& context) {
     for (const auto& p : {ctx, out, err})
         fs::remove(p);
     return r;
+}
+
+// One python3 run for many contexts (render_reference.py --batch).
+std::vector<Reference> render_batch_with_jinja2(const std::string& source,
+                                                const std::vector<json>& contexts) {
+    const fs::path dir = fs::temp_directory_path() / ("slipway-chat-batch-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path tmpl = dir / "t.jinja", ctx = dir / "contexts.json", out = dir / "out.json";
+    write_file(tmpl, source);
+    write_file(ctx, json(contexts).dump());
+    const std::string command = std::string(kPython) + " " + SLIPWAY_SOURCE_DIR +
+                                "/tests/chat/render_reference.py --batch " + tmpl.string() + " " +
+                                ctx.string() + " >" + out.string();
+    const int rc = std::system(command.c_str());
+    std::vector<Reference> results;
+    if (rc == 0) {
+        for (const auto& r : json::parse(read_file(out))) {
+            Reference reference;
+            reference.raised = r.contains("error");
+            reference.error = reference.raised ? r["error"].get<std::string>() : "";
+            reference.text = reference.raised ? "" : r["text"].get<std::string>();
+            results.push_back(std::move(reference));
+        }
+    }
+    fs::remove_all(dir);
+    return results;
 }
 
 json message(const std::string& role, const std::string& content) {
@@ -198,6 +225,77 @@ TEST(ChatTemplate, EveryTemplateTimesEveryConversationMatchesJinja2) {
               << " conversations: " << identical_text + both_raised << "/" << pairs << " agree with jinja2 ("
               << identical_text << " byte-identical renders, " << both_raised << " raised by both)\n";
     EXPECT_EQ(identical_text + both_raised, pairs);
+}
+
+// Seeded random conversations (roles in and out of order, Russian, emoji, whitespace, template-like text,
+// thinking tags, empty strings) through every template: both renderers must agree on each.
+TEST(ChatTemplate, RandomConversationsMatchJinja2) {
+    if (!have_reference()) GTEST_SKIP() << "python3-jinja2 is not installed";
+    const std::vector<std::string> fragments = {"Hello",
+                                                "Привет, мир!",
+                                                "  spaced  ",
+                                                "\n",
+                                                "{{ not code }}",
+                                                "{% if x %}",
+                                                "quote \" and '",
+                                                "tab\there",
+                                                "<think>why</think>answer",
+                                                "<think>\nhm\n</think>\n\nok",
+                                                "</tool_response>",
+                                                "emoji 🙂 ok",
+                                                "",
+                                                "back\\slash",
+                                                "#}{#",
+                                                "Ёлки-палки"};
+    const std::vector<std::string> roles = {"user", "assistant", "system", "tool"};
+    std::mt19937 rng(20261123);
+    const auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+    std::vector<json> contexts;
+    for (int i = 0; i < 60; ++i) {
+        json messages = json::array();
+        if (pick(2) == 0) messages.push_back(message("system", fragments[pick(fragments.size())]));
+        const size_t n = pick(6);
+        for (size_t m = 0; m < n; ++m) {
+            const std::string role =
+                pick(7) == 0 ? roles[pick(roles.size())] : (m % 2 == 0 ? "user" : "assistant");
+            std::string content;
+            for (size_t k = 0, parts = 1 + pick(3); k < parts; ++k)
+                content += fragments[pick(fragments.size())];
+            messages.push_back(message(role, content));
+        }
+        json context = {{"messages", messages},
+                        {"add_generation_prompt", pick(2) == 0},
+                        {"bos_token", pick(2) ? "<s>" : "<|begin_of_text|>"},
+                        {"eos_token", pick(2) ? "</s>" : "<|eot_id|>"}};
+        if (pick(3) == 0) context["enable_thinking"] = pick(2) == 0;
+        contexts.push_back(std::move(context));
+    }
+    int agree = 0, total = 0, raised = 0;
+    for (const auto& file : template_files()) {
+        const std::string source = read_file(file);
+        auto parsed = parse_chat_template(source);
+        ASSERT_TRUE(parsed.ok()) << parsed.error();
+        const auto expected = render_batch_with_jinja2(source, contexts);
+        ASSERT_EQ(expected.size(), contexts.size()) << "render_reference.py --batch failed for " << file;
+        for (size_t i = 0; i < contexts.size(); ++i) {
+            SCOPED_TRACE(file.filename().string() + " x random " + std::to_string(i) + ": " +
+                         contexts[i].dump());
+            ++total;
+            const auto got = render(*parsed, contexts[i]);
+            if (expected[i].raised) {
+                EXPECT_FALSE(got.ok()) << "jinja2 raised (" << expected[i].error << ") but we rendered:\n"
+                                       << *got;
+                agree += !got.ok();
+                raised += !got.ok();
+                continue;
+            }
+            ASSERT_TRUE(got.ok()) << got.error();
+            EXPECT_EQ(*got, expected[i].text);
+            agree += *got == expected[i].text;
+        }
+    }
+    std::cout << "[ chat templates ] random conversations: " << agree << "/" << total
+              << " agree with jinja2 (" << raised << " raised by both)\n";
 }
 
 // Small templates for the Jinja features one at a time, each against the reference.
