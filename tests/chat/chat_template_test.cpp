@@ -196,10 +196,17 @@ TEST(ChatTemplate, EveryTemplateTimesEveryConversationMatchesJinja2) {
         const std::string source = read_file(file);
         auto parsed = parse_chat_template(source);
         ASSERT_TRUE(parsed.ok()) << file << ": " << parsed.error();
-        for (const auto& [name, context] : conversations()) {
+        const auto named = conversations();
+        std::vector<json> contexts;
+        for (const auto& [unused, context] : named)
+            contexts.push_back(context);
+        const std::vector<Reference> references = render_batch_with_jinja2(source, contexts);
+        ASSERT_EQ(references.size(), named.size()) << "render_reference.py --batch failed for " << file;
+        for (size_t i = 0; i < named.size(); ++i) {
+            const auto& [name, context] = named[i];
             SCOPED_TRACE(file.filename().string() + " x " + name);
             ++pairs;
-            const Reference expected = render_with_jinja2(source, context);
+            const Reference& expected = references[i];
             const auto got = render(*parsed, context);
             if (expected.raised) {
                 EXPECT_FALSE(got.ok()) << "jinja2 raised (" << expected.error << ") but we rendered:\n"
