@@ -28,8 +28,13 @@ struct ChatTemplate {
 // Renders with `context` as the template's variables: messages (list of {role, content, ...}),
 // add_generation_prompt, bos_token, eos_token, tools, ... A variable the context lacks is Jinja's
 // undefined (false, prints as ""). Errors name the line and column of the failing expression; a
-// raise_exception(msg) call fails with "raise_exception: msg". Object keys iterate in nlohmann::json order
-// (sorted), not insertion order.
+// raise_exception(msg) call fails with "raise_exception: msg". nlohmann::json sorts object keys, so objects
+// print (tojson) and iterate in key order here.
 [[nodiscard]] Result<std::string> render(const ChatTemplate& chat_template, const nlohmann::json& context);
+
+// The same, keeping the context's object key order as Python dicts (and so transformers) do: use this when
+// the template prints objects, e.g. the tools' JSON schemas, and the prompt must equal transformers' tokens.
+[[nodiscard]] Result<std::string> render_ordered(const ChatTemplate& chat_template,
+                                                 const nlohmann::ordered_json& context);
 
 }  // namespace slipway::chat

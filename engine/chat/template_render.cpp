@@ -14,7 +14,8 @@
 namespace slipway::chat {
 namespace {
 
-using json = nlohmann::json;
+// Objects keep their insertion order, as Python dicts do (tojson of tools, dict iteration).
+using json = nlohmann::ordered_json;
 
 // A runtime value: JSON data, Jinja's undefined, a namespace() object (mutable, shared), or a global
 // function.
@@ -370,7 +371,7 @@ private:
     Value eval(const Expr& e) {
         switch (e.kind) {
             case Expr::Kind::kLiteral:
-                return Value::of(e.value);
+                return Value::of(json(e.value));
             case Expr::Kind::kName:
                 return lookup(e.name);
             case Expr::Kind::kList: {
@@ -721,11 +722,11 @@ private:
                 options.item_separator = separators->data[0].get<std::string>();
                 options.key_separator = separators->data[1].get<std::string>();
             }
-            if (const Value* sort = arg(3, "sort_keys"); sort && truthy(*sort)) {
-                // nlohmann::json objects are sorted already.
-            }
+            json value = need_json(input, e.where);
+            if (const Value* sort = arg(3, "sort_keys"); sort && truthy(*sort))
+                value = json(nlohmann::json(value));  // nlohmann::json keeps objects sorted by key
             std::string out;
-            py_json_dumps(need_json(input, e.where), options, 0, out);
+            py_json_dumps(value, options, 0, out);
             return Value::of(out);
         }
         if (input.is_undefined() && (f == "items" || f == "list" || f == "join" || f == "reject" ||
@@ -944,6 +945,8 @@ private:
         if ((x.is_boolean() && y.is_number()) || (x.is_number() && y.is_boolean()))
             return as_double(x.is_boolean() ? json(x.get<bool>() ? 1 : 0) : x) ==
                    as_double(y.is_boolean() ? json(y.get<bool>() ? 1 : 0) : y);
+        if (x.is_structured() && y.is_structured())  // Python's dict equality ignores key order
+            return nlohmann::json(x) == nlohmann::json(y);
         return x == y;
     }
 
@@ -1129,6 +1132,10 @@ private:
 }  // namespace
 
 Result<std::string> render(const ChatTemplate& chat_template, const nlohmann::json& context) {
+    return render_ordered(chat_template, nlohmann::ordered_json(context));
+}
+
+Result<std::string> render_ordered(const ChatTemplate& chat_template, const nlohmann::ordered_json& context) {
     if (!chat_template.body) return Result<std::string>::Error("chat template: not parsed");
     std::string out;
     try {

@@ -305,6 +305,56 @@ TEST(ChatTemplate, RandomConversationsMatchJinja2) {
               << " agree with jinja2 (" << raised << " raised by both)\n";
 }
 
+// Tools as a caller writes them (keys not sorted): render_ordered keeps their order, as Python dicts do, so
+// the tool schemas print exactly as transformers prints them.
+TEST(ChatTemplate, RenderOrderedKeepsKeyOrderLikePython) {
+    if (!have_reference()) GTEST_SKIP() << "python3-jinja2 is not installed";
+    const auto context = nlohmann::ordered_json::parse(R"({
+      "messages": [{"role": "user", "content": "Weather?"},
+                   {"role": "assistant", "content": "",
+                    "tool_calls": [{"type": "function", "id": "call00001",
+                                    "function": {"name": "get_weather", "arguments": {"unit": "C", "city": "Omsk"}}}]}],
+      "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather",
+                 "parameters": {"type": "object", "required": ["city"],
+                                "properties": {"unit": {"type": "string"}, "city": {"type": "string"}}}}}],
+      "add_generation_prompt": false, "bos_token": "<s>", "eos_token": "</s>",
+      "d": {"z": 1, "a": 2}})");
+    int same = 0, total = 0;
+    std::vector<std::string> sources = {
+        "{{ d|tojson }} {{ d|tojson(sort_keys=true) }} {% for k in d %}{{ k }}{% endfor %}"};
+    for (const auto& file : template_files())
+        sources.push_back(read_file(file));
+    for (const auto& source : sources) {
+        SCOPED_TRACE(source.substr(0, 60));
+        const fs::path dir =
+            fs::temp_directory_path() / ("slipway-chat-ordered-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+        write_file(dir / "t.jinja", source);
+        write_file(dir / "c.json", context.dump());
+        const std::string command = std::string(kPython) + " " + SLIPWAY_SOURCE_DIR +
+                                    "/tests/chat/render_reference.py " + (dir / "t.jinja").string() + " " +
+                                    (dir / "c.json").string() + " >" + (dir / "out").string() +
+                                    " 2>/dev/null";
+        const bool raised = std::system(command.c_str()) != 0;
+        const std::string expected = read_file(dir / "out");
+        fs::remove_all(dir);
+        auto parsed = parse_chat_template(source);
+        ASSERT_TRUE(parsed.ok()) << parsed.error();
+        const auto got = render_ordered(*parsed, context);
+        ++total;
+        if (raised) {
+            EXPECT_FALSE(got.ok());
+            same += !got.ok();
+            continue;
+        }
+        ASSERT_TRUE(got.ok()) << got.error();
+        EXPECT_EQ(*got, expected);
+        same += *got == expected;
+    }
+    std::cout << "[ chat templates ] insertion-ordered tools: " << same << "/" << total
+              << " agree with jinja2\n";
+}
+
 // Small templates for the Jinja features one at a time, each against the reference.
 TEST(ChatTemplate, JinjaFeaturesMatchJinja2) {
     if (!have_reference()) GTEST_SKIP() << "python3-jinja2 is not installed";
