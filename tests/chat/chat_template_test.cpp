@@ -428,6 +428,27 @@ TEST(ChatTemplate, JinjaFeaturesMatchJinja2) {
               << " identical\n";
 }
 
+// Every truncation of every template parses or fails with a message; what parses renders or fails: no crash.
+TEST(ChatTemplate, TruncatedTemplatesFailCleanly) {
+    const json context = conversations()[3].second;
+    int parse_errors = 0, render_errors = 0, rendered = 0;
+    for (const auto& file : template_files()) {
+        const std::string source = read_file(file);
+        for (size_t n = 0; n <= source.size(); ++n) {
+            const auto parsed = parse_chat_template(std::string_view(source).substr(0, n));
+            if (!parsed.ok()) {
+                EXPECT_EQ(parsed.error().rfind("chat template: ", 0), 0u) << parsed.error();
+                ++parse_errors;
+                continue;
+            }
+            const auto got = render(*parsed, context);
+            got.ok() ? ++rendered : ++render_errors;
+        }
+    }
+    std::cout << "[ chat templates ] truncations: " << parse_errors << " parse errors, " << render_errors
+              << " render errors, " << rendered << " rendered\n";
+}
+
 TEST(ChatTemplate, ErrorsNameTheLineAndColumn) {
     // Like Jinja2, an unknown filter or test fails when the template is parsed, not as an empty string.
     const auto unknown_filter = parse_chat_template("line one\n{{ messages | frobnicate }}");
