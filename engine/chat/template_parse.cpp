@@ -340,6 +340,7 @@ private:
     }
 
     NodePtr parse_statement() {
+        const Nesting guard(depth_, peek().where);
         const Token keyword = next();
         auto node = std::make_shared<TemplateNode>();
         node->where = keyword.where;
@@ -426,7 +427,23 @@ private:
     }
 
     // ---- expressions
+    // Nesting guard: a template is data from a model folder; deep nesting must fail, not exhaust the stack.
+    struct Nesting {
+        Nesting(int& depth, Where where) : depth_(depth) {
+            if (++depth_ > kMaxNesting) {
+                --depth_;
+                throw ParseError{where, "nested deeper than " + std::to_string(kMaxNesting) + " levels"};
+            }
+        }
+        ~Nesting() { --depth_; }
+        Nesting(const Nesting&) = delete;
+        Nesting& operator=(const Nesting&) = delete;
+        int& depth_;
+    };
+    static constexpr int kMaxNesting = 200;
+
     ExprPtr parse_expression(bool allow_condition = true) {
+        const Nesting guard(depth_, peek().where);
         ExprPtr expr = parse_or();
         if (!allow_condition) return expr;
         while (peek().type == Token::Type::kName && peek().text == "if") {
@@ -519,6 +536,7 @@ private:
         return left;
     }
     ExprPtr parse_unary(bool with_filter = true) {
+        const Nesting guard(depth_, peek().where);
         ExprPtr node;
         if (peek().type == Token::Type::kOperator && (peek().text == "-" || peek().text == "+")) {
             const Token t = next();
@@ -772,6 +790,7 @@ private:
     size_t index_ = 0;
     const std::vector<Token>* tokens_ = nullptr;
     size_t cursor_ = 0;
+    int depth_ = 0;
 };
 
 }  // namespace

@@ -472,6 +472,17 @@ TEST(ChatTemplate, ErrorsNameTheLineAndColumn) {
     EXPECT_NE(bad_tag.error().find("line 1 column 4: unknown or unsupported tag 'macro'"), std::string::npos)
         << bad_tag.error();
 
+    const auto deep =
+        parse_chat_template("{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}");
+    ASSERT_FALSE(deep.ok());
+    EXPECT_NE(deep.error().find("nested deeper than 200 levels"), std::string::npos) << deep.error();
+    std::string nested_ifs;
+    for (int i = 0; i < 1000; ++i)
+        nested_ifs += "{% if true %}";
+    const auto deep_ifs = parse_chat_template(nested_ifs);
+    ASSERT_FALSE(deep_ifs.ok());
+    EXPECT_NE(deep_ifs.error().find("nested deeper than 200 levels"), std::string::npos) << deep_ifs.error();
+
     const auto raising = parse_chat_template("{{ raise_exception('Only user and assistant roles!') }}");
     ASSERT_TRUE(raising.ok());
     const auto raised = render(*raising, json::object());
