@@ -21,7 +21,7 @@ packages=(
   # remote
   libssh-dev
   # tests: GoogleTest, benchmarks, reference numerics, a real sshd + Slurm on 127.0.0.1, script lint
-  libgtest-dev libgmock-dev libbenchmark-dev python3-torch
+  libgtest-dev libgmock-dev libbenchmark-dev python3-torch python3-jinja2
   openssh-server openssh-client slurm-wlm munge shellcheck
   # tests/cluster: python3 picks free ports, iproute2 (ss) shows which process owns a ProxyJump tunnel socket
   python3 iproute2
