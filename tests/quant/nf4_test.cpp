@@ -93,6 +93,22 @@ void write_raw(const fs::path& p, const std::vector<T>& v) {
     return ::testing::AssertionSuccess();
 }
 
+// Every value within `max_ulps` units in the last place of the reference's (same sign).
+::testing::AssertionResult within_ulps(const fs::path& file, const float* ours, size_t n, int64_t max_ulps) {
+    const std::vector<float> ref = read_f32(file);
+    if (ref.size() != n)
+        return ::testing::AssertionFailure()
+               << file.filename() << ": " << ref.size() << " values, ours " << n;
+    for (size_t i = 0; i < n; ++i) {
+        const int64_t distance = std::abs(static_cast<int64_t>(static_cast<int32_t>(bits(ref[i]))) -
+                                          static_cast<int64_t>(static_cast<int32_t>(bits(ours[i]))));
+        if (std::signbit(ref[i]) != std::signbit(ours[i]) || distance > max_ulps)
+            return ::testing::AssertionFailure()
+                   << file.filename() << " [" << i << "]: reference " << ref[i] << ", ours " << ours[i];
+    }
+    return ::testing::AssertionSuccess();
+}
+
 // Totals over all cases, printed at the end of the suite.
 struct Figures {
     int cases = 0;
@@ -165,8 +181,13 @@ protected:
         EXPECT_TRUE(
             same_floats(ref / "dq_nested_absmax.f32", dq->nested_absmax.data(), dq->nested_absmax.size()));
         EXPECT_TRUE(same_floats(ref / "dq_quant_map.f32", dq->nested_quant_map.data(), 256));
-        if (fs::exists(ref / "torch_map.f32"))
-            EXPECT_TRUE(same_floats(ref / "torch_map.f32", dq->nested_quant_map.data(), 256));
+        // bitsandbytes builds this map with torch.linspace at run time, whose float rounding depends on the
+        // torch build (torch 2.6's vectorized CPU kernel gives one entry one ulp away from the scalar loop
+        // that the reference and we follow). A map read from a checkpoint is used as stored, so this only
+        // matters when we quantize ourselves: at most one ulp.
+        if (fs::exists(ref / "torch_map.f32")) {
+            EXPECT_TRUE(within_ulps(ref / "torch_map.f32", dq->nested_quant_map.data(), 256, 1));
+        }
         EXPECT_TRUE(same_floats(ref / "dq_offset.f32", &dq->offset, 1));
         Result<std::vector<float>> absmax_dq = dequantize_absmax(*dq);
         ASSERT_TRUE(absmax_dq.ok()) << absmax_dq.error();
