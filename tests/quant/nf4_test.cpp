@@ -182,11 +182,11 @@ protected:
             same_floats(ref / "dq_nested_absmax.f32", dq->nested_absmax.data(), dq->nested_absmax.size()));
         EXPECT_TRUE(same_floats(ref / "dq_quant_map.f32", dq->nested_quant_map.data(), 256));
         // bitsandbytes builds this map with torch.linspace at run time, whose float rounding depends on the
-        // torch build (torch 2.6's vectorized CPU kernel gives one entry one ulp away from the scalar loop
-        // that the reference and we follow). A map read from a checkpoint is used as stored, so this only
-        // matters when we quantize ourselves: at most one ulp.
+        // torch build and the CPU: torch 2.6's scalar path equals the loop the reference and we follow bit
+        // for bit, its AVX2 path puts 42 of the 256 entries 1-2 ulps away (measured). A map read from a
+        // checkpoint is used as stored, so this only matters when we quantize ourselves: at most 2 ulps.
         if (fs::exists(ref / "torch_map.f32")) {
-            EXPECT_TRUE(within_ulps(ref / "torch_map.f32", dq->nested_quant_map.data(), 256, 1));
+            EXPECT_TRUE(within_ulps(ref / "torch_map.f32", dq->nested_quant_map.data(), 256, 2));
         }
         EXPECT_TRUE(same_floats(ref / "dq_offset.f32", &dq->offset, 1));
         Result<std::vector<float>> absmax_dq = dequantize_absmax(*dq);
