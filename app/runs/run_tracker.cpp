@@ -21,6 +21,10 @@ int64_t now_ms() {
 
 }  // namespace
 
+bool follows_local_file(RunSource source) {
+    return source == RunSource::kLocal || source == RunSource::kLogFile;
+}
+
 RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
                        QObject* parent)
     : QObject(parent), store_(store), follow_(follow), sessions_(sessions), options_(std::move(options)) {
@@ -73,8 +77,7 @@ RunTracker::~RunTracker() {
         disconnect(runner, nullptr, this, nullptr);  // no state writes from a dying tracker
     }
     for (auto& [key, run] : runs_) {
-        const bool file_follow = run.source == RunSource::kLocal || run.source == RunSource::kLogFile;
-        if (run.follow_id != 0 && file_follow) follow_->stop(run.follow_id);
+        if (run.follow_id != 0 && follows_local_file(run.source)) follow_->stop(run.follow_id);
         if (run.store_id != 0) close_store_queue(run.store_id);
     }
 }
@@ -109,10 +112,9 @@ const TrackedRun* RunTracker::run(int key) const {
 
 TrackedRun* RunTracker::find_by_follow(RunSource source, int follow_id) {
     if (follow_id == 0) return nullptr;
-    const bool file_follow = source == RunSource::kLocal || source == RunSource::kLogFile;
+    const bool file_follow = follows_local_file(source);
     for (auto& [key, run] : runs_) {
-        const bool run_file_follow = run.source == RunSource::kLocal || run.source == RunSource::kLogFile;
-        if (run.follow_id == follow_id && run_file_follow == file_follow) return &run;
+        if (run.follow_id == follow_id && follows_local_file(run.source) == file_follow) return &run;
     }
     return nullptr;
 }
@@ -351,7 +353,7 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
         } else {
             follow_->finish(run.follow_id);  // a last line without '\n' too
         }
-    } else if (batch.finished && (run.source == RunSource::kLocal || run.source == RunSource::kLogFile)) {
+    } else if (batch.finished && follows_local_file(run.source)) {
         run.follow_id = 0;
     }
     emit batch_applied(key, batch, first_new);
@@ -535,7 +537,7 @@ void RunTracker::release(int key) {
     if (it == runs_.end()) return;
     TrackedRun& run = it->second;
     if (run.follow_id != 0) {
-        if (run.source == RunSource::kLocal || run.source == RunSource::kLogFile) {
+        if (follows_local_file(run.source)) {
             follow_->stop(run.follow_id);
         } else if (sessions_ != nullptr) {
             if (ClusterSession* s = sessions_->existing(run.profile.toStdString()))

@@ -43,6 +43,9 @@ enum class RunSource {
     kClusterLog,  // a log on a cluster opened by hand
 };
 
+// Its log is a file on this machine, followed by the FollowService (else by its cluster's session).
+bool follows_local_file(RunSource source);
+
 struct TrackedRun {
     int key = 0;
     RunSource source = RunSource::kLogFile;
@@ -166,7 +169,6 @@ private:
     void on_file_batch(const FollowBatch& batch);
     void check_stalls();
     void close_store_queue(int64_t store_id);
-    void emit_alert(int key, const RunAlert& alert) { emit this->alert(key, alert); }
 
     // The cluster half (run_tracker_cluster.cpp).
     ClusterSession* session_for(const QString& profile);
