@@ -120,19 +120,28 @@ public:
     }
 };
 
-// x W^T for linear layers side by side: one product over their concatenated weights (the parameters keep
-// HF's names), plus each adapter's term where there is one (zeros elsewhere, so a zero adapter changes no
-// bit). (B, T, C) -> (B, T, sum of outs)
+// x W^T (+ b) for linear layers side by side: one product over their concatenated weights (the parameters
+// keep HF's names), plus each adapter's term where there is one (zeros elsewhere, so a zero adapter changes
+// no bit). (B, T, C) -> (B, T, sum of outs)
 torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearImpl*> layers) {
     std::vector<torch::Tensor> weights;
-    bool adapted = false;
+    bool adapted = false, biased = false;
     for (LinearImpl* layer : layers) {
         weights.push_back(layer->weight);
         adapted = adapted || layer->has_lora();
+        biased = biased || layer->bias.defined();
     }
     const torch::Tensor joint = AdjacentRows::applies(weights) ? AdjacentRows::apply(at::TensorList(weights))
                                                                : torch::cat(weights);  // (sum outs, C)
     torch::Tensor y = torch::matmul(x, joint.t());
+    if (biased) {
+        std::vector<torch::Tensor> biases;  // (out) each; zeros for a layer without one
+        for (LinearImpl* layer : layers)
+            biases.push_back(layer->bias.defined()
+                                 ? layer->bias
+                                 : torch::zeros({layer->weight.size(0)}, layer->weight.options()));
+        y = y + torch::cat(biases).to(y.scalar_type());  // autocast leaves the add to us
+    }
     if (!adapted) return y;
     std::vector<torch::Tensor> deltas;  // in layer order, as separate forwards would draw their dropout
     for (LinearImpl* layer : layers) {
@@ -206,8 +215,9 @@ public:
 
 }  // namespace
 
-LinearImpl::LinearImpl(int64_t in_features, int64_t out_features) {
+LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias) {
     weight = register_parameter("weight", torch::empty({out_features, in_features}));
+    if (with_bias) bias = register_parameter("bias", torch::zeros({out_features}));
 }
 
 double LoraSpec::scaling() const {
@@ -216,6 +226,7 @@ double LoraSpec::scaling() const {
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
     torch::Tensor y = torch::matmul(x, weight.t());  // (..., out)
+    if (bias.defined()) y = y + bias.to(y.scalar_type());
     if (lora_A) y = y + lora_delta(x);
     return y;
 }
@@ -263,10 +274,14 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
 
 AttentionImpl::AttentionImpl(const LlamaConfig& c)
     : heads(c.num_attention_heads), kv_heads(c.num_key_value_heads), head_dim(c.head_dim) {
-    q_proj = register_module("q_proj", Linear(c.hidden_size, heads * head_dim));
-    k_proj = register_module("k_proj", Linear(c.hidden_size, kv_heads * head_dim));
-    v_proj = register_module("v_proj", Linear(c.hidden_size, kv_heads * head_dim));
-    o_proj = register_module("o_proj", Linear(heads * head_dim, c.hidden_size));
+    q_proj = register_module("q_proj", Linear(c.hidden_size, heads * head_dim, c.qkv_bias));
+    k_proj = register_module("k_proj", Linear(c.hidden_size, kv_heads * head_dim, c.qkv_bias));
+    v_proj = register_module("v_proj", Linear(c.hidden_size, kv_heads * head_dim, c.qkv_bias));
+    o_proj = register_module("o_proj", Linear(heads * head_dim, c.hidden_size, c.o_bias));
+    if (c.qk_norm) {
+        q_norm = register_module("q_norm", RMSNorm(head_dim, c.rms_norm_eps));
+        k_norm = register_module("k_norm", RMSNorm(head_dim, c.rms_norm_eps));
+    }
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
@@ -277,7 +292,11 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
                                   .view({b, t, heads + 2 * kv_heads, head_dim});  // (B, T, H+2Hkv, D)
     // Splits (not slices): their backward is one cat, not a zero-filled tensor per slice.
     const std::vector<torch::Tensor> qk_v = qkv.split_with_sizes({heads + kv_heads, kv_heads}, 2);
-    const torch::Tensor& qk_in = qk_v[0];  // (B, T, H+Hkv, D)
+    torch::Tensor qk_in = qk_v[0];  // (B, T, H+Hkv, D)
+    if (q_norm) {                   // Qwen3: each head of q and k RMS-normalized over D before RoPE
+        const std::vector<torch::Tensor> q_k = qk_in.split_with_sizes({heads, kv_heads}, 2);
+        qk_in = torch::cat({q_norm(q_k[0].contiguous()), k_norm(q_k[1].contiguous())}, 2);
+    }
     torch::Tensor qk;
     if (CpuRope::fits(qk_in, cos, sin)) {
         qk = CpuRope::apply(qk_in, cos, sin);
@@ -294,9 +313,9 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
 }
 
 MlpImpl::MlpImpl(const LlamaConfig& c) {
-    gate_proj = register_module("gate_proj", Linear(c.hidden_size, c.intermediate_size));
-    up_proj = register_module("up_proj", Linear(c.hidden_size, c.intermediate_size));
-    down_proj = register_module("down_proj", Linear(c.intermediate_size, c.hidden_size));
+    gate_proj = register_module("gate_proj", Linear(c.hidden_size, c.intermediate_size, c.mlp_bias));
+    up_proj = register_module("up_proj", Linear(c.hidden_size, c.intermediate_size, c.mlp_bias));
+    down_proj = register_module("down_proj", Linear(c.intermediate_size, c.hidden_size, c.mlp_bias));
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
@@ -338,8 +357,13 @@ const LlamaModelImpl::Tables& LlamaModelImpl::rope_tables(int64_t t, torch::Scal
         torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32).device(device));
     const torch::Tensor freqs = torch::outer(positions, inv_freq.to(device));
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
-    tables_ = {t, dtype, device, emb.cos().to(dtype), emb.sin().to(dtype),
-               causal_mask(t, torch::TensorOptions().dtype(dtype).device(device))};
+    tables_ = {
+        t,
+        dtype,
+        device,
+        emb.cos().to(dtype),
+        emb.sin().to(dtype),
+        attention_mask(t, t, config.sliding_window, torch::TensorOptions().dtype(dtype).device(device))};
     return tables_;
 }
 

@@ -1,6 +1,8 @@
 // LlamaForCausalLM in LibTorch with Hugging Face's module names, so named_parameters() are exactly the
 // keys of an HF checkpoint (model.embed_tokens.weight, model.layers.N.self_attn.q_proj.weight, ...,
-// lm_head.weight absent when tied). GQA, RMSNorm, SwiGLU, HF split-half RoPE. No parallelism in here.
+// lm_head.weight absent when tied). GQA, RMSNorm, SwiGLU, HF split-half RoPE; the switches of the other
+// families (llama_config.h): q/k/v biases (Qwen2), q/k norms (Qwen3), a sliding window (Mistral). No
+// parallelism in here.
 #pragma once
 
 #include <torch/nn/module.h>
@@ -24,11 +26,12 @@ struct LoraSpec {
 class LinearImpl;
 using LoraLinear = torch::nn::ModuleHolder<LinearImpl>;
 
-// A bias-free linear layer y = x W^T with W: (out, in), named like torch.nn.Linear's "weight"; with a
-// LoRA adapter its sub-layers are "lora_A" (A: (r, in)) and "lora_B" (B: (out, r)), as PEFT names them.
+// A linear layer y = x W^T (+ b) with W: (out, in) and b: (out), named like torch.nn.Linear's "weight" and
+// "bias"; with a LoRA adapter its sub-layers are "lora_A" (A: (r, in)) and "lora_B" (B: (out, r)), as PEFT
+// names them.
 class LinearImpl : public torch::nn::Module {
 public:
-    LinearImpl(int64_t in_features, int64_t out_features);
+    LinearImpl(int64_t in_features, int64_t out_features, bool with_bias = false);
     torch::Tensor forward(const torch::Tensor& x);
     // The adapter's term (dropout(x) A^T B^T) x scaling that forward adds to x W^T; undefined without one.
     torch::Tensor lora_delta(const torch::Tensor& x);
@@ -39,6 +42,7 @@ public:
     bool has_lora() const { return lora_A != nullptr; }
 
     torch::Tensor weight;
+    torch::Tensor bias;  // undefined without one
     std::shared_ptr<LinearImpl> lora_A, lora_B;
     LoraSpec lora;
 };
@@ -56,10 +60,11 @@ TORCH_MODULE(RMSNorm);
 class AttentionImpl : public torch::nn::Module {
 public:
     explicit AttentionImpl(const LlamaConfig& config);
-    // x: (B, T, C); cos, sin: (T, D); mask: (T, T) from causal_mask
+    // x: (B, T, C); cos, sin: (T, D); mask: (T, T) from attention_mask
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                           const torch::Tensor& mask);
     Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+    RMSNorm q_norm{nullptr}, k_norm{nullptr};  // Qwen3 only: over each head's D
     int64_t heads, kv_heads, head_dim;
 };
 TORCH_MODULE(Attention);
@@ -95,7 +100,7 @@ public:
     bool gradient_checkpointing = false;  // recompute each layer's activations in backward (training)
 
     // RoPE tables and causal mask for the last sequence length, dtype and device seen: (T, D), (T, D),
-    // (T, T); the mask is undefined where attention is causal by itself (torch 2.x).
+    // (T, T); the mask is undefined where attention is causal by itself (torch 2.x, no sliding window).
     struct Tables {
         int64_t t = -1;
         torch::ScalarType dtype = torch::kFloat32;

@@ -35,6 +35,50 @@ Result<int64_t> int_field(const nlohmann::json& object, const char* key, int64_t
     return it->get<int64_t>();
 }
 
+const ModelFamily* family_of(const std::string& model_type) {
+    for (const ModelFamily& family : kModelFamilies) {
+        if (model_type == family.model_type) return &family;
+    }
+    return nullptr;
+}
+
+Result<bool> bool_field(const nlohmann::json& object, const char* key, bool fallback) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return fallback;
+    if (!it->is_boolean())
+        return Status::Error(std::string("config.json: ") + key + " must be true or false");
+    return it->get<bool>();
+}
+
+// What each family's modeling_*.py builds from config.json (transformers 4.5x): biases, q/k norms, windows.
+Status read_family_switches(const nlohmann::json& j, LlamaConfig& c) {
+    Result<bool> attention_bias = bool_field(j, "attention_bias", false);
+    Result<bool> mlp_bias = bool_field(j, "mlp_bias", false);
+    Result<bool> use_sliding_window = bool_field(j, "use_sliding_window", false);
+    for (const Result<bool>* r : {&attention_bias, &mlp_bias, &use_sliding_window}) {
+        if (!r->ok()) return r->status();
+    }
+    if (c.model_type == "llama") {  // LlamaAttention: bias on q, k, v and o; LlamaMLP: on gate, up, down
+        c.qkv_bias = c.o_bias = *attention_bias;
+        c.mlp_bias = *mlp_bias;
+    } else if (c.model_type == "mistral") {  // no biases; sliding_window defaults to 4096 (MistralConfig)
+        Result<int64_t> window = int_field(j, "sliding_window", 4096);
+        if (!window.ok()) return window.status();
+        if (j.contains("sliding_window") && j["sliding_window"].is_null()) *window = 0;
+        if (*window < 0) return Status::Error("config.json: sliding_window must not be negative");
+        c.sliding_window = *window;
+    } else {  // Qwen2Attention: bias on q, k, v only; Qwen3Attention: attention_bias on all four, q/k norm
+        c.qkv_bias = c.model_type == "qwen2" || *attention_bias;
+        c.o_bias = c.model_type == "qwen3" && *attention_bias;
+        c.qk_norm = c.model_type == "qwen3";
+        // Qwen's window covers only the layers from max_window_layers on; no released checkpoint uses it.
+        if (*use_sliding_window) {
+            return Status::Error("config.json: use_sliding_window true is not supported for " + c.model_type);
+        }
+    }
+    return Status::Ok();
+}
+
 struct SizeLimit {
     const char* key;
     int64_t value;
@@ -53,11 +97,13 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
     LlamaConfig c;
     try {
         if (!j.is_object()) return Status::Error("config.json: must be a JSON object");
-        // Other families differ in ways (biases, qk-norm, sliding windows) that would give wrong results.
-        const std::string model_type = j.value("model_type", "llama");
-        if (model_type != "llama" && model_type != "mistral") {
-            return Status::Error("config.json: model_type \"" + model_type +
-                                 "\" is not supported (llama, mistral)");
+        c.model_type = j.value("model_type", "llama");
+        if (family_of(c.model_type) == nullptr) {
+            std::string known;
+            for (const ModelFamily& f : kModelFamilies)
+                known += std::string(known.empty() ? "" : ", ") + f.model_type;
+            return Status::Error("config.json: model_type \"" + c.model_type + "\" is not supported (" +
+                                 known + ")");
         }
         auto get_double = [&j](const char* key, double fallback) {
             return j.contains(key) && !j[key].is_null() ? j[key].get<double>() : fallback;
@@ -116,9 +162,7 @@ Result<LlamaConfig> LlamaConfig::from_json(const nlohmann::json& j) {
                 "config.json: num_key_value_heads (" + std::to_string(c.num_key_value_heads) +
                 ") must divide num_attention_heads (" + std::to_string(c.num_attention_heads) + ")");
         }
-        if (j.value("attention_bias", false) || j.value("mlp_bias", false)) {
-            return Status::Error("config.json: attention_bias / mlp_bias are not supported");
-        }
+        if (Status s = read_family_switches(j, c); !s.ok()) return s;
         // rope_theta at the top level, or the newer rope_parameters object.
         c.rope_theta = get_double("rope_theta", c.rope_theta);
         nlohmann::json scaling = j.value("rope_scaling", nlohmann::json());
@@ -159,9 +203,10 @@ Result<LlamaConfig> LlamaConfig::from_file(const std::string& path) {
 }
 
 nlohmann::json LlamaConfig::to_json() const {
+    const ModelFamily* family = family_of(model_type);
     nlohmann::json j = {
-        {"architectures", {"LlamaForCausalLM"}},
-        {"model_type", "llama"},
+        {"architectures", {family != nullptr ? family->architecture : "LlamaForCausalLM"}},
+        {"model_type", model_type},
         {"vocab_size", vocab_size},
         {"hidden_size", hidden_size},
         {"intermediate_size", intermediate_size},
@@ -173,12 +218,19 @@ nlohmann::json LlamaConfig::to_json() const {
         {"rms_norm_eps", rms_norm_eps},
         {"rope_theta", rope_theta},
         {"hidden_act", "silu"},
-        {"attention_bias", false},
-        {"mlp_bias", false},
         {"tie_word_embeddings", tie_word_embeddings},
         {"initializer_range", initializer_range},
         {"torch_dtype", torch_dtype},
     };
+    if (model_type == "llama") {
+        j["attention_bias"] = qkv_bias;
+        j["mlp_bias"] = mlp_bias;
+    } else if (model_type == "mistral") {
+        j["sliding_window"] = sliding_window > 0 ? nlohmann::json(sliding_window) : nlohmann::json();
+    } else {
+        if (model_type == "qwen3") j["attention_bias"] = qkv_bias;
+        j["use_sliding_window"] = false;
+    }
     if (rope_scaling.type == "default") {
         j["rope_scaling"] = nullptr;
     } else {
@@ -197,8 +249,11 @@ nlohmann::json LlamaConfig::to_json() const {
 }
 
 int64_t LlamaConfig::parameter_count() const {
-    const int64_t attention = hidden_size * head_dim * (2 * num_attention_heads + 2 * num_key_value_heads);
-    const int64_t mlp = 3 * hidden_size * intermediate_size;
+    const int64_t q = num_attention_heads * head_dim, kv = num_key_value_heads * head_dim;
+    const int64_t attention = hidden_size * (2 * q + 2 * kv) + (qkv_bias ? q + 2 * kv : 0) +
+                              (o_bias ? hidden_size : 0) + (qk_norm ? 2 * head_dim : 0);
+    const int64_t mlp =
+        3 * hidden_size * intermediate_size + (mlp_bias ? 2 * intermediate_size + hidden_size : 0);
     const int64_t layer = attention + mlp + 2 * hidden_size;
     const int64_t embeddings = vocab_size * hidden_size * (tie_word_embeddings ? 1 : 2);
     return embeddings + num_hidden_layers * layer + hidden_size;

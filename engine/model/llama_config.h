@@ -1,4 +1,5 @@
-// LlamaConfig: the architecture of a LLaMA-family model read from a Hugging Face config.json (no torch).
+// LlamaConfig: the architecture of a LLaMA-family model (Llama, Mistral, Qwen2/2.5, Qwen3) read from a
+// Hugging Face config.json (no torch). The families differ only in the switches below.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,20 @@ struct RopeScaling {
     int64_t original_max_position_embeddings = 8192;
 };
 
+// The config.json model_type values the engine runs, and the architecture name HF writes for each.
+struct ModelFamily {
+    const char* model_type;
+    const char* architecture;
+};
+inline constexpr ModelFamily kModelFamilies[] = {
+    {"llama", "LlamaForCausalLM"},
+    {"mistral", "MistralForCausalLM"},
+    {"qwen2", "Qwen2ForCausalLM"},
+    {"qwen3", "Qwen3ForCausalLM"},
+};
+
 struct LlamaConfig {
+    std::string model_type = "llama";  // one of kModelFamilies
     int64_t vocab_size = 32000;
     int64_t hidden_size = 4096;
     int64_t intermediate_size = 11008;
@@ -45,6 +59,12 @@ struct LlamaConfig {
     double rope_theta = 10000.0;
     RopeScaling rope_scaling;
     bool tie_word_embeddings = false;
+    bool qkv_bias = false;  // q/k/v projections have biases (Qwen2 always; Llama and Qwen3: attention_bias)
+    bool o_bias = false;    // o_proj has a bias (Llama and Qwen3: attention_bias)
+    bool mlp_bias = false;  // gate/up/down have biases (Llama: mlp_bias)
+    bool qk_norm = false;   // Qwen3: RMSNorm over head_dim on each head of q and k, before RoPE
+    // Mistral: a query sees only the keys fewer than this many positions back (HF's sliding_window); 0: all.
+    int64_t sliding_window = 0;
     double initializer_range = 0.02;
     std::string torch_dtype = "float32";
     std::vector<int64_t> bos_token_ids;
@@ -54,7 +74,7 @@ struct LlamaConfig {
     // size must be in [1, its kMax* limit].
     static Result<LlamaConfig> from_json(const nlohmann::json& json);
     static Result<LlamaConfig> from_file(const std::string& path);
-    nlohmann::json to_json() const;  // as HF writes it (architectures LlamaForCausalLM, model_type llama)
+    nlohmann::json to_json() const;  // as HF writes it for model_type (architectures, the family's keys)
 
     int64_t parameter_count() const;
 };

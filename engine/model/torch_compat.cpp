@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <limits>
 
 #include <torch/torch.h>
 
@@ -24,14 +25,17 @@
 
 namespace slipway::model {
 
-torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options) {
+torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, const torch::TensorOptions& options) {
+    const bool window_cuts = window > 0 && t_k > window;
 #if TORCH_VERSION_MAJOR >= 2
-    (void)t;
-    (void)options;
-    return {};
-#else
-    return torch::full({t, t}, -std::numeric_limits<float>::infinity(), options).triu(1);
+    if (t_q == t_k && !window_cuts) return {};
 #endif
+    const auto index = torch::TensorOptions().dtype(torch::kInt64).device(options.device());
+    const torch::Tensor query = torch::arange(t_k - t_q, t_k, index).unsqueeze(1);  // (Tq, 1) positions
+    const torch::Tensor key = torch::arange(t_k, index).unsqueeze(0);               // (1, Tk)
+    torch::Tensor hidden = key > query;                                             // (Tq, Tk) bool
+    if (window_cuts) hidden = hidden.logical_or(query - key >= window);
+    return torch::zeros({t_q, t_k}, options).masked_fill_(hidden, -std::numeric_limits<float>::infinity());
 }
 
 #if TORCH_VERSION_MAJOR < 2
@@ -138,7 +142,7 @@ public:
 };
 
 bool blas_attention_fits(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
-    if (q.size(1) % k.size(1) != 0) return false;
+    if (q.size(1) % k.size(1) != 0 || q.size(2) != k.size(2)) return false;  // (T, T) scores only
     for (const torch::Tensor* x : {&q, &k, &v}) {
         if (!x->device().is_cpu() || x->scalar_type() != torch::kFloat32 || !rows_contiguous(*x))
             return false;
@@ -152,18 +156,18 @@ bool blas_attention_fits(const torch::Tensor& q, const torch::Tensor& k, const t
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& mask) {
 #if TORCH_VERSION_MAJOR >= 2
-    (void)mask;
     const int64_t group = q.size(1) / k.size(1);  // GQA: query head h reads kv head h / group
+    // Without a mask the fused kernel's own causal mask (square: Tq == Tk); with one, the mask as given.
     return at::scaled_dot_product_attention(q, group == 1 ? k : k.repeat_interleave(group, 1),
-                                            group == 1 ? v : v.repeat_interleave(group, 1), /*attn_mask=*/{},
-                                            /*dropout_p=*/0.0, /*is_causal=*/true);
+                                            group == 1 ? v : v.repeat_interleave(group, 1), mask,
+                                            /*dropout_p=*/0.0, /*is_causal=*/!mask.defined());
 #else
     if (blas_attention_fits(q, k, v)) return BlasAttention::apply(q, k, v, mask);
     const int64_t group = q.size(1) / k.size(1);  // GQA: query head h reads kv head h / group
     const torch::Tensor kx = group == 1 ? k : k.repeat_interleave(group, 1);  // (B, H, T, D)
     const torch::Tensor vx = group == 1 ? v : v.repeat_interleave(group, 1);
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
-    const torch::Tensor scores = torch::matmul(q * scale, kx.transpose(-2, -1)) + mask;  // (B, H, T, T)
+    const torch::Tensor scores = torch::matmul(q * scale, kx.transpose(-2, -1)) + mask;  // (B, H, Tq, Tk)
     // Softmax in fp32, then back to v's dtype, as HF's eager attention does under bf16.
     return torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(vx.scalar_type()), vx);
 #endif

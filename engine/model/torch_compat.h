@@ -9,13 +9,15 @@
 
 namespace slipway::model {
 
-// The additive causal mask (T, T) that causal_attention takes: 0 on and below the diagonal, -inf above.
-// Built once per sequence length by the caller (undefined where the fused kernel needs none).
-torch::Tensor causal_mask(int64_t t, const torch::TensorOptions& options);
+// The additive mask (Tq, Tk) that causal_attention takes, for Tq queries that are the last Tq of Tk
+// positions (a KV cache holds the first Tk - Tq): query i sees key j when j <= i + Tk - Tq and, with a
+// sliding window W > 0, i + Tk - Tq - j < W (HF's sliding_window); 0 where seen, -inf elsewhere.
+// Undefined where the fused causal kernel needs none (torch 2.x, Tq == Tk and no window that cuts).
+torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, const torch::TensorOptions& options);
 
-// Causal self-attention. q: (B, H, T, D), k and v: (B, Hkv, T, D) with Hkv dividing H (GQA: query head h
-// reads kv head h / (H / Hkv)), mask from causal_mask(T). Returns (B, H, T, D), on CPU in fp32 a view of
-// (B, T, H, D) storage (so the caller's transpose back is free).
+// Causal self-attention. q: (B, H, Tq, D), k and v: (B, Hkv, Tk, D) with Hkv dividing H (GQA: query head h
+// reads kv head h / (H / Hkv)), mask from attention_mask(Tq, Tk, ...). Returns (B, H, Tq, D), on CPU in fp32
+// a view of (B, Tq, H, D) storage (so the caller's transpose back is free).
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& mask);
 

@@ -61,7 +61,7 @@ void init_weights(LlamaForCausalLM& model, uint64_t seed) {
         torch::Tensor& param = item.value();
         if (name.find("norm") != std::string::npos) {
             param.fill_(1.0);
-        } else {
+        } else {  // biases too: HF zeroes them, but random ones make the reference checks exercise them
             param.normal_(0.0, std);
         }
     }

@@ -101,9 +101,10 @@ Result<Inventory> inventory(const model::LlamaConfig& m, const AdapterConfig& ad
     auto add = [&](const std::string& name, int64_t elements, int64_t unit) {
         inv.tensors.push_back({name, elements, unit, is_trainable(name, adapter), decays(name)});
     };
-    auto add_linear = [&](const std::string& module, int64_t in, int64_t out, int64_t unit,
+    auto add_linear = [&](const std::string& module, int64_t in, int64_t out, bool bias, int64_t unit,
                           std::vector<Linear>* linears) {
         add(module + ".weight", in * out, unit);
+        if (bias) add(module + ".bias", out, unit);
         Linear linear{module, in, out, 0};
         if (lora && model::lora_targets(module, adapter)) {
             linear.lora_rank = model::lora_rank_for(module, adapter);
@@ -117,19 +118,23 @@ Result<Inventory> inventory(const model::LlamaConfig& m, const AdapterConfig& ad
     for (int64_t i = 0; i < layers; ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
         std::vector<Linear> linears;
-        add_linear(p + "self_attn.q_proj", c, q, i + 1, &linears);
-        add_linear(p + "self_attn.k_proj", c, kv, i + 1, &linears);
-        add_linear(p + "self_attn.v_proj", c, kv, i + 1, &linears);
-        add_linear(p + "self_attn.o_proj", q, c, i + 1, &linears);
-        add_linear(p + "mlp.gate_proj", c, m.intermediate_size, i + 1, &linears);
-        add_linear(p + "mlp.up_proj", c, m.intermediate_size, i + 1, &linears);
-        add_linear(p + "mlp.down_proj", m.intermediate_size, c, i + 1, &linears);
+        add_linear(p + "self_attn.q_proj", c, q, m.qkv_bias, i + 1, &linears);
+        add_linear(p + "self_attn.k_proj", c, kv, m.qkv_bias, i + 1, &linears);
+        add_linear(p + "self_attn.v_proj", c, kv, m.qkv_bias, i + 1, &linears);
+        add_linear(p + "self_attn.o_proj", q, c, m.o_bias, i + 1, &linears);
+        if (m.qk_norm) {
+            add(p + "self_attn.q_norm.weight", d, i + 1);
+            add(p + "self_attn.k_norm.weight", d, i + 1);
+        }
+        add_linear(p + "mlp.gate_proj", c, m.intermediate_size, m.mlp_bias, i + 1, &linears);
+        add_linear(p + "mlp.up_proj", c, m.intermediate_size, m.mlp_bias, i + 1, &linears);
+        add_linear(p + "mlp.down_proj", m.intermediate_size, c, m.mlp_bias, i + 1, &linears);
         add(p + "input_layernorm.weight", c, i + 1);
         add(p + "post_attention_layernorm.weight", c, i + 1);
         inv.layer_linears.push_back(std::move(linears));
     }
     add("model.norm.weight", c, layers + 1);
-    if (!m.tie_word_embeddings) add_linear("lm_head", c, m.vocab_size, layers + 1, nullptr);
+    if (!m.tie_word_embeddings) add_linear("lm_head", c, m.vocab_size, false, layers + 1, nullptr);
     if (lora && !any_adapter)
         return Status::Error("/adapter/target_modules: no layer of this model is adapted");
     for (const Tensor& t : inv.tensors) {

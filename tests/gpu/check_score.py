@@ -34,6 +34,18 @@ ARCHS = {
                     num_attention_heads=8, num_key_value_heads=2, head_dim=48, max_position_embeddings=1024,
                     rms_norm_eps=1e-6, rope_theta=1e6, sliding_window=4096, initializer_range=0.1,
                     tie_word_embeddings=False),
+    # Mistral with a window shorter than the 700-token line, so the window's mask is exercised.
+    "mistral_window": dict(vocab_size=4096, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                           num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=1024,
+                           rms_norm_eps=1e-6, rope_theta=1e6, sliding_window=128, initializer_range=0.1,
+                           tie_word_embeddings=False),
+    "qwen2": dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden_layers=3,
+                  num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=1024, rms_norm_eps=1e-6,
+                  rope_theta=1e6, use_sliding_window=False, initializer_range=0.1, tie_word_embeddings=True),
+    "qwen3": dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden_layers=3,
+                  num_attention_heads=8, num_key_value_heads=4, head_dim=64, max_position_embeddings=1024,
+                  rms_norm_eps=1e-6, rope_theta=1e6, attention_bias=False, initializer_range=0.1,
+                  tie_word_embeddings=False),
 }
 LENGTHS = (96, 2, 33, 200, 700)
 
@@ -68,7 +80,8 @@ def main():
         lines = g.random_lines(config["vocab_size"], LENGTHS)
         tokens = g.write_lines(os.path.join(a.out, f"{arch}-tokens.jsonl"), lines)
         for precision, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
-            folder = g.write_hf_model(os.path.join(a.out, f"{arch}-{precision}"), arch, dtype, **config)
+            family = arch.split("_")[0]  # mistral_window is a Mistral
+            folder = g.write_hf_model(os.path.join(a.out, f"{arch}-{precision}"), family, dtype, **config)
             args = ["score", "--model", folder, "--tokens", tokens, "--device", "cuda"]
             scored = g.engine(*args, *(["--bf16"] if precision == "bf16" else [])).stdout.splitlines()
             ours = [json.loads(line) for line in scored if line.strip()][:-1]  # the last is the summary

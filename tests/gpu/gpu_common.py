@@ -110,15 +110,22 @@ def run_config(out, model, *, steps, batch, block, accumulation=1, lr=1e-3, warm
 
 
 def write_hf_model(out, arch="llama", dtype=torch.float32, seed=0, **config):
-    """A random model written by transformers' own save_pretrained (safetensors): LlamaForCausalLM or
-    MistralForCausalLM with `config` (LlamaConfig / MistralConfig arguments). Returns `out`."""
+    """A random model written by transformers' own save_pretrained (safetensors): Llama, Mistral, Qwen2 or
+    Qwen3 ForCausalLM with `config` (that family's Config arguments). HF initializes biases to zero, so they
+    are drawn at random here for the check to see them. Returns `out`."""
     import transformers
     config_class, model_class = {
         "llama": (transformers.LlamaConfig, transformers.LlamaForCausalLM),
         "mistral": (transformers.MistralConfig, transformers.MistralForCausalLM),
+        "qwen2": (transformers.Qwen2Config, transformers.Qwen2ForCausalLM),
+        "qwen3": (transformers.Qwen3Config, transformers.Qwen3ForCausalLM),
     }[arch]
     torch.manual_seed(seed)
     model = model_class(config_class(**config)).to(dtype)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith(".bias") or name.endswith("_norm.weight"):
+                p.normal_(1.0 if name.endswith("norm.weight") else 0.0, 0.1)
     # safetensors is save_pretrained's default since transformers 4.35; v5 removed the safe_serialization argument.
     model.save_pretrained(out)
     assert any(name.endswith(".safetensors") for name in os.listdir(out)), f"{out}: no safetensors written"

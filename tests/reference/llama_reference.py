@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Independent LLaMA reference in plain PyTorch (Debian's python3-torch; no transformers, no safetensors
+"""Independent LLaMA-family reference in plain PyTorch (Debian's python3-torch; no transformers, no safetensors
 package): builds the model from an HF folder (config.json + model.safetensors) following HF's
-modeling_llama formulas, and checks the engine against it.
+modeling_llama, modeling_mistral (sliding window), modeling_qwen2 (q/k/v biases) and modeling_qwen3 (q/k
+RMSNorm per head before RoPE) formulas, and checks the engine against it.
 
   llama_reference.py score --model DIR --tokens FILE.jsonl --engine-scores FILE    compare per-line loss/accuracy
   llama_reference.py dump  --model DIR --tokens FILE.jsonl --engine-dump FILE      compare logits, loss, gradients
@@ -105,9 +106,28 @@ class Llama:
         self.eps = c.get("rms_norm_eps", 1e-6)
         self.tied = c.get("tie_word_embeddings", False)
         self.inv_freq = inv_frequencies(c, self.head_dim)
+        kind = c.get("model_type", "llama")
+        # MistralConfig's sliding_window defaults to 4096; null means none. Llama and Qwen have none here.
+        self.window = (c.get("sliding_window", 4096) or 0) if kind == "mistral" else 0
+        self.qk_norm = kind == "qwen3"
+        # Which projections carry a bias, as each family's modeling file builds them; the checkpoint must agree.
+        attention_bias = c.get("attention_bias", False)
+        biased = {"llama": ["q_proj", "k_proj", "v_proj", "o_proj"] if attention_bias else [],
+                  "mistral": [], "qwen2": ["q_proj", "k_proj", "v_proj"],
+                  "qwen3": ["q_proj", "k_proj", "v_proj", "o_proj"] if attention_bias else []}[kind]
+        if kind == "llama" and c.get("mlp_bias"):
+            biased += ["gate_proj", "up_proj", "down_proj"]
+        have = sorted({k.split(".")[-2] for k in self.w if k.endswith(".bias")})
+        assert have == sorted(biased), f"{kind}: biases on {have}, the family has them on {sorted(biased)}"
 
     def rms(self, x, w):
         return w * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps))
+
+    def linear(self, x, module):
+        """x W^T, plus the bias where the checkpoint has one (which modules have one is the family's)."""
+        y = x @ self.w[module + ".weight"].T
+        bias = self.w.get(module + ".bias")
+        return y if bias is None else y + bias
 
     @staticmethod
     def rotate(x):
@@ -122,12 +142,18 @@ class Llama:
         emb = torch.cat((freqs, freqs), -1)
         cos, sin = emb.cos(), emb.sin()
         mask = torch.full((t, t), float("-inf")).triu(1)
+        if self.window:  # key j hidden from query i when i - j >= window
+            mask = mask + torch.full((t, t), float("-inf")).tril(-self.window)
         for i in range(self.cfg["num_hidden_layers"]):
             p = f"model.layers.{i}."
             h = self.rms(x, w[p + "input_layernorm.weight"])
-            q = (h @ w[p + "self_attn.q_proj.weight"].T).view(b, t, self.heads, self.head_dim).transpose(1, 2)
-            k = (h @ w[p + "self_attn.k_proj.weight"].T).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
-            v = (h @ w[p + "self_attn.v_proj.weight"].T).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+            q = self.linear(h, p + "self_attn.q_proj").view(b, t, self.heads, self.head_dim)
+            k = self.linear(h, p + "self_attn.k_proj").view(b, t, self.kv_heads, self.head_dim)
+            v = self.linear(h, p + "self_attn.v_proj").view(b, t, self.kv_heads, self.head_dim)
+            if self.qk_norm:
+                q = self.rms(q, w[p + "self_attn.q_norm.weight"])
+                k = self.rms(k, w[p + "self_attn.k_norm.weight"])
+            q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
             q = q * cos + self.rotate(q) * sin
             k = k * cos + self.rotate(k) * sin
             rep = self.heads // self.kv_heads
@@ -135,10 +161,10 @@ class Llama:
             v = v[:, :, None].expand(b, self.kv_heads, rep, t, self.head_dim).reshape(b, self.heads, t, self.head_dim)
             att = torch.softmax(q @ k.transpose(2, 3) / math.sqrt(self.head_dim) + mask, dim=-1)
             y = (att @ v).transpose(1, 2).reshape(b, t, -1)
-            x = x + y @ w[p + "self_attn.o_proj.weight"].T
+            x = x + self.linear(y, p + "self_attn.o_proj")
             h = self.rms(x, w[p + "post_attention_layernorm.weight"])
-            gate = torch.nn.functional.silu(h @ w[p + "mlp.gate_proj.weight"].T)
-            x = x + (gate * (h @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
+            gate = torch.nn.functional.silu(self.linear(h, p + "mlp.gate_proj"))
+            x = x + self.linear(gate * self.linear(h, p + "mlp.up_proj"), p + "mlp.down_proj")
         x = self.rms(x, w["model.norm.weight"])
         head = w["model.embed_tokens.weight"] if self.tied else w["lm_head.weight"]
         return x @ head.T
