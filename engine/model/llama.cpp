@@ -284,8 +284,8 @@ AttentionImpl::AttentionImpl(const LlamaConfig& c)
     }
 }
 
-torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
-                                     const torch::Tensor& sin, const torch::Tensor& mask) {
+AttentionImpl::Heads AttentionImpl::project(const torch::Tensor& x, const torch::Tensor& cos,
+                                            const torch::Tensor& sin) {
     const int64_t b = x.size(0), t = x.size(1);
     // q, k and v as one product, rotated together: fewer, larger ops.
     const torch::Tensor qkv = joint_linear(x, {q_proj.get(), k_proj.get(), v_proj.get()})
@@ -305,10 +305,26 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
         qk = qk_in * cos4 + rotate_half(qk_in) * sin4;
     }
     const std::vector<torch::Tensor> q_k = qk.split_with_sizes({heads, kv_heads}, 2);
-    const torch::Tensor q = q_k[0].transpose(1, 2);                      // (B, H, T, D)
-    const torch::Tensor k = q_k[1].transpose(1, 2);                      // (B, Hkv, T, D)
-    const torch::Tensor v = qk_v[1].transpose(1, 2);                     // (B, Hkv, T, D)
-    const torch::Tensor y = causal_attention(q, k, v, mask);             // (B, H, T, D); GQA inside
+    return {q_k[0].transpose(1, 2), q_k[1].transpose(1, 2), qk_v[1].transpose(1, 2)};
+}
+
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
+                                     const torch::Tensor& sin, const torch::Tensor& mask) {
+    const int64_t b = x.size(0), t = x.size(1);
+    const Heads h = project(x, cos, sin);
+    const torch::Tensor y = causal_attention(h.q, h.k, h.v, mask);       // (B, H, T, D); GQA inside
+    return o_proj(y.transpose(1, 2).reshape({b, t, heads * head_dim}));  // (B, T, C)
+}
+
+torch::Tensor AttentionImpl::forward_cached(const torch::Tensor& x, const torch::Tensor& cos,
+                                            const torch::Tensor& sin, const torch::Tensor& mask,
+                                            torch::Tensor& keys, torch::Tensor& values, int64_t past) {
+    const int64_t b = x.size(0), t = x.size(1);
+    const Heads h = project(x, cos, sin);
+    keys.narrow(2, past, t).copy_(h.k);
+    values.narrow(2, past, t).copy_(h.v);
+    const torch::Tensor y = causal_attention(h.q, keys.narrow(2, 0, past + t), values.narrow(2, 0, past + t),
+                                             mask);                      // (B, H, T, D)
     return o_proj(y.transpose(1, 2).reshape({b, t, heads * head_dim}));  // (B, T, C)
 }
 
@@ -335,6 +351,14 @@ DecoderLayerImpl::DecoderLayerImpl(const LlamaConfig& c) {
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
                                         const torch::Tensor& sin, const torch::Tensor& mask) {
     const torch::Tensor h = x + self_attn(input_layernorm(x), cos, sin, mask);  // (B, T, C)
+    return h + mlp(post_attention_layernorm(h));
+}
+
+torch::Tensor DecoderLayerImpl::forward_cached(const torch::Tensor& x, const torch::Tensor& cos,
+                                               const torch::Tensor& sin, const torch::Tensor& mask,
+                                               torch::Tensor& keys, torch::Tensor& values, int64_t past) {
+    const torch::Tensor h =
+        x + self_attn->forward_cached(input_layernorm(x), cos, sin, mask, keys, values, past);  // (B, T, C)
     return h + mlp(post_attention_layernorm(h));
 }
 
@@ -379,6 +403,23 @@ torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
     return norm(x);
 }
 
+torch::Tensor LlamaModelImpl::forward_cached(const torch::Tensor& ids, KvCache& cache) {
+    const int64_t t = ids.size(1), past = cache.length;
+    TORCH_CHECK(past + t <= cache.capacity(), "KV cache of ", cache.capacity(), " positions is full");
+    torch::Tensor x = embed_tokens(ids);  // (B, T, C)
+    // The tables of the whole capacity once, sliced to the new positions each call.
+    const Tables& rope = rope_tables(cache.capacity(), x.scalar_type(), x.device());
+    const torch::Tensor cos = rope.cos.narrow(0, past, t), sin = rope.sin.narrow(0, past, t);  // (T, D)
+    const torch::Tensor mask = attention_mask(
+        t, past + t, config.sliding_window, torch::TensorOptions().dtype(x.scalar_type()).device(x.device()));
+    for (size_t i = 0; i < layers->size(); ++i) {
+        x = layers->ptr<DecoderLayerImpl>(i)->forward_cached(x, cos, sin, mask, cache.keys[i],
+                                                             cache.values[i], past);
+    }
+    cache.length = past + t;
+    return norm(x);
+}
+
 LlamaForCausalLMImpl::LlamaForCausalLMImpl(const LlamaConfig& c) : config(c) {
     model = register_module("model", LlamaModel(c));
     if (!c.tie_word_embeddings) lm_head = register_module("lm_head", Linear(c.hidden_size, c.vocab_size));
@@ -394,6 +435,23 @@ torch::Tensor LlamaForCausalLMImpl::output_weight() const {
 
 torch::Tensor LlamaForCausalLMImpl::logits(const torch::Tensor& ids) {
     return torch::matmul(hidden_states(ids), output_weight().t());  // (B, T, V)
+}
+
+KvCache LlamaForCausalLMImpl::make_cache(int64_t batch, int64_t capacity) {
+    const torch::Tensor& w = model->embed_tokens->weight;
+    KvCache cache;
+    for (int64_t i = 0; i < config.num_hidden_layers; ++i) {
+        cache.keys.push_back(
+            torch::empty({batch, config.num_key_value_heads, capacity, config.head_dim}, w.options()));
+        cache.values.push_back(torch::empty_like(cache.keys.back()));
+    }
+    return cache;
+}
+
+torch::Tensor LlamaForCausalLMImpl::next_token_logits(const torch::Tensor& ids, KvCache& cache) {
+    const torch::Tensor hidden = model->forward_cached(ids, cache);       // (B, T, C)
+    const torch::Tensor last = hidden.select(1, hidden.size(1) - 1);      // (B, C)
+    return torch::matmul(last, output_weight().t()).to(torch::kFloat32);  // (B, V)
 }
 
 LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct,

@@ -5,6 +5,8 @@
 // parallelism in here.
 #pragma once
 
+#include <vector>
+
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/embedding.h>
@@ -57,15 +59,34 @@ public:
 };
 TORCH_MODULE(RMSNorm);
 
+// Keys and values of the positions decoded so far, for generation one token at a time (no autograd).
+struct KvCache {
+    std::vector<torch::Tensor> keys, values;  // per layer: (B, Hkv, capacity, D)
+    int64_t length = 0;                       // positions filled
+    int64_t capacity() const { return keys.empty() ? 0 : keys.front().size(2); }
+};
+
 class AttentionImpl : public torch::nn::Module {
 public:
     explicit AttentionImpl(const LlamaConfig& config);
     // x: (B, T, C); cos, sin: (T, D); mask: (T, T) from attention_mask
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                           const torch::Tensor& mask);
+    // The same for T new positions after `past` cached ones: writes their keys and values into `keys`,
+    // `values` (B, Hkv, capacity, D) at [past, past + T) and attends over [0, past + T). cos, sin: (T, D) of
+    // the new positions; mask: (T, past + T) from attention_mask.
+    torch::Tensor forward_cached(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                                 const torch::Tensor& mask, torch::Tensor& keys, torch::Tensor& values,
+                                 int64_t past);
     Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
     RMSNorm q_norm{nullptr}, k_norm{nullptr};  // Qwen3 only: over each head's D
     int64_t heads, kv_heads, head_dim;
+
+private:
+    struct Heads {
+        torch::Tensor q, k, v;  // (B, H, T, D), (B, Hkv, T, D), (B, Hkv, T, D)
+    };
+    Heads project(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
 };
 TORCH_MODULE(Attention);
 
@@ -82,6 +103,9 @@ public:
     explicit DecoderLayerImpl(const LlamaConfig& config);
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                           const torch::Tensor& mask);
+    torch::Tensor forward_cached(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                                 const torch::Tensor& mask, torch::Tensor& keys, torch::Tensor& values,
+                                 int64_t past);
     Attention self_attn{nullptr};
     Mlp mlp{nullptr};
     RMSNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
@@ -92,6 +116,8 @@ class LlamaModelImpl : public torch::nn::Module {
 public:
     explicit LlamaModelImpl(const LlamaConfig& config);
     torch::Tensor forward(const torch::Tensor& ids);  // ids: (B, T) int64 -> hidden (B, T, C)
+    // ids: (B, T) at positions [cache.length, cache.length + T) -> hidden (B, T, C); appends to the cache.
+    torch::Tensor forward_cached(const torch::Tensor& ids, KvCache& cache);
     torch::nn::Embedding embed_tokens{nullptr};
     torch::nn::ModuleList layers{nullptr};
     RMSNorm norm{nullptr};
@@ -120,6 +146,10 @@ public:
     explicit LlamaForCausalLMImpl(const LlamaConfig& config);
     torch::Tensor hidden_states(const torch::Tensor& ids);  // (B, T) -> (B, T, C)
     torch::Tensor logits(const torch::Tensor& ids);         // (B, T) -> (B, T, V)
+    // An empty cache for `batch` sequences of up to `capacity` positions, in the weights' dtype and device.
+    KvCache make_cache(int64_t batch, int64_t capacity);
+    // Logits of the last of T new positions after the cached ones: (B, T) -> (B, V) fp32; appends to cache.
+    torch::Tensor next_token_logits(const torch::Tensor& ids, KvCache& cache);
     // The output projection's weight: lm_head, or embed_tokens when tied. (V, C)
     torch::Tensor output_weight() const;
     LlamaModel model{nullptr};

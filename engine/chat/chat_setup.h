@@ -1,0 +1,29 @@
+// A model folder's chat setup as transformers reads it: the chat template (tokenizer_config.json's
+// chat_template, a string or the list of named templates, or the chat_template.jinja file newer versions
+// save beside it) and the bos/eos token strings the template may print; and the prompt it renders for a
+// conversation, as apply_chat_template(messages, add_generation_prompt=True) does.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "chat/chat_template.h"
+#include "contract/status.h"
+
+namespace slipway::chat {
+
+struct ChatSetup {
+    ChatTemplate chat_template;
+    std::string bos_token, eos_token;  // "" where tokenizer_config.json has none
+    std::string source;                // where the template came from, for errors
+};
+
+// Errors name the file, and say when the folder has no chat template at all.
+[[nodiscard]] Result<ChatSetup> read_chat_setup(const std::string& model_dir);
+
+// messages: [{"role": ..., "content": ...}, ...] (checked: a list of objects with string roles).
+[[nodiscard]] Result<std::string> render_conversation(const ChatSetup& setup, const nlohmann::json& messages,
+                                                      bool add_generation_prompt = true);
+
+}  // namespace slipway::chat
