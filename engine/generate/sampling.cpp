@@ -36,6 +36,7 @@ int64_t TokenSampler::next(const float* logits, int64_t vocab) {
         sum += probs[i] = std::exp(scores_[order_[i]] - top);
     for (double& p : probs)
         p /= sum;
+    sum = 1.0;
     if (options_.top_p < 1.0) {
         // TopP: a token goes when the cumulative probability from the least likely up to it is at most
         // 1 - top_p; the most likely one always stays.
