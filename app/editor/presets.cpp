@@ -69,7 +69,7 @@ QString preset_figures(const RunConfig& config) {
         parts << (generic ? path.mid(path.size() - 2).join(QLatin1Char('/')) : path.last());
     }
     const AdapterConfig& adapter = config.adapter;
-    if (adapter.method == "lora") {
+    if (adapter.uses_lora()) {
         parts << Presets::tr("LoRA rank %1").arg(adapter.r);
     } else if (adapter.method == "embeddings") {
         parts << Presets::tr("embeddings only");

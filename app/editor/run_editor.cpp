@@ -406,7 +406,7 @@ void RunEditor::refresh(bool values) {
                                            : tr("%n problem(s) to fix before submitting.", nullptr, errors));
     submit_->setEnabled(doc_.valid());
     // LoRA's own fields mean nothing for full or embeddings-only training.
-    const bool lora = doc_.config().adapter.method == "lora";
+    const bool lora = doc_.config().adapter.uses_lora();
     for (const char* p :
          {"/adapter/r", "/adapter/lora_alpha", "/adapter/lora_dropout", "/adapter/target_modules",
           "/adapter/rank_pattern", "/adapter/alpha_pattern", "/adapter/use_rslora", "/adapter/use_dora"}) {
@@ -454,7 +454,7 @@ void RunEditor::show_model_picker() {
     QStringList targets;
     for (const std::string& t : doc_.config().adapter.target_modules)
         targets << QString::fromStdString(t);
-    model_picker_->show_model(shape, config, targets, doc_.config().adapter.method == "lora");
+    model_picker_->show_model(shape, config, targets, doc_.config().adapter.uses_lora());
     model_picker_->open();
 }
 

@@ -190,13 +190,26 @@ std::vector<FlagRule> build_rules() {
            "Comma-separated modules trained in full; None = none.");
     direct("use_dora", "/adapter/use_dora", "DoRA.");
     direct("use_rslora", "/adapter/use_rslora", "rsLoRA.");
+    custom("load_in_4bit", "/adapter/method", "True: QLoRA (LoRA on a 4-bit NF4 base).", false,
+           [](RunConfig& c, const std::string& v, std::vector<std::string>&) {
+               bool four_bit = false;
+               const std::string error = parse_bool(v, four_bit);
+               if (!error.empty()) return error;
+               if (four_bit) c.adapter.method = "qlora";
+               if (!four_bit && c.adapter.method == "qlora") c.adapter.method = "lora";
+               return std::string();
+           });
+    direct("bnb_4bit_quant_type", "/adapter/bnb_4bit_quant_type", "4-bit code (nf4).");
+    direct("bnb_4bit_use_double_quant", "/adapter/bnb_4bit_use_double_quant", "Double quantization.");
+    direct("bnb_4bit_compute_dtype", "/adapter/bnb_4bit_compute_dtype", "QLoRA compute dtype.");
 
     custom("peft", "/adapter/method", "True: LoRA; False: embeddings-only (the seed's \"ruadapt default\").",
            false, [](RunConfig& c, const std::string& v, std::vector<std::string>&) {
                bool peft = true;
                const std::string error = parse_bool(v, peft);
                if (!error.empty()) return error;
-               c.adapter.method = peft ? "lora" : "embeddings";
+               // --load_in_4bit may come first: LoRA on the 4-bit base stays QLoRA.
+               if (!peft || c.adapter.method != "qlora") c.adapter.method = peft ? "lora" : "embeddings";
                return std::string();
            });
     custom("torch_dtype", "/model/dtype", "bfloat16 | float16 | float32 (auto keeps the config's dtype).",
@@ -219,33 +232,34 @@ std::vector<FlagRule> build_rules() {
             return "only \"steps\" and \"no\" are supported, got \"" + v + "\"";
         };
     };
-    custom("fsdp", "/distributed/sharding",
-           "full_shard (optionally with auto_wrap / offload words): full; empty or no: none.", true,
-           [](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {
-               // HF takes a space-separated list of options; only the sharding strategy matters here.
-               std::vector<std::string> words;
-               for (size_t start = 0; start < v.size();) {
-                   const size_t space = v.find(' ', start);
-                   const std::string word = v.substr(start, space == std::string::npos ? std::string::npos
-                                                                                       : space - start);
-                   if (!word.empty()) words.push_back(lower(word));
-                   if (space == std::string::npos) break;
-                   start = space + 1;
-               }
-               std::string sharding = "none";
-               for (const std::string& word : words) {
-                   if (word == "full_shard") {
-                       sharding = "full";
-                   } else if (word == "auto_wrap") {
-                       notes.push_back("--fsdp auto_wrap: the engine always wraps one decoder layer per unit");
-                   } else if (word == "no" || word == "false") {
-                   } else {
-                       return "only full_shard (with auto_wrap) is supported, got \"" + word + "\"";
-                   }
-               }
-               c.distributed.sharding = sharding;
-               return std::string();
-           });
+    custom(
+        "fsdp", "/distributed/sharding",
+        "full_shard (optionally with auto_wrap / offload words): full; empty or no: none.", true,
+        [](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {
+            // HF takes a space-separated list of options; only the sharding strategy matters here.
+            std::vector<std::string> words;
+            for (size_t start = 0; start < v.size();) {
+                const size_t space = v.find(' ', start);
+                const std::string word =
+                    v.substr(start, space == std::string::npos ? std::string::npos : space - start);
+                if (!word.empty()) words.push_back(lower(word));
+                if (space == std::string::npos) break;
+                start = space + 1;
+            }
+            std::string sharding = "none";
+            for (const std::string& word : words) {
+                if (word == "full_shard") {
+                    sharding = "full";
+                } else if (word == "auto_wrap") {
+                    notes.push_back("--fsdp auto_wrap: the engine always wraps one decoder layer per unit");
+                } else if (word == "no" || word == "false") {
+                } else {
+                    return "only full_shard (with auto_wrap) is supported, got \"" + word + "\"";
+                }
+            }
+            c.distributed.sharding = sharding;
+            return std::string();
+        });
     custom("evaluation_strategy", "/training/eval_steps", "steps | no.", true, strategy("eval"));
     custom("eval_strategy", "/training/eval_steps", "steps | no (newer HF name).", true, strategy("eval"));
     custom("save_strategy", "/training/save_steps", "steps | no.", true, strategy("save"));

@@ -68,7 +68,7 @@ struct TrainingConfig {
 };
 
 struct AdapterConfig {
-    std::string method = "lora";  // lora | embeddings | full
+    std::string method = "lora";  // lora | qlora | embeddings | full
     int64_t r = 8;
     double lora_alpha = 8.0;
     double lora_dropout = 0.0;
@@ -78,6 +78,12 @@ struct AdapterConfig {
     std::map<std::string, double> alpha_pattern;
     bool use_rslora = false;
     bool use_dora = false;
+    // QLoRA (method qlora): the frozen linear weights as bitsandbytes' 4-bit codes.
+    std::string bnb_4bit_quant_type = "nf4";
+    bool bnb_4bit_use_double_quant = true;
+    std::string bnb_4bit_compute_dtype = "bfloat16";
+
+    bool uses_lora() const { return method == "lora" || method == "qlora"; }
 };
 
 struct EvalConfig {

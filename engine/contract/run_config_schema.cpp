@@ -303,11 +303,12 @@ std::vector<FieldSpec> build_fields() {
 
     // adapter
     add({"adapter", "method", FT::kString,
-         "What trains: lora (PEFT LoRA adapters), embeddings (only embed_tokens and lm_head, the seeds' "
+         "What trains: lora (PEFT LoRA adapters), qlora (LoRA adapters on a base whose linear weights are "
+         "stored as 4-bit NF4, bitsandbytes' format), embeddings (only embed_tokens and lm_head, the seeds' "
          "ruadapt step), full (every weight)."})
         .shown_as("What trains", "Method")
         .member(&RC::adapter, &AdapterConfig::method)
-        .one_of({"lora", "embeddings", "full"});
+        .one_of({"lora", "qlora", "embeddings", "full"});
     add({"adapter", "r", FT::kInt, "LoRA rank."})
         .shown_as("LoRA rank", "LoRA")
         .member(&RC::adapter, &AdapterConfig::r)
@@ -348,6 +349,23 @@ std::vector<FieldSpec> build_fields() {
         .shown_as("DoRA", "LoRA")
         .advanced()
         .member(&RC::adapter, &AdapterConfig::use_dora);
+    add({"adapter", "bnb_4bit_quant_type", FT::kString,
+         "QLoRA: the 4-bit code of the frozen weights (nf4, as bitsandbytes; fp4 is not supported)."})
+        .shown_as("4-bit code", "QLoRA")
+        .advanced()
+        .member(&RC::adapter, &AdapterConfig::bnb_4bit_quant_type)
+        .one_of({"nf4"});
+    add({"adapter", "bnb_4bit_use_double_quant", FT::kBool,
+         "QLoRA: quantize the block scales again (8 bits in blocks of 256): about 0.37 bits less per "
+         "weight."})
+        .shown_as("Double quantization", "QLoRA")
+        .member(&RC::adapter, &AdapterConfig::bnb_4bit_use_double_quant);
+    add({"adapter", "bnb_4bit_compute_dtype", FT::kString,
+         "QLoRA: the dtype the 4-bit weights are dequantized to for each product (bfloat16 on GPUs; float32 "
+         "is faster on CPUs)."})
+        .shown_as("Compute dtype", "QLoRA")
+        .member(&RC::adapter, &AdapterConfig::bnb_4bit_compute_dtype)
+        .one_of({"bfloat16", "float16", "float32"});
 
     // eval
     add({"eval", "metric", FT::kString,

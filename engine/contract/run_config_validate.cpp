@@ -132,16 +132,22 @@ void check_eval(const RunConfig& config, Checker& check) {
 void check_adapter(const RunConfig& config, Checker& check) {
     const AdapterConfig& a = config.adapter;
     static const std::regex module_name("[A-Za-z0-9_.*\\[\\]-]+");
-    if (a.method != "lora") {
-        // LoRA-only fields changed while LoRA is off would be silently ignored: say so instead.
-        const RunConfig defaults;
-        for (const FieldSpec& f : run_config_fields()) {
-            if (f.section != "adapter" || f.key == "method") continue;
-            if (f.get(config) != f.get(defaults)) {
-                check.error(f.pointer(), "is a LoRA setting, but /adapter/method is \"" + a.method + "\"");
-            }
+    // Fields of a method that is off would be silently ignored: say so instead.
+    const RunConfig defaults;
+    for (const FieldSpec& f : run_config_fields()) {
+        if (f.section != "adapter" || f.key == "method" || f.get(config) == f.get(defaults)) continue;
+        const bool qlora_field = f.key.rfind("bnb_4bit_", 0) == 0;
+        if (qlora_field && a.method != "qlora") {
+            check.error(f.pointer(), "is a QLoRA setting, but /adapter/method is \"" + a.method + "\"");
+        } else if (!qlora_field && !a.uses_lora()) {
+            check.error(f.pointer(), "is a LoRA setting, but /adapter/method is \"" + a.method + "\"");
         }
-        return;
+    }
+    if (!a.uses_lora()) return;
+    if (a.method == "qlora" && config.distributed.sharding == "full") {
+        check.error("/distributed/sharding",
+                    "qlora with sharding full is not supported yet: each rank holds the whole 4-bit base "
+                    "(use sharding none)");
     }
     if (a.target_modules.empty())
         check.error("/adapter/target_modules", "LoRA needs at least one target module");

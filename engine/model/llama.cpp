@@ -2,6 +2,7 @@
 // modeling_llama numerics (fp32 RMSNorm and RoPE tables, split-half rotation, repeat_kv for GQA); q/k/v
 // and gate/up run as one product each over their concatenated weights, RMSNorm and RoPE on CPU in fp32 as
 // custom autograd functions with plain loops.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "model/checkpointing.h"
 #include "model/chunked_loss.h"
 #include "model/llama.h"
+#include "model/nf4_weight.h"
 #include "model/torch_compat.h"
 
 namespace slipway::model {
@@ -124,6 +126,12 @@ public:
 // keep HF's names), plus each adapter's term where there is one (zeros elsewhere, so a zero adapter changes
 // no bit). (B, T, C) -> (B, T, sum of outs)
 torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearImpl*> layers) {
+    if (std::any_of(layers.begin(), layers.end(), [](const LinearImpl* l) { return l->quantized(); })) {
+        std::vector<torch::Tensor> outs;  // NF4 weights dequantize one by one: no joint copy of them
+        for (LinearImpl* layer : layers)
+            outs.push_back(layer->forward(x));
+        return torch::cat(outs, -1);
+    }
     std::vector<torch::Tensor> weights;
     bool adapted = false, biased = false;
     for (LinearImpl* layer : layers) {
@@ -137,16 +145,15 @@ torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearI
     if (biased) {
         std::vector<torch::Tensor> biases;  // (out) each; zeros for a layer without one
         for (LinearImpl* layer : layers)
-            biases.push_back(layer->bias.defined()
-                                 ? layer->bias
-                                 : torch::zeros({layer->weight.size(0)}, layer->weight.options()));
+            biases.push_back(layer->bias.defined() ? layer->bias
+                                                   : torch::zeros({layer->out_features}, y.options()));
         y = y + torch::cat(biases).to(y.scalar_type());  // autocast leaves the add to us
     }
     if (!adapted) return y;
     std::vector<torch::Tensor> deltas;  // in layer order, as separate forwards would draw their dropout
     for (LinearImpl* layer : layers) {
         std::vector<int64_t> shape = y.sizes().vec();
-        shape.back() = layer->weight.size(0);
+        shape.back() = layer->out_features;
         deltas.push_back(layer->has_lora() ? layer->lora_delta(x).to(y.scalar_type())
                                            : torch::zeros(shape, y.options()));
     }
@@ -215,7 +222,7 @@ public:
 
 }  // namespace
 
-LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias) {
+LinearImpl::LinearImpl(int64_t in, int64_t out, bool with_bias) : in_features(in), out_features(out) {
     weight = register_parameter("weight", torch::empty({out_features, in_features}));
     if (with_bias) bias = register_parameter("bias", torch::zeros({out_features}));
 }
@@ -225,7 +232,8 @@ double LoraSpec::scaling() const {
 }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
-    torch::Tensor y = torch::matmul(x, weight.t());  // (..., out)
+    torch::Tensor y =
+        nf4 ? nf4_linear(x, nf4, nf4_compute_dtype) : torch::matmul(x, weight.t());  // (..., out)
     if (bias.defined()) y = y + bias.to(y.scalar_type());
     if (lora_A) y = y + lora_delta(x);
     return y;
@@ -239,7 +247,7 @@ torch::Tensor LinearImpl::lora_delta(const torch::Tensor& x) {
 
 void LinearImpl::add_lora(const LoraSpec& spec) {
     lora = spec;
-    const int64_t out = weight.size(0), in = weight.size(1);
+    const int64_t out = out_features, in = in_features;
     lora_A = register_module("lora_A", std::make_shared<LinearImpl>(in, spec.r));
     lora_B = register_module("lora_B", std::make_shared<LinearImpl>(spec.r, out));
     torch::NoGradGuard no_grad;
@@ -248,8 +256,24 @@ void LinearImpl::add_lora(const LoraSpec& spec) {
     lora_B->weight.zero_();
 }
 
+Status LinearImpl::quantize_nf4(bool double_quant, torch::ScalarType compute_dtype) {
+    if (nf4) return Status::Ok();
+    Result<Nf4Weight> q = quantize_nf4_weight(weight, double_quant);
+    if (!q.ok()) return q.status();
+    set_nf4(std::make_shared<const Nf4Weight>(std::move(*q)), compute_dtype);
+    return Status::Ok();
+}
+
+void LinearImpl::set_nf4(std::shared_ptr<const Nf4Weight> quantized, torch::ScalarType compute_dtype) {
+    nf4 = std::move(quantized);
+    nf4_compute_dtype = compute_dtype;
+    parameters_.erase("weight");  // frees the full-precision copy
+    weight = torch::Tensor();
+}
+
 void LinearImpl::merge_lora() {
     if (!lora_A) return;
+    TORCH_CHECK(!nf4, "merge_lora: the base weight is NF4-quantized (dequantize the base model first)");
     torch::NoGradGuard no_grad;
     weight.add_(torch::matmul(lora_B->weight, lora_A->weight) * lora.scaling());  // (out, r) x (r, in)
     unregister_module("lora_A");
@@ -335,7 +359,7 @@ MlpImpl::MlpImpl(const LlamaConfig& c) {
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
-    const int64_t inter = gate_proj->weight.size(0);  // gate and up as one product
+    const int64_t inter = gate_proj->out_features;  // gate and up as one product
     const std::vector<torch::Tensor> gu = joint_linear(x, {gate_proj.get(), up_proj.get()}).split(inter, -1);
     return down_proj(torch::silu(gu[0]) * gu[1]);  // (B, T, C); gu: 2 x (B, T, I)
 }

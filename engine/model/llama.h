@@ -25,6 +25,8 @@ struct LoraSpec {
     double scaling() const;
 };
 
+struct Nf4Weight;  // nf4_weight.h
+
 class LinearImpl;
 using LoraLinear = torch::nn::ModuleHolder<LinearImpl>;
 
@@ -42,11 +44,20 @@ public:
     // W += scaling x B A, then drops the adapter.
     void merge_lora();
     bool has_lora() const { return lora_A != nullptr; }
+    // QLoRA: replaces the weight parameter by its NF4 form (no longer a parameter: frozen, 4-bit resident),
+    // used in `compute_dtype`. Errors from the codec.
+    [[nodiscard]] Status quantize_nf4(bool double_quant, torch::ScalarType compute_dtype);
+    // The same with the NF4 form made elsewhere (from a checkpoint's bytes): the weight parameter goes.
+    void set_nf4(std::shared_ptr<const Nf4Weight> quantized, torch::ScalarType compute_dtype);
+    bool quantized() const { return nf4 != nullptr; }
 
-    torch::Tensor weight;
-    torch::Tensor bias;  // undefined without one
+    int64_t in_features, out_features;
+    torch::Tensor weight;  // (out, in); undefined once quantized
+    torch::Tensor bias;    // undefined without one
     std::shared_ptr<LinearImpl> lora_A, lora_B;
     LoraSpec lora;
+    std::shared_ptr<const Nf4Weight> nf4;  // set by quantize_nf4
+    torch::ScalarType nf4_compute_dtype = torch::kBFloat16;
 };
 TORCH_MODULE(Linear);
 

@@ -21,9 +21,10 @@ Result<torch::ScalarType> dtype_named(const std::string& name) {
     return Status::Error("dtype \"" + name + "\" must be float32, bfloat16 or float16");
 }
 
-Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint) {
+Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint,
+                    const std::set<std::string>& loaded_elsewhere) {
     torch::NoGradGuard no_grad;
-    std::set<std::string> used;
+    std::set<std::string> used = loaded_elsewhere;
     for (auto& item : model->named_parameters()) {
         const std::string& name = item.key();
         torch::Tensor& param = item.value();

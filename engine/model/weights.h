@@ -2,6 +2,7 @@
 // random init as HF does, and save as config.json + model.safetensors.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "contract/status.h"
@@ -12,7 +13,9 @@ namespace slipway::model {
 
 // Copies every parameter from `checkpoint` (converting F32/BF16/F16 to the parameter's dtype). A missing
 // key, an unexpected key or a shape mismatch is an error naming the key and both shapes.
-Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint);
+// Keys in `loaded_elsewhere` (QLoRA's weights, quantized straight from the checkpoint) count as used.
+Status load_weights(LlamaForCausalLM& model, const io::Checkpoint& checkpoint,
+                    const std::set<std::string>& loaded_elsewhere = {});
 
 // HF's _init_weights: Linear and Embedding ~ normal(0, initializer_range), norms at 1. Seeded.
 void init_weights(LlamaForCausalLM& model, uint64_t seed);

@@ -75,7 +75,16 @@ struct Inventory {
     int64_t parameters = 0, trainable = 0;
     bool embedding_trainable = false, head_trainable = false;
     bool any_layer_weight_frozen = false;
+    // QLoRA: the decoder's linear weights stored as NF4 (model/nf4_weight.h), and the largest of them.
+    int64_t nf4_elements = 0, largest_nf4 = 0;
 };
+
+// NF4 storage of n weights: 4-bit codes, plus an fp32 absmax per 64, or with double quantization a byte per
+// 64 and an fp32 per 64 x 256 (model/nf4_weight.h).
+int64_t nf4_bytes(int64_t n, bool double_quant) {
+    const int64_t blocks = (n + 63) / 64;
+    return (n + 1) / 2 + (double_quant ? blocks + 4 * ((blocks + 255) / 256) : 4 * blocks);
+}
 
 // train/trainable.cpp: requires_grad by adapter method.
 bool is_trainable(const std::string& name, const AdapterConfig& adapter) {
@@ -94,7 +103,7 @@ bool decays(const std::string& name) {
 // The parameters in named_parameters() order (model/llama.h, model/lora.cpp).
 Result<Inventory> inventory(const model::LlamaConfig& m, const AdapterConfig& adapter) {
     Inventory inv;
-    const bool lora = adapter.method == "lora";
+    const bool lora = adapter.uses_lora();
     const int64_t c = m.hidden_size, d = m.head_dim, q = m.num_attention_heads * d,
                   kv = m.num_key_value_heads * d, layers = m.num_hidden_layers;
     bool any_adapter = false;
@@ -104,6 +113,10 @@ Result<Inventory> inventory(const model::LlamaConfig& m, const AdapterConfig& ad
     auto add_linear = [&](const std::string& module, int64_t in, int64_t out, bool bias, int64_t unit,
                           std::vector<Linear>* linears) {
         add(module + ".weight", in * out, unit);
+        if (adapter.method == "qlora" && linears != nullptr) {
+            inv.nf4_elements += in * out;
+            inv.largest_nf4 = std::max(inv.largest_nf4, in * out);
+        }
         if (bias) add(module + ".bias", out, unit);
         Linear linear{module, in, out, 0};
         if (lora && model::lora_targets(module, adapter)) {
@@ -517,6 +530,9 @@ Result<Plan> make_plan(const RunConfig& config, const model::LlamaConfig& m, con
                                        ? plan.layers * plan.checkpointed_activation_bytes_per_layer
                                        : saved_all_layers;
     // Backward of one layer: with checkpointing its forward runs again first, so its activations exist.
+    // QLoRA: one linear weight dequantized at a time (fp32, plus its cast to the compute dtype).
+    const int64_t compute_bytes = config.adapter.bnb_4bit_compute_dtype == "float32" ? 0 : 2;
+    layer.transient += inv.largest_nf4 * (4 + compute_bytes);
     const int64_t layer_backward = (t.gradient_checkpointing ? layer.saved : 0) + layer.transient;
     const int64_t final_norm = 4 * n * c + (x.on_gpu ? 4 * n * c : 0);
 
@@ -543,7 +559,9 @@ Result<Plan> make_plan(const RunConfig& config, const model::LlamaConfig& m, con
     std::array<int64_t, 3> pool_bytes = {0, 0, 0};
     // Parameters, gradients, optimizer states.
     if (!sharded) {
-        const int64_t all = 4 * inv.parameters, trainable = 4 * inv.trainable;
+        const int64_t all = 4 * (inv.parameters - inv.nf4_elements) +
+                            nf4_bytes(inv.nf4_elements, config.adapter.bnb_4bit_use_double_quant);
+        const int64_t trainable = 4 * inv.trainable;
         for (MemoryBreakdown* b : {&p.setup, &p.forward, &p.backward}) {
             b->weights = all;
             b->gradients = trainable;

@@ -39,7 +39,7 @@ Status save_outputs(model::LlamaForCausalLM& model, const RunConfig& config,
                     const std::string& engine_version, int64_t world_size) {
     const std::string& dir = config.training.output_dir;
     // LoRA: a PEFT adapter folder. Otherwise an HF model.
-    const Status saved = config.adapter.method == "lora"
+    const Status saved = config.adapter.uses_lora()
                              ? model::save_adapter(model, config.adapter, config.model.path, dir)
                              : model::save_hf_model(model, dir, output_dtype(config));
     if (!saved.ok()) return saved;
@@ -51,7 +51,7 @@ Status save_sharded_outputs(ShardedModel& sharded, const RunConfig& config, cons
     const std::string& dir = config.training.output_dir;
     const int64_t world_size = sharded.comm().world_size;
     Status status = Status::Ok();
-    if (config.adapter.method == "lora") {  // the adapter is small: its units gathered together
+    if (config.adapter.uses_lora()) {  // the adapter is small: its units gathered together
         sharded.with_trainable_gathered([&] {
             if (writes) status = model::save_adapter(sharded.model(), config.adapter, config.model.path, dir);
         });

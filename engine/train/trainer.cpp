@@ -68,6 +68,17 @@ Result<model::LlamaForCausalLM> build_model(const RunConfig& config) {
         model::init_weights(llama, static_cast<uint64_t>(config.training.seed));
         return llama;
     }
+    if (config.adapter.method == "qlora") {  // the base quantized as it loads: never whole in fp32
+        Result<model::LlamaConfig> llama_config =
+            model::LlamaConfig::from_file(config.model.path + "/config.json");
+        if (!llama_config.ok()) return llama_config.status();
+        Result<io::Checkpoint> checkpoint = io::Checkpoint::open_folder(config.model.path);
+        if (!checkpoint.ok()) return checkpoint.status();
+        model::LlamaForCausalLM llama(*llama_config);
+        Result<int64_t> loaded = model::load_quantized_base(llama, *checkpoint, config.adapter);
+        if (!loaded.ok()) return Status::Error(config.model.path + ": " + loaded.error());
+        return llama;
+    }
     return model::load_hf_model(config.model.path);
 }
 
@@ -297,16 +308,27 @@ Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama) {
         return Status::Error("the tokenizer has " + std::to_string(cache_->meta().vocab_size) +
                              " tokens but the model only " + std::to_string(llama->config.vocab_size));
     }
-    if (config_.adapter.method == "lora") {
+    if (config_.adapter.uses_lora()) {
         Result<std::vector<std::string>> adapted = model::apply_lora(llama, config_.adapter);
         if (!adapted.ok()) return adapted.status();
         *progress_ << "LoRA on " << adapted->size() << " layers\n";
+    }
+    if (config_.adapter.method == "qlora") {
+        Result<int64_t> bytes = model::quantize_base(llama, config_.adapter);
+        if (!bytes.ok()) return bytes.status();
+        *progress_ << "QLoRA: the decoder's linear weights as NF4"
+                   << (config_.adapter.bnb_4bit_use_double_quant ? " with double quantization" : "") << ", "
+                   << std::fixed << std::setprecision(1) << static_cast<double>(*bytes) / (1 << 20) << std::defaultfloat << " MiB; compute in " << config_.adapter.bnb_4bit_compute_dtype
+                   << "\n";
     }
     // One GPU per rank when the run asks for GPUs and this LibTorch has CUDA (NGC's); CPU otherwise.
     // A Gloo group reduces CPU tensors only: GPUs need the NCCL backend once there are several ranks.
     device_ = model::training_device((config_.slurm.gpus_per_node > 0 && !dist_) || dist_backend_is_nccl(),
                                      rank_local());
-    if (!device_.is_cpu()) llama->to(device_);
+    if (!device_.is_cpu()) {
+        llama->to(device_);
+        model::move_quantized_base(llama, device_);
+    }
     *progress_ << "device: " << device_.str() << "\n";
     return Status::Ok();
 }
@@ -487,7 +509,7 @@ Status TrainingRun::resume() {
 void TrainingRun::log_hyperparameters() {
     log_->point_in_time("global_batch_size", global_batch_);
     log_->point_in_time("opt_base_learning_rate", t_.learning_rate);
-    if (config_.adapter.method == "lora") {
+    if (config_.adapter.uses_lora()) {
         log_->point_in_time("lora_rank", config_.adapter.r);
         log_->point_in_time("lora_alpha", config_.adapter.lora_alpha);
     }
