@@ -190,15 +190,6 @@ std::vector<FlagRule> build_rules() {
            "Comma-separated modules trained in full; None = none.");
     direct("use_dora", "/adapter/use_dora", "DoRA.");
     direct("use_rslora", "/adapter/use_rslora", "rsLoRA.");
-    custom("load_in_4bit", "/adapter/method", "True: QLoRA (LoRA on a 4-bit NF4 base).", false,
-           [](RunConfig& c, const std::string& v, std::vector<std::string>&) {
-               bool four_bit = false;
-               const std::string error = parse_bool(v, four_bit);
-               if (!error.empty()) return error;
-               if (four_bit) c.adapter.method = "qlora";
-               if (!four_bit && c.adapter.method == "qlora") c.adapter.method = "lora";
-               return std::string();
-           });
     direct("bnb_4bit_quant_type", "/adapter/bnb_4bit_quant_type", "4-bit code (nf4).");
     direct("bnb_4bit_use_double_quant", "/adapter/bnb_4bit_use_double_quant", "Double quantization.");
     direct("bnb_4bit_compute_dtype", "/adapter/bnb_4bit_compute_dtype", "QLoRA compute dtype.");
@@ -210,6 +201,15 @@ std::vector<FlagRule> build_rules() {
                if (!error.empty()) return error;
                // --load_in_4bit may come first: LoRA on the 4-bit base stays QLoRA.
                if (!peft || c.adapter.method != "qlora") c.adapter.method = peft ? "lora" : "embeddings";
+               return std::string();
+           });
+    custom("load_in_4bit", "/adapter/method", "True: QLoRA (LoRA on a 4-bit NF4 base).", false,
+           [](RunConfig& c, const std::string& v, std::vector<std::string>&) {
+               bool four_bit = false;
+               const std::string error = parse_bool(v, four_bit);
+               if (!error.empty()) return error;
+               if (four_bit) c.adapter.method = "qlora";
+               if (!four_bit && c.adapter.method == "qlora") c.adapter.method = "lora";
                return std::string();
            });
     custom("torch_dtype", "/model/dtype", "bfloat16 | float16 | float32 (auto keeps the config's dtype).",

@@ -622,6 +622,26 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>QLoRA</source>
+        <translation>QLoRA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>4-bit code</source>
+        <translation>4-битный код</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Double quantization</source>
+        <translation>Двойная квантизация</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compute dtype</source>
+        <translation>Тип вычислений</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Evaluation</source>
         <translation>Оценка</translation>
     </message>
@@ -1020,8 +1040,8 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>What trains: lora (PEFT LoRA adapters), embeddings (only embed_tokens and lm_head, the seeds&apos; ruadapt step), full (every weight).</source>
-        <translation>Что обучается: lora (адаптеры PEFT LoRA), embeddings (только embed_tokens и lm_head, шаг ruadapt), full (все веса).</translation>
+        <source>What trains: lora (PEFT LoRA adapters), qlora (LoRA adapters on a base whose linear weights are stored as 4-bit NF4, bitsandbytes&apos; format), embeddings (only embed_tokens and lm_head, the seeds&apos; ruadapt step), full (every weight).</source>
+        <translation>Что обучается: lora (адаптеры PEFT LoRA), qlora (адаптеры LoRA на базовой модели, линейные веса которой хранятся в 4-битном NF4, формат bitsandbytes), embeddings (только embed_tokens и lm_head, шаг ruadapt), full (все веса).</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1067,6 +1087,21 @@
         <location line="+1"/>
         <source>Weight-decomposed LoRA (DoRA).</source>
         <translation>LoRA с разложением весов (DoRA).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>QLoRA: the 4-bit code of the frozen weights (nf4, as bitsandbytes; fp4 is not supported).</source>
+        <translation>QLoRA: 4-битный код замороженных весов (nf4, как в bitsandbytes; fp4 не поддерживается).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>QLoRA: quantize the block scales again (8 bits in blocks of 256): about 0.37 bits less per weight.</source>
+        <translation>QLoRA: квантизовать и масштабы блоков (8 бит, блоками по 256): примерно на 0,37 бита меньше на вес.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>QLoRA: the dtype the 4-bit weights are dequantized to for each product (bfloat16 on GPUs; float32 is faster on CPUs).</source>
+        <translation>QLoRA: тип, в который 4-битные веса распаковываются для каждого умножения (bfloat16 на GPU; на CPU быстрее float32).</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3008,12 +3043,12 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunTracker</name>
     <message>
-        <location filename="../../app/runs/run_tracker.cpp" line="+244"/>
+        <location filename="../../app/runs/run_tracker.cpp" line="+257"/>
         <source>the engine exited with code %1</source>
         <translation>движок завершился с кодом %1</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>Started %1: %2 %3</source>
         <translation>Запущен %1: %2 %3</translation>
     </message>
@@ -3024,7 +3059,7 @@ Model config: %1</source>
         <translation>статус run_stop: %1</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+120"/>
         <source>Cancelling %1...</source>
         <translation>Отмена %1...</translation>
     </message>
@@ -3049,14 +3084,24 @@ Model config: %1</source>
         <translation>Задача %1: %2</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+39"/>
         <source>Cancelling job %1 failed: %2</source>
         <translation>Не удалось отменить задачу %1: %2</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+37"/>
+        <source>cluster profile removed during submission</source>
+        <translation>профиль кластера удалён во время отправки</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>cluster profile removed; no longer followed</source>
         <translation>профиль кластера удалён; запуск больше не отслеживается</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>the cluster profile changed during submission; see the cluster</source>
+        <translation>профиль кластера изменился во время отправки; проверьте кластер</translation>
     </message>
 </context>
 <context>
