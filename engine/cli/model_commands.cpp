@@ -17,12 +17,65 @@
 #include "contract/run_config.h"
 #include "model/llama.h"
 #include "model/lora.h"
+#include "model/qlora.h"
 #include "model/tensor_io.h"
 #include "model/torch_compat.h"
 #include "model/weights.h"
 
 namespace slipway::engine {
 namespace {
+
+struct QuantizeOptions {
+    std::string model_dir, out_dir;
+    bool double_quant = false;
+    std::string compute_dtype = "bfloat16";
+    std::string dtype;  // of the weights that stay unquantized; empty: the model's torch_dtype
+};
+
+// The files beside the weights that a model folder's users need (tokenizer, chat template, generation).
+const char* const kModelSideFiles[] = {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                                       "generation_config.json", "chat_template.jinja"};
+
+int run_quantize(const QuantizeOptions& o, std::ostream& out, std::ostream& err) {
+    Result<model::LlamaConfig> config = model::LlamaConfig::from_file(o.model_dir + "/config.json");
+    if (!config.ok()) {
+        err << config.error() << "\n";
+        return 1;
+    }
+    Result<io::Checkpoint> checkpoint = io::Checkpoint::open_folder(o.model_dir);
+    if (!checkpoint.ok()) {
+        err << checkpoint.error() << "\n";
+        return 1;
+    }
+    // Quantized from the checkpoint's bytes layer by layer: the model is never whole in full precision.
+    const AdapterConfig settings = model::qlora_settings(o.double_quant, o.compute_dtype);
+    model::LlamaForCausalLM llama(*config);
+    Result<int64_t> bytes = model::load_quantized_base(llama, *checkpoint, settings);
+    if (!bytes.ok()) {
+        err << o.model_dir << ": " << bytes.error() << "\n";
+        return 1;
+    }
+    const std::string dtype = o.dtype.empty() ? config->torch_dtype : o.dtype;
+    if (Status s = model::save_quantized_model(llama, settings, o.out_dir, dtype); !s.ok()) {
+        err << s.message() << "\n";
+        return 1;
+    }
+    for (const char* name : kModelSideFiles) {
+        std::error_code ec;
+        const std::filesystem::path from = std::filesystem::path(o.model_dir) / name;
+        if (!std::filesystem::exists(from)) continue;
+        std::filesystem::copy_file(from, std::filesystem::path(o.out_dir) / name,
+                                   std::filesystem::copy_options::overwrite_existing, ec);
+        if (ec) {
+            err << from.string() << ": cannot copy: " << ec.message() << "\n";
+            return 1;
+        }
+    }
+    out << o.out_dir << ": decoder linear weights as NF4"
+        << (o.double_quant ? " with double quantization" : "") << ", " << *bytes / (1 << 20)
+        << " MiB of 4-bit storage; other weights " << dtype << "\n";
+    return 0;
+}
 
 struct InitOptions {
     std::string config_path;
@@ -236,6 +289,24 @@ void add_model_commands(CLI::App& app, int* exit_code, std::ostream& out, std::o
             std::map<std::string, std::string>{{"f32", "float32"}, {"bf16", "bfloat16"}, {"f16", "float16"}}))
         ->check(CLI::IsMember({"float32", "bfloat16", "float16"}));
     init_cmd->callback([init, exit_code, &out, &err] { *exit_code = run_init(*init, out, err); });
+
+    auto quantize = std::make_shared<QuantizeOptions>();
+    CLI::App* quantize_cmd = app.add_subcommand(
+        "quantize", "Write a bitsandbytes 4-bit (NF4) copy of an HF model folder, as a \"-bnb-4bit\" folder");
+    quantize_cmd->add_option("--model", quantize->model_dir, "HF model folder")
+        ->required()
+        ->check(CLI::ExistingDirectory);
+    quantize_cmd->add_option("--out", quantize->out_dir, "Output folder")->required();
+    quantize_cmd->add_flag("--double-quant", quantize->double_quant, "Quantize the block scales too (8-bit)");
+    quantize_cmd->add_option("--compute-dtype", quantize->compute_dtype, "bnb_4bit_compute_dtype to record")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"bfloat16", "float16", "float32"}));
+    quantize_cmd
+        ->add_option("--dtype", quantize->dtype,
+                     "dtype of the weights left unquantized (default: the model's)")
+        ->check(CLI::IsMember({"bfloat16", "float16", "float32"}));
+    quantize_cmd->callback(
+        [quantize, exit_code, &out, &err] { *exit_code = run_quantize(*quantize, out, err); });
 
     auto score = std::make_shared<ScoreOptions>();
     CLI::App* score_cmd =

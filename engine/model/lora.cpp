@@ -11,61 +11,10 @@
 
 #include "contract/file_system.h"
 #include "io/safetensors.h"
-#include "model/nf4_weight.h"
 #include "model/tensor_io.h"
 #include "model/weights.h"
 
 namespace slipway::model {
-Result<int64_t> quantize_base(LlamaForCausalLM& model, const AdapterConfig& adapter) {
-    if (adapter.bnb_4bit_quant_type != "nf4")
-        return Status::Error("/adapter/bnb_4bit_quant_type: only nf4 is supported");
-    Result<torch::ScalarType> compute = dtype_named(adapter.bnb_4bit_compute_dtype);
-    if (!compute.ok()) return Status::Error("/adapter/bnb_4bit_compute_dtype: " + compute.error());
-    int64_t bytes = 0;
-    for (const auto& item : model->model->layers->named_modules()) {
-        auto linear = std::dynamic_pointer_cast<LinearImpl>(item.value());
-        if (!linear || item.key().find("lora_") != std::string::npos) continue;
-        if (Status s = linear->quantize_nf4(adapter.bnb_4bit_use_double_quant, *compute); !s.ok())
-            return Status::Error("model.layers." + item.key() + ": " + s.message());
-        bytes += linear->nf4->resident_bytes();
-    }
-    return bytes;
-}
-
-Result<int64_t> load_quantized_base(LlamaForCausalLM& model, const io::Checkpoint& checkpoint,
-                                    const AdapterConfig& adapter) {
-    Result<torch::ScalarType> compute = dtype_named(adapter.bnb_4bit_compute_dtype);
-    if (!compute.ok()) return Status::Error("/adapter/bnb_4bit_compute_dtype: " + compute.error());
-    std::set<std::string> quantized;
-    int64_t bytes = 0;
-    for (const auto& item : model->model->layers->named_modules()) {
-        auto linear = std::dynamic_pointer_cast<LinearImpl>(item.value());
-        if (!linear || item.key().find("lora_") != std::string::npos || linear->quantized()) continue;
-        const std::string name = "model.layers." + item.key() + ".weight";
-        const auto it = checkpoint.tensors().find(name);
-        if (it == checkpoint.tensors().end()) return Status::Error("missing weight \"" + name + "\"");
-        const std::vector<int64_t> expected = {linear->out_features, linear->in_features};
-        if (it->second.shape != expected)
-            return Status::Error("weight \"" + name + "\": checkpoint shape differs");
-        Result<torch::Tensor> source = tensor_of(it->second);  // a view of the mapped bytes
-        if (!source.ok()) return Status::Error("weight \"" + name + "\": " + source.error());
-        Result<Nf4Weight> q = quantize_nf4_weight(*source, adapter.bnb_4bit_use_double_quant);
-        if (!q.ok()) return Status::Error(name + ": " + q.error());
-        bytes += q->resident_bytes();
-        linear->set_nf4(std::make_shared<const Nf4Weight>(std::move(*q)), *compute);
-        quantized.insert(name);
-    }
-    if (Status s = load_weights(model, checkpoint, quantized); !s.ok()) return s;
-    return bytes;
-}
-
-void move_quantized_base(LlamaForCausalLM& model, const torch::Device& device) {
-    for (const auto& item : model->model->layers->named_modules()) {
-        auto linear = std::dynamic_pointer_cast<LinearImpl>(item.value());
-        if (linear && linear->nf4) linear->nf4 = std::make_shared<const Nf4Weight>(linear->nf4->to(device));
-    }
-}
-
 Result<std::vector<std::string>> apply_lora(LlamaForCausalLM& model, const AdapterConfig& adapter) {
     if (adapter.use_dora) return Status::Error("/adapter/use_dora: DoRA is not supported yet");
     const bool all_linear = adapter.target_modules.size() == 1 && adapter.target_modules[0] == "all-linear";

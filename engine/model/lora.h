@@ -8,7 +8,6 @@
 
 #include "contract/run_config.h"
 #include "contract/status.h"
-#include "io/safetensors.h"
 #include "model/llama.h"
 #include "model/lora_targets.h"
 
@@ -30,17 +29,5 @@ Result<AdapterConfig> load_adapter(LlamaForCausalLM& model, const std::string& d
 
 // Folds every adapter into its base weight (W += scaling x B A).
 void merge_lora(LlamaForCausalLM& model);
-
-// QLoRA's base: every linear layer of the decoder blocks (not lm_head, which bitsandbytes' transformers
-// integration keeps in full precision) stored as NF4 with the config's double quantization and compute
-// dtype. Their weights stop being parameters. Returns the bytes of the 4-bit storage.
-Result<int64_t> quantize_base(LlamaForCausalLM& model, const AdapterConfig& adapter);
-// quantize_base for a model whose weights are still to be loaded from an HF checkpoint: each decoder linear
-// weight is quantized from the checkpoint's mapped bytes (never held in full precision as a parameter), then
-// the other weights are loaded as load_weights does. Returns the bytes of the 4-bit storage.
-Result<int64_t> load_quantized_base(LlamaForCausalLM& model, const io::Checkpoint& checkpoint,
-                                    const AdapterConfig& adapter);
-// Module::to moves parameters and buffers; the NF4 storage is neither: this moves it (after model->to).
-void move_quantized_base(LlamaForCausalLM& model, const torch::Device& device);
 
 }  // namespace slipway::model

@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/file_system.h"
+#include "contract/run_config.h"
+#include "model/nf4_io.h"
+#include "model/qlora.h"
 #include "model/tensor_io.h"
 
 namespace slipway::model {
@@ -88,11 +91,21 @@ Status save_hf_model(LlamaForCausalLM& model, const std::string& dir, const std:
 }
 
 Result<LlamaForCausalLM> load_hf_model(const std::string& dir) {
-    Result<LlamaConfig> config = LlamaConfig::from_file(dir + "/config.json");
-    if (!config.ok()) return config.status();
+    Result<nlohmann::json> json = read_json_file(dir + "/config.json");
+    if (!json.ok()) return json.status();
+    Result<LlamaConfig> config = LlamaConfig::from_json(*json);
+    if (!config.ok()) return Status::Error(dir + "/config.json: " + config.error());
+    Result<std::optional<Bnb4bitConfig>> bnb = read_bnb_4bit_config(*json);
+    if (!bnb.ok()) return Status::Error(dir + "/" + bnb.error());
     Result<io::Checkpoint> checkpoint = io::Checkpoint::open_folder(dir);
     if (!checkpoint.ok()) return checkpoint.status();
     LlamaForCausalLM model(*config);
+    if (*bnb) {  // a bitsandbytes 4-bit folder: its layers stay 4-bit
+        Result<int64_t> loaded = load_quantized_base(
+            model, *checkpoint, qlora_settings((*bnb)->double_quant, (*bnb)->compute_dtype));
+        if (!loaded.ok()) return Status::Error(dir + ": " + loaded.error());
+        return model;
+    }
     const Status loaded = load_weights(model, *checkpoint);
     if (!loaded.ok()) return Status::Error(dir + ": " + loaded.message());
     return model;

@@ -27,6 +27,7 @@
 #include "dist/gradient_reducer.h"
 #include "dist/process_group.h"
 #include "model/lora.h"
+#include "model/qlora.h"
 #include "model/torch_compat.h"
 #include "model/weights.h"
 #include "train/batches.h"
@@ -318,7 +319,8 @@ Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama) {
         if (!bytes.ok()) return bytes.status();
         *progress_ << "QLoRA: the decoder's linear weights as NF4"
                    << (config_.adapter.bnb_4bit_use_double_quant ? " with double quantization" : "") << ", "
-                   << std::fixed << std::setprecision(1) << static_cast<double>(*bytes) / (1 << 20) << std::defaultfloat << " MiB; compute in " << config_.adapter.bnb_4bit_compute_dtype
+                   << std::fixed << std::setprecision(1) << static_cast<double>(*bytes) / (1 << 20)
+                   << std::defaultfloat << " MiB; compute in " << config_.adapter.bnb_4bit_compute_dtype
                    << "\n";
     }
     // One GPU per rank when the run asks for GPUs and this LibTorch has CUDA (NGC's); CPU otherwise.

@@ -10,12 +10,16 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "contract/hf_flags.h"
 #include "contract/run_config.h"
 #include "model/llama.h"
 #include "model/lora.h"
 #include "model/nf4_weight.h"
+#include "model/qlora.h"
 #include "model/weights.h"
 #include "quant/nf4.h"
 
@@ -158,6 +162,47 @@ TEST(Qlora, QuantizedWhileLoadingEqualsQuantizedAfter) {
     EXPECT_TRUE(torch::equal(a->nf4->packed, b->nf4->packed));
     EXPECT_TRUE(torch::equal(a->nf4->dequantize(torch::kFloat32), b->nf4->dequantize(torch::kFloat32)));
     EXPECT_TRUE(torch::equal((*loaded)->model->norm->weight, streamed->model->norm->weight));
+    std::filesystem::remove_all(dir);
+}
+
+// A "-bnb-4bit" folder: bitsandbytes' keys and quantization_config written, and read back as 4-bit layers.
+TEST(Qlora, BnbFolderRoundTrip) {
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / ("slipway_bnb_" + std::to_string(getpid()))).string();
+    LlamaForCausalLM model(tiny());
+    init_weights(model, 5);
+    const AdapterConfig settings = qlora_settings(true, "bfloat16");
+    ASSERT_TRUE(quantize_base(model, settings).ok());
+    ASSERT_TRUE(save_quantized_model(model, settings, dir, "bfloat16").ok());
+    Result<io::Checkpoint> checkpoint = io::Checkpoint::open_folder(dir);
+    ASSERT_TRUE(checkpoint.ok());
+    const std::string q = "model.layers.0.self_attn.q_proj.weight";
+    for (const char* suffix : {"", ".absmax", ".quant_map", ".nested_absmax", ".nested_quant_map",
+                               ".quant_state.bitsandbytes__nf4"})
+        EXPECT_EQ(checkpoint->tensors().count(q + suffix), 1u) << suffix;
+    EXPECT_EQ(checkpoint->tensors().at(q).shape, (std::vector<int64_t>{32 * 32 / 2, 1}));
+    EXPECT_EQ(checkpoint->tensors().at(q + ".absmax").dtype, io::DType::kU8);  // double-quantized codes
+    Result<LlamaForCausalLM> back = load_hf_model(dir);
+    ASSERT_TRUE(back.ok()) << back.error();
+    auto a = model->model->layers->ptr<DecoderLayerImpl>(1)->mlp->down_proj;
+    auto b = (*back)->model->layers->ptr<DecoderLayerImpl>(1)->mlp->down_proj;
+    ASSERT_TRUE(b->quantized());
+    EXPECT_EQ(b->nf4_compute_dtype, torch::kBFloat16);
+    EXPECT_TRUE(torch::equal(a->nf4->dequantize(torch::kFloat32), b->nf4->dequantize(torch::kFloat32)));
+    EXPECT_FLOAT_EQ(a->nf4->offset, b->nf4->offset);
+    // A quant_state whose shape disagrees with the model is refused by name.
+    nlohmann::json config = nlohmann::json::parse(std::ifstream(dir + "/config.json"));
+    config["intermediate_size"] = 32;
+    std::ofstream(dir + "/config.json") << config.dump();
+    Result<LlamaForCausalLM> wrong = load_hf_model(dir);
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_NE(wrong.error().find("quant_state shape"), std::string::npos) << wrong.error();
+    config["quantization_config"]["load_in_4bit"] = false;
+    config["quantization_config"]["load_in_8bit"] = true;
+    std::ofstream(dir + "/config.json") << config.dump();
+    wrong = load_hf_model(dir);
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_NE(wrong.error().find("8-bit is not supported"), std::string::npos) << wrong.error();
     std::filesystem::remove_all(dir);
 }
 
