@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Checks `slipway-engine eval` against the independent reference (eval_reference.py) on a tiny random model
+# with the demo tokenizer: task files made by the reference, then every prediction, generation and count
+# equal and log-likelihoods / perplexity within 1e-5 relative.
+# Usage: check_eval.sh SLIPWAY_ENGINE WORK_DIR TOKENIZER_JSON REFERENCE_DIR
+# (REFERENCE_DIR: where install.sh puts the HF tokenizers bindings; nothing is run when they are there.)
+set -euo pipefail
+engine=$1 work=$2 tokenizer=$3 reference=$4
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bash "$here/install.sh" "$reference" >/dev/null
+node_modules=$reference/node_modules
+rm -rf "$work" && mkdir -p "$work"
+# 4096 tokens as the demo tokenizer; 48 positions, so long contexts are cut on the left as lm-eval does.
+cat >"$work/config.json" <<'JSON'
+{"vocab_size": 4096, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+ "num_key_value_heads": 2, "max_position_embeddings": 48, "rms_norm_eps": 1e-5, "initializer_range": 0.5,
+ "tie_word_embeddings": true, "bos_token_id": 4093, "eos_token_id": 4094}
+JSON
+"$engine" init-model --config "$work/config.json" --out "$work/model" --seed 5
+ref=(/usr/bin/python3 "$here/eval_reference.py")
+common=(--model "$work/model" --tokenizer "$tokenizer" --node-modules "$node_modules")
+"${ref[@]}" make-tasks "${common[@]}" --out "$work/tasks"
+"$engine" eval --model "$work/model" --tokenizer "$tokenizer" --tasks "$work/tasks/tasks.json" --threads 1 \
+  --details "$work/details.jsonl" >"$work/result.json"
+"${ref[@]}" check "${common[@]}" --tasks "$work/tasks/tasks.json" --engine-result "$work/result.json" \
+  --engine-details "$work/details.jsonl"
