@@ -8,6 +8,7 @@
 #include <QSlider>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -38,6 +39,7 @@ void MonitorWidget::append_points(int key, const std::array<size_t, kMetricCount
         }
         plot(m)->append(run.key, x, y);
     }
+    refresh_task_curves(key);
     schedule_replot();
 }
 
@@ -62,7 +64,71 @@ void MonitorWidget::replot_run(int key) {
         }
         plot(m)->fit();
     }
+    refresh_task_curves(key);
     schedule_replot();
+}
+
+void MonitorWidget::refresh_task_curves(int key) {
+    const TrackedRun* run = tracker_->run(key);
+    const MonitorView* view = this->view(key);
+    if (run == nullptr || view == nullptr) return;
+    const std::vector<TaskSeries>& all = run->metrics.task_series;
+    // Curves of series the log no longer has (a rewritten log) go first.
+    for (auto it = task_curves_.begin(); it != task_curves_.end();) {
+        const bool stale = it->first.first == key &&
+                           std::none_of(all.begin(), all.end(),
+                                        [&it](const TaskSeries& s) { return s.name == it->first.second; });
+        if (stale) {
+            task_plot()->remove_run(it->second);
+            it = task_curves_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    const QListWidgetItem* item = list_item(key);
+    const bool shown = item == nullptr || item->checkState() == Qt::Checked;
+    for (size_t i = 0; i < all.size(); ++i) {
+        int& curve = task_curves_[{key, all[i].name}];
+        if (curve == 0)
+            curve = -(next_task_curve_++);  // negative: never a run key, which the other plots use
+        std::vector<double> x;
+        std::vector<double> y;
+        for (const MetricSample& p : all[i].points) {
+            x.push_back(run->metrics.x_of(p, x_axis_));
+            y.push_back(p.value);
+        }
+        // The run's colour turned around the hue wheel: one run's series stay near its colour.
+        const QColor color = QColor::fromHsv((view->color.hsvHue() + 47 * static_cast<int>(i)) % 360,
+                                             view->color.hsvSaturation(), view->color.value());
+        const QString series = QString::fromStdString(all[i].name);
+        task_plot()->set_run(curve, views_.size() > 1 ? run->name + QStringLiteral(": ") + series : series,
+                             color, x, y);
+        task_plot()->set_run_visible(curve, shown);
+    }
+    bool any = false;
+    for (const auto& [series, curve] : task_curves_) {
+        const QListWidgetItem* owner = list_item(series.first);
+        any |= owner == nullptr || owner->checkState() == Qt::Checked;
+    }
+    task_plot()->setVisible(any);
+    task_plot()->fit();
+}
+
+void MonitorWidget::remove_task_curves(int key) {
+    for (auto it = task_curves_.begin(); it != task_curves_.end();) {
+        if (it->first.first == key) {
+            task_plot()->remove_run(it->second);
+            it = task_curves_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    task_plot()->setVisible(!task_curves_.empty());
+}
+
+QCPGraph* MonitorWidget::task_graph(int key, const std::string& series) const {
+    const auto it = task_curves_.find({key, series});
+    return it == task_curves_.end() ? nullptr : task_plot()->raw_graph(it->second);
 }
 
 void MonitorWidget::update_target_line() {

@@ -41,7 +41,7 @@ Status TaskEvaluator::run(model::LlamaForCausalLM& model, c10::Device device, bo
             nlohmann::ordered_json metadata = at;
             metadata["task"] = r.name;
             metadata["metric"] = metric;
-            log.point_in_time("eval_task", value, metadata);
+            log.point_in_time(kEvalTaskKey, value, metadata);
             line << " " << metric << " " << value;
         }
         line << ";";

@@ -642,6 +642,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Evaluation tasks</source>
+        <translation>Задачи оценки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Parallelism</source>
         <translation>Параллелизм</translation>
     </message>
@@ -1082,6 +1087,11 @@
         <location line="+1"/>
         <source>Stop the run with success once the target is reached.</source>
         <translation>Успешно завершить запуск, как только цель достигнута.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Task file (slipway.eval/1: multiple choice, generation, perplexity; engine/eval/README.md) run on rank 0 at every evaluation; each metric is logged as eval_task. Empty = none.</source>
+        <translation>Файл задач (slipway.eval/1: выбор ответа, генерация, перплексия; engine/eval/README.md), который ранг 0 запускает при каждой оценке; каждая метрика пишется в журнал как eval_task. Пусто = нет.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2340,7 +2350,7 @@
 <context>
     <name>slipway::app::MonitorWidget</name>
     <message>
-        <location filename="../../app/monitor/run_metrics.cpp" line="+27"/>
+        <location filename="../../app/monitor/run_metrics.cpp" line="+28"/>
         <source>train_loss</source>
         <translation>train_loss</translation>
     </message>
@@ -2426,7 +2436,12 @@
         <translation>Сглаживание:</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+22"/>
+        <source>eval tasks</source>
+        <translation>задачи оценки</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Checked runs are overlaid; the selected one drives the status line and log</source>
         <translation>Отмеченные запуски накладываются друг на друга; выбранный определяет строку состояния и журнал</translation>
     </message>
@@ -2437,23 +2452,23 @@
     </message>
     <message>
         <location line="+9"/>
-        <location line="+233"/>
+        <location line="+235"/>
         <source>No run. File &gt; Open log... or submit a run.</source>
         <translation>Нет запуска. «Файл &gt; Открыть журнал...» или отправьте запуск.</translation>
     </message>
     <message>
-        <location line="-222"/>
+        <location line="-224"/>
         <source>Search the log (Enter: next, Shift+Enter: previous)</source>
         <translation>Поиск по журналу (Enter: следующее, Shift+Enter: предыдущее)</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+53"/>
         <location filename="../../app/monitor/monitor_widget_search.cpp" line="+59"/>
         <source>not found</source>
         <translation>не найдено</translation>
     </message>
     <message>
-        <location line="+104"/>
+        <location line="+105"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
@@ -2553,7 +2568,7 @@
         <translation>строка %1</translation>
     </message>
     <message>
-        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+96"/>
+        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+162"/>
         <source>eval_accuracy (loss and accuracy mixed)</source>
         <translation>eval_accuracy (потери и точность вперемешку)</translation>
     </message>
@@ -3008,12 +3023,12 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunTracker</name>
     <message>
-        <location filename="../../app/runs/run_tracker.cpp" line="+244"/>
+        <location filename="../../app/runs/run_tracker.cpp" line="+257"/>
         <source>the engine exited with code %1</source>
         <translation>движок завершился с кодом %1</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>Started %1: %2 %3</source>
         <translation>Запущен %1: %2 %3</translation>
     </message>
@@ -3024,7 +3039,7 @@ Model config: %1</source>
         <translation>статус run_stop: %1</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+120"/>
         <source>Cancelling %1...</source>
         <translation>Отмена %1...</translation>
     </message>
@@ -3049,14 +3064,24 @@ Model config: %1</source>
         <translation>Задача %1: %2</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+39"/>
         <source>Cancelling job %1 failed: %2</source>
         <translation>Не удалось отменить задачу %1: %2</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+37"/>
+        <source>cluster profile removed during submission</source>
+        <translation>профиль кластера удалён во время отправки</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>cluster profile removed; no longer followed</source>
         <translation>профиль кластера удалён; запуск больше не отслеживается</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>the cluster profile changed during submission; see the cluster</source>
+        <translation>профиль кластера изменился во время отправки; проверьте кластер</translation>
     </message>
 </context>
 <context>
