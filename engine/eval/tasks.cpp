@@ -128,6 +128,10 @@ Status read_sample(const json& line, size_t number, const std::string& where, Ev
 }
 
 Status read_samples(EvalTask& task, std::optional<int64_t> limit) {
+    std::error_code ec;
+    if (std::filesystem::exists(task.data_path, ec) && !std::filesystem::is_regular_file(task.data_path, ec))
+        return Status::Error(task.data_path + ": the data file of task \"" + task.name +
+                             "\" is not a regular file");
     std::ifstream in(task.data_path, std::ios::binary);
     if (!in)
         return Status::Error(task.data_path + ": cannot open the data file of task \"" + task.name + "\"");

@@ -113,6 +113,8 @@ TEST_F(TasksTest, TaskFieldErrorsNameTheFileTheTaskAndTheField) {
               file + R"(: tasks[0] "g": field "stop": entry 0 must be a non-empty string, got "")");
     EXPECT_EQ(error_of(R"({"name": "p", "kind": "perplexity", "data": "ppl.jsonl", "limit": 1.5})"),
               file + R"(: tasks[0] "p": field "limit": must be an integer >= 1 or null, got 1.5)");
+    EXPECT_EQ(error_of(R"({"name": "p", "kind": "perplexity", "data": "/dev/zero"})"),
+              R"(/dev/zero: the data file of task "p" is not a regular file)");
     EXPECT_EQ(error_of(R"({"name": "p", "kind": "perplexity", "data": "missing.jsonl"})"),
               path("missing.jsonl") + R"(: cannot open the data file of task "p")");
 }
