@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks `slipway-engine eval` against the independent reference (eval_reference.py) on a tiny random model
 # with the demo tokenizer: task files made by the reference, then every prediction, generation and count
-# equal and log-likelihoods / perplexity within 1e-5 relative.
+# equal and log-likelihoods / perplexity within 1e-5 relative; then the same with a LoRA adapter trained for a
+# few steps (eval --adapter against the reference's W + scaling * B @ A).
 # Usage: check_eval.sh SLIPWAY_ENGINE WORK_DIR TOKENIZER_JSON REFERENCE_DIR
 # (REFERENCE_DIR: where install.sh puts the HF tokenizers bindings; nothing is run when they are there.)
 set -euo pipefail
@@ -24,3 +25,19 @@ common=(--model "$work/model" --tokenizer "$tokenizer" --node-modules "$node_mod
   --details "$work/details.jsonl" >"$work/result.json"
 "${ref[@]}" check "${common[@]}" --tasks "$work/tasks/tasks.json" --engine-result "$work/result.json" \
   --engine-details "$work/details.jsonl"
+
+# A LoRA adapter: a few steps on demo texts, so B is no longer zero.
+head -n 300 "$here/../../resources/demo/corpus.jsonl" >"$work/train.jsonl"
+cat >"$work/lora.json" <<JSON
+{"name": "eval-lora", "model": {"path": "$work/model"}, "tokenizer": {"path": "$tokenizer"},
+ "data": {"train_file": "$work/train.jsonl", "block_size": 32, "validation_split_percentage": 0,
+          "cache_dir": "$work/cache"},
+ "training": {"learning_rate": 0.02, "max_steps": 4, "per_device_train_batch_size": 4, "output_dir": "$work/adapter"},
+ "adapter": {"method": "lora", "r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj", "down_proj"]},
+ "slurm": {"gpus_per_node": 0}}
+JSON
+"$engine" train --threads 1 "$work/lora.json" >/dev/null 2>"$work/train.err" || { cat "$work/train.err"; exit 1; }
+"$engine" eval --model "$work/model" --adapter "$work/adapter" --tokenizer "$tokenizer" \
+  --tasks "$work/tasks/tasks.json" --threads 1 --details "$work/details-lora.jsonl" >"$work/result-lora.json"
+"${ref[@]}" check "${common[@]}" --adapter "$work/adapter" --tasks "$work/tasks/tasks.json" \
+  --engine-result "$work/result-lora.json" --engine-details "$work/details-lora.jsonl"

@@ -9,7 +9,7 @@ exact and prefix match; token-level perplexity (each text's tokens after its fir
   eval_reference.py make-tasks --model DIR --tokenizer FILE --node-modules DIR --out DIR
       writes DIR/tasks.json and its JSONL files; generation targets are made from this reference's own greedy
       output (some equal, some a prefix, some wrong), so exact_match and prefix_match are not all zero
-  eval_reference.py check --model DIR --tokenizer FILE --node-modules DIR --tasks FILE
+  eval_reference.py check --model DIR [--adapter DIR] --tokenizer FILE --node-modules DIR --tasks FILE
                           --engine-result FILE --engine-details FILE [--tolerance 1e-5]
       compares: every prediction, generation and count equal; log-likelihoods, NLLs and perplexity within the
       tolerance (relative)
@@ -70,8 +70,8 @@ class ByteLevelDecoder:
 
 
 class Reference:
-    def __init__(self, model_dir, tokenizer, node_modules):
-        self.model = Llama(model_dir)
+    def __init__(self, model_dir, tokenizer, node_modules, adapter=None):
+        self.model = Llama(model_dir, adapter)
         self.max_length = self.model.cfg["max_position_embeddings"]
         eos = self.model.cfg.get("eos_token_id")
         self.eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
@@ -283,6 +283,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--tokenizer", required=True)
     ap.add_argument("--node-modules", required=True)
+    ap.add_argument("--adapter", help="a PEFT LoRA adapter folder (W + scaling * B @ A)")
     ap.add_argument("--out")
     ap.add_argument("--tasks")
     ap.add_argument("--engine-result")
@@ -290,7 +291,7 @@ def main():
     ap.add_argument("--tolerance", type=float, default=1e-5)
     a = ap.parse_args()
     torch.set_num_threads(1)
-    ref = Reference(a.model, a.tokenizer, a.node_modules)
+    ref = Reference(a.model, a.tokenizer, a.node_modules, a.adapter)
     if a.mode == "make-tasks":
         make_tasks(ref, a.out)
         return 0
