@@ -15,6 +15,11 @@ namespace slipway::eval {
 // Number of Unicode code points of UTF-8 text: Python's len(str) (invalid bytes count one each).
 size_t code_point_count(std::string_view text);
 
+// Python's str.isspace() for one code point: what str.strip() and str.rstrip() remove.
+bool is_python_space(char32_t c);
+// The length of `text` without its trailing whitespace: len(text.rstrip()), in bytes.
+size_t end_without_trailing_space(std::string_view text);
+
 // The choices lm-eval would pick from the summed log-likelihoods of each choice's continuation tokens.
 // lm_eval/api/task.py (ConfigurableTask.process_results, output_type multiple_choice; the same in
 // MultipleChoiceTask) computes
@@ -43,7 +48,7 @@ EncodedPair encode_pair(const Encode& encode, std::string_view context, std::str
 // Where generation text ends: the first occurrence of any stop string (lm-eval's `until`), or npos.
 size_t first_stop(std::string_view text, const std::vector<std::string>& stop);
 
-// Removes leading and trailing ASCII whitespace (Python's str.strip() on ASCII text).
+// Removes leading and trailing whitespace as Python's str.strip() does.
 std::string strip_whitespace(std::string_view text);
 
 struct GenerationScore {

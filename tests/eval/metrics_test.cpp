@@ -76,6 +76,22 @@ TEST(EncodePairTest, TrailingWhitespaceOfTheContextMovesToTheContinuation) {
     EXPECT_EQ(pair.continuation, (std::vector<int32_t>{2 * 100 + ' '}));
 }
 
+// Python's rstrip() and strip() remove Unicode whitespace too (no-break space, ideographic space).
+TEST(EncodePairTest, UnicodeTrailingWhitespaceMovesLikePythonsRstrip) {
+    EXPECT_EQ(end_without_trailing_space("Q:\u00a0\u3000 "), 2u);
+    EXPECT_EQ(end_without_trailing_space("Вопрос"), std::string("Вопрос").size());
+    EXPECT_EQ(end_without_trailing_space("\u2003"), 0u);
+    EXPECT_EQ(end_without_trailing_space("a\x80 "), 2u);  // an invalid byte is not whitespace
+    std::vector<std::string> seen;
+    const Encode record = [&seen](std::string_view text) {
+        seen.emplace_back(text);
+        return word_tokens(text);
+    };
+    (void)encode_pair(record, "Q:\u00a0", "A");
+    EXPECT_EQ(seen, (std::vector<std::string>{"Q:\u00a0A", "Q:"}));  // whole, then the context alone
+    EXPECT_EQ(strip_whitespace("\u3000 copy\u00a0me\n\u2028"), "copy\u00a0me");
+}
+
 TEST(StopTest, FirstStopStringWins) {
     EXPECT_EQ(first_stop("abc.def\nghi", {"\n", "."}), 3u);
     EXPECT_EQ(first_stop("abc", {"\n"}), std::string_view::npos);

@@ -196,7 +196,8 @@ def make_tasks(ref, out_dir):
     for i in range(12):
         context = " ".join(words[(i + k) % len(words)] for k in range(3 + i))
         if i % 3 == 0:
-            context += " "  # trailing whitespace moves into the continuation
+            # trailing whitespace moves into the continuation, Unicode whitespace too (str.rstrip)
+            context += {3: "\u00a0", 6: "\u3000 "}.get(i, " ")
         if i == 11:
             context = " ".join(words * 12)  # longer than max_position_embeddings: cut on the left
         choices = [words[(i * 7 + k) % len(words)] + ("." * k) for k in range(2 + i % 3)]
