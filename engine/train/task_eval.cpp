@@ -16,7 +16,10 @@ namespace slipway::train {
 Result<TaskEvaluator> TaskEvaluator::load(const RunConfig& config) {
     Result<std::vector<eval::EvalTask>> tasks = eval::load_eval_tasks(config.eval.tasks);
     if (!tasks.ok()) return Status::Error("/eval/tasks: " + tasks.error());
-    Result<tokenizer::Tokenizer> tokenizer = tokenizer::Tokenizer::from_file(config.tokenizer.path);
+    // The run's tokenizer, as prepare finds it: /tokenizer/path, else the model folder's tokenizer.json.
+    const std::string path =
+        config.tokenizer.path.empty() ? config.model.path + "/tokenizer.json" : config.tokenizer.path;
+    Result<tokenizer::Tokenizer> tokenizer = tokenizer::Tokenizer::from_file(path);
     if (!tokenizer.ok()) return tokenizer.status();
     return TaskEvaluator(std::move(*tasks), std::move(*tokenizer));
 }
