@@ -1,5 +1,6 @@
-// MonitorWidget, the plot side: appending new points to the four metric plots, replotting a run, the
-// target line, the x axis, smoothing, log scale, coalesced replots, and PNG/CSV export of what is shown.
+// MonitorWidget, the plot side: appending new points to the four metric plots and the eval_task plot,
+// replotting a run, the target line, the x axis, smoothing, log scale, coalesced replots, and PNG/CSV export
+// of what is shown.
 #include <QComboBox>
 #include <QFile>
 #include <QGridLayout>
@@ -242,6 +243,19 @@ Status MonitorWidget::export_csv(const QString& path) const {
             const double weight = plot(m)->smoothing();  // 0 for eval_accuracy
             if (weight > 0) s.smoothed = ema_smooth(s.y, weight);
             shown.push_back(std::move(s));
+        }
+        for (const TaskSeries& series : r.metrics.task_series) {  // the task plot's curves: never smoothed
+            ShownSeries s;
+            s.run = r.name.toStdString();
+            s.metric = std::string(kEvalTaskKey) + ":" + series.name;
+            s.x_name = x_axis_title(x_axis_);
+            for (const MetricSample& p : series.points) {
+                const double x = r.metrics.x_of(p, x_axis_);
+                if (std::isnan(x)) continue;
+                s.x.push_back(x);
+                s.y.push_back(p.value);
+            }
+            if (!s.y.empty()) shown.push_back(std::move(s));
         }
     }
     std::ostringstream csv;

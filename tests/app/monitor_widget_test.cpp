@@ -175,6 +175,14 @@ TEST(MonitorWidget, EvalTaskLinesArePlottedAsOneSeriesPerTaskAndMetric) {
     append_file(log, task_line("mc", "acc", 0.75, 18));
     EXPECT_TRUE(wait_until([&] { return monitor.task_graph(key, "mc/acc")->dataCount() == 3; }));
 
+    QTemporaryDir csv_dir;
+    ASSERT_TRUE(monitor.export_csv(csv_dir.filePath("shown.csv")).ok());
+    QFile csv(csv_dir.filePath("shown.csv"));
+    ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+    const QString rows = QString::fromUtf8(csv.readAll());
+    EXPECT_TRUE(rows.contains("\ntasks.txt,eval_task:mc/acc,samples,72,0.75,\n")) << rows.toStdString();
+    EXPECT_EQ(rows.count(",eval_task:"), 7);  // 3 + 2 + 2 points
+
     monitor.set_run_visible(key, false);
     EXPECT_FALSE(tasks->isVisibleTo(&monitor));
     monitor.set_run_visible(key, true);
