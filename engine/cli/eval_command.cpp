@@ -31,6 +31,7 @@ struct EvalOptions {
     std::string details_path;
     std::string device = "cpu";
     int threads = 0;
+    bool bf16 = false;
     std::optional<int64_t> limit;
 };
 
@@ -78,7 +79,11 @@ int run_eval(const EvalOptions& o, std::ostream& out, std::ostream& err) {
         }
         sink = [&details](const nlohmann::ordered_json& sample) { details << sample.dump() << "\n"; };
     }
-    Result<std::vector<eval::TaskResult>> results = eval::run_eval_tasks(*tasks, *tokenizer, *scorer, sink);
+    Result<std::vector<eval::TaskResult>> results = Status::Error("not run");
+    {
+        model::Bf16Autocast autocast(o.bf16, device.type());  // as training's bf16: fp32 weights
+        results = eval::run_eval_tasks(*tasks, *tokenizer, *scorer, sink);
+    }
     if (!results.ok()) {
         err << results.error() << "\n";
         return 1;
@@ -113,6 +118,7 @@ void add_eval_command(CLI::App& app, int* exit_code, std::ostream& out, std::ost
         ->capture_default_str()
         ->check(CLI::IsMember({"cpu", "cuda"}));
     cmd->add_option("--threads", o->threads, "Torch threads (0 = all cores)");
+    cmd->add_flag("--bf16", o->bf16, "bf16 autocast over fp32 weights, as training's bf16");
     cmd->add_option("--limit", o->limit, "At most N samples per task")->check(CLI::PositiveNumber);
     cmd->add_option("--details", o->details_path, "Write every sample's scores to this JSONL file");
     cmd->callback([o, exit_code, &out, &err] { *exit_code = run_eval(*o, out, err); });

@@ -41,3 +41,22 @@ JSON
   --tasks "$work/tasks/tasks.json" --threads 1 --details "$work/details-lora.jsonl" >"$work/result-lora.json"
 "${ref[@]}" check "${common[@]}" --adapter "$work/adapter" --tasks "$work/tasks/tasks.json" \
   --engine-result "$work/result-lora.json" --engine-details "$work/details-lora.jsonl"
+
+# --bf16 (autocast over the fp32 weights, as training's bf16): the same predictions' log-likelihoods move, by
+# bf16's precision and no more.
+"$engine" eval --model "$work/model" --tokenizer "$tokenizer" --tasks "$work/tasks/tasks.json" --threads 1 --bf16 \
+  --details "$work/details-bf16.jsonl" >/dev/null
+/usr/bin/python3 - "$work/details.jsonl" "$work/details-bf16.jsonl" <<'PY'
+import json, sys
+fp32, bf16 = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
+worst = 0.0
+for a, b in zip(fp32, bf16):
+    pairs = list(zip(a.get("loglikelihoods", []), b.get("loglikelihoods", [])))
+    if "nll_sum" in a:
+        pairs.append((a["nll_sum"], b["nll_sum"]))
+    for x, y in pairs:
+        worst = max(worst, abs(x - y) / abs(x))
+print(f"bf16 against fp32: max relative difference of log-likelihoods {worst:.3e}")
+if not 1e-5 < worst < 0.1:
+    sys.exit("FAIL: expected bf16 to move log-likelihoods by more than 1e-5 and less than 0.1 relative")
+PY
