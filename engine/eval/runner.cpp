@@ -1,6 +1,8 @@
 // The task loops of runner.h: one request per choice, generation or text, then the means.
 #include "eval/runner.h"
 
+#include <algorithm>
+
 #include "eval/metrics.h"
 #include "tokenizer/tokenizer.h"
 
@@ -120,28 +122,41 @@ Result<TaskResult> run_generation(const EvalTask& task, const tokenizer::Tokeniz
 }
 
 // Token-level: each text is encoded without special tokens and its tokens after the first are predicted,
-// each given all the tokens before it in that text. Texts do not see each other.
+// each given the tokens before it in that text; texts do not see each other. A text longer than the model
+// is scored in rolling windows as lm-eval's get_rolling_token_windows (context_len 1) makes them: each window
+// predicts the next up to max_length tokens, seeing as many tokens before them as fit; every token is
+// predicted exactly once.
 Result<TaskResult> run_perplexity(const EvalTask& task, const tokenizer::Tokenizer& tokenizer,
                                   ScoringModel& model, const SampleSink& sink) {
     TaskResult r;
     PerplexitySums sums;
+    const auto positions = static_cast<size_t>(model.max_length());
     for (size_t i = 0; i < task.text_samples.size(); ++i) {
         const TextSample& s = task.text_samples[i];
         const std::vector<int32_t> ids = encode(tokenizer, s.text);
-        if (static_cast<int64_t>(ids.size()) > model.max_length() + 1)
-            return Status::Error(where(task, s.line) + "the text has " + std::to_string(ids.size()) +
-                                 " tokens: more than the model's " + std::to_string(model.max_length()) +
-                                 " positions + 1 (split it into shorter texts)");
-        if (ids.size() < 2) continue;  // nothing to predict
-        const TokenScores scored = model.score(ids, 1);
-        sums.nll_sum -= scored.logprob_sum;
-        sums.tokens += scored.tokens;
+        double nll = 0;
+        int64_t tokens = 0, windows = 0;
+        for (size_t predicted = 1; predicted < ids.size(); ++windows) {
+            const size_t count = std::min(ids.size() - predicted, positions);
+            const size_t end = predicted + count;
+            const size_t begin = end > positions + 1 ? end - (positions + 1) : 0;
+            const std::vector<int32_t> window(ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                                              ids.begin() + static_cast<std::ptrdiff_t>(end));
+            const TokenScores scored = model.score(window, window.size() - count);
+            nll -= scored.logprob_sum;
+            tokens += scored.tokens;
+            predicted = end;
+        }
+        if (tokens == 0) continue;  // one token: nothing to predict
+        sums.nll_sum += nll;
+        sums.tokens += tokens;
         if (sink)
             sink(ojson{{"task", task.name},
                        {"index", i},
                        {"line", s.line},
-                       {"nll_sum", -scored.logprob_sum},
-                       {"tokens", scored.tokens}});
+                       {"nll_sum", nll},
+                       {"tokens", tokens},
+                       {"windows", windows}});
     }
     if (sums.tokens == 0)
         return Status::Error(task.data_path + ": task \"" + task.name + "\": no text has two or more tokens");

@@ -60,8 +60,8 @@ struct TaskResult {
 // Receives one JSON object per sample (its task, index, line, log-likelihoods or generation) when set.
 using SampleSink = std::function<void(const nlohmann::ordered_json&)>;
 
-// Errors name the task, the data file and line (a sample too long for the model, a context that encodes
-// to no tokens).
+// Errors name the task, the data file and line (a prompt or choice too long for the model, a context that
+// encodes to no tokens). Perplexity texts of any length are scored in rolling windows.
 Result<TaskResult> run_eval_task(const EvalTask& task, const tokenizer::Tokenizer& tokenizer,
                                  ScoringModel& model, const SampleSink& sink = {});
 Result<std::vector<TaskResult>> run_eval_tasks(const std::vector<EvalTask>& tasks,

@@ -152,17 +152,50 @@ TEST(RunnerTest, PerplexityCountsEveryTokenButEachTextsFirst) {
     EXPECT_EQ(json["tasks"][0]["kind"], "perplexity");
 }
 
-TEST(RunnerTest, TooLongSamplesAreErrorsNamingTheLine) {
+// A text longer than the model: rolling windows as lm-eval's get_rolling_token_windows(context_len=1), every
+// token after the first predicted once, each window seeing as much before it as fits.
+TEST(RunnerTest, LongTextsAreScoredInRollingWindows) {
     EvalTask task;
     task.name = "ppl";
     task.kind = TaskKind::kPerplexity;
-    task.data_path = "texts.jsonl";
-    task.text_samples = {{1, "short"}, {4, "a much longer text than the model can take in at once"}};
+    std::string text;
+    for (int i = 0; i < 10; ++i)
+        text += " w" + std::to_string(i);
+    task.text_samples = {{1, text}};
+    const std::vector<int32_t> ids = ids_of(text);
+    ASSERT_GE(ids.size(), 10u);
     FakeModel model;
     model.max_length_ = 4;
     Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r->tokens, static_cast<int64_t>(ids.size() - 1));
+    size_t predicted = 1;
+    for (const auto& [window, first] : model.calls) {
+        EXPECT_LE(window.size(), 5u);
+        // The window ends where its predictions end and starts max_length + 1 tokens earlier (or at 0).
+        const size_t end = predicted + (window.size() - first);
+        EXPECT_EQ(window, std::vector<int32_t>(ids.begin() + static_cast<std::ptrdiff_t>(end - window.size()),
+                                               ids.begin() + static_cast<std::ptrdiff_t>(end)));
+        EXPECT_TRUE(first == 1 || window.size() == 5u) << first;
+        predicted = end;
+    }
+    EXPECT_EQ(predicted, ids.size());
+    EXPECT_EQ(model.calls.size(), (ids.size() - 1 + 3) / 4);
+}
+
+TEST(RunnerTest, TooLongPromptsAreErrorsNamingTheLine) {
+    EvalTask task;
+    task.name = "copy";
+    task.kind = TaskKind::kGeneration;
+    task.data_path = "copy.jsonl";
+    task.generation_samples = {{1, "short", "s"},
+                               {4, "a much longer prompt than the model can take in at once", "a"}};
+    FakeModel model;
+    model.max_length_ = 4;
+    model.script = ids_of("s");
+    Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().rfind("texts.jsonl:4: task \"ppl\": the text has ", 0), 0u) << r.error();
+    EXPECT_EQ(r.error().rfind("copy.jsonl:4: task \"copy\": the prompt has ", 0), 0u) << r.error();
 }
 
 }  // namespace

@@ -4,7 +4,8 @@ llama_reference.py, token ids from the HF tokenizers library through encode_stri
 lm-evaluation-harness: acc / acc_norm from the summed log-likelihood of each choice's continuation tokens
 (acc_norm divides by the choice's length in characters, lm_eval/api/task.py), context and continuation split
 as HFLM._encode_pair does, inputs cut to the last max_length + 1 tokens; greedy generation with stop strings,
-exact and prefix match; token-level perplexity (each text's tokens after its first).
+exact and prefix match; token-level perplexity (each text's tokens after its first, long texts in lm-eval's
+rolling windows).
 
   eval_reference.py make-tasks --model DIR --tokenizer FILE --node-modules DIR --out DIR
       writes DIR/tasks.json and its JSONL files; generation targets are made from this reference's own greedy
@@ -108,6 +109,28 @@ class Reference:
         return (text[:cut] if cut >= 0 else text), new
 
 
+def rolling_windows(token_list, prefix_token, max_seq_len, context_len=1):
+    """lm_eval/utils.py get_rolling_token_windows + make_disjoint_window: (context, predicted) pairs that
+    predict every token of token_list once; here the text's own first token plays the prefix token."""
+    pred_len = max_seq_len - context_len + 1
+    predicted = 0
+    first_seq_len = min(max_seq_len, len(token_list))
+    windows = [([prefix_token] + token_list[: first_seq_len - 1], token_list[:first_seq_len])]
+    predicted += first_seq_len
+    while predicted < len(token_list):
+        window_pred_len = min(len(token_list) - predicted, pred_len)
+        window_end = predicted + window_pred_len
+        windows.append((token_list[window_end - max_seq_len - 1: window_end - 1],
+                        token_list[window_end - window_pred_len: window_end]))
+        predicted += window_pred_len
+    # make_disjoint_window: the context is what the window does not predict.
+    out = []
+    for context, pred in windows:
+        whole = context + pred[-1:]
+        out.append((whole[: len(whole) - len(pred)], pred))
+    return out
+
+
 def encode_pair_texts(context, continuation):
     n_spaces = len(context) - len(context.rstrip())
     if n_spaces > 0:
@@ -178,10 +201,13 @@ def run(ref, tasks):
             for ids in ref.encode([s["text"] for s in t["samples"]]):
                 if len(ids) < 2:
                     continue
-                ll, _ = ref.loglikelihood(ids[:1], ids[1:])
-                nll -= ll
+                text_ll = 0.0
+                windows = rolling_windows(ids[1:], ids[0], ref.max_length)
+                for context, pred in windows:
+                    text_ll += ref.loglikelihood(context, pred)[0]
+                nll -= text_ll
                 tokens += len(ids) - 1
-                details.append({"nll_sum": -ll, "tokens": len(ids) - 1})
+                details.append({"nll_sum": -text_ll, "tokens": len(ids) - 1, "windows": len(windows)})
             out[t["name"]] = ({"perplexity": math.exp(nll / tokens), "nll": nll / tokens},
                               {"samples": len(t["samples"]), "tokens": tokens}, details)
     return out
@@ -216,6 +242,7 @@ def make_tasks(ref, out_dir):
         else:
             gen.append({"prompt": p, "target": "wrong " + text})
     texts = [{"text": " ".join(words[i:] + words[:i]) + "."} for i in range(6)] + [{"text": "x"}]
+    texts.append({"text": " ".join(words * 8)})  # longer than the model: rolling windows
     for name, rows in (("mc.jsonl", mc), ("gen.jsonl", gen), ("ppl.jsonl", texts)):
         with open(os.path.join(out_dir, name), "w") as f:
             for r in rows:

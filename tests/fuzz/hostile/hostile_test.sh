@@ -77,7 +77,7 @@ expect eval-data-deep "$work/data-deep.jsonl:1" "nested deeper" -- ev "$work/eva
 expect eval-gold-huge "$work/gold-huge.jsonl:1:" "\"gold\"" -- ev "$work/eval-gold-huge.json"
 expect eval-data-dev-zero "/dev/zero" "not a regular file" -- ev "$work/eval-dev-zero.json"
 expect eval-max-new-tokens "$work/eval-max-new-tokens.json" "max_new_tokens" -- ev "$work/eval-max-new-tokens.json"
-expect eval-text-too-long "$work/long.jsonl:1:" "positions" -- ev "$work/eval-text-too-long.json"
+expect eval-prompt-too-long "$work/long.jsonl:1:" "positions" -- ev "$work/eval-prompt-too-long.json"
 
 # A log is never refused for its lines: the deep line is counted as bad, the command succeeds.
 out=$(timeout 60 "$bin/slipway" logs summary --json "$work/deep.log" 2>&1)

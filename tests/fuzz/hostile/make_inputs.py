@@ -91,5 +91,5 @@ write("gold-huge.jsonl", '{"context": "Q", "choices": ["a", "b"], "gold": 1e300}
 tasks("eval-dev-zero.json", "perplexity", "/dev/zero")
 tasks("eval-max-new-tokens.json", "generation", "copy.jsonl", max_new_tokens=2**63)
 write("copy.jsonl", '{"prompt": "Copy: a", "target": "a"}\n')
-tasks("eval-text-too-long.json", "perplexity", "long.jsonl")
-write("long.jsonl", json.dumps({"text": " ".join(f"word{i}" for i in range(2000))}) + "\n")
+tasks("eval-prompt-too-long.json", "generation", "long.jsonl")
+write("long.jsonl", json.dumps({"prompt": " ".join(f"word{i}" for i in range(2000)), "target": "x"}) + "\n")
