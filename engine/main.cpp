@@ -9,6 +9,7 @@
 
 #include "cli/bench_comm_command.h"
 #include "cli/config_commands.h"
+#include "cli/eval_command.h"
 #include "cli/generate_command.h"
 #include "cli/launch_command.h"
 #include "cli/model_commands.h"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     slipway::engine::add_tokenize_command(app, &exit_code, std::cin, std::cout, std::cerr);
     slipway::engine::add_tokenizer_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_model_commands(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_eval_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_generate_command(app, &exit_code, std::cin, std::cout, std::cerr);
     slipway::engine::add_train_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_launch_command(app, &exit_code, std::cout, std::cerr);

@@ -93,6 +93,13 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
         const int i = static_cast<int>(m);
         grid->addWidget(p, i / 2, i % 2);
     }
+    auto* tasks = new MetricPlot(tr("eval tasks"), plot_grid_);
+    tasks->setMinimumSize(200, 150);
+    tasks->set_smoothable(false);  // each point is one evaluation
+    tasks->legend->setVisible(true);
+    tasks->setVisible(false);  // until a run has eval_task points
+    plots_[kMetricCount] = tasks;
+    grid->addWidget(tasks, 0, 2, 2, 1);
 
     // Runs (the legend: check to overlay, select for the status line and log).
     run_list_ = new QListWidget(this);
@@ -164,6 +171,7 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
             p->set_run_visible(key, item->checkState() == Qt::Checked);
             p->fit();
         }
+        refresh_task_curves(key);
         update_target_line();
     });
     connect(search_box_, &QLineEdit::returnPressed, this, [this] {
@@ -223,6 +231,7 @@ void MonitorWidget::on_run_released(int key) {
     if (it == views_.end()) return;
     for (MetricPlot* p : plots_)
         p->remove_run(key);
+    remove_task_curves(key);
     delete list_item(key);
     views_.erase(it);
     if (current_ == key) {

@@ -1,9 +1,10 @@
 // The monitor: train_loss, eval_accuracy (with the target line), learning rate and tokens/s of one or
-// more runs overlaid, against samples, steps or wall time; EMA smoothing with the raw curve faint behind,
-// log scale, PNG/CSV export of what is shown; the current run's state, elapsed time and ETA, a Cancel
-// button, and its raw log with search. A view of the RunTracker: runs, their metrics and states are the
-// tracker's; the monitor keeps only what it draws (colours, the log's last lines) and forwards Cancel and
-// Remove to the window / the tracker.
+// more runs overlaid, and beside them the eval_task metrics (one curve per run, task and metric) when a log
+// has them, against samples, steps or wall time; EMA smoothing with the raw curve faint behind, log scale,
+// PNG/CSV export of what is shown; the current run's state, elapsed time and ETA, a Cancel button, and its
+// raw log with search. A view of the RunTracker: runs, their metrics and states are the tracker's; the
+// monitor keeps only what it draws (colours, the log's last lines) and forwards Cancel and Remove to the
+// window / the tracker.
 #pragma once
 
 #include <QColor>
@@ -23,6 +24,7 @@
 #include "runs/run_tracker.h"
 
 class QCheckBox;
+class QCPGraph;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -75,6 +77,11 @@ public:
     XAxis x_axis() const { return x_axis_; }
 
     MetricPlot* plot(Metric metric) const { return plots_[static_cast<size_t>(metric)]; }
+    // The eval_task plot: shown while a shown run has eval_task points; its legend names each curve
+    // "task/metric" (prefixed with the run's name when several runs are in the monitor).
+    MetricPlot* task_plot() const { return plots_[kMetricCount]; }
+    // The task plot's curve of one run's series ("task/metric"), or null.
+    QCPGraph* task_graph(int key, const std::string& series) const;
     QPlainTextEdit* log_view() const { return log_view_; }
     QString status_text() const;
 
@@ -102,6 +109,9 @@ private:
     void replot_run(int key);
     void append_points(int key, const std::array<size_t, kMetricCount>& first_new);
     void update_target_line();
+    // The run's eval_task series onto the task plot (all of them: a few points per evaluation).
+    void refresh_task_curves(int key);
+    void remove_task_curves(int key);
     // The eval plot says what its curves measure (eval loss under MLPerf's eval_accuracy key, or token
     // accuracy), from the shown runs' logs.
     void update_eval_title();
@@ -118,7 +128,9 @@ private:
     std::map<int, MonitorView> views_;
     int current_ = 0;
     XAxis x_axis_ = XAxis::kSamples;
-    std::array<MetricPlot*, kMetricCount> plots_{};
+    std::array<MetricPlot*, kMetricCount + 1> plots_{};       // the metrics' plots, then the task plot
+    std::map<std::pair<int, std::string>, int> task_curves_;  // (run key, "task/metric") -> curve id (< 0)
+    int next_task_curve_ = 1;
     bool replot_pending_ = false;
 
     QListWidget* run_list_;

@@ -1,5 +1,6 @@
-// MonitorWidget, the plot side: appending new points to the four metric plots, replotting a run, the
-// target line, the x axis, smoothing, log scale, coalesced replots, and PNG/CSV export of what is shown.
+// MonitorWidget, the plot side: appending new points to the four metric plots and the eval_task plot,
+// replotting a run, the target line, the x axis, smoothing, log scale, coalesced replots, and PNG/CSV export
+// of what is shown.
 #include <QComboBox>
 #include <QFile>
 #include <QGridLayout>
@@ -8,6 +9,7 @@
 #include <QSlider>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -38,6 +40,7 @@ void MonitorWidget::append_points(int key, const std::array<size_t, kMetricCount
         }
         plot(m)->append(run.key, x, y);
     }
+    refresh_task_curves(key);
     schedule_replot();
 }
 
@@ -62,7 +65,71 @@ void MonitorWidget::replot_run(int key) {
         }
         plot(m)->fit();
     }
+    refresh_task_curves(key);
     schedule_replot();
+}
+
+void MonitorWidget::refresh_task_curves(int key) {
+    const TrackedRun* run = tracker_->run(key);
+    const MonitorView* view = this->view(key);
+    if (run == nullptr || view == nullptr) return;
+    const std::vector<TaskSeries>& all = run->metrics.task_series;
+    // Curves of series the log no longer has (a rewritten log) go first.
+    for (auto it = task_curves_.begin(); it != task_curves_.end();) {
+        const bool stale = it->first.first == key &&
+                           std::none_of(all.begin(), all.end(),
+                                        [&it](const TaskSeries& s) { return s.name == it->first.second; });
+        if (stale) {
+            task_plot()->remove_run(it->second);
+            it = task_curves_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    const QListWidgetItem* item = list_item(key);
+    const bool shown = item == nullptr || item->checkState() == Qt::Checked;
+    for (size_t i = 0; i < all.size(); ++i) {
+        int& curve = task_curves_[{key, all[i].name}];
+        if (curve == 0)
+            curve = -(next_task_curve_++);  // negative: never a run key, which the other plots use
+        std::vector<double> x;
+        std::vector<double> y;
+        for (const MetricSample& p : all[i].points) {
+            x.push_back(run->metrics.x_of(p, x_axis_));
+            y.push_back(p.value);
+        }
+        // The run's colour turned around the hue wheel: one run's series stay near its colour.
+        const QColor color = QColor::fromHsv((view->color.hsvHue() + 47 * static_cast<int>(i)) % 360,
+                                             view->color.hsvSaturation(), view->color.value());
+        const QString series = QString::fromStdString(all[i].name);
+        task_plot()->set_run(curve, views_.size() > 1 ? run->name + QStringLiteral(": ") + series : series,
+                             color, x, y);
+        task_plot()->set_run_visible(curve, shown);
+    }
+    bool any = false;
+    for (const auto& [series, curve] : task_curves_) {
+        const QListWidgetItem* owner = list_item(series.first);
+        any |= owner == nullptr || owner->checkState() == Qt::Checked;
+    }
+    task_plot()->setVisible(any);
+    task_plot()->fit();
+}
+
+void MonitorWidget::remove_task_curves(int key) {
+    for (auto it = task_curves_.begin(); it != task_curves_.end();) {
+        if (it->first.first == key) {
+            task_plot()->remove_run(it->second);
+            it = task_curves_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    task_plot()->setVisible(!task_curves_.empty());
+}
+
+QCPGraph* MonitorWidget::task_graph(int key, const std::string& series) const {
+    const auto it = task_curves_.find({key, series});
+    return it == task_curves_.end() ? nullptr : task_plot()->raw_graph(it->second);
 }
 
 void MonitorWidget::update_target_line() {
@@ -176,6 +243,19 @@ Status MonitorWidget::export_csv(const QString& path) const {
             const double weight = plot(m)->smoothing();  // 0 for eval_accuracy
             if (weight > 0) s.smoothed = ema_smooth(s.y, weight);
             shown.push_back(std::move(s));
+        }
+        for (const TaskSeries& series : r.metrics.task_series) {  // the task plot's curves: never smoothed
+            ShownSeries s;
+            s.run = r.name.toStdString();
+            s.metric = std::string(kEvalTaskKey) + ":" + series.name;
+            s.x_name = x_axis_title(x_axis_);
+            for (const MetricSample& p : series.points) {
+                const double x = r.metrics.x_of(p, x_axis_);
+                if (std::isnan(x)) continue;
+                s.x.push_back(x);
+                s.y.push_back(p.value);
+            }
+            if (!s.y.empty()) shown.push_back(std::move(s));
         }
     }
     std::ostringstream csv;

@@ -2,6 +2,7 @@
 #include "monitor/run_metrics.h"
 
 #include <QtGlobal>
+#include <algorithm>
 #include <cmath>
 
 namespace slipway::app {
@@ -75,6 +76,20 @@ std::optional<double> mlperf_target(std::string_view benchmark, bool* higher_is_
     return std::nullopt;
 }
 
+namespace {
+
+// A numeric event's point: its value with every x the log gives.
+MetricSample sample_of(const MllogEvent& event) {
+    MetricSample sample;
+    sample.samples = event.samples_count().value_or(kUnknown);
+    sample.step = event.step_num().value_or(kUnknown);
+    sample.time_ms = event.time_ms;
+    sample.value = event.value.get<double>();
+    return sample;
+}
+
+}  // namespace
+
 std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
     if (event.time_ms != 0) {
         if (!first_time_ms) first_time_ms = event.time_ms;
@@ -123,13 +138,16 @@ std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
         total_steps = event.value.get<double>();
         return std::nullopt;
     }
+    if (const std::optional<std::string> name = eval_task_series(event)) {
+        auto it = std::find_if(task_series.begin(), task_series.end(),
+                               [&name](const TaskSeries& s) { return s.name == *name; });
+        if (it == task_series.end()) it = task_series.insert(task_series.end(), TaskSeries{*name, {}});
+        it->points.push_back(sample_of(event));
+        return std::nullopt;
+    }
     const std::optional<Metric> metric = metric_for_key(key);
     if (!metric || !event.value.is_number()) return std::nullopt;
-    MetricSample sample;
-    sample.samples = event.samples_count().value_or(kUnknown);
-    sample.step = event.step_num().value_or(kUnknown);
-    sample.time_ms = event.time_ms;
-    sample.value = event.value.get<double>();
+    const MetricSample sample = sample_of(event);
     if (!std::isnan(sample.step) && (!last_step || sample.step > *last_step)) last_step = sample.step;
     points(*metric).push_back(sample);
     return metric;

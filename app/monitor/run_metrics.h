@@ -44,8 +44,15 @@ struct MetricSample {
     double value = 0;
 };
 
+// The points of one eval_task series ("task/metric", e.g. "copy/exact_match"), one per evaluation.
+struct TaskSeries {
+    std::string name;
+    std::vector<MetricSample> points;
+};
+
 struct RunMetrics {
     std::array<std::vector<MetricSample>, kMetricCount> series;
+    std::vector<TaskSeries> task_series;  // in the order the log first names them
     std::optional<int64_t> run_start_ms;  // the first run_start (else the first event's time: wall-time axis)
     std::optional<int64_t> first_time_ms;
     std::optional<int64_t> last_time_ms;
@@ -62,15 +69,16 @@ struct RunMetrics {
     std::optional<double> last_eval_loss;            // the engine's eval_loss, logged before eval_accuracy
     std::optional<double> last_eval_token_accuracy;  // and its eval_token_accuracy
 
-    // Folds one event in. Returns the metric a point was added to, if any. Points whose value is not a
-    // number are skipped; points without samples_count are kept (drawn against step or time instead).
+    // Folds one event in (eval_task points go to task_series). Returns the metric a point was added to, if
+    // any. Points whose value is not a number are skipped; points without samples_count are kept (drawn
+    // against step or time instead).
     std::optional<Metric> add(const MllogEvent& event);
 
     const std::vector<MetricSample>& points(Metric metric) const {
         return series[static_cast<size_t>(metric)];
     }
     std::vector<MetricSample>& points(Metric metric) { return series[static_cast<size_t>(metric)]; }
-    size_t total_points() const;
+    size_t total_points() const;  // the four metrics' points
 
     // The point's x on `axis`, NaN when the log does not say (steps fall back to samples / global batch).
     double x_of(const MetricSample& sample, XAxis axis) const;

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chat/chat_setup.h"
-#include "cli/command_model.h"
+#include "cli/model_loading.h"
 #include "contract/json_text.h"
 #include "contract/run_config.h"
 #include "generate/generator.h"
@@ -133,13 +133,12 @@ nlohmann::json result_line(const generate::Generation& g) {
 int run_generate(const GenerateCliOptions& o, std::istream& in, std::ostream& out, std::ostream& err) {
     model::set_torch_threads(o.threads > 0 ? o.threads
                                            : static_cast<int>(std::thread::hardware_concurrency()));
-    Result<torch::Device> device = command_device(o.device);
-    if (!device.ok()) {
-        err << device.error() << "\n";
+    const std::string tokenizer_path =
+        o.tokenizer_path.empty() ? model_tokenizer_path(o.model_dir, o.adapter_dir) : o.tokenizer_path;
+    if (tokenizer_path.empty()) {
+        err << o.model_dir << ": no tokenizer.json (nor in the adapter folder); give --tokenizer\n";
         return 1;
     }
-    const std::string tokenizer_path =
-        o.tokenizer_path.empty() ? o.model_dir + "/tokenizer.json" : o.tokenizer_path;
     Result<tokenizer::Tokenizer> tok = tokenizer::Tokenizer::from_file(tokenizer_path);
     if (!tok.ok()) {
         err << tok.error() << "\n";
@@ -156,11 +155,12 @@ int run_generate(const GenerateCliOptions& o, std::istream& in, std::ostream& ou
         }
         prompting.chat = std::move(*setup);
     }
-    Result<model::LlamaForCausalLM> llama = load_for_command(o.model_dir, o.adapter_dir, *device);
-    if (!llama.ok()) {
-        err << llama.error() << "\n";
+    Result<CommandModel> loaded = load_for_command(o.model_dir, o.adapter_dir, o.device);
+    if (!loaded.ok()) {
+        err << loaded.error() << "\n";
         return 1;
     }
+    model::LlamaForCausalLM* llama = &loaded->llama;
     (*llama)->eval();
     prompting.vocab = (*llama)->config.vocab_size;
     generate::GenerateOptions options = o.generation;

@@ -1,7 +1,6 @@
 // init-model, score, merge and dump (model_commands.h).
 #include <torch/torch.h>
 
-#include "cli/command_model.h"
 #include "cli/model_commands.h"
 
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/model_loading.h"
 #include "contract/file_system.h"
 #include "contract/json_text.h"
 #include "contract/run_config.h"
@@ -114,17 +114,14 @@ struct ScoreOptions {
 int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
     model::set_torch_threads(o.threads > 0 ? o.threads
                                            : static_cast<int>(std::thread::hardware_concurrency()));
-    Result<torch::Device> device = command_device(o.device);
-    if (!device.ok()) {
-        err << device.error() << "\n";
+    Result<CommandModel> loaded = load_for_command(o.model_dir, o.adapter_dir, o.device);
+    if (!loaded.ok()) {
+        err << loaded.error() << "\n";
         return 1;
     }
-    Result<model::LlamaForCausalLM> llama = load_for_command(o.model_dir, o.adapter_dir, *device);
-    if (!llama.ok()) {
-        err << llama.error() << "\n";
-        return 1;
-    }
-    (*llama)->eval();
+    model::LlamaForCausalLM& llama = loaded->llama;
+    const torch::Device device = loaded->device;
+    llama->eval();
     std::ifstream in(o.tokens_path);
     if (!in) {
         err << o.tokens_path << ": cannot open file\n";
@@ -135,7 +132,7 @@ int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
     int64_t total_tokens = 0, total_correct = 0;
     std::string line;
     size_t line_number = 0;
-    const int64_t vocab = (*llama)->config.vocab_size;
+    const int64_t vocab = llama->config.vocab_size;
     while (std::getline(in, line)) {
         ++line_number;
         const std::string where = o.tokens_path + ":" + std::to_string(line_number) + ": ";
@@ -144,11 +141,11 @@ int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
             err << ids.error() << "\n";
             return 1;
         }
-        const torch::Tensor batch = torch::tensor(*ids, torch::kInt64).unsqueeze(0).to(*device);  // (1, T)
+        const torch::Tensor batch = torch::tensor(*ids, torch::kInt64).unsqueeze(0).to(device);  // (1, T)
         model::LossResult r;
         {
-            model::Bf16Autocast autocast(o.bf16, device->type());  // as training's bf16: fp32 weights
-            r = model::causal_lm_loss(*llama, batch);
+            model::Bf16Autocast autocast(o.bf16, device.type());  // as training's bf16: fp32 weights
+            r = model::causal_lm_loss(llama, batch);
         }
         const double loss = r.loss.item<double>();
         out << nlohmann::ordered_json{{"loss", loss},
@@ -227,16 +224,13 @@ struct DumpOptions {
 // independent implementation can compare all three (tests/reference/llama_reference.py, tests/gpu/).
 // With an adapter, the gradients are those of the parameters that require one.
 int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
-    Result<torch::Device> device = command_device(o.device);
-    if (!device.ok()) {
-        err << device.error() << "\n";
+    Result<CommandModel> loaded = load_for_command(o.model_dir, o.adapter_dir, o.device);
+    if (!loaded.ok()) {
+        err << loaded.error() << "\n";
         return 1;
     }
-    Result<model::LlamaForCausalLM> llama = load_for_command(o.model_dir, o.adapter_dir, *device);
-    if (!llama.ok()) {
-        err << llama.error() << "\n";
-        return 1;
-    }
+    model::LlamaForCausalLM& llama = loaded->llama;
+    const torch::Device device = loaded->device;
     std::ifstream in(o.tokens_path);
     std::string line;
     if (!in || !std::getline(in, line)) {
@@ -244,21 +238,21 @@ int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
         return 1;
     }
     const Result<std::vector<int64_t>> ids =
-        read_ids_line(line, o.tokens_path + ":1: ", (*llama)->config.vocab_size, 2);
+        read_ids_line(line, o.tokens_path + ":1: ", llama->config.vocab_size, 2);
     if (!ids.ok()) {
         err << ids.error() << "\n";
         return 1;
     }
-    const torch::Tensor batch = torch::tensor(*ids, torch::kInt64).unsqueeze(0).to(*device);  // (1, T)
-    model::LossResult r = model::causal_lm_loss(*llama, batch);
+    const torch::Tensor batch = torch::tensor(*ids, torch::kInt64).unsqueeze(0).to(device);  // (1, T)
+    model::LossResult r = model::causal_lm_loss(llama, batch);
     r.loss.backward();
     std::map<std::string, torch::Tensor> tensors;
     {
         torch::NoGradGuard no_grad;
-        tensors["logits"] = (*llama)->logits(batch).squeeze(0);  // (T, V)
+        tensors["logits"] = llama->logits(batch).squeeze(0);  // (T, V)
     }
     tensors["loss"] = r.loss.detach().reshape({1});
-    for (const auto& item : (*llama)->named_parameters()) {
+    for (const auto& item : llama->named_parameters()) {
         if (item.value().grad().defined()) tensors["grad." + item.key()] = item.value().grad();
     }
     for (auto& [name, t] : tensors)

@@ -1,6 +1,7 @@
 // LogSummary: folds MLLOG stream items into counts, run timing and the eval_accuracy/train_loss curves.
 #include "contract/log_summary.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -59,6 +60,11 @@ void LogSummaryBuilder::add(const MllogStreamItem& item) {
         s.eval_accuracy.push_back({event.samples_count(), event.value});
     } else if (event.key == "train_loss") {
         s.train_loss.push_back({event.samples_count(), event.value});
+    } else if (const std::optional<std::string> series = eval_task_series(event)) {
+        auto it = std::find_if(s.eval_tasks.begin(), s.eval_tasks.end(),
+                               [&series](const auto& named) { return named.first == *series; });
+        if (it == s.eval_tasks.end()) it = s.eval_tasks.insert(s.eval_tasks.end(), {*series, {}});
+        it->second.push_back({event.samples_count(), event.value});
     } else {
         return;
     }
@@ -106,6 +112,12 @@ nlohmann::ordered_json to_json(const LogSummary& s) {
     j["time_to_train_ms"] = optional_json(s.time_to_train_ms);
     j["eval_accuracy"] = points_json(s.eval_accuracy);
     j["train_loss"] = points_json(s.train_loss);
+    if (!s.eval_tasks.empty()) {
+        nlohmann::ordered_json tasks = nlohmann::ordered_json::object();
+        for (const auto& [series, points] : s.eval_tasks)
+            tasks[series] = points_json(points);
+        j["eval_task"] = std::move(tasks);
+    }
     return j;
 }
 

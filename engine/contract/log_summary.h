@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "contract/mllog.h"
@@ -29,6 +30,8 @@ struct LogSummary {
     std::optional<int64_t> time_to_train_ms;  // run_stop_ms - run_start_ms when both are known
     std::vector<MetricPoint> eval_accuracy;
     std::vector<MetricPoint> train_loss;
+    // eval_task lines (kEvalTaskKey) per series "task/metric", in the order the log first names them.
+    std::vector<std::pair<std::string, std::vector<MetricPoint>>> eval_tasks;
 };
 
 // Builds a LogSummary from stream items, so a growing log can be summarized as it arrives.
@@ -48,7 +51,8 @@ LogSummary summarize_log_text(std::string_view bytes, std::string file);
 Result<LogSummary> summarize_log_file(const std::string& path);
 
 // {"file", "lines", "mllog_lines", "bad_lines", "status", "run_start_ms", "run_stop_ms", "time_to_train_ms",
-//  "eval_accuracy": [[samples_count, value], ...], "train_loss": [...]} in that order, null where unknown;
+//  "eval_accuracy": [[samples_count, value], ...], "train_loss": [...]} in that order, null where unknown,
+// then "eval_task": {"task/metric": [[samples_count, value], ...], ...} when the log has eval_task lines;
 // an integral samples_count is written as an integer.
 nlohmann::ordered_json to_json(const LogSummary& summary);
 

@@ -187,6 +187,14 @@ std::optional<std::string> MllogEvent::metadata_string(std::string_view name) co
     return it->get<std::string>();
 }
 
+std::optional<std::string> eval_task_series(const MllogEvent& event) {
+    if (event.key != kEvalTaskKey || !event.value.is_number()) return std::nullopt;
+    const std::optional<std::string> task = event.metadata_string("task");
+    const std::optional<std::string> metric = event.metadata_string("metric");
+    if (!task || !metric || task->empty() || metric->empty()) return std::nullopt;
+    return *task + "/" + *metric;
+}
+
 std::string format_python_json(const MllogJson& value) {
     std::string out;
     append_python_json(value, out);

@@ -43,6 +43,13 @@ struct MllogEvent {
     std::optional<std::string> metadata_string(std::string_view name) const;
 };
 
+// The engine's eval_task lines (/eval/tasks, engine/eval/README.md): one metric of one evaluation task at
+// an evaluation; value = the metric, metadata {"task": name, "metric": "acc" | "acc_norm" | "exact_match" |
+// "prefix_match" | "perplexity" | "nll", "samples_count", "step_num"}.
+inline constexpr std::string_view kEvalTaskKey = "eval_task";
+// "task/metric" for an eval_task event with a numeric value and both names; nullopt for any other event.
+std::optional<std::string> eval_task_series(const MllogEvent& event);
+
 // JSON text exactly as Python's json.dumps() writes it with default arguments: ", " and ": " separators,
 // non-ASCII escaped as \uXXXX, floats in repr() form (0.0004, 1e-05, 1e+16, 1.0). Non-finite numbers
 // become null (Python would write NaN, which no JSON parser, ours included, reads back).

@@ -90,6 +90,7 @@ struct EvalConfig {
     std::string metric = "loss";  // loss (lower is better) | token_accuracy (higher is better)
     std::optional<double> target;
     bool stop_at_target = false;
+    std::string tasks;  // task file (engine/eval/README.md) run at every evaluation; "" = none
 };
 
 struct DistributedConfig {

@@ -380,6 +380,13 @@ std::vector<FieldSpec> build_fields() {
     add({"eval", "stop_at_target", FT::kBool, "Stop the run with success once the target is reached."})
         .shown_as("Stop at the target", "Evaluation")
         .member(&RC::eval, &EvalConfig::stop_at_target);
+    add({"eval", "tasks", FT::kString,
+         "Task file (slipway.eval/1: multiple choice, generation, perplexity; engine/eval/README.md) run on "
+         "rank 0 "
+         "at every evaluation; each metric is logged as eval_task. Empty = none."})
+        .shown_as("Evaluation tasks", "Evaluation")
+        .advanced()
+        .member(&RC::eval, &EvalConfig::tasks);
 
     // distributed
     add({"distributed", "backend", FT::kString,

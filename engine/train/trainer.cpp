@@ -39,6 +39,7 @@
 #include "train/progress.h"
 #include "train/schedule.h"
 #include "train/sharded_model.h"
+#include "train/task_eval.h"
 #include "train/trainable.h"
 
 namespace slipway::train {
@@ -149,6 +150,9 @@ private:
     // The loss of one batch through whichever model this run has (sharded or replicated).
     model::LossResult batch_loss(const torch::Tensor& ids, bool count_correct);
     void evaluate_now(int64_t step, int64_t samples);
+    // /eval/tasks: rank 0 runs them while the others wait outside any collective; a failure is said once
+    // and turns the tasks off for the rest of the run (training goes on).
+    void run_eval_tasks(const nlohmann::ordered_json& at);
     Status checkpoint(int64_t done);
     // Every rank writes its shards into rank 0's temporary folder; rank 0 completes it.
     Status sharded_checkpoint(int64_t done);
@@ -167,7 +171,8 @@ private:
     std::optional<MlperfLog> mlperf_;  // submission and block lines when /mlperf/benchmark is set
     std::unique_ptr<dist::DistContext> dist_;
     std::unique_ptr<dist::GradientReducer> reducer_;
-    std::unique_ptr<ShardedModel> sharded_;  // /distributed/sharding: full
+    std::unique_ptr<ShardedModel> sharded_;        // /distributed/sharding: full
+    std::optional<TaskEvaluator> task_evaluator_;  // /eval/tasks, on rank 0
 
     torch::Device device_{torch::kCPU};
     std::string cache_dir_;
@@ -287,6 +292,11 @@ Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) 
     Result<data::TokenCache> cache = data::TokenCache::open(prepared->cache_path);
     if (!cache.ok()) return cache.status();
     cache_.emplace(std::move(*cache));
+    if (is_main() && !config_.eval.tasks.empty()) {
+        Result<TaskEvaluator> tasks = TaskEvaluator::load(config_);
+        if (!tasks.ok()) return tasks.status();
+        task_evaluator_.emplace(std::move(*tasks));
+    }
 
     if (config_.distributed.sharding == "full") return build_sharded_model();
     // Model: every rank builds the same one; rank 0's trainable weights are broadcast (DDP's initial sync).
@@ -559,10 +569,26 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
     line << "eval at step " << step << ": loss " << std::fixed << std::setprecision(4) << last_eval_.loss
          << ", token accuracy " << last_eval_.token_accuracy << "\n";
     *progress_ << line.str();
+    run_eval_tasks(at);
     if (config_.eval.target) {
         target_reached_ =
             config_.eval_higher_is_better() ? metric >= *config_.eval.target : metric <= *config_.eval.target;
     }
+}
+
+void TrainingRun::run_eval_tasks(const nlohmann::ordered_json& at) {
+    if (config_.eval.tasks.empty() || sharded()) return;
+    if (task_evaluator_) {
+        const Status status = task_evaluator_->run(*llama_, device_, t_.bf16, *log_, at, *progress_);
+        if (!status.ok()) {
+            *progress_ << "warning: eval tasks failed, not run again in this run: " << status.message()
+                       << "\n";
+            task_evaluator_.reset();
+        }
+    }
+    if (!dist_) return;
+    const Status waited = dist_->wait_for_main("running the eval tasks", Status::Ok());
+    if (!waited.ok()) throw LostRank(waited.message());
 }
 
 // Rank 0 writes; the others go on and meet it at the next collective.

@@ -2,8 +2,13 @@
 #include "remote/deploy/deploy.h"
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "contract/json_text.h"
 #include "remote/slurm/sbatch_script.h"
 
 namespace slipway::remote {
@@ -70,6 +75,30 @@ public:
         return Status::Ok();
     }
 
+    // /eval/tasks: the task file and the data files it names relative to itself, mirrored under inputs/ like
+    // the other inputs, so the names in the uploaded task file still find them. Absolute data paths are on
+    // the cluster already.
+    Status eval_tasks(std::string& path, const std::string& input_root) {
+        if (path.empty() || fs::path(path).is_absolute()) return Status::Ok();
+        const std::string original = path;
+        if (Status s = input("/eval/tasks", path, input_root); !s.ok()) return s;
+        std::ifstream in(fs::path(input_root) / original, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        Result<nlohmann::json> doc = parse_json_text(text.str(), original);
+        if (!doc.ok()) return Status::Error("/eval/tasks: " + doc.error());
+        const auto tasks = doc->is_object() ? doc->find("tasks") : doc->end();
+        if (tasks == doc->end() || !tasks->is_array()) return Status::Ok();  // the engine names the problem
+        for (const nlohmann::json& task : *tasks) {
+            if (!task.is_object() || !task.contains("data") || !task["data"].is_string()) continue;
+            const fs::path data = task["data"].get<std::string>();
+            if (data.empty() || data.is_absolute()) continue;
+            std::string relative = (fs::path(original).parent_path() / data).lexically_normal().string();
+            if (Status s = input("/eval/tasks", relative, input_root); !s.ok()) return s;
+        }
+        return Status::Ok();
+    }
+
 private:
     Session& session_;
     Deployment& deployment_;
@@ -127,6 +156,7 @@ Result<Deployment> deploy_run(Session& session, const DeployRequest& request) {
     if (Status s = upload.input("/data/train_file", c.data.train_file, request.input_root); !s.ok()) return s;
     if (Status s = upload.input("/data/validation_file", c.data.validation_file, request.input_root); !s.ok())
         return s;
+    if (Status s = upload.eval_tasks(c.eval.tasks, request.input_root); !s.ok()) return s;
     c.training.output_dir = d.remote_dir + "/output";
     if (c.data.cache_dir.empty() || !fs::path(c.data.cache_dir).is_absolute())
         c.data.cache_dir = d.remote_dir + "/" + (c.data.cache_dir.empty() ? "cache" : c.data.cache_dir);

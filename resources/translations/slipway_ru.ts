@@ -662,6 +662,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Evaluation tasks</source>
+        <translation>Задачи оценки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Parallelism</source>
         <translation>Параллелизм</translation>
     </message>
@@ -1117,6 +1122,11 @@
         <location line="+1"/>
         <source>Stop the run with success once the target is reached.</source>
         <translation>Успешно завершить запуск, как только цель достигнута.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Task file (slipway.eval/1: multiple choice, generation, perplexity; engine/eval/README.md) run on rank 0 at every evaluation; each metric is logged as eval_task. Empty = none.</source>
+        <translation>Файл задач (slipway.eval/1: выбор ответа, генерация, перплексия; engine/eval/README.md), который ранг 0 запускает при каждой оценке; каждая метрика пишется в журнал как eval_task. Пусто = нет.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2375,7 +2385,7 @@
 <context>
     <name>slipway::app::MonitorWidget</name>
     <message>
-        <location filename="../../app/monitor/run_metrics.cpp" line="+27"/>
+        <location filename="../../app/monitor/run_metrics.cpp" line="+28"/>
         <source>train_loss</source>
         <translation>train_loss</translation>
     </message>
@@ -2461,7 +2471,12 @@
         <translation>Сглаживание:</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+22"/>
+        <source>eval tasks</source>
+        <translation>задачи оценки</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Checked runs are overlaid; the selected one drives the status line and log</source>
         <translation>Отмеченные запуски накладываются друг на друга; выбранный определяет строку состояния и журнал</translation>
     </message>
@@ -2472,23 +2487,23 @@
     </message>
     <message>
         <location line="+9"/>
-        <location line="+233"/>
+        <location line="+235"/>
         <source>No run. File &gt; Open log... or submit a run.</source>
         <translation>Нет запуска. «Файл &gt; Открыть журнал...» или отправьте запуск.</translation>
     </message>
     <message>
-        <location line="-222"/>
+        <location line="-224"/>
         <source>Search the log (Enter: next, Shift+Enter: previous)</source>
         <translation>Поиск по журналу (Enter: следующее, Shift+Enter: предыдущее)</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+53"/>
         <location filename="../../app/monitor/monitor_widget_search.cpp" line="+59"/>
         <source>not found</source>
         <translation>не найдено</translation>
     </message>
     <message>
-        <location line="+104"/>
+        <location line="+105"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
@@ -2588,7 +2603,7 @@
         <translation>строка %1</translation>
     </message>
     <message>
-        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+96"/>
+        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+162"/>
         <source>eval_accuracy (loss and accuracy mixed)</source>
         <translation>eval_accuracy (потери и точность вперемешку)</translation>
     </message>

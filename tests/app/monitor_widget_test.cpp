@@ -123,6 +123,82 @@ TEST(MonitorWidget, ExportsWhatIsShown) {
     EXPECT_FALSE(monitor.export_png(dir.filePath("no/such/dir/x.png")).ok());
 }
 
+// A log with eval_task lines (as the engine writes them with /eval/tasks): one curve per task and metric on
+// the task plot beside the loss, which is hidden for logs without them and when its run is unchecked.
+TEST(MonitorWidget, EvalTaskLinesArePlottedAsOneSeriesPerTaskAndMetric) {
+    FollowService follow(50);
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
+    monitor.resize(1200, 700);
+    monitor.show();
+    QTemporaryDir dir;
+    const QString log = dir.filePath("tasks.txt");
+    std::string text;
+    auto task_line = [](const std::string& task, const std::string& metric, double value, int step) {
+        return ":::MLLOG {\"namespace\": \"\", \"time_ms\": " + std::to_string(1000 + step) +
+               ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"eval_task\", \"value\": " +
+               std::to_string(value) +
+               ", \"metadata\": {\"file\": \"engine/train/task_eval.cpp\", \"lineno\": 44, " +
+               "\"samples_count\": " + std::to_string(step * 4) + ", \"step_num\": " + std::to_string(step) +
+               ", \"task\": \"" + task + "\", \"metric\": \"" + metric + "\"}}\n";
+    };
+    for (int step = 1; step <= 12; ++step)
+        text += testing_util::mllog_line("train_loss", 8.0 - 0.1 * step, step, step * 4, 1000 + step);
+    for (int step : {6, 12}) {
+        text += task_line("mc", "acc", step / 24.0, step);
+        text += task_line("mc", "acc_norm", 0.5, step);
+        text += task_line("copy", "exact_match", step == 6 ? 0.0 : 1.0, step);
+    }
+    append_file(log, text);
+    const int key = tracker.follow_log(log, "tasks.txt");  // followed: later lines arrive live
+    ASSERT_TRUE(wait_until([&] {
+        const QCPGraph* g = monitor.task_graph(key, "copy/exact_match");
+        return g != nullptr && g->dataCount() == 2;
+    }));
+    MetricPlot* tasks = monitor.task_plot();
+    EXPECT_TRUE(tasks->isVisibleTo(&monitor));
+    EXPECT_TRUE(tasks->legend->visible());
+    EXPECT_EQ(monitor.plot(Metric::kTrainLoss)->raw_graph(key)->dataCount(), 12);
+    for (const char* series : {"mc/acc", "mc/acc_norm", "copy/exact_match"}) {
+        const QCPGraph* graph = monitor.task_graph(key, series);
+        ASSERT_NE(graph, nullptr) << series;
+        EXPECT_EQ(graph->name(), QString::fromUtf8(series));
+        EXPECT_EQ(graph->dataCount(), 2) << series;
+        EXPECT_EQ(graph->data()->at(0)->key, 24.0) << series;  // samples_count of step 6
+    }
+    EXPECT_EQ(monitor.task_graph(key, "mc/acc")->data()->at(1)->value, 0.5);
+    EXPECT_EQ(monitor.task_graph(key, "copy/exact_match")->data()->at(1)->value, 1.0);
+    EXPECT_EQ(monitor.task_graph(key, "mc/exact_match"), nullptr);
+    EXPECT_EQ(tasks->graphCount(), 6);  // a raw and a smoothed graph per series
+
+    // Live: a later evaluation adds a point to each curve.
+    append_file(log, task_line("mc", "acc", 0.75, 18));
+    EXPECT_TRUE(wait_until([&] { return monitor.task_graph(key, "mc/acc")->dataCount() == 3; }));
+
+    QTemporaryDir csv_dir;
+    ASSERT_TRUE(monitor.export_csv(csv_dir.filePath("shown.csv")).ok());
+    QFile csv(csv_dir.filePath("shown.csv"));
+    ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+    const QString rows = QString::fromUtf8(csv.readAll());
+    EXPECT_TRUE(rows.contains("\ntasks.txt,eval_task:mc/acc,samples,72,0.75,\n")) << rows.toStdString();
+    EXPECT_EQ(rows.count(",eval_task:"), 7);  // 3 + 2 + 2 points
+
+    monitor.set_run_visible(key, false);
+    EXPECT_FALSE(tasks->isVisibleTo(&monitor));
+    monitor.set_run_visible(key, true);
+    EXPECT_TRUE(tasks->isVisibleTo(&monitor));
+
+    // A second log without eval_task lines adds no curve; with two runs the legend names the run.
+    const int other = open_and_wait(monitor, fixture_log("juniper-h100n1-result_0.txt"));
+    EXPECT_EQ(monitor.task_graph(other, "mc/acc"), nullptr);
+    monitor.set_x_axis(XAxis::kSteps);
+    EXPECT_EQ(monitor.task_graph(key, "mc/acc")->name(), QStringLiteral("tasks.txt: mc/acc"));
+    EXPECT_EQ(monitor.task_graph(key, "mc/acc")->data()->at(0)->key, 6.0);
+    monitor.remove_run(key);
+    EXPECT_FALSE(tasks->isVisibleTo(&monitor));
+    EXPECT_EQ(tasks->graphCount(), 0);
+}
+
 TEST(MonitorWidget, SearchFindsLinesOlderThanTheShownWindow) {
     QTemporaryDir dir;
     const QString path = dir.filePath("slurm-9.out");

@@ -80,6 +80,38 @@ TEST(RunMetrics, TheEnginesEvalAccuracyIsNamedByTheMeasureItEquals) {
     EXPECT_STREQ(eval_title(unknown.eval_meaning), "eval_accuracy");
 }
 
+// eval_task lines (the engine's /eval/tasks) become one series per task and metric, in the order the log
+// names them; lines without a task or metric name or a numeric value are not points.
+TEST(RunMetrics, EvalTaskLinesAreOneSeriesPerTaskAndMetric) {
+    auto task_line = [](const char* task, const char* metric, MllogJson value, int step) {
+        MllogEvent e;
+        e.key = "eval_task";
+        e.value = std::move(value);
+        e.metadata = {{"samples_count", step * 8}, {"step_num", step}};
+        if (task != nullptr) e.metadata["task"] = task;
+        if (metric != nullptr) e.metadata["metric"] = metric;
+        return e;
+    };
+    RunMetrics m;
+    for (int step : {10, 20}) {
+        EXPECT_EQ(m.add(task_line("copy", "exact_match", step / 20.0, step)), std::nullopt);
+        m.add(task_line("mc", "acc", 0.25 * step / 10, step));
+        m.add(task_line("mc", "acc_norm", 0.5, step));
+    }
+    m.add(task_line("mc", nullptr, 1.0, 30));
+    m.add(task_line(nullptr, "acc", 1.0, 30));
+    m.add(task_line("mc", "acc", "high", 30));
+    ASSERT_EQ(m.task_series.size(), 3u);
+    EXPECT_EQ(m.task_series[0].name, "copy/exact_match");
+    EXPECT_EQ(m.task_series[1].name, "mc/acc");
+    EXPECT_EQ(m.task_series[2].name, "mc/acc_norm");
+    ASSERT_EQ(m.task_series[1].points.size(), 2u);
+    EXPECT_EQ(m.task_series[1].points[1].value, 0.5);
+    EXPECT_EQ(m.task_series[1].points[1].step, 20);
+    EXPECT_EQ(m.task_series[1].points[1].samples, 160);
+    EXPECT_EQ(m.total_points(), 0u);  // not one of the four metrics
+}
+
 TEST(RunMetrics, XAxesFallBackWhereTheLogIsSilent) {
     RunMetrics m;
     MllogEvent start;

@@ -161,6 +161,20 @@ TEST(LogSummaryJson, SamplesCountIsAnIntegerWhenIntegral) {
     EXPECT_EQ(to_json(s)["train_loss"].dump(), "[[null,\"2.5\"]]");  // value as given, even a string
 }
 
+TEST(LogSummaryJson, EvalTaskLinesAreOneSeriesPerTaskAndMetric) {
+    const LogSummary s = summarize_log_text(
+        ":::MLLOG {\"key\": \"eval_task\", \"value\": 0.5, \"metadata\": {\"samples_count\": 24, "
+        "\"task\": \"mc\", \"metric\": \"acc\"}}\n"
+        ":::MLLOG {\"key\": \"eval_task\", \"value\": 812.5, \"metadata\": {\"samples_count\": 24, "
+        "\"task\": \"ppl\", \"metric\": \"perplexity\"}}\n"
+        ":::MLLOG {\"key\": \"eval_task\", \"value\": 0.75, \"metadata\": {\"samples_count\": 48, "
+        "\"task\": \"mc\", \"metric\": \"acc\"}}\n"
+        ":::MLLOG {\"key\": \"eval_task\", \"value\": 1, \"metadata\": {\"task\": \"mc\"}}\n",  // no metric
+        "x");
+    EXPECT_EQ(to_json(s)["eval_task"].dump(),
+              "{\"mc/acc\":[[24,0.5],[48,0.75]],\"ppl/perplexity\":[[24,812.5]]}");
+}
+
 TEST(LogSummaryRules, FirstRunStartLastRunStop) {
     const LogSummary s = summarize_log_text(
         ":::MLLOG {\"time_ms\": 100, \"key\": \"run_start\"}\n"

@@ -134,6 +134,20 @@ INSTANTIATE_TEST_SUITE_P(
              },
              "/training/eval_steps",
              "evaluation needs /data/validation_file or /data/validation_split_percentage > 0"},
+        Case{"tasks_without_validation_data",
+             [](RunConfig& c) {
+                 c.eval.tasks = "tasks.json";
+                 c.data.validation_split_percentage = 0;
+             },
+             "/eval/tasks",
+             "tasks run at each evaluation, which needs /data/validation_file or "
+             "/data/validation_split_percentage > 0"},
+        Case{"tasks_with_full_sharding",
+             [](RunConfig& c) {
+                 c.eval.tasks = "tasks.json";
+                 c.distributed.sharding = "full";
+             },
+             "/eval/tasks", "not yet with /distributed/sharding \"full\" (rank 0 needs the whole model)"},
         Case{"lora_field_with_full",
              [](RunConfig& c) {
                  c.adapter.method = "full";

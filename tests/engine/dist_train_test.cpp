@@ -259,6 +259,32 @@ INSTANTIATE_TEST_SUITE_P(
                  1}),
     [](const testing::TestParamInfo<ModeCase>& info) { return info.param.name; });
 
+// /eval/tasks on 2 ranks: rank 0 alone runs the tasks at each evaluation (rank 1 waits outside collectives),
+// and the numbers equal a 1-rank run's at the same global batch.
+TEST_F(DistTrain, EvalTasksRunOnRankZeroAndEqualOneRank) {
+    std::ofstream(dir_ / "mc.jsonl") << R"({"context": "Win98", "choices": ["ошибка", "error"], "gold": 0})"
+                                     << "\n";
+    std::ofstream(dir_ / "ppl.jsonl") << R"({"text": "Win98 ошибка 001: загрузка выполнена."})"
+                                      << "\n";
+    const std::string tasks = (dir_ / "eval-tasks.json").string();
+    std::ofstream(tasks) << R"({"tasks": [{"name": "mc", "kind": "multiple_choice", "data": "mc.jsonl"},
+        {"name": "ppl", "kind": "perplexity", "data": "ppl.jsonl"}]})";
+    nlohmann::json one = {
+        {"eval", {{"tasks", tasks}}},
+        {"training", {{"max_steps", 6}, {"eval_steps", 3}, {"per_device_train_batch_size", 4}}}};
+    nlohmann::json two = one;
+    two["training"]["per_device_train_batch_size"] = 2;
+    const Finished alone = train_alone(write_config("one", one));
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    const Finished launched = launch(2, write_config("two", two));
+    ASSERT_EQ(launched.exit_code, 0) << launched.err;
+    EXPECT_NE(launched.err.find("0: eval tasks: mc acc"), std::string::npos) << launched.err;
+    EXPECT_EQ(launched.err.find("1: eval tasks"), std::string::npos) << launched.err;
+    const std::vector<double> tasks_two = values("two", "eval_task");
+    EXPECT_EQ(tasks_two.size(), 8u);  // 2 evaluations x (acc, acc_norm, perplexity, nll)
+    expect_close(tasks_two, values("one", "eval_task"), "eval_task");
+}
+
 // Sharded (/distributed/sharding: full) on 2 and 3 ranks against 1 unsharded rank at the same global batch:
 // the same train_loss, grad_norm, eval metrics and final weights within 1e-5.
 struct ShardedCase {

@@ -115,6 +115,59 @@ TEST_F(TrainCli, MllogFollowsTheMlperfRules) {
     EXPECT_EQ(summary->train_loss.size(), 12u);
 }
 
+// /eval/tasks: every evaluation logs one eval_task line per task and metric, and the last ones equal what
+// `slipway-engine eval` measures on the written model; a bad task file stops the run before training.
+TEST_F(TrainCli, EvalTasksAreLoggedAtEveryEvaluation) {
+    std::ofstream(dir_ / "mc.jsonl")
+        << R"({"context": "Win98", "choices": ["ошибка", "error"], "gold": 0})"
+        << "\n"
+        << R"({"context": "The", "choices": ["program", "компьютер"], "gold": 0})"
+        << "\n";
+    std::ofstream(dir_ / "copy.jsonl") << R"({"prompt": "Copy: abc\nCopy:", "target": "abc"})"
+                                       << "\n";
+    std::ofstream(dir_ / "ppl.jsonl") << R"({"text": "Win98 ошибка 001: загрузка выполнена."})"
+                                      << "\n";
+    const std::string tasks = (dir_ / "eval-tasks.json").string();
+    std::ofstream(tasks) << R"({"tasks": [{"name": "mc", "kind": "multiple_choice", "data": "mc.jsonl"},
+        {"name": "copy", "kind": "generation", "data": "copy.jsonl", "max_new_tokens": 4},
+        {"name": "ppl", "kind": "perplexity", "data": "ppl.jsonl"}]})";
+    const TrainRun run = train(write_config("tasks", {{"eval", {{"tasks", tasks}}}}));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::string out = (dir_ / "tasks").string();
+    const std::vector<slipway::MllogEvent> lines = events(out + "/mllog.txt", "eval_task");
+    ASSERT_EQ(lines.size(),
+              12u);  // 2 evaluations x (acc, acc_norm, exact_match, prefix_match, perplexity, nll)
+    std::map<std::string, double> last;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        EXPECT_EQ(lines[i].metadata["step_num"], i < 6 ? 6 : 12);
+        EXPECT_EQ(lines[i].samples_count(), i < 6 ? 24 : 48);
+        last[lines[i].metadata["task"].get<std::string>() + "/" +
+             lines[i].metadata["metric"].get<std::string>()] = lines[i].value.get<double>();
+    }
+    EXPECT_EQ(last.size(), 6u);
+    EXPECT_NE(run.err.find("eval tasks: mc acc"), std::string::npos) << run.err;
+
+    ASSERT_EQ(run_engine("eval --threads 1 --model " + out + " --tasks " + tasks).exit_code, 0);
+    const nlohmann::json measured = nlohmann::json::parse(slurp((dir_ / "stdout.txt").string()));
+    for (const nlohmann::json& task : measured["tasks"]) {
+        for (const auto& [metric, value] : task["metrics"].items()) {
+            const std::string key = task["name"].get<std::string>() + "/" + metric;
+            ASSERT_TRUE(last.count(key)) << key;
+            EXPECT_NEAR(last[key], value.get<double>(), 1e-9 * std::max(1.0, std::fabs(value.get<double>())))
+                << key;
+        }
+    }
+
+    std::ofstream(dir_ / "bad-tasks.json") << R"({"tasks": [{"name": "x", "kind": "essay", "data": "mc.jsonl"}]})";
+    const TrainRun bad = train(write_config("bad", {{"eval", {{"tasks", (dir_ / "bad-tasks.json").string()}}}}));
+    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_NE(
+        bad.err.find("/eval/tasks: " + (dir_ / "bad-tasks.json").string() + R"(: tasks[0] "x": field "kind")"),
+        std::string::npos)
+        << bad.err;
+    EXPECT_FALSE(fs::exists(dir_ / "bad" / "model.safetensors"));
+}
+
 TEST_F(TrainCli, EmbeddingsModeChangesOnlyEmbeddings) {
     ASSERT_EQ(train(write_config("base", {{"training", {{"max_steps", 1}}}})).exit_code, 0);
     const std::string base = (dir_ / "base").string();

@@ -157,6 +157,33 @@ TEST_F(Deploy, MissingLocalInputNamesTheField) {
     EXPECT_NE(deploy_run(session_, request_).error().find("'..'"), std::string::npos);
 }
 
+// /eval/tasks: the task file goes up with the data files it names (relative to itself), so the uploaded file
+// still finds them; a data file outside the inputs' tree is refused like any input.
+TEST_F(Deploy, EvalTasksGoUpWithTheirDataFiles) {
+    fs::create_directories(root_ + "/eval/sets");
+    std::ofstream(root_ + "/eval/tasks.json")
+        << R"({"tasks": [{"name": "a", "kind": "perplexity", "data": "sets/a.jsonl"},
+                         {"name": "b", "kind": "perplexity", "data": "/scratch/b.jsonl"}]})";
+    std::ofstream(root_ + "/eval/sets/a.jsonl") << "{\"text\": \"abc\"}\n";
+    request_.config.eval.tasks = "eval/tasks.json";
+    Result<Deployment> d = deploy_run(session_, request_);
+    ASSERT_TRUE(d.ok()) << d.error();
+    const std::string run = "/home/u/slipway work/runs/r-20261122-090112-abcd";
+    EXPECT_TRUE(session_.has(run + "/inputs/eval/tasks.json"));
+    EXPECT_EQ(session_.file(run + "/inputs/eval/sets/a.jsonl"), "{\"text\": \"abc\"}\n");
+    Result<ParsedRunConfig> parsed =
+        parse_run_config(nlohmann::json::parse(session_.file(run + "/run.json")));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(parsed->config.eval.tasks, run + "/inputs/eval/tasks.json");
+
+    std::ofstream(root_ + "/eval/tasks.json")
+        << R"({"tasks": [{"name": "a", "kind": "perplexity", "data": "../../outside.jsonl"}]})";
+    request_.run_id = "r-20261122-090112-abce";
+    const std::string error = deploy_run(session_, request_).error();
+    EXPECT_NE(error.find("/eval/tasks"), std::string::npos) << error;
+    EXPECT_NE(error.find("'..'"), std::string::npos) << error;
+}
+
 TEST_F(Deploy, BareMetalNeedsTheEngineAndAnExistingFolderIsRefused) {
     request_.engine_binary.clear();
     EXPECT_NE(deploy_run(session_, request_).error().find("engine binary"), std::string::npos);

@@ -69,6 +69,16 @@ expect score-ids-short "$work/ids-short.jsonl:1:" "at least 2 ids" -- "$e" score
 expect score-ids-deep "$work/ids-deep.jsonl:1:" "nested deeper" -- "$e" score --model "$work/model-ok" --tokens "$work/ids-deep.jsonl"
 expect dump-ids-past-vocab "$work/ids-past-vocab.jsonl:1:" "4096" -- "$e" dump --model "$work/model-ok" --tokens "$work/ids-past-vocab.jsonl" --out "$work/dump.safetensors"
 
+# Evaluation task files and their data against the same model: the task file, or the data file and line.
+ev=("$e" eval --model "$work/model-ok" --tokenizer "$source_dir/resources/demo/tokenizer.json" --tasks)
+expect eval-tasks-deep "$work/eval-deep.json" "nested deeper" -- "${ev[@]}" "$work/eval-deep.json"
+expect eval-data-not-utf8 "$work/not-utf8.jsonl:2" "task \"t\"" -- "${ev[@]}" "$work/eval-data-not-utf8.json"
+expect eval-data-deep "$work/data-deep.jsonl:1" "nested deeper" -- "${ev[@]}" "$work/eval-data-deep.json"
+expect eval-gold-huge "$work/gold-huge.jsonl:1:" "\"gold\"" -- "${ev[@]}" "$work/eval-gold-huge.json"
+expect eval-data-dev-zero "/dev/zero" "not a regular file" -- "${ev[@]}" "$work/eval-dev-zero.json"
+expect eval-max-new-tokens "$work/eval-max-new-tokens.json" "max_new_tokens" -- "${ev[@]}" "$work/eval-max-new-tokens.json"
+expect eval-prompt-too-long "$work/long.jsonl:1:" "positions" -- "${ev[@]}" "$work/eval-prompt-too-long.json"
+
 # A log is never refused for its lines: the deep line is counted as bad, the command succeeds.
 out=$(timeout 60 "$bin/slipway" logs summary --json "$work/deep.log" 2>&1)
 rc=$?

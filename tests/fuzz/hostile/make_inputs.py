@@ -75,3 +75,21 @@ write("decode-big.jsonl", '{"ids": [1099511627776]}\n')
 
 # An MLLOG log whose only event nests too deep: summary must still run (bad line), not crash.
 write("deep.log", ":::MLLOG " + "[" * 100000 + "\n")
+
+# Evaluation task files (slipway-engine eval --tasks) and their JSONL data.
+def tasks(name, kind, data, **options):
+    write(name, json.dumps({"tasks": [dict(name="t", kind=kind, data=data, **options)]}))
+
+
+write("eval-deep.json", '{"tasks": ' + "[" * 100000 + "]" * 100000 + "}")
+tasks("eval-data-not-utf8.json", "perplexity", "not-utf8.jsonl")
+write("not-utf8.jsonl", b'{"text": "ok"}\n{"text": "\xff\xfe"}\n')
+tasks("eval-data-deep.json", "perplexity", "data-deep.jsonl")
+write("data-deep.jsonl", '{"text": ' + "[" * 100000 + "]" * 100000 + "}\n")
+tasks("eval-gold-huge.json", "multiple_choice", "gold-huge.jsonl")
+write("gold-huge.jsonl", '{"context": "Q", "choices": ["a", "b"], "gold": 1e300}\n')
+tasks("eval-dev-zero.json", "perplexity", "/dev/zero")
+tasks("eval-max-new-tokens.json", "generation", "copy.jsonl", max_new_tokens=2**63)
+write("copy.jsonl", '{"prompt": "Copy: a", "target": "a"}\n')
+tasks("eval-prompt-too-long.json", "generation", "long.jsonl")
+write("long.jsonl", json.dumps({"prompt": " ".join(f"word{i}" for i in range(2000)), "target": "x"}) + "\n")
