@@ -3,6 +3,7 @@
 // faults a real cluster produces: timeouts, dropped connections, auth failures, non-zero exits.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -29,8 +30,11 @@ struct FakeProcessState {
     std::string command;
     std::string stdin_bytes;  // everything written so far
     bool stdin_closed = false;
-    bool terminated = false;
-    bool lost = false;             // the connection dropped: every later call fails with kUnavailable
+    std::atomic<bool> terminated{
+        false};  // terminate() was called (or the process was destroyed) before it ended
+    // The connection dropped: every later call fails with kUnavailable. Atomic: a test may drop the
+    // connection while another thread reads the process.
+    std::atomic<bool> lost{false};
     std::string out, err;          // returned by the next read_available()
     std::optional<int> exit_code;  // set: the command ends once out and err were read
     // Called after each write_stdin() (e.g. answer one request line).

@@ -11,7 +11,6 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -28,23 +27,6 @@ namespace slipway::app {
 namespace {
 
 using testing_util::wait_until;
-
-// A tiny random LLaMA with the demo tokenizer in `dir`; with a chat template unless `chat` is false.
-bool make_tiny_model(const QString& engine, const QString& dir, bool chat) {
-    QProcess init;
-    init.start(engine, {"init-model", "--config", SLIPWAY_SOURCE_DIR "/resources/demo/model/config.json",
-                        "--out", dir});
-    if (!init.waitForFinished(60000) || init.exitCode() != 0) return false;
-    if (!QFile::copy(SLIPWAY_SOURCE_DIR "/resources/demo/tokenizer.json", dir + "/tokenizer.json"))
-        return false;
-    if (!chat) return true;
-    QFile config(dir + "/tokenizer_config.json");
-    if (!config.open(QIODevice::WriteOnly)) return false;
-    config.write(R"({"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "chat_template": )"
-                 R"("{{ bos_token }}{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %})"
-                 R"({% if add_generation_prompt %}assistant:{% endif %}"})");
-    return true;
-}
 
 struct ChatWindow {
     QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
@@ -82,7 +64,7 @@ TEST(ChatPage, ARealEngineStreamsTheReplyIntoTheTranscriptAndTheConversationGoes
     if (!QFileInfo(w.engine).isExecutable())
         GTEST_SKIP() << "no slipway-engine at " << w.engine.toStdString();
     const QString model = w.models.path() + "/tiny-chat";
-    ASSERT_TRUE(make_tiny_model(w.engine, model, true));
+    ASSERT_TRUE(testing_util::make_tiny_model(w.engine, model, true));
     ASSERT_TRUE(w.page->choose_model_folder(model).ok());
     w.watch();
     w.page->max_tokens_box()->setValue(48);
@@ -137,7 +119,7 @@ TEST(ChatPage, AModelWithoutAChatTemplateIsSentPlainTextAndTheStatusSaysSo) {
     if (!QFileInfo(w.engine).isExecutable())
         GTEST_SKIP() << "no slipway-engine at " << w.engine.toStdString();
     const QString model = w.models.path() + "/tiny-plain";
-    ASSERT_TRUE(make_tiny_model(w.engine, model, false));
+    ASSERT_TRUE(testing_util::make_tiny_model(w.engine, model, false));
     ASSERT_TRUE(w.page->choose_model_folder(model).ok());
     w.watch();
     w.page->max_tokens_box()->setValue(8);
@@ -154,7 +136,7 @@ TEST(ChatPage, TheRunsPagesChatButtonOpensAStoredRunsModel) {
     if (!QFileInfo(w.engine).isExecutable())
         GTEST_SKIP() << "no slipway-engine at " << w.engine.toStdString();
     const QString model = w.models.path() + "/output";
-    ASSERT_TRUE(make_tiny_model(w.engine, model, true));
+    ASSERT_TRUE(testing_util::make_tiny_model(w.engine, model, true));
     RunConfig config = testing_util::demo_config();
     config.adapter.method = "full";
     config.training.output_dir = model.toStdString();

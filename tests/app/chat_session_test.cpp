@@ -1,6 +1,7 @@
 // The chat client without a model: its protocol lines, its command line and request lines, and a
 // conversation against tests/app/fake_generator.sh, with the generator's faults (a crash mid-reply, a
-// malformed line, an {"error"} answer, a model without a chat template).
+// malformed line, an {"error"} answer, a model without a chat template), and the cluster transport over a
+// FakeSession (srun's command, a connection dropped mid-reply, Stop).
 #include <gtest/gtest.h>
 
 #include <QFile>
@@ -8,8 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
+
 #include "chat/chat_session.h"
 #include "chat/chat_transport.h"
+#include "chat/remote_chat_transport.h"
+#include "clusters/cluster_session.h"
+#include "remote/slurm/chat_srun.h"
+#include "remote/ssh/fake_session.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -216,6 +224,93 @@ TEST(ChatSession, StopKeepsWhatArrivedAndAMissingEngineFails) {
     ASSERT_TRUE(wait_until([&] { return !slow.ended.empty(); }));
     EXPECT_TRUE(slow.ended[0].second);
     EXPECT_TRUE(slow.failures.isEmpty());
+}
+
+// The generator's side on a FakeSession: each request line gets two deltas and the final line, except a
+// request holding "slowly", which gets one delta and nothing more.
+void answer_requests(remote::FakeProcessState& state) {
+    state.on_stdin = [answered = 0](remote::FakeProcessState& s) mutable {
+        const auto lines = std::count(s.stdin_bytes.begin(), s.stdin_bytes.end(), '\n');
+        for (; answered < lines; ++answered) {
+            if (s.stdin_bytes.find("slowly") != std::string::npos) {
+                s.out += "{\"delta\": \"Slow\"}\n";
+                continue;
+            }
+            s.out += "{\"delta\": \"Far \"}\n{\"delta\": \"away\"}\n";
+            s.out +=
+                R"({"text": "Far away", "finish_reason": "eos", "prompt_tokens": 3, "new_tokens": 2, "tokens_per_s": 4})";
+            s.out += "\n";
+        }
+    };
+    state.err = "srun: job 17 queued and waiting for resources\n";
+}
+
+TEST(RemoteChat, RepliesStreamOverTheClustersSessionAndADroppedConnectionFailsTheReply) {
+    remote::ClusterProfile profile;
+    profile.name = "fake";
+    profile.host = "fake-host";
+    profile.default_partition = "debug";
+    std::atomic<remote::FakeSession*> fake{nullptr};
+    ClusterSession cluster(profile, {}, [&](const remote::ClusterProfile&, const remote::SessionCallbacks&) {
+        auto f = std::make_unique<remote::FakeSession>();
+        f->set_process_starter(answer_requests);
+        fake = f.get();
+        return Result<std::unique_ptr<remote::Session>>(std::unique_ptr<remote::Session>(std::move(f)));
+    });
+    RunConfig config;
+    config.name = "tiny";
+    config.slurm.gpus_per_node = 0;
+    auto* transport = new RemoteChatTransport(&cluster, [&](const QStringList& args) {
+        std::vector<std::string> a;
+        for (const QString& arg : args)
+            a.push_back(arg.toStdString());
+        return remote::render_chat_srun(config, profile, "/w/runs/tiny-1", a);
+    });
+    ChatSession session(transport);
+    session.set_target(ChatTarget{"/w/runs/tiny-1/output", {}, {}, "tiny"});
+    QStringList deltas, notices, failures;
+    int finished = 0;
+    QObject::connect(&session, &ChatSession::delta, [&](const QString& d) { deltas << d; });
+    QObject::connect(&session, &ChatSession::notice, [&](const QString& n) { notices << n; });
+    QObject::connect(&session, &ChatSession::reply_failed, [&](const QString& e) { failures << e; });
+    QObject::connect(&session, &ChatSession::reply_finished, [&] { ++finished; });
+
+    ASSERT_TRUE(session.send("Where?"));
+    ASSERT_TRUE(wait_until([&] { return finished == 1 || !failures.isEmpty(); })) << "no reply";
+    ASSERT_EQ(finished, 1) << failures.join('\n').toStdString();
+    EXPECT_EQ(deltas, (QStringList{"Far ", "away"}));
+    EXPECT_EQ(session.messages().back().content, "Far away");
+    EXPECT_TRUE(notices.contains("srun: job 17 queued and waiting for resources"))
+        << notices.join('\n').toStdString();
+    ASSERT_EQ(fake.load()->processes().size(), 1u);
+    const std::string command = fake.load()->processes()[0]->command;
+    EXPECT_EQ(command.rfind("srun '--nodes=1' '--ntasks=1' '--job-name=tiny-chat' '--partition=debug'", 0),
+              0u)
+        << command;
+    EXPECT_NE(command.find("/w/runs/tiny-1/slipway-engine generate --model /w/runs/tiny-1/output --prompts - "
+                           "--stream --chat"),
+              std::string::npos)
+        << command;
+    EXPECT_EQ(transport->command().toStdString(), command);
+
+    // The connection drops in the middle of the next reply: the reply fails, saying so.
+    ASSERT_TRUE(session.send("And then, slowly?"));
+    ASSERT_TRUE(wait_until([&] { return deltas.size() == 3; }));
+    fake.load()->drop_connection();
+    ASSERT_TRUE(wait_until([&] { return !failures.isEmpty(); }));
+    EXPECT_TRUE(failures[0].contains("connection lost")) << failures[0].toStdString();
+    EXPECT_EQ(session.messages().size(), 2u);
+    EXPECT_FALSE(transport->running());
+
+    // The next message starts a new srun over a new connection; Stop ends it (TERM over the channel).
+    ASSERT_TRUE(session.send("Once more, slowly"));
+    ASSERT_TRUE(wait_until([&] { return deltas.size() == 4; }));
+    EXPECT_EQ(fake.load()->reconnect_count(), 1);
+    ASSERT_EQ(fake.load()->processes().size(), 2u);
+    session.stop();
+    ASSERT_TRUE(wait_until([&] { return !transport->running(); }));
+    EXPECT_TRUE(fake.load()->processes()[1]->terminated);
+    EXPECT_EQ(session.messages().back(), (ChatMessage{"assistant", "Slow"}));
 }
 
 }  // namespace
