@@ -11,8 +11,14 @@
 namespace slipway::app {
 
 RemoteChatTransport::RemoteChatTransport(ClusterSession* session, CommandOf command_of, QObject* parent)
-    : ChatTransport(parent), session_(session), command_of_(std::move(command_of)) {
+    : ChatTransport(parent),
+      session_(session),
+      cluster_(QString::fromStdString(session->profile().name)),
+      command_of_(std::move(command_of)) {
     connect(session_, &ClusterSession::process_started, this, &RemoteChatTransport::on_started);
+    connect(session_, &QObject::destroyed, this, [this] {
+        if (state_ == State::kStarting) finish(-1, replaced());
+    });
 }
 
 RemoteChatTransport::~RemoteChatTransport() {
@@ -21,7 +27,12 @@ RemoteChatTransport::~RemoteChatTransport() {
 }
 
 QString RemoteChatTransport::where() const {
-    return tr("cluster %1 (srun)").arg(QString::fromStdString(session_->profile().name));
+    return tr("cluster %1 (srun)").arg(cluster_);
+}
+
+QString RemoteChatTransport::replaced() const {
+    return tr("the connection to %1 was replaced (its profile changed or was removed): choose the run again")
+        .arg(cluster_);
 }
 
 void RemoteChatTransport::start(const QStringList& arguments) {
@@ -30,8 +41,8 @@ void RemoteChatTransport::start(const QStringList& arguments) {
     const Result<std::string> command = command_of_(arguments);
     state_ = State::kStarting;
     stop_requested_ = false;
-    if (!command.ok()) {
-        const QString error = QString::fromStdString(command.error());
+    if (!command.ok() || session_.isNull()) {
+        const QString error = session_.isNull() ? replaced() : QString::fromStdString(command.error());
         QTimer::singleShot(0, this, [this, error] { finish(-1, error); });
         return;
     }

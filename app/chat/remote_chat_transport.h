@@ -5,6 +5,7 @@
 // listens on a port. Stop sends the srun process SIGTERM over the channel, which ends its job.
 #pragma once
 
+#include <QPointer>
 #include <QString>
 
 #include <atomic>
@@ -50,8 +51,12 @@ private:
     void pump(std::shared_ptr<remote::RemoteProcess> process);
     void finish(int exit_code, const QString& error);
     void join();
+    QString replaced() const;  // why a start cannot happen once the session is gone
 
-    ClusterSession* session_;
+    // Gone when its profile changed or was removed (ClusterSessions makes a new one): the next start then
+    // fails, asking to choose the run again; a running process ends with its connection.
+    QPointer<ClusterSession> session_;
+    QString cluster_;  // the profile's name
     CommandOf command_of_;
     QString command_;
     State state_ = State::kIdle;

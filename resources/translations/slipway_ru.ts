@@ -1300,7 +1300,7 @@
 <context>
     <name>slipway::app::ChatPage</name>
     <message>
-        <location filename="../../app/chat/chat_page.cpp" line="+30"/>
+        <location filename="../../app/chat/chat_page.cpp" line="+31"/>
         <source>A completed run: a LoRA run talks through its base model with its adapter, a full run through its own model</source>
         <translation>Завершённый запуск: с LoRA-запуском разговор идёт через базовую модель с его адаптером, с полным — через его собственную модель</translation>
     </message>
@@ -1310,7 +1310,7 @@
         <translation>Папка модели...</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>An HF model folder on this computer (config.json, *.safetensors, tokenizer.json)</source>
         <translation>Папка модели HF на этом компьютере (config.json, *.safetensors, tokenizer.json)</translation>
     </message>
@@ -1415,7 +1415,7 @@
         <translation>Остановлено.</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>%1 tokens at %2 tokens/s (prompt %3 tokens; ended by %4)</source>
         <translation>Токенов: %1, %2 токенов/с (промпт: %3 токенов; завершено по: %4)</translation>
     </message>
@@ -1458,7 +1458,7 @@
         <translation>У %1 нет шаблона чата: каждое сообщение отправляется ей отдельно, как простой текст, без предыдущего разговора.</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>the generator ended (exit code %1) before the reply was complete</source>
         <translation>генератор завершился (код %1) до конца ответа</translation>
     </message>
@@ -2051,7 +2051,7 @@
         <translation>не удаётся запустить %1: %2</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+50"/>
         <source>This computer</source>
         <translation>Этот компьютер</translation>
     </message>
@@ -2944,9 +2944,14 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RemoteChatTransport</name>
     <message>
-        <location filename="../../app/chat/remote_chat_transport.cpp" line="+24"/>
+        <location filename="../../app/chat/remote_chat_transport.cpp" line="+30"/>
         <source>cluster %1 (srun)</source>
         <translation>кластер %1 (srun)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the connection to %1 was replaced (its profile changed or was removed): choose the run again</source>
+        <translation>соединение с %1 заменено (его профиль изменён или удалён): выберите запуск снова</translation>
     </message>
 </context>
 <context>
