@@ -264,7 +264,7 @@ void MainWindow::build_menus() {
     connect(cancel, &QAction::triggered, this, [this] { cancel_run(monitor_->current_run()); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList names = {tr("&Runs"), tr("&Editor"), tr("&Monitor"), tr("&Clusters")};
+    const QStringList names = {tr("&Runs"), tr("&Editor"), tr("&Monitor"), tr("&Clusters"), tr("C&hat")};
     for (int i = 0; i < names.size(); ++i) {
         QAction* a = view->addAction(names[i]);
         a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));

@@ -40,8 +40,8 @@ public:
     // Lists the history's completed runs again (keeps the choice when it is still there).
     void reload();
     // Talk to a stored run / a model folder on this computer; the conversation starts afresh.
-    Status choose_run(int64_t run_id);
-    Status choose_model_folder(const QString& dir);
+    [[nodiscard]] Status choose_run(int64_t run_id);
+    [[nodiscard]] Status choose_model_folder(const QString& dir);
 
     ChatSession* session() const { return session_; }
     QComboBox* run_box() const { return runs_; }

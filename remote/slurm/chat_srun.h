@@ -18,7 +18,8 @@ namespace slipway::remote {
 // mounted at the same path). `engine_args` follow the engine (generate ...); with GPUs, `--device cuda` is
 // added unless they name a device. Every value is quoted with shell_quote(); Slurm values with spaces or
 // control characters are refused, naming the field.
-Result<std::string> render_chat_srun(const RunConfig& config, const ClusterProfile& profile,
-                                     const std::string& run_dir, std::vector<std::string> engine_args);
+[[nodiscard]] Result<std::string> render_chat_srun(const RunConfig& config, const ClusterProfile& profile,
+                                                   const std::string& run_dir,
+                                                   std::vector<std::string> engine_args);
 
 }  // namespace slipway::remote

@@ -153,7 +153,8 @@ public:
 
     // Starts `command` (verbatim, as exec() runs it) and returns at once: see RemoteProcess. Fails with
     // kUnavailable when not connected, kError when the server refuses the command.
-    virtual Result<std::unique_ptr<RemoteProcess>> start_process(const std::string& command) = 0;
+    [[nodiscard]] virtual Result<std::unique_ptr<RemoteProcess>> start_process(
+        const std::string& command) = 0;
 
     // Remote paths for the SFTP calls below: absolute, relative to the login folder, or "~/..." (the login
     // folder; SFTP itself has no ~).

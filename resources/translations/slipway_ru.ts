@@ -2224,6 +2224,11 @@
         <translation>&amp;Кластеры</translation>
     </message>
     <message>
+        <location line="+0"/>
+        <source>C&amp;hat</source>
+        <translation>&amp;Чат</translation>
+    </message>
+    <message>
         <location line="+7"/>
         <source>&amp;Language</source>
         <translation>&amp;Язык</translation>
