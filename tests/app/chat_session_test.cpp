@@ -15,6 +15,7 @@
 #include "chat/chat_session.h"
 #include "chat/chat_transport.h"
 #include "chat/remote_chat_transport.h"
+#include "chat/run_chat_target.h"
 #include "clusters/cluster_session.h"
 #include "remote/slurm/chat_srun.h"
 #include "remote/ssh/fake_session.h"
@@ -71,6 +72,35 @@ TEST(ChatProtocol, CommandLineAndRequests) {
     EXPECT_EQ(j["messages"][3], (nlohmann::json{{"role", "user"}, {"content", "Again"}}));
     EXPECT_EQ(nlohmann::json::parse(request_line(conversation, "", false).toStdString()),
               (nlohmann::json{{"text", "Again"}}));
+}
+
+TEST(ChatTarget, ALoraRunTalksThroughItsBaseWithItsAdapterAFullRunThroughItsOutput) {
+    RunConfig config;
+    config.model.path = "/models/base";
+    config.tokenizer.path = "/models/base/tokenizer.json";
+    config.training.output_dir = "/runs/r1/output";
+    config.adapter.method = "lora";
+    RunRecord run;
+    run.name = "r1";
+    run.config_json = QString::fromStdString(to_json(config).dump());
+    Result<ChatTarget> lora = chat_target_of_run(run);
+    ASSERT_TRUE(lora.ok()) << lora.error();
+    EXPECT_EQ(lora->model_dir, "/models/base");
+    EXPECT_EQ(lora->adapter_dir, "/runs/r1/output");
+    EXPECT_EQ(lora->tokenizer, "/models/base/tokenizer.json");
+    EXPECT_EQ(lora->label, "r1");
+    for (const char* method : {"full", "embeddings"}) {
+        config.adapter.method = method;
+        run.config_json = QString::fromStdString(to_json(config).dump());
+        Result<ChatTarget> whole = chat_target_of_run(run);
+        ASSERT_TRUE(whole.ok()) << whole.error();
+        EXPECT_EQ(whole->model_dir, "/runs/r1/output") << method;
+        EXPECT_TRUE(whole->adapter_dir.isEmpty()) << method;
+    }
+    run.config_json.clear();
+    Result<ChatTarget> none = chat_target_of_run(run);
+    ASSERT_FALSE(none.ok());
+    EXPECT_NE(none.error().find("\"r1\""), std::string::npos) << none.error();
 }
 
 // A session on the fake generator, recording what it signals.
