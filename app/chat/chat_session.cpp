@@ -159,6 +159,8 @@ void ChatSession::on_output(const QByteArray& bytes) {
 }
 
 void ChatSession::handle_line(const QByteArray& line) {
+    // The rest of a process ended on purpose (a stopped reply) never reaches the next request.
+    if (ending_) return;
     any_line_ = true;
     const GeneratorLine parsed = parse_generator_line(line);
     switch (parsed.kind) {
@@ -166,7 +168,7 @@ void ChatSession::handle_line(const QByteArray& line) {
             emit notice(tr("Skipped a line that is not the generator's: %1").arg(parsed.text.left(200)));
             return;
         case GeneratorLine::Kind::kDelta:
-            if (!waiting_) return;  // the rest of a stopped reply
+            if (!waiting_) return;
             reply_ += parsed.text;
             emit delta(parsed.text);
             return;

@@ -251,9 +251,15 @@ TEST(ChatSession, StopKeepsWhatArrivedAndAMissingEngineFails) {
     ASSERT_EQ(slow.finished.size(), 1u);
     EXPECT_EQ(slow.finished[0].finish_reason, "stopped");
     EXPECT_EQ(slow.session.messages().back(), (ChatMessage{"assistant", "Partial"}));
-    ASSERT_TRUE(wait_until([&] { return !slow.ended.empty(); }));
+    // Sent at once, while the stopped process is still ending: the new request goes to a new process, and
+    // the old one's last words never reach its reply.
+    ASSERT_TRUE(slow.session.send("And now?"));
+    ASSERT_TRUE(wait_until([&] { return slow.deltas.size() == 2; }));
+    EXPECT_EQ(slow.deltas, (QStringList{"Partial", "Partial"}));
+    ASSERT_GE(slow.ended.size(), 1u);
     EXPECT_TRUE(slow.ended[0].second);
     EXPECT_TRUE(slow.failures.isEmpty());
+    EXPECT_EQ(slow.log_lines().filter("args:").size(), 2);
 }
 
 // The generator's side on a FakeSession: each request line gets two deltas and the final line, except a

@@ -5,7 +5,7 @@
 # makes the faults: "die" writes one delta then exits 3 (a crash mid-reply); "malformed" writes a line that
 # is not JSON before each reply; "error" answers the first request with {"error"}; "no_template" fails
 # --chat as a model without a chat template does (and answers plain text requests); "slow" writes one
-# delta, then waits (a long reply to stop).
+# delta, then waits (a long reply to stop), and writes one more delta when stopped.
 log=${FAKE_GENERATOR_LOG:-/dev/null}
 echo "args: $*" >>"$log"
 case " $* " in
@@ -28,8 +28,11 @@ while IFS= read -r line; do
         exit 3 ;;
     malformed) echo 'Segmentation fault? {not json' ;;
     slow)
+        # Stopped (SIGTERM), it still writes a line on its way out, as a generator mid-token may.
+        trap 'echo "{\"delta\": \"late\"}"; exit 143' TERM
         echo '{"delta": "Partial"}'
-        sleep 10
+        sleep 10 &
+        wait $!
         continue ;;
     error)
         if [ "$n" = 1 ]; then
