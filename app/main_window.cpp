@@ -25,6 +25,7 @@
 #include <algorithm>
 
 #include "app_settings.h"
+#include "chat/chat_page.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
 #include "editor/container_panel.h"
@@ -70,7 +71,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     tracker_ = std::make_unique<RunTracker>(history_.get(), &follow_, &sessions_, options);
 
     nav_ = new QListWidget(this);
-    nav_->addItems({tr("Runs"), tr("Editor"), tr("Monitor"), tr("Clusters")});
+    nav_->addItems({tr("Runs"), tr("Editor"), tr("Monitor"), tr("Clusters"), tr("Chat")});
     nav_->setFixedWidth(120);
     QFont nav_font = nav_->font();
     nav_font.setPointSize(nav_font.pointSize() + 1);
@@ -84,7 +85,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_->addWidget(runs_);
     stack_->addWidget(editor_);
     stack_->addWidget(monitor_);
+    chat_ = new ChatPage(
+        history_.get(), [this](const RunRecord* run) { return chat_transport(run); }, stack_);
     stack_->addWidget(clusters_);
+    stack_->addWidget(chat_);
     auto* central = new QWidget(this);
     auto* layout = new QHBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -109,6 +113,11 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
             statusBar()->showMessage(QString::fromStdString(r.error()));
     });
     connect(runs_, &RunsPage::compare_requested, this, &MainWindow::compare_runs);
+    connect(runs_, &RunsPage::chat_requested, this, [this](int64_t id) {
+        show_page(kChatPage);
+        if (const Status s = chat_->choose_run(id); !s.ok())
+            statusBar()->showMessage(QString::fromStdString(s.message()));
+    });
     connect(runs_, &RunsPage::delete_requested, this, [this](int64_t id) {
         if (const Status s = tracker_->delete_stored(id); !s.ok())
             statusBar()->showMessage(QString::fromStdString(s.message()));
@@ -188,6 +197,7 @@ void MainWindow::connect_tracker() {
                                             : tr("%1: connection lost, reconnecting: %2").arg(profile, m));
             });
     connect(tracker, &RunTracker::store_changed, runs_, &RunsPage::reload);
+    connect(tracker, &RunTracker::store_changed, chat_, &ChatPage::reload);
     connect(tracker, &RunTracker::loaded, this, [this](int key) {
         if (const TrackedRun* r = tracker_->run(key)) {
             statusBar()->showMessage(tr("Read %1: %2 points, %3 bad MLLOG lines")
@@ -254,7 +264,7 @@ void MainWindow::build_menus() {
     connect(cancel, &QAction::triggered, this, [this] { cancel_run(monitor_->current_run()); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList names = {tr("&Runs"), tr("&Editor"), tr("&Monitor"), tr("&Clusters")};
+    const QStringList names = {tr("&Runs"), tr("&Editor"), tr("&Monitor"), tr("&Clusters"), tr("C&hat")};
     for (int i = 0; i < names.size(); ++i) {
         QAction* a = view->addAction(names[i]);
         a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));

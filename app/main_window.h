@@ -1,4 +1,4 @@
-// The main window: a page list (Runs, Editor, Monitor, Clusters) beside the pages, the menus and their
+// The main window: a page list (Runs, Editor, Monitor, Clusters, Chat) beside the pages, the menus and their
 // shortcuts, settings and window state kept across restarts (QSettings), recent run configs, and
 // notifications. It owns the run store, the cluster sessions and the RunTracker, which drives every run's
 // life; the window forwards what the user asks for (submit, cancel, open, resume) and shows the answers.
@@ -23,12 +23,15 @@ class QSystemTrayIcon;
 
 namespace slipway::app {
 
+class ChatPage;
+class ChatTransport;
 class ClustersPage;
 class ImageJob;
 enum class ImageAction;
 class MonitorWidget;
 class RunEditor;
 class RunHistory;
+struct RunRecord;
 class RunsPage;
 class RunTracker;
 
@@ -36,7 +39,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum Page { kRunsPage = 0, kEditorPage, kMonitorPage, kClustersPage };
+    enum Page { kRunsPage = 0, kEditorPage, kMonitorPage, kClustersPage, kChatPage };
 
     // `history_path` empty: the XDG default. The history is optional: without it runs are not kept.
     explicit MainWindow(const QString& history_path = QString(), QWidget* parent = nullptr);
@@ -80,6 +83,7 @@ public:
     RunEditor* editor() const { return editor_; }
     RunsPage* runs_page() const { return runs_; }
     ClustersPage* clusters_page() const { return clusters_; }
+    ChatPage* chat_page() const { return chat_; }
     RunHistory* history() const { return history_.get(); }
     RunTracker* tracker() const { return tracker_.get(); }
     QStringList recent_configs() const { return recent_; }
@@ -95,6 +99,9 @@ protected:
 
 private:
     void build_menus();
+    // Where a chat's generator runs: this computer for local runs and model folders (run null), srun on
+    // the run's cluster over its session for cluster runs.
+    Result<ChatTransport*> chat_transport(const RunRecord* run);
     // View > Language: System / English / Русский, saved for the next start.
     void build_language_menu(QMenu* menu);
     void restore_settings();
@@ -124,6 +131,7 @@ private:
     RunEditor* editor_;
     MonitorWidget* monitor_;
     ClustersPage* clusters_;
+    ChatPage* chat_;
     QMenu* recent_menu_ = nullptr;
     QStringList recent_;
     QSystemTrayIcon* tray_ = nullptr;

@@ -5,6 +5,9 @@
 #include <QMessageBox>
 #include <QStatusBar>
 
+#include "chat/chat_transport.h"
+#include "chat/remote_chat_transport.h"
+#include "chat/run_chat_target.h"
 #include "clusters/cluster_dialogs.h"
 #include "clusters/cluster_session.h"
 #include "clusters/remote_browser.h"
@@ -16,9 +19,38 @@
 #include "local/engine_command.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
+#include "remote/slurm/chat_srun.h"
 #include "runs/run_tracker.h"
 
 namespace slipway::app {
+
+Result<ChatTransport*> MainWindow::chat_transport(const RunRecord* run) {
+    if (run == nullptr || run->cluster == kLocalProfile) {
+        const QString engine = find_engine_binary();
+        if (engine.isEmpty())
+            return Status::Error("no slipway-engine found (next to slipway, on PATH, or $SLIPWAY_ENGINE)");
+        return static_cast<ChatTransport*>(new LocalChatTransport(engine));
+    }
+    ClusterSession* session = sessions_.session(run->cluster.toStdString());
+    if (session == nullptr)
+        return Status::Error("run \"" + run->name.toStdString() + "\": no cluster profile named \"" +
+                             run->cluster.toStdString() + "\"");
+    if (run->remote_dir.isEmpty())
+        return Status::Error("run \"" + run->name.toStdString() + "\" has no run folder on " +
+                             run->cluster.toStdString());
+    const Result<RunConfig> stored = stored_run_config(*run);
+    if (!stored.ok()) return stored.status();
+    const RunConfig config = *stored;
+    const remote::ClusterProfile profile = session->profile();
+    const std::string run_dir = run->remote_dir.toStdString();
+    auto command_of = [config, profile, run_dir](const QStringList& arguments) {
+        std::vector<std::string> args;
+        for (const QString& a : arguments)
+            args.push_back(a.toStdString());
+        return remote::render_chat_srun(config, profile, run_dir, std::move(args));
+    };
+    return static_cast<ChatTransport*>(new RemoteChatTransport(session, command_of));
+}
 
 Result<int> MainWindow::submit_remote(const QString& profile) {
     const RunDocument& doc = editor_->document();

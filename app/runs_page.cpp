@@ -87,12 +87,15 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
     follow_ = new QPushButton(tr("Resume following"), this);
     follow_->setToolTip(tr("Follow the run's log again from where the history stopped reading it"));
     edit_ = new QPushButton(tr("Open config in editor"), this);
+    chat_ = new QPushButton(tr("Chat"), this);
+    chat_->setToolTip(tr("Talk to the selected run's model (a completed run) on the Chat page"));
     delete_ = new QPushButton(tr("Delete"), this);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(show_);
     buttons->addWidget(compare_);
     buttons->addWidget(follow_);
     buttons->addWidget(edit_);
+    buttons->addWidget(chat_);
     buttons->addStretch(1);
     buttons->addWidget(delete_);
 
@@ -122,6 +125,9 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
     });
     connect(edit_, &QPushButton::clicked, this, [this] {
         if (const int64_t id = selected_run()) emit edit_requested(id);
+    });
+    connect(chat_, &QPushButton::clicked, this, [this] {
+        if (const int64_t id = selected_run()) emit chat_requested(id);
     });
     connect(delete_, &QPushButton::clicked, this, [this] {
         const int64_t id = selected_run();

@@ -1,6 +1,7 @@
 // The runs page: every run in the history (name, cluster, job, state, times, points, a small train_loss
 // curve), a filter, and actions to show a run's curves in the monitor, compare several there (overlaid),
-// resume following its log from the stored offset, open its config in the editor, or delete it. It only reads
+// resume following its log from the stored offset, open its config in the editor, chat with its model, or
+// delete it. It only reads
 // the store; what it asks for goes to the window.
 #pragma once
 
@@ -52,6 +53,7 @@ signals:
     void show_requested(int64_t run_id);
     void follow_requested(int64_t run_id);
     void edit_requested(int64_t run_id);
+    void chat_requested(int64_t run_id);                   // talk to the run's model on the Chat page
     void delete_requested(int64_t run_id);                 // asked and confirmed
     void compare_requested(const QList<qint64>& run_ids);  // overlay these in the monitor, alone
 
@@ -68,6 +70,7 @@ private:
     QPushButton* show_;
     QPushButton* follow_;
     QPushButton* edit_;
+    QPushButton* chat_;
     QPushButton* delete_;
 };
 

@@ -136,6 +136,20 @@ public slots:
         emit cancelled(request, st.ok(), QString::fromStdString(st.message()));
     }
 
+    void start_process(int request, const QString& command) {
+        remote::Session* s = session();
+        if (s == nullptr) {
+            emit process_started(request, false, last_error_, {});
+            return;
+        }
+        Result<std::unique_ptr<remote::RemoteProcess>> process = s->start_process(command.toStdString());
+        if (!process.ok()) {
+            emit process_started(request, false, QString::fromStdString(process.error()), {});
+            return;
+        }
+        emit process_started(request, true, {}, std::shared_ptr<remote::RemoteProcess>(std::move(*process)));
+    }
+
     void list_dir(int request, const QString& path) {
         remote::Session* s = session();
         if (s == nullptr) {
@@ -208,6 +222,8 @@ signals:
     void cancelled(int request, bool ok, const QString& message);
     void listed(int request, bool ok, const QString& path, const QStringList& entries, const QString& error);
     void follow_batch(const slipway::app::FollowBatch& batch);
+    void process_started(int request, bool ok, const QString& error,
+                         const std::shared_ptr<slipway::remote::RemoteProcess>& process);
     void connection_changed(bool connected, const QString& message);
 
 private:
@@ -301,6 +317,7 @@ ClusterSession::ClusterSession(remote::ClusterProfile profile, remote::SessionCa
     qRegisterMetaType<QList<slipway::app::PartitionSummary>>();
     qRegisterMetaType<slipway::app::RemoteSubmission>();
     qRegisterMetaType<slipway::app::FollowBatch>();
+    qRegisterMetaType<std::shared_ptr<slipway::remote::RemoteProcess>>();
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
     connect(worker_, &ClusterWorker::tested, this, &ClusterSession::tested);
@@ -309,6 +326,7 @@ ClusterSession::ClusterSession(remote::ClusterProfile profile, remote::SessionCa
     connect(worker_, &ClusterWorker::cancelled, this, &ClusterSession::cancelled);
     connect(worker_, &ClusterWorker::listed, this, &ClusterSession::listed);
     connect(worker_, &ClusterWorker::follow_batch, this, &ClusterSession::follow_batch);
+    connect(worker_, &ClusterWorker::process_started, this, &ClusterSession::process_started);
     connect(worker_, &ClusterWorker::connection_changed, this, &ClusterSession::connection_changed);
     thread_.setObjectName(QStringLiteral("slipway-cluster"));
     thread_.start();
@@ -346,6 +364,13 @@ int ClusterSession::cancel(const QString& job_id) {
     const int id = next_request_++;
     QMetaObject::invokeMethod(worker_, "cancel", Qt::QueuedConnection, Q_ARG(int, id),
                               Q_ARG(QString, job_id));
+    return id;
+}
+
+int ClusterSession::start_process(const QString& command) {
+    const int id = next_request_++;
+    QMetaObject::invokeMethod(worker_, "start_process", Qt::QueuedConnection, Q_ARG(int, id),
+                              Q_ARG(QString, command));
     return id;
 }
 

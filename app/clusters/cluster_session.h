@@ -69,6 +69,10 @@ public:
     // Follows a remote log from `offset`; batches arrive through follow_batch with this follow id (the
     // same FollowBatch the local follower sends). Polled every poll_ms until stop_follow/finish_follow.
     int follow(const QString& path, quint64 offset, int poll_ms = 2000);
+    // Starts `command` on the login node (connecting first if needed) and hands its process over through
+    // process_started: its owner talks to it from its own thread, each call a short step under the
+    // session's lock (RemoteProcess, session.h), so the worker's other requests go on meanwhile.
+    int start_process(const QString& command);
     void finish_follow(int follow_id);  // read the rest, a last unterminated line too, then stop
     void stop_follow(int follow_id);
 
@@ -82,6 +86,8 @@ signals:
     void cancelled(int request, bool ok, const QString& message);
     void listed(int request, bool ok, const QString& path, const QStringList& entries, const QString& error);
     void follow_batch(const slipway::app::FollowBatch& batch);
+    void process_started(int request, bool ok, const QString& error,
+                         const std::shared_ptr<slipway::remote::RemoteProcess>& process);
     void connection_changed(bool connected, const QString& message);
 
 private:
@@ -96,3 +102,4 @@ private:
 
 Q_DECLARE_METATYPE(slipway::app::PartitionSummary)
 Q_DECLARE_METATYPE(slipway::app::RemoteSubmission)
+Q_DECLARE_METATYPE(std::shared_ptr<slipway::remote::RemoteProcess>)

@@ -26,6 +26,74 @@ void FakeSession::fail_next(FakeFault fault, int count) {
 
 void FakeSession::drop_connection() {
     connected_ = false;
+    for (const auto& process : processes_)
+        process->lost = true;
+}
+
+namespace {
+
+// The RemoteProcess of a FakeSession: plays back its FakeProcessState.
+class FakeProcess : public RemoteProcess {
+public:
+    FakeProcess(std::shared_ptr<FakeProcessState> state, std::string where)
+        : state_(std::move(state)), where_(std::move(where)) {}
+    ~FakeProcess() override { (void)FakeProcess::terminate(); }
+
+    Status write_stdin(const std::string& bytes) override {
+        if (Status s = check("write_stdin"); !s) return s;
+        if (state_->stdin_closed)
+            return Status::Error("write_stdin: stdin of '" + state_->command + "' is closed");
+        state_->stdin_bytes += bytes;
+        if (state_->on_stdin) state_->on_stdin(*state_);
+        return Status::Ok();
+    }
+    Status close_stdin() override {
+        if (Status s = check("close_stdin"); !s) return s;
+        state_->stdin_closed = true;
+        return Status::Ok();
+    }
+    Result<Output> read_available(std::chrono::milliseconds) override {
+        if (exited_) return Output{};
+        if (Status s = check("read_available"); !s) return s;
+        Output output{std::move(state_->out), std::move(state_->err)};
+        state_->out.clear();
+        state_->err.clear();
+        if (state_->exit_code) exited_ = true;
+        return output;
+    }
+    bool exited() const override { return exited_; }
+    int exit_status() const override { return exited_ && state_->exit_code ? *state_->exit_code : -1; }
+    Status terminate() override {
+        if (!exited_) state_->terminated = true;
+        exited_ = true;
+        return Status::Ok();
+    }
+
+private:
+    Status check(const char* operation) const {
+        if (state_->lost)
+            return Status::Error(StatusCode::kUnavailable, std::string(operation) + " '" + state_->command +
+                                                               "' on " + where_ + ": connection lost");
+        if (exited_)
+            return Status::Error(StatusCode::kUnavailable, std::string(operation) + " '" + state_->command +
+                                                               "': the process has ended");
+        return Status::Ok();
+    }
+
+    std::shared_ptr<FakeProcessState> state_;
+    std::string where_;
+    bool exited_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RemoteProcess>> FakeSession::start_process(const std::string& command) {
+    if (Status s = enter("start_process", command); !s) return s;
+    auto state = std::make_shared<FakeProcessState>();
+    state->command = command;
+    if (starter_) starter_(*state);
+    processes_.push_back(state);
+    return std::unique_ptr<RemoteProcess>(std::make_unique<FakeProcess>(state, description_));
 }
 
 std::string FakeSession::normalize(const std::string& path) {

@@ -3,10 +3,13 @@
 // faults a real cluster produces: timeouts, dropped connections, auth failures, non-zero exits.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,23 @@ enum class FakeFault {
     kTimeout,         // the call fails with kTimeout (exec: after the command was recorded)
     kDropConnection,  // the connection is lost: this call and all later ones fail with kUnavailable
     kAuthFailure,     // the call fails with kAuthFailed (for reconnect: the server refuses the key)
+};
+
+// The command's side of a process started on a FakeSession: the test reads what was written to stdin and
+// queues what the command prints and how it ends. Shared by the test and the RemoteProcess.
+struct FakeProcessState {
+    std::string command;
+    std::string stdin_bytes;  // everything written so far
+    bool stdin_closed = false;
+    std::atomic<bool> terminated{
+        false};  // terminate() was called (or the process was destroyed) before it ended
+    // The connection dropped: every later call fails with kUnavailable. Atomic: a test may drop the
+    // connection while another thread reads the process.
+    std::atomic<bool> lost{false};
+    std::string out, err;          // returned by the next read_available()
+    std::optional<int> exit_code;  // set: the command ends once out and err were read
+    // Called after each write_stdin() (e.g. answer one request line).
+    std::function<void(FakeProcessState&)> on_stdin;
 };
 
 class FakeSession : public Session {
@@ -37,9 +57,16 @@ public:
     // Every command exec() was called with, in order (including those that failed by an injected fault).
     const std::vector<std::string>& commands() const { return commands_; }
 
+    // --- Scripting processes: every start_process() gets a new state, which `starter` (if set) prepares
+    // (a handler for its stdin, output queued from the start). processes() lists them in order.
+    using ProcessStarter = std::function<void(FakeProcessState&)>;
+    void set_process_starter(ProcessStarter starter) { starter_ = std::move(starter); }
+    const std::vector<std::shared_ptr<FakeProcessState>>& processes() const { return processes_; }
+
     // --- Faults. `fail_next(f, n)`: the next n calls (any method; reconnect counts) fail with f.
     void fail_next(FakeFault fault, int count = 1);
-    // The connection is lost now (as if the server went away); reconnect() restores it.
+    // The connection is lost now (as if the server went away), started processes with it (mid-stream);
+    // reconnect() restores it.
     void drop_connection();
     int reconnect_count() const { return reconnect_count_; }
 
@@ -60,8 +87,9 @@ public:
     std::string describe() const override { return description_; }
     bool is_connected() const override { return connected_; }
     Status reconnect() override;
-    void disconnect() override { connected_ = false; }
+    void disconnect() override { drop_connection(); }
     Result<ExecResult> exec(const std::string& command, std::chrono::milliseconds timeout) override;
+    Result<std::unique_ptr<RemoteProcess>> start_process(const std::string& command) override;
     Status upload_file(const std::string& local, const std::string& remote, std::uint32_t mode) override;
     Status upload_bytes(const std::string& bytes, const std::string& remote, std::uint32_t mode) override;
     Status download_file(const std::string& remote, const std::string& local) override;
@@ -99,6 +127,8 @@ private:
     std::deque<Result<ExecResult>> queued_;
     std::vector<PrefixRule> rules_;
     ExecHandler handler_;
+    ProcessStarter starter_;
+    std::vector<std::shared_ptr<FakeProcessState>> processes_;
     std::vector<std::string> commands_;
     std::map<std::string, Entry> files_;
 };

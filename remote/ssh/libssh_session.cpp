@@ -33,12 +33,12 @@ LibsshSession::LibsshSession(ConnectOptions options, SessionCallbacks callbacks,
 
 LibsshSession::~LibsshSession() {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::lock_guard<std::mutex> lock(*mutex_);
         stopping_ = true;
     }
     keepalive_wake_.notify_all();
     if (keepalive_thread_.joinable()) keepalive_thread_.join();
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     disconnect_locked();
 }
 
@@ -50,7 +50,7 @@ std::string LibsshSession::describe() const {
 }
 
 Status LibsshSession::connect() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     return connect_locked();
 }
 
@@ -105,6 +105,10 @@ Status LibsshSession::connect_locked() {
 }
 
 void LibsshSession::disconnect_locked() {
+    // Started processes' channels go with the connection.
+    for (LibsshProcess* process : processes_)
+        detach_process_locked(process);
+    processes_.clear();
     if (sftp_ != nullptr) {
         sftp_free(sftp_);
         sftp_ = nullptr;
@@ -116,7 +120,7 @@ void LibsshSession::disconnect_locked() {
 }
 
 void LibsshSession::disconnect() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     disconnect_locked();
 }
 
@@ -129,12 +133,12 @@ bool LibsshSession::connected_locked() const {
 }
 
 bool LibsshSession::is_connected() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     return connected_locked();
 }
 
 Status LibsshSession::reconnect() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     return connect_locked();
 }
 
@@ -154,7 +158,7 @@ Status LibsshSession::failure(const std::string& what) const {
 }
 
 Result<ExecResult> LibsshSession::exec(const std::string& command, std::chrono::milliseconds timeout) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     return exec_locked(command, timeout);
 }
 
@@ -217,7 +221,7 @@ Result<ExecResult> LibsshSession::exec_locked(const std::string& command, std::c
 }
 
 void LibsshSession::keepalive_loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(*mutex_);
     while (!stopping_) {
         keepalive_wake_.wait_for(lock, target_.keepalive_interval, [this] { return stopping_; });
         if (stopping_) break;

@@ -1,5 +1,6 @@
 // LibsshSession (internal to remote/ssh): the Session over one libssh connection, its ProxyJump tunnels,
-// a lazily opened SFTP channel and a keepalive thread. Every public call holds mutex_.
+// a lazily opened SFTP channel, a keepalive thread and the channels of started processes
+// (libssh_process.cpp). Every public call, and every call of its processes, holds *mutex_.
 #pragma once
 
 #include <libssh/sftp.h>
@@ -19,6 +20,8 @@
 
 namespace slipway::remote {
 
+class LibsshProcess;
+
 class LibsshSession : public Session {
 public:
     LibsshSession(ConnectOptions options, SessionCallbacks callbacks, SshConfig config, SshTarget target);
@@ -32,6 +35,7 @@ public:
     Status reconnect() override;
     void disconnect() override;
     Result<ExecResult> exec(const std::string& command, std::chrono::milliseconds timeout) override;
+    Result<std::unique_ptr<RemoteProcess>> start_process(const std::string& command) override;
     Status upload_file(const std::string& local, const std::string& remote, std::uint32_t mode) override;
     Status upload_bytes(const std::string& bytes, const std::string& remote, std::uint32_t mode) override;
     Status download_file(const std::string& remote, const std::string& local) override;
@@ -43,7 +47,8 @@ public:
     Status remove(const std::string& remote) override;
 
 private:
-    // Callers hold mutex_.
+    friend class LibsshProcess;
+    // Callers hold *mutex_.
     Status connect_locked();
     void disconnect_locked();
     bool connected_locked() const;
@@ -62,7 +67,10 @@ private:
     const SshConfig config_;
     const SshTarget target_;
 
-    mutable std::mutex mutex_;
+    // Shared with the processes, which may outlive the session: a process's channel is closed (and its
+    // pointer to the session dropped) under this lock when the session disconnects or goes.
+    const std::shared_ptr<std::mutex> mutex_ = std::make_shared<std::mutex>();
+    std::set<LibsshProcess*> processes_;
     std::vector<std::unique_ptr<JumpTunnel>> tunnels_;  // outermost first
     std::unique_ptr<LibsshConnection> connection_;
     sftp_session sftp_ = nullptr;
@@ -72,6 +80,10 @@ private:
     bool stopping_ = false;
     std::thread keepalive_thread_;
 };
+
+// Closes a started process's channel because its session disconnects or goes: its later calls fail with
+// kUnavailable. The caller holds the session's *mutex_ (libssh_process.cpp).
+void detach_process_locked(LibsshProcess* process);
 
 // "path" with a leading "~/" made relative (SFTP paths are relative to the login folder).
 std::string sftp_path(const std::string& remote);

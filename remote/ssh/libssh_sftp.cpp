@@ -176,7 +176,7 @@ Status LibsshSession::upload_stream_locked(
 }
 
 Status LibsshSession::upload_bytes(const std::string& bytes, const std::string& remote, std::uint32_t mode) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     std::size_t offset = 0;
     return upload_stream_locked(remote, mode, [&](char* out, std::size_t size) -> Result<std::size_t> {
         const std::size_t n = std::min(size, bytes.size() - offset);
@@ -189,7 +189,7 @@ Status LibsshSession::upload_bytes(const std::string& bytes, const std::string& 
 Status LibsshSession::upload_file(const std::string& local, const std::string& remote, std::uint32_t mode) {
     std::ifstream in(local, std::ios::binary);
     if (!in) return Status::Error(StatusCode::kNotFound, "upload: cannot read local file " + local);
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     return upload_stream_locked(remote, mode, [&](char* out, std::size_t size) -> Result<std::size_t> {
         in.read(out, static_cast<std::streamsize>(size));
         if (in.bad()) return Result<std::size_t>::Error("upload: reading local file " + local + " failed");
@@ -198,7 +198,7 @@ Status LibsshSession::upload_file(const std::string& local, const std::string& r
 }
 
 Status LibsshSession::download_file(const std::string& remote, const std::string& local) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     auto sftp = sftp_locked();
     if (!sftp) return sftp.status();
     const std::string path = sftp_path(remote);
@@ -222,7 +222,7 @@ Status LibsshSession::download_file(const std::string& remote, const std::string
 
 Result<std::string> LibsshSession::read_range(const std::string& remote, std::uint64_t offset,
                                               std::size_t max_bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     auto sftp = sftp_locked();
     if (!sftp) return sftp.status();
     const std::string path = sftp_path(remote);
@@ -244,7 +244,7 @@ Result<std::string> LibsshSession::read_range(const std::string& remote, std::ui
 }
 
 Result<RemoteStat> LibsshSession::stat(const std::string& remote) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     auto sftp = sftp_locked();
     if (!sftp) return sftp.status();
     const std::string path = sftp_path(remote);
@@ -261,7 +261,7 @@ Result<RemoteStat> LibsshSession::stat(const std::string& remote) {
 }
 
 Result<std::vector<RemoteDirEntry>> LibsshSession::list_directory(const std::string& remote) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     auto sftp = sftp_locked();
     if (!sftp) return sftp.status();
     const std::string path = sftp_path(remote);
@@ -312,7 +312,7 @@ Result<std::vector<RemoteDirEntry>> LibsshSession::list_directory(const std::str
 }
 
 Status LibsshSession::mkdir_p(const std::string& remote, std::uint32_t mode) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     auto sftp = sftp_locked();
     if (!sftp) return sftp.status();
     const std::string path = sftp_path(remote);
@@ -338,7 +338,7 @@ Status LibsshSession::mkdir_p(const std::string& remote, std::uint32_t mode) {
 }
 
 Status LibsshSession::remove(const std::string& remote) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     auto sftp = sftp_locked();
     if (!sftp) return sftp.status();
     const std::string path = sftp_path(remote);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,38 @@ struct RemoteDirEntry {
     std::uint64_t size = 0;
     std::uint32_t mode = 0;  // permission bits only (e.g. 0644)
     std::int64_t mtime = 0;  // seconds since the epoch
+};
+
+// A command started by Session::start_process() that runs while its caller talks to it: its stdin is
+// written as the caller goes, its stdout and stderr are read as they arrive (the app's chat streams
+// tokens from `srun ... slipway-engine generate` this way, so nothing on the cluster listens on a port).
+// Every call takes the session's lock only for a short step (a read waits in slices of at most 50 ms), so
+// a process that runs for minutes never holds up the session's other calls for long. Calls may come from
+// any thread, one at a time; the object may outlive its Session: once the Session is gone or its
+// connection lost, the calls fail with StatusCode::kUnavailable. The destructor ends the command as
+// terminate() does.
+class RemoteProcess {
+public:
+    virtual ~RemoteProcess() = default;
+
+    // Sends bytes to the command's stdin (all of them, or an error).
+    [[nodiscard]] virtual Status write_stdin(const std::string& bytes) = 0;
+    // The command sees end-of-file on its stdin; it keeps running and its output can still be read.
+    [[nodiscard]] virtual Status close_stdin() = 0;
+    // What the command wrote since the last call: waits up to `timeout` for the first bytes (0: no wait),
+    // then returns what is there. Empty out and err with exited() false: nothing yet.
+    struct Output {
+        std::string out;
+        std::string err;
+    };
+    [[nodiscard]] virtual Result<Output> read_available(std::chrono::milliseconds timeout) = 0;
+    // True once the command ended and all its output was returned by read_available().
+    virtual bool exited() const = 0;
+    // The command's exit code once exited(); -1 when the server gave none (killed by a signal) or not yet.
+    virtual int exit_status() const = 0;
+    // Asks the server to send the command SIGTERM, then closes the channel (its pipes close too). Ok also
+    // when it had ended already.
+    [[nodiscard]] virtual Status terminate() = 0;
 };
 
 // The user's answer about a host key that is not in known_hosts.
@@ -117,6 +150,11 @@ public:
     // shell_quote()/shell_command() (shell_quote.h) from anything that is not a constant. A command that
     // has not finished after `timeout` fails with StatusCode::kTimeout (its channel is closed).
     virtual Result<ExecResult> exec(const std::string& command, std::chrono::milliseconds timeout) = 0;
+
+    // Starts `command` (verbatim, as exec() runs it) and returns at once: see RemoteProcess. Fails with
+    // kUnavailable when not connected, kError when the server refuses the command.
+    [[nodiscard]] virtual Result<std::unique_ptr<RemoteProcess>> start_process(
+        const std::string& command) = 0;
 
     // Remote paths for the SFTP calls below: absolute, relative to the login folder, or "~/..." (the login
     // folder; SFTP itself has no ~).

@@ -31,7 +31,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message numerus="yes">
-        <location filename="../../app/main_window.cpp" line="+338"/>
+        <location filename="../../app/main_window.cpp" line="+348"/>
         <source>%n run(s) still training on this computer. Quitting stops them (a checkpoint is saved). Quit anyway?</source>
         <translation>
             <numerusform>%n run is still training on this computer. Quitting stops it (a checkpoint is saved). Quit anyway?</numerusform>

@@ -1343,6 +1343,172 @@
     </message>
 </context>
 <context>
+    <name>slipway::app::ChatPage</name>
+    <message>
+        <location filename="../../app/chat/chat_page.cpp" line="+31"/>
+        <source>A completed run: a LoRA run talks through its base model with its adapter, a full run through its own model</source>
+        <translation>Завершённый запуск: с LoRA-запуском разговор идёт через базовую модель с его адаптером, с полным — через его собственную модель</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model folder...</source>
+        <translation>Папка модели...</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>An HF model folder on this computer (config.json, *.safetensors, tokenizer.json)</source>
+        <translation>Папка модели HF на этом компьютере (config.json, *.safetensors, tokenizer.json)</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>0: greedy (the most likely token every time)</source>
+        <translation>0: жадный выбор (каждый раз самый вероятный токен)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>System prompt (optional)</source>
+        <translation>Системный промпт (необязательно)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Message (Ctrl+Return sends)</source>
+        <translation>Сообщение (Ctrl+Enter — отправить)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Send</source>
+        <translation>Отправить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop</source>
+        <translation>Остановить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>End the reply: the generator process (on a cluster, its srun job) is ended</source>
+        <translation>Прервать ответ: процесс генерации (на кластере — его задача srun) завершается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>New conversation</source>
+        <translation>Новый разговор</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Talk to:</source>
+        <translation>Собеседник:</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Max new tokens</source>
+        <translation>Макс. новых токенов</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Temperature</source>
+        <translation>Температура</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Model folder</source>
+        <translation>Папка модели</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Pick a completed run or a model folder.</source>
+        <translation>Выберите завершённый запуск или папку модели.</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>(choose a run)</source>
+        <translation>(выберите запуск)</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>Model: %1</source>
+        <translation>Модель: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; LoRA adapter: %1</source>
+        <translation>; адаптер LoRA: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (runs on %1)</source>
+        <translation> (выполняется на: %1)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Waiting for the model...</source>
+        <translation>Ожидание модели...</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Generating...</source>
+        <translation>Генерация...</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Stopped.</source>
+        <translation>Остановлено.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 tokens at %2 tokens/s (prompt %3 tokens; ended by %4)</source>
+        <translation>Токенов: %1, %2 токенов/с (промпт: %3 токенов; завершено по: %4)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source> — the model has no chat template: each message goes alone, as plain text</source>
+        <translation> — у модели нет шаблона чата: каждое сообщение отправляется отдельно, как простой текст</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>No reply: %1</source>
+        <translation>Нет ответа: %1</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Ready: the model loads with the first message.</source>
+        <translation>Готово: модель загрузится с первым сообщением.</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>You</source>
+        <translation>Вы</translation>
+    </message>
+</context>
+<context>
+    <name>slipway::app::ChatSession</name>
+    <message>
+        <location filename="../../app/chat/chat_session.cpp" line="+77"/>
+        <source>Generator started on %1; loading %2</source>
+        <translation>Генерация запущена на: %1; загрузка %2</translation>
+    </message>
+    <message>
+        <location line="+89"/>
+        <source>Skipped a line that is not the generator&apos;s: %1</source>
+        <translation>Пропущена строка, которую написал не генератор: %1</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>%1 has no chat template: each message goes to it alone as plain text, without the conversation before it.</source>
+        <translation>У %1 нет шаблона чата: каждое сообщение отправляется ей отдельно, как простой текст, без предыдущего разговора.</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>the generator ended (exit code %1) before the reply was complete</source>
+        <translation>генератор завершился (код %1) до конца ответа</translation>
+    </message>
+</context>
+<context>
     <name>slipway::app::ClusterJob</name>
     <message>
         <location filename="../../app/clusters/cluster_job.cpp" line="+35"/>
@@ -1923,9 +2089,22 @@
     </message>
 </context>
 <context>
+    <name>slipway::app::LocalChatTransport</name>
+    <message>
+        <location filename="../../app/chat/chat_transport.cpp" line="+19"/>
+        <source>cannot start %1: %2</source>
+        <translation>не удаётся запустить %1: %2</translation>
+    </message>
+    <message>
+        <location line="+50"/>
+        <source>This computer</source>
+        <translation>Этот компьютер</translation>
+    </message>
+</context>
+<context>
     <name>slipway::app::MainWindow</name>
     <message>
-        <location filename="../../app/main_window.cpp" line="+73"/>
+        <location filename="../../app/main_window.cpp" line="+74"/>
         <source>Runs</source>
         <translation>Запуски</translation>
     </message>
@@ -1945,12 +2124,17 @@
         <translation>Кластеры</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+0"/>
+        <source>Chat</source>
+        <translation>Чат</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Submit</source>
         <translation>Отправка</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+61"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
@@ -1980,7 +2164,7 @@
         <translation>%1: соединение потеряно, переподключение: %2</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Read %1: %2 points, %3 bad MLLOG lines</source>
         <translation>Прочитано: %1 (точек: %2, ошибочных строк MLLOG: %3)</translation>
     </message>
@@ -2083,6 +2267,11 @@
         <location line="+0"/>
         <source>&amp;Clusters</source>
         <translation>&amp;Кластеры</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>C&amp;hat</source>
+        <translation>&amp;Чат</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -2273,7 +2462,7 @@
         <translation>Slipway: %1 %2</translation>
     </message>
     <message>
-        <location filename="../../app/main_window_remote.cpp" line="+37"/>
+        <location filename="../../app/main_window_remote.cpp" line="+69"/>
         <location line="+6"/>
         <location line="+7"/>
         <source>Open log on a cluster</source>
@@ -2808,6 +2997,19 @@ Model config: %1</source>
     </message>
 </context>
 <context>
+    <name>slipway::app::RemoteChatTransport</name>
+    <message>
+        <location filename="../../app/chat/remote_chat_transport.cpp" line="+30"/>
+        <source>cluster %1 (srun)</source>
+        <translation>кластер %1 (srun)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the connection to %1 was replaced (its profile changed or was removed): choose the run again</source>
+        <translation>соединение с %1 заменено (его профиль изменён или удалён): выберите запуск снова</translation>
+    </message>
+</context>
+<context>
     <name>slipway::app::RunEditor</name>
     <message>
         <location filename="../../app/editor/run_editor.cpp" line="+55"/>
@@ -3213,11 +3415,21 @@ Model config: %1</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>Chat</source>
+        <translation>Чат</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Talk to the selected run&apos;s model (a completed run) on the Chat page</source>
+        <translation>Поговорить с моделью выбранного запуска (завершённого) на странице «Чат»</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Delete</source>
         <translation>Удалить</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>&lt;b&gt;Runs&lt;/b&gt; (history: %1)</source>
         <translation>&lt;b&gt;Запуски&lt;/b&gt; (история: %1)</translation>
     </message>
@@ -3232,7 +3444,7 @@ Model config: %1</source>
         <translation>недоступна</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+31"/>
         <source>Delete run</source>
         <translation>Удалить запуск</translation>
     </message>

@@ -163,6 +163,11 @@ private:
         Result<remote::ExecResult> exec(const std::string& c, std::chrono::milliseconds t) override {
             return locked([&](auto& f) { return f.exec(c, t); });
         }
+        // The process itself is used by one thread (the chat's), outside the shared lock.
+        Result<std::unique_ptr<remote::RemoteProcess>> start_process(const std::string& c) override {
+            std::lock_guard lock(shared_->mutex);
+            return shared_->fake.start_process(c);
+        }
         Status upload_file(const std::string& l, const std::string& r, std::uint32_t m) override {
             return locked([&](auto& f) { return f.upload_file(l, r, m); });
         }

@@ -74,13 +74,16 @@ TEST_F(MainWindowTest, MenusShortcutsAndPages) {
                            "Export plots as PNG...", "Export plots as CSV...", "Quit"}));
     EXPECT_EQ(action_texts(menus[1]->menu()), (QStringList{"Submit", "Cancel selected run"}));
     EXPECT_EQ(action_texts(menus[2]->menu()),
-              (QStringList{"Runs", "Editor", "Monitor", "Clusters", "Language"}));
+              (QStringList{"Runs", "Editor", "Monitor", "Clusters", "Chat", "Language"}));
     const QList<QAction*> view = menus[2]->menu()->actions();
     EXPECT_EQ(view[2]->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_3));
     view[2]->trigger();
     EXPECT_EQ(window.current_page(), MainWindow::kMonitorPage);
     view[3]->trigger();
     EXPECT_EQ(window.current_page(), MainWindow::kClustersPage);
+    EXPECT_EQ(view[4]->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_5));
+    view[4]->trigger();
+    EXPECT_EQ(window.current_page(), MainWindow::kChatPage);
 }
 
 TEST_F(MainWindowTest, MonitorPlotsTheThreeFixtureLogsOverlaidWithEveryPoint) {

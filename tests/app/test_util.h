@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 #include <QString>
 #include <QTemporaryDir>
 
@@ -67,6 +68,23 @@ inline std::map<QString, QString> read_env_file(const QString& path) {
         if (eq > 0) env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
     }
     return env;
+}
+
+// A tiny random LLaMA with the demo tokenizer in `dir`; with a chat template unless `chat` is false.
+inline bool make_tiny_model(const QString& engine, const QString& dir, bool chat) {
+    QProcess init;
+    init.start(engine, {"init-model", "--config", SLIPWAY_SOURCE_DIR "/resources/demo/model/config.json",
+                        "--out", dir});
+    if (!init.waitForFinished(60000) || init.exitCode() != 0) return false;
+    if (!QFile::copy(SLIPWAY_SOURCE_DIR "/resources/demo/tokenizer.json", dir + "/tokenizer.json"))
+        return false;
+    if (!chat) return true;
+    QFile config(dir + "/tokenizer_config.json");
+    if (!config.open(QIODevice::WriteOnly)) return false;
+    config.write(R"({"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "chat_template": )"
+                 R"("{{ bos_token }}{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %})"
+                 R"({% if add_generation_prompt %}assistant:{% endif %}"})");
+    return true;
 }
 
 // Runs the event loop until `done` or `timeout_ms`; returns done().

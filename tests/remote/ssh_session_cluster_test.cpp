@@ -1,8 +1,9 @@
 // The libssh Session against the real test sshd (tests/cluster, label cluster): exec, host key policy
 // (known / unknown with reject, accept once per host, accept and save / changed), authentication failures
 // and callbacks, two-factor login (publickey then password) on the cluster's second sshd, exec timeout,
-// reconnect after the server drops the connection, ProxyJump, the ssh config alias, and Slurm commands as the
-// test user.
+// reconnect after the server drops the connection, ProxyJump, the ssh config alias, Slurm commands as the
+// test user, and started processes (stdin and stdout/stderr streaming while other calls go on, exit status,
+// terminate, a process outliving its session).
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -556,6 +558,100 @@ TEST(SshSessionCluster, SlurmCommandsWorkOverSsh) {
     EXPECT_EQ(test_only->exit_status, 0) << test_only->err;
     EXPECT_NE(test_only->err.find("to start at"), std::string::npos) << test_only->err;
     (*session)->remove(script);
+}
+
+// Reads until `done(out, err)` or 10 s; returns what was read.
+RemoteProcess::Output read_until(RemoteProcess& p,
+                                 const std::function<bool(const RemoteProcess::Output&)>& done) {
+    RemoteProcess::Output all;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done(all) && !p.exited() && std::chrono::steady_clock::now() < deadline) {
+        auto chunk = p.read_available(milliseconds(500));
+        if (!chunk.ok()) {
+            ADD_FAILURE() << chunk.error();
+            break;
+        }
+        all.out += chunk->out;
+        all.err += chunk->err;
+    }
+    return all;
+}
+
+TEST(SshSessionCluster, AStartedProcessStreamsBothWaysWhileOtherCallsGoOn) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    auto session = connect_ssh(env.connect_options(), {});
+    ASSERT_TRUE(session.ok()) << session.error();
+    auto process = (*session)->start_process(
+        R"(while IFS= read -r l; do echo "got $l"; echo "err $l" >&2; done; exit 7)");
+    ASSERT_TRUE(process.ok()) << process.error();
+    RemoteProcess& p = **process;
+    ASSERT_TRUE(p.write_stdin("first\n").ok());
+    RemoteProcess::Output one = read_until(p, [](const auto& o) {
+        return o.out.find("got first\n") != std::string::npos &&
+               o.err.find("err first\n") != std::string::npos;
+    });
+    EXPECT_EQ(one.out, "got first\n");
+    EXPECT_EQ(one.err, "err first\n");
+    EXPECT_FALSE(p.exited());
+
+    // A read that waits for output (none comes) does not hold up the session's other calls.
+    std::thread reader([&] {
+        auto r = p.read_available(milliseconds(3000));
+        EXPECT_TRUE(r.ok()) << r.error();
+    });
+    std::this_thread::sleep_for(milliseconds(200));
+    const auto start = std::chrono::steady_clock::now();
+    auto echo = (*session)->exec("echo meanwhile", std::chrono::seconds(10));
+    const auto took = std::chrono::steady_clock::now() - start;
+    reader.join();
+    ASSERT_TRUE(echo.ok()) << echo.error();
+    EXPECT_EQ(echo->out, "meanwhile\n");
+    EXPECT_LT(took, milliseconds(1500));
+
+    ASSERT_TRUE(p.write_stdin("second\n").ok());
+    ASSERT_TRUE(p.close_stdin().ok());
+    RemoteProcess::Output rest = read_until(p, [](const auto&) { return false; });
+    EXPECT_EQ(rest.out, "got second\n");
+    EXPECT_TRUE(p.exited());
+    EXPECT_EQ(p.exit_status(), 7);
+    EXPECT_TRUE(p.read_available(milliseconds(0)).ok());  // ended: nothing more, not an error
+}
+
+TEST(SshSessionCluster, TerminateEndsTheCommandAndAProcessOutlivesItsSession) {
+    SLIPWAY_REQUIRE_CLUSTER(env);
+    auto session = connect_ssh(env.connect_options(), {});
+    ASSERT_TRUE(session.ok()) << session.error();
+    auto sleeper = (*session)->start_process("exec sleep 4711");
+    ASSERT_TRUE(sleeper.ok()) << sleeper.error();
+    auto running = [&] {
+        auto r =
+            (*session)->exec("pgrep -u \"$(id -u)\" -f 'sleep 471[1]' || true", std::chrono::seconds(10));
+        return r.ok() && !r->out.empty();
+    };
+    ASSERT_TRUE(running());
+    ASSERT_TRUE((*sleeper)->terminate().ok());
+    EXPECT_TRUE((*sleeper)->exited());
+    bool gone = false;
+    for (int i = 0; i < 50 && !gone; ++i) {
+        gone = !running();
+        if (!gone) std::this_thread::sleep_for(milliseconds(100));
+    }
+    EXPECT_TRUE(gone) << "sleep 4711 still runs after terminate()";
+
+    // The connection goes (disconnect, then the session itself): the process's calls fail, nothing crashes.
+    auto cat = (*session)->start_process("cat");
+    ASSERT_TRUE(cat.ok()) << cat.error();
+    (*session)->disconnect();
+    EXPECT_EQ((*cat)->write_stdin("x\n").code(), StatusCode::kUnavailable);
+    auto cat2 = (*session)->start_process("cat");
+    EXPECT_EQ(cat2.code(), StatusCode::kUnavailable);
+    ASSERT_TRUE((*session)->reconnect().ok());
+    auto cat3 = (*session)->start_process("cat");
+    ASSERT_TRUE(cat3.ok()) << cat3.error();
+    session->reset();
+    auto after = (*cat3)->read_available(milliseconds(100));
+    ASSERT_FALSE(after.ok());
+    EXPECT_EQ(after.code(), StatusCode::kUnavailable);
 }
 
 }  // namespace
