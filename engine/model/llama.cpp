@@ -126,18 +126,21 @@ public:
 // keep HF's names), plus each adapter's term where there is one (zeros elsewhere, so a zero adapter changes
 // no bit). (B, T, C) -> (B, T, sum of outs)
 torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearImpl*> layers) {
-    if (std::any_of(layers.begin(), layers.end(), [](const LinearImpl* l) { return l->quantized(); })) {
-        std::vector<torch::Tensor> outs;  // NF4 weights dequantize one by one: no joint copy of them
-        for (LinearImpl* layer : layers)
-            outs.push_back(layer->forward(x));
-        return torch::cat(outs, -1);
-    }
     std::vector<torch::Tensor> weights;
-    bool adapted = false, biased = false;
+    bool adapted = false, biased = false, quantized = false;
     for (LinearImpl* layer : layers) {
         weights.push_back(layer->weight);
         adapted = adapted || layer->has_lora();
         biased = biased || layer->bias.defined();
+        quantized = quantized || layer->quantized();
+    }
+    // One product per layer where a joint one would first copy the weights: NF4 weights (dequantized one by
+    // one), and separate weights without autograd (decoding: a copy of the weights for every token).
+    if (quantized || (!torch::GradMode::is_enabled() && !AdjacentRows::applies(weights))) {
+        std::vector<torch::Tensor> outs;
+        for (LinearImpl* layer : layers)
+            outs.push_back(layer->forward(x));
+        return torch::cat(outs, -1);
     }
     const torch::Tensor joint = AdjacentRows::applies(weights) ? AdjacentRows::apply(at::TensorList(weights))
                                                                : torch::cat(weights);  // (sum outs, C)
