@@ -327,11 +327,11 @@ Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama) {
     if (config_.adapter.method == "qlora") {
         Result<int64_t> bytes = model::quantize_base(llama, config_.adapter);
         if (!bytes.ok()) return bytes.status();
+        std::ostringstream mib;  // the progress stream's own format stays as it is
+        mib << std::fixed << std::setprecision(1) << static_cast<double>(*bytes) / (1 << 20);
         *progress_ << "QLoRA: the decoder's linear weights as NF4"
                    << (config_.adapter.bnb_4bit_use_double_quant ? " with double quantization" : "") << ", "
-                   << std::fixed << std::setprecision(1) << static_cast<double>(*bytes) / (1 << 20)
-                   << std::defaultfloat << " MiB; compute in " << config_.adapter.bnb_4bit_compute_dtype
-                   << "\n";
+                   << mib.str() << " MiB; compute in " << config_.adapter.bnb_4bit_compute_dtype << "\n";
     }
     // One GPU per rank when the run asks for GPUs and this LibTorch has CUDA (NGC's); CPU otherwise.
     // A Gloo group reduces CPU tensors only: GPUs need the NCCL backend once there are several ranks.
