@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -158,8 +159,12 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
 #if TORCH_VERSION_MAJOR >= 2
     const int64_t group = q.size(1) / k.size(1);  // GQA: query head h reads kv head h / group
     // Without a mask the fused kernel's own causal mask (square: Tq == Tk); with one, the mask as given.
+    // An undefined tensor is not "no mask" to SDPA: it wants an empty optional (c10::optional: 2.0's type,
+    // std::optional's alias since).
+    const c10::optional<at::Tensor> attn_mask =
+        mask.defined() ? c10::optional<at::Tensor>(mask) : c10::optional<at::Tensor>();
     return at::scaled_dot_product_attention(q, group == 1 ? k : k.repeat_interleave(group, 1),
-                                            group == 1 ? v : v.repeat_interleave(group, 1), mask,
+                                            group == 1 ? v : v.repeat_interleave(group, 1), attn_mask,
                                             /*dropout_p=*/0.0, /*is_causal=*/!mask.defined());
 #else
     if (blas_attention_fits(q, k, v)) return BlasAttention::apply(q, k, v, mask);
