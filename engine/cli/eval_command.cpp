@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -41,20 +40,13 @@ int run_eval(const EvalOptions& o, std::ostream& out, std::ostream& err) {
         err << tasks.error() << "\n";
         return 1;
     }
-    const std::string tokenizer_path =
-        o.tokenizer_path.empty() ? model_tokenizer_path(o.model_dir, o.adapter_dir) : o.tokenizer_path;
-    if (tokenizer_path.empty()) {
-        err << o.model_dir << ": no tokenizer.json in the model"
-            << (o.adapter_dir.empty() ? "" : " or adapter") << " folder; give --tokenizer\n";
-        return 1;
-    }
-    Result<tokenizer::Tokenizer> tokenizer = tokenizer::Tokenizer::from_file(tokenizer_path);
+    Result<tokenizer::Tokenizer> tokenizer =
+        load_command_tokenizer(o.model_dir, o.adapter_dir, o.tokenizer_path);
     if (!tokenizer.ok()) {
         err << tokenizer.error() << "\n";
         return 1;
     }
-    model::set_torch_threads(o.threads > 0 ? o.threads
-                                           : static_cast<int>(std::thread::hardware_concurrency()));
+    set_command_threads(o.threads);
     Result<CommandModel> loaded = load_for_command(o.model_dir, o.adapter_dir, o.device);
     if (!loaded.ok()) {
         err << loaded.error() << "\n";
@@ -63,8 +55,8 @@ int run_eval(const EvalOptions& o, std::ostream& out, std::ostream& err) {
     model::LlamaForCausalLM& llama = loaded->llama;
     const torch::Device device = loaded->device;
     if (tokenizer->vocab_size() > static_cast<size_t>(llama->config.vocab_size)) {
-        err << tokenizer_path << ": the tokenizer has " << tokenizer->vocab_size()
-            << " tokens but the model only " << llama->config.vocab_size << "\n";
+        err << "the tokenizer has " << tokenizer->vocab_size() << " tokens but the model only "
+            << llama->config.vocab_size << "\n";
         return 1;
     }
     llama->eval();

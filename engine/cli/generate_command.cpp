@@ -16,7 +16,6 @@
 #include <memory>
 #include <ostream>
 #include <set>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -26,7 +25,6 @@
 #include "contract/json_text.h"
 #include "contract/run_config.h"
 #include "generate/generator.h"
-#include "model/torch_compat.h"
 #include "tokenizer/tokenizer.h"
 
 namespace slipway::engine {
@@ -131,15 +129,8 @@ nlohmann::json result_line(const generate::Generation& g) {
 }
 
 int run_generate(const GenerateCliOptions& o, std::istream& in, std::ostream& out, std::ostream& err) {
-    model::set_torch_threads(o.threads > 0 ? o.threads
-                                           : static_cast<int>(std::thread::hardware_concurrency()));
-    const std::string tokenizer_path =
-        o.tokenizer_path.empty() ? model_tokenizer_path(o.model_dir, o.adapter_dir) : o.tokenizer_path;
-    if (tokenizer_path.empty()) {
-        err << o.model_dir << ": no tokenizer.json (nor in the adapter folder); give --tokenizer\n";
-        return 1;
-    }
-    Result<tokenizer::Tokenizer> tok = tokenizer::Tokenizer::from_file(tokenizer_path);
+    set_command_threads(o.threads);
+    Result<tokenizer::Tokenizer> tok = load_command_tokenizer(o.model_dir, o.adapter_dir, o.tokenizer_path);
     if (!tok.ok()) {
         err << tok.error() << "\n";
         return 1;

@@ -112,8 +112,7 @@ struct ScoreOptions {
 };
 
 int run_score(const ScoreOptions& o, std::ostream& out, std::ostream& err) {
-    model::set_torch_threads(o.threads > 0 ? o.threads
-                                           : static_cast<int>(std::thread::hardware_concurrency()));
+    set_command_threads(o.threads);
     Result<CommandModel> loaded = load_for_command(o.model_dir, o.adapter_dir, o.device);
     if (!loaded.ok()) {
         err << loaded.error() << "\n";

@@ -4,12 +4,14 @@
 #include "cli/model_loading.h"
 
 #include <filesystem>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "contract/json_text.h"
 #include "model/lora.h"
 #include "model/qlora.h"
+#include "model/torch_compat.h"
 #include "model/weights.h"
 
 namespace slipway::engine {
@@ -35,6 +37,22 @@ Result<CommandModel> load_for_command(const std::string& model_dir, const std::s
         model::move_quantized_base(*llama, *device);  // a -bnb-4bit folder's 4-bit layers
     }
     return CommandModel{*llama, *device};
+}
+
+Result<tokenizer::Tokenizer> load_command_tokenizer(const std::string& model_dir,
+                                                    const std::string& adapter_dir,
+                                                    const std::string& explicit_path) {
+    const std::string path =
+        explicit_path.empty() ? model_tokenizer_path(model_dir, adapter_dir) : explicit_path;
+    if (path.empty()) {
+        return Status::Error(model_dir + ": no tokenizer.json in the model" +
+                             (adapter_dir.empty() ? "" : " or adapter") + " folder; give --tokenizer");
+    }
+    return tokenizer::Tokenizer::from_file(path);
+}
+
+void set_command_threads(int threads) {
+    model::set_torch_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 std::string model_tokenizer_path(const std::string& model_dir, const std::string& adapter_dir) {

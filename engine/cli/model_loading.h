@@ -12,6 +12,7 @@
 
 #include "contract/status.h"
 #include "model/llama.h"
+#include "tokenizer/tokenizer.h"
 
 namespace slipway::engine {
 
@@ -31,6 +32,15 @@ struct CommandModel {
 // The tokenizer.json that goes with a model: the adapter folder's when it has one, else the model folder's
 // ("" when neither has one).
 std::string model_tokenizer_path(const std::string& model_dir, const std::string& adapter_dir);
+
+// The tokenizer a model command uses: `explicit_path` (--tokenizer) when given, else model_tokenizer_path's;
+// an error saying to give --tokenizer when there is none.
+[[nodiscard]] Result<tokenizer::Tokenizer> load_command_tokenizer(const std::string& model_dir,
+                                                                  const std::string& adapter_dir,
+                                                                  const std::string& explicit_path);
+
+// --threads: LibTorch's intra-op threads, 0 meaning every core.
+void set_command_threads(int threads);
 
 // One line of a token file, {"ids": [...]}: at least `min_ids` integers, each a token of the model's
 // vocabulary. 1.5 or 1e300 are refused, not converted; errors start with `where` (file:line: ).
