@@ -400,21 +400,28 @@ LlamaModelImpl::LlamaModelImpl(const LlamaConfig& c) : config(c) {
 }
 
 const LlamaModelImpl::Tables& LlamaModelImpl::rope_tables(int64_t t, torch::ScalarType dtype,
-                                                          torch::Device device) {
-    if (tables_.t == t && tables_.dtype == dtype && tables_.device == device) return tables_;
+                                                          torch::Device device, bool with_mask) {
+    const auto mask_options = torch::TensorOptions().dtype(dtype).device(device);
+    if (tables_.t == t && tables_.dtype == dtype && tables_.device == device) {
+        if (with_mask && !tables_.has_mask) {
+            tables_.mask = attention_mask(t, t, config.sliding_window, mask_options);
+            tables_.has_mask = true;
+        }
+        return tables_;
+    }
     torch::NoGradGuard no_grad;
     // RoPE tables in fp32 as HF computes them: freqs (T, D/2) -> cos, sin (T, D).
     const torch::Tensor positions =
         torch::arange(t, torch::TensorOptions().dtype(torch::kFloat32).device(device));
     const torch::Tensor freqs = torch::outer(positions, inv_freq.to(device));
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
-    tables_ = {
-        t,
-        dtype,
-        device,
-        emb.cos().to(dtype),
-        emb.sin().to(dtype),
-        attention_mask(t, t, config.sliding_window, torch::TensorOptions().dtype(dtype).device(device))};
+    tables_ = {t,
+               dtype,
+               device,
+               emb.cos().to(dtype),
+               emb.sin().to(dtype),
+               with_mask ? attention_mask(t, t, config.sliding_window, mask_options) : torch::Tensor(),
+               with_mask};
     return tables_;
 }
 
@@ -435,7 +442,7 @@ torch::Tensor LlamaModelImpl::forward_cached(const torch::Tensor& ids, KvCache& 
     TORCH_CHECK(past + t <= cache.capacity(), "KV cache of ", cache.capacity(), " positions is full");
     torch::Tensor x = embed_tokens(ids);  // (B, T, C)
     // The tables of the whole capacity once, sliced to the new positions each call.
-    const Tables& rope = rope_tables(cache.capacity(), x.scalar_type(), x.device());
+    const Tables& rope = rope_tables(cache.capacity(), x.scalar_type(), x.device(), /*with_mask=*/false);
     const torch::Tensor cos = rope.cos.narrow(0, past, t), sin = rope.sin.narrow(0, past, t);  // (T, D)
     const torch::Tensor mask = attention_mask(
         t, past + t, config.sliding_window, torch::TensorOptions().dtype(x.scalar_type()).device(x.device()));

@@ -143,9 +143,13 @@ public:
         torch::ScalarType dtype = torch::kFloat32;
         torch::Device device = torch::kCPU;
         torch::Tensor cos, sin, mask;
+        bool has_mask = false;  // the mask was made (undefined can also mean "none needed")
     };
     // The layers' inputs besides x, for callers that run the layers one by one (sharded training).
-    const Tables& rope_tables(int64_t t, torch::ScalarType dtype, torch::Device device);
+    // with_mask false: only cos and sin (decoding slices them and masks each step itself; the (T, T) mask of
+    // a whole KV cache's capacity would be made for nothing).
+    const Tables& rope_tables(int64_t t, torch::ScalarType dtype, torch::Device device,
+                              bool with_mask = true);
 
 private:
     Tables tables_;
