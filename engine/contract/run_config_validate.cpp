@@ -154,11 +154,6 @@ void check_adapter(const RunConfig& config, Checker& check) {
         }
     }
     if (!a.uses_lora()) return;
-    if (a.method == "qlora" && config.distributed.sharding == "full") {
-        check.error("/distributed/sharding",
-                    "qlora with sharding full is not supported yet: each rank holds the whole 4-bit base "
-                    "(use sharding none)");
-    }
     if (a.target_modules.empty())
         check.error("/adapter/target_modules", "LoRA needs at least one target module");
     auto check_names = [&](const std::string& pointer, const std::vector<std::string>& names) {

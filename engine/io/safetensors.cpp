@@ -261,4 +261,13 @@ Status write_safetensors(const std::string& path, const std::map<std::string, Te
     return out->commit();
 }
 
+void release_pages(const TensorView& view) {
+    if (view.data == nullptr || view.nbytes == 0) return;
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<uintptr_t>(view.data) / page * page;
+    const auto end = reinterpret_cast<uintptr_t>(view.data) + view.nbytes;
+    // Read-only private file pages: dropping them loses nothing, neighbours' pages included.
+    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 }  // namespace slipway::io

@@ -65,6 +65,10 @@ private:
     std::map<std::string, TensorView> tensors_;
 };
 
+// Drops the pages of a mapped tensor from this process's resident memory once it has been read (a QLoRA
+// weight, quantized): the file stays mapped and a later read faults them in again from the page cache.
+void release_pages(const TensorView& view);
+
 // The __metadata__ torch's safetensors writer puts in every file.
 inline const std::map<std::string, std::string> kTorchMetadata = {{"format", "pt"}};
 

@@ -16,54 +16,92 @@
 
 namespace slipway::model {
 
-Result<int64_t> quantize_base(LlamaForCausalLM& model, const AdapterConfig& adapter) {
+namespace {
+
+// The compute dtype of a QLoRA adapter config, refusing what the engine cannot quantize.
+Result<torch::ScalarType> checked_compute_dtype(const AdapterConfig& adapter) {
     if (adapter.bnb_4bit_quant_type != "nf4")
         return Status::Error("/adapter/bnb_4bit_quant_type: only nf4 is supported");
     Result<torch::ScalarType> compute = dtype_named(adapter.bnb_4bit_compute_dtype);
     if (!compute.ok()) return Status::Error("/adapter/bnb_4bit_compute_dtype: " + compute.error());
+    return compute;
+}
+
+// `name`'s NF4 form from a checkpoint (errors leave the name to the caller): its 4-bit tensors as they are (a
+// "-bnb-4bit" folder), else its weight quantized from the mapped bytes (never held in full precision as a
+// parameter).
+Result<Nf4Weight> nf4_from_checkpoint(const io::Checkpoint& checkpoint, const std::string& name,
+                                      const LinearImpl& linear, bool double_quant,
+                                      std::set<std::string>* used) {
+    const auto it = checkpoint.tensors().find(name);
+    if (it == checkpoint.tensors().end()) return Status::Error("missing from the model folder");
+    const std::vector<int64_t> expected = {linear.out_features, linear.in_features};
+    if (used) used->insert(name);
+    if (has_nf4_tensors(checkpoint, name)) {
+        if (used) {
+            for (const std::string& suffix : nf4_key_suffixes())
+                used->insert(name + suffix);
+        }
+        return read_nf4_tensors(checkpoint, name, expected);
+    }
+    if (it->second.shape != expected) {
+        return Status::Error("checkpoint shape " + shape_text(it->second.shape) + ", model expects " +
+                             shape_text(expected));
+    }
+    Result<torch::Tensor> source = tensor_of(it->second);  // a view of the mapped bytes
+    if (!source.ok()) return source.status();
+    Result<Nf4Weight> quantized = quantize_nf4_weight(*source, double_quant);
+    io::release_pages(it->second);  // read once: the full-precision pages need not stay resident
+    return quantized;
+}
+
+}  // namespace
+
+Result<int64_t> quantize_layer(LlamaForCausalLM& model, const AdapterConfig& adapter, int64_t layer,
+                               const io::Checkpoint* checkpoint, const torch::Device& device,
+                               std::set<std::string>* used) {
+    Result<torch::ScalarType> compute = checked_compute_dtype(adapter);
+    if (!compute.ok()) return compute.status();
+    const std::string prefix = "model.layers." + std::to_string(layer) + ".";
     int64_t bytes = 0;
-    for (const auto& item : model->model->layers->named_modules()) {
+    for (const auto& item : model->model->layers->ptr(static_cast<size_t>(layer))->named_modules()) {
         auto linear = std::dynamic_pointer_cast<LinearImpl>(item.value());
         if (!linear || item.key().find("lora_") != std::string::npos) continue;
-        if (Status s = linear->quantize_nf4(adapter.bnb_4bit_use_double_quant, *compute); !s.ok())
-            return Status::Error("model.layers." + item.key() + ": " + s.message());
+        if (!linear->quantized()) {
+            const std::string name = prefix + item.key() + ".weight";
+            Result<Nf4Weight> q =
+                checkpoint
+                    ? nf4_from_checkpoint(*checkpoint, name, *linear, adapter.bnb_4bit_use_double_quant, used)
+                    : quantize_nf4_weight(linear->weight, adapter.bnb_4bit_use_double_quant);
+            if (!q.ok()) return Status::Error(name + ": " + q.error());
+            if (q->packed.device() != device) *q = q->to(device);
+            linear->set_nf4(std::make_shared<const Nf4Weight>(std::move(*q)), *compute);
+        }
         bytes += linear->nf4->resident_bytes();
+    }
+    return bytes;
+}
+
+Result<int64_t> quantize_base(LlamaForCausalLM& model, const AdapterConfig& adapter) {
+    const torch::Device device = model->parameters().front().device();
+    int64_t bytes = 0;
+    for (size_t layer = 0; layer < model->model->layers->size(); ++layer) {
+        Result<int64_t> b = quantize_layer(model, adapter, static_cast<int64_t>(layer), nullptr, device);
+        if (!b.ok()) return b.status();
+        bytes += *b;
     }
     return bytes;
 }
 
 Result<int64_t> load_quantized_base(LlamaForCausalLM& model, const io::Checkpoint& checkpoint,
                                     const AdapterConfig& adapter) {
-    Result<torch::ScalarType> compute = dtype_named(adapter.bnb_4bit_compute_dtype);
-    if (!compute.ok()) return Status::Error("/adapter/bnb_4bit_compute_dtype: " + compute.error());
     std::set<std::string> quantized;
     int64_t bytes = 0;
-    for (const auto& item : model->model->layers->named_modules()) {
-        auto linear = std::dynamic_pointer_cast<LinearImpl>(item.value());
-        if (!linear || item.key().find("lora_") != std::string::npos || linear->quantized()) continue;
-        const std::string name = "model.layers." + item.key() + ".weight";
-        const auto it = checkpoint.tensors().find(name);
-        if (it == checkpoint.tensors().end()) return Status::Error("missing weight \"" + name + "\"");
-        const std::vector<int64_t> expected = {linear->out_features, linear->in_features};
-        Result<Nf4Weight> q = Status::Error("");
-        if (has_nf4_tensors(checkpoint, name)) {  // a "-bnb-4bit" folder: taken as it is
-            q = read_nf4_tensors(checkpoint, name, expected);
-            for (const std::string& suffix : nf4_key_suffixes())
-                quantized.insert(name + suffix);
-        } else {
-            if (it->second.shape != expected) {
-                return Status::Error("weight \"" + name + "\": checkpoint shape " +
-                                     shape_text(it->second.shape) + ", model expects " +
-                                     shape_text(expected));
-            }
-            Result<torch::Tensor> source = tensor_of(it->second);  // a view of the mapped bytes
-            if (!source.ok()) return Status::Error("weight \"" + name + "\": " + source.error());
-            q = quantize_nf4_weight(*source, adapter.bnb_4bit_use_double_quant);
-        }
-        if (!q.ok()) return Status::Error(name + ": " + q.error());
-        bytes += q->resident_bytes();
-        linear->set_nf4(std::make_shared<const Nf4Weight>(std::move(*q)), *compute);
-        quantized.insert(name);
+    for (size_t layer = 0; layer < model->model->layers->size(); ++layer) {
+        Result<int64_t> b =
+            quantize_layer(model, adapter, static_cast<int64_t>(layer), &checkpoint, torch::kCPU, &quantized);
+        if (!b.ok()) return b.status();
+        bytes += *b;
     }
     if (Status s = load_weights(model, checkpoint, quantized); !s.ok()) return s;
     return bytes;

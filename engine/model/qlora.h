@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
+
+#include <torch/types.h>
 
 #include "contract/run_config.h"
 #include "contract/status.h"
@@ -17,6 +20,15 @@ namespace slipway::model {
 // integration keeps in full precision) stored as NF4 with the config's double quantization and compute
 // dtype. Their weights stop being parameters. Returns the bytes of the 4-bit storage.
 [[nodiscard]] Result<int64_t> quantize_base(LlamaForCausalLM& model, const AdapterConfig& adapter);
+// The linear layers of decoder layer `layer` (what quantize_base and load_quantized_base do to every layer):
+// from `checkpoint`'s mapped bytes, or its 4-bit tensors taken as they are, when one is given (the names used
+// are added to `used`), else from the weights the layers hold. The NF4 storage is placed on `device`.
+// Sharded runs (train/sharded_model.h) quantize one layer at a time this way, just before taking their
+// slices of it. Returns the bytes of the layer's 4-bit storage.
+[[nodiscard]] Result<int64_t> quantize_layer(LlamaForCausalLM& model, const AdapterConfig& adapter,
+                                             int64_t layer, const io::Checkpoint* checkpoint,
+                                             const torch::Device& device,
+                                             std::set<std::string>* used = nullptr);
 // quantize_base for a model whose weights are still to be loaded from an HF checkpoint: each decoder linear
 // weight is quantized from the checkpoint's mapped bytes (never held in full precision as a parameter), then
 // the other weights are loaded as load_weights does. A weight the checkpoint already holds in bitsandbytes'

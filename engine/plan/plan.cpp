@@ -60,6 +60,7 @@ struct Tensor {
     int64_t unit = 0;  // 0 embeddings, 1..L decoder layers, L + 1 the head
     bool trainable = false;
     bool decays = true;
+    bool nf4 = false;  // QLoRA: a decoder linear weight stored as NF4 (its bytes: nf4_storage)
 };
 
 // A linear layer of one decoder layer and its adapter, if any.
@@ -81,9 +82,20 @@ struct Inventory {
 
 // NF4 storage of n weights: 4-bit codes, plus an fp32 absmax per 64, or with double quantization a byte per
 // 64 and an fp32 per 64 x 256 (model/nf4_weight.h).
-int64_t nf4_bytes(int64_t n, bool double_quant) {
+// Sharded, the bytes (codes, and absmax codes with double quantization) lie in a uint8 buffer of their unit
+// and the fp32 scales beside the unit's frozen parameters (train/sharded_model.cpp).
+struct Nf4Storage {
+    int64_t code_bytes = 0, fp32_scales = 0;
+};
+
+Nf4Storage nf4_storage(int64_t n, bool double_quant) {
     const int64_t blocks = (n + 63) / 64;
-    return (n + 1) / 2 + (double_quant ? blocks + 4 * ((blocks + 255) / 256) : 4 * blocks);
+    return {(n + 1) / 2 + (double_quant ? blocks : 0), double_quant ? (blocks + 255) / 256 : blocks};
+}
+
+int64_t nf4_bytes(int64_t n, bool double_quant) {
+    const Nf4Storage s = nf4_storage(n, double_quant);
+    return s.code_bytes + 4 * s.fp32_scales;
 }
 
 // train/trainable.cpp: requires_grad by adapter method.
@@ -114,6 +126,7 @@ Result<Inventory> inventory(const model::LlamaConfig& m, const AdapterConfig& ad
                           std::vector<Linear>* linears) {
         add(module + ".weight", in * out, unit);
         if (adapter.method == "qlora" && linears != nullptr) {
+            inv.tensors.back().nf4 = true;
             inv.nf4_elements += in * out;
             inv.largest_nf4 = std::max(inv.largest_nf4, in * out);
         }
@@ -276,9 +289,13 @@ private:
 
 // One unit's flat buffers (FlatBuffer): padded elements, 0 where the unit has no buffer of that kind.
 struct UnitBuffers {
-    int64_t padded[3] = {0, 0, 0};   // frozen, decay, no decay
-    int64_t trainable_elements = 0;  // unpadded: what torch::autograd::grad returns for the unit
-    static constexpr bool kTrainable[3] = {false, true, true};
+    static constexpr int kKinds = 4;
+    int64_t padded[kKinds] = {0, 0, 0, 0};  // frozen, decay, no decay (fp32); NF4 codes (uint8)
+    int64_t trainable_elements = 0;         // unpadded: what torch::autograd::grad returns for the unit
+    static constexpr bool kTrainable[kKinds] = {false, true, true, false};
+    static constexpr int64_t kElementBytes[kKinds] = {4, 4, 4, 1};
+    int64_t bytes(int kind) const { return kElementBytes[kind] * padded[kind]; }
+    int64_t all_bytes() const { return bytes(0) + bytes(1) + bytes(2) + bytes(3); }
 };
 
 // What a sharded rank holds besides activations and the loss head, per phase.
@@ -310,27 +327,32 @@ bool shards_prefetch(const RunConfig& config, bool on_gpu) {
 // reduces it to this rank's slice. Two steps are replayed: the second starts with what the first kept.
 // layer_backward: a decoder layer's own backward transient (its recomputed activations with checkpointing).
 ShardedMemory sharded_memory(const Inventory& inv, int64_t layers, bool tied, int64_t world, bool on_gpu,
-                             bool prefetch, int64_t layer_backward) {
+                             bool prefetch, int64_t layer_backward, bool double_quant) {
     const int64_t unit_count = layers + 2;
     std::vector<UnitBuffers> units(static_cast<size_t>(unit_count));
     for (const Tensor& tensor : inv.tensors) {
         UnitBuffers& unit = units[static_cast<size_t>(tensor.unit)];
+        if (tensor.nf4) {
+            const Nf4Storage storage = nf4_storage(tensor.elements, double_quant);
+            unit.padded[3] += storage.code_bytes;
+            unit.padded[0] += storage.fp32_scales;
+            continue;
+        }
         unit.padded[tensor.trainable ? (tensor.decays ? 1 : 2) : 0] += tensor.elements;
         if (tensor.trainable) unit.trainable_elements += tensor.elements;
     }
     ShardedMemory out;
-    int64_t largest_unit = 0, largest_trainable = 0;
+    int64_t largest_unit = 0, largest_trainable = 0;  // bytes, elements
     for (UnitBuffers& unit : units) {
-        int64_t all = 0, trainable = 0;
-        for (int kind = 0; kind < 3; ++kind) {
+        int64_t trainable = 0;
+        for (int kind = 0; kind < UnitBuffers::kKinds; ++kind) {
             unit.padded[kind] = round_up(unit.padded[kind], world);
-            const int64_t shard = 4 * unit.padded[kind] / world;
+            const int64_t shard = unit.bytes(kind) / world;
             out.shards += shard;
             (UnitBuffers::kTrainable[kind] ? out.trainable_shards : out.frozen_shards) += shard;
-            all += unit.padded[kind];
             if (UnitBuffers::kTrainable[kind]) trainable += unit.padded[kind];
         }
-        largest_unit = std::max(largest_unit, all);
+        largest_unit = std::max(largest_unit, unit.all_bytes());
         largest_trainable = std::max(largest_trainable, trainable);
     }
     // The calls of one forward, in order, by unit index; which of them autograd records (UnitCall): those
@@ -379,14 +401,14 @@ ShardedMemory sharded_memory(const Inventory& inv, int64_t layers, bool tied, in
         }
     }
     if (on_gpu) {  // plain CUDA allocations the caching allocator reuses: what is live at once
-        out.forward_pool = (prefetch ? 2 : 1) * 4 * largest_unit;
+        out.forward_pool = (prefetch ? 2 : 1) * largest_unit;
         out.backward_pool = out.forward_pool + 4 * largest_trainable;  // the unit's full flat gradient
         return out;
     }
     MappedPoolReplay pool;
     for (const UnitBuffers& unit : units) {
-        for (int64_t padded : unit.padded)
-            pool.take(4 * padded / world);
+        for (int kind = 0; kind < UnitBuffers::kKinds; ++kind)
+            pool.take(unit.bytes(kind) / world);
     }
     out.setup_pool = pool.interval_high() - out.shards;  // the slices themselves: 0
     for (const UnitBuffers& unit : units) {              // FlatAdamW took the trainable slices over
@@ -400,8 +422,8 @@ ShardedMemory sharded_memory(const Inventory& inv, int64_t layers, bool tied, in
                 pending[static_cast<size_t>(u)] = false;
                 continue;
             }
-            for (int64_t padded : units[static_cast<size_t>(u)].padded)
-                pool.take(4 * padded);
+            for (int kind = 0; kind < UnitBuffers::kKinds; ++kind)
+                pool.take(units[static_cast<size_t>(u)].bytes(kind));
         }
     };
     auto start_prefetch = [&](const std::vector<int64_t>& call) {
@@ -409,14 +431,14 @@ ShardedMemory sharded_memory(const Inventory& inv, int64_t layers, bool tied, in
         for (int64_t u : call) {
             if (pending[static_cast<size_t>(u)]) continue;
             pending[static_cast<size_t>(u)] = true;
-            for (int64_t padded : units[static_cast<size_t>(u)].padded)
-                pool.take(4 * padded);
+            for (int kind = 0; kind < UnitBuffers::kKinds; ++kind)
+                pool.take(units[static_cast<size_t>(u)].bytes(kind));
         }
     };
     auto release = [&](const std::vector<int64_t>& call) {
         for (int64_t u : call) {
-            for (int64_t padded : units[static_cast<size_t>(u)].padded)
-                pool.give(4 * padded);
+            for (int kind = 0; kind < UnitBuffers::kKinds; ++kind)
+                pool.give(units[static_cast<size_t>(u)].bytes(kind));
         }
     };
     for (int step = 0; step < 2; ++step) {
@@ -578,7 +600,8 @@ Result<Plan> make_plan(const RunConfig& config, const model::LlamaConfig& m, con
         }
     } else {
         const ShardedMemory sm = sharded_memory(inv, plan.layers, m.tie_word_embeddings, world, x.on_gpu,
-                                                shards_prefetch(config, x.on_gpu), layer_backward);
+                                                shards_prefetch(config, x.on_gpu), layer_backward,
+                                                config.adapter.bnb_4bit_use_double_quant);
         for (MemoryBreakdown* b : {&p.setup, &p.forward, &p.backward}) {
             b->weights = sm.shards;
             b->gradients = sm.trainable_shards;

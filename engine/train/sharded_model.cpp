@@ -14,6 +14,8 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include "model/chunked_loss.h"
+#include "model/nf4_io.h"
+#include "model/nf4_weight.h"
 #include "model/tensor_io.h"
 #include "model/torch_compat.h"
 #include "train/trainable.h"
@@ -22,12 +24,15 @@ namespace slipway::train {
 
 namespace {
 
-// One parameter's place in a flat buffer.
+// One tensor's place in a flat buffer: a parameter of the model, or a piece of a QLoRA layer's NF4 storage
+// (frozen, not a parameter: its packed codes, its absmax or absmax codes, its nested absmax).
 struct ParamSlot {
     std::string name;
-    torch::Tensor param;  // the model's parameter: a view of FlatBuffer::full
+    torch::Tensor param;  // the model's tensor: a view of FlatBuffer::full
     int64_t offset = 0;
     int64_t numel = 0;
+    bool parameter = true;         // false: NF4 storage (for_each_unit hands out parameters only)
+    bool from_checkpoint = false;  // the slice is read from the mapped model folder
 };
 
 // Unit-sized buffers (gathers, full-size gradients, shards) on the CPU come from their own anonymous
@@ -83,10 +88,12 @@ torch::Tensor unit_buffer(int64_t numel, const torch::TensorOptions& options) { 
 
 }  // namespace
 
-// One flat buffer of a unit: its parameters end to end, padded to a multiple of the world size.
+// One flat buffer of a unit: its tensors of one kind and dtype end to end, padded to a multiple of the
+// world size. (Frozen tensors may come in two dtypes: the parameters, and NF4 codes as bytes.)
 struct FlatBuffer {
     enum class Kind { kFrozen, kDecay, kNoDecay };
     Kind kind = Kind::kFrozen;
+    torch::ScalarType dtype = torch::kFloat32;
     std::vector<ParamSlot> slots;
     int64_t numel = 0, padded = 0, shard_numel = 0;
     torch::Tensor shard;  // (padded / N): this rank's slice; trainable ones are the optimizer's parameters
@@ -299,82 +306,144 @@ ShardedModel::ShardedModel(model::LlamaForCausalLM model, ShardComm comm)
 
 ShardedModel::~ShardedModel() = default;
 
-Result<std::unique_ptr<ShardedModel>> ShardedModel::create(model::LlamaForCausalLM model, ShardComm comm,
-                                                           const io::Checkpoint* checkpoint) {
-    std::unique_ptr<ShardedModel> sharded(new ShardedModel(std::move(model), std::move(comm)));
-    const int64_t world = sharded->comm_.world_size, rank = sharded->comm_.rank;
-    std::map<std::string, size_t> unit_index;
-    auto named = sharded->model_->named_parameters();
-    if (checkpoint) {  // every tensor of the folder must be a parameter of the model
-        for (const auto& [name, view] : checkpoint->tensors()) {
-            if (!named.contains(name))
-                return Status::Error("unexpected tensor \"" + name + "\" in the model folder");
-        }
+namespace {
+
+// The pieces of an NF4 weight that are as large as the weight (the 16 and 256 code values stay replicated).
+std::vector<std::pair<std::string, torch::Tensor>> nf4_storage(const std::string& weight_name,
+                                                               const model::Nf4Weight& w) {
+    std::vector<std::pair<std::string, torch::Tensor>> pieces;
+    pieces.emplace_back(weight_name, w.packed);
+    if (w.double_quantized()) {
+        pieces.emplace_back(weight_name + ".absmax", w.absmax_codes);
+        pieces.emplace_back(weight_name + ".nested_absmax", w.nested_absmax);
+    } else {
+        pieces.emplace_back(weight_name + ".absmax", w.absmax);
     }
-    // Layout: units in model order; within a unit, one buffer per kind, parameters in model order (so
-    // q/k/v and gate/up lie side by side, which lets joint_linear use them without a copy).
-    for (auto& item : named) {
-        const std::string unit_name = unit_of(item.key());
-        auto [it, added] = unit_index.emplace(unit_name, sharded->units_.size());
-        if (added) {
-            sharded->units_.push_back(std::make_unique<ShardedUnit>());
-            sharded->units_.back()->name = unit_name;
-        }
-        ShardedUnit& unit = *sharded->units_[it->second];
+    return pieces;
+}
+
+void add_slot(ShardedUnit& unit, FlatBuffer::Kind kind, ParamSlot slot) {
+    const torch::ScalarType dtype = slot.param.scalar_type();
+    auto buffer = std::find_if(unit.buffers.begin(), unit.buffers.end(),
+                               [&](const FlatBuffer& b) { return b.kind == kind && b.dtype == dtype; });
+    if (buffer == unit.buffers.end()) {
+        unit.buffers.push_back(FlatBuffer{});
+        buffer = std::prev(unit.buffers.end());
+        buffer->kind = kind;
+        buffer->dtype = dtype;
+    }
+    slot.offset = buffer->numel;
+    slot.numel = slot.param.numel();
+    buffer->numel += slot.numel;
+    buffer->slots.push_back(std::move(slot));
+}
+
+// Lays out one unit: its parameters (in model order, so q/k/v and gate/up lie side by side, which lets
+// joint_linear use them without a copy) and the NF4 storage of its quantized linear layers.
+std::unique_ptr<ShardedUnit> lay_out_unit(model::LlamaForCausalLM& model, const std::string& unit_name,
+                                          bool with_checkpoint) {
+    auto unit = std::make_unique<ShardedUnit>();
+    unit->name = unit_name;
+    for (auto& item : model->named_parameters()) {
+        if (unit_of(item.key()) != unit_name) continue;
         const FlatBuffer::Kind kind = !item.value().requires_grad() ? FlatBuffer::Kind::kFrozen
                                       : decays_weight(item.key())   ? FlatBuffer::Kind::kDecay
                                                                     : FlatBuffer::Kind::kNoDecay;
-        auto buffer = std::find_if(unit.buffers.begin(), unit.buffers.end(),
-                                   [kind](const FlatBuffer& b) { return b.kind == kind; });
-        if (buffer == unit.buffers.end()) {
-            unit.buffers.push_back(FlatBuffer{});
-            buffer = std::prev(unit.buffers.end());
-            buffer->kind = kind;
+        const bool from_checkpoint = with_checkpoint && item.key().find(".lora_") == std::string::npos;
+        add_slot(*unit, kind, {item.key(), item.value(), 0, 0, /*parameter=*/true, from_checkpoint});
+    }
+    for (const auto& item : model->named_modules()) {
+        auto linear = std::dynamic_pointer_cast<model::LinearImpl>(item.value());
+        if (!linear || !linear->nf4 || unit_of(item.key() + ".weight") != unit_name) continue;
+        for (auto& [name, tensor] : nf4_storage(item.key() + ".weight", *linear->nf4))
+            add_slot(*unit, FlatBuffer::Kind::kFrozen, {name, tensor, 0, 0, /*parameter=*/false, false});
+    }
+    std::sort(unit->buffers.begin(), unit->buffers.end(), [](const FlatBuffer& a, const FlatBuffer& b) {
+        return std::make_pair(a.kind, a.dtype) < std::make_pair(b.kind, b.dtype);
+    });
+    return unit;
+}
+
+// Copies this rank's elements of each tensor that overlaps its slice [begin, end) of the buffer: from the
+// mapped file (only these bytes are read) or from the tensor's own values (fresh adapters, random init,
+// NF4 codes).
+Status take_slices(FlatBuffer& buffer, int64_t begin, const io::Checkpoint* checkpoint) {
+    const int64_t end = begin + buffer.shard_numel;
+    for (ParamSlot& slot : buffer.slots) {
+        const int64_t from = std::max(begin, slot.offset), to = std::min(end, slot.offset + slot.numel);
+        if (from >= to) continue;
+        torch::Tensor source = slot.param;
+        if (slot.from_checkpoint) {
+            const auto found = checkpoint->tensors().find(slot.name);
+            if (found == checkpoint->tensors().end())
+                return Status::Error("the model folder has no tensor \"" + slot.name + "\"");
+            if (found->second.shape != slot.param.sizes().vec()) {
+                return Status::Error(
+                    "\"" + slot.name + "\" has shape " + model::shape_text(found->second.shape) +
+                    " in the model folder, the model expects " + model::shape_text(slot.param.sizes().vec()));
+            }
+            Result<torch::Tensor> mapped = model::tensor_of(found->second);
+            if (!mapped.ok()) return Status::Error("\"" + slot.name + "\": " + mapped.error());
+            source = *mapped;
         }
-        buffer->slots.push_back({item.key(), item.value(), buffer->numel, item.value().numel()});
-        buffer->numel += item.value().numel();
+        buffer.shard.narrow(0, from - begin, to - from)
+            .copy_(source.reshape({-1}).narrow(0, from - slot.offset, to - from));
+    }
+    return Status::Ok();
+}
+
+// Whether `name` in a model folder belongs to a parameter, or to a linear weight's 4-bit form.
+bool known_tensor(const std::string& name, const torch::OrderedDict<std::string, torch::Tensor>& parameters) {
+    if (parameters.contains(name)) return true;
+    for (const std::string& suffix : model::nf4_key_suffixes()) {
+        if (name.size() > suffix.size() &&
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+            parameters.contains(name.substr(0, name.size() - suffix.size())))
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ShardedModel>> ShardedModel::create(model::LlamaForCausalLM model, ShardComm comm,
+                                                           const io::Checkpoint* checkpoint,
+                                                           const PrepareUnit& prepare) {
+    std::unique_ptr<ShardedModel> sharded(new ShardedModel(std::move(model), std::move(comm)));
+    const int64_t world = sharded->comm_.world_size, rank = sharded->comm_.rank;
+    const auto named = sharded->model_->named_parameters();
+    if (checkpoint) {  // every tensor of the folder must be a parameter of the model (or its 4-bit form)
+        for (const auto& [name, view] : checkpoint->tensors()) {
+            if (!known_tensor(name, named))
+                return Status::Error("unexpected tensor \"" + name + "\" in the model folder");
+        }
+    }
+    std::vector<std::string> unit_names;  // in model order: embed, layers..., head
+    for (const auto& item : named) {
+        const std::string unit_name = unit_of(item.key());
+        if (std::find(unit_names.begin(), unit_names.end(), unit_name) == unit_names.end())
+            unit_names.push_back(unit_name);
     }
     torch::NoGradGuard no_grad;
-    for (auto& unit : sharded->units_) {
-        std::sort(unit->buffers.begin(), unit->buffers.end(),
-                  [](const FlatBuffer& a, const FlatBuffer& b) { return a.kind < b.kind; });
-        for (FlatBuffer& buffer : unit->buffers) {
+    for (const std::string& unit_name : unit_names) {
+        if (prepare) {
+            if (Status s = prepare(unit_name); !s.ok()) return s;
+        }
+        sharded->units_.push_back(lay_out_unit(sharded->model_, unit_name, checkpoint != nullptr));
+        ShardedUnit& unit = *sharded->units_.back();
+        for (FlatBuffer& buffer : unit.buffers) {
             buffer.padded = (buffer.numel + world - 1) / world * world;
             buffer.shard_numel = buffer.padded / world;
             const torch::TensorOptions options = buffer.slots[0].param.options().requires_grad(false);
             buffer.shard = unit_buffer(buffer.shard_numel, options).zero_();  // (padded / N)
-            const int64_t begin = rank * buffer.shard_numel, end = begin + buffer.shard_numel;
-            // This rank's elements of each parameter that overlaps [begin, end): from the mapped file
-            // (only these bytes are read) or from the parameter's own values (fresh adapters, random init).
-            for (ParamSlot& slot : buffer.slots) {
-                const int64_t from = std::max(begin, slot.offset),
-                              to = std::min(end, slot.offset + slot.numel);
-                if (from >= to) continue;
-                torch::Tensor source = slot.param;
-                if (checkpoint && slot.name.find(".lora_") == std::string::npos) {
-                    const auto found = checkpoint->tensors().find(slot.name);
-                    if (found == checkpoint->tensors().end())
-                        return Status::Error("the model folder has no tensor \"" + slot.name + "\"");
-                    if (found->second.shape != slot.param.sizes().vec()) {
-                        return Status::Error("\"" + slot.name + "\" has shape " +
-                                             model::shape_text(found->second.shape) +
-                                             " in the model folder, the model expects " +
-                                             model::shape_text(slot.param.sizes().vec()));
-                    }
-                    Result<torch::Tensor> mapped = model::tensor_of(found->second);
-                    if (!mapped.ok()) return Status::Error("\"" + slot.name + "\": " + mapped.error());
-                    source = *mapped;
-                }
-                buffer.shard.narrow(0, from - begin, to - from)
-                    .copy_(source.reshape({-1}).narrow(0, from - slot.offset, to - from));
-            }
+            if (Status s = take_slices(buffer, rank * buffer.shard_numel, checkpoint); !s.ok()) return s;
             if (buffer.trainable()) {
                 buffer.shard.set_requires_grad(true);
-                sharded->shard_names_.push_back(unit->name + "." + kind_suffix(buffer.kind));
+                sharded->shard_names_.push_back(unit.name + "." + kind_suffix(buffer.kind));
                 sharded->shards_.push_back(buffer.shard);
                 sharded->shard_decays_.push_back(buffer.kind == FlatBuffer::Kind::kDecay);
             }
-            // The parameters become views of the unit's gathered buffer, which holds no bytes until a gather.
+            // The tensors become views of the unit's gathered buffer, which holds no bytes until a gather.
             // (Views are made while it has its bytes, untouched: slicing checks the storage's size.)
             buffer.full = torch::empty({buffer.padded}, options);
             for (ParamSlot& slot : buffer.slots)
@@ -562,8 +631,9 @@ void ShardedModel::for_each_unit(
         std::map<std::string, torch::Tensor> tensors;
         for (FlatBuffer& buffer : unit->buffers) {
             if (only_trainable && !buffer.trainable()) continue;
-            for (ParamSlot& slot : buffer.slots)
-                tensors[slot.name] = slot.param;
+            for (ParamSlot& slot : buffer.slots) {
+                if (slot.parameter) tensors[slot.name] = slot.param;
+            }
         }
         if (tensors.empty()) continue;
         gather(*unit, only_trainable);

@@ -1,11 +1,12 @@
 // Fully sharded training (/distributed/sharding: full; FSDP's FULL_SHARD, ZeRO-3). The model is cut into
 // units: the embeddings, each decoder layer, and the head (final norm + lm_head). A unit's parameters lie in
 // up to three flat buffers (frozen, trainable with weight decay, trainable without), each padded to a
-// multiple of the world size; a rank keeps only its 1/N slice of each (its shard). A unit is gathered
-// (all-gather) just before its forward and again for its backward, and its bytes are given back after
-// each; in backward its trainable gradients are reduced across ranks (reduce-scatter on NCCL, a ring of
-// sends and receives on Gloo) straight into the shards' gradients. The optimizer sees only the shards.
-// With one rank it is the same computation without communication.
+// multiple of the world size; a rank keeps only its 1/N slice of each (its shard). QLoRA's NF4 storage is
+// frozen too: its bytes in a buffer of their own (uint8), its fp32 block scales beside the frozen parameters.
+// A unit is gathered (all-gather) just before its forward and again for its backward, and its bytes are given
+// back after each; in backward its trainable gradients are reduced across ranks (reduce-scatter on NCCL, a
+// ring of sends and receives on Gloo) straight into the shards' gradients. The optimizer sees only the
+// shards. With one rank it is the same computation without communication.
 #pragma once
 
 #include <cstdint>
@@ -50,9 +51,14 @@ public:
     // Lays the model's parameters out in units (requires_grad must already say what trains), keeps this
     // rank's slices and gives back the full parameters' memory. With `checkpoint` the slices are read from
     // the HF folder's memory-mapped safetensors (only this rank's bytes are touched); without, they are
-    // taken from the parameters' current values (random init, LoRA's fresh adapters).
+    // taken from the parameters' current values (random init, LoRA's fresh adapters). `prepare` runs for each
+    // unit ("embed", "layers.N", "head") just before its slices are taken: QLoRA quantizes that layer there,
+    // so no more than one layer's NF4 storage is ever whole on a rank. A linear layer's NF4 storage (its
+    // codes and block scales) is sharded with its unit like a frozen parameter.
+    using PrepareUnit = std::function<Status(const std::string& unit)>;
     static Result<std::unique_ptr<ShardedModel>> create(model::LlamaForCausalLM model, ShardComm comm,
-                                                        const io::Checkpoint* checkpoint);
+                                                        const io::Checkpoint* checkpoint,
+                                                        const PrepareUnit& prepare = {});
     ~ShardedModel();
 
     // The optimizer's parameters: one shard per trainable flat buffer, named "<unit>.decay" or

@@ -145,8 +145,11 @@ private:
     bool dist_backend_is_nccl() const { return dist_ && dist_->backend() == "nccl"; }
     int64_t world_size() const { return dist_ ? dist_->world_size() : 1; }
     bool sharded() const { return sharded_ != nullptr; }
-    Status adapt_and_place(model::LlamaForCausalLM& llama);
+    // `quantize`: QLoRA's base quantized here, whole (unsharded runs; sharded ones quantize a layer at a
+    // time as ShardedModel::create takes its slices).
+    Status adapt_and_place(model::LlamaForCausalLM& llama, bool quantize = true);
     Status build_sharded_model();
+    void report_quantized(int64_t bytes, const std::string& where);
     // The loss of one batch through whichever model this run has (sharded or replicated).
     model::LossResult batch_loss(const torch::Tensor& ids, bool count_correct);
     void evaluate_now(int64_t step, int64_t samples);
@@ -314,7 +317,16 @@ Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) 
 }
 
 // Checks the vocabulary, adds LoRA adapters, and moves the model to this rank's device.
-Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama) {
+void TrainingRun::report_quantized(int64_t bytes, const std::string& where) {
+    std::ostringstream mib;  // the progress stream's own format stays as it is
+    mib << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / (1 << 20);
+    *progress_ << "QLoRA: the decoder's linear weights as NF4"
+               << (config_.adapter.bnb_4bit_use_double_quant ? " with double quantization" : "") << ", "
+               << mib.str() << " MiB" << where << "; compute in " << config_.adapter.bnb_4bit_compute_dtype
+               << "\n";
+}
+
+Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama, bool quantize) {
     if (cache_->meta().vocab_size > static_cast<uint64_t>(llama->config.vocab_size)) {
         return Status::Error("the tokenizer has " + std::to_string(cache_->meta().vocab_size) +
                              " tokens but the model only " + std::to_string(llama->config.vocab_size));
@@ -324,14 +336,10 @@ Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama) {
         if (!adapted.ok()) return adapted.status();
         *progress_ << "LoRA on " << adapted->size() << " layers\n";
     }
-    if (config_.adapter.method == "qlora") {
+    if (config_.adapter.method == "qlora" && quantize) {
         Result<int64_t> bytes = model::quantize_base(llama, config_.adapter);
         if (!bytes.ok()) return bytes.status();
-        std::ostringstream mib;  // the progress stream's own format stays as it is
-        mib << std::fixed << std::setprecision(1) << static_cast<double>(*bytes) / (1 << 20);
-        *progress_ << "QLoRA: the decoder's linear weights as NF4"
-                   << (config_.adapter.bnb_4bit_use_double_quant ? " with double quantization" : "") << ", "
-                   << mib.str() << " MiB; compute in " << config_.adapter.bnb_4bit_compute_dtype << "\n";
+        report_quantized(*bytes, "");
     }
     // One GPU per rank when the run asks for GPUs and this LibTorch has CUDA (NGC's); CPU otherwise.
     // A Gloo group reduces CPU tensors only: GPUs need the NCCL backend once there are several ranks.
@@ -365,9 +373,23 @@ Status TrainingRun::build_sharded_model() {
         skeleton.emplace(model::LlamaForCausalLM(*llama_config));
     }
     model::LlamaForCausalLM& llama = *skeleton;
-    if (Status s = adapt_and_place(llama); !s.ok()) return s;
+    if (Status s = adapt_and_place(llama, /*quantize=*/false); !s.ok()) return s;
     if (Result<Trainable> trainable = select_trainable(llama, config_.adapter); !trainable.ok())
         return trainable.status();  // sets requires_grad, which decides each parameter's buffer
+    // QLoRA: each decoder layer quantized (from the folder's mapped bytes, or from the random init) just
+    // before its slices are taken.
+    int64_t nf4_bytes = 0;
+    ShardedModel::PrepareUnit quantize_layer;
+    if (config_.adapter.method == "qlora") {
+        quantize_layer = [&](const std::string& unit) -> Status {
+            if (unit.rfind("layers.", 0) != 0) return Status::Ok();
+            Result<int64_t> bytes = model::quantize_layer(llama, config_.adapter, std::stoll(unit.substr(7)),
+                                                          folder ? &*folder : nullptr, device_);
+            if (!bytes.ok()) return bytes.status();
+            nf4_bytes += *bytes;
+            return Status::Ok();
+        };
+    }
     ShardComm comm;
     if (dist_) {
         comm.group = dist_->group();
@@ -379,9 +401,11 @@ Status TrainingRun::build_sharded_model() {
         comm.prefetch = prefetch == "on" || (prefetch == "auto" && dist_backend_is_nccl());
     }
     Result<std::unique_ptr<ShardedModel>> made =
-        ShardedModel::create(llama, comm, folder ? &*folder : nullptr);
+        ShardedModel::create(llama, comm, folder ? &*folder : nullptr, quantize_layer);
     if (!made.ok()) return Status::Error(config_.model.path + ": " + made.status().message());
     sharded_ = std::move(*made);
+    if (config_.adapter.method == "qlora")
+        report_quantized(nf4_bytes, ", 1/" + std::to_string(world_size()) + " of it on this rank");
     sharded_->set_gradient_checkpointing(t_.gradient_checkpointing);
     sharded_->set_bf16(t_.bf16, device_.type());
     llama_.emplace(llama);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Benchmark (not a test): QLoRA (the decoder's linear weights as NF4, with and without double quantization)
-against LoRA on fp32 weights, on a ~105M-parameter model whose frozen weights dominate memory, one rank,
-in one invocation.
+against LoRA on fp32 weights, on a ~105M-parameter model whose frozen weights dominate memory, in one
+invocation: on one rank, and sharded (/distributed/sharding full) on 2 ranks, where each rank keeps half of
+the NF4 codes and scales and gathers one layer's at a time.
 
 Per run: the engine's peak resident memory (VmHWM, printed at the end), the planner's figure for the same
 run config (`plan --json`: per-device bytes and its weights share), the median step time after a warm-up
@@ -25,9 +26,12 @@ from dist_bench import mllog_step_seconds, BENCH_ENV  # noqa: E402
 MODEL = {"vocab_size": 4096, "hidden_size": 1024, "intermediate_size": 2816, "num_hidden_layers": 8,
          "num_attention_heads": 16, "max_position_embeddings": 256, "tie_word_embeddings": True,
          "initializer_range": 0.02}
-RUNS = [("lora (fp32 base)", {"method": "lora"}),
-        ("qlora nf4", {"method": "qlora", "bnb_4bit_use_double_quant": False}),
-        ("qlora nf4 + double quant", {"method": "qlora", "bnb_4bit_use_double_quant": True})]
+LORA = {"method": "lora"}
+NF4 = {"method": "qlora", "bnb_4bit_use_double_quant": False}
+NF4_DQ = {"method": "qlora", "bnb_4bit_use_double_quant": True}
+# (name, adapter, ranks): 2 ranks run sharded.
+RUNS = [("lora (fp32 base)", LORA, 1), ("qlora nf4", NF4, 1), ("qlora nf4 + double quant", NF4_DQ, 1),
+        ("lora sharded, 2 ranks", LORA, 2), ("qlora nf4 + dq sharded, 2 ranks", NF4_DQ, 2)]
 
 
 def check(cmd):
@@ -48,7 +52,7 @@ def main():
     (work / "config.json").write_text(json.dumps(MODEL))
     check([a.engine, "init-model", "--config", str(work / "config.json"), "--out", str(work / "base"), "--seed", "1"])
     rows = []
-    for name, adapter in RUNS:
+    for name, adapter, ranks in RUNS:
         tag = re.sub(r"\W+", "-", name).strip("-")
         config = {
             "name": f"bench-{tag}",
@@ -61,20 +65,24 @@ def main():
                          "output_dir": str(work / tag), "overwrite_output_dir": True},
             "adapter": {"r": 8, "lora_alpha": 16, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"],
                         **adapter, **({"bnb_4bit_compute_dtype": "float32"} if adapter["method"] == "qlora" else {})},
-            "slurm": {"gpus_per_node": 0, "ntasks_per_node": 1},
+            "slurm": {"gpus_per_node": 0, "ntasks_per_node": ranks},
+            "distributed": {"sharding": "full" if ranks > 1 else "none"},
         }
         path = work / f"{tag}.json"
         path.write_text(json.dumps(config))
         check([a.engine, "prepare", str(path)])
         plan = json.loads(check([a.engine, "plan", str(path), "--json"]).stdout)
-        r = check([a.engine, "train", "--threads", "2", str(path)])
-        peak = int(re.search(r"peak resident memory (\d+) MiB", r.stderr).group(1))
+        if ranks == 1:
+            r = check([a.engine, "train", "--threads", "2", str(path)])
+        else:
+            r = check([a.engine, "launch", "--nproc", str(ranks), "--threads-per-rank", "1", "--", "train", str(path)])
+        peak = max(int(m) for m in re.findall(r"peak resident memory (\d+) MiB", r.stderr))  # the largest rank
         loss = [json.loads(l.split(":::MLLOG ", 1)[1])["value"] for l in r.stdout.splitlines() if '"train_loss"' in l]
         rows.append((name, peak, plan["per_device_bytes"] / 2**20, plan["breakdown"]["weights"] / 2**20,
                      mllog_step_seconds(r.stdout, 1), loss[-1]))
-    base = rows[0]
+    base = rows[0]  # the ratios of the sharded rows are against unsharded LoRA too
     print(f"QLoRA vs LoRA: ~105M parameters (hidden 1024, 8 layers), batch 2 x 128, "
-          f"{a.steps} measured steps, 1 rank, 2 threads")
+          f"{a.steps} measured steps; 1 rank with 2 threads, or 2 ranks with 1 thread each (peak: the largest rank)")
     print(f"{'run':28s} {'peak RSS MiB':>12s} {'x LoRA':>7s} {'plan MiB':>9s} {'plan weights':>12s} "
           f"{'step s':>7s} {'x LoRA':>7s} {'last loss':>9s}")
     for name, peak, plan_total, plan_weights, step, loss in rows:

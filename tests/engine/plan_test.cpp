@@ -127,6 +127,23 @@ TEST(Plan, ShardedSlicesArePaddedPerUnitAndBuffer) {
     EXPECT_EQ(p.breakdown.gathered_units, 3 * 4 * 64068);
 }
 
+TEST(Plan, ShardedQloraSlicesTheNf4StorageWithItsLayer) {
+    // QLoRA without double quantization: a layer's 36864 linear weights are 18432 bytes of codes (a uint8
+    // buffer: 18432 / 3 = 6144) and 576 fp32 absmax beside its norms (576 + 128 = 704 -> 705 / 3 = 235);
+    // adapters 896 -> 897 / 3 = 299. Embeddings 64000 -> 21334; head (frozen) 64064 -> 64065 / 3 = 21355.
+    RunConfig c = cpu_run("qlora");
+    c.adapter.bnb_4bit_use_double_quant = false;
+    c.slurm.gpus_per_node = 3;
+    c.distributed.sharding = "full";
+    const Plan sharded = plan_of(c);
+    EXPECT_EQ(sharded.breakdown.weights, 4 * (21334 + 2 * (235 + 299) + 21355) + 2 * 6144);
+    c.distributed.sharding = "none";
+    c.slurm.gpus_per_node = 1;
+    const Plan whole = plan_of(c);
+    EXPECT_EQ(whole.breakdown.weights, 4 * (202048 + 1792 - 2 * 36864) + 2 * (18432 + 4 * 576));
+    EXPECT_EQ(sharded.parameters, whole.parameters);  // NF4 weights still count as parameters
+}
+
 TEST(Plan, ShardedCpuBuffersStayInTheMappedPool) {
     // 2 CPU ranks, full training. MappedPool keeps every buffer it gave out, at most 2 free per byte size:
     // the slices (embed 32000, per layer 18432 + 64, head 32000 + 32 = 101024 elements), which FlatAdamW

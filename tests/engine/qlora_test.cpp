@@ -225,11 +225,8 @@ TEST(Qlora, RunConfigFieldsFlagsAndRefusals) {
     EXPECT_NE(problems[0].message.find("is a QLoRA setting"), std::string::npos) << format_problems(problems);
 
     c.adapter.method = "qlora";
-    c.distributed.sharding = "full";
-    problems = adapter_problems(c);
-    ASSERT_FALSE(problems.empty());
-    EXPECT_EQ(problems[0].pointer, "/distributed/sharding") << format_problems(problems);
-    c.distributed.sharding = "none";
+    EXPECT_FALSE(has_errors(adapter_problems(c))) << format_problems(adapter_problems(c));
+    c.distributed.sharding = "full";  // the NF4 storage is sharded with its layer (dist_train_tests)
     EXPECT_FALSE(has_errors(adapter_problems(c))) << format_problems(adapter_problems(c));
 
     RunConfig flags;
