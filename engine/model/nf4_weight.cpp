@@ -10,6 +10,9 @@
 #include <ATen/Parallel.h>
 
 #include "quant/nf4.h"
+#ifdef SLIPWAY_WITH_NF4_CUDA
+#include "model/nf4_dequant_cuda.h"
+#endif
 
 namespace slipway::model {
 namespace {
@@ -52,9 +55,54 @@ torch::Tensor Nf4Weight::block_absmax() const {
     return nested_quant_map.index_select(0, absmax_codes.to(torch::kInt64)) * scales + offset;
 }
 
+namespace {
+
+#ifdef SLIPWAY_WITH_NF4_CUDA
+// The kernel of nf4_dequant.cu on w's GPU: the (out, in) result is its only allocation, written in `dtype`
+// where the kernel has it (fp32, bf16, fp16), else in fp32 and cast.
+torch::Tensor dequantize_on_gpu(const Nf4Weight& w, torch::ScalarType dtype) {
+    const bool direct = dtype == torch::kFloat32 || dtype == torch::kBFloat16 || dtype == torch::kHalf;
+    const cuda::Nf4OutType type = dtype == torch::kBFloat16 ? cuda::Nf4OutType::kBFloat16
+                                  : dtype == torch::kHalf   ? cuda::Nf4OutType::kFloat16
+                                                            : cuda::Nf4OutType::kFloat32;
+    torch::Tensor out = torch::empty({w.out_features, w.in_features},
+                                     w.packed.options().dtype(direct ? dtype : torch::kFloat32));
+    const torch::Tensor packed = w.packed.contiguous(), quant_map = w.quant_map.contiguous();
+    cuda::Nf4DeviceView view;
+    view.packed = packed.data_ptr<uint8_t>();
+    view.quant_map = quant_map.data_ptr<float>();
+    view.n = out.numel();
+    view.blocksize = w.blocksize;
+    // Contiguous copies (if any) may be freed once the kernel is queued: the caching allocator reuses them
+    // only for work queued after it on the same stream.
+    torch::Tensor absmax, codes, nested, nested_map;
+    if (w.double_quantized()) {
+        codes = w.absmax_codes.contiguous();
+        nested = w.nested_absmax.contiguous();
+        nested_map = w.nested_quant_map.contiguous();
+        view.absmax_codes = codes.data_ptr<uint8_t>();
+        view.nested_absmax = nested.data_ptr<float>();
+        view.nested_quant_map = nested_map.data_ptr<float>();
+        view.offset = w.offset;
+        view.nested_blocksize = w.nested_blocksize;
+    } else {
+        absmax = w.absmax.contiguous();
+        view.absmax = absmax.data_ptr<float>();
+    }
+    const Status launched = cuda::dequantize_nf4(view, type, out.data_ptr(), w.packed.device().index());
+    TORCH_CHECK(launched.ok(), launched.message());
+    return direct ? out : out.to(dtype);
+}
+#endif
+
+}  // namespace
+
 torch::Tensor Nf4Weight::dequantize(torch::ScalarType dtype) const {
     torch::NoGradGuard no_grad;
     const int64_t n = out_features * in_features;
+#ifdef SLIPWAY_WITH_NF4_CUDA
+    if (packed.is_cuda()) return dequantize_on_gpu(*this, dtype);
+#endif
     const torch::Tensor scales = block_absmax().contiguous();  // (blocks) fp32
     if (packed.device().is_cpu()) {
         // A plain loop: the (out, in) result is the only allocation (ATen ops would add 5 temporaries of n).
@@ -75,7 +123,7 @@ torch::Tensor Nf4Weight::dequantize(torch::ScalarType dtype) const {
         });
         return dtype == torch::kFloat32 ? out : out.to(dtype);
     }
-    // On a GPU, as ATen ops (a fused CUDA kernel is later work). (ceil(n/2), 2) nibbles, high first -> (n)
+    // Built without CUDA (or another device): ATen ops. (ceil(n/2), 2) nibbles, high first -> (n)
     const torch::Tensor nibbles =
         torch::stack({packed.__rshift__(4), packed.__and__(0x0F)}, 1).view({-1}).narrow(0, 0, n);
     const torch::Tensor values = quant_map.index_select(0, nibbles.to(torch::kInt64));  // (n) fp32

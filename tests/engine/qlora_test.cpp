@@ -54,6 +54,28 @@ TEST(Nf4Weight, DequantizesAsTheCodec) {
     EXPECT_EQ(quantize_nf4_weight(big, true)->resident_bytes(), 131072 + 4096 + 4 * 16 + 4 * 256 + 64);
 }
 
+// On a GPU, Nf4Weight::dequantize runs the CUDA kernel of model/nf4_dequant.cu (ATen ops where the engine
+// was built without CUDA): the CPU loop's numbers bit for bit, in fp32, bf16 and fp16, with and without
+// double quantization, on a partial last block and on a weight of 2^24 + 64 values (several grid strides).
+TEST(Nf4Weight, GpuDequantizationEqualsTheCpuLoopBitForBit) {
+    if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+    torch::manual_seed(3);
+    for (const std::vector<int64_t>& shape :
+         {std::vector<int64_t>{48, 100}, std::vector<int64_t>{4097, 4096}}) {
+        const torch::Tensor w = torch::randn(shape) * 0.05;
+        for (bool double_quant : {false, true}) {
+            Result<Nf4Weight> q = quantize_nf4_weight(w, double_quant);
+            ASSERT_TRUE(q.ok()) << q.error();
+            const Nf4Weight on_gpu = q->to(torch::Device(torch::kCUDA, 0));
+            for (torch::ScalarType dtype : {torch::kFloat32, torch::kBFloat16, torch::kHalf}) {
+                const torch::Tensor cpu = q->dequantize(dtype), gpu = on_gpu.dequantize(dtype).cpu();
+                EXPECT_TRUE(torch::equal(gpu, cpu))
+                    << shape[0] << "x" << shape[1] << " double_quant " << double_quant << " dtype " << dtype;
+            }
+        }
+    }
+}
+
 LlamaConfig tiny() {
     LlamaConfig c;
     c.vocab_size = 64;

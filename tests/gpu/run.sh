@@ -6,6 +6,7 @@
 #   perf    tokens/s, MFU and peak memory vs HF Trainer + PEFT, ~1B Llama, seq 2048  (transformers, peft)
 #   nccl    nccl_tests (one rank) and bench-comm on NCCL
 #   resume  SIGTERM, checkpoint and exact resume with LoRA dropout on
+#   nf4     QLoRA's CUDA dequantization kernel against the CPU loop, bit for bit (qlora_tests)
 # and, on any machine, the CPU-side parts that the GPU checks stand on:
 #   batches the Python copy of the engine's batch order (what HF is fed) against the engine's own losses
 #   resume  the same script on the CPU
@@ -70,7 +71,7 @@ echo "   found (CMakeCache.txt):"
 grep -E '^(nlohmann_json_DIR|CLI11_DIR|GTest_DIR|ICU_INCLUDE_DIR|ICU_UC_LIBRARY_RELEASE|pkgcfg_lib_PCRE2_pcre2-8|Torch_DIR|SLIPWAY_WITH_CUDA)[:=]' \
     "$build/CMakeCache.txt" | sed 's/^/     /'
 targets=(slipway-engine)
-grep -q '^SLIPWAY_WITH_CUDA:BOOL=ON' "$build/CMakeCache.txt" && targets+=(nccl_tests)
+grep -q '^SLIPWAY_WITH_CUDA:BOOL=ON' "$build/CMakeCache.txt" && targets+=(nccl_tests qlora_tests)
 cmake --build "$build" --target "${targets[@]}" -j"$jobs" >"$results/build.log" 2>&1 || {
     tail -40 "$results/build.log"
     echo "run.sh: build failed ($results/build.log)"
@@ -118,6 +119,11 @@ if [ "$device" = cpu ]; then
     run_check gloo "$here/check_comm.sh" "$engine" gloo "$results/gloo"
 else
     run_check nccl "$here/check_comm.sh" "$engine" nccl "$results/nccl" "$build/bin/nccl_tests"
+    if [ -x "$build/bin/qlora_tests" ]; then  # built where CUDA was found: the kernel is in
+        run_check nf4 "$build/bin/qlora_tests" --gtest_filter='Nf4Weight.Gpu*' --gtest_fail_if_no_test_run
+    else
+        skip_check nf4 "built without CUDA: ATen ops dequantize"
+    fi
     if [ "$has_hf" = 1 ]; then
         run_check score "$python" "$here/check_score.py" --out "$results/score"
         run_check lora "$python" "$here/check_lora.py" --out "$results/lora"
