@@ -17,7 +17,9 @@
 //               every token of the new vocabulary takes part.
 // Each of embed_tokens and lm_head gets its own P (tied models: embed_tokens only). Then, as the authors'
 // code does, each added token of the new tokenizer that the instruct tokenizer also has takes the
-// instruct model's row, so the chat template's special tokens keep their instruct-tuned meaning.
+// instruct model's row, so the chat template's special tokens keep their instruct-tuned meaning, and the
+// instruct tokenizer's added tokens that the new one lacks are appended to it (ids after the adapted
+// model's rows) with the instruct model's rows (the lep command).
 // The paper's optional calibration (a short instruction fine-tune of the result) is a training run, not
 // part of this step.
 #pragma once

@@ -73,7 +73,7 @@ Result<ModelFolder> open_model_folder(const std::string& dir) {
 
 Status write_model_folder(const ModelFolder& model, const torch::Tensor& embed,
                           const std::optional<torch::Tensor>& head, const std::string& out_dir,
-                          const std::string& tokenizer_json, const std::string& side_dir) {
+                          const std::string& tokenizer_text, const std::string& side_dir) {
     std::error_code ec;
     if (std::filesystem::exists(out_dir, ec) && std::filesystem::equivalent(out_dir, model.dir, ec))
         return Status::Error(out_dir + ": the output folder is the input model's; write to another one");
@@ -94,7 +94,7 @@ Status write_model_folder(const ModelFolder& model, const torch::Tensor& embed,
     nlohmann::json config = model.config;
     config["vocab_size"] = e.size(0);
     if (Status s = write_file_atomically(out_dir + "/config.json", config.dump(2) + "\n"); !s.ok()) return s;
-    if (Status s = copy_file_atomically(tokenizer_json, out_dir + "/tokenizer.json"); !s.ok()) return s;
+    if (Status s = write_file_atomically(out_dir + "/tokenizer.json", tokenizer_text); !s.ok()) return s;
     for (const std::string& name : kSideFiles) {
         const std::string from = side_dir + "/" + name;
         if (!std::filesystem::exists(from, ec)) continue;

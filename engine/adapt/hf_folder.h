@@ -34,11 +34,12 @@ struct ModelFolder {
 [[nodiscard]] Result<ModelFolder> open_model_folder(const std::string& dir);
 
 // Writes `out_dir`: config.json (vocab_size set to the new matrices' rows), model.safetensors (every
-// tensor of `model`, embed_tokens and lm_head replaced; dtypes kept), then `tokenizer_json` as
-// tokenizer.json and the `side_files` of `side_dir` that exist (tokenizer_config.json, chat template...).
+// tensor of `model`, embed_tokens and lm_head replaced; dtypes kept), then `tokenizer_text` as
+// tokenizer.json and the kSideFiles of `side_dir` that exist (tokenizer_config.json, chat template...),
+// tokenizer_config.json without its "added_tokens_decoder" (the ids of another tokenizer).
 [[nodiscard]] Status write_model_folder(const ModelFolder& model, const torch::Tensor& embed,
                                         const std::optional<torch::Tensor>& head, const std::string& out_dir,
-                                        const std::string& tokenizer_json, const std::string& side_dir);
+                                        const std::string& tokenizer_text, const std::string& side_dir);
 
 // The files beside the weights that go with a tokenizer and a chat template.
 extern const std::vector<std::string> kSideFiles;

@@ -166,6 +166,27 @@ Result<VocabMap> map_vocabularies(const TokenizerFile& old_tokenizer, const Toke
     return map;
 }
 
+Result<std::string> append_added_tokens(const std::string& path,
+                                        const std::vector<tokenizer::AddedToken>& tokens, int64_t first_id) {
+    Result<std::string> text = read_file(path);
+    if (!text.ok() || tokens.empty()) return text;
+    Result<nlohmann::json> document = parse_json_text(*text, path);
+    if (!document.ok()) return document.status();
+    nlohmann::json& added = (*document)["added_tokens"];
+    if (added.is_null()) added = nlohmann::json::array();
+    if (!added.is_array()) return Result<std::string>::Error(path + ": \"added_tokens\" is not a list");
+    for (const tokenizer::AddedToken& t : tokens) {
+        added.push_back(nlohmann::json{{"id", first_id++},
+                                       {"content", t.content},
+                                       {"single_word", t.single_word},
+                                       {"lstrip", t.lstrip},
+                                       {"rstrip", t.rstrip},
+                                       {"normalized", t.normalized},
+                                       {"special", t.special}});
+    }
+    return document->dump(2, ' ', false) + "\n";
+}
+
 std::vector<std::pair<int32_t, int32_t>> shared_tokens(const VocabMap& map) {
     std::vector<std::pair<int32_t, int32_t>> pairs;
     for (size_t id = 0; id < map.rows.size(); ++id) {

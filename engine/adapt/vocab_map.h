@@ -62,6 +62,13 @@ std::vector<int32_t> old_split(const TokenizerFile& old_tokenizer, const std::st
 [[nodiscard]] Result<VocabMap> map_vocabularies(const TokenizerFile& old_tokenizer,
                                                 const TokenizerFile& new_tokenizer);
 
+// The text of the tokenizer.json at `path` with `tokens` appended to its added tokens, with ids from
+// `first_id` on (their other fields as given): how LEP's output tokenizer gets the instruct tokenizer's
+// chat tokens that the adapted one lacks, as the authors' code does.
+[[nodiscard]] Result<std::string> append_added_tokens(const std::string& path,
+                                                      const std::vector<tokenizer::AddedToken>& tokens,
+                                                      int64_t first_id);
+
 // (old id, new id) of the token strings both vocabularies hold, by old id: the overlap of LEP.
 std::vector<std::pair<int32_t, int32_t>> shared_tokens(const VocabMap& map);
 

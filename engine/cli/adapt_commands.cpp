@@ -54,7 +54,9 @@ int run_adapt_vocab(const AdaptVocabOptions& o, std::ostream& out, std::ostream&
         if (!converted.ok()) return fail(err, o.model_dir + ": lm_head: " + converted.error());
         head = *converted;
     }
-    if (Status s = adapt::write_model_folder(*model, *embed, head, o.out_dir, o.new_tokenizer, o.model_dir);
+    Result<std::string> tokenizer_text = read_file(o.new_tokenizer);
+    if (!tokenizer_text.ok()) return fail(err, tokenizer_text.error());
+    if (Status s = adapt::write_model_folder(*model, *embed, head, o.out_dir, *tokenizer_text, o.model_dir);
         !s.ok())
         return fail(err, s.message());
     out << o.out_dir << ": vocabulary " << model->vocab_size << " -> " << map->new_vocab_size << " ("
@@ -107,16 +109,30 @@ int run_lep(const LepOptions& o, std::ostream& out, std::ostream& err) {
     Result<adapt::VocabMap> map = adapt::map_vocabularies(*instruct_tok, *adapted_tok);
     if (!map.ok()) return fail(err, map.error());
     const auto copies = shared_added_tokens(*instruct_tok, *adapted_tok);
+    // The instruct tokenizer's added tokens (chat tokens) that the adapted one lacks are appended, after
+    // the adapted model's rows, with the instruct model's rows.
+    std::vector<tokenizer::AddedToken> extra;
+    std::vector<int64_t> extra_rows;
+    for (const tokenizer::AddedToken& token : instruct_tok->tokenizer.added_tokens()) {
+        if (adapted_tok->tokenizer.token_to_id(token.content)) continue;
+        extra.push_back(token);
+        extra_rows.push_back(token.id);
+    }
+    Result<std::string> tokenizer_text =
+        adapt::append_added_tokens(adapted_tok->path, extra, adapted->vocab_size);
+    if (!tokenizer_text.ok()) return fail(err, tokenizer_text.error());
 
     torch::NoGradGuard no_grad;
-    // One matrix: its projection P (H, H) from base -> instruct, applied to the adapted matrix.
+    const torch::Tensor extra_ids = torch::tensor(extra_rows, torch::kInt64);
+    // One matrix: its projection P (H, H) from base -> instruct, applied to the adapted matrix, then the
+    // appended tokens' instruct rows.
     auto one = [&](const torch::Tensor& b, const torch::Tensor& i, const torch::Tensor& a,
                    const char* name) -> Result<torch::Tensor> {
         Result<torch::Tensor> p = adapt::lep_projection(*method, b, i, *map);
         if (!p.ok()) return Result<torch::Tensor>::Error(std::string(name) + ": " + p.error());
-        Result<torch::Tensor> e = adapt::propagate(a, *p, i, copies);  // (V_new, H)
+        Result<torch::Tensor> e = adapt::propagate(a, *p, i, copies);  // (V_A, H)
         if (!e.ok()) return Result<torch::Tensor>::Error(std::string(name) + ": " + e.error());
-        return e;
+        return torch::cat({*e, i.index_select(0, extra_ids)});  // (V_A + extra, H)
     };
     Result<torch::Tensor> embed = one(base->embed, instruct->embed, adapted->embed, "embed_tokens");
     if (!embed.ok()) return fail(err, embed.error());
@@ -129,21 +145,15 @@ int run_lep(const LepOptions& o, std::ostream& out, std::ostream& err) {
         if (!h.ok()) return fail(err, h.error());
         head = *h;
     }
-    if (Status s = adapt::write_model_folder(*instruct, *embed, head, o.out_dir,
-                                             o.adapted_dir + "/tokenizer.json", o.instruct_dir);
+    if (Status s =
+            adapt::write_model_folder(*instruct, *embed, head, o.out_dir, *tokenizer_text, o.instruct_dir);
         !s.ok())
         return fail(err, s.message());
-    // Chat tokens only the instruct tokenizer has are not in the output's vocabulary: say so.
-    std::string missing;
-    for (const tokenizer::AddedToken& token : instruct_tok->tokenizer.added_tokens())
-        if (!adapted_tok->tokenizer.token_to_id(token.content)) missing += " " + token.content;
-    if (!missing.empty())
-        err << "lep: warning: added tokens of " << o.instruct_dir
-            << " that the adapted tokenizer lacks:" << missing << "\n";
     out << o.out_dir << ": " << adapt::lep_method_name(*method) << " propagation onto " << o.instruct_dir
-        << ", vocabulary " << instruct->vocab_size << " -> " << adapted->vocab_size << " ("
+        << ", vocabulary " << instruct->vocab_size << " -> " << embed->size(0) << " ("
         << (head ? "embed_tokens and lm_head" : "tied embed_tokens") << "), " << map->same
-        << " shared tokens, " << copies.size() << " added tokens from the instruct model\n";
+        << " shared tokens, " << copies.size() << " added tokens with the instruct model's rows, "
+        << extra.size() << " appended from its tokenizer\n";
     return 0;
 }
 

@@ -176,15 +176,15 @@ def compare(label, got, want, tolerance):
     return ok
 
 
-def check_folder(engine_out, source_dir, tokenizer_path, vocab):
-    """Everything but the two matrices: the other tensors equal, vocab_size, the tokenizer file."""
+def check_folder(engine_out, source_dir, tokenizer, vocab):
+    """Everything but the two matrices: the other tensors equal, vocab_size, the tokenizer (a JSON value)."""
     ok = True
     cfg = json.load(open(f"{engine_out}/config.json"))
     if cfg["vocab_size"] != vocab:
         print(f"config.json vocab_size {cfg['vocab_size']}, expected {vocab}")
         ok = False
-    if open(f"{engine_out}/tokenizer.json", "rb").read() != open(tokenizer_path, "rb").read():
-        print("tokenizer.json is not the new tokenizer")
+    if json.load(open(f"{engine_out}/tokenizer.json", encoding="utf-8")) != tokenizer:
+        print("tokenizer.json is not the expected tokenizer")
         ok = False
     got, src = read_safetensors(f"{engine_out}/model.safetensors"), read_safetensors(f"{source_dir}/model.safetensors")
     for name, t in src.items():
@@ -204,7 +204,7 @@ def cmd_adapt_vocab(a):
     old, new = Tok(a.old_tokenizer), Tok(a.new_tokenizer)
     rows = vocab_map(old, new, a.node_modules, a.work)
     dtype = dtype_of(a.model)
-    ok, got = check_folder(a.engine_out, a.model, a.new_tokenizer, new.size)
+    ok, got = check_folder(a.engine_out, a.model, json.load(open(a.new_tokenizer, encoding="utf-8")), new.size)
     src = read_safetensors(f"{a.model}/model.safetensors")
     kinds = {k: sum(1 for r in rows if r[0] == k) for k in ("same", "mean", "all")}
     print(f"reference map: {kinds['same']} same, {kinds['mean']} means of sub-tokens, {kinds['all']} means of all")
@@ -220,9 +220,16 @@ def cmd_lep(a):
     instruct_tok, adapted_tok = Tok(f"{a.instruct}/tokenizer.json"), Tok(f"{a.adapted}/tokenizer.json")
     rows = vocab_map(instruct_tok, adapted_tok, a.node_modules, a.work)
     dtype = dtype_of(a.instruct)
-    ok, got = check_folder(a.engine_out, a.instruct, f"{a.adapted}/tokenizer.json", adapted_tok.size)
     b, i, ad = (read_safetensors(f"{d}/model.safetensors") for d in (a.base, a.instruct, a.adapted))
     copies = [(n, instruct_tok.token_to_id[c]) for n, c in adapted_tok.added.items() if c in instruct_tok.token_to_id]
+    # The instruct tokenizer's added tokens the adapted one lacks: appended after the adapted model's rows.
+    tokenizer = json.load(open(f"{a.adapted}/tokenizer.json", encoding="utf-8"))
+    first = json.load(open(f"{a.adapted}/config.json"))["vocab_size"]
+    instruct_doc = json.load(open(f"{a.instruct}/tokenizer.json", encoding="utf-8"))
+    extra = [t for t in instruct_doc["added_tokens"] if t["content"] not in adapted_tok.token_to_id]
+    for k, t in enumerate(extra):
+        tokenizer["added_tokens"].append(dict(t, id=first + k))
+    ok, got = check_folder(a.engine_out, a.instruct, tokenizer, first + len(extra))
     for name in ("model.embed_tokens.weight", "lm_head.weight"):
         if name not in i:
             continue
@@ -239,6 +246,7 @@ def cmd_lep(a):
         want = ea @ p
         for new_id, old_id in copies:
             want[new_id] = ei[old_id]
+        want = torch.cat([want, ei[[t["id"] for t in extra]]]) if extra else want
         ok &= compare(f"lep {a.method} {name}", got[name], want.to(dtype).float(), max(1e-5, tolerance_of(dtype)))
     return ok
 
@@ -261,9 +269,16 @@ def cmd_perturb(a):
         out[name] = t.to(dtype)
     write_safetensors(f"{a.out}/model.safetensors", out)
     if a.chat_template:
-        cfg = {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>",
+        # An instruct tokenizer with a chat token of its own (the demo tokenizer's <|pad|> renamed), which
+        # the adapted tokenizer lacks: LEP appends it.
+        tok = json.load(open(f"{a.out}/tokenizer.json", encoding="utf-8"))
+        for t in tok["added_tokens"]:
+            if t["content"] == "<|pad|>":
+                t["content"] = "<|end_of_turn|>"
+        json.dump(tok, open(f"{a.out}/tokenizer.json", "w", encoding="utf-8"), ensure_ascii=False, indent=2)
+        cfg = {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_turn|>",
                "chat_template": "{% for m in messages %}<|begin_of_text|>{{ m['role'] }}\n{{ m['content'] }}"
-                                "<|end_of_text|>{% endfor %}{% if add_generation_prompt %}<|begin_of_text|>"
+                                "<|end_of_turn|>{% endfor %}{% if add_generation_prompt %}<|begin_of_text|>"
                                 "assistant\n{% endif %}",
                "added_tokens_decoder": {"4093": {"content": "<|begin_of_text|>", "special": True}}}
         json.dump(cfg, open(f"{a.out}/tokenizer_config.json", "w"), indent=2)

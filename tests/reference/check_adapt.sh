@@ -60,8 +60,47 @@ for kind in tied untied; do
   done
 done
 
-# The propagated model is an ordinary HF folder: a chat turn and a score with its own tokenizer.
+# Errors name the folder or file and what does not fit.
+expect_error() {  # expect_error MESSAGE_PART COMMAND...
+  local part=$1
+  shift
+  if "$@" >"$work/error.out" 2>"$work/error.err"; then
+    echo "expected a failure: $*" && exit 1
+  fi
+  grep -qF -- "$part" "$work/error.err" || { echo "expected \"$part\" in:"; cat "$work/error.err"; exit 1; }
+  echo "refused as expected: $(head -n 1 "$work/error.err")"
+}
+expect_error "not this model's tokenizer" \
+  "$engine" adapt-vocab --model "$work/tied" --old-tokenizer "$llama2" --new-tokenizer "$demo" --out "$work/bad"
+sed 's/"hidden_size": 32/"hidden_size": 16/; s/"num_attention_heads": 4/"num_attention_heads": 2/' \
+  "$work/untied.json" >"$work/narrow.json"
+"$engine" init-model --config "$work/narrow.json" --out "$work/narrow" >/dev/null
+cp "$work/ru-tokenizer.json" "$work/narrow/tokenizer.json"
+expect_error "hidden size 16" "$engine" lep --base "$work/untied" --instruct "$work/untied-instruct" \
+  --adapted "$work/narrow" --out "$work/bad"
+mkdir -p "$work/mismatch" && cp "$work/untied-adapted/"*.json "$work/untied-adapted/model.safetensors" "$work/mismatch/"
+cp "$llama2" "$work/mismatch/tokenizer.json"
+expect_error "mismatch/tokenizer.json: the tokenizer has 32000 ids" "$engine" lep --base "$work/untied" \
+  --instruct "$work/untied-instruct" --adapted "$work/mismatch" --out "$work/bad"
+expect_error "tie_word_embeddings differs" "$engine" lep --base "$work/untied" \
+  --instruct "$work/untied-instruct" --adapted "$work/tied-adapted" --out "$work/bad"
+mkdir -p "$work/headless" && cp "$work/untied-adapted/"*.json "$work/headless/"
+PYTHONPATH="$here" /usr/bin/python3 - "$work/untied-adapted/model.safetensors" "$work/headless/model.safetensors" <<'PY'
+import sys
+from adapt_reference import read_safetensors, write_safetensors
+t = read_safetensors(sys.argv[1])
+del t["lm_head.weight"]
+write_safetensors(sys.argv[2], t)
+PY
+expect_error "headless: the checkpoint has no \"lm_head.weight\"" "$engine" lep --base "$work/untied" \
+  --instruct "$work/untied-instruct" --adapted "$work/headless" --out "$work/bad"
+
+# The propagated model is an ordinary HF folder: its tokenizer loads in the HF library and has the instruct
+# model's chat token as one id after the adapted rows; a chat turn and a score with it.
 out=$work/untied-lep-conversion
+echo '["<|end_of_turn|>"]' >"$work/chat-token.json"
+node "$here/encode_strings.mjs" "$out/tokenizer.json" "$node_modules" "$work/chat-token.json" "$work/chat-ids.json"
+[ "$(cat "$work/chat-ids.json")" = "[[3000]]" ] || { echo "<|end_of_turn|>: $(cat "$work/chat-ids.json")"; exit 1; }
 "$engine" generate --model "$out" --chat --prompt "Привет, как дела?" --max-new-tokens 8 --threads 1 \
   >"$work/chat.jsonl"
 cat "$work/chat.jsonl"
