@@ -27,16 +27,45 @@ Result<torch::Tensor> matrix(const ModelFolder& m, const std::string& key) {
     return model::tensor_of(found->second);
 }
 
+// bos/eos/pad_token_id (a number or a list) into the new vocabulary; ids it lacks are dropped.
+void remap_token_ids(nlohmann::json& config, const TokenIdMap& new_id) {
+    for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
+        if (!config.contains(key)) continue;
+        nlohmann::json& value = config[key];
+        if (value.is_number_integer()) {
+            const std::optional<int64_t> id = new_id(value.get<int64_t>());
+            if (id)
+                value = *id;
+            else
+                config.erase(key);
+        } else if (value.is_array()) {
+            nlohmann::json ids = nlohmann::json::array();
+            for (const nlohmann::json& v : value)
+                if (v.is_number_integer())
+                    if (std::optional<int64_t> id = new_id(v.get<int64_t>())) ids.push_back(*id);
+            if (ids.empty())
+                config.erase(key);
+            else
+                value = ids;
+        }
+    }
+}
+
 // tokenizer_config.json without "added_tokens_decoder": its ids belong to the tokenizer the file came
 // with, not to the new one (the chat template, bos/eos strings and the rest are kept).
-Status copy_side_file(const std::string& from, const std::string& to) {
-    if (std::filesystem::path(from).filename() != "tokenizer_config.json")
+// generation_config.json with its token ids remapped. Other files as they are.
+Status copy_side_file(const std::string& from, const std::string& to, const TokenIdMap& new_id) {
+    const std::string name = std::filesystem::path(from).filename().string();
+    if (name != "tokenizer_config.json" && name != "generation_config.json")
         return copy_file_atomically(from, to);
     Result<std::string> text = read_file(from);
     if (!text.ok()) return text.status();
     Result<nlohmann::json> config = parse_json_text(*text, from);
     if (!config.ok()) return config.status();
-    config->erase("added_tokens_decoder");
+    if (name == "tokenizer_config.json")
+        config->erase("added_tokens_decoder");
+    else
+        remap_token_ids(*config, new_id);
     return write_file_atomically(to, config->dump(2) + "\n");
 }
 
@@ -73,7 +102,8 @@ Result<ModelFolder> open_model_folder(const std::string& dir) {
 
 Status write_model_folder(const ModelFolder& model, const torch::Tensor& embed,
                           const std::optional<torch::Tensor>& head, const std::string& out_dir,
-                          const std::string& tokenizer_text, const std::string& side_dir) {
+                          const std::string& tokenizer_text, const std::string& side_dir,
+                          const TokenIdMap& new_id) {
     std::error_code ec;
     if (std::filesystem::exists(out_dir, ec) && std::filesystem::equivalent(out_dir, model.dir, ec))
         return Status::Error(out_dir + ": the output folder is the input model's; write to another one");
@@ -93,12 +123,13 @@ Status write_model_folder(const ModelFolder& model, const torch::Tensor& embed,
     if (Status s = io::write_safetensors(out_dir + "/model.safetensors", views); !s.ok()) return s;
     nlohmann::json config = model.config;
     config["vocab_size"] = e.size(0);
+    remap_token_ids(config, new_id);
     if (Status s = write_file_atomically(out_dir + "/config.json", config.dump(2) + "\n"); !s.ok()) return s;
     if (Status s = write_file_atomically(out_dir + "/tokenizer.json", tokenizer_text); !s.ok()) return s;
     for (const std::string& name : kSideFiles) {
         const std::string from = side_dir + "/" + name;
         if (!std::filesystem::exists(from, ec)) continue;
-        if (Status s = copy_side_file(from, out_dir + "/" + name); !s.ok()) return s;
+        if (Status s = copy_side_file(from, out_dir + "/" + name, new_id); !s.ok()) return s;
     }
     return Status::Ok();
 }

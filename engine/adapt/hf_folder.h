@@ -3,6 +3,8 @@
 // matrices, the new vocab_size and the files beside the weights.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,13 +35,19 @@ struct ModelFolder {
 // config.json's vocab_size.
 [[nodiscard]] Result<ModelFolder> open_model_folder(const std::string& dir);
 
+// The id in the new vocabulary of a token of the old one, if it has one.
+using TokenIdMap = std::function<std::optional<int64_t>(int64_t)>;
+
 // Writes `out_dir`: config.json (vocab_size set to the new matrices' rows), model.safetensors (every
 // tensor of `model`, embed_tokens and lm_head replaced; dtypes kept), then `tokenizer_text` as
 // tokenizer.json and the kSideFiles of `side_dir` that exist (tokenizer_config.json, chat template...),
-// tokenizer_config.json without its "added_tokens_decoder" (the ids of another tokenizer).
+// tokenizer_config.json without its "added_tokens_decoder" (the ids of another tokenizer). The
+// bos/eos/pad_token_id of config.json and generation_config.json go through `new_id`; one the new
+// vocabulary lacks is dropped.
 [[nodiscard]] Status write_model_folder(const ModelFolder& model, const torch::Tensor& embed,
                                         const std::optional<torch::Tensor>& head, const std::string& out_dir,
-                                        const std::string& tokenizer_text, const std::string& side_dir);
+                                        const std::string& tokenizer_text, const std::string& side_dir,
+                                        const TokenIdMap& new_id);
 
 // The files beside the weights that go with a tokenizer and a chat template.
 extern const std::vector<std::string> kSideFiles;

@@ -56,7 +56,15 @@ int run_adapt_vocab(const AdaptVocabOptions& o, std::ostream& out, std::ostream&
     }
     Result<std::string> tokenizer_text = read_file(o.new_tokenizer);
     if (!tokenizer_text.ok()) return fail(err, tokenizer_text.error());
-    if (Status s = adapt::write_model_folder(*model, *embed, head, o.out_dir, *tokenizer_text, o.model_dir);
+    // A token id of the old vocabulary -> the new one: by token string.
+    const adapt::TokenIdMap new_id = [&](int64_t id) -> std::optional<int64_t> {
+        const std::optional<std::string> token = old_tok->tokenizer.id_to_token(static_cast<int32_t>(id));
+        if (!token) return std::nullopt;
+        const std::optional<int32_t> found = new_tok->tokenizer.token_to_id(*token);
+        return found ? std::optional<int64_t>(*found) : std::nullopt;
+    };
+    if (Status s =
+            adapt::write_model_folder(*model, *embed, head, o.out_dir, *tokenizer_text, o.model_dir, new_id);
         !s.ok())
         return fail(err, s.message());
     out << o.out_dir << ": vocabulary " << model->vocab_size << " -> " << map->new_vocab_size << " ("
@@ -145,8 +153,18 @@ int run_lep(const LepOptions& o, std::ostream& out, std::ostream& err) {
         if (!h.ok()) return fail(err, h.error());
         head = *h;
     }
-    if (Status s =
-            adapt::write_model_folder(*instruct, *embed, head, o.out_dir, *tokenizer_text, o.instruct_dir);
+    // An instruct token id -> the output's: the adapted tokenizer's id, or the appended one's.
+    const adapt::TokenIdMap new_id = [&](int64_t id) -> std::optional<int64_t> {
+        const std::optional<std::string> token =
+            instruct_tok->tokenizer.id_to_token(static_cast<int32_t>(id));
+        if (!token) return std::nullopt;
+        if (const std::optional<int32_t> found = adapted_tok->tokenizer.token_to_id(*token)) return *found;
+        for (size_t k = 0; k < extra.size(); ++k)
+            if (extra[k].content == *token) return adapted->vocab_size + static_cast<int64_t>(k);
+        return std::nullopt;
+    };
+    if (Status s = adapt::write_model_folder(*instruct, *embed, head, o.out_dir, *tokenizer_text,
+                                             o.instruct_dir, new_id);
         !s.ok())
         return fail(err, s.message());
     out << o.out_dir << ": " << adapt::lep_method_name(*method) << " propagation onto " << o.instruct_dir

@@ -176,13 +176,21 @@ def compare(label, got, want, tolerance):
     return ok
 
 
-def check_folder(engine_out, source_dir, tokenizer, vocab):
-    """Everything but the two matrices: the other tensors equal, vocab_size, the tokenizer (a JSON value)."""
+def check_folder(engine_out, source_dir, tokenizer, vocab, new_id):
+    """Everything but the two matrices: the other tensors equal, vocab_size, bos/eos ids through new_id (an
+    old id -> the new id or None), the tokenizer (a JSON value)."""
     ok = True
-    cfg = json.load(open(f"{engine_out}/config.json"))
+    cfg, src_cfg = json.load(open(f"{engine_out}/config.json")), json.load(open(f"{source_dir}/config.json"))
     if cfg["vocab_size"] != vocab:
         print(f"config.json vocab_size {cfg['vocab_size']}, expected {vocab}")
         ok = False
+    for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
+        want = new_id(src_cfg[key]) if key in src_cfg else None
+        if cfg.get(key) != want:
+            print(f"config.json {key}: {cfg.get(key)}, expected {want}")
+            ok = False
+        elif want is not None:
+            print(f"config.json {key}: {src_cfg[key]} -> {want}")
     if json.load(open(f"{engine_out}/tokenizer.json", encoding="utf-8")) != tokenizer:
         print("tokenizer.json is not the expected tokenizer")
         ok = False
@@ -204,7 +212,8 @@ def cmd_adapt_vocab(a):
     old, new = Tok(a.old_tokenizer), Tok(a.new_tokenizer)
     rows = vocab_map(old, new, a.node_modules, a.work)
     dtype = dtype_of(a.model)
-    ok, got = check_folder(a.engine_out, a.model, json.load(open(a.new_tokenizer, encoding="utf-8")), new.size)
+    ok, got = check_folder(a.engine_out, a.model, json.load(open(a.new_tokenizer, encoding="utf-8")), new.size,
+                           lambda i: new.token_to_id.get(old.id_to_token.get(i)))
     src = read_safetensors(f"{a.model}/model.safetensors")
     kinds = {k: sum(1 for r in rows if r[0] == k) for k in ("same", "mean", "all")}
     print(f"reference map: {kinds['same']} same, {kinds['mean']} means of sub-tokens, {kinds['all']} means of all")
@@ -229,7 +238,9 @@ def cmd_lep(a):
     extra = [t for t in instruct_doc["added_tokens"] if t["content"] not in adapted_tok.token_to_id]
     for k, t in enumerate(extra):
         tokenizer["added_tokens"].append(dict(t, id=first + k))
-    ok, got = check_folder(a.engine_out, a.instruct, tokenizer, first + len(extra))
+    out_ids = {t["content"]: t["id"] for t in tokenizer["added_tokens"]}
+    ok, got = check_folder(a.engine_out, a.instruct, tokenizer, first + len(extra), lambda i: adapted_tok.token_to_id.get(
+        instruct_tok.id_to_token.get(i), out_ids.get(instruct_tok.id_to_token.get(i))))
     for name in ("model.embed_tokens.weight", "lm_head.weight"):
         if name not in i:
             continue

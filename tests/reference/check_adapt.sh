@@ -7,6 +7,8 @@
 #                byte-level -> SentencePiece-style (the demo tokenizer -> Llama-2's; untied, fp32).
 #   lep:         base, "instruct" (base perturbed), "adapted" (adapt-vocab of base, embeddings perturbed as
 #                training would), every method, tied and untied.
+#   Also bf16 LEP with a SentencePiece-style instruct tokenizer, the refusals (errors naming the file), and the
+#   LEP output through generate --chat, score and eval.
 # Usage: check_adapt.sh SLIPWAY_ENGINE WORK_DIR REFERENCE_DIR
 # (REFERENCE_DIR: where install.sh puts the HF tokenizers bindings; nothing is run when they are there.)
 set -euo pipefail
@@ -60,6 +62,16 @@ for kind in tied untied; do
   done
 done
 
+# LEP on bf16 checkpoints with a SentencePiece-style instruct tokenizer (Llama-2's): dtype kept.
+cp "$llama2" "$work/sp/tokenizer.json"
+"${ref[@]}" perturb --model "$work/sp" --out "$work/sp-instruct" --seed 3 >/dev/null
+"${ref[@]}" perturb --model "$work/sp-ru" --out "$work/sp-adapted" --seed 4 --embeddings-only >/dev/null
+"$engine" lep --base "$work/sp" --instruct "$work/sp-instruct" --adapted "$work/sp-adapted" --method conversion \
+  --out "$work/sp-lep-conversion"
+"${ref[@]}" lep --base "$work/sp" --instruct "$work/sp-instruct" --adapted "$work/sp-adapted" \
+  --method conversion --engine-out "$work/sp-lep-conversion" --node-modules "$node_modules" \
+  --work "$work/ref-sp-lep-conversion"
+
 # Errors name the folder or file and what does not fit.
 expect_error() {  # expect_error MESSAGE_PART COMMAND...
   local part=$1
@@ -107,3 +119,6 @@ cat "$work/chat.jsonl"
 head -n 20 "$work/ru.jsonl" | "$engine" tokenize --tokenizer "$out/tokenizer.json" --add-special-tokens \
   >"$work/ids.jsonl"
 "$engine" score --model "$out" --tokens "$work/ids.jsonl" --threads 1 | tail -n 1
+"$engine" eval --model "$out" --tasks "$here/../../resources/eval/demo-tasks.json" --limit 4 --threads 1 \
+  >"$work/eval.json"
+head -c 400 "$work/eval.json" && echo
