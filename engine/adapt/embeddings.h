@@ -4,9 +4,11 @@
 // a base model with a new vocabulary over to the instruct-tuned model of the same base.
 //
 // LEP's propagation methods (the paper's section on Learned Embedding Propagation, compared in its
-// Table 3 as "Swap", "Overlap" and "Conversion"; the authors' ruadapt code calls them "straight", "union"
-// and "conversion"). E_B: the base model's matrix (old vocabulary, V_old x H), E_I: the instruct model's
-// (V_old x H), E_A: the adapted base model's (new vocabulary, V_new x H). Every method finds a projection
+// Table 3 as "Swap", "Overlap" and "Conversion"; the formulas below follow the authors' own code, ruadapt's
+// ruadapt/ushanka/src/ushanka_proj_utils.py, which calls them "straight", "union" and "conversion": the
+// copies of the paper at hand gave its abstract, summary and tables, not the section's equations).
+// E_B: the base model's matrix (old vocabulary, V_old x H), E_I: the instruct model's (V_old x H), E_A:
+// the adapted base model's (new vocabulary, V_new x H). Every method finds a projection
 // P (H x H) that models what instruction tuning did to the embedding space, and writes
 //     E_out = E_A P                                                  (V_new x H)
 //   swap:       P = I: the adapted embeddings as they are.
