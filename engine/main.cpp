@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/adapt_commands.h"
 #include "cli/bench_comm_command.h"
 #include "cli/config_commands.h"
 #include "cli/eval_command.h"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
     slipway::engine::add_tokenize_command(app, &exit_code, std::cin, std::cout, std::cerr);
     slipway::engine::add_tokenizer_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_model_commands(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_adapt_commands(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_eval_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_generate_command(app, &exit_code, std::cin, std::cout, std::cerr);
     slipway::engine::add_train_command(app, &exit_code, std::cout, std::cerr);
