@@ -9,6 +9,7 @@
 #include "tokenizer/regex.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/unicode.h"
+#include "tokenizer_test_json.h"
 
 namespace slipway::tokenizer {
 namespace {
@@ -38,13 +39,7 @@ nlohmann::json sentencepiece_json() {
                {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
                 {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
               {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}},
-            {"decoder",
-             {{"type", "Sequence"},
-              {"decoders",
-               {{{"type", "Replace"}, {"pattern", {{"String", "▁"}}}, {"content", " "}},
-                {{"type", "ByteFallback"}},
-                {{"type", "Fuse"}},
-                {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
+            {"decoder", sentencepiece_decoder_json()},
             {"model",
              {{"type", "BPE"},
               {"unk_token", "<unk>"},
@@ -104,8 +99,9 @@ TEST(Tokenizer, UnsupportedComponentsAreNamed) {
     json["pre_tokenizer"] = {{"type", "BertPreTokenizer"}};
     EXPECT_EQ(Tokenizer::from_json(json).error(), "pre_tokenizer \"BertPreTokenizer\" is not supported");
     json = sentencepiece_json();
-    json["model"]["type"] = "Unigram";
-    EXPECT_EQ(Tokenizer::from_json(json).error(), "model \"Unigram\" is not supported (only BPE)");
+    json["model"]["type"] = "WordPiece";
+    EXPECT_EQ(Tokenizer::from_json(json).error(),
+              "model \"WordPiece\" is not supported (only BPE and Unigram)");
     json = sentencepiece_json();
     json["decoder"] = {{"type", "WordPiece"}};
     EXPECT_EQ(Tokenizer::from_json(json).error(), "decoder \"WordPiece\" is not supported");
