@@ -13,16 +13,20 @@ int run_unigram_training(const UnigramTrainRequest& r, std::ostream& out, std::o
     options.vocab_size = r.vocab_size;
     options.character_coverage = r.character_coverage;
     options.normalization = r.normalization;
-    tokenizer::UnigramTrainer trainer(options);
+    Result<tokenizer::UnigramTrainer> trainer = tokenizer::UnigramTrainer::create(options);
+    if (!trainer.ok()) {
+        err << trainer.error() << "\n";
+        return 1;
+    }
     Result<size_t> documents =
-        for_each_text({r.corpus, r.field}, [&](const std::string& text) { return trainer.add_text(text); });
+        for_each_text({r.corpus, r.field}, [&](const std::string& text) { return trainer->add_text(text); });
     if (!documents.ok()) {
         err << documents.error() << "\n";
         return 1;
     }
-    err << "tokenizer train: " << *documents << " documents, " << trainer.sentences()
-        << " lines for SentencePiece's Unigram trainer\n";
-    Result<nlohmann::ordered_json> json = trainer.train();
+    err << "tokenizer train: " << *documents << " documents, " << trainer->sentences()
+        << " texts for SentencePiece's Unigram trainer\n";
+    Result<nlohmann::ordered_json> json = trainer->train();
     if (!json.ok()) {
         err << json.error() << "\n";
         return 1;

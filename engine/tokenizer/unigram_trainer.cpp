@@ -5,6 +5,8 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "tokenizer/bpe_trainer.h"
@@ -28,6 +30,16 @@ private:
     size_t next_ = 0;
 };
 
+// A score rounded to 15 significant digits. The HF library reads JSON numbers with serde_json's fast
+// parser, which is exact only up to 2^53 in the digits: a 17-digit score can come out one ulp away from
+// the correctly rounded double that we read, and two Viterbi paths that tie here would then not tie
+// there. 15 digits read back the same everywhere.
+double portable_score(float score) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.15g", static_cast<double>(score));
+    return std::strtod(text, nullptr);
+}
+
 nlohmann::ordered_json decoder_json() {
     return {{"type", "Sequence"},
             {"decoders",
@@ -39,17 +51,18 @@ nlohmann::ordered_json decoder_json() {
 
 }  // namespace
 
-UnigramTrainer::UnigramTrainer(UnigramTrainerOptions options) : options_(std::move(options)) {}
+Result<UnigramTrainer> UnigramTrainer::create(UnigramTrainerOptions options) {
+    if (options.normalization != "nfkc" && options.normalization != "identity")
+        return Status::Error("normalization must be nfkc or identity, not \"" + options.normalization + "\"");
+    return UnigramTrainer(std::move(options));
+}
 
 Status UnigramTrainer::add_text(std::string_view text) {
     if (!is_valid_utf8(text)) return Status::Error("text is not valid UTF-8");
-    size_t start = 0;
-    while (start <= text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) end = text.size();
-        if (end > start) sentences_.emplace_back(text.substr(start, end - start));
-        start = end + 1;
-    }
+    // The text as the written normalizer will give it to the model: SentencePiece itself only normalizes
+    // with rules of its own (its "nfkc" also turns tabs into spaces), so it is told "identity".
+    if (!text.empty())
+        sentences_.push_back(options_.normalization == "nfkc" ? to_nfkc(text) : std::string(text));
     return Status::Ok();
 }
 
@@ -62,7 +75,7 @@ Result<nlohmann::ordered_json> UnigramTrainer::train() const {
         {"model_type", "unigram"},
         {"vocab_size", std::to_string(options_.vocab_size)},
         {"character_coverage", std::to_string(options_.character_coverage)},
-        {"normalization_rule_name", options_.normalization},
+        {"normalization_rule_name", "identity"},
         {"byte_fallback", "true"},
         {"add_dummy_prefix", "true"},
         {"remove_extra_whitespaces", "false"},
@@ -77,6 +90,9 @@ Result<nlohmann::ordered_json> UnigramTrainer::train() const {
         {"eos_id", "2"},
         {"pad_id", "-1"},
         {"minloglevel", "1"},
+        // SentencePiece leaves tabs out of its character set even with "identity"; as a symbol of its own
+        // a tab is one piece instead of a <0x09> fallback.
+        {"user_defined_symbols", "\t"},
     };
     SentenceList list(sentences_);
     std::string proto;
@@ -92,7 +108,7 @@ Result<nlohmann::ordered_json> UnigramTrainer::train() const {
     int32_t unk_id = -1, bos_id = -1;
     for (int id = 0; id < processor.GetPieceSize(); ++id) {
         const std::string piece = processor.IdToPiece(id);
-        vocab.push_back({piece, static_cast<double>(processor.GetScore(id))});
+        vocab.push_back({piece, portable_score(processor.GetScore(id))});
         if (processor.IsUnknown(id)) unk_id = id;
         if (processor.IsUnknown(id) || processor.IsControl(id))
             added.push_back(special_token_json(id, piece));
