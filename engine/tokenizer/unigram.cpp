@@ -3,7 +3,11 @@
 #include "tokenizer/unigram.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdlib>
 #include <limits>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -12,8 +16,58 @@
 namespace slipway::tokenizer {
 namespace {
 
+// 1e0 .. 1e308, each correctly rounded (like the literals of serde_json's POW10).
+const std::array<double, 309>& powers_of_ten() {
+    static const std::array<double, 309> table = [] {
+        std::array<double, 309> t{};
+        for (size_t i = 0; i < t.size(); ++i)
+            t[i] = std::strtod(("1e" + std::to_string(i)).c_str(), nullptr);
+        return t;
+    }();
+    return table;
+}
+
 // An unknown character costs this much below the least likely piece (HF's K_UNK_PENALTY).
 constexpr double kUnknownPenalty = 10.0;
+
+// The double that the HF library holds for a score. It reads tokenizer.json with serde_json, whose default
+// float parser takes all digits as one u64, converts that to a double (rounding past 2^53) and then
+// divides by a power of ten (rounding again): a 17-digit score can land one ulp from the correctly
+// rounded value we parse. Viterbi ties then break differently, so the same arithmetic is done here, on
+// the shortest digits of our value (the digits a JSON writer puts in the file).
+double as_serde_json_reads(double value) {
+    char text[64];
+    const std::to_chars_result written = std::to_chars(text, text + sizeof(text), value);
+    if (written.ec != std::errc()) return value;
+    const char* p = text;
+    const bool negative = *p == '-';
+    if (negative) ++p;
+    uint64_t significand = 0;
+    int exponent = 0;
+    bool after_point = false;
+    for (; p != written.ptr && *p != 'e'; ++p) {
+        if (*p == '.') {
+            after_point = true;
+            continue;
+        }
+        significand = significand * 10 + static_cast<uint64_t>(*p - '0');  // at most 17 digits: no overflow
+        exponent -= after_point;
+    }
+    if (p != written.ptr) exponent += std::atoi(p + 1);
+    double f = static_cast<double>(significand);
+    // serde_json's POW10 table holds 1e0..1e308; past it the value is first divided by 1e308.
+    while (exponent < -308 && f != 0.0) {
+        f /= 1e308;
+        exponent += 308;
+    }
+    const std::array<double, 309>& pow10 = powers_of_ten();
+    if (exponent >= 0) {
+        f *= exponent < 309 ? pow10[static_cast<size_t>(exponent)] : std::numeric_limits<double>::infinity();
+    } else {
+        f /= pow10[static_cast<size_t>(-exponent)];
+    }
+    return negative ? -f : f;
+}
 
 struct BestPath {
     int32_t id = -1;
@@ -39,7 +93,7 @@ Result<UnigramModel> UnigramModel::from_json(const nlohmann::json& model) {
                 return Status::Error("model.vocab[" + std::to_string(i) + "]: must be [piece, score]");
             const auto id = static_cast<int32_t>(i);
             std::string piece = entry[0].get<std::string>();
-            const double score = entry[1].get<double>();
+            const double score = as_serde_json_reads(entry[1].get<double>());
             int32_t node = 0;
             for (unsigned char b : piece) {
                 int32_t next = unigram.child(node, b);

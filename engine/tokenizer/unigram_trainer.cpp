@@ -30,10 +30,8 @@ private:
     size_t next_ = 0;
 };
 
-// A score rounded to 15 significant digits. The HF library reads JSON numbers with serde_json's fast
-// parser, which is exact only up to 2^53 in the digits: a 17-digit score can come out one ulp away from
-// the correctly rounded double that we read, and two Viterbi paths that tie here would then not tie
-// there. 15 digits read back the same everywhere.
+// A score rounded to 15 significant digits: every JSON reader, correctly rounding or not (serde_json's
+// default parser is off by an ulp on some 17-digit numbers; see unigram.cpp), then holds the same double.
 double portable_score(float score) {
     char text[32];
     std::snprintf(text, sizeof(text), "%.15g", static_cast<double>(score));

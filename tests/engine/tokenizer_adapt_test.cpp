@@ -70,6 +70,20 @@ TEST(Unigram, TakesThePathWithTheHighestTotalScore) {
     EXPECT_EQ(tokens_of(t, "abc"), (std::vector<std::string>{"▁a", "bc"}));
 }
 
+// serde_json, the HF library's JSON reader, reads -9.039228439331055 and -3.8531384468078613 one ulp away
+// from the correctly rounded doubles, and "▁руки...." then ends in "..." + "." instead of "." + "..." (the
+// two sums differ in the last bit). Found by the golden test on a Unigram file with 17-digit scores.
+TEST(Unigram, ScoresAreReadAsTheHfLibraryReadsThem) {
+    nlohmann::json json = unigram_json(false);
+    for (const auto& [piece, score] :
+         std::vector<std::pair<std::string, double>>{{"▁рук", -9.039228439331055},
+                                                     {"и", -5.607437610626221},
+                                                     {".", -3.8531384468078613},
+                                                     {"...", -6.566883563995361}})
+        json["model"]["vocab"].push_back(nlohmann::json::array({piece, score}));
+    EXPECT_EQ(tokens_of(load(json), "руки...."), (std::vector<std::string>{"▁рук", "и", "...", "."}));
+}
+
 TEST(Unigram, UnknownCharactersFuseIntoOneUnk) {
     const Tokenizer t = load(unigram_json(false));
     EXPECT_EQ(t.encode("axyz"), (std::vector<int32_t>{*t.token_to_id("▁a"), 0}));

@@ -159,6 +159,10 @@ struct WrittenCase {
     std::string corpus;  // "" = the test corpus, "-demo" = resources/demo/corpus.jsonl
 };
 
+void PrintTo(const WrittenCase& c, std::ostream* os) {
+    *os << c.name << c.corpus;
+}
+
 class GoldenWritten : public testing::TestWithParam<WrittenCase> {
 protected:
     std::string dir() const {
@@ -244,7 +248,7 @@ TEST_P(Extension, KeepsEveryBaseIdAndAddsCyrillicTokens) {
 
 std::vector<WrittenCase> written_cases() {
     std::vector<WrittenCase> cases;
-    for (const char* name : {"extended", "extended-llama3", "extended-llama2", "unigram"}) {
+    for (const char* name : {"extended", "extended-llama3", "extended-llama2", "unigram", "unigram-f32"}) {
         cases.push_back({name, ""});
         cases.push_back({name, "-demo"});
     }
