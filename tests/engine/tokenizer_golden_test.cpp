@@ -248,7 +248,8 @@ TEST_P(Extension, KeepsEveryBaseIdAndAddsCyrillicTokens) {
 
 std::vector<WrittenCase> written_cases() {
     std::vector<WrittenCase> cases;
-    for (const char* name : {"extended", "extended-llama3", "extended-llama2", "unigram", "unigram-f32"}) {
+    for (const char* name :
+         {"extended", "extended-llama3", "extended-qwen3", "extended-llama2", "unigram", "unigram-f32"}) {
         cases.push_back({name, ""});
         cases.push_back({name, "-demo"});
     }
@@ -256,7 +257,7 @@ std::vector<WrittenCase> written_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Written, Extension,
-                         testing::Values("extended", "extended-llama3", "extended-llama2"),
+                         testing::Values("extended", "extended-llama3", "extended-qwen3", "extended-llama2"),
                          [](const testing::TestParamInfo<std::string>& info) {
                              std::string name = info.param;
                              for (char& c : name)

