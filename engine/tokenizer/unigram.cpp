@@ -123,6 +123,10 @@ Result<UnigramModel> UnigramModel::from_json(const nlohmann::json& model) {
         for (int b = 0; b < 256; ++b) {
             const auto it = unigram.ids_.find(byte_token_name(static_cast<unsigned char>(b)));
             unigram.byte_token_ids_[static_cast<size_t>(b)] = it == unigram.ids_.end() ? -1 : it->second;
+            if (it != unigram.ids_.end()) {
+                unigram.is_byte_token_.resize(unigram.pieces_.size());
+                unigram.is_byte_token_[static_cast<size_t>(it->second)] = true;
+            }
         }
     } catch (const nlohmann::json::exception& e) {
         return Status::Error(std::string("model: ") + e.what());
@@ -227,8 +231,8 @@ const std::string* UnigramModel::id_to_token(int32_t id) const {
 }
 
 bool UnigramModel::is_byte_fallback_token(int32_t id) const {
-    if (!byte_fallback_ || id < 0) return false;
-    return std::find(byte_token_ids_.begin(), byte_token_ids_.end(), id) != byte_token_ids_.end();
+    return byte_fallback_ && id >= 0 && static_cast<size_t>(id) < is_byte_token_.size() &&
+           is_byte_token_[static_cast<size_t>(id)];
 }
 
 }  // namespace slipway::tokenizer

@@ -47,6 +47,7 @@ private:
     bool byte_fallback_ = false;
     double min_score_ = 0.0;
     std::array<int32_t, 256> byte_token_ids_{};  // <0xNN> ids, -1 when absent
+    std::vector<bool> is_byte_token_;            // by id
 };
 
 }  // namespace slipway::tokenizer
