@@ -7,15 +7,16 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <ostream>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/tokenizer_io.h"
-#include "contract/file_system.h"
 #include "contract/run_config.h"
 #include "tokenizer/bpe_extender.h"
 #include "tokenizer/bpe_trainer.h"
@@ -83,21 +84,17 @@ int run_unigram_in_helper(const UnigramTrainRequest& r, std::ostream& out, std::
         n > 0 ? std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path().string()
               : std::string(".");
     const std::string helper = dir + "/slipway-tokenizer";
-    std::vector<std::string> args = {helper,
-                                     "tokenizer",
-                                     "train",
-                                     "--type",
-                                     "unigram",
-                                     "--field",
-                                     r.field,
-                                     "--vocab-size",
-                                     std::to_string(r.vocab_size),
-                                     "--character-coverage",
-                                     std::to_string(r.character_coverage),
-                                     "--normalization",
-                                     r.normalization,
-                                     "--out",
-                                     r.out_path};
+    char coverage[32];
+    std::snprintf(coverage, sizeof(coverage), "%.17g", r.character_coverage);
+    std::vector<std::string> args = {helper, "tokenizer", "train", "--type", "unigram"};
+    for (const auto& [flag, value] : {std::pair<const char*, std::string>{"--field", r.field},
+                                      {"--vocab-size", std::to_string(r.vocab_size)},
+                                      {"--character-coverage", coverage},
+                                      {"--normalization", r.normalization},
+                                      {"--out", r.out_path}}) {
+        args.push_back(flag);
+        args.push_back(value);
+    }
     for (const std::string& c : r.corpus) {
         args.push_back("--corpus");
         args.push_back(c);
