@@ -1,10 +1,13 @@
-// Vocabulary extension of bpe_extender.h: base-tokenized words -> learn_merges (bpe_trainer.h) -> the base
-// tokenizer.json with the new tokens and merges appended.
+// Vocabulary extension of bpe_extender.h: base-tokenized words (plus characters the base lacks) ->
+// learn_merges (bpe_trainer.h) -> the base tokenizer.json with the new tokens and merges appended.
 #include "tokenizer/bpe_extender.h"
 
 #include <algorithm>
+#include <map>
+#include <unordered_set>
 
 #include "tokenizer/bpe_trainer.h"
+#include "tokenizer/unicode.h"
 
 namespace slipway::tokenizer {
 namespace {
@@ -84,17 +87,53 @@ Result<BpeExtension> BpeExtender::extend(const std::function<void(size_t, size_t
     }
     const auto first_new_id = static_cast<int32_t>(vocabulary.tokens.size());
 
+    // Characters the base vocab lacks (a SentencePiece-style base spells them with <0xNN> or unk; a
+    // byte-level base lacks none): the frequent ones become tokens first, so that merges can use them.
+    std::map<std::string, int64_t> missing;
+    for (const auto& [word, count] : word_counts_) {
+        for (size_t i = 0; i < word.size();) {
+            const size_t n =
+                std::min(utf8_sequence_length(static_cast<unsigned char>(word[i])), word.size() - i);
+            std::string character = word.substr(i, n);
+            if (vocabulary.ids.count(character) == 0) missing[std::move(character)] += count;
+            i += n;
+        }
+    }
+    std::vector<std::pair<int64_t, std::string>> by_count;
+    for (auto& [character, count] : missing) {
+        if (count >= options_.min_frequency) by_count.emplace_back(-count, character);
+    }
+    std::sort(by_count.begin(), by_count.end());  // most frequent first, then by bytes
+    std::unordered_set<int32_t> new_characters;
+    for (size_t i = 0; i < by_count.size() && i < options_.add; ++i)
+        new_characters.insert(vocabulary.add(by_count[i].second));
+
+    // Words as the extended vocab starts them: the base's tokens, with each new character as one symbol
+    // (the base's merges never involve the bytes it spelled such a character with).
     WordTable table;
     table.words.reserve(word_counts_.size());
     for (const auto& [word, count] : word_counts_) {
         std::vector<int32_t> symbols;
-        tokenizer_.tokenize_piece(word, symbols);
+        size_t segment = 0;
+        for (size_t i = 0; i < word.size();) {
+            const size_t n =
+                std::min(utf8_sequence_length(static_cast<unsigned char>(word[i])), word.size() - i);
+            const auto id =
+                new_characters.empty() ? vocabulary.ids.end() : vocabulary.ids.find(word.substr(i, n));
+            if (id != vocabulary.ids.end() && new_characters.count(id->second) != 0) {
+                tokenizer_.tokenize_piece(std::string_view(word).substr(segment, i - segment), symbols);
+                symbols.push_back(id->second);
+                segment = i + n;
+            }
+            i += n;
+        }
+        tokenizer_.tokenize_piece(std::string_view(word).substr(segment), symbols);
         table.words.push_back(std::move(symbols));
         table.counts.push_back(count);
     }
     const std::optional<int32_t> unk = tokenizer_.unk_id();
     MergeLearningOptions learning;
-    learning.new_tokens = options_.add;
+    learning.new_tokens = options_.add - new_characters.size();
     learning.min_frequency = options_.min_frequency;
     // Byte-fallback tokens and unk stand for text they do not spell, so they never merge.
     learning.can_merge = [&](int32_t left, int32_t right) {

@@ -1,6 +1,7 @@
 // Extends an existing BPE tokenizer.json with new merges and tokens learned on a corpus (`tokenizer
 // extend`): the base's normalizer, pre-tokenizer and merges split the corpus first, then BPE training
-// continues on what is left. Every base token and every added/special token keeps its id.
+// continues on what is left. Characters the base spells with byte fallback (or unk) and that occur at least
+// min_frequency times become tokens first. Every base token and every added/special token keeps its id.
 #pragma once
 
 #include <cstdint>

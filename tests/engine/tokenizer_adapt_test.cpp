@@ -149,6 +149,54 @@ TEST(BpeExtender, KeepsEveryIdAndAddsTokensAfterTheAddedOnes) {
     EXPECT_EQ(*extended.decode(extended.encode("кот кот")), "кот кот");
 }
 
+// A SentencePiece-style BPE (Llama-2 layout) that knows no Cyrillic: it spells "жук" in <0xNN> tokens.
+nlohmann::json sentencepiece_base() {
+    nlohmann::json vocab = {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"▁", 3}, {"a", 4}, {"b", 5}, {"▁a", 6}};
+    for (int b = 0; b < 256; ++b) {
+        char name[8];
+        std::snprintf(name, sizeof(name), "<0x%02X>", b);
+        vocab[name] = 7 + b;
+    }
+    return {{"added_tokens",
+             {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
+              {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
+              {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
+            {"normalizer",
+             {{"type", "Sequence"},
+              {"normalizers",
+               {{{"type", "Prepend"}, {"prepend", "▁"}},
+                {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}}}}},
+            {"pre_tokenizer", nullptr},
+            {"decoder", sentencepiece_decoder_json()},
+            {"model",
+             {{"type", "BPE"},
+              {"unk_token", "<unk>"},
+              {"byte_fallback", true},
+              {"fuse_unk", true},
+              {"vocab", vocab},
+              {"merges", {"▁ a"}}}}};
+}
+
+TEST(BpeExtender, MissingCharactersBecomeTokensBeforeMerges) {
+    const Tokenizer base = load(sentencepiece_base());
+    Result<BpeExtender> extender = BpeExtender::create(sentencepiece_base(), {6, 2});
+    ASSERT_TRUE(extender.ok()) << extender.error();
+    ASSERT_TRUE(extender->add_text("жук жук жук ab ё").ok());
+    Result<BpeExtension> extension = extender->extend();
+    ASSERT_TRUE(extension.ok()) << extension.error();
+    EXPECT_EQ(extension->first_new_id, 263);
+    EXPECT_EQ(extension->new_tokens, 6u);
+    const Tokenizer extended = load(extension->document);
+    // ж у к (3 times each) are tokens now, ё (once) is not; merges join them: no byte tokens left in "жук".
+    EXPECT_TRUE(extended.token_to_id("ж").has_value());
+    EXPECT_FALSE(extended.token_to_id("ё").has_value());
+    EXPECT_EQ(base.encode("жук").size(), 7u);  // ▁ and six bytes
+    EXPECT_LE(extended.encode("жук").size(), 2u);
+    EXPECT_EQ(*extended.decode(extended.encode("жук ё ab")), "жук ё ab");
+    for (int32_t id = 0; id < 263; ++id)
+        EXPECT_EQ(base.id_to_token(id), extended.id_to_token(id)) << id;
+}
+
 TEST(BpeExtender, RefusesAUnigramBase) {
     EXPECT_EQ(BpeExtender::create(unigram_json(false), {}).error(),
               "model \"Unigram\": only BPE tokenizers can be extended");
