@@ -151,30 +151,7 @@ TEST(BpeExtender, KeepsEveryIdAndAddsTokensAfterTheAddedOnes) {
 
 // A SentencePiece-style BPE (Llama-2 layout) that knows no Cyrillic: it spells "жук" in <0xNN> tokens.
 nlohmann::json sentencepiece_base() {
-    nlohmann::json vocab = {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"▁", 3}, {"a", 4}, {"b", 5}, {"▁a", 6}};
-    for (int b = 0; b < 256; ++b) {
-        char name[8];
-        std::snprintf(name, sizeof(name), "<0x%02X>", b);
-        vocab[name] = 7 + b;
-    }
-    return {{"added_tokens",
-             {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
-              {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
-              {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
-            {"normalizer",
-             {{"type", "Sequence"},
-              {"normalizers",
-               {{{"type", "Prepend"}, {"prepend", "▁"}},
-                {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}}}}},
-            {"pre_tokenizer", nullptr},
-            {"decoder", sentencepiece_decoder_json()},
-            {"model",
-             {{"type", "BPE"},
-              {"unk_token", "<unk>"},
-              {"byte_fallback", true},
-              {"fuse_unk", true},
-              {"vocab", vocab},
-              {"merges", {"▁ a"}}}}};
+    return sentencepiece_bpe_json({"▁", "a", "b", "▁a"}, {"▁ a"});
 }
 
 TEST(BpeExtender, MissingCharactersBecomeTokensBeforeMerges) {
