@@ -10,6 +10,8 @@ packages=(
   build-essential cmake pkg-config git ca-certificates
   # contract + engine
   nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
+  # tokenizer train --type unigram: SentencePiece's own trainer (C++ API)
+  libsentencepiece-dev
   libtorch-dev libgloo-dev
   # fast BLAS: Debian's default libblas.so.3 is the slow reference one; OpenBLAS takes over the alternative
   libopenblas0-pthread

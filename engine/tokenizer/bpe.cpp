@@ -124,10 +124,9 @@ Result<BpeModel> BpeModel::from_json(const nlohmann::json& model) {
         bpe.fuse_unk_ = get_bool("fuse_unk");
         bpe.ignore_merges_ = get_bool("ignore_merges");
         for (int b = 0; b < 256; ++b) {
-            char name[8];
-            std::snprintf(name, sizeof(name), "<0x%02X>", b);
-            const auto it = bpe.vocab_.find(name);
+            const auto it = bpe.vocab_.find(byte_token_name(static_cast<unsigned char>(b)));
             bpe.byte_token_ids_[static_cast<size_t>(b)] = it == bpe.vocab_.end() ? -1 : it->second;
+            if (it != bpe.vocab_.end()) bpe.byte_token_id_set_.insert(it->second);
         }
     } catch (const nlohmann::json::exception& e) {
         return Status::Error(std::string("model: ") + e.what());
@@ -144,6 +143,10 @@ std::optional<int32_t> BpeModel::token_to_id(std::string_view token) const {
 const std::string* BpeModel::id_to_token(int32_t id) const {
     if (id < 0 || static_cast<size_t>(id) >= id_to_token_.size()) return nullptr;
     return &id_to_token_[static_cast<size_t>(id)];
+}
+
+bool BpeModel::is_byte_fallback_token(int32_t id) const {
+    return byte_fallback_ && byte_token_id_set_.count(id) != 0;
 }
 
 void BpeModel::tokenize(std::string_view piece, std::vector<int32_t>& out) const {

@@ -9,32 +9,27 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "contract/status.h"
+#include "tokenizer/model.h"
 
 namespace slipway::tokenizer {
 
-// Ids are int32 as in the HF library. No real vocabulary comes near this limit (Llama-3 128k, Gemma 256k);
-// an id past it in tokenizer.json is an error, not a vector of that many tokens.
-inline constexpr int64_t kMaxTokenId = (int64_t{1} << 24) - 1;
-
-// A token id from tokenizer.json: an integer in [0, kMaxTokenId]; the error names `where`.
-Result<int32_t> parse_token_id(const nlohmann::json& value, const std::string& where);
-
-class BpeModel {
+class BpeModel final : public Model {
 public:
     // From the "model" object of tokenizer.json (type BPE). Errors name the offending key.
     static Result<BpeModel> from_json(const nlohmann::json& model);
 
-    // Appends the ids of one piece to `out`.
-    void tokenize(std::string_view piece, std::vector<int32_t>& out) const;
-
-    std::optional<int32_t> token_to_id(std::string_view token) const;
-    const std::string* id_to_token(int32_t id) const;
-    size_t vocab_size() const { return id_to_token_.size(); }
+    void tokenize(std::string_view piece, std::vector<int32_t>& out) const override;
+    std::optional<int32_t> token_to_id(std::string_view token) const override;
+    const std::string* id_to_token(int32_t id) const override;
+    size_t vocab_size() const override { return id_to_token_.size(); }
+    std::optional<int32_t> unk_id() const override { return unk_id_; }
+    bool is_byte_fallback_token(int32_t id) const override;
     bool byte_fallback() const { return byte_fallback_; }
 
 private:
@@ -57,7 +52,8 @@ private:
     bool fuse_unk_ = false;
     bool ignore_merges_ = false;
     std::array<int32_t, 256> byte_token_ids_{};  // <0xNN> ids for byte fallback, -1 when absent
-    uint64_t instance_id_ = 0;                   // keys the per-thread cache
+    std::unordered_set<int32_t> byte_token_id_set_;
+    uint64_t instance_id_ = 0;  // keys the per-thread cache
 };
 
 }  // namespace slipway::tokenizer

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,38 @@ namespace slipway::tokenizer {
 
 // Llama-3's pre-tokenizer pattern (also used by the trainer).
 extern const char* const kLlama3SplitPattern;
+
+// A vocabulary that merges grow: id -> token (ids nobody uses hold an empty string) and token -> id.
+struct MergeVocabulary {
+    std::vector<std::string> tokens;
+    std::unordered_map<std::string, int32_t> ids;
+    int32_t add(const std::string& token);  // the next id, tokens.size()
+};
+
+// Distinct words as symbol ids, with how often each was seen.
+struct WordTable {
+    std::vector<std::vector<int32_t>> words;
+    std::vector<int64_t> counts;
+};
+
+struct MergeLearningOptions {
+    size_t new_tokens = 0;      // stop once this many tokens were added to the vocabulary
+    int64_t min_frequency = 2;  // pairs seen fewer times are never merged
+    // Pairs it refuses are never counted; empty: every pair may merge.
+    std::function<bool(int32_t left, int32_t right)> can_merge;
+    std::function<void(size_t merges, size_t new_tokens)> progress;
+};
+
+// Greedy BPE: repeatedly merges the most frequent pair (ties: lowest ids), updating pair counts only in
+// the words a merge touches. Returns the merges as (left, right) ids in rank order; `vocabulary` gains the
+// new tokens (a merge whose string is already a token maps to that token, as HF's format allows).
+std::vector<std::pair<int32_t, int32_t>> learn_merges(MergeVocabulary& vocabulary, WordTable words,
+                                                      const MergeLearningOptions& options);
+
+// An added_tokens entry of a special token that is matched in raw text (normalized false).
+nlohmann::ordered_json special_token_json(int32_t id, const std::string& content);
+// A TemplateProcessing post-processor that puts `bos_token` before every sequence.
+nlohmann::ordered_json bos_post_processor_json(const std::string& bos_token, int32_t bos_id);
 
 struct BpeTrainerOptions {
     size_t vocab_size = 8192;   // including the 256 byte tokens and the special tokens

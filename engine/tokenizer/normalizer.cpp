@@ -11,12 +11,17 @@
 namespace slipway::tokenizer {
 namespace {
 
-class Nfc : public Normalizer {
+// NFC or NFKC.
+class UnicodeForm : public Normalizer {
 public:
+    explicit UnicodeForm(std::string (*form)(std::string_view)) : form_(form) {}
     Status normalize(std::string& text) const override {
-        text = to_nfc(text);
+        text = form_(text);
         return Status::Ok();
     }
+
+private:
+    std::string (*form_)(std::string_view);
 };
 
 class Prepend : public Normalizer {
@@ -80,7 +85,8 @@ Result<std::shared_ptr<const Normalizer>> make_normalizer(const nlohmann::json& 
     if (spec.is_null()) return Ptr();
     try {
         const std::string type = spec.at("type").get<std::string>();
-        if (type == "NFC") return Ptr(std::make_shared<Nfc>());
+        if (type == "NFC") return Ptr(std::make_shared<UnicodeForm>(&to_nfc));
+        if (type == "NFKC") return Ptr(std::make_shared<UnicodeForm>(&to_nfkc));
         if (type == "Prepend") return Ptr(std::make_shared<Prepend>(spec.at("prepend").get<std::string>()));
         if (type == "Replace") {
             const nlohmann::json& pattern = spec.at("pattern");

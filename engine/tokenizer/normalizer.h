@@ -1,4 +1,4 @@
-// Normalizers of tokenizer.json (NFC, Prepend, Replace, Sequence). Anything else is an error naming
+// Normalizers of tokenizer.json (NFC, NFKC, Prepend, Replace, Sequence). Anything else is an error naming
 // the component, never a silently different encoding.
 #pragma once
 

@@ -1,6 +1,7 @@
 // Tokenizer: loads tokenizer.json into its components and runs HF's encode/decode pipeline.
 #include "tokenizer/tokenizer.h"
 
+#include <functional>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/unicode.h"
+#include "tokenizer/unigram.h"
 
 namespace slipway::tokenizer {
 
@@ -23,12 +25,18 @@ struct Tokenizer::Impl {
     std::unique_ptr<AddedTokenMatcher> normalized_matcher;  // tokens with normalized = true
     std::shared_ptr<const Normalizer> normalizer;
     std::shared_ptr<const PreTokenizer> pre_tokenizer;
-    std::unique_ptr<BpeModel> model;
+    std::unique_ptr<Model> model;
     std::shared_ptr<const Decoder> decoder;
     // Post-processor template for a single sequence: ids before and after the text.
     std::vector<int32_t> prefix_ids, suffix_ids;
 
-    Status encode_text(std::string_view text, bool at_input_start, std::vector<int32_t>& out) const;
+    // Runs the pipeline up to the model: each added token found goes to `on_added`, each piece the model
+    // would see to `on_piece`.
+    using AddedSink = std::function<void(int32_t id)>;
+    using PieceSink = std::function<void(std::string_view piece)>;
+    Status walk_text(std::string_view text, bool at_input_start, const AddedSink& on_added,
+                     const PieceSink& on_piece) const;
+    Status walk(std::string_view text, const AddedSink& on_added, const PieceSink& on_piece) const;
     Status encode(std::string_view text, bool add_special_tokens, std::vector<int32_t>& ids) const;
 };
 
@@ -82,11 +90,17 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
     try {
         const nlohmann::json& model = document.at("model");
         const std::string model_type = model.value("type", "BPE");
-        if (model_type != "BPE")
-            return Status::Error("model \"" + model_type + "\" is not supported (only BPE)");
-        Result<BpeModel> bpe = BpeModel::from_json(model);
-        if (!bpe.ok()) return bpe.status();
-        impl->model = std::make_unique<BpeModel>(std::move(*bpe));
+        if (model_type == "BPE") {
+            Result<BpeModel> bpe = BpeModel::from_json(model);
+            if (!bpe.ok()) return bpe.status();
+            impl->model = std::make_unique<BpeModel>(std::move(*bpe));
+        } else if (model_type == "Unigram") {
+            Result<UnigramModel> unigram = UnigramModel::from_json(model);
+            if (!unigram.ok()) return unigram.status();
+            impl->model = std::make_unique<UnigramModel>(std::move(*unigram));
+        } else {
+            return Status::Error("model \"" + model_type + "\" is not supported (only BPE and Unigram)");
+        }
 
         Result<std::shared_ptr<const Normalizer>> normalizer =
             make_normalizer(document.value("normalizer", nlohmann::json()));
@@ -143,8 +157,8 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
     return tokenizer;
 }
 
-Status Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start,
-                                    std::vector<int32_t>& out) const {
+Status Tokenizer::Impl::walk_text(std::string_view text, bool at_input_start, const AddedSink& on_added,
+                                  const PieceSink& on_piece) const {
     std::string normalized_text(text);
     if (normalizer) {
         if (Status s = normalizer->normalize(normalized_text); !s.ok()) return s;
@@ -159,7 +173,7 @@ Status Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start,
     std::vector<Piece> pieces;
     for (const Segment& segment : segments) {
         if (segment.id) {
-            out.push_back(*segment.id);
+            on_added(*segment.id);
             continue;
         }
         pieces.clear();
@@ -168,7 +182,20 @@ Status Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start,
             if (Status s = pre_tokenizer->pre_tokenize(pieces); !s.ok()) return s;
         }
         for (const Piece& piece : pieces)
-            model->tokenize(piece.text, out);
+            on_piece(piece.text);
+    }
+    return Status::Ok();
+}
+
+Status Tokenizer::Impl::walk(std::string_view text, const AddedSink& on_added,
+                             const PieceSink& on_piece) const {
+    if (raw_matcher->empty()) return walk_text(text, true, on_added, on_piece);
+    for (const Segment& segment : raw_matcher->split(text)) {
+        if (segment.id) {
+            on_added(*segment.id);
+        } else if (Status s = walk_text(segment.text, segment.offset == 0, on_added, on_piece); !s.ok()) {
+            return s;
+        }
     }
     return Status::Ok();
 }
@@ -176,19 +203,26 @@ Status Tokenizer::Impl::encode_text(std::string_view text, bool at_input_start,
 Status Tokenizer::Impl::encode(std::string_view text, bool add_special_tokens,
                                std::vector<int32_t>& ids) const {
     if (add_special_tokens) ids = prefix_ids;
-    if (raw_matcher->empty()) {
-        if (Status s = encode_text(text, true, ids); !s.ok()) return s;
-    } else {
-        for (const Segment& segment : raw_matcher->split(text)) {
-            if (segment.id) {
-                ids.push_back(*segment.id);
-            } else if (Status s = encode_text(segment.text, segment.offset == 0, ids); !s.ok()) {
-                return s;
-            }
-        }
-    }
+    const Status s = walk(
+        text, [&ids](int32_t id) { ids.push_back(id); },
+        [this, &ids](std::string_view piece) { model->tokenize(piece, ids); });
+    if (!s.ok()) return s;
     if (add_special_tokens) ids.insert(ids.end(), suffix_ids.begin(), suffix_ids.end());
     return Status::Ok();
+}
+
+Status Tokenizer::pre_tokenize(std::string_view text, std::vector<std::string>& pieces) const {
+    if (!is_valid_utf8(text)) return Status::Error("text is not valid UTF-8");
+    return impl_->walk(
+        text, [](int32_t) {}, [&pieces](std::string_view piece) { pieces.emplace_back(piece); });
+}
+
+void Tokenizer::tokenize_piece(std::string_view piece, std::vector<int32_t>& out) const {
+    impl_->model->tokenize(piece, out);
+}
+
+bool Tokenizer::has_pre_tokenizer() const {
+    return impl_->pre_tokenizer != nullptr;
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
@@ -249,6 +283,14 @@ size_t Tokenizer::vocab_size() const {
 
 const std::vector<AddedToken>& Tokenizer::added_tokens() const {
     return impl_->added;
+}
+
+std::optional<int32_t> Tokenizer::unk_id() const {
+    return impl_->model->unk_id();
+}
+
+bool Tokenizer::is_byte_fallback(int32_t id) const {
+    return impl_->added_by_id.count(id) == 0 && impl_->model->is_byte_fallback_token(id);
 }
 
 }  // namespace slipway::tokenizer

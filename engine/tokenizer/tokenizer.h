@@ -1,6 +1,7 @@
-// A Hugging Face tokenizer.json tokenizer: added/special tokens, normalizer, pre-tokenizer, BPE model,
-// post-processor and decoder, encoding and decoding exactly as the HF tokenizers library does for the
-// byte-level (Llama-3, Qwen, GPT-2) and SentencePiece-style (Llama-2, Mistral) BPE families.
+// A Hugging Face tokenizer.json tokenizer: added/special tokens, normalizer, pre-tokenizer, model (BPE or
+// Unigram), post-processor and decoder, encoding and decoding exactly as the HF tokenizers library does
+// for the byte-level (Llama-3, Qwen, GPT-2) and SentencePiece-style (Llama-2, Mistral) BPE families and
+// for SentencePiece Unigram files.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@
 
 namespace slipway::tokenizer {
 
-class BpeModel;
+class Model;
 class Normalizer;
 class PreTokenizer;
 class Decoder;
@@ -47,10 +48,19 @@ public:
     // Unknown ids are an error naming the id.
     Result<std::string> decode(const std::vector<int32_t>& ids, bool skip_special_tokens = false) const;
 
+    // The pieces the model sees for `text`: normalized, cut at added tokens (which are left out) and
+    // pre-tokenized. For trainers that continue from this tokenizer.
+    [[nodiscard]] Status pre_tokenize(std::string_view text, std::vector<std::string>& pieces) const;
+    // The model's ids for one piece from pre_tokenize (appended to `out`).
+    void tokenize_piece(std::string_view piece, std::vector<int32_t>& out) const;
+    bool has_pre_tokenizer() const;
+
     std::optional<int32_t> token_to_id(std::string_view token) const;
     std::optional<std::string> id_to_token(int32_t id) const;
     size_t vocab_size() const;  // highest id + 1, added tokens included
     const std::vector<AddedToken>& added_tokens() const;
+    std::optional<int32_t> unk_id() const;    // the model's unknown token
+    bool is_byte_fallback(int32_t id) const;  // a <0xNN> token of byte fallback
 
 private:
     struct Impl;

@@ -1,5 +1,5 @@
 // UTF-8 helpers for the tokenizers: validation, code point iteration, the GPT-2 byte <-> character map
-// of byte-level BPE, and NFC normalization (through ICU).
+// of byte-level BPE, and NFC / NFKC normalization (through ICU).
 #pragma once
 
 #include <array>
@@ -34,5 +34,7 @@ const ByteLevelAlphabet& byte_level_alphabet();
 
 // Canonical composition (NFC). Quick-checks first, so text that is already NFC is returned as is.
 std::string to_nfc(std::string_view text);
+// Compatibility composition (NFKC), the same way.
+std::string to_nfkc(std::string_view text);
 
 }  // namespace slipway::tokenizer

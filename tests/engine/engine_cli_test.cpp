@@ -211,11 +211,70 @@ TEST(EngineCliTokenizer, TrainNamesTheBadLine) {
     EXPECT_NE(run.err.find(corpus + ":3: field \"text\" is not a string"), std::string::npos) << run.err;
 }
 
+// Issue 17: extend keeps the demo tokenizer's ids and adds after its specials; train --type unigram runs
+// SentencePiece in slipway-tokenizer; stats prints the table and JSON; bad lines are named.
+const std::string kDemo = std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo";
+
+TEST(EngineCliTokenizer, ExtendAddsAfterTheSpecialTokens) {
+    const std::string out = testing::TempDir() + "/extended_cli.json";
+    const ProcessResult run = engine("tokenizer extend --base " + kDemo + "/tokenizer.json --corpus " +
+                                     kDemo + "/corpus.jsonl --add 50 --out " + out);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    // The demo tokenizer's specials sit at 4093..4095.
+    EXPECT_NE(run.out.find("50 new tokens (ids 4096..4145), 50 new merges"), std::string::npos) << run.out;
+    const std::string in = write_temp("extended_in.jsonl", "{\"text\": \"<|begin_of_text|>Привет\"}\n");
+    const ProcessResult encoded = engine("tokenize --tokenizer " + out + " < " + in);
+    ASSERT_EQ(encoded.exit_code, 0) << encoded.err;
+    EXPECT_EQ(ids_of(encoded.out)[0].front(), 4093);
+}
+
+TEST(EngineCliTokenizer, ExtendNamesTheBadLine) {
+    const std::string corpus = write_temp("extend_bad.jsonl", "{\"text\": \"a\"}\n{\"text\": 1}\n");
+    const ProcessResult run = engine("tokenizer extend --base " + kDemo + "/tokenizer.json --corpus " +
+                                     corpus + " --add 5 --out /tmp/never.json");
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find(corpus + ":2: field \"text\" is not a string"), std::string::npos) << run.err;
+}
+
+TEST(EngineCliTokenizer, TrainUnigramWritesAUnigramTokenizer) {
+#ifndef SLIPWAY_HAVE_UNIGRAM_TRAINER
+    GTEST_SKIP() << "built without libsentencepiece-dev (packaging/install-deps.sh installs it)";
+#endif
+    const std::string out = testing::TempDir() + "/unigram_cli.json";
+    const ProcessResult run = engine("tokenizer train --type unigram --corpus " + kDemo +
+                                     "/corpus.jsonl --vocab-size 1000 --out " + out);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("Unigram, 1000 pieces"), std::string::npos) << run.out;
+    const nlohmann::json json = nlohmann::json::parse(read_file(out));
+    EXPECT_EQ(json["model"]["type"], "Unigram");
+    EXPECT_EQ(json["model"]["vocab"][0][0], "<unk>");
+    EXPECT_EQ(json["pre_tokenizer"]["type"], "Metaspace");
+}
+
+TEST(EngineCliTokenizer, StatsComparesTokenizersSideBySide) {
+    const std::string corpus =
+        write_temp("stats.jsonl", "{\"text\": \"Привет, мир!\"}\n{\"text\": \"hello world\"}\n");
+    const ProcessResult json = engine("tokenizer stats --json --corpus " + corpus + " --tokenizer " + kDemo +
+                                      "/tokenizer.json --tokenizer " + kDemo + "/tokenizer.json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const nlohmann::json stats = nlohmann::json::parse(json.out);
+    ASSERT_EQ(stats.size(), 2u);
+    EXPECT_EQ(stats[0]["documents"], 2);
+    EXPECT_EQ(stats[0]["characters"], 23);
+    EXPECT_EQ(stats[0]["words"], 4);
+    EXPECT_EQ(stats[0]["tokens"], stats[1]["tokens"]);
+    EXPECT_DOUBLE_EQ(stats[0]["chars_per_token"].get<double>(), 23.0 / stats[0]["tokens"].get<double>());
+    const ProcessResult table =
+        engine("tokenizer stats --corpus " + corpus + " --tokenizer " + kDemo + "/tokenizer.json");
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_NE(table.out.find("chars per token"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("(2 documents, 23 characters, 4 words)"), std::string::npos) << table.out;
+}
+
 // `slipway-engine plan`: the MLPerf Llama-2-70B LoRA preset on 8 x H100 80GB fits with sharding full and
 // gradient checkpointing and does not without sharding (issue 12's verdicts), the table, and the hint when
 // the model's config.json is not on this computer.
-const std::string kLoraPreset =
-    kPresets + "/mlperf-llama2-70b-lora.json";
+const std::string kLoraPreset = kPresets + "/mlperf-llama2-70b-lora.json";
 const std::string kLlama70b = std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/llama2-70b/config.json";
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;

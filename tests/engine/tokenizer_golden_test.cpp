@@ -1,12 +1,14 @@
 // Our tokenizers against the Hugging Face tokenizers library: exact ids on every line of the reference
 // corpus for three real tokenizer.json files (Llama-3, Qwen3, Mistral/Llama-2 style), ids with special
-// tokens, decoded text, and a tokenizer trained by `tokenizer train` as the HF library encodes it.
+// tokens, decoded text, and the tokenizers our commands write (`tokenizer train` BPE and Unigram,
+// `tokenizer extend`) as the HF library encodes them.
 // The tokenizer.json files are installed by the tokenizer_reference fixture (npm ci into the build
 // tree); the golden files were written by tests/reference/golden.mjs from the HF library.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 
 #include <nlohmann/json.hpp>
 
@@ -148,6 +150,131 @@ TEST(GoldenMetaspace, IdsAndDecodeEqualTheHfLibrary) {
     EXPECT_EQ(id_mismatches, 0u);
     EXPECT_EQ(text_mismatches, 0u);
 }
+
+// Issue 17's tokenizers, written by the fixture into SLIPWAY_REFERENCE_DIR/NAME/ (setup_fixture.sh): ids,
+// ids with special tokens and decoded text equal the HF library's on the test corpus and on the
+// Russian+English demo corpus ("-demo" goldens).
+struct WrittenCase {
+    std::string name;    // folder and golden name
+    std::string corpus;  // "" = the test corpus, "-demo" = resources/demo/corpus.jsonl
+};
+
+void PrintTo(const WrittenCase& c, std::ostream* os) {
+    *os << c.name << c.corpus;
+}
+
+class GoldenWritten : public testing::TestWithParam<WrittenCase> {
+protected:
+    std::string dir() const {
+        const char* dir_env = std::getenv("SLIPWAY_REFERENCE_DIR");
+        return std::string(dir_env ? dir_env : SLIPWAY_REFERENCE_DIR) + "/" + GetParam().name;
+    }
+    std::string golden(const std::string& suffix) const {
+        return dir() + "/golden-" + GetParam().name + GetParam().corpus + suffix + ".jsonl";
+    }
+    std::vector<nlohmann::json> corpus() const {
+        return read_jsonl(GetParam().corpus.empty()
+                              ? kData + "/corpus.jsonl"
+                              : std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/corpus.jsonl");
+    }
+};
+
+TEST_P(GoldenWritten, IdsSpecialTokensAndDecodeEqualTheHfLibrary) {
+    Result<Tokenizer> t = Tokenizer::from_file(dir() + "/tokenizer.json");
+    ASSERT_TRUE(t.ok()) << t.error();
+    const std::vector<nlohmann::json> texts = corpus();
+    const std::vector<nlohmann::json> ids = read_jsonl(golden(""));
+    const std::vector<nlohmann::json> special = read_jsonl(golden("-special"));
+    const std::vector<nlohmann::json> decoded = read_jsonl(golden("-decoded"));
+    ASSERT_EQ(ids.size(), texts.size());
+    ASSERT_EQ(decoded.size(), texts.size());
+    size_t id_mismatches = 0, text_mismatches = 0, lossless = 0;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        const std::string text = texts[i]["text"].get<std::string>();
+        const std::vector<int32_t> expected = ids[i]["ids"].get<std::vector<int32_t>>();
+        if (t->encode(text) != expected && ++id_mismatches <= 5)
+            ADD_FAILURE() << "line " << i + 1 << " " << preview(text);
+        const Result<std::string> back = t->decode(expected);
+        ASSERT_TRUE(back.ok()) << back.error();
+        if (*back != decoded[i]["text"].get<std::string>() && ++text_mismatches <= 5) {
+            ADD_FAILURE() << "decode line " << i + 1 << ": " << preview(*back) << " vs HF "
+                          << preview(decoded[i]["text"].get<std::string>());
+        }
+        lossless += *back == text;
+    }
+    for (size_t i = 0; i < special.size(); ++i) {
+        EXPECT_EQ(t->encode(texts[i]["text"].get<std::string>(), true),
+                  special[i]["ids"].get<std::vector<int32_t>>())
+            << "line " << i + 1;
+    }
+    EXPECT_EQ(id_mismatches, 0u);
+    EXPECT_EQ(text_mismatches, 0u);
+    std::cout << GetParam().name << GetParam().corpus << ": " << texts.size() << " lines, ids equal on "
+              << texts.size() - id_mismatches << ", decode(encode(x)) == x on " << lossless << "\n";
+}
+
+// An extension keeps every id of its base: model tokens and added tokens alike, and adds tokens after them.
+class Extension : public testing::TestWithParam<std::string> {};
+
+TEST_P(Extension, KeepsEveryBaseIdAndAddsCyrillicTokens) {
+    const char* dir_env = std::getenv("SLIPWAY_REFERENCE_DIR");
+    const std::string dir = std::string(dir_env ? dir_env : SLIPWAY_REFERENCE_DIR) + "/" + GetParam();
+    Result<Tokenizer> base = Tokenizer::from_file(dir + "/base.json");
+    Result<Tokenizer> extended = Tokenizer::from_file(dir + "/tokenizer.json");
+    ASSERT_TRUE(base.ok()) << base.error();
+    ASSERT_TRUE(extended.ok()) << extended.error();
+    ASSERT_GT(extended->vocab_size(), base->vocab_size());
+    size_t moved = 0;
+    for (size_t id = 0; id < base->vocab_size(); ++id)
+        moved +=
+            base->id_to_token(static_cast<int32_t>(id)) != extended->id_to_token(static_cast<int32_t>(id));
+    EXPECT_EQ(moved, 0u);
+    ASSERT_EQ(base->added_tokens().size(), extended->added_tokens().size());
+    for (size_t i = 0; i < base->added_tokens().size(); ++i) {
+        EXPECT_EQ(base->added_tokens()[i].id, extended->added_tokens()[i].id);
+        EXPECT_EQ(base->added_tokens()[i].content, extended->added_tokens()[i].content);
+    }
+    // The new tokens take the ids after the highest id in use, and the demo corpus makes them Cyrillic.
+    size_t cyrillic = 0;
+    for (size_t id = base->vocab_size(); id < extended->vocab_size(); ++id) {
+        const std::optional<std::string> token = extended->id_to_token(static_cast<int32_t>(id));
+        ASSERT_TRUE(token.has_value()) << "id " << id << " is a gap";
+        const Result<std::string> text = extended->decode({static_cast<int32_t>(id)});
+        ASSERT_TRUE(text.ok());
+        cyrillic += text->find("\xD0") != std::string::npos || text->find("\xD1") != std::string::npos;
+    }
+    EXPECT_GT(cyrillic, (extended->vocab_size() - base->vocab_size()) / 4);
+}
+
+std::vector<WrittenCase> written_cases() {
+    std::vector<WrittenCase> cases;
+    std::vector<std::string> names = {"extended", "extended-llama3", "extended-qwen3", "extended-llama2"};
+#ifdef SLIPWAY_HAVE_UNIGRAM_TRAINER  // the fixture trains them with slipway-tokenizer (libsentencepiece)
+    names.insert(names.end(), {"unigram", "unigram-f32"});
+#endif
+    for (const std::string& name : names) {
+        cases.push_back({name, ""});
+        cases.push_back({name, "-demo"});
+    }
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Written, Extension,
+                         testing::Values("extended", "extended-llama3", "extended-qwen3", "extended-llama2"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                             std::string name = info.param;
+                             for (char& c : name)
+                                 if (c == '-') c = '_';
+                             return name;
+                         });
+
+INSTANTIATE_TEST_SUITE_P(Written, GoldenWritten, testing::ValuesIn(written_cases()),
+                         [](const testing::TestParamInfo<WrittenCase>& info) {
+                             std::string name = info.param.name + info.param.corpus;
+                             for (char& c : name)
+                                 if (c == '-') c = '_';
+                             return name;
+                         });
 
 }  // namespace
 }  // namespace slipway::tokenizer

@@ -9,49 +9,15 @@
 #include "tokenizer/regex.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/unicode.h"
+#include "tokenizer_test_json.h"
 
 namespace slipway::tokenizer {
 namespace {
 
 // A SentencePiece-style tokenizer (Llama-2 layout) over a tiny vocab.
 nlohmann::json sentencepiece_json() {
-    nlohmann::json vocab = {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"▁", 3},   {"a", 4},  {"b", 5},
-                            {"c", 6},     {"ab", 7},  {"▁ab", 8},  {"abc", 9}, {"▁a", 10}};
-    for (int b = 0; b < 256; ++b) {
-        char name[8];
-        std::snprintf(name, sizeof(name), "<0x%02X>", b);
-        vocab[name] = 11 + b;
-    }
-    return {{"added_tokens",
-             {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
-              {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
-              {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
-            {"normalizer",
-             {{"type", "Sequence"},
-              {"normalizers",
-               {{{"type", "Prepend"}, {"prepend", "▁"}},
-                {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}}}}},
-            {"pre_tokenizer", nullptr},
-            {"post_processor",
-             {{"type", "TemplateProcessing"},
-              {"single",
-               {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
-                {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
-              {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}},
-            {"decoder",
-             {{"type", "Sequence"},
-              {"decoders",
-               {{{"type", "Replace"}, {"pattern", {{"String", "▁"}}}, {"content", " "}},
-                {{"type", "ByteFallback"}},
-                {{"type", "Fuse"}},
-                {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
-            {"model",
-             {{"type", "BPE"},
-              {"unk_token", "<unk>"},
-              {"byte_fallback", true},
-              {"fuse_unk", true},
-              {"vocab", vocab},
-              {"merges", {"a b", "▁ ab", "ab c", "▁ a"}}}}};
+    return sentencepiece_bpe_json({"▁", "a", "b", "c", "ab", "▁ab", "abc", "▁a"},
+                                  {"a b", "▁ ab", "ab c", "▁ a"});
 }
 
 Tokenizer load(const nlohmann::json& json) {
@@ -104,8 +70,9 @@ TEST(Tokenizer, UnsupportedComponentsAreNamed) {
     json["pre_tokenizer"] = {{"type", "BertPreTokenizer"}};
     EXPECT_EQ(Tokenizer::from_json(json).error(), "pre_tokenizer \"BertPreTokenizer\" is not supported");
     json = sentencepiece_json();
-    json["model"]["type"] = "Unigram";
-    EXPECT_EQ(Tokenizer::from_json(json).error(), "model \"Unigram\" is not supported (only BPE)");
+    json["model"]["type"] = "WordPiece";
+    EXPECT_EQ(Tokenizer::from_json(json).error(),
+              "model \"WordPiece\" is not supported (only BPE and Unigram)");
     json = sentencepiece_json();
     json["decoder"] = {{"type", "WordPiece"}};
     EXPECT_EQ(Tokenizer::from_json(json).error(), "decoder \"WordPiece\" is not supported");

