@@ -130,10 +130,6 @@ void check_eval(const RunConfig& config, Checker& check) {
                     "tasks run at each evaluation, which needs /data/validation_file or "
                     "/data/validation_split_percentage > 0");
     }
-    if (!e.tasks.empty() && config.distributed.sharding == "full") {
-        check.error("/eval/tasks",
-                    "not yet with /distributed/sharding \"full\" (rank 0 needs the whole model)");
-    }
     if (e.target && e.metric == "loss" && *e.target <= 0) {
         check.error("/eval/target", "a loss target must be > 0, got " + short_json(*e.target));
     }

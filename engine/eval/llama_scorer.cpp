@@ -11,7 +11,8 @@ namespace {
 
 class LlamaScorer : public ScoringModel {
 public:
-    LlamaScorer(model::LlamaForCausalLM& model, c10::Device device) : model_(model), device_(device) {}
+    LlamaScorer(model::LlamaForCausalLM& model, c10::Device device, ShardedScoring sharded)
+        : model_(model), device_(device), sharded_(std::move(sharded)) {}
 
     int64_t max_length() const override { return model_->config.max_position_embeddings; }
 
@@ -28,9 +29,15 @@ public:
         const torch::Tensor all = torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kInt64);
         const torch::Tensor input = all.slice(0, 0, n - 1).unsqueeze(0).to(device_);  // (1, T), T = n - 1
         const auto from = static_cast<int64_t>(first) - 1;  // logits at t predict ids[t + 1]
-        const torch::Tensor logits =
-            model_->logits(input).squeeze(0).slice(0, from).to(torch::kFloat32);  // (S, V), S = n - first
-        const torch::Tensor targets = all.slice(0, from + 1).to(device_);         // (S)
+        torch::Tensor all_logits;                           // (1, T, V)
+        if (sharded_.hook) {  // unit by unit through a KV cache of this input's length
+            model::KvCache cache = model_->make_cache(1, input.size(1));
+            all_logits = model_->cached_logits(input, cache, sharded_.hook);
+        } else {
+            all_logits = model_->logits(input);
+        }
+        const torch::Tensor logits = all_logits.squeeze(0).slice(0, from).to(torch::kFloat32);  // (S, V)
+        const torch::Tensor targets = all.slice(0, from + 1).to(device_);                       // (S)
         const torch::Tensor logprobs =
             torch::log_softmax(logits, -1).gather(1, targets.unsqueeze(1)).squeeze(1);  // (S)
         TokenScores s;
@@ -47,8 +54,9 @@ public:
         const std::vector<int64_t> prompt(request.prompt.begin(), request.prompt.end());
         model::decode_tokens(
             model_, prompt, request.max_new_tokens,
-            [](const float* logits, int64_t vocab) {
-                return std::max_element(logits, logits + vocab) - logits;
+            [this](const float* logits, int64_t vocab) {
+                const int64_t id = std::max_element(logits, logits + vocab) - logits;
+                return sharded_.agree ? sharded_.agree(id) : id;
             },
             [&](int64_t id) {
                 const auto next = static_cast<int32_t>(id);
@@ -56,19 +64,22 @@ public:
                     return false;
                 new_ids.push_back(next);
                 return !(request.stop && request.stop(new_ids));
-            });
+            },
+            sharded_.hook);
         return new_ids;
     }
 
 private:
     model::LlamaForCausalLM& model_;
     c10::Device device_;
+    ShardedScoring sharded_;
 };
 
 }  // namespace
 
-std::unique_ptr<ScoringModel> make_llama_scorer(model::LlamaForCausalLM& model, c10::Device device) {
-    return std::make_unique<LlamaScorer>(model, device);
+std::unique_ptr<ScoringModel> make_llama_scorer(model::LlamaForCausalLM& model, c10::Device device,
+                                                ShardedScoring sharded) {
+    return std::make_unique<LlamaScorer>(model, device, std::move(sharded));
 }
 
 }  // namespace slipway::eval

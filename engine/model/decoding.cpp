@@ -8,7 +8,8 @@
 namespace slipway::model {
 
 std::vector<int64_t> decode_tokens(LlamaForCausalLM& model, const std::vector<int64_t>& prompt,
-                                   int64_t max_new_tokens, const NextToken& next, const AcceptToken& accept) {
+                                   int64_t max_new_tokens, const NextToken& next, const AcceptToken& accept,
+                                   const UnitHook& hook) {
     torch::NoGradGuard no_grad;
     const auto prompt_tokens = static_cast<int64_t>(prompt.size());
     const int64_t budget = std::min(max_new_tokens, model->config.max_position_embeddings - prompt_tokens);
@@ -19,7 +20,8 @@ std::vector<int64_t> decode_tokens(LlamaForCausalLM& model, const std::vector<in
     KvCache cache = model->make_cache(1, prompt_tokens + budget);
     torch::Tensor input = torch::tensor(prompt, as_ids).unsqueeze(0).to(device);  // (1, T)
     while (true) {
-        const torch::Tensor logits = model->next_token_logits(input, cache).cpu().contiguous();  // (1, V)
+        const torch::Tensor logits =
+            model->next_token_logits(input, cache, hook).cpu().contiguous();  // (1, V)
         const int64_t id = next(logits.data_ptr<float>(), logits.size(1));
         out.push_back(id);
         if (!accept(id) || static_cast<int64_t>(out.size()) >= budget) break;

@@ -18,8 +18,10 @@ using AcceptToken = std::function<bool(int64_t id)>;
 
 // At most `max_new_tokens` new tokens, and never past max_position_embeddings; returns them (the one that
 // stopped decoding included). `prompt` must be non-empty and shorter than max_position_embeddings. Runs
-// without autograd on the model's device; the caller sets eval mode.
+// without autograd on the model's device; the caller sets eval mode. `hook`: a sharded model's gathers
+// (llama.h UnitHook).
 std::vector<int64_t> decode_tokens(LlamaForCausalLM& model, const std::vector<int64_t>& prompt,
-                                   int64_t max_new_tokens, const NextToken& next, const AcceptToken& accept);
+                                   int64_t max_new_tokens, const NextToken& next, const AcceptToken& accept,
+                                   const UnitHook& hook = {});
 
 }  // namespace slipway::model

@@ -437,9 +437,10 @@ torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
     return norm(x);
 }
 
-torch::Tensor LlamaModelImpl::forward_cached(const torch::Tensor& ids, KvCache& cache) {
+torch::Tensor LlamaModelImpl::forward_cached(const torch::Tensor& ids, KvCache& cache, const UnitHook& hook) {
     const int64_t t = ids.size(1), past = cache.length;
     TORCH_CHECK(past + t <= cache.capacity(), "KV cache of ", cache.capacity(), " positions is full");
+    if (hook) hook("embed");
     torch::Tensor x = embed_tokens(ids);  // (B, T, C)
     // The tables of the whole capacity once, sliced to the new positions each call.
     const Tables& rope = rope_tables(cache.capacity(), x.scalar_type(), x.device(), /*with_mask=*/false);
@@ -447,10 +448,12 @@ torch::Tensor LlamaModelImpl::forward_cached(const torch::Tensor& ids, KvCache& 
     const torch::Tensor mask = attention_mask(
         t, past + t, config.sliding_window, torch::TensorOptions().dtype(x.scalar_type()).device(x.device()));
     for (size_t i = 0; i < layers->size(); ++i) {
+        if (hook) hook("layers." + std::to_string(i));
         x = layers->ptr<DecoderLayerImpl>(i)->forward_cached(x, cos, sin, mask, cache.keys[i],
                                                              cache.values[i], past);
     }
     cache.length = past + t;
+    if (hook) hook("head");
     return norm(x);
 }
 
@@ -482,10 +485,21 @@ KvCache LlamaForCausalLMImpl::make_cache(int64_t batch, int64_t capacity) {
     return cache;
 }
 
-torch::Tensor LlamaForCausalLMImpl::next_token_logits(const torch::Tensor& ids, KvCache& cache) {
-    const torch::Tensor hidden = model->forward_cached(ids, cache);       // (B, T, C)
-    const torch::Tensor last = hidden.select(1, hidden.size(1) - 1);      // (B, C)
-    return torch::matmul(last, output_weight().t()).to(torch::kFloat32);  // (B, V)
+torch::Tensor LlamaForCausalLMImpl::next_token_logits(const torch::Tensor& ids, KvCache& cache,
+                                                      const UnitHook& hook) {
+    const torch::Tensor hidden = model->forward_cached(ids, cache, hook);                       // (B, T, C)
+    const torch::Tensor last = hidden.select(1, hidden.size(1) - 1);                            // (B, C)
+    const torch::Tensor logits = torch::matmul(last, output_weight().t()).to(torch::kFloat32);  // (B, V)
+    if (hook) hook("");
+    return logits;
+}
+
+torch::Tensor LlamaForCausalLMImpl::cached_logits(const torch::Tensor& ids, KvCache& cache,
+                                                  const UnitHook& hook) {
+    const torch::Tensor hidden = model->forward_cached(ids, cache, hook);                         // (B, T, C)
+    const torch::Tensor logits = torch::matmul(hidden, output_weight().t()).to(torch::kFloat32);  // (B, T, V)
+    if (hook) hook("");
+    return logits;
 }
 
 LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct,

@@ -5,6 +5,8 @@
 // parallelism in here.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -70,6 +72,11 @@ public:
 };
 TORCH_MODULE(RMSNorm);
 
+// Called before each part of a cached forward runs, with the name of the unit it belongs to in sharded
+// training ("embed", "layers.N", "head"), and with "" when the call is done: a ShardedModel gathers the unit
+// there and gives back the one before (train/sharded_model.h). Empty: the model holds all its weights.
+using UnitHook = std::function<void(const std::string& unit)>;
+
 // Keys and values of the positions decoded so far, for generation one token at a time (no autograd).
 struct KvCache {
     std::vector<torch::Tensor> keys, values;  // per layer: (B, Hkv, capacity, D)
@@ -128,7 +135,7 @@ public:
     explicit LlamaModelImpl(const LlamaConfig& config);
     torch::Tensor forward(const torch::Tensor& ids);  // ids: (B, T) int64 -> hidden (B, T, C)
     // ids: (B, T) at positions [cache.length, cache.length + T) -> hidden (B, T, C); appends to the cache.
-    torch::Tensor forward_cached(const torch::Tensor& ids, KvCache& cache);
+    torch::Tensor forward_cached(const torch::Tensor& ids, KvCache& cache, const UnitHook& hook = {});
     torch::nn::Embedding embed_tokens{nullptr};
     torch::nn::ModuleList layers{nullptr};
     RMSNorm norm{nullptr};
@@ -164,7 +171,9 @@ public:
     // An empty cache for `batch` sequences of up to `capacity` positions, in the weights' dtype and device.
     KvCache make_cache(int64_t batch, int64_t capacity);
     // Logits of the last of T new positions after the cached ones: (B, T) -> (B, V) fp32; appends to cache.
-    torch::Tensor next_token_logits(const torch::Tensor& ids, KvCache& cache);
+    torch::Tensor next_token_logits(const torch::Tensor& ids, KvCache& cache, const UnitHook& hook = {});
+    // Logits of all T new positions: (B, T) -> (B, T, V) fp32; appends to cache.
+    torch::Tensor cached_logits(const torch::Tensor& ids, KvCache& cache, const UnitHook& hook = {});
     // The output projection's weight: lm_head, or embed_tokens when tied. (V, C)
     torch::Tensor output_weight() const;
     LlamaModel model{nullptr};

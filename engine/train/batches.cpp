@@ -5,8 +5,9 @@
 
 namespace slipway::train {
 
-torch::Tensor make_batch(const data::TokenCache& cache, data::Split split, const std::vector<uint64_t>& indices,
-                         size_t begin, size_t count, torch::Device device) {
+torch::Tensor make_batch(const data::TokenCache& cache, data::Split split,
+                         const std::vector<uint64_t>& indices, size_t begin, size_t count,
+                         torch::Device device) {
     const auto t = static_cast<int64_t>(cache.block_size());
     torch::Tensor ids = torch::empty({static_cast<int64_t>(count), t}, torch::kInt64);  // (B, T)
     int64_t* out = ids.data_ptr<int64_t>();

@@ -12,7 +12,8 @@
 namespace slipway::train {
 
 // ids: (B, T) int64 for blocks `indices[begin, begin + count)` of `split`, on `device`.
-torch::Tensor make_batch(const data::TokenCache& cache, data::Split split, const std::vector<uint64_t>& indices,
-                         size_t begin, size_t count, torch::Device device = torch::kCPU);
+torch::Tensor make_batch(const data::TokenCache& cache, data::Split split,
+                         const std::vector<uint64_t>& indices, size_t begin, size_t count,
+                         torch::Device device = torch::kCPU);
 
 }  // namespace slipway::train

@@ -575,11 +575,9 @@ model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correc
     calls_.clear();  // the previous micro-step's backward is done
     model::LlamaModelImpl& inner = *model_->model;
     ShardedUnit* embed = units_.front().get();
-    ShardedUnit* head = units_.back().get();
-    std::vector<ShardedUnit*> head_units{head};
-    if (!model_->lm_head) head_units.push_back(embed);  // tied: the head reads the embeddings
-    auto next_after = [&](size_t unit) {                // units_: embed, layers..., head
-        return unit + 1 < units_.size() - 1 ? std::vector<ShardedUnit*>{units_[unit + 1].get()} : head_units;
+    const std::vector<ShardedUnit*> head = head_units();
+    auto next_after = [&](size_t unit) {  // units_: embed, layers..., head
+        return unit + 1 < units_.size() - 1 ? std::vector<ShardedUnit*>{units_[unit + 1].get()} : head;
     };
     torch::Tensor x = run_unit({embed}, next_after(0), ids, false, [&inner](const torch::Tensor& in) {
         return inner.embed_tokens(in);  // (B, T) -> (B, T, C)
@@ -598,7 +596,7 @@ model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correc
     model::LlamaForCausalLM& llama = model_;
     model::LossResult result;
     result.loss = run_unit(
-        head_units, {}, x, false, [&llama, &inner, targets, count_correct, correct](const torch::Tensor& in) {
+        head, {}, x, false, [&llama, &inner, targets, count_correct, correct](const torch::Tensor& in) {
             const torch::Tensor hidden = inner.norm(in);                                   // (B, T, C)
             const torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, hidden.size(2)});  // (N, C)
             model::ChunkedLoss l =
@@ -609,6 +607,29 @@ model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correc
     result.tokens = targets.size(0);
     result.correct = *correct;
     return result;
+}
+
+std::vector<ShardedUnit*> ShardedModel::head_units() {
+    std::vector<ShardedUnit*> units{units_.back().get()};
+    if (!model_->lm_head) units.push_back(units_.front().get());  // tied: the head reads the embeddings
+    return units;
+}
+
+model::UnitHook ShardedModel::inference_hook() {
+    auto held = std::make_shared<std::vector<ShardedUnit*>>();  // gathered until the next call
+    return [this, held](const std::string& unit) {
+        release_units(*held);
+        held->clear();
+        if (unit.empty()) return;
+        if (unit == "head") {
+            *held = head_units();
+        } else {
+            for (auto& u : units_) {
+                if (u->name == unit) held->push_back(u.get());
+            }
+        }
+        gather_units(*held);
+    };
 }
 
 void ShardedModel::set_training(bool training) {

@@ -86,6 +86,9 @@ public:
     // Gathers every unit's trainable buffers at once (a LoRA adapter: small), runs `fn`, gives them back.
     void with_trainable_gathered(const std::function<void()>& fn);
     int64_t unit_count() const { return static_cast<int64_t>(units_.size()); }
+    // For inference through the model's KV-cache forward (eval tasks): gathers each unit as the forward
+    // reaches it and gives back the one before; every rank must run the same forwards.
+    model::UnitHook inference_hook();
     // The model skeleton (HF names and shapes; its parameters hold no bytes outside a gather).
     model::LlamaForCausalLM& model() { return model_; }
     const ShardComm& comm() const { return comm_; }
@@ -100,6 +103,8 @@ private:
     // Starts the gather of `units` in the background (with comm().prefetch and several ranks).
     void prefetch(const std::vector<ShardedUnit*>& units);
     void release(ShardedUnit& unit);
+    // The units the loss head reads: the head, and the embeddings too when the head is tied to them.
+    std::vector<ShardedUnit*> head_units();
     // Sum over ranks, divided by the world size, of a unit buffer's full gradient (padded); returns this
     // rank's slice. flat: (padded) -> (padded / N).
     torch::Tensor reduce_to_shard(const torch::Tensor& flat);

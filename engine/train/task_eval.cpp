@@ -25,13 +25,14 @@ Result<TaskEvaluator> TaskEvaluator::load(const RunConfig& config) {
 }
 
 Status TaskEvaluator::run(model::LlamaForCausalLM& model, c10::Device device, bool bf16, MllogWriter& log,
-                          const nlohmann::ordered_json& at, std::ostream& progress) const {
+                          const nlohmann::ordered_json& at, std::ostream& progress,
+                          const eval::ShardedScoring& sharded) const {
     const bool was_training = model->is_training();
     model->eval();
     Result<std::vector<eval::TaskResult>> results = Status::Error("not run");
     {
         model::Bf16Autocast autocast(bf16, device.type());
-        const std::unique_ptr<eval::ScoringModel> scorer = eval::make_llama_scorer(model, device);
+        const std::unique_ptr<eval::ScoringModel> scorer = eval::make_llama_scorer(model, device, sharded);
         results = eval::run_eval_tasks(tasks_, tokenizer_, *scorer);
     }
     if (was_training) model->train();

@@ -1,6 +1,7 @@
-// Evaluation tasks during training (/eval/tasks): the task file and the run's tokenizer are read once by
-// rank 0 at setup; at every evaluation rank 0 runs the tasks on its replica of the model (the other ranks
-// wait for it outside any collective) and logs each metric as an MLLOG eval_task line.
+// Evaluation tasks during training (/eval/tasks): the task file and the run's tokenizer are read once at
+// setup; at every evaluation the tasks run on the model and each metric is logged as an MLLOG eval_task
+// line. Replicated (DDP), rank 0 runs them on its replica (the other ranks wait outside any collective);
+// sharded, every rank runs them together, each unit gathered as the forward reaches it (llama_scorer.h).
 #pragma once
 
 #include <iosfwd>
@@ -11,6 +12,7 @@
 
 #include "contract/mllog.h"
 #include "contract/run_config.h"
+#include "eval/llama_scorer.h"
 #include "eval/tasks.h"
 #include "model/llama.h"
 #include "tokenizer/tokenizer.h"
@@ -26,7 +28,8 @@ public:
     // eval_task lines with metadata {"task", "metric"} and `at` (samples_count, step_num). A failing task (a
     // sample too long for the model) is an error; the caller decides whether training goes on.
     Status run(model::LlamaForCausalLM& model, c10::Device device, bool bf16, MllogWriter& log,
-               const nlohmann::ordered_json& at, std::ostream& progress) const;
+               const nlohmann::ordered_json& at, std::ostream& progress,
+               const eval::ShardedScoring& sharded = {}) const;
 
 private:
     TaskEvaluator(std::vector<eval::EvalTask> tasks, tokenizer::Tokenizer tokenizer)

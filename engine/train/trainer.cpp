@@ -175,7 +175,7 @@ private:
     std::unique_ptr<dist::DistContext> dist_;
     std::unique_ptr<dist::GradientReducer> reducer_;
     std::unique_ptr<ShardedModel> sharded_;        // /distributed/sharding: full
-    std::optional<TaskEvaluator> task_evaluator_;  // /eval/tasks, on rank 0
+    std::optional<TaskEvaluator> task_evaluator_;  // /eval/tasks: on rank 0, or on every rank when sharded
 
     torch::Device device_{torch::kCPU};
     std::string cache_dir_;
@@ -295,7 +295,8 @@ Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) 
     Result<data::TokenCache> cache = data::TokenCache::open(prepared->cache_path);
     if (!cache.ok()) return cache.status();
     cache_.emplace(std::move(*cache));
-    if (is_main() && !config_.eval.tasks.empty()) {
+    // Replicated, rank 0 runs the tasks on its replica; sharded, every rank takes part.
+    if ((is_main() || config_.distributed.sharding == "full") && !config_.eval.tasks.empty()) {
         Result<TaskEvaluator> tasks = TaskEvaluator::load(config_);
         if (!tasks.ok()) return tasks.status();
         task_evaluator_.emplace(std::move(*tasks));
@@ -601,7 +602,26 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
 }
 
 void TrainingRun::run_eval_tasks(const nlohmann::ordered_json& at) {
-    if (config_.eval.tasks.empty() || sharded()) return;
+    if (config_.eval.tasks.empty()) return;
+    if (sharded()) {  // every rank, in step: the same forwards gather the same units
+        if (!task_evaluator_) return;
+        eval::ShardedScoring scoring;
+        scoring.hook = sharded_->inference_hook();
+        if (dist_) {
+            scoring.agree = [this](int64_t id) {  // rank 0's pick (ids < 2^53 survive the doubles)
+                std::vector<double> picked{is_main() ? static_cast<double>(id) : 0.0};
+                dist_->allreduce_sum(picked);
+                return static_cast<int64_t>(picked[0]);
+            };
+        }
+        const Status status = task_evaluator_->run(*llama_, device_, t_.bf16, *log_, at, *progress_, scoring);
+        if (!status.ok()) {  // the same failure on every rank (too long a sample): all stop running them
+            *progress_ << "warning: eval tasks failed, not run again in this run: " << status.message()
+                       << "\n";
+            task_evaluator_.reset();
+        }
+        return;
+    }
     if (task_evaluator_) {
         const Status status = task_evaluator_->run(*llama_, device_, t_.bf16, *log_, at, *progress_);
         if (!status.ok()) {

@@ -142,12 +142,6 @@ INSTANTIATE_TEST_SUITE_P(
              "/eval/tasks",
              "tasks run at each evaluation, which needs /data/validation_file or "
              "/data/validation_split_percentage > 0"},
-        Case{"tasks_with_full_sharding",
-             [](RunConfig& c) {
-                 c.eval.tasks = "tasks.json";
-                 c.distributed.sharding = "full";
-             },
-             "/eval/tasks", "not yet with /distributed/sharding \"full\" (rank 0 needs the whole model)"},
         Case{"lora_field_with_full",
              [](RunConfig& c) {
                  c.adapter.method = "full";

@@ -286,6 +286,38 @@ TEST_F(DistTrain, EvalTasksRunOnRankZeroAndEqualOneRank) {
     expect_close(tasks_two, values("one", "eval_task"), "eval_task");
 }
 
+// /eval/tasks sharded on 2 and 3 ranks: every rank runs the tasks together, each unit gathered as the
+// KV-cache forward reaches it, and rank 0's greedy picks taken by all (a generation task decodes in step, or
+// the ranks would wait on each other's gathers); every metric equals a 1-rank unsharded run's.
+TEST_F(DistTrain, EvalTasksRunShardedOnEveryRankAndEqualOneRank) {
+    const fs::path eval = fs::path(SLIPWAY_SOURCE_DIR) / "resources" / "eval";
+    const std::string tasks = (dir_ / "eval-tasks.json").string();
+    std::ofstream(tasks) << R"({"tasks": [{"name": "mc", "kind": "multiple_choice", "data": ")"
+                         << (eval / "mc-ru-en.jsonl").string() << R"("},
+        {"name": "copy", "kind": "generation", "data": ")"
+                         << (eval / "copy.jsonl").string() << R"(", "max_new_tokens": 8},
+        {"name": "ppl", "kind": "perplexity", "data": ")"
+                         << (eval / "perplexity.jsonl").string() << R"("}]})";
+    nlohmann::json one = {
+        {"eval", {{"tasks", tasks}}},
+        {"training", {{"max_steps", 4}, {"eval_steps", 2}, {"per_device_train_batch_size", 6}}}};
+    const Finished alone = train_alone(write_config("one", one));
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    for (int ranks : {2, 3}) {
+        nlohmann::json sharded = one;
+        sharded["training"]["per_device_train_batch_size"] = 6 / ranks;
+        sharded["distributed"] = {{"sharding", "full"}};
+        const std::string name = "sharded" + std::to_string(ranks);
+        const Finished launched = launch(ranks, write_config(name, sharded));
+        ASSERT_EQ(launched.exit_code, 0) << launched.err;
+        EXPECT_NE(launched.err.find("0: eval tasks: mc acc"), std::string::npos) << launched.err;
+        const std::vector<double> got = values(name, "eval_task");
+        EXPECT_EQ(got.size(),
+                  12u);  // 2 evaluations x (acc, acc_norm, exact_match, prefix_match, perplexity, nll)
+        expect_close(got, values("one", "eval_task"), "eval_task " + name);
+    }
+}
+
 // Sharded (/distributed/sharding: full) on 2 and 3 ranks against 1 unsharded rank at the same global batch:
 // the same train_loss, grad_norm, eval metrics and final weights within 1e-5.
 struct ShardedCase {
