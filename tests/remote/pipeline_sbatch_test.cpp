@@ -135,11 +135,11 @@ TEST(PipelineSbatch, AdversarialPathsArriveIntactAndNothingRuns) {
     const CommandResult out =
         run_command("SLURM_JOB_ID=1 bash -c 'srun() { printf \"%s\\n\" \"$@\"; }; . \"$0\"' '" + path + "'");
     ASSERT_EQ(out.exit_code, 0) << out.output << *script;
-    EXPECT_NE(
-        out.output.find("\n" + step_dir + "/engine $(x)\neval\n--model\n/m/" + evil + "\n--tasks\n/t.json\n"),
-        std::string::npos)
-        << out.output;
-    EXPECT_TRUE(fs::exists(step_dir + "/out.json"));
+    // eval's stdout (here srun's words) lands in the step's out file.
+    std::ifstream written(step_dir + "/out.json");
+    const std::string words((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(words, "--nodes=1\n--ntasks=1\n--cpus-per-task=4\n" + step_dir +
+                         "/engine $(x)\neval\n--model\n/m/" + evil + "\n--tasks\n/t.json\n");
     EXPECT_FALSE(fs::exists(marker));
 }
 
