@@ -83,8 +83,9 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
                               "Build context tarball (default: git archive of the Slipway source tree)");
     add_ssh_options(c.image_build, c.ssh);
 
-    c.submit = cli.add_subcommand(
-        "submit", "Deploy a run to a cluster and submit it; the last line is run_id=... job_id=...");
+    c.submit = cli.add_subcommand("submit",
+                                  "Deploy a run (or a pipeline: a chain of jobs) to a cluster and submit it; "
+                                  "the last line is run_id=... job_id=...");
     c.submit->add_option("RUN", c.run_file, "Run config JSON")->required();
     c.submit->add_option("--cluster", c.cluster, "Cluster profile")->required();
     c.submit->add_option("--name", c.run_name, "Run name (overrides the config's)");
@@ -100,6 +101,27 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
         "--exclude)");
     c.submit->add_option("OVERRIDES", c.overrides, "After --: training-script flags, e.g. -- --max_steps 40");
     add_ssh_options(c.submit, c.ssh);
+
+    CLI::App* pipeline = cli.add_subcommand(
+        "pipeline",
+        "Pipelines: a chain of engine steps (tokenizer, adapt-vocab, train, lep, eval) in one JSON file");
+    pipeline->require_subcommand(1);
+    c.pipeline_validate =
+        pipeline->add_subcommand("validate", "Check a pipeline file; errors name the JSON pointer");
+    c.pipeline_validate->add_option("PIPELINE", c.run_file, "Pipeline JSON")->required();
+    c.pipeline_render = pipeline->add_subcommand(
+        "render",
+        "Print the sbatch script of every step of the chain (`slipway submit PIPELINE.json` runs them)");
+    c.pipeline_render->add_option("PIPELINE", c.run_file, "Pipeline JSON")->required();
+    c.pipeline_render->add_option("--cluster", c.cluster, "Cluster profile")->required();
+    c.pipeline_run = pipeline->add_subcommand(
+        "run", "Run the steps in order on This computer with the local engine; stops at the first failure");
+    c.pipeline_run->add_option("PIPELINE", c.run_file, "Pipeline JSON")->required();
+    c.pipeline_run->add_option("--engine", c.engine, "slipway-engine to run (default: next to slipway)");
+    c.pipeline_run->add_option("--inputs", c.inputs, "Folder that relative input paths are relative to");
+    c.pipeline_run->add_option(
+        "--runs-dir", c.runs_dir,
+        "Where the pipeline's folder goes (default ~/.local/share/slipway/local-runs)");
 
     DoctorCliOptions& d = c.doctor_options;
     c.doctor = cli.add_subcommand(
@@ -195,6 +217,9 @@ std::optional<int> run_remote_commands(RemoteCommands& c, std::ostream& out, std
         {c.render_dockerfile, run_render_dockerfile},
         {c.image_build, run_image_build},
         {c.submit, run_submit},
+        {c.pipeline_validate, run_pipeline_validate},
+        {c.pipeline_render, run_pipeline_render},
+        {c.pipeline_run, run_pipeline_local},
         {c.status, run_status},
         {c.cancel, run_cancel},
         {c.follow, run_follow},

@@ -86,6 +86,13 @@ struct RemoteCommands {
     CLI::App* doctor = nullptr;
     DoctorCliOptions doctor_options;
 
+    // pipeline validate / render / run (the file is run_file; render takes --cluster; run: --engine,
+    // --inputs and --runs-dir)
+    CLI::App* pipeline_validate = nullptr;
+    CLI::App* pipeline_render = nullptr;
+    CLI::App* pipeline_run = nullptr;
+    std::string runs_dir;  // pipeline run: where its folder goes (default ~/.local/share/slipway/local-runs)
+
     // status / cancel / follow / fetch
     CLI::App* status = nullptr;
     CLI::App* cancel = nullptr;

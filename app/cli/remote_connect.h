@@ -41,6 +41,12 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
 // The subcommands, one function each (clusters_command.cpp, render_command.cpp, remote_run_commands.cpp,
 // doctor_command.cpp).
 int run_clusters_list(RemoteCommands& c, std::ostream& out, std::ostream& err);
+// pipeline_command.cpp: `slipway pipeline validate | render | run`, and `slipway submit` of a pipeline file.
+int run_pipeline_validate(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_pipeline_render(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err);
+bool is_pipeline_file(const std::string& path);
 int run_clusters_add(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_clusters_test(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_clusters_remove(RemoteCommands& c, std::ostream& out, std::ostream& err);

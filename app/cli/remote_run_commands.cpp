@@ -104,6 +104,7 @@ Result<remote::JobInfo> query_job(remote::Session& session, remote::SlurmClient&
 }  // namespace
 
 int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    if (is_pipeline_file(c.run_file)) return run_pipeline_submit(c, out, err);
     Result<RunConfig> loaded = load_run_file(c.run_file);
     if (!loaded.ok()) return fail(err, loaded.error());
     RunConfig config = *loaded;
@@ -200,7 +201,10 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
                 remote::SlurmClient slurm(*it->second->session);
                 Result<remote::JobInfo> info = query_job(*it->second->session, slurm, shown.job_id);
                 if (info.ok()) {
-                    shown.last_state = info->state;
+                    // The reason says why a chained step waits or ended (DependencyNeverSatisfied).
+                    shown.last_state =
+                        info->state +
+                        (info->reason.empty() || info->reason == "None" ? "" : " (" + info->reason + ")");
                     store_job_state(**store, r.id, *info, err);
                 } else {
                     err << "slipway: " << shown.run_id << ": " << info.error() << "\n";

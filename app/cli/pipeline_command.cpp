@@ -1,0 +1,401 @@
+// `slipway pipeline validate | render | run` and `slipway submit PIPELINE.json`: a pipeline
+// (contract/pipeline.h) checked, shown as the sbatch scripts of its chain, run step by step with the local
+// engine, or submitted as a chain of Slurm jobs, each waiting for the one before it (--dependency=afterok).
+// Every step is a row in the run history, so `slipway status` lists the chain and the app follows each step
+// like any other run.
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/remote_connect.h"
+#include "contract/pipeline.h"
+#include "history/history_run_sink.h"
+#include "history/run_history.h"
+#include "local/local_run.h"
+#include "remote/deploy/deploy.h"
+#include "remote/slurm/pipeline_sbatch.h"
+#include "remote/slurm/sbatch_script.h"
+#include "remote/slurm/slurm_client.h"
+
+namespace slipway::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+int fail(std::ostream& err, const std::string& message, int code = 1) {
+    err << "slipway: " << message << "\n";
+    return code;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string out;
+    for (const std::string& w : words)
+        out += (out.empty() ? "" : " ") + w;
+    return out;
+}
+
+// Where a pipeline's relative input paths point: --inputs, else the folder of the pipeline file when the
+// first of them is there, else the resource root (the presets name resources/demo/...).
+std::string pipeline_input_root(const Pipeline& pipeline, const std::string& file, const std::string& given) {
+    if (!given.empty()) return given;
+    const std::string root = resource_root();
+    const fs::path here = fs::absolute(fs::path(file)).parent_path();
+    for (const auto& [name, value] : pipeline.vars) {
+        if (value.empty() || value[0] == '/' || value.find("${") != std::string::npos) continue;
+        std::error_code ec;
+        if (fs::exists(here / value, ec)) return here.string();
+        if (!root.empty() && fs::exists(fs::path(root) / value, ec)) return root;
+    }
+    return root.empty() ? fs::current_path().string() : root;
+}
+
+// The eval task file's data files, relative to it (engine/eval/README.md): uploaded beside it.
+std::vector<std::string> task_data_files(const std::string& tasks_file) {
+    std::vector<std::string> out;
+    Result<nlohmann::json> doc = read_json_file(tasks_file);
+    if (!doc.ok() || !doc->contains("tasks") || !(*doc)["tasks"].is_array()) return out;
+    for (const nlohmann::json& task : (*doc)["tasks"])
+        if (task.is_object() && task.contains("data") && task["data"].is_string())
+            out.push_back(task["data"]);
+    return out;
+}
+
+Result<std::unique_ptr<RunHistory>> open_store() {
+    return RunHistory::open_default();
+}
+
+// ---- validate and render
+// -----------------------------------------------------------------------------------
+
+void print_steps(const Pipeline& p, std::ostream& out) {
+    std::vector<std::vector<std::string>> rows = {{"#", "STEP", "KIND", "USES"}};
+    for (size_t i = 0; i < p.steps.size(); ++i)
+        rows.push_back({std::to_string(i), p.steps[i].name, p.steps[i].kind,
+                        p.steps[i].uses.empty() ? "-" : join_words(p.steps[i].uses)});
+    print_table(out, rows);
+}
+
+}  // namespace
+
+int run_pipeline_validate(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    Result<Pipeline> p = load_pipeline(c.run_file);
+    if (!p.ok()) return fail(err, p.error(), 2);
+    out << "pipeline " << p->name << ": " << p->steps.size() << " steps, valid\n";
+    print_steps(*p, out);
+    return 0;
+}
+
+// Every script of the chain as `submit` would upload it, for job ids 1001, 1002, ... and the run folder
+// <remote_workdir>/runs/<name>-RUN (nothing is connected or uploaded).
+int run_pipeline_render(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    Result<Pipeline> p = load_pipeline(c.run_file);
+    if (!p.ok()) return fail(err, p.error(), 2);
+    Result<remote::ClusterProfile> profile = profile_store(c).find(c.cluster);
+    if (!profile.ok()) return fail(err, profile.error());
+    std::string workdir = profile->remote_workdir;
+    if (workdir.rfind("~/", 0) == 0)
+        workdir = "/home/" + (profile->user.empty() ? "USER" : profile->user) + workdir.substr(1);
+    const std::string run_dir = workdir + "/runs/" + p->name + "-RUN";
+    StepContext context;
+    context.run_dir = run_dir;
+    std::string previous;
+    for (size_t i = 0; i < p->steps.size(); ++i) {
+        const PipelineStep& step = p->steps[i];
+        Result<ResolvedStep> r = resolve_step(*p, i, context);
+        if (!r.ok()) return fail(err, r.error());
+        const std::string job = std::to_string(1001 + i);
+        out << "# ---- step " << i << " \"" << step.name << "\" (" << step.kind << "), job " << job
+            << (previous.empty() ? "" : " after " + previous) << "\n";
+        Result<std::string> script = Status::Error("");
+        if (step.is_training()) {
+            RunConfig config = *r->config;
+            Result<std::vector<std::string>> after = remote::dependency_directives(previous);
+            if (!after.ok()) return fail(err, after.error());
+            config.slurm.extra.insert(config.slurm.extra.end(), after->begin(), after->end());
+            const std::string dir = workdir + "/runs/" + p->name + "." + step.name + "-RUN";
+            remote::SbatchInputs inputs;
+            inputs.run_dir = dir;
+            script = remote::render_sbatch_script(config, *profile, inputs);
+            context.outs[step.name] = dir + "/output";
+        } else {
+            remote::StepScriptInputs inputs{p->name,
+                                            run_dir + "/steps/" + step.name,
+                                            profile->container == remote::ContainerMode::kPyxis
+                                                ? "slipway-engine"
+                                                : run_dir + "/slipway-engine",
+                                            previous,
+                                            {},
+                                            {}};
+            script = remote::render_step_script(step, *r, *profile, inputs);
+            context.outs[step.name] = r->out;
+        }
+        if (!script.ok()) return fail(err, "step \"" + step.name + "\": " + script.error());
+        out << *script << "\n";
+        previous = job;
+    }
+    return 0;
+}
+
+// ---- run on This computer
+// ----------------------------------------------------------------------------------
+
+int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    Result<Pipeline> loaded = load_pipeline(c.run_file);
+    if (!loaded.ok()) return fail(err, loaded.error(), 2);
+    const Pipeline& p = *loaded;
+    const QString engine = QString::fromStdString(c.engine.empty() ? engine_next_to_slipway() : c.engine);
+    if (engine.isEmpty() || !QFileInfo(engine).isExecutable())
+        return fail(err, "slipway-engine was not found next to slipway or on PATH (or give --engine)");
+    const std::string input_root = pipeline_input_root(p, c.run_file, c.inputs);
+    const QString runs_dir = c.runs_dir.empty() ? QDir::homePath() + "/.local/share/slipway/local-runs"
+                                                : QString::fromStdString(c.runs_dir);
+    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    const QString run_dir = QDir(runs_dir).absoluteFilePath(QString::fromStdString(p.name) + "-" + stamp);
+    if (!QDir().mkpath(run_dir + "/steps")) return fail(err, "cannot create " + run_dir.toStdString());
+    Result<std::unique_ptr<RunHistory>> store = open_store();
+    if (!store.ok()) return fail(err, store.error());
+    out << "pipeline " << p.name << ": " << p.steps.size() << " steps in " << run_dir.toStdString()
+        << std::endl;
+
+    StepContext context;
+    context.run_dir = run_dir.toStdString();
+    context.input = [&](const std::string&, const std::string& path) -> Result<std::string> {
+        return (fs::path(input_root) / path).lexically_normal().string();
+    };
+    const auto pipeline_start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+        const PipelineStep& step = p.steps[i];
+        const auto start = std::chrono::steady_clock::now();
+        const QString step_dir = run_dir + "/steps/" + QString::fromStdString(step.name);
+        QDir().mkpath(step_dir);
+        const QString log = step_dir + "/engine.log";
+        Result<ResolvedStep> r = resolve_step(p, i, context);
+        if (!r.ok())
+            return fail(err, "pipeline " + p.name + " stopped at step " + std::to_string(i) + " \"" +
+                                 step.name + "\": " + r.error());
+        QString program = engine;
+        QStringList arguments;
+        RunRecord row;
+        row.name = QString::fromStdString(p.name + "." + step.name);
+        row.cluster = kLocalProfile;
+        row.state = RunState::kRunning;
+        row.started = QDateTime::currentDateTime();
+        row.log_path = log;
+        if (r->config) {
+            // A training step is an ordinary local run: its run.json, its output folder, its mllog.
+            Result<LocalRunPlan> plan =
+                plan_local_run(*r->config, QString::fromStdString(input_root), step_dir, engine);
+            if (!plan.ok()) return fail(err, "step \"" + step.name + "\": " + plan.error());
+            arguments = plan->arguments;
+            r->out = plan->config.training.output_dir;
+            row.config_json = QString::fromStdString(to_json(plan->config).dump(2));
+            row.log_path = plan->mllog_path;
+        } else {
+            for (const std::string& a : r->engine_args)
+                arguments << QString::fromStdString(a);
+            row.config_json = QString::fromStdString(step.spec.dump(2));
+            if (!r->out.empty()) QDir().mkpath(QFileInfo(QString::fromStdString(r->out)).absolutePath());
+        }
+        out << "[" << i + 1 << "/" << p.steps.size() << "] " << step.name << " (" << step.kind
+            << "): " << program.toStdString() << " " << arguments.join(' ').toStdString() << std::endl;
+        Result<int64_t> id = (*store)->add_run(row);
+        if (!id.ok()) err << "slipway: warning: run history: " << id.error() << "\n";
+
+        QProcess process;
+        process.setWorkingDirectory(step_dir);
+        if (!r->stdout_file.empty()) {
+            process.setStandardOutputFile(QString::fromStdString(r->stdout_file));
+            process.setStandardErrorFile(log);
+        } else {
+            process.setProcessChannelMode(QProcess::MergedChannels);
+            process.setStandardOutputFile(log);
+        }
+        process.start(program, arguments);
+        const bool started = process.waitForStarted(30000);
+        if (started) process.waitForFinished(-1);
+        const int code = !started || process.exitStatus() == QProcess::CrashExit ? -1 : process.exitCode();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (id.ok()) {
+            const Status s = (*store)->set_state(*id, code == 0 ? RunState::kCompleted : RunState::kFailed,
+                                                 QStringLiteral("exit code %1").arg(code), {},
+                                                 QDateTime::currentDateTime());
+            if (!s.ok()) err << "slipway: warning: run history: " << s.message() << "\n";
+        }
+        if (code != 0) {
+            QFile text(log);
+            if (text.open(QIODevice::ReadOnly)) {
+                const QByteArray all = text.readAll();
+                err << all.right(2000).toStdString() << "\n";
+            }
+            return fail(err, "pipeline " + p.name + " stopped at step " + std::to_string(i) + " \"" +
+                                 step.name + "\" (" + step.kind + "): exit code " + std::to_string(code) +
+                                 (started ? "" : " (" + process.errorString().toStdString() + ")") +
+                                 "; log " + log.toStdString());
+        }
+        context.outs[step.name] = r->out;
+        char took[32];
+        std::snprintf(took, sizeof took, "%.1f", seconds);
+        out << "    done in " << took << " s; out " << r->out << std::endl;
+    }
+    const double total =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - pipeline_start).count();
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f", total);
+    out << "pipeline " << p.name << " completed in " << took << " s: " << run_dir.toStdString() << "\n";
+    return 0;
+}
+
+// ---- submit to Slurm
+// ---------------------------------------------------------------------------------------
+
+int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
+    Result<Pipeline> loaded = load_pipeline(c.run_file);
+    if (!loaded.ok()) return fail(err, loaded.error(), 2);
+    const Pipeline& p = *loaded;
+    if (!c.overrides.empty() || !c.run_name.empty())
+        return fail(err, "--name and training flags apply to one run config, not to a pipeline", 2);
+    Result<std::unique_ptr<RunHistory>> store = open_store();
+    if (!store.ok()) return fail(err, store.error());
+    Result<remote::ClusterProfile> profile = profile_store(c).find(c.cluster);
+    if (!profile.ok()) return fail(err, profile.error());
+    Result<std::unique_ptr<remote::Session>> connected = connect_cluster(*profile, c.ssh);
+    if (!connected.ok()) return fail(err, connected.error());
+    remote::Session& session = **connected;
+    remote::SlurmClient slurm(session);
+    const std::string input_root = pipeline_input_root(p, c.run_file, c.inputs);
+    const std::string pipeline_id = remote::make_run_id(p.name);
+    Result<std::string> run_dir =
+        remote::resolve_remote_path(session, profile->remote_workdir + "/runs/" + pipeline_id);
+    if (!run_dir.ok()) return fail(err, run_dir.error());
+    if (Status s = session.mkdir_p(*run_dir + "/inputs", 0755); !s.ok()) return fail(err, s.message());
+
+    // The engine the CPU steps run: deployed once into the pipeline's folder, or the image's under pyxis (the
+    // image of the first training step).
+    const bool pyxis = profile->container == remote::ContainerMode::kPyxis;
+    std::string engine_binary;
+    remote::StepScriptInputs cpu;
+    cpu.pipeline_name = p.name;
+    if (pyxis) {
+        cpu.engine = "slipway-engine";
+        for (const PipelineStep& s : p.steps) {
+            if (!s.is_training() || !s.spec["config"].contains("slurm")) continue;
+            const nlohmann::json& slurm_section = s.spec["config"]["slurm"];
+            cpu.container_image = slurm_section.value("container_image", std::string());
+            if (slurm_section.contains("container_mounts"))
+                cpu.container_mounts = slurm_section["container_mounts"].get<std::vector<std::string>>();
+            if (!cpu.container_image.empty()) break;
+        }
+    } else {
+        engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
+        if (engine_binary.empty())
+            return fail(err, "slipway-engine was not found next to slipway (give --engine)");
+        cpu.engine = *run_dir + "/slipway-engine";
+        if (Status s = session.upload_file(engine_binary, cpu.engine, 0755); !s.ok())
+            return fail(err, s.message());
+    }
+
+    StepContext context;
+    context.run_dir = *run_dir;
+    // A relative input of a CPU step is a local file, uploaded into inputs/ (an eval task file with its
+    // data).
+    context.input = [&](const std::string& pointer, const std::string& path) -> Result<std::string> {
+        const fs::path rel = fs::path(path).lexically_normal();
+        for (const auto& part : rel)
+            if (part == "..")
+                return Status::Error(pointer + ": \"" + path +
+                                     "\": '..' is not allowed in an uploaded input");
+        const std::string local = (fs::path(input_root) / rel).string();
+        const std::string remote_path = *run_dir + "/inputs/" + rel.string();
+        if (Status s = session.mkdir_p(fs::path(remote_path).parent_path().string(), 0755); !s.ok()) return s;
+        if (Status s = session.upload_file(local, remote_path, 0644); !s.ok())
+            return Status::Error(pointer + ": " + s.message());
+        if (pointer.size() > 6 && pointer.substr(pointer.size() - 6) == "/tasks") {
+            for (const std::string& data : task_data_files(local)) {
+                const fs::path from = fs::path(local).parent_path() / data;
+                const fs::path to = fs::path(remote_path).parent_path() / data;
+                if (data.find("..") != std::string::npos || data.empty() || data[0] == '/') continue;
+                if (Status s = session.upload_file(from.string(), to.string(), 0644); !s.ok()) return s;
+            }
+        }
+        return remote_path;
+    };
+
+    std::vector<std::vector<std::string>> rows = {{"STEP", "KIND", "JOB", "AFTER", "RUN_ID"}};
+    std::vector<std::string> submitted_jobs;
+    auto abandon = [&](const std::string& why) {
+        // Jobs already queued would wait on a chain that will never finish: take them back.
+        for (const std::string& job : submitted_jobs)
+            (void)slurm.cancel(job);
+        if (!submitted_jobs.empty())
+            err << "slipway: cancelled the " << submitted_jobs.size() << " job(s) already queued\n";
+        return fail(err, why);
+    };
+    const HistoryRunSink sink(**store);
+    std::string previous;
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+        const PipelineStep& step = p.steps[i];
+        Result<ResolvedStep> r = resolve_step(p, i, context);
+        if (!r.ok()) return abandon("step \"" + step.name + "\": " + r.error());
+        const std::string run_id = remote::make_run_id(p.name + "." + step.name);
+        remote::RunRecord record;
+        if (r->config) {
+            // Training steps go through the ordinary deploy: their usual sbatch script, plus the dependency.
+            remote::DeployRequest request;
+            request.config = *r->config;
+            Result<std::vector<std::string>> after = remote::dependency_directives(previous);
+            if (!after.ok()) return abandon(after.error());
+            request.config.slurm.extra.insert(request.config.slurm.extra.end(), after->begin(), after->end());
+            request.input_root = input_root;
+            request.profile = *profile;
+            request.run_id = run_id;
+            request.engine_binary = engine_binary;
+            Result<remote::SubmittedRun> run = remote::submit_run(session, slurm, request, sink);
+            if (!run.ok()) return abandon("step \"" + step.name + "\": " + run.error());
+            record = run->record;
+            r->out = run->deployment.remote_config.training.output_dir;
+        } else {
+            const std::string step_dir = *run_dir + "/steps/" + step.name;
+            cpu.step_dir = step_dir;
+            cpu.after_job_id = previous;
+            Result<std::string> script = remote::render_step_script(step, *r, *profile, cpu);
+            if (!script.ok()) return abandon("step \"" + step.name + "\": " + script.error());
+            if (Status s = session.mkdir_p(step_dir, 0755); !s.ok()) return abandon(s.message());
+            if (Status s = session.upload_bytes(*script, step_dir + "/step.sbatch", 0755); !s.ok())
+                return abandon(s.message());
+            Result<remote::SubmittedJob> job = slurm.submit(step_dir, "step.sbatch");
+            if (!job.ok()) return abandon("step \"" + step.name + "\": " + job.error());
+            record.run_id = run_id;
+            record.name = p.name + "." + step.name;
+            record.cluster = c.cluster;
+            record.job_id = job->job_id;
+            record.slurm_cluster = job->cluster;
+            record.remote_dir = step_dir;
+            record.submitted = remote::utc_timestamp(std::time(nullptr));
+            if (Status s = sink.save(record); !s.ok()) err << "slipway: warning: " << s.message() << "\n";
+        }
+        if (!sink.problem().empty()) err << "slipway: warning: run history: " << sink.problem() << "\n";
+        submitted_jobs.push_back(record.job_id);
+        rows.push_back(
+            {step.name, step.kind, record.job_id, previous.empty() ? "-" : previous, record.run_id});
+        context.outs[step.name] = r->out;
+        previous = record.job_id;
+    }
+    out << "pipeline " << p.name << " in " << *run_dir << "\n";
+    print_table(out, rows);
+    out << "pipeline_id=" << pipeline_id << " jobs=" << join_words(submitted_jobs) << "\n";
+    return 0;
+}
+
+bool is_pipeline_file(const std::string& path) {
+    Result<nlohmann::json> doc = read_json_file(path);
+    return doc.ok() && is_pipeline_document(*doc);
+}
+
+}  // namespace slipway::app

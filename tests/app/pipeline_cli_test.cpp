@@ -1,0 +1,131 @@
+// `slipway pipeline validate | run` as a user runs them (the real binary): the demo pipeline on This computer
+// runs every step with the local engine (about 20 s on 2 cores), the adapted instruct model it writes loads
+// in `slipway-engine generate`, eval's JSON is written, and every step is a completed row in the run history;
+// a failing middle step stops the chain naming the step, and the steps after it never run. Skipped without an
+// engine.
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "history/run_history.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+struct Ran {
+    int exit_code = -1;
+    QString out, err;
+};
+
+Ran run(const QString& program, const QStringList& args, int timeout_ms = 300'000) {
+    QProcess p;
+    p.start(program, args);
+    Ran r;
+    if (!p.waitForFinished(timeout_ms)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+const QString kDemo = QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/pipelines/ruadapt-demo.json");
+
+TEST(PipelineCli, ValidateNamesThePointer) {
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/bad.json";
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema": "slipway.pipeline/1", "name": "bad", "steps": [
+      {"name": "tok", "kind": "tokenizer", "corpus": "/c.jsonl", "out": "t.json"},
+      {"name": "adapt", "kind": "adapt-vocab", "model": "/m", "old_tokenizer": "/m/tokenizer.json",
+       "new_tokenizer": "${steps.tokenizer.out}", "out": "a"}]})");
+    f.close();
+    const Ran bad = run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "validate", path});
+    EXPECT_EQ(bad.exit_code, 2) << bad.out.toStdString();
+    EXPECT_TRUE(bad.err.contains("/steps/1/new_tokenizer")) << bad.err.toStdString();
+    EXPECT_TRUE(bad.err.contains("no step named \"tokenizer\"")) << bad.err.toStdString();
+    const Ran good = run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "validate", kDemo});
+    EXPECT_EQ(good.exit_code, 0) << good.err.toStdString();
+    EXPECT_TRUE(good.out.contains("8 steps, valid")) << good.out.toStdString();
+}
+
+TEST(PipelineCli, DemoRunsOnThisComputer) {
+    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
+    testing_util::IsolatedHome home;
+    const QString runs = home.path() + "/runs";
+    const Ran r =
+        run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "run", kDemo, "--engine", engine, "--runs-dir", runs});
+    ASSERT_EQ(r.exit_code, 0) << r.out.toStdString() << r.err.toStdString();
+    EXPECT_TRUE(r.out.contains("pipeline ruadapt-demo completed")) << r.out.toStdString();
+    for (const char* step :
+         {"base", "instruct", "tokenizer", "adapt", "embeddings", "lep", "calibrate", "eval"})
+        EXPECT_TRUE(r.out.contains(QStringLiteral("] %1 (").arg(QString::fromLatin1(step)))) << step;
+    const QStringList folders = QDir(runs).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    ASSERT_EQ(folders.size(), 1);
+    const QString run_dir = runs + "/" + folders.first();
+    // The adapted instruct model: an HF folder with the new tokenizer, usable by the engine.
+    for (const char* file : {"config.json", "model.safetensors", "tokenizer.json"})
+        EXPECT_TRUE(QFile::exists(run_dir + "/lep/" + file)) << file;
+    const Ran gen = run(engine, {"generate", "--model", run_dir + "/lep", "--prompt",
+                                 QStringLiteral("Привет"), "--max-new-tokens", "4"});
+    EXPECT_EQ(gen.exit_code, 0) << gen.err.toStdString();
+    EXPECT_TRUE(gen.out.contains("\"new_tokens\":4")) << gen.out.toStdString();
+    QFile eval(run_dir + "/eval.json");
+    ASSERT_TRUE(eval.open(QIODevice::ReadOnly));
+    const QJsonObject results = QJsonDocument::fromJson(eval.readAll()).object();
+    EXPECT_TRUE(results.contains("tasks")) << run_dir.toStdString();
+    // Every step is a completed run in the history the app shows.
+    Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
+    ASSERT_TRUE(store.ok()) << store.error();
+    Result<std::vector<RunRecord>> rows = (*store)->runs();
+    ASSERT_TRUE(rows.ok());
+    ASSERT_EQ(rows->size(), 8u);
+    for (const RunRecord& row : *rows) {
+        EXPECT_EQ(row.state, RunState::kCompleted) << row.name.toStdString();
+        EXPECT_EQ(row.cluster, kLocalProfile);
+        EXPECT_TRUE(row.name.startsWith("ruadapt-demo.")) << row.name.toStdString();
+    }
+}
+
+TEST(PipelineCli, AFailingStepStopsTheChain) {
+    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
+    testing_util::IsolatedHome home;
+    const QString path = home.path() + "/broken.json";
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(QStringLiteral(R"({"schema": "slipway.pipeline/1", "name": "broken", "steps": [
+      {"name": "tok", "kind": "tokenizer", "corpus": "%1/resources/demo/corpus.jsonl", "vocab_size": 400, "out": "t.json"},
+      {"name": "adapt", "kind": "adapt-vocab", "model": "/nonexistent/model", "old_tokenizer": "${steps.tok.out}",
+       "new_tokenizer": "${steps.tok.out}", "out": "adapted"},
+      {"name": "eval", "kind": "eval", "model": "${steps.adapt.out}", "tasks": "%1/resources/eval/demo-tasks.json",
+       "out": "eval.json"}]})")
+                .arg(QStringLiteral(SLIPWAY_SOURCE_DIR))
+                .toUtf8());
+    f.close();
+    const Ran r = run(QStringLiteral(SLIPWAY_BIN),
+                      {"pipeline", "run", path, "--engine", engine, "--runs-dir", home.path() + "/runs"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(r.err.contains("stopped at step 1 \"adapt\" (adapt-vocab)")) << r.err.toStdString();
+    EXPECT_TRUE(r.out.contains("[2/3] adapt")) << r.out.toStdString();
+    EXPECT_FALSE(r.out.contains("[3/3]")) << r.out.toStdString();
+    Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
+    ASSERT_TRUE(store.ok());
+    Result<std::vector<RunRecord>> rows = (*store)->runs();
+    ASSERT_TRUE(rows.ok());
+    ASSERT_EQ(rows->size(), 2u);  // eval never started
+}
+
+}  // namespace
+}  // namespace slipway::app
