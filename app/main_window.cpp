@@ -24,6 +24,7 @@
 
 #include <algorithm>
 
+#include "adapt/adapt_page.h"
 #include "app_settings.h"
 #include "chat/chat_page.h"
 #include "clusters/remote_browser.h"
@@ -36,6 +37,7 @@
 #include "local/engine_command.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
+#include "remote/slurm/cluster_profile.h"
 #include "runs/run_state.h"
 #include "runs/run_tracker.h"
 #include "runs_page.h"
@@ -71,7 +73,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     tracker_ = std::make_unique<RunTracker>(history_.get(), &follow_, &sessions_, options);
 
     nav_ = new QListWidget(this);
-    nav_->addItems({tr("Runs"), tr("Editor"), tr("Monitor"), tr("Clusters"), tr("Chat")});
+    nav_->addItems({tr("Runs"), tr("Editor"), tr("Monitor"), tr("Clusters"), tr("Chat"), tr("Adaptation")});
     nav_->setFixedWidth(120);
     QFont nav_font = nav_->font();
     nav_font.setPointSize(nav_font.pointSize() + 1);
@@ -87,8 +89,23 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_->addWidget(monitor_);
     chat_ = new ChatPage(
         history_.get(), [this](const RunRecord* run) { return chat_transport(run); }, stack_);
+    // Pipelines started on the Language page: the CLI records each step in the history the Runs page reads.
+    adapt_ = new AdaptPage(
+        resource_root_, runs_dir(),
+        [] {
+            QStringList names;
+            if (const auto profiles = remote::ProfileStore().load(); profiles.ok()) {
+                for (const remote::ClusterProfile& p : *profiles)
+                    names << QString::fromStdString(p.name);
+            }
+            return names;
+        },
+        stack_);
     stack_->addWidget(clusters_);
     stack_->addWidget(chat_);
+    stack_->addWidget(adapt_);
+    connect(adapt_, &AdaptPage::progressed, runs_, &RunsPage::reload);
+    connect(adapt_, &AdaptPage::finished, runs_, &RunsPage::reload);
     auto* central = new QWidget(this);
     auto* layout = new QHBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -264,7 +281,8 @@ void MainWindow::build_menus() {
     connect(cancel, &QAction::triggered, this, [this] { cancel_run(monitor_->current_run()); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList names = {tr("&Runs"), tr("&Editor"), tr("&Monitor"), tr("&Clusters"), tr("C&hat")};
+    const QStringList names = {tr("&Runs"),     tr("&Editor"), tr("&Monitor"),
+                               tr("&Clusters"), tr("C&hat"),   tr("Lan&guage adaptation")};
     for (int i = 0; i < names.size(); ++i) {
         QAction* a = view->addAction(names[i]);
         a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));

@@ -23,6 +23,7 @@ class QSystemTrayIcon;
 
 namespace slipway::app {
 
+class AdaptPage;
 class ChatPage;
 class ChatTransport;
 class ClustersPage;
@@ -39,7 +40,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum Page { kRunsPage = 0, kEditorPage, kMonitorPage, kClustersPage, kChatPage };
+    enum Page { kRunsPage = 0, kEditorPage, kMonitorPage, kClustersPage, kChatPage, kAdaptPage };
 
     // `history_path` empty: the XDG default. The history is optional: without it runs are not kept.
     explicit MainWindow(const QString& history_path = QString(), QWidget* parent = nullptr);
@@ -84,6 +85,7 @@ public:
     RunsPage* runs_page() const { return runs_; }
     ClustersPage* clusters_page() const { return clusters_; }
     ChatPage* chat_page() const { return chat_; }
+    AdaptPage* adapt_page() const { return adapt_; }
     RunHistory* history() const { return history_.get(); }
     RunTracker* tracker() const { return tracker_.get(); }
     QStringList recent_configs() const { return recent_; }
@@ -132,6 +134,7 @@ private:
     MonitorWidget* monitor_;
     ClustersPage* clusters_;
     ChatPage* chat_;
+    AdaptPage* adapt_;
     QMenu* recent_menu_ = nullptr;
     QStringList recent_;
     QSystemTrayIcon* tray_ = nullptr;

@@ -29,9 +29,20 @@
     </message>
 </context>
 <context>
+    <name>slipway::app::AdaptPage</name>
+    <message numerus="yes">
+        <location filename="../../app/adapt/adapt_page.cpp" line="+206"/>
+        <source>%n step(s), ready to start.</source>
+        <translation>
+            <numerusform>%n step, ready to start.</numerusform>
+            <numerusform>%n steps, ready to start.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>slipway::app::MainWindow</name>
     <message numerus="yes">
-        <location filename="../../app/main_window.cpp" line="+348"/>
+        <location filename="../../app/main_window.cpp" line="+366"/>
         <source>%n run(s) still training on this computer. Quitting stops them (a checkpoint is saved). Quit anyway?</source>
         <translation>
             <numerusform>%n run is still training on this computer. Quitting stops it (a checkpoint is saved). Quit anyway?</numerusform>

@@ -1343,6 +1343,165 @@
     </message>
 </context>
 <context>
+    <name>slipway::app::AdaptPage</name>
+    <message>
+        <location filename="../../app/adapt/adapt_page.cpp" line="+58"/>
+        <source>Name</source>
+        <translation>Название</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Base model</source>
+        <translation>Базовая модель</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Instruct model</source>
+        <translation>Инструктивная модель</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Corpus (JSONL)</source>
+        <translation>Корпус (JSONL)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>New BPE tokenizer</source>
+        <translation>Новый токенизатор BPE</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>New Unigram tokenizer</source>
+        <translation>Новый токенизатор Unigram</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The base tokenizer extended</source>
+        <translation>Расширенный токенизатор базовой модели</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tokenizer</source>
+        <translation>Токенизатор</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Vocabulary size / tokens added</source>
+        <translation>Размер словаря / новых токенов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+5"/>
+        <source>as the preset</source>
+        <translation>как в пресете</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>Block size</source>
+        <translation>Длина блока</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+14"/>
+        <source>one epoch</source>
+        <translation>одна эпоха</translation>
+    </message>
+    <message>
+        <location line="-13"/>
+        <source>Embedding training steps</source>
+        <translation>Шагов обучения эмбеддингов</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Embedding learning rate</source>
+        <translation>Скорость обучения эмбеддингов</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>LEP method</source>
+        <translation>Метод LEP</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Calibrate with a short LoRA run</source>
+        <translation>Калибровка коротким запуском LoRA</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Calibration data</source>
+        <translation>Данные калибровки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the corpus</source>
+        <translation>корпус</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Calibration steps</source>
+        <translation>Шагов калибровки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Eval tasks</source>
+        <translation>Задачи оценки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>none</source>
+        <translation>нет</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run on</source>
+        <translation>Где запускать</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Start</source>
+        <translation>Запустить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save pipeline...</source>
+        <translation>Сохранить конвейер...</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>The steps&apos; progress appears here once started.</source>
+        <translation>Здесь появится ход шагов после запуска.</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Save pipeline</source>
+        <translation>Сохранить конвейер</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>This computer</source>
+        <translation>Этот компьютер</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+41"/>
+        <source>%n step(s), ready to start.</source>
+        <translation>
+            <numerusform>%n шаг, можно запускать.</numerusform>
+            <numerusform>%n шага, можно запускать.</numerusform>
+            <numerusform>%n шагов, можно запускать.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Finished.</source>
+        <translation>Готово.</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stopped with exit code %1.</source>
+        <translation>Остановлено с кодом выхода %1.</translation>
+    </message>
+</context>
+<context>
     <name>slipway::app::ChatPage</name>
     <message>
         <location filename="../../app/chat/chat_page.cpp" line="+31"/>
@@ -1493,7 +1652,7 @@
         <translation>Генерация запущена на: %1; загрузка %2</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location line="+91"/>
         <source>Skipped a line that is not the generator&apos;s: %1</source>
         <translation>Пропущена строка, которую написал не генератор: %1</translation>
     </message>
@@ -2104,7 +2263,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message>
-        <location filename="../../app/main_window.cpp" line="+74"/>
+        <location filename="../../app/main_window.cpp" line="+76"/>
         <source>Runs</source>
         <translation>Запуски</translation>
     </message>
@@ -2129,7 +2288,12 @@
         <translation>Чат</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+0"/>
+        <source>Adaptation</source>
+        <translation>Адаптация</translation>
+    </message>
+    <message>
+        <location line="+43"/>
         <source>Submit</source>
         <translation>Отправка</translation>
     </message>
@@ -2264,7 +2428,7 @@
         <translation>&amp;Монитор</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>&amp;Clusters</source>
         <translation>&amp;Кластеры</translation>
     </message>
@@ -2272,6 +2436,11 @@
         <location line="+0"/>
         <source>C&amp;hat</source>
         <translation>&amp;Чат</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Lan&amp;guage adaptation</source>
+        <translation>&amp;Адаптация к языку</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -2792,7 +2961,7 @@
         <translation>строка %1</translation>
     </message>
     <message>
-        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+162"/>
+        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+163"/>
         <source>eval_accuracy (loss and accuracy mixed)</source>
         <translation>eval_accuracy (потери и точность вперемешку)</translation>
     </message>

@@ -73,8 +73,8 @@ TEST_F(MainWindowTest, MenusShortcutsAndPages) {
                            "Import training script...", "Open log...", "Open log on a cluster...",
                            "Export plots as PNG...", "Export plots as CSV...", "Quit"}));
     EXPECT_EQ(action_texts(menus[1]->menu()), (QStringList{"Submit", "Cancel selected run"}));
-    EXPECT_EQ(action_texts(menus[2]->menu()),
-              (QStringList{"Runs", "Editor", "Monitor", "Clusters", "Chat", "Language"}));
+    EXPECT_EQ(action_texts(menus[2]->menu()), (QStringList{"Runs", "Editor", "Monitor", "Clusters", "Chat",
+                                                           "Language adaptation", "Language"}));
     const QList<QAction*> view = menus[2]->menu()->actions();
     EXPECT_EQ(view[2]->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_3));
     view[2]->trigger();

@@ -54,7 +54,7 @@ QStringList menu_titles(const QMainWindow& window) {
 
 QStringList page_names(const QMainWindow& window) {
     for (const QListWidget* list : window.findChildren<QListWidget*>()) {
-        if (list->count() != 5) continue;
+        if (list->count() != 6) continue;
         QStringList names;
         for (int i = 0; i < list->count(); ++i)
             names << list->item(i)->text();
@@ -92,7 +92,7 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
     MainWindow window(home.path() + QStringLiteral("/history.sqlite"));
     EXPECT_EQ(page_names(window),
               (QStringList{QStringLiteral("Запуски"), QStringLiteral("Редактор"), QStringLiteral("Монитор"),
-                           QStringLiteral("Кластеры"), QStringLiteral("Чат")}));
+                           QStringLiteral("Кластеры"), QStringLiteral("Чат"), QStringLiteral("Адаптация")}));
     EXPECT_EQ(menu_titles(window).value(0), QStringLiteral("Файл"));
     EXPECT_TRUE(menu_titles(window).contains(QStringLiteral("Вид")));
     EXPECT_TRUE(label_texts(window.monitor()).contains(QStringLiteral("Сглаживание:")))

@@ -1,0 +1,262 @@
+// adapt_page.h: the form, the live pipeline preview, and the CLI started on the pipeline.
+#include "adapt/adapt_page.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "contract/file_system.h"
+#include "contract/pipeline.h"
+#include "contract/run_config.h"
+
+namespace slipway::app {
+namespace {
+
+QSpinBox* spin(int minimum, int maximum, int value, const QString& zero_text = QString()) {
+    auto* box = new QSpinBox;
+    box->setRange(minimum, maximum);
+    box->setValue(value);
+    if (!zero_text.isEmpty()) box->setSpecialValueText(zero_text);
+    return box;
+}
+
+}  // namespace
+
+AdaptPage::AdaptPage(QString resource_root, QString local_runs_dir,
+                     std::function<QStringList()> cluster_names, QWidget* parent)
+    : QWidget(parent),
+      resource_root_(std::move(resource_root)),
+      local_runs_dir_(std::move(local_runs_dir)),
+      pipelines_dir_(local_runs_dir_ + QStringLiteral("/pipelines")),
+      cli_(QCoreApplication::applicationFilePath()),
+      cluster_names_(std::move(cluster_names)) {
+    for (auto [preset, name] :
+         {std::pair{&embeddings_preset_, "ruadapt-embeddings"}, {&lora_preset_, "ruadapt-lora"}}) {
+        const std::string path = (resource_root_ + "/resources/presets/" + name + ".json").toStdString();
+        Result<nlohmann::json> doc = read_json_file(path);
+        if (doc.ok()) {
+            *preset = *doc;
+        } else {
+            preset_problem_ = QString::fromStdString(doc.error());
+        }
+    }
+    auto* form = new QFormLayout;
+    name_ = new QLineEdit(QStringLiteral("ruadapt"));
+    form->addRow(tr("Name"), name_);
+    base_ = path_row(tr("Base model"), true, QString(), form);
+    instruct_ = path_row(tr("Instruct model"), true, QString(), form);
+    corpus_ = path_row(tr("Corpus (JSONL)"), false, QStringLiteral("JSONL (*.jsonl)"), form);
+    tokenizer_ = new QComboBox;
+    tokenizer_->addItem(tr("New BPE tokenizer"), QStringLiteral("bpe"));
+    tokenizer_->addItem(tr("New Unigram tokenizer"), QStringLiteral("unigram"));
+    tokenizer_->addItem(tr("The base tokenizer extended"), QStringLiteral("extend"));
+    form->addRow(tr("Tokenizer"), tokenizer_);
+    vocab_ = spin(256, 1000000, 32000);
+    form->addRow(tr("Vocabulary size / tokens added"), vocab_);
+    block_ = spin(0, 131072, 0, tr("as the preset"));
+    form->addRow(tr("Block size"), block_);
+    embedding_steps_ = spin(0, 10000000, 0, tr("one epoch"));
+    form->addRow(tr("Embedding training steps"), embedding_steps_);
+    learning_rate_ = new QLineEdit;
+    learning_rate_->setPlaceholderText(tr("as the preset"));
+    form->addRow(tr("Embedding learning rate"), learning_rate_);
+    lep_ = new QComboBox;
+    for (const char* method : {"conversion", "overlap", "swap"})
+        lep_->addItem(QString::fromLatin1(method), QString::fromLatin1(method));
+    form->addRow(tr("LEP method"), lep_);
+    calibrate_ = new QCheckBox(tr("Calibrate with a short LoRA run"));
+    calibrate_->setChecked(true);
+    form->addRow(QString(), calibrate_);
+    calibration_data_ = path_row(tr("Calibration data"), false, QStringLiteral("JSONL (*.jsonl)"), form);
+    calibration_data_->setPlaceholderText(tr("the corpus"));
+    calibration_steps_ = spin(0, 10000000, 0, tr("one epoch"));
+    form->addRow(tr("Calibration steps"), calibration_steps_);
+    tasks_ = path_row(tr("Eval tasks"), false, QStringLiteral("JSON (*.json)"), form);
+    tasks_->setPlaceholderText(tr("none"));
+    target_ = new QComboBox;
+    form->addRow(tr("Run on"), target_);
+    refresh_targets();
+
+    start_ = new QPushButton(tr("Start"));
+    save_ = new QPushButton(tr("Save pipeline..."));
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(save_);
+    buttons->addWidget(start_);
+    status_ = new QLabel;
+    status_->setWordWrap(true);
+    auto* left = new QWidget;
+    auto* left_layout = new QVBoxLayout(left);
+    left_layout->addLayout(form);
+    left_layout->addWidget(status_);
+    left_layout->addLayout(buttons);
+    left_layout->addStretch(1);
+
+    preview_ = new QPlainTextEdit;
+    preview_->setReadOnly(true);
+    preview_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    log_ = new QPlainTextEdit;
+    log_->setReadOnly(true);
+    log_->setPlaceholderText(tr("The steps' progress appears here once started."));
+    auto* right = new QSplitter(Qt::Vertical);
+    right->addWidget(preview_);
+    right->addWidget(log_);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(split);
+
+    for (QLineEdit* edit : {name_, base_, instruct_, corpus_, calibration_data_, tasks_, learning_rate_})
+        connect(edit, &QLineEdit::textChanged, this, &AdaptPage::refresh);
+    for (QComboBox* box : {tokenizer_, lep_, target_})
+        connect(box, &QComboBox::currentIndexChanged, this, &AdaptPage::refresh);
+    for (QSpinBox* box : {vocab_, block_, embedding_steps_, calibration_steps_})
+        connect(box, &QSpinBox::valueChanged, this, &AdaptPage::refresh);
+    connect(calibrate_, &QCheckBox::toggled, this, &AdaptPage::refresh);
+    connect(tokenizer_, &QComboBox::currentIndexChanged, this, [this] {
+        vocab_->setValue(tokenizer_->currentData().toString() == QLatin1String("extend") ? 8000 : 32000);
+    });
+    connect(start_, &QPushButton::clicked, this, [this] {
+        if (const Status s = start(); !s.ok()) status_->setText(QString::fromStdString(s.message()));
+    });
+    connect(save_, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save pipeline"), pipelines_dir_,
+                                                          QStringLiteral("JSON (*.json)"));
+        if (path.isEmpty()) return;
+        if (const Status s = save_to(path); !s.ok()) status_->setText(QString::fromStdString(s.message()));
+    });
+    refresh();
+}
+
+QLineEdit* AdaptPage::path_row(const QString& label, bool folder, const QString& filter, QFormLayout* form) {
+    auto* edit = new QLineEdit;
+    auto* browse = new QToolButton;
+    browse->setText(QStringLiteral("..."));
+    connect(browse, &QToolButton::clicked, this, [this, edit, folder, filter, label] {
+        const QString chosen = folder ? QFileDialog::getExistingDirectory(this, label, edit->text())
+                                      : QFileDialog::getOpenFileName(this, label, edit->text(), filter);
+        if (!chosen.isEmpty()) edit->setText(chosen);
+    });
+    auto* row = new QHBoxLayout;
+    row->addWidget(edit, 1);
+    row->addWidget(browse);
+    form->addRow(label, row);
+    return edit;
+}
+
+void AdaptPage::refresh_targets() {
+    const QString current = target_->currentData().toString();
+    target_->clear();
+    target_->addItem(tr("This computer"), QString());
+    for (const QString& name : cluster_names_ ? cluster_names_() : QStringList())
+        target_->addItem(name, name);
+    const int index = target_->findData(current);
+    target_->setCurrentIndex(index < 0 ? 0 : index);
+}
+
+LanguageAdaptation AdaptPage::adaptation() const {
+    LanguageAdaptation a;
+    a.name = name_->text().trimmed().toStdString();
+    a.base_model = base_->text().trimmed().toStdString();
+    a.instruct_model = instruct_->text().trimmed().toStdString();
+    a.corpus = corpus_->text().trimmed().toStdString();
+    a.tokenizer = tokenizer_->currentData().toString().toStdString();
+    (a.tokenizer == "extend" ? a.added_tokens : a.vocab_size) = vocab_->value();
+    a.block_size = block_->value();
+    a.embedding_steps = embedding_steps_->value();
+    a.embedding_learning_rate = learning_rate_->text().trimmed().toDouble();
+    a.lep_method = lep_->currentData().toString().toStdString();
+    a.calibrate = calibrate_->isChecked();
+    a.calibration_data = calibration_data_->text().trimmed().toStdString();
+    a.calibration_steps = calibration_steps_->value();
+    a.eval_tasks = tasks_->text().trimmed().toStdString();
+    a.on_this_computer = target_->currentData().toString().isEmpty();
+    return a;
+}
+
+Result<nlohmann::json> AdaptPage::pipeline() const {
+    if (!preset_problem_.isEmpty()) return Status::Error(preset_problem_.toStdString());
+    Result<nlohmann::json> doc = language_pipeline(adaptation(), embeddings_preset_, lora_preset_);
+    if (!doc.ok()) return doc;
+    const ParsedPipeline parsed = parse_pipeline(*doc, pipelines_dir_.toStdString());
+    if (has_errors(parsed.problems)) return Status::Error(format_problems(parsed.problems));
+    return doc;
+}
+
+void AdaptPage::refresh() {
+    const Result<nlohmann::json> doc = pipeline();
+    if (doc.ok()) {
+        preview_->setPlainText(QString::fromStdString(doc->dump(2)));
+        status_->setText(
+            tr("%n step(s), ready to start.", nullptr, static_cast<int>((*doc)["steps"].size())));
+    } else {
+        status_->setText(QString::fromStdString(doc.error()));
+    }
+    calibration_data_->setEnabled(calibrate_->isChecked());
+    calibration_steps_->setEnabled(calibrate_->isChecked());
+    start_->setEnabled(doc.ok() && (process_ == nullptr || process_->state() == QProcess::NotRunning));
+    save_->setEnabled(doc.ok());
+}
+
+Status AdaptPage::save_to(const QString& path) const {
+    const Result<nlohmann::json> doc = pipeline();
+    if (!doc.ok()) return doc.status();
+    return write_file_atomically(path.toStdString(), doc->dump(2) + "\n");
+}
+
+Status AdaptPage::start() {
+    if (process_ != nullptr && process_->state() != QProcess::NotRunning)
+        return Status::Error("a pipeline started here is still running");
+    const LanguageAdaptation a = adaptation();
+    if (!QDir().mkpath(pipelines_dir_))
+        return Status::Error(pipelines_dir_.toStdString() + ": cannot create");
+    const QString file =
+        QDir(pipelines_dir_)
+            .filePath(QString::fromStdString(a.name) +
+                      QDateTime::currentDateTime().toString(QStringLiteral("-yyyyMMdd-HHmmss")) +
+                      QStringLiteral(".json"));
+    if (const Status s = save_to(file); !s.ok()) return s;
+    const QString cluster = target_->currentData().toString();
+    const QStringList arguments =
+        cluster.isEmpty() ? QStringList{QStringLiteral("pipeline"), QStringLiteral("run"), file,
+                                        QStringLiteral("--runs-dir"), local_runs_dir_}
+                          : QStringList{QStringLiteral("submit"), file, QStringLiteral("--cluster"), cluster};
+    if (process_ == nullptr) {
+        process_ = new QProcess(this);
+        process_->setProcessChannelMode(QProcess::MergedChannels);
+        connect(process_, &QProcess::readyRead, this, [this] {
+            log_->appendPlainText(QString::fromUtf8(process_->readAll()).trimmed());
+            emit progressed();
+        });
+        connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
+            log_->appendPlainText(code == 0 ? tr("Finished.") : tr("Stopped with exit code %1.").arg(code));
+            refresh();
+            emit finished(code);
+        });
+    }
+    log_->clear();
+    log_->appendPlainText(QStringLiteral("$ slipway ") + arguments.join(QLatin1Char(' ')));
+    process_->start(cli_, arguments);
+    if (!process_->waitForStarted(10000))
+        return Status::Error(cli_.toStdString() + ": " + process_->errorString().toStdString());
+    refresh();
+    emit started(file);
+    return Status::Ok();
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,127 @@
+// The Language page (app/adapt): its form turned into a pipeline that `slipway pipeline validate` accepts,
+// errors that name what is missing, and the whole chain started from the page on This computer with the real
+// CLI and engine (two tiny random models as base and instruct, a slice of the demo corpus): every step
+// completes, the adapted instruct model is written, and each step is a run on the Runs page. With
+// SLIPWAY_SCREENSHOT_DIR set, the page and the Runs page are saved as language-this-computer.png and
+// language-runs.png.
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTextStream>
+
+#include "adapt/adapt_page.h"
+#include "main_window.h"
+#include "runs_page.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+using testing_util::wait_until;
+
+const QString kSource = QStringLiteral(SLIPWAY_SOURCE_DIR);
+
+// An HF folder of the demo model's shape with random weights and the demo tokenizer.
+bool make_model(const QString& engine, const QString& dir, int seed) {
+    QProcess p;
+    p.start(engine, {"init-model", "--config", kSource + "/resources/demo/model/config.json", "--out", dir,
+                     "--seed", QString::number(seed)});
+    if (!p.waitForFinished(120000) || p.exitCode() != 0) return false;
+    return QFile::copy(kSource + "/resources/demo/tokenizer.json", dir + "/tokenizer.json");
+}
+
+TEST(AdaptPage, TheFormMakesAValidPipelineAndSaysWhatIsMissing) {
+    testing_util::IsolatedHome home;
+    AdaptPage page(kSource, home.path() + "/pipelines", [] { return QStringList{"gpu-cluster"}; });
+    EXPECT_FALSE(page.pipeline().ok());
+    EXPECT_NE(page.status_label()->text().indexOf("base model"), -1)
+        << page.status_label()->text().toStdString();
+    page.base_edit()->setText("/models/llama-3-8b");
+    page.instruct_edit()->setText("/models/llama-3-8b-instruct");
+    page.corpus_edit()->setText("/data/ru.jsonl");
+    page.tokenizer_box()->setCurrentIndex(page.tokenizer_box()->findData("extend"));
+    ASSERT_TRUE(page.pipeline().ok()) << page.pipeline().error();
+    const nlohmann::json doc = *page.pipeline();
+    ASSERT_EQ(doc["steps"].size(), 5u);  // tokenizer, adapt, embeddings, lep, calibrate (no eval tasks)
+    EXPECT_EQ(doc["steps"][0]["mode"], "extend");
+    EXPECT_EQ(doc["steps"][0]["add"], 8000);
+    EXPECT_EQ(doc["steps"][2]["config"]["adapter"]["method"], "embeddings");
+    EXPECT_EQ(doc["steps"][2]["config"]["slurm"]["gpus_per_node"], 0);  // This computer
+    EXPECT_EQ(doc["steps"][4]["config"]["model"]["path"], "${steps.lep.out}");
+    EXPECT_TRUE(page.preview()->toPlainText().contains("\"kind\": \"lep\""));
+    // On a cluster the presets' Slurm resources and bf16 stay.
+    page.target_box()->setCurrentIndex(page.target_box()->findData("gpu-cluster"));
+    ASSERT_TRUE(page.pipeline().ok());
+    EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["slurm"]["gpus_per_node"], 8);
+    EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["training"]["bf16"], true);
+}
+
+TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
+    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
+    testing_util::IsolatedHome home;
+    qputenv("SLIPWAY_ENGINE", engine.toUtf8());
+    const QString base = home.path() + "/base", instruct = home.path() + "/instruct";
+    ASSERT_TRUE(make_model(engine, base, 1));
+    ASSERT_TRUE(make_model(engine, instruct, 2));
+    // 400 documents of the demo corpus: enough for a 600-token BPE and a few steps.
+    QFile in(kSource + "/resources/demo/corpus.jsonl"), out(home.path() + "/corpus.jsonl");
+    ASSERT_TRUE(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 400 && !in.atEnd(); ++i)
+        out.write(in.readLine());
+    out.close();
+
+    MainWindow window;  // the default history: the one the CLI writes (IsolatedHome's XDG_DATA_HOME)
+    window.show_page(MainWindow::kAdaptPage);
+    AdaptPage* page = window.adapt_page();
+    page->set_cli_binary(QStringLiteral(SLIPWAY_BIN));
+    page->base_edit()->setText(base);
+    page->instruct_edit()->setText(instruct);
+    page->corpus_edit()->setText(home.path() + "/corpus.jsonl");
+    page->vocab_box()->setValue(600);
+    page->block_box()->setValue(64);
+    page->embedding_steps_box()->setValue(3);
+    page->calibration_steps_box()->setValue(2);
+    page->tasks_edit()->setText(kSource + "/resources/eval/demo-tasks.json");
+    ASSERT_TRUE(page->pipeline().ok()) << page->pipeline().error();
+    int exit_code = -1;
+    QObject::connect(page, &AdaptPage::finished, [&](int code) { exit_code = code; });
+    const Status started = page->start();
+    ASSERT_TRUE(started.ok()) << started.message();
+    ASSERT_TRUE(wait_until([&] { return exit_code != -1; }, 600000))
+        << page->log()->toPlainText().toStdString();
+    ASSERT_EQ(exit_code, 0) << page->log()->toPlainText().toStdString();
+    if (const QString dir = qEnvironmentVariable("SLIPWAY_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        window.resize(1300, 820);
+        QDir().mkpath(dir);
+        EXPECT_TRUE(window.grab().save(dir + "/language-this-computer.png"));
+        window.show_page(MainWindow::kRunsPage);
+        window.runs_page()->reload();
+        EXPECT_TRUE(window.grab().save(dir + "/language-runs.png"));
+    }
+    // The adapted instruct model (LEP output) and the eval results, in the run folder the CLI names.
+    const QString log = page->log()->toPlainText();
+    const QString marker = QStringLiteral("pipeline ruadapt completed in ");
+    const int at = log.indexOf(marker);
+    ASSERT_NE(at, -1) << log.toStdString();
+    const QString line = log.mid(at, log.indexOf('\n', at) - at);
+    const QString run_dir = line.mid(line.indexOf(QStringLiteral(": ")) + 2).trimmed();
+    for (const char* file : {"config.json", "model.safetensors", "tokenizer.json"})
+        EXPECT_TRUE(QFile::exists(run_dir + "/lep/" + file)) << run_dir.toStdString() << " " << file;
+    EXPECT_TRUE(QFile::exists(run_dir + "/eval.json")) << run_dir.toStdString();
+    // Every step that trains is a completed run on the Runs page; the others are rows too.
+    ASSERT_TRUE(wait_until([&] { return window.runs_page()->table()->rowCount() >= 6; }, 10000))
+        << window.runs_page()->table()->rowCount();
+}
+
+}  // namespace
+}  // namespace slipway::app
