@@ -213,6 +213,13 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
                 }
             }
         }
+        if (!is_live(r.state) && !r.slurm_state.isEmpty() && r.state_detail.endsWith(QLatin1Char(')'))) {
+            // An ended job shows the reason stored with its last state (a chained step:
+            // DependencyNeverSatisfied).
+            const qsizetype open = r.state_detail.lastIndexOf(QStringLiteral(" ("));
+            if (open >= 0 && r.state_detail.mid(open) != QStringLiteral(" (None)"))
+                shown.last_state += r.state_detail.mid(open).toStdString();
+        }
         rows.push_back({shown.run_id, shown.cluster, shown.job_id, shown.last_state, shown.submitted});
     }
     print_table(out, rows);
