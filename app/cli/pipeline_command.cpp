@@ -28,11 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int fail(std::ostream& err, const std::string& message, int code = 1) {
-    err << "slipway: " << message << "\n";
-    return code;
-}
-
 std::string join_words(const std::vector<std::string>& words) {
     std::string out;
     for (const std::string& w : words)
@@ -104,6 +99,10 @@ int run_pipeline_render(RemoteCommands& c, std::ostream& out, std::ostream& err)
     const std::string run_dir = workdir + "/runs/" + p->name + "-RUN";
     StepContext context;
     context.run_dir = run_dir;
+    // Relative inputs of CPU steps are uploaded into inputs/ by submit: shown where they will be.
+    context.input = [&](const std::string&, const std::string& path) -> Result<std::string> {
+        return run_dir + "/inputs/" + fs::path(path).lexically_normal().string();
+    };
     std::string previous;
     for (size_t i = 0; i < p->steps.size(); ++i) {
         const PipelineStep& step = p->steps[i];

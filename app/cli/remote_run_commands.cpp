@@ -20,11 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int fail(std::ostream& err, const std::string& message, int code = 1) {
-    err << "slipway: " << message << "\n";
-    return code;
-}
-
 // Where relative input paths point: --inputs, else the current folder when it holds them, else the
 // resource root (presets name resources/demo/...).
 std::string input_root_for(const RunConfig& config, const std::string& given) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "run_command.h"
 #include "temp_dir.h"
 
 namespace slipway::remote {
@@ -18,23 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing_support::TempDir;
 
-struct CommandResult {
-    int exit_code = -1;
-    std::string output;
-};
-
-CommandResult run_command(const std::string& command) {
-    CommandResult r;
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) return r;
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        r.output.append(buffer, n);
-    const int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using testing_support::CommandResult;
+using testing_support::run_command;
 
 ClusterProfile bare() {
     ClusterProfile p;
