@@ -131,3 +131,32 @@ TEST(PipelineSbatch, AdversarialPathsArriveIntactAndNothingRuns) {
 
 }  // namespace
 }  // namespace slipway::remote
+
+namespace slipway::remote {
+namespace {
+
+// Under pyxis a CPU step runs the image's engine with the runs folder mounted at the same path.
+TEST(PipelineSbatch, PyxisStepRunsInTheImageWithTheRunsFolderMounted) {
+    TempDir dir;
+    ClusterProfile pyxis = bare();
+    pyxis.container = ContainerMode::kPyxis;
+    const Pipeline p = demo();
+    Result<ResolvedStep> r = resolve_step(p, 2, StepContext{"/scratch/runs/p", {}, {}});
+    ASSERT_TRUE(r.ok()) << r.error();
+    StepScriptInputs in{
+        p.name, "/scratch/runs/p/steps/tokenizer", "slipway-engine", "41", "/images/e.sqsh", "/scratch/runs"};
+    in.container_mounts = {"/data:/data"};
+    Result<std::string> script = render_step_script(p.steps[2], *r, pyxis, in);
+    ASSERT_TRUE(script.ok()) << script.error();
+    EXPECT_NE(script->find("container=(--container-image=/images/e.sqsh"), std::string::npos) << *script;
+    EXPECT_NE(script->find("shared_dir=/scratch/runs\n"), std::string::npos) << *script;
+    const std::string path = dir.path() + "/pyxis.sbatch";
+    std::ofstream(path) << *script;
+    EXPECT_EQ(run_command("bash -n '" + path + "'").exit_code, 0);
+    in.runs_dir = "/scratch/a,b";
+    EXPECT_FALSE(render_step_script(p.steps[2], *r, pyxis, in).ok());
+    EXPECT_FALSE(render_step_script(p.steps[2], *r, bare(), in).ok());  // an image on a bare-metal cluster
+}
+
+}  // namespace
+}  // namespace slipway::remote
