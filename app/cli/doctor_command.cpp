@@ -14,11 +14,6 @@
 namespace slipway::app {
 namespace {
 
-int fail(std::ostream& err, const std::string& message) {
-    err << "slipway: " << message << "\n";
-    return 1;
-}
-
 bool node_is_usable(const remote::NodeRow& row) {
     const std::string& s = row.state;
     return s.find("down") == std::string::npos && s.find("drain") == std::string::npos &&

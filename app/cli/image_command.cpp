@@ -7,15 +7,6 @@
 #include "images/image_tasks.h"
 
 namespace slipway::app {
-namespace {
-
-int fail(std::ostream& err, const std::string& message) {
-    err << "slipway: " << message << "\n";
-    return 1;
-}
-
-}  // namespace
-
 int run_image_build(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     Result<RunConfig> config = load_run_file(c.run_file);
     if (!config.ok()) return fail(err, config.error());

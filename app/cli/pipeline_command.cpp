@@ -28,11 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int fail(std::ostream& err, const std::string& message, int code = 1) {
-    err << "slipway: " << message << "\n";
-    return code;
-}
-
 std::string join_words(const std::vector<std::string>& words) {
     std::string out;
     for (const std::string& w : words)
@@ -64,6 +59,31 @@ std::vector<std::string> task_data_files(const std::string& tasks_file) {
         if (task.is_object() && task.contains("data") && task["data"].is_string())
             out.push_back(task["data"]);
     return out;
+}
+
+// How CPU steps start the engine on `profile`: under pyxis, in the image of the first training step that
+// names one (with its mounts and the runs folder); on bare metal, the engine deployed into the pipeline's
+// folder.
+remote::StepScriptInputs cpu_step_inputs(const Pipeline& p, const remote::ClusterProfile& profile,
+                                         const std::string& run_dir, const std::string& runs_dir) {
+    remote::StepScriptInputs cpu;
+    cpu.pipeline_name = p.name;
+    cpu.runs_dir = runs_dir;
+    if (profile.container != remote::ContainerMode::kPyxis) {
+        cpu.engine = run_dir + "/slipway-engine";
+        return cpu;
+    }
+    cpu.engine = "slipway-engine";
+    for (const PipelineStep& s : p.steps) {
+        if (!s.is_training() || !s.spec["config"].contains("slurm")) continue;
+        const nlohmann::json& slurm_section = s.spec["config"]["slurm"];
+        cpu.container_image = slurm_section.value("container_image", std::string());
+        if (slurm_section.contains("container_mounts") && slurm_section["container_mounts"].is_array())
+            for (const nlohmann::json& m : slurm_section["container_mounts"])
+                if (m.is_string()) cpu.container_mounts.push_back(m.get<std::string>());
+        if (!cpu.container_image.empty()) break;
+    }
+    return cpu;
 }
 
 Result<std::unique_ptr<RunHistory>> open_store() {
@@ -104,6 +124,10 @@ int run_pipeline_render(RemoteCommands& c, std::ostream& out, std::ostream& err)
     const std::string run_dir = workdir + "/runs/" + p->name + "-RUN";
     StepContext context;
     context.run_dir = run_dir;
+    // Relative inputs of CPU steps are uploaded into inputs/ by submit: shown where they will be.
+    context.input = [&](const std::string&, const std::string& path) -> Result<std::string> {
+        return run_dir + "/inputs/" + fs::path(path).lexically_normal().string();
+    };
     std::string previous;
     for (size_t i = 0; i < p->steps.size(); ++i) {
         const PipelineStep& step = p->steps[i];
@@ -124,14 +148,9 @@ int run_pipeline_render(RemoteCommands& c, std::ostream& out, std::ostream& err)
             script = remote::render_sbatch_script(config, *profile, inputs);
             context.outs[step.name] = dir + "/output";
         } else {
-            remote::StepScriptInputs inputs{p->name,
-                                            run_dir + "/steps/" + step.name,
-                                            profile->container == remote::ContainerMode::kPyxis
-                                                ? "slipway-engine"
-                                                : run_dir + "/slipway-engine",
-                                            previous,
-                                            {},
-                                            {}};
+            remote::StepScriptInputs inputs = cpu_step_inputs(*p, *profile, run_dir, workdir + "/runs");
+            inputs.step_dir = run_dir + "/steps/" + step.name;
+            inputs.after_job_id = previous;
             script = remote::render_step_script(step, *r, *profile, inputs);
             context.outs[step.name] = r->out;
         }
@@ -278,25 +297,13 @@ int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err)
 
     // The engine the CPU steps run: deployed once into the pipeline's folder, or the image's under pyxis (the
     // image of the first training step).
-    const bool pyxis = profile->container == remote::ContainerMode::kPyxis;
+    const std::string runs_dir = run_dir->substr(0, run_dir->find_last_of('/'));
+    remote::StepScriptInputs cpu = cpu_step_inputs(p, *profile, *run_dir, runs_dir);
     std::string engine_binary;
-    remote::StepScriptInputs cpu;
-    cpu.pipeline_name = p.name;
-    if (pyxis) {
-        cpu.engine = "slipway-engine";
-        for (const PipelineStep& s : p.steps) {
-            if (!s.is_training() || !s.spec["config"].contains("slurm")) continue;
-            const nlohmann::json& slurm_section = s.spec["config"]["slurm"];
-            cpu.container_image = slurm_section.value("container_image", std::string());
-            if (slurm_section.contains("container_mounts"))
-                cpu.container_mounts = slurm_section["container_mounts"].get<std::vector<std::string>>();
-            if (!cpu.container_image.empty()) break;
-        }
-    } else {
+    if (profile->container != remote::ContainerMode::kPyxis) {
         engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
         if (engine_binary.empty())
             return fail(err, "slipway-engine was not found next to slipway (give --engine)");
-        cpu.engine = *run_dir + "/slipway-engine";
         if (Status s = session.upload_file(engine_binary, cpu.engine, 0755); !s.ok())
             return fail(err, s.message());
     }

@@ -35,6 +35,12 @@ std::string engine_next_to_slipway();
 // A run config (or a finished run's run.json) from `path`; every problem is in the error.
 Result<RunConfig> load_run_file(const std::string& path);
 
+// "slipway: <message>" on err; returns `code` (the subcommand's exit code).
+inline int fail(std::ostream& err, const std::string& message, int code = 1) {
+    err << "slipway: " << message << "\n";
+    return code;
+}
+
 // Rows printed as left-aligned columns two spaces apart (the first row is the header).
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
 

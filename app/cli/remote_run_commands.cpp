@@ -20,11 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int fail(std::ostream& err, const std::string& message, int code = 1) {
-    err << "slipway: " << message << "\n";
-    return code;
-}
-
 // Where relative input paths point: --inputs, else the current folder when it holds them, else the
 // resource root (presets name resources/demo/...).
 std::string input_root_for(const RunConfig& config, const std::string& given) {
@@ -212,6 +207,13 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
                     code = 1;
                 }
             }
+        }
+        if (!is_live(r.state) && !r.slurm_state.isEmpty() && r.state_detail.endsWith(QLatin1Char(')'))) {
+            // An ended job shows the reason stored with its last state (a chained step:
+            // DependencyNeverSatisfied).
+            const qsizetype open = r.state_detail.lastIndexOf(QStringLiteral(" ("));
+            if (open >= 0 && r.state_detail.mid(open) != QStringLiteral(" (None)"))
+                shown.last_state += r.state_detail.mid(open).toStdString();
         }
         rows.push_back({shown.run_id, shown.cluster, shown.job_id, shown.last_state, shown.submitted});
     }

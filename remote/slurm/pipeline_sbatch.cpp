@@ -86,8 +86,15 @@ Result<std::string> render_step_script(const PipelineStep& step, const ResolvedS
         Result<std::string> quoted_mounts = shell_quote(mounts, "container mounts");
         if (!image.ok()) return image.status();
         if (!quoted_mounts.ok()) return quoted_mounts.status();
+        const std::string shared = inputs.runs_dir.empty() ? inputs.step_dir : inputs.runs_dir;
+        if (shared[0] != '/' || shared.find_first_of(",:") != std::string::npos)
+            return Status::Error("runs folder \"" + shared +
+                                 "\" must be absolute, without ',' or ':' (a pyxis mount)");
+        Result<std::string> quoted_shared = shell_quote(shared, "runs folder");
+        if (!quoted_shared.ok()) return quoted_shared.status();
         out << "mounts=" << *quoted_mounts << "\n";
-        out << "mounts=\"${mounts:+$mounts,}$step_dir:$step_dir\"\n";
+        out << "shared_dir=" << *quoted_shared << "\n";
+        out << "mounts=\"${mounts:+$mounts,}$shared_dir:$shared_dir\"\n";
         out << "container=(--container-image=" << *image
             << " --container-mounts=\"$mounts\" --container-workdir=\"$step_dir\")\n";
     }

@@ -23,8 +23,10 @@ struct StepScriptInputs {
     std::string step_dir;      // absolute remote folder; the job runs there and writes slurm-%j.out there
     std::string engine;        // absolute remote slipway-engine, or "slipway-engine" inside a container
     std::string after_job_id;  // the previous step's job; empty for the first step
-    // pyxis: the image (and mounts) the engine runs in; empty: bare srun.
+    // pyxis: the image (and mounts) the engine runs in; empty: bare srun. `runs_dir` (absolute: every step's
+    // folder and every run of the chain are below it) is mounted at the same path.
     std::string container_image;
+    std::string runs_dir;
     std::vector<std::string> container_mounts;
 };
 

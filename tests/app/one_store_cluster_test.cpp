@@ -21,33 +21,8 @@ namespace {
 
 using testing_util::wait_until;
 
-struct Cli {
-    int exit_code = -1;
-    QString out, err;
-};
-
-// `slipway <args>` as a user in the same home would run it, trusting the cluster's host key.
-Cli slipway(const QStringList& args, const std::map<QString, QString>& env, int timeout_ms = 120'000) {
-    QProcess p;
-    p.setProgram(QStringLiteral(SLIPWAY_BIN));
-    QStringList all = args;  // the SSH options go right after the subcommand (before a `--`)
-    all.insert(1, QStringLiteral("--batch"));
-    all.insert(2, QStringLiteral("--known-hosts"));
-    all.insert(3, env.at("SLIPWAY_SSH_KNOWN_HOSTS"));
-    all.insert(4, QStringLiteral("--ssh-config"));
-    all.insert(5, QStringLiteral("none"));
-    p.setArguments(all);
-    p.start();
-    Cli r;
-    if (!p.waitForFinished(timeout_ms)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
+using testing_util::Cli;
+using testing_util::slipway;
 
 RunConfig short_demo() {
     RunConfig config = testing_util::demo_config();

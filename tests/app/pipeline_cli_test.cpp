@@ -19,23 +19,10 @@
 namespace slipway::app {
 namespace {
 
-struct Ran {
-    int exit_code = -1;
-    QString out, err;
-};
+using testing_util::Cli;
 
-Ran run(const QString& program, const QStringList& args, int timeout_ms = 300'000) {
-    QProcess p;
-    p.start(program, args);
-    Ran r;
-    if (!p.waitForFinished(timeout_ms)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+Cli run(const QString& program, const QStringList& args) {
+    return testing_util::run_program(program, args, 300'000);
 }
 
 const QString kDemo = QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/pipelines/ruadapt-demo.json");
@@ -50,11 +37,11 @@ TEST(PipelineCli, ValidateNamesThePointer) {
       {"name": "adapt", "kind": "adapt-vocab", "model": "/m", "old_tokenizer": "/m/tokenizer.json",
        "new_tokenizer": "${steps.tokenizer.out}", "out": "a"}]})");
     f.close();
-    const Ran bad = run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "validate", path});
+    const Cli bad = run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "validate", path});
     EXPECT_EQ(bad.exit_code, 2) << bad.out.toStdString();
     EXPECT_TRUE(bad.err.contains("/steps/1/new_tokenizer")) << bad.err.toStdString();
     EXPECT_TRUE(bad.err.contains("no step named \"tokenizer\"")) << bad.err.toStdString();
-    const Ran good = run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "validate", kDemo});
+    const Cli good = run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "validate", kDemo});
     EXPECT_EQ(good.exit_code, 0) << good.err.toStdString();
     EXPECT_TRUE(good.out.contains("8 steps, valid")) << good.out.toStdString();
 }
@@ -64,7 +51,7 @@ TEST(PipelineCli, DemoRunsOnThisComputer) {
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
     testing_util::IsolatedHome home;
     const QString runs = home.path() + "/runs";
-    const Ran r =
+    const Cli r =
         run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "run", kDemo, "--engine", engine, "--runs-dir", runs});
     ASSERT_EQ(r.exit_code, 0) << r.out.toStdString() << r.err.toStdString();
     EXPECT_TRUE(r.out.contains("pipeline ruadapt-demo completed")) << r.out.toStdString();
@@ -77,7 +64,7 @@ TEST(PipelineCli, DemoRunsOnThisComputer) {
     // The adapted instruct model: an HF folder with the new tokenizer, usable by the engine.
     for (const char* file : {"config.json", "model.safetensors", "tokenizer.json"})
         EXPECT_TRUE(QFile::exists(run_dir + "/lep/" + file)) << file;
-    const Ran gen = run(engine, {"generate", "--model", run_dir + "/lep", "--prompt",
+    const Cli gen = run(engine, {"generate", "--model", run_dir + "/lep", "--prompt",
                                  QStringLiteral("Привет"), "--max-new-tokens", "4"});
     EXPECT_EQ(gen.exit_code, 0) << gen.err.toStdString();
     EXPECT_TRUE(gen.out.contains("\"new_tokens\":4")) << gen.out.toStdString();
@@ -114,7 +101,7 @@ TEST(PipelineCli, AFailingStepStopsTheChain) {
                 .arg(QStringLiteral(SLIPWAY_SOURCE_DIR))
                 .toUtf8());
     f.close();
-    const Ran r = run(QStringLiteral(SLIPWAY_BIN),
+    const Cli r = run(QStringLiteral(SLIPWAY_BIN),
                       {"pipeline", "run", path, "--engine", engine, "--runs-dir", home.path() + "/runs"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_TRUE(r.err.contains("stopped at step 1 \"adapt\" (adapt-vocab)")) << r.err.toStdString();

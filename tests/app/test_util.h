@@ -142,4 +142,37 @@ inline remote::ClusterProfile local_cluster_profile(std::map<QString, QString>& 
     return p;
 }
 
+// A program's exit code and output (killed after timeout_ms: exit code -1).
+struct Cli {
+    int exit_code = -1;
+    QString out, err;
+};
+
+inline Cli run_program(const QString& program, const QStringList& args, int timeout_ms = 120'000) {
+    QProcess p;
+    p.start(program, args);
+    Cli r;
+    if (!p.waitForFinished(timeout_ms)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+#ifdef SLIPWAY_BIN
+// `slipway <args>` as a user in the same home would run it, trusting the cluster's host key.
+inline Cli slipway(const QStringList& args, const std::map<QString, QString>& env, int timeout_ms = 120'000) {
+    QStringList all = args;  // the SSH options go right after the subcommand (before a `--`)
+    all.insert(1, QStringLiteral("--batch"));
+    all.insert(2, QStringLiteral("--known-hosts"));
+    all.insert(3, env.at("SLIPWAY_SSH_KNOWN_HOSTS"));
+    all.insert(4, QStringLiteral("--ssh-config"));
+    all.insert(5, QStringLiteral("none"));
+    return run_program(QStringLiteral(SLIPWAY_BIN), all, timeout_ms);
+}
+#endif
+
 }  // namespace slipway::app::testing_util

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "run_command.h"
 #include "temp_dir.h"
 
 namespace slipway::remote {
@@ -18,23 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing_support::TempDir;
 
-struct CommandResult {
-    int exit_code = -1;
-    std::string output;
-};
-
-CommandResult run_command(const std::string& command) {
-    CommandResult r;
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) return r;
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        r.output.append(buffer, n);
-    const int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using testing_support::CommandResult;
+using testing_support::run_command;
 
 ClusterProfile bare() {
     ClusterProfile p;
@@ -141,6 +127,35 @@ TEST(PipelineSbatch, AdversarialPathsArriveIntactAndNothingRuns) {
     EXPECT_EQ(words, "--nodes=1\n--ntasks=1\n--cpus-per-task=4\n" + step_dir +
                          "/engine $(x)\neval\n--model\n/m/" + evil + "\n--tasks\n/t.json\n");
     EXPECT_FALSE(fs::exists(marker));
+}
+
+}  // namespace
+}  // namespace slipway::remote
+
+namespace slipway::remote {
+namespace {
+
+// Under pyxis a CPU step runs the image's engine with the runs folder mounted at the same path.
+TEST(PipelineSbatch, PyxisStepRunsInTheImageWithTheRunsFolderMounted) {
+    TempDir dir;
+    ClusterProfile pyxis = bare();
+    pyxis.container = ContainerMode::kPyxis;
+    const Pipeline p = demo();
+    Result<ResolvedStep> r = resolve_step(p, 2, StepContext{"/scratch/runs/p", {}, {}});
+    ASSERT_TRUE(r.ok()) << r.error();
+    StepScriptInputs in{
+        p.name, "/scratch/runs/p/steps/tokenizer", "slipway-engine", "41", "/images/e.sqsh", "/scratch/runs"};
+    in.container_mounts = {"/data:/data"};
+    Result<std::string> script = render_step_script(p.steps[2], *r, pyxis, in);
+    ASSERT_TRUE(script.ok()) << script.error();
+    EXPECT_NE(script->find("container=(--container-image=/images/e.sqsh"), std::string::npos) << *script;
+    EXPECT_NE(script->find("shared_dir=/scratch/runs\n"), std::string::npos) << *script;
+    const std::string path = dir.path() + "/pyxis.sbatch";
+    std::ofstream(path) << *script;
+    EXPECT_EQ(run_command("bash -n '" + path + "'").exit_code, 0);
+    in.runs_dir = "/scratch/a,b";
+    EXPECT_FALSE(render_step_script(p.steps[2], *r, pyxis, in).ok());
+    EXPECT_FALSE(render_step_script(p.steps[2], *r, bare(), in).ok());  // an image on a bare-metal cluster
 }
 
 }  // namespace

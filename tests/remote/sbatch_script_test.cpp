@@ -3,9 +3,10 @@
 // is printed back intact by the script's own assignment, nothing executes).
 #include <gtest/gtest.h>
 
-#include "temp_dir.h"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "run_command.h"
+#include "temp_dir.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -22,23 +23,8 @@ namespace fs = std::filesystem;
 
 using testing_support::TempDir;
 
-struct CommandResult {
-    int exit_code = -1;
-    std::string output;
-};
-
-CommandResult run_command(const std::string& command) {
-    CommandResult r;
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) return r;
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        r.output.append(buffer, n);
-    const int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using testing_support::CommandResult;
+using testing_support::run_command;
 
 RunConfig preset(const std::string& name) {
     Result<RunConfig> config =
