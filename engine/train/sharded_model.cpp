@@ -408,7 +408,7 @@ bool known_tensor(const std::string& name, const torch::OrderedDict<std::string,
 
 Result<std::unique_ptr<ShardedModel>> ShardedModel::create(model::LlamaForCausalLM model, ShardComm comm,
                                                            const io::Checkpoint* checkpoint,
-                                                           const PrepareUnit& prepare) {
+                                                           const PrepareUnit& prepare, torch::Device device) {
     std::unique_ptr<ShardedModel> sharded(new ShardedModel(std::move(model), std::move(comm)));
     const int64_t world = sharded->comm_.world_size, rank = sharded->comm_.rank;
     const auto named = sharded->model_->named_parameters();
@@ -434,7 +434,8 @@ Result<std::unique_ptr<ShardedModel>> ShardedModel::create(model::LlamaForCausal
         for (FlatBuffer& buffer : unit.buffers) {
             buffer.padded = (buffer.numel + world - 1) / world * world;
             buffer.shard_numel = buffer.padded / world;
-            const torch::TensorOptions options = buffer.slots[0].param.options().requires_grad(false);
+            const torch::TensorOptions options =
+                buffer.slots[0].param.options().device(device).requires_grad(false);
             buffer.shard = unit_buffer(buffer.shard_numel, options).zero_();  // (padded / N)
             if (Status s = take_slices(buffer, rank * buffer.shard_numel, checkpoint); !s.ok()) return s;
             if (buffer.trainable()) {
@@ -451,6 +452,8 @@ Result<std::unique_ptr<ShardedModel>> ShardedModel::create(model::LlamaForCausal
             model::release_storage(buffer.full);
         }
     }
+    // The parameters are views on `device` now; what else the model holds (RoPE's inv_freq) follows them.
+    if (!device.is_cpu()) sharded->model_->to(device);
     // The whole model built by a random init is gone now: give its bytes back to the system.
     malloc_trim(0);
     return sharded;

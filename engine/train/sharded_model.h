@@ -54,11 +54,14 @@ public:
     // taken from the parameters' current values (random init, LoRA's fresh adapters). `prepare` runs for each
     // unit ("embed", "layers.N", "head") just before its slices are taken: QLoRA quantizes that layer there,
     // so no more than one layer's NF4 storage is ever whole on a rank. A linear layer's NF4 storage (its
-    // codes and block scales) is sharded with its unit like a frozen parameter.
+    // codes and block scales) is sharded with its unit like a frozen parameter. The slices and gathered
+    // buffers live on `device` (the model itself may stay on the CPU: a GPU never holds it whole); the
+    // model's other buffers (RoPE's frequencies) are moved there too.
     using PrepareUnit = std::function<Status(const std::string& unit)>;
     static Result<std::unique_ptr<ShardedModel>> create(model::LlamaForCausalLM model, ShardComm comm,
                                                         const io::Checkpoint* checkpoint,
-                                                        const PrepareUnit& prepare = {});
+                                                        const PrepareUnit& prepare = {},
+                                                        torch::Device device = torch::kCPU);
     ~ShardedModel();
 
     // The optimizer's parameters: one shard per trainable flat buffer, named "<unit>.decay" or

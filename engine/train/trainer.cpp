@@ -145,9 +145,10 @@ private:
     bool dist_backend_is_nccl() const { return dist_ && dist_->backend() == "nccl"; }
     int64_t world_size() const { return dist_ ? dist_->world_size() : 1; }
     bool sharded() const { return sharded_ != nullptr; }
-    // `quantize`: QLoRA's base quantized here, whole (unsharded runs; sharded ones quantize a layer at a
-    // time as ShardedModel::create takes its slices).
-    Status adapt_and_place(model::LlamaForCausalLM& llama, bool quantize = true);
+    // `sharded`: QLoRA's base is not quantized here and the model stays where it is (ShardedModel::create
+    // quantizes a layer at a time and puts only this rank's slices on the device); otherwise the whole base
+    // is quantized and the model moved to the device.
+    Status adapt_and_place(model::LlamaForCausalLM& llama, bool sharded = false);
     Status build_sharded_model();
     void report_quantized(int64_t bytes, const std::string& where);
     // The loss of one batch through whichever model this run has (sharded or replicated).
@@ -327,7 +328,7 @@ void TrainingRun::report_quantized(int64_t bytes, const std::string& where) {
                << "\n";
 }
 
-Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama, bool quantize) {
+Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama, bool sharded) {
     if (cache_->meta().vocab_size > static_cast<uint64_t>(llama->config.vocab_size)) {
         return Status::Error("the tokenizer has " + std::to_string(cache_->meta().vocab_size) +
                              " tokens but the model only " + std::to_string(llama->config.vocab_size));
@@ -337,7 +338,7 @@ Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama, bool quantiz
         if (!adapted.ok()) return adapted.status();
         *progress_ << "LoRA on " << adapted->size() << " layers\n";
     }
-    if (config_.adapter.method == "qlora" && quantize) {
+    if (config_.adapter.method == "qlora" && !sharded) {
         Result<int64_t> bytes = model::quantize_base(llama, config_.adapter);
         if (!bytes.ok()) return bytes.status();
         report_quantized(*bytes, "");
@@ -346,7 +347,7 @@ Status TrainingRun::adapt_and_place(model::LlamaForCausalLM& llama, bool quantiz
     // A Gloo group reduces CPU tensors only: GPUs need the NCCL backend once there are several ranks.
     device_ = model::training_device((config_.slurm.gpus_per_node > 0 && !dist_) || dist_backend_is_nccl(),
                                      rank_local());
-    if (!device_.is_cpu()) {
+    if (!device_.is_cpu() && !sharded) {
         llama->to(device_);
         model::move_quantized_base(llama, device_);
     }
@@ -374,7 +375,7 @@ Status TrainingRun::build_sharded_model() {
         skeleton.emplace(model::LlamaForCausalLM(*llama_config));
     }
     model::LlamaForCausalLM& llama = *skeleton;
-    if (Status s = adapt_and_place(llama, /*quantize=*/false); !s.ok()) return s;
+    if (Status s = adapt_and_place(llama, /*sharded=*/true); !s.ok()) return s;
     if (Result<Trainable> trainable = select_trainable(llama, config_.adapter); !trainable.ok())
         return trainable.status();  // sets requires_grad, which decides each parameter's buffer
     // QLoRA: each decoder layer quantized (from the folder's mapped bytes, or from the random init) just
@@ -402,7 +403,7 @@ Status TrainingRun::build_sharded_model() {
         comm.prefetch = prefetch == "on" || (prefetch == "auto" && dist_backend_is_nccl());
     }
     Result<std::unique_ptr<ShardedModel>> made =
-        ShardedModel::create(llama, comm, folder ? &*folder : nullptr, quantize_layer);
+        ShardedModel::create(llama, comm, folder ? &*folder : nullptr, quantize_layer, device_);
     if (!made.ok()) return Status::Error(config_.model.path + ": " + made.status().message());
     sharded_ = std::move(*made);
     if (config_.adapter.method == "qlora")
