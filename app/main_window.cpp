@@ -105,6 +105,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_->addWidget(chat_);
     stack_->addWidget(adapt_);
     connect(adapt_, &AdaptPage::progressed, runs_, &RunsPage::reload);
+    connect(adapt_, &AdaptPage::progressed, this, &MainWindow::follow_pipeline_steps);
     connect(adapt_, &AdaptPage::finished, runs_, &RunsPage::reload);
     auto* central = new QWidget(this);
     auto* layout = new QHBoxLayout(central);
@@ -224,6 +225,21 @@ void MainWindow::connect_tracker() {
         }
     });
     connect(tracker, &RunTracker::local_run_finished, this, &MainWindow::local_run_finished);
+}
+
+void MainWindow::follow_pipeline_steps() {
+    if (history_ == nullptr || adapt_->started_name().isEmpty()) return;
+    const Result<std::vector<RunRecord>> rows = history_->runs();
+    if (!rows.ok()) return;
+    const QString prefix = adapt_->started_name() + QLatin1Char('.');
+    for (const RunRecord& row : *rows) {
+        // Training steps only: they write MLLOG; the other steps' logs are plain text.
+        if (!row.name.startsWith(prefix) || row.log_path.isEmpty() ||
+            !row.config_json.contains(QLatin1String("\"training\"")) || tracker_->run_for_store(row.id) != 0)
+            continue;
+        if (const Result<int> key = tracker_->resume(row.id); !key.ok())
+            statusBar()->showMessage(QString::fromStdString(key.error()));
+    }
 }
 
 QString MainWindow::runs_dir() const {

@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -243,7 +244,11 @@ Status AdaptPage::start() {
             log_->appendPlainText(QString::fromUtf8(process_->readAll()).trimmed());
             emit progressed();
         });
+        poll_ = new QTimer(this);
+        poll_->setInterval(1000);
+        connect(poll_, &QTimer::timeout, this, &AdaptPage::progressed);
         connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
+            poll_->stop();
             log_->appendPlainText(code == 0 ? tr("Finished.") : tr("Stopped with exit code %1.").arg(code));
             refresh();
             emit finished(code);
@@ -251,7 +256,9 @@ Status AdaptPage::start() {
     }
     log_->clear();
     log_->appendPlainText(QStringLiteral("$ slipway ") + arguments.join(QLatin1Char(' ')));
+    started_name_ = QString::fromStdString(a.name);
     process_->start(cli_, arguments);
+    poll_->start();
     if (!process_->waitForStarted(10000))
         return Status::Error(cli_.toStdString() + ": " + process_->errorString().toStdString());
     refresh();

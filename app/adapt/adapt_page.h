@@ -24,6 +24,7 @@ class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
+class QTimer;
 
 namespace slipway::app {
 
@@ -44,6 +45,8 @@ public:
     Status start();
     Status save_to(const QString& path) const;
     QProcess* process() const { return process_; }
+    // The name of the pipeline started last: its steps are the history rows named "<name>.<step>".
+    QString started_name() const { return started_name_; }
     // The `slipway` program the page runs (default: this application, whose subcommands are the CLI).
     void set_cli_binary(const QString& path) { cli_ = path; }
 
@@ -64,7 +67,8 @@ public:
 
 signals:
     void started(const QString& pipeline_file);
-    // The CLI wrote output: a step may have started or ended (the run history has new rows).
+    // The CLI wrote output, or a second passed while it runs: a step may have started or ended (the run
+    // history has new rows).
     void progressed();
     void finished(int exit_code);
 
@@ -86,6 +90,8 @@ private:
     QLabel* status_;
     QPushButton *start_, *save_;
     QProcess* process_ = nullptr;
+    QTimer* poll_ = nullptr;
+    QString started_name_;
 };
 
 }  // namespace slipway::app

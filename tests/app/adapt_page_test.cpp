@@ -1,7 +1,8 @@
 // The Language page (app/adapt): its form turned into a pipeline that `slipway pipeline validate` accepts,
 // errors that name what is missing, and the whole chain started from the page on This computer with the real
 // CLI and engine (two tiny random models as base and instruct, a slice of the demo corpus): every step
-// completes, the adapted instruct model is written, and each step is a run on the Runs page. With
+// completes, the adapted instruct model is written, each step is a run on the Runs page and the training
+// steps are followed in the monitor. With
 // SLIPWAY_SCREENSHOT_DIR set, the page and the Runs page are saved as language-this-computer.png and
 // language-runs.png.
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 
 #include "adapt/adapt_page.h"
 #include "main_window.h"
+#include "runs/run_tracker.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -118,6 +120,9 @@ TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
     for (const char* file : {"config.json", "model.safetensors", "tokenizer.json"})
         EXPECT_TRUE(QFile::exists(run_dir + "/lep/" + file)) << run_dir.toStdString() << " " << file;
     EXPECT_TRUE(QFile::exists(run_dir + "/eval.json")) << run_dir.toStdString();
+    // Both training steps (embeddings, calibration) were followed in the monitor.
+    ASSERT_TRUE(wait_until([&] { return window.tracker()->keys().size() >= 2; }, 10000))
+        << window.tracker()->keys().size();
     // Every step that trains is a completed run on the Runs page; the others are rows too.
     ASSERT_TRUE(wait_until([&] { return window.runs_page()->table()->rowCount() >= 6; }, 10000))
         << window.runs_page()->table()->rowCount();
