@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QDoubleValidator>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -72,6 +73,7 @@ AdaptPage::AdaptPage(QString resource_root, QString local_runs_dir,
     embedding_steps_ = spin(0, 10000000, 0, tr("one epoch"));
     form->addRow(tr("Embedding training steps"), embedding_steps_);
     learning_rate_ = new QLineEdit;
+    learning_rate_->setValidator(new QDoubleValidator(0.0, 1.0, 12, learning_rate_));  // numbers only
     learning_rate_->setPlaceholderText(tr("as the preset"));
     form->addRow(tr("Embedding learning rate"), learning_rate_);
     lep_ = new QComboBox;

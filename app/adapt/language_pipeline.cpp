@@ -15,6 +15,7 @@ nlohmann::json training_step(nlohmann::json config, const std::string& name, con
     config["model"]["path"] = model;
     config["tokenizer"] = {{"path", model + "/tokenizer.json"}};
     config["data"]["train_file"] = data;
+    // The presets name a held-out file of the seed's cluster; here the corpus gives its own 2% instead.
     config["data"].erase("validation_file");
     config["data"]["validation_split_percentage"] = 2;
     if (a.block_size > 0) config["data"]["block_size"] = a.block_size;
