@@ -1,10 +1,47 @@
 // GradientReducer (gradient_reducer.h): c10d::Reducer set up the way torch.nn.parallel.DDP does it.
 #include "dist/gradient_reducer.h"
 
+#include <type_traits>
+#include <unordered_map>
+
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 
 namespace slipway::dist {
+
+namespace {
+
+// c10d::Reducer's constructor is the one torch call here whose signature moved between releases: up to
+// torch ~2.9 it takes the per-bucket size limits after the bucket indices; from ~2.10 it drops them and
+// takes (skip_all_reduce_unused_params, use_python_reducer, bucket_bytes_cap_list) after
+// first_bucket_bytes_cap (an empty list keeps the two-cap rebuild, as before). Which one the headers have
+// is detected, not guessed from the version number: the branch not taken is never instantiated.
+template <typename Reducer = c10d::Reducer>
+std::unique_ptr<Reducer> make_reducer(const std::vector<torch::Tensor>& params,
+                                      std::vector<std::vector<size_t>> buckets, std::vector<size_t> limits,
+                                      const c10::intrusive_ptr<c10d::ProcessGroup>& group, int64_t cap,
+                                      std::unordered_map<size_t, std::string> param_names) {
+    const std::vector<bool> dense(params.size(), false);
+    const auto first_cap = static_cast<int64_t>(c10d::kDefaultFirstBucketBytes);
+    constexpr bool takes_limits =
+        std::is_constructible_v<Reducer, std::vector<at::Tensor>, std::vector<std::vector<size_t>>,
+                                std::vector<size_t>, c10::intrusive_ptr<c10d::ProcessGroup>, std::vector<bool>,
+                                int64_t, bool, bool, std::unordered_map<size_t, std::string>, int64_t>;
+    if constexpr (takes_limits) {
+        return std::make_unique<Reducer>(params, std::move(buckets), std::move(limits), group, dense, cap,
+                                         /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
+                                         std::move(param_names), first_cap);
+    } else {
+        (void)limits;  // the newer Reducer works its limits out again from the caps
+        return std::make_unique<Reducer>(params, std::move(buckets), group, dense, cap,
+                                         /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
+                                         std::move(param_names), first_cap,
+                                         /*skip_all_reduce_unused_params=*/false, /*use_python_reducer=*/false,
+                                         /*bucket_bytes_cap_list=*/std::vector<int64_t>{});
+    }
+}
+
+}  // namespace
 
 GradientReducer::GradientReducer(const std::vector<std::string>& names,
                                  const std::vector<torch::Tensor>& params,
@@ -22,11 +59,8 @@ GradientReducer::GradientReducer(const std::vector<std::string>& names,
     for (size_t i = 0; i < names.size(); ++i)
         param_names[i] = names[i];
     // gradient_as_bucket_view stays off: the optimizer's gradients are views of its flat buffer.
-    reducer_ = std::make_unique<c10d::Reducer>(params, std::move(buckets), std::move(limits), group,
-                                               std::vector<bool>(params.size(), false),
-                                               static_cast<int64_t>(cap), /*find_unused_parameters=*/false,
-                                               /*gradient_as_bucket_view=*/false, std::move(param_names),
-                                               static_cast<int64_t>(c10d::kDefaultFirstBucketBytes));
+    reducer_ = make_reducer(params, std::move(buckets), std::move(limits), group, static_cast<int64_t>(cap),
+                            std::move(param_names));
 }
 
 GradientReducer::~GradientReducer() = default;

@@ -287,7 +287,7 @@ Status verify_checkpoint(const std::string& dir) {
             if (entry.contains("xxh64")) {
                 Result<std::string> content = read_file(path);
                 if (!content.ok()) return content.status();
-                if (!entry["xxh64"].is_string() || data::hex64(data::xxh64(*content)) != entry["xxh64"])
+                if (!entry["xxh64"].is_string() || data::hex64(data::xxh64(*content)) != entry["xxh64"].get<std::string>())
                     return Status::Error(path + ": its content differs from the XXH64 DONE records" + torn);
             }
         }

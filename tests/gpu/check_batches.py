@@ -5,6 +5,7 @@ the base model's loss on that step's batches); the independent plain-PyTorch LLa
 tests/reference/llama_reference.py computes the loss of the reproduced batches. They must agree within
 1e-5 relative (the reference check's tolerance: fp32 on CPU, only summation order differs) at every step,
 and a shifted order (the next epoch's) must not, so the check can tell orders apart. Steps cross an epoch.
+figures["compared"] is the number of steps compared, which must be every step the engine was asked for.
 
   check_batches.py --out DIR
 """
@@ -46,6 +47,8 @@ def main():
     steps = (blocks * 3 // 2) // (batch * accumulation) + 1  # into the second epoch
     events, _ = g.train(g.run_config(os.path.join(a.out, "engine"), model, steps=steps, **settings), threads=2)
     engine_losses = g.values(events, "train_loss")
+    if len(engine_losses) != steps:
+        failures.append(f"the engine logged {len(engine_losses)} train_loss values, expected {steps}")
 
     reference = llama_reference.Llama(model)
     batches = g.engine_batches(os.path.join(a.out, "engine", "cache"), seed=seed, steps=steps, batch=batch,
@@ -54,7 +57,7 @@ def main():
                                accumulation=accumulation)
     rows, worst, worst_shifted = [], 0.0, float("inf")
     with torch.no_grad():
-        for step in range(steps):
+        for step in range(min(steps, len(engine_losses))):
             ours = sum(reference.loss(ids)[1].item() for ids in batches[step]) / accumulation
             other = sum(reference.loss(ids)[1].item() for ids in shifted[step]) / accumulation
             diff = abs(ours - engine_losses[step]) / abs(engine_losses[step])
@@ -69,7 +72,8 @@ def main():
         failures.append(f"reproduced batches: max rel diff {worst:.2e} > {TOLERANCE}")
     if worst_shifted <= TOLERANCE:
         failures.append(f"another order agrees too ({worst_shifted:.2e}): the check cannot tell orders apart")
-    return g.verdict(failures, a.out, {"max_rel_diff": worst, "min_rel_diff_other_order": worst_shifted})
+    return g.verdict(failures, a.out, {"max_rel_diff": worst, "min_rel_diff_other_order": worst_shifted},
+                     compared=len(rows))
 
 
 if __name__ == "__main__":

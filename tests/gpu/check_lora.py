@@ -22,6 +22,8 @@ Tolerances (per step, relative): fp32 1e-3, bf16 (autocast on both) 2e-2. Kernel
 must also move (first minus last loss > 0.05), so agreement means something. Logits of PeftModel with the
 engine's adapter vs the engine's own (dump --adapter): 1e-4 of the largest logit (as check_score's fp32).
 Merge: every tensor within 1e-6 of its largest value (W + s B A in fp32; only the r-term sum's order differs).
+figures["compared"] is the number of steps compared over both precisions and must be 2 x 40; the merge must
+compare at least one tensor.
 
   check_lora.py --out DIR
 """
@@ -109,6 +111,7 @@ def main():
     g.train(init_run)
     init_adapter = os.path.join(a.out, "init", "run")
     failures, figures, curve_rows = [], {}, []
+    compared = 0  # loss-curve steps compared, both precisions
     curves = {}
     for precision in ("fp32", "bf16"):
         bf16 = precision == "bf16"
@@ -123,10 +126,15 @@ def main():
         theirs = hf_train(model_dir, init_adapter, batches, bf16, os.path.join(a.out, f"hf-{precision}"))
         curves[precision] = (ours, theirs)
         tolerance = 1e-3 if precision == "fp32" else 2e-2
-        worst = max(abs(x - y) / abs(y) for x, y in zip(ours, theirs))
+        pairs = list(zip(ours, theirs))
+        compared += len(pairs)
+        worst = max((abs(x - y) / abs(y) for x, y in pairs), default=float("inf"))
         figures[f"curve_{precision}_max_rel_diff"] = worst
-        if len(ours) != STEPS or worst > tolerance:
-            failures.append(f"{precision} loss curve: {len(ours)} steps, max rel diff {worst:.3e} > {tolerance}")
+        if len(ours) != STEPS or len(pairs) != STEPS or worst > tolerance:
+            failures.append(f"{precision} loss curve: {len(ours)} engine steps, {len(pairs)} compared of {STEPS}, "
+                            f"max rel diff {worst:.3e} > {tolerance}")
+            if len(pairs) != STEPS:
+                return g.verdict(failures, a.out, figures, compared=compared)  # the table below needs every step
         if ours[0] - ours[-1] < 0.05:
             failures.append(f"{precision}: the loss hardly moved ({ours[0]:.4f} -> {ours[-1]:.4f})")
     for step in range(STEPS):
@@ -162,17 +170,22 @@ def main():
         ours.update(safetensors.torch.load_file(path))
     reference = peft.PeftModel.from_pretrained(
         g.hf_causal_lm(model_dir, torch.float32, device="cpu"), adapter).merge_and_unload().state_dict()
-    merge_diff, missing = 0.0, sorted(set(reference) - set(ours))
+    merge_diff, missing, merged_compared = 0.0, sorted(set(reference) - set(ours)), 0
     for name, tensor in reference.items():
         if name in ours:
             merge_diff = max(merge_diff, max_rel(ours[name], tensor))
+            merged_compared += 1
     figures["merge_max_rel_diff"] = merge_diff
-    if missing or merge_diff > 1e-6:
-        failures.append(f"merge: max rel diff {merge_diff:.3e} (> 1e-6?), tensors missing: {missing[:5]}")
+    figures["merge_tensors_compared"] = merged_compared
+    if missing or not merged_compared or merge_diff > 1e-6:
+        failures.append(f"merge: {merged_compared} tensors compared, max rel diff {merge_diff:.3e} (> 1e-6?), "
+                        f"tensors missing: {missing[:5]}")
     g.table(["adapter check", "max rel diff", "tolerance"],
             [["PeftModel.from_pretrained(engine adapter) logits vs engine dump", logits_diff, 1e-4],
              ["engine merge vs PEFT merge_and_unload (every tensor)", merge_diff, 1e-6]])
-    return g.verdict(failures, a.out, figures)
+    if compared != 2 * STEPS:
+        failures.append(f"compared {compared} loss-curve steps, expected {2 * STEPS}")
+    return g.verdict(failures, a.out, figures, compared=compared)
 
 
 if __name__ == "__main__":

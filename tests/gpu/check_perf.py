@@ -14,7 +14,9 @@ model: the same recipe), micro-batch 4, 2 accumulation steps, 25 steps, the same
              convention, for comparison with other reports.
 HF with bfloat16 base weights (the common LoRA recipe, half the weight memory) is measured too, for
 information. Passes when the engine reaches at least HF's tokens/s at no more of its allocator peak (same
-recipe); the figures are written to DIR/result.json either way.
+recipe); the figures are written to DIR/result.json either way. figures["compared"] is the number of trainers
+measured (3), each over all its timed steps (the engine's tokens_per_second lines and HF's step ends are
+counted, so a run that logged fewer steps fails instead of timing nothing).
 
   check_perf.py --out DIR [--steps 25]
 """
@@ -92,6 +94,7 @@ def hf_run(model_dir, batches, base_dtype, steps):
         remove_unused_columns=False, disable_tqdm=True)
     trainer = InOrder(model=model, args=args, train_dataset=rows, callbacks=[Clock()], data_collator=g.lm_batch)
     trainer.train()
+    assert len(step_ends) == steps, f"HF ended {len(step_ends)} steps of {steps}"
     seconds = step_ends[-1] - step_ends[WARM - 1]
     tokens_per_second = (steps - WARM) * BATCH * ACCUMULATION * SEQ / seconds
     peak = torch.cuda.max_memory_allocated()
@@ -127,6 +130,9 @@ def main():
         print(err[-3000:])
         return g.verdict([f"engine train failed with exit code {p.returncode}"], a.out)
     rates = g.values(g.mllog(out), "tokens_per_second")[WARM:]
+    if len(rates) != a.steps - WARM:
+        return g.verdict([f"the engine logged {len(rates)} tokens_per_second values after warm-up, "
+                          f"expected {a.steps - WARM}"], a.out)
     engine_tps = len(rates) / sum(1.0 / r for r in rates)  # equal tokens per step: the harmonic mean
     found = re.search(r"peak GPU memory \(.*\): (\d+) bytes allocated", err)
     engine_peak = int(found.group(1)) if found else None
@@ -150,7 +156,8 @@ def main():
         + 3 * MODEL["hidden_size"] * MODEL["intermediate_size"] + 2 * MODEL["hidden_size"]) + MODEL["hidden_size"])
     attention = 12 * MODEL["num_hidden_layers"] * SEQ * MODEL["hidden_size"]
     peak_flops = g.peak_bf16_flops(device_name)
-    rows, figures = [], {"device": device_name, "parameters": n, "peak_bf16_flops": peak_flops}
+    rows, figures = [], {"device": device_name, "parameters": n, "peak_bf16_flops": peak_flops,
+                         "timed_steps": len(rates)}
     names = {"engine": "slipway-engine", "hf-float32": "HF Trainer + PEFT (fp32 base, same recipe)",
              "hf-bfloat16": "HF Trainer + PEFT (bf16 base, info)"}
     for key, (tps, peak, smi_peak) in results.items():
@@ -165,6 +172,8 @@ def main():
     g.table(["trainer", "tokens/s", "MFU (4N+attn)", "MFU (6N+attn)", "allocator peak (GiB)",
              "nvidia-smi peak (GiB)"], rows)
     failures = []
+    if len(rows) != len(names):
+        failures.append(f"measured {len(rows)} trainers of {len(names)}")
     hf_tps, hf_peak, _ = results["hf-float32"]
     if engine_tps < hf_tps:
         failures.append(f"tokens/s {engine_tps:,.0f} below HF's {hf_tps:,.0f}")
@@ -172,7 +181,7 @@ def main():
         failures.append("the engine printed no allocator peak (LibTorch before 2.9?): compare nvidia-smi's column")
     elif engine_peak > hf_peak:
         failures.append(f"allocator peak {engine_peak / 2**30:.2f} GiB above HF's {hf_peak / 2**30:.2f} GiB")
-    return g.verdict(failures, a.out, figures)
+    return g.verdict(failures, a.out, figures, compared=len(rows))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ curve. On the CPU the curves must be equal bit for bit. On a GPU the checkpoint 
 generator state (rng.cuda) and the curves must agree within 1e-6 relative: the same kernels on the same
 inputs, except that attention's backward may add with atomics in another order (last bits); a dropout mask
 drawn from another state changes a step's loss by ~1e-3 relative, so a missed RNG state cannot hide there.
+figures["compared"] is the number of steps compared, which must be all 14.
 
   check_resume.py --device cpu|cuda --out DIR
 """
@@ -78,7 +79,7 @@ def main():
     bitwise = a_losses == b_losses
     print(f"bit for bit equal: {bitwise}; max rel diff {worst:.3e} (tolerance {tolerance})")
     return g.verdict(failures, a.out, {"device": a.device, "checkpoint_step": at, "max_rel_diff": worst,
-                                       "bitwise": bitwise})
+                                       "bitwise": bitwise}, compared=len(rows))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ writer of HF folders; GQA, an explicit Mistral head_dim, untied head), per line 
         up to half an ulp, 8e-3 at |logit| 2-4, on the 2-token line's one prediction) and HF with bfloat16
         weights (pure bf16), printed for information.
   accuracy: per line the share of argmax hits may differ by one token (a near tie flipping).
+Every (model, precision, line) is compared: the count must be models x 2 x lines (zip would stop silently at
+the shorter of the engine's and HF's lists), and is written as figures["compared"].
 
   check_score.py --out DIR
 """
@@ -76,6 +78,7 @@ def hf_scores(model, lines, autocast, fp32_head=False):
 def main():
     a = g.start_check(exact_fp32=True)
     failures, rows, figures = [], [], {}
+    compared, expected = 0, len(ARCHS) * 2 * len(LENGTHS)
     for arch, config in ARCHS.items():
         lines = g.random_lines(config["vocab_size"], LENGTHS)
         tokens = g.write_lines(os.path.join(a.out, f"{arch}-tokens.jsonl"), lines)
@@ -85,6 +88,8 @@ def main():
             args = ["score", "--model", folder, "--tokens", tokens, "--device", "cuda"]
             scored = g.engine(*args, *(["--bf16"] if precision == "bf16" else [])).stdout.splitlines()
             ours = [json.loads(line) for line in scored if line.strip()][:-1]  # the last is the summary
+            if len(ours) != len(lines):
+                failures.append(f"{arch} {precision}: the engine scored {len(ours)} lines of {len(lines)}")
             bf16 = precision == "bf16"
             hf32 = g.hf_causal_lm(folder, torch.float32)
             reference = hf_scores(hf32, lines, autocast=bf16, fp32_head=bf16)
@@ -95,6 +100,7 @@ def main():
             for i, (ids, mine, (loss, accuracy)) in enumerate(zip(lines, ours, reference)):
                 diff = abs(mine["loss"] - loss) / abs(loss) if precision == "fp32" else abs(mine["loss"] - loss)
                 worst = max(worst, diff)
+                compared += 1
                 acc_ok = abs(mine["accuracy"] - accuracy) <= 1.0 / (len(ids) - 1) + 1e-12
                 rows.append([arch, precision, len(ids), mine["loss"], loss, diff,
                              hf_autocast[i][0] if hf_autocast else "-", info[i][0] if info else "-",
@@ -106,7 +112,9 @@ def main():
                 failures.append(f"{arch} {precision}: max loss diff {worst:.3e} > {tolerance}")
     g.table(["model", "precision", "tokens", "engine loss", "HF loss (bf16: fp32 head)", "diff (fp32 rel, bf16 abs)",
              "HF autocast loss, bf16 logits (info)", "HF pure-bf16 loss (info)", "accuracy engine / HF"], rows)
-    return g.verdict(failures, a.out, figures)
+    if compared != expected:
+        failures.append(f"compared {compared} (model, precision, line) scores, expected {expected}")
+    return g.verdict(failures, a.out, figures, compared=compared)
 
 
 if __name__ == "__main__":

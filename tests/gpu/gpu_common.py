@@ -279,12 +279,19 @@ def table(headers, rows):
         print("| " + " | ".join(cell(v) for v in row) + " |")
 
 
-def verdict(failures, out_dir=None, figures=None):
-    """Prints PASS or FAIL with the failures, saves figures as <out_dir>/result.json; returns the exit code."""
+def verdict(failures, out_dir=None, figures=None, compared=0):
+    """Prints PASS or FAIL with the failures, saves figures as <out_dir>/result.json; returns the exit code.
+    `compared` is how many items (lines, steps, rows, sizes) the check compared, written as figures["compared"]:
+    a check that compared nothing fails, since agreement over nothing proves nothing (tests/gpu/summary.py
+    reads the count too)."""
+    failures = list(failures)
+    if not isinstance(compared, int) or compared < 1:
+        failures.append(f"compared nothing ({compared!r} items): the check ran nothing")
+    figures = {**(figures or {}), "compared": compared}
     if out_dir is not None:
         os.makedirs(out_dir, exist_ok=True)
         with open(os.path.join(out_dir, "result.json"), "w") as f:
-            json.dump({"pass": not failures, "failures": failures, "figures": figures or {},
+            json.dump({"pass": not failures, "failures": failures, "figures": figures,
                        "time": time.strftime("%Y-%m-%dT%H:%M:%S")}, f, indent=1)
     for failure in failures:
         print(f"  - {failure}")
