@@ -166,6 +166,7 @@ std::vector<FlagRule> build_rules() {
     direct("adam_beta2", "/training/adam_beta2", "AdamW beta2.");
     direct("adam_epsilon", "/training/adam_epsilon", "AdamW epsilon.");
     direct("max_grad_norm", "/training/max_grad_norm", "Gradient clipping norm.");
+    direct("profile_steps", "/training/profile_steps", "A:B: profile optimizer steps A to B (trace + table).");
     direct("num_train_epochs", "/training/num_train_epochs", "Epochs.");
     direct("max_steps", "/training/max_steps", "Optimizer steps (-1: use epochs).");
     direct("lr_scheduler_type", "/training/lr_scheduler_type", "Schedule.");
@@ -218,7 +219,18 @@ std::vector<FlagRule> build_rules() {
                    notes.push_back("--torch_dtype auto: keeping /model/dtype \"" + c.model.dtype + "\"");
                    return std::string();
                }
-               return set_field_from_text(c, "/model/dtype", v);
+               std::string error = set_field_from_text(c, "/model/dtype", v);
+               if (!error.empty()) return error;
+               // HF loads the base in this dtype: fp32 stays fp32; bf16 is /model/base_dtype auto's choice
+               // wherever a frozen LoRA base trains on GPUs under bf16 (full training keeps fp32 masters).
+               if (v == "float32") {
+                   c.model.base_dtype = "float32";
+               } else {
+                   c.model.base_dtype = "auto";
+                   notes.push_back("--torch_dtype " + v +
+                                   ": /model/base_dtype auto (a frozen LoRA base in bfloat16 on GPUs under bf16)");
+               }
+               return std::string();
            });
     auto strategy = [](const std::string& what) {
         return [what](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {

@@ -22,6 +22,9 @@ struct ModelConfig {
     std::string path;                 // HF folder: config.json + *.safetensors [+ index]
     std::string dtype = "bfloat16";   // float32 | bfloat16 | float16: storage dtype of the base weights
     std::string init = "pretrained";  // pretrained | random (from config.json only, seeded)
+    // auto | float32 | bfloat16: the dtype the frozen base weights are held in while training (auto:
+    // bfloat16 for LoRA on a GPU under bf16, HF's recipe; float32 otherwise)
+    std::string base_dtype = "auto";
 };
 
 struct TokenizerConfig {
@@ -65,6 +68,7 @@ struct TrainingConfig {
     std::string output_dir = "output";
     bool overwrite_output_dir = false;
     bool gradient_checkpointing = false;
+    std::string profile_steps;  // "A:B": profile optimizer steps A..B (1-based, inclusive); empty: off
 };
 
 struct AdapterConfig {

@@ -125,6 +125,13 @@ std::vector<FieldSpec> build_fields() {
         .shown_as("Weight precision", "Model")
         .member(&RC::model, &ModelConfig::dtype)
         .one_of({"float32", "bfloat16", "float16"});
+    add({"model", "base_dtype", FT::kString,
+         "dtype of the frozen base weights while training LoRA: auto is bfloat16 on GPUs with "
+         "training.bf16 (half the weight memory, no cast per step; LoRA weights and optimizer stay fp32) "
+         "and float32 elsewhere; float32 keeps every product as exact as an fp32 run."})
+        .shown_as("Frozen base precision", "Model")
+        .member(&RC::model, &ModelConfig::base_dtype)
+        .one_of({"auto", "float32", "bfloat16"});
     add({"model", "init", FT::kString,
          "pretrained: load the weights in path; random: only path/config.json is read and the weights start "
          "from HF's random init with training.seed (training from scratch, e.g. the demo)."})
@@ -300,6 +307,12 @@ std::vector<FieldSpec> build_fields() {
          "Recompute activations in backward to save memory."})
         .shown_as("Gradient checkpointing", "Precision and memory")
         .member(&RC::training, &TrainingConfig::gradient_checkpointing);
+    add({"training", "profile_steps", FT::kString,
+         "A:B profiles optimizer steps A to B (1-based, inclusive): <output_dir>/profile/trace.json (a Chrome "
+         "trace for Perfetto; GPU kernels through Kineto where the build has it) and a table of ms per step "
+         "by category. Empty: off."})
+        .shown_as("Profile steps", "Precision and memory")
+        .member(&RC::training, &TrainingConfig::profile_steps);
 
     // adapter
     add({"adapter", "method", FT::kString,

@@ -170,6 +170,29 @@ void check_adapter(const RunConfig& config, Checker& check) {
     }
 }
 
+// A bf16 frozen base is the replicated LoRA path's: full and embeddings training update the base, and
+// sharded units hold their own flat buffers.
+void check_profile_steps(const RunConfig& config, Checker& check) {
+    const std::string& range = config.training.profile_steps;
+    if (range.empty()) return;
+    std::smatch m;
+    static const std::regex pattern("([0-9]{1,9}):([0-9]{1,9})");
+    if (!std::regex_match(range, m, pattern) || std::stoll(m[1]) < 1 || std::stoll(m[1]) > std::stoll(m[2])) {
+        check.error("/training/profile_steps", "must be A:B with 1 <= A <= B (optimizer steps), got \"" + range + "\"");
+    }
+}
+
+void check_base_dtype(const RunConfig& config, Checker& check) {
+    if (config.model.base_dtype != "bfloat16") return;
+    if (config.adapter.method != "lora") {
+        check.error("/model/base_dtype", "bfloat16 holds a frozen LoRA base; /adapter/method is \"" +
+                                             config.adapter.method + "\" (use auto or float32)");
+    } else if (config.distributed.sharding == "full") {
+        check.error("/model/base_dtype",
+                    "bfloat16 is not available with /distributed/sharding \"full\" yet (use auto or float32)");
+    }
+}
+
 void check_distributed(const RunConfig& config, Checker& check) {
     if (config.distributed.backend == "nccl" && config.slurm.gpus_per_node == 0) {
         check.error("/distributed/backend",
@@ -354,6 +377,8 @@ ConfigProblems validate(const RunConfig& config, const ValidationContext& contex
     check_training(config, check);
     check_eval(config, check);
     check_adapter(config, check);
+    check_base_dtype(config, check);
+    check_profile_steps(config, check);
     check_distributed(config, check);
     check_mlperf(config, check);
     check_slurm(config, check);

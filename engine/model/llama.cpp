@@ -1,7 +1,7 @@
 // The LLaMA forward pass (llama.h), written straight through with shape comments, following HF's
 // modeling_llama numerics (fp32 RMSNorm and RoPE tables, split-half rotation, repeat_kv for GQA); q/k/v
 // and gate/up run as one product each over their concatenated weights, RMSNorm and RoPE on CPU in fp32 as
-// custom autograd functions with plain loops.
+// custom autograd functions with plain loops, and on GPUs as the fused functions of fused_ops.h.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -10,6 +10,7 @@
 
 #include "model/checkpointing.h"
 #include "model/chunked_loss.h"
+#include "model/fused_ops.h"
 #include "model/llama.h"
 #include "model/nf4_weight.h"
 #include "model/torch_compat.h"
@@ -144,13 +145,17 @@ torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearI
     }
     const torch::Tensor joint = AdjacentRows::applies(weights) ? AdjacentRows::apply(at::TensorList(weights))
                                                                : torch::cat(weights);  // (sum outs, C)
-    torch::Tensor y = torch::matmul(x, joint.t());
+    torch::Tensor y;
     if (biased) {
         std::vector<torch::Tensor> biases;  // (out) each; zeros for a layer without one
         for (LinearImpl* layer : layers)
             biases.push_back(layer->bias.defined() ? layer->bias
-                                                   : torch::zeros({layer->out_features}, y.options()));
-        y = y + torch::cat(biases).to(y.scalar_type());  // autocast leaves the add to us
+                                                   : torch::zeros({layer->out_features}, joint.options()));
+        // One linear as HF's F.linear: on GPUs the bias is added to the fp32 accumulator before the one
+        // rounding to bf16 (an add after the product would round twice: Qwen2's q/k/v biases showed it).
+        y = torch::linear(x, joint, torch::cat(biases));
+    } else {
+        y = torch::matmul(x, joint.t());
     }
     if (!adapted) return y;
     std::vector<torch::Tensor> deltas;  // in layer order, as separate forwards would draw their dropout
@@ -235,9 +240,13 @@ double LoraSpec::scaling() const {
 }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
-    torch::Tensor y =
-        nf4 ? nf4_linear(x, nf4, nf4_compute_dtype) : torch::matmul(x, weight.t());  // (..., out)
-    if (bias.defined()) y = y + bias.to(y.scalar_type());
+    torch::Tensor y;  // (..., out); a bias inside the product as F.linear adds it (see joint_linear)
+    if (nf4) {
+        y = nf4_linear(x, nf4, nf4_compute_dtype);
+        if (bias.defined()) y = y + bias.to(y.scalar_type());
+    } else {
+        y = bias.defined() ? torch::linear(x, weight, bias) : torch::matmul(x, weight.t());
+    }
     if (lora_A) y = y + lora_delta(x);
     return y;
 }
@@ -245,7 +254,14 @@ torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
 torch::Tensor LinearImpl::lora_delta(const torch::Tensor& x) {
     if (!lora_A) return {};
     const torch::Tensor dropped = lora.dropout > 0 ? torch::dropout(x, lora.dropout, is_training()) : x;
-    return lora_B->forward(lora_A->forward(dropped)) * lora.scaling();  // (..., in) -> (..., r) -> (..., out)
+    // fp32 adapters on a bf16 base: the products in the activations' dtype, as autocast would run them
+    // (outside autocast a mixed product is an error).
+    torch::Tensor a = lora_A->weight, b = lora_B->weight;  // (r, in), (out, r)
+    if (a.scalar_type() != x.scalar_type() && !bf16_autocast_active(x.device().type())) {
+        a = a.to(x.scalar_type());
+        b = b.to(x.scalar_type());
+    }
+    return torch::matmul(torch::matmul(dropped, a.t()), b.t()) * lora.scaling();  // (..., in) -> (..., r) -> (..., out)
 }
 
 void LinearImpl::add_lora(const LoraSpec& spec) {
@@ -294,6 +310,7 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
         weight.scalar_type() == torch::kFloat32 && weight.is_contiguous()) {
         return CpuRmsNorm::apply(x, weight, eps);
     }
+    if (!x.device().is_cpu()) return fused_rms_norm(x, weight, eps);
     const torch::Tensor x32 = x.to(torch::kFloat32);
     const torch::Tensor normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps);
     return weight * normed.to(x.scalar_type());
@@ -327,6 +344,8 @@ AttentionImpl::Heads AttentionImpl::project(const torch::Tensor& x, const torch:
     torch::Tensor qk;
     if (CpuRope::fits(qk_in, cos, sin)) {
         qk = CpuRope::apply(qk_in, cos, sin);
+    } else if (!qk_in.device().is_cpu()) {
+        qk = fused_rope(qk_in, cos, sin);
     } else {
         const torch::Tensor cos4 = cos.unsqueeze(1), sin4 = sin.unsqueeze(1);  // (T, 1, D)
         qk = qk_in * cos4 + rotate_half(qk_in) * sin4;
@@ -364,7 +383,8 @@ MlpImpl::MlpImpl(const LlamaConfig& c) {
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
     const int64_t inter = gate_proj->out_features;  // gate and up as one product
     const std::vector<torch::Tensor> gu = joint_linear(x, {gate_proj.get(), up_proj.get()}).split(inter, -1);
-    return down_proj(torch::silu(gu[0]) * gu[1]);  // (B, T, C); gu: 2 x (B, T, I)
+    // (B, T, C); gu: 2 x (B, T, I)
+    return down_proj(x.device().is_cpu() ? torch::silu(gu[0]) * gu[1] : fused_swiglu(gu[0], gu[1]));
 }
 
 DecoderLayerImpl::DecoderLayerImpl(const LlamaConfig& c) {

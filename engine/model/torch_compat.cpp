@@ -163,9 +163,15 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
     // std::optional's alias since).
     const c10::optional<at::Tensor> attn_mask =
         mask.defined() ? c10::optional<at::Tensor>(mask) : c10::optional<at::Tensor>();
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+    // GQA inside the kernel: no (B, H, T, D) copies of k and v, in forward or backward.
+    return at::scaled_dot_product_attention(q, k, v, attn_mask, /*dropout_p=*/0.0, /*is_causal=*/!mask.defined(),
+                                            /*scale=*/c10::nullopt, /*enable_gqa=*/group != 1);
+#else
     return at::scaled_dot_product_attention(q, group == 1 ? k : k.repeat_interleave(group, 1),
                                             group == 1 ? v : v.repeat_interleave(group, 1), attn_mask,
                                             /*dropout_p=*/0.0, /*is_causal=*/!mask.defined());
+#endif
 #else
     if (blas_attention_fits(q, k, v)) return BlasAttention::apply(q, k, v, mask);
     const int64_t group = q.size(1) / k.size(1);  // GQA: query head h reads kv head h / group
@@ -175,6 +181,33 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
     const torch::Tensor scores = torch::matmul(q * scale, kx.transpose(-2, -1)) + mask;  // (B, H, Tq, Tk)
     // Softmax in fp32, then back to v's dtype, as HF's eager attention does under bf16.
     return torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(vx.scalar_type()), vx);
+#endif
+}
+
+std::string attention_backend(int64_t heads, int64_t kv_heads, int64_t t, int64_t head_dim,
+                              const torch::TensorOptions& options, int64_t window) {
+#if TORCH_VERSION_MAJOR >= 2
+    const torch::Tensor q = torch::empty({1, heads, t, head_dim}, options);        // (1, H, T, D)
+    const torch::Tensor kv = torch::empty({1, kv_heads, t, head_dim}, options);    // (1, Hkv, T, D)
+    const torch::Tensor mask = attention_mask(t, t, window, options);
+    const c10::optional<at::Tensor> attn_mask =
+        mask.defined() ? c10::optional<at::Tensor>(mask) : c10::optional<at::Tensor>();
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+    const int64_t choice = at::_fused_sdp_choice(q, kv, kv, attn_mask, 0.0, !mask.defined(), c10::nullopt,
+                                                 /*enable_gqa=*/heads != kv_heads);
+    const std::string gqa = heads != kv_heads ? ", GQA in the kernel" : "";
+#else
+    const torch::Tensor kx = kv.repeat_interleave(heads / kv_heads, 1);
+    const int64_t choice = at::_fused_sdp_choice(q, kx, kx, attn_mask, 0.0, !mask.defined(), c10::nullopt);
+    const std::string gqa = heads != kv_heads ? ", GQA by repeating k and v" : "";
+#endif
+    // sdp::SDPBackend's values
+    static const char* const names[] = {"math", "flash", "memory-efficient", "cuDNN", "overrideable"};
+    const std::string name = choice >= 0 && choice < 5 ? names[choice] : "none (" + std::to_string(choice) + ")";
+    return "SDPA " + name + gqa;
+#else
+    (void)heads, (void)kv_heads, (void)t, (void)head_dim, (void)options, (void)window;
+    return "BLAS attention (LibTorch 1.x)";
 #endif
 }
 

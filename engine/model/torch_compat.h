@@ -21,6 +21,10 @@ torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, const tor
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& mask);
 
+// Which attention kernel causal_attention gets for these shapes and options (dtype, device), in words,
+// e.g. "SDPA flash, GQA in the kernel": logged once per run.
+std::string attention_backend(int64_t heads, int64_t kv_heads, int64_t t, int64_t head_dim,
+                              const torch::TensorOptions& options, int64_t window);
 // Intra-op threads of this process (LibTorch starts at 1 here).
 void set_torch_threads(int threads);
 

@@ -26,6 +26,7 @@
 #include "data/token_cache.h"
 #include "dist/gradient_reducer.h"
 #include "dist/process_group.h"
+#include "model/frozen_base.h"
 #include "model/lora.h"
 #include "model/qlora.h"
 #include "model/torch_compat.h"
@@ -39,6 +40,7 @@
 #include "train/progress.h"
 #include "train/schedule.h"
 #include "train/sharded_model.h"
+#include "train/step_profiler.h"
 #include "train/task_eval.h"
 #include "train/trainable.h"
 
@@ -315,6 +317,23 @@ Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) 
     Result<Trainable> trainable = select_trainable(llama, config_.adapter);
     if (!trainable.ok()) return trainable.status();
     trainable_ = std::move(*trainable);
+    const model::LlamaConfig& c = llama->config;
+    const bool bf16_activations = t_.bf16 && !device_.is_cpu();
+    *progress_ << "attention: "
+               << model::attention_backend(c.num_attention_heads, c.num_key_value_heads,
+                                           config_.data.block_size, c.head_dim,
+                                           torch::TensorOptions().device(device_).dtype(
+                                               bf16_activations ? torch::kBFloat16 : torch::kFloat32),
+                                           c.sliding_window)
+               << "\n";
+    if (config_.adapter.method != "full") {
+        const torch::ScalarType base_dtype =
+            model::frozen_base_dtype(config_.model.base_dtype, config_.adapter.method, t_.bf16, device_);
+        const model::FrozenBaseLayout layout = model::lay_out_frozen_base(*llama, base_dtype);
+        *progress_ << "frozen base: " << layout.converted_bytes / (1 << 20) << " MiB in "
+                   << (base_dtype == torch::kBFloat16 ? "bfloat16" : "float32") << ", " << layout.packed_groups
+                   << " q|k|v and gate|up groups packed\n";
+    }
     return Status::Ok();
 }
 
@@ -712,15 +731,17 @@ Result<TrainReport> TrainingRun::loop() {
     auto window_start = run_start;
     auto last_progress = run_start - std::chrono::hours(1);
 
+    StepProfiler profiler(t_.profile_steps, t_.output_dir, device_, *progress_);
     for (int64_t step = start_.step; step < total_steps_; ++step) {
         current_step_ = step + 1;
+        profiler.step_begins(current_step_);
         mlperf_->before_step(step * global_batch_);
         if (dist_) {
             dist_->mark_progress(current_step_, dist::DistContext::StepPoint::kStart);
             hang_here_if_injected(rank(), current_step_);
         }
         const double lr = schedule_->lr(step);
-        double step_loss = 0;
+        std::vector<torch::Tensor> micro_losses;  // read once after the micro-steps: no host sync between
         for (int64_t micro = 0; micro < accumulation; ++micro) {
             if (cursor_ + static_cast<size_t>(batch) > order.size()) {  // next epoch
                 sampler_->set_epoch(++epoch_);
@@ -734,6 +755,7 @@ Result<TrainReport> TrainingRun::loop() {
             if (sync) reducer_->before_sync_forward();
             model::LossResult r;
             {
+                const StepProfiler::Phase forward = profiler.phase("forward");
                 model::Bf16Autocast autocast(t_.bf16, device_.type());  // fp32 master weights, bf16 matmuls
                 r = batch_loss(ids, /*count_correct=*/false);
             }
@@ -746,9 +768,16 @@ Result<TrainReport> TrainingRun::loop() {
                 reducer_->before_sync_backward(scaled);
                 dist_->mark_progress(current_step_, dist::DistContext::StepPoint::kSyncBackward);
             }
-            scaled.backward();  // with the reducer: returns with every gradient averaged over ranks
-            step_loss += r.loss.item<double>() / static_cast<double>(accumulation);
+            {
+                const StepProfiler::Phase backward = profiler.phase("backward");
+                scaled.backward();  // with the reducer: returns with every gradient averaged over ranks
+            }
+            micro_losses.push_back(r.loss.detach());
         }
+        double step_loss = 0;
+        const torch::Tensor read = torch::stack(micro_losses).to(torch::kCPU, torch::kFloat64);  // (accumulation)
+        for (int64_t micro = 0; micro < accumulation; ++micro)
+            step_loss += read[micro].item<double>() / static_cast<double>(accumulation);
         // One small collective per step: the mean loss, and whether any rank was asked to stop.
         bool stop = options_.stop_requested && options_.stop_requested->load();
         if (dist_) {
@@ -775,8 +804,12 @@ Result<TrainReport> TrainingRun::loop() {
                                  std::to_string(step_loss) + ", grad norm " + std::to_string(grad_norm) +
                                  "); the optimizer step was not taken");
         }
-        optimizer_->step(lr);
-        optimizer_->zero_grad();
+        {
+            const StepProfiler::Phase optimizer = profiler.phase("optimizer");
+            optimizer_->step(lr);
+            optimizer_->zero_grad();
+        }
+        if (Status s = profiler.step_ends(done); !s.ok()) return Status::Error("profile: " + s.message());
         window_loss += step_loss;
         ++window_steps;
         report_.final_train_loss = step_loss;

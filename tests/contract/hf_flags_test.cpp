@@ -2,6 +2,8 @@
 // boolean forms, and errors that name the flag.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 
 #include "contract/hf_flags.h"
@@ -111,9 +113,14 @@ TEST(HfFlags, SeedScriptMapsOntoEveryField) {
     EXPECT_EQ(c.adapter.target_modules, (std::vector<std::string>{"q_proj", "k_proj", "v_proj", "o_proj",
                                                                   "gate_proj", "up_proj", "down_proj"}));
     EXPECT_EQ(c.adapter.modules_to_save, (std::vector<std::string>{"embed_tokens", "lm_head"}));
-    // do_train, do_eval, bf16_full_eval and log_on_each_node are accepted and explained.
-    EXPECT_EQ(report->notes.size(), 4u);
+    // do_train, do_eval, bf16_full_eval and log_on_each_node are accepted and explained; --torch_dtype
+    // bfloat16 says where the frozen base is held in bf16 (/model/base_dtype auto).
+    EXPECT_EQ(c.model.base_dtype, "auto");
+    EXPECT_EQ(report->notes.size(), 5u);
     EXPECT_EQ(report->notes[0], "--do_train ignored: training always runs");
+    EXPECT_EQ(std::count_if(report->notes.begin(), report->notes.end(),
+                            [](const std::string& n) { return n.find("/model/base_dtype auto") != std::string::npos; }),
+              1);
 }
 
 TEST(HfFlags, PeftFalseMeansEmbeddingsOnly) {

@@ -16,13 +16,13 @@ shift, some after): a count of B T would scale HF's gradients by (T - 1) / T, wh
 clipped steps and AdamW does not across clipped and unclipped steps. AdamW's decay: HF's
 get_decay_parameter_names exempts biases and norms only, so lora_A and lora_B decay in both.
 
-Tolerances (per step, relative): fp32 1e-3, bf16 (autocast on both) 2e-2. Kernels and summation orders differ
+Tolerances (per step, relative): fp32 1e-3, bf16 (autocast on both, fp32 or bf16 base on both) 2e-2. Kernels and summation orders differ
 (~1e-6 per step in fp32, ~1e-3 in bf16) and Adam carries differences forward; a misaligned setting
 (schedule step, decay, clipping, scaling, batch order) moves the curve by more after a few steps. The curve
 must also move (first minus last loss > 0.05), so agreement means something. Logits of PeftModel with the
 engine's adapter vs the engine's own (dump --adapter): 1e-4 of the largest logit (as check_score's fp32).
 Merge: every tensor within 1e-6 of its largest value (W + s B A in fp32; only the r-term sum's order differs).
-figures["compared"] is the number of steps compared over both precisions and must be 2 x 40; the merge must
+figures["compared"] is the number of steps compared over the three precisions and must be 3 x 40; the merge must
 compare at least one tensor.
 
   check_lora.py --out DIR
@@ -38,10 +38,13 @@ import gpu_common as g
 MODEL = dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden_layers=4, num_attention_heads=8,
              num_key_value_heads=4, max_position_embeddings=512, rms_norm_eps=1e-5, initializer_range=0.05)
 STEPS, BATCH, ACCUMULATION, BLOCK, LR, WARMUP, SEED = 40, 4, 2, 128, 3e-3, 4, 1234
+# fp32; bf16 autocast over an fp32 base (HF Trainer's bf16=True on a float32 model); bf16 autocast over a
+# bfloat16 frozen base (the engine's default on GPUs, /model/base_dtype auto; HF's torch_dtype=bfloat16).
+PRECISIONS = ("fp32", "bf16", "bf16-base")
 R, ALPHA = 8, 16
 
 
-def hf_train(model_dir, init_adapter, batches, bf16, out):
+def hf_train(model_dir, init_adapter, batches, bf16, out, base_dtype=torch.float32):
     """HF Trainer + PEFT on `batches` (steps x micro x (B, T)); returns the loss of each step."""
     import peft
     import safetensors.torch
@@ -73,7 +76,7 @@ def hf_train(model_dir, init_adapter, batches, bf16, out):
             return (loss, outputs) if return_outputs else loss
 
     transformers.set_seed(SEED)
-    base = g.hf_from_pretrained(model_dir, torch.float32)
+    base = g.hf_from_pretrained(model_dir, base_dtype)
     model = peft.get_peft_model(base, peft.LoraConfig(r=R, lora_alpha=ALPHA, lora_dropout=0.0,
                                                       target_modules=g.LORA_TARGETS, bias="none",
                                                       task_type="CAUSAL_LM"))
@@ -113,17 +116,19 @@ def main():
     failures, figures, curve_rows = [], {}, []
     compared = 0  # loss-curve steps compared, both precisions
     curves = {}
-    for precision in ("fp32", "bf16"):
-        bf16 = precision == "bf16"
+    for precision in PRECISIONS:
+        bf16 = precision != "fp32"
+        base_dtype = "bfloat16" if precision == "bf16-base" else "float32"
         run = g.run_config(os.path.join(a.out, f"engine-{precision}"), model_dir, steps=STEPS, lr=LR, bf16=bf16,
-                           **settings)
+                           base_dtype=base_dtype, **settings)
         events, err = g.train(run)
         if "device: cuda" not in err:
             failures.append(f"{precision}: the engine did not train on the GPU")
         ours = g.values(events, "train_loss")
         batches = g.engine_batches(os.path.join(a.out, f"engine-{precision}", "cache"), seed=SEED, steps=STEPS,
                                    batch=BATCH, accumulation=ACCUMULATION)
-        theirs = hf_train(model_dir, init_adapter, batches, bf16, os.path.join(a.out, f"hf-{precision}"))
+        theirs = hf_train(model_dir, init_adapter, batches, bf16, os.path.join(a.out, f"hf-{precision}"),
+                          getattr(torch, base_dtype))
         curves[precision] = (ours, theirs)
         tolerance = 1e-3 if precision == "fp32" else 2e-2
         pairs = list(zip(ours, theirs))
@@ -140,11 +145,12 @@ def main():
     for step in range(STEPS):
         if step < 5 or step % 5 == 4:
             row = [step + 1]
-            for precision in ("fp32", "bf16"):
+            for precision in PRECISIONS:
                 ours, theirs = curves[precision]
                 row += [ours[step], theirs[step], abs(ours[step] - theirs[step]) / abs(theirs[step])]
             curve_rows.append(row)
-    g.table(["step", "engine fp32", "HF fp32", "rel diff", "engine bf16", "HF bf16", "rel diff"], curve_rows)
+    g.table(["step", "engine fp32", "HF fp32", "rel diff", "engine bf16", "HF bf16", "rel diff",
+             "engine bf16 base", "HF bf16 base", "rel diff"], curve_rows)
 
     # The fp32 run's adapter in PEFT: logits against the engine's own.
     adapter = os.path.join(a.out, "engine-fp32", "run")
@@ -183,8 +189,8 @@ def main():
     g.table(["adapter check", "max rel diff", "tolerance"],
             [["PeftModel.from_pretrained(engine adapter) logits vs engine dump", logits_diff, 1e-4],
              ["engine merge vs PEFT merge_and_unload (every tensor)", merge_diff, 1e-6]])
-    if compared != 2 * STEPS:
-        failures.append(f"compared {compared} loss-curve steps, expected {2 * STEPS}")
+    if compared != len(PRECISIONS) * STEPS:
+        failures.append(f"compared {compared} loss-curve steps, expected {len(PRECISIONS) * STEPS}")
     return g.verdict(failures, a.out, figures, compared=compared)
 
 

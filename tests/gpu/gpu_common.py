@@ -79,13 +79,14 @@ def values(events, key):
 
 
 def run_config(out, model, *, steps, batch, block, accumulation=1, lr=1e-3, warmup=3, seed=1234, dropout=0.0,
-               bf16=False, gpu=False, r=8, alpha=16, save_steps=None, grad_checkpointing=False, train_file=CORPUS):
+               bf16=False, gpu=False, r=8, alpha=16, save_steps=None, grad_checkpointing=False, train_file=CORPUS,
+               base_dtype="auto"):
     """A LoRA run on the demo corpus (one rank, blocks of `block` tokens packed end to end, no validation),
     every step logged. Written to <out>/run.json; returns its path."""
     config = {
         "schema": "slipway.run/1",
         "name": os.path.basename(out),
-        "model": {"path": model, "dtype": "float32"},
+        "model": {"path": model, "dtype": "float32", "base_dtype": base_dtype},
         "tokenizer": {"path": TOKENIZER},
         "data": {"train_file": train_file, "block_size": block, "split": "concat",
                  "validation_split_percentage": 0, "cache_dir": os.path.join(out, "cache")},
