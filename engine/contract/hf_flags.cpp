@@ -166,7 +166,8 @@ std::vector<FlagRule> build_rules() {
     direct("adam_beta2", "/training/adam_beta2", "AdamW beta2.");
     direct("adam_epsilon", "/training/adam_epsilon", "AdamW epsilon.");
     direct("max_grad_norm", "/training/max_grad_norm", "Gradient clipping norm.");
-    direct("profile_steps", "/training/profile_steps", "A:B: profile optimizer steps A to B (trace + table).");
+    direct("profile_steps", "/training/profile_steps",
+           "A:B: profile optimizer steps A to B (trace + table).");
     direct("num_train_epochs", "/training/num_train_epochs", "Epochs.");
     direct("max_steps", "/training/max_steps", "Optimizer steps (-1: use epochs).");
     direct("lr_scheduler_type", "/training/lr_scheduler_type", "Schedule.");
@@ -227,8 +228,9 @@ std::vector<FlagRule> build_rules() {
                    c.model.base_dtype = "float32";
                } else {
                    c.model.base_dtype = "auto";
-                   notes.push_back("--torch_dtype " + v +
-                                   ": /model/base_dtype auto (a frozen LoRA base in bfloat16 on GPUs under bf16)");
+                   notes.push_back(
+                       "--torch_dtype " + v +
+                       ": /model/base_dtype auto (a frozen LoRA base in bfloat16 on GPUs under bf16)");
                }
                return std::string();
            });

@@ -178,7 +178,8 @@ void check_profile_steps(const RunConfig& config, Checker& check) {
     std::smatch m;
     static const std::regex pattern("([0-9]{1,9}):([0-9]{1,9})");
     if (!std::regex_match(range, m, pattern) || std::stoll(m[1]) < 1 || std::stoll(m[1]) > std::stoll(m[2])) {
-        check.error("/training/profile_steps", "must be A:B with 1 <= A <= B (optimizer steps), got \"" + range + "\"");
+        check.error("/training/profile_steps",
+                    "must be A:B with 1 <= A <= B (optimizer steps), got \"" + range + "\"");
     }
 }
 
@@ -188,8 +189,9 @@ void check_base_dtype(const RunConfig& config, Checker& check) {
         check.error("/model/base_dtype", "bfloat16 holds a frozen LoRA base; /adapter/method is \"" +
                                              config.adapter.method + "\" (use auto or float32)");
     } else if (config.distributed.sharding == "full") {
-        check.error("/model/base_dtype",
-                    "bfloat16 is not available with /distributed/sharding \"full\" yet (use auto or float32)");
+        check.error(
+            "/model/base_dtype",
+            "bfloat16 is not available with /distributed/sharding \"full\" yet (use auto or float32)");
     }
 }
 

@@ -25,8 +25,9 @@ std::unique_ptr<Reducer> make_reducer(const std::vector<torch::Tensor>& params,
     const auto first_cap = static_cast<int64_t>(c10d::kDefaultFirstBucketBytes);
     constexpr bool takes_limits =
         std::is_constructible_v<Reducer, std::vector<at::Tensor>, std::vector<std::vector<size_t>>,
-                                std::vector<size_t>, c10::intrusive_ptr<c10d::ProcessGroup>, std::vector<bool>,
-                                int64_t, bool, bool, std::unordered_map<size_t, std::string>, int64_t>;
+                                std::vector<size_t>, c10::intrusive_ptr<c10d::ProcessGroup>,
+                                std::vector<bool>, int64_t, bool, bool,
+                                std::unordered_map<size_t, std::string>, int64_t>;
     if constexpr (takes_limits) {
         return std::make_unique<Reducer>(params, std::move(buckets), std::move(limits), group, dense, cap,
                                          /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
@@ -36,7 +37,8 @@ std::unique_ptr<Reducer> make_reducer(const std::vector<torch::Tensor>& params,
         return std::make_unique<Reducer>(params, std::move(buckets), group, dense, cap,
                                          /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
                                          std::move(param_names), first_cap,
-                                         /*skip_all_reduce_unused_params=*/false, /*use_python_reducer=*/false,
+                                         /*skip_all_reduce_unused_params=*/false,
+                                         /*use_python_reducer=*/false,
                                          /*bucket_bytes_cap_list=*/std::vector<int64_t>{});
     }
 }

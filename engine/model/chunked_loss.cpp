@@ -20,7 +20,8 @@ struct HeadPlan {
 };
 
 // Rows per chunk on a GPU: the chunk's bf16 logits, their fp32 log-softmax and gradient (~10 bytes per
-// logit) within kChunkBytes, so a 128k vocabulary takes ~800 rows a chunk and a 32k one ~3,300.
+// logit) within kChunkBytes, so a 128k vocabulary takes ~400 rows a chunk and a 32k one ~1,700: products
+// still large enough for the GPU, and little added to the step's peak (the loss runs at it).
 HeadPlan plan_head(const torch::Tensor& h, int64_t vocab, int64_t chunk_rows, HeadPrecision precision) {
     HeadPlan plan;
     plan.chunk_rows = std::max<int64_t>(1, chunk_rows);
@@ -29,7 +30,7 @@ HeadPlan plan_head(const torch::Tensor& h, int64_t vocab, int64_t chunk_rows, He
     if (precision == HeadPrecision::kFloat32 || (precision == HeadPrecision::kAuto && !gpu_bf16)) return plan;
     plan.dtype = torch::kBFloat16;
     if (precision == HeadPrecision::kBFloat16) return plan;  // forced (tests): their chunk size as given
-    constexpr int64_t kChunkBytes = int64_t{1} << 30;
+    constexpr int64_t kChunkBytes = int64_t{1} << 29;
     plan.chunk_rows = std::max<int64_t>(256, kChunkBytes / (10 * std::max<int64_t>(vocab, 1)));
     return plan;
 }
@@ -72,7 +73,7 @@ void loss_and_gradients(const torch::Tensor& h, const torch::Tensor& w, const to
     const bool want_w = grad_w != nullptr && grad_w->defined();
     for (int64_t begin = 0; begin < n; begin += plan.chunk_rows) {
         const int64_t end = std::min(n, begin + plan.chunk_rows);
-        const torch::Tensor h_c = h.slice(0, begin, end).to(plan.dtype);  // (n_c, C)
+        const torch::Tensor h_c = h.slice(0, begin, end).to(plan.dtype);    // (n_c, C)
         const torch::Tensor t = targets.slice(0, begin, end).unsqueeze(1);  // (n_c, 1)
         // (n_c, V): fp32, or bf16 products (fp32 accumulation) widened for the softmax
         const torch::Tensor logits = torch::mm(h_c, w.t()).to(torch::kFloat32);
@@ -85,11 +86,14 @@ void loss_and_gradients(const torch::Tensor& h, const torch::Tensor& w, const to
         g.scatter_add_(1, t, torch::full({end - begin, 1}, -1.0, g.options()));  // - onehot
         if (plan.dtype != torch::kFloat32) {
             // The 1 / N folded in before rounding to bf16, as autocast's backward of HF's head would see it.
-            const torch::Tensor g_low = g.mul_(inv_n).to(plan.dtype);  // (n_c, V)
+            const torch::Tensor g_low = g.mul_(inv_n).to(plan.dtype);             // (n_c, V)
             if (want_h) grad_h->slice(0, begin, end).copy_(torch::mm(g_low, w));  // (n_c, C)
             if (want_w) {
                 const torch::Tensor gw = torch::mm(g_low.t(), h_c);  // (V, C) in bf16, accumulated in fp32
-                if (begin == 0) grad_w->copy_(gw); else grad_w->add_(gw);
+                if (begin == 0)
+                    grad_w->copy_(gw);
+                else
+                    grad_w->add_(gw);
             }
             continue;
         }
@@ -119,8 +123,8 @@ public:
         // (N, C) and (V, C); undefined where that input is frozen (LoRA: the head), so its product is
         // skipped.
         torch::Tensor grad_h = h.requires_grad() ? torch::empty_like(h) : torch::Tensor();
-        torch::Tensor grad_w = w.requires_grad() ? torch::empty(w.sizes(), w.options().dtype(torch::kFloat32))
-                                                 : torch::Tensor();
+        torch::Tensor grad_w =
+            w.requires_grad() ? torch::empty(w.sizes(), w.options().dtype(torch::kFloat32)) : torch::Tensor();
         Totals totals;
         totals.on_device = !h.device().is_cpu();
         loss_and_gradients(h, w_c, targets, plan, correct != nullptr, totals, &grad_h, &grad_w);

@@ -19,7 +19,7 @@ enum class HeadPrecision { kAuto, kFloat32, kBFloat16 };
 
 // h: (N, C) hidden states, w: (V, C) output weight, targets: (N) int64.
 ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w,
-                                  const torch::Tensor& targets, int64_t chunk_rows,
-                                  bool count_correct = true, HeadPrecision precision = HeadPrecision::kAuto);
+                                  const torch::Tensor& targets, int64_t chunk_rows, bool count_correct = true,
+                                  HeadPrecision precision = HeadPrecision::kAuto);
 
 }  // namespace slipway::model

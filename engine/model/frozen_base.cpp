@@ -40,7 +40,8 @@ FrozenBaseLayout lay_out_frozen_base(LlamaForCausalLMImpl& model, torch::ScalarT
     for (size_t i = 0; i < model.model->layers->size(); ++i) {
         DecoderLayerImpl& layer = *model.model->layers->ptr<DecoderLayerImpl>(i);
         AttentionImpl& attention = *layer.self_attn;
-        layout.packed_groups += pack({attention.q_proj.get(), attention.k_proj.get(), attention.v_proj.get()}, dtype);
+        layout.packed_groups +=
+            pack({attention.q_proj.get(), attention.k_proj.get(), attention.v_proj.get()}, dtype);
         layout.packed_groups += pack({layer.mlp->gate_proj.get(), layer.mlp->up_proj.get()}, dtype);
     }
     for (auto& item : model.named_parameters()) {
@@ -52,8 +53,8 @@ FrozenBaseLayout lay_out_frozen_base(LlamaForCausalLMImpl& model, torch::ScalarT
     return layout;
 }
 
-torch::ScalarType frozen_base_dtype(const std::string& base_dtype, const std::string& adapter_method, bool bf16,
-                                    const torch::Device& device) {
+torch::ScalarType frozen_base_dtype(const std::string& base_dtype, const std::string& adapter_method,
+                                    bool bf16, const torch::Device& device) {
     if (base_dtype == "bfloat16") return torch::kBFloat16;
     if (base_dtype == "auto" && adapter_method == "lora" && bf16 && device.is_cuda()) return torch::kBFloat16;
     return torch::kFloat32;

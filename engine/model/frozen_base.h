@@ -8,7 +8,6 @@
 
 #include <torch/types.h>
 
-
 namespace slipway::model {
 
 class LlamaForCausalLMImpl;

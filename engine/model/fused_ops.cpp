@@ -21,7 +21,8 @@ public:
                                  double eps) {
         torch::NoGradGuard no_grad;
         const torch::Tensor x32 = x.to(torch::kFloat32);
-        const torch::Tensor rstd = torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps);  // (..., 1) fp32
+        const torch::Tensor rstd =
+            torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps);  // (..., 1) fp32
         ctx->save_for_backward({x, weight, rstd});
         return weight * (x32 * rstd).to(x.scalar_type());
     }
@@ -36,7 +37,9 @@ public:
         torch::Tensor dweight;
         if (weight.requires_grad()) {
             const torch::Tensor x_hat = x_hat32.to(x.scalar_type());
-            dweight = (g * x_hat).reshape({-1, g.size(-1)}).sum(0, /*keepdim=*/false, torch::kFloat32)
+            dweight = (g * x_hat)
+                          .reshape({-1, g.size(-1)})
+                          .sum(0, /*keepdim=*/false, torch::kFloat32)
                           .to(weight.scalar_type());  // (C)
         }
         const torch::Tensor wg = (g * weight).to(torch::kFloat32);  // (..., C)
@@ -62,7 +65,8 @@ public:
         const torch::Tensor g = grads[0].to(torch::kFloat32), a = gate.to(torch::kFloat32);
         const torch::Tensor s = torch::sigmoid(a);
         const torch::Tensor d_up = (g * (a * s)).to(up.scalar_type());
-        const torch::Tensor d_gate = (g * up.to(torch::kFloat32) * s * (1 + a * (1 - s))).to(gate.scalar_type());
+        const torch::Tensor d_gate =
+            (g * up.to(torch::kFloat32) * s * (1 + a * (1 - s))).to(gate.scalar_type());
         return {d_gate, d_up};
     }
 };

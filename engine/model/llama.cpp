@@ -123,6 +123,28 @@ public:
     }
 };
 
+// y + the adapters' terms of linear layers side by side, all adapted and without dropout, as two products:
+// h = x [A_1; A_2; ...]^T (N, sum r) and y + h blockdiag(s_i B_i)^T in one addmm (the sum is accumulated
+// with the product, in fp32 on GPUs). Replaces a pair of products, a scale, a cast and a zero block per
+// adapter, their concatenation and the add. Undefined where it does not apply (dropout draws per adapter).
+torch::Tensor add_joint_lora(const torch::Tensor& y, const torch::Tensor& x,
+                             std::initializer_list<LinearImpl*> layers) {
+    std::vector<torch::Tensor> a, b;
+    for (LinearImpl* layer : layers) {
+        if (!layer->has_lora() || layer->lora.dropout > 0) return {};
+        a.push_back(layer->lora_A->weight);                          // (r_i, C)
+        b.push_back(layer->lora_B->weight * layer->lora.scaling());  // (out_i, r_i)
+    }
+    torch::Tensor a_joint = torch::cat(a), b_joint = torch::block_diag(b);  // (sum r, C), (sum out, sum r)
+    if (a_joint.scalar_type() != x.scalar_type() && !bf16_autocast_active(x.device().type())) {
+        a_joint = a_joint.to(x.scalar_type());  // fp32 adapters on a bf16 base, outside autocast
+        b_joint = b_joint.to(x.scalar_type());
+    }
+    const torch::Tensor h = torch::matmul(x, a_joint.t());  // (..., sum r)
+    const torch::Tensor y2 = y.reshape({-1, y.size(-1)});   // (N, sum out)
+    return torch::addmm(y2, h.reshape({-1, h.size(-1)}), b_joint.t()).view(y.sizes());
+}
+
 // x W^T (+ b) for linear layers side by side: one product over their concatenated weights (the parameters
 // keep HF's names), plus each adapter's term where there is one (zeros elsewhere, so a zero adapter changes
 // no bit). (B, T, C) -> (B, T, sum of outs)
@@ -158,6 +180,7 @@ torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearI
         y = torch::matmul(x, joint.t());
     }
     if (!adapted) return y;
+    if (torch::Tensor fused = add_joint_lora(y, x, layers); fused.defined()) return fused;
     std::vector<torch::Tensor> deltas;  // in layer order, as separate forwards would draw their dropout
     for (LinearImpl* layer : layers) {
         std::vector<int64_t> shape = y.sizes().vec();
@@ -261,7 +284,8 @@ torch::Tensor LinearImpl::lora_delta(const torch::Tensor& x) {
         a = a.to(x.scalar_type());
         b = b.to(x.scalar_type());
     }
-    return torch::matmul(torch::matmul(dropped, a.t()), b.t()) * lora.scaling();  // (..., in) -> (..., r) -> (..., out)
+    return torch::matmul(torch::matmul(dropped, a.t()), b.t()) *
+           lora.scaling();  // (..., in) -> (..., r) -> (..., out)
 }
 
 void LinearImpl::add_lora(const LoraSpec& spec) {

@@ -165,7 +165,8 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
         mask.defined() ? c10::optional<at::Tensor>(mask) : c10::optional<at::Tensor>();
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
     // GQA inside the kernel: no (B, H, T, D) copies of k and v, in forward or backward.
-    return at::scaled_dot_product_attention(q, k, v, attn_mask, /*dropout_p=*/0.0, /*is_causal=*/!mask.defined(),
+    return at::scaled_dot_product_attention(q, k, v, attn_mask, /*dropout_p=*/0.0,
+                                            /*is_causal=*/!mask.defined(),
                                             /*scale=*/c10::nullopt, /*enable_gqa=*/group != 1);
 #else
     return at::scaled_dot_product_attention(q, group == 1 ? k : k.repeat_interleave(group, 1),
@@ -187,8 +188,8 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
 std::string attention_backend(int64_t heads, int64_t kv_heads, int64_t t, int64_t head_dim,
                               const torch::TensorOptions& options, int64_t window) {
 #if TORCH_VERSION_MAJOR >= 2
-    const torch::Tensor q = torch::empty({1, heads, t, head_dim}, options);        // (1, H, T, D)
-    const torch::Tensor kv = torch::empty({1, kv_heads, t, head_dim}, options);    // (1, Hkv, T, D)
+    const torch::Tensor q = torch::empty({1, heads, t, head_dim}, options);      // (1, H, T, D)
+    const torch::Tensor kv = torch::empty({1, kv_heads, t, head_dim}, options);  // (1, Hkv, T, D)
     const torch::Tensor mask = attention_mask(t, t, window, options);
     const c10::optional<at::Tensor> attn_mask =
         mask.defined() ? c10::optional<at::Tensor>(mask) : c10::optional<at::Tensor>();
@@ -203,7 +204,8 @@ std::string attention_backend(int64_t heads, int64_t kv_heads, int64_t t, int64_
 #endif
     // sdp::SDPBackend's values
     static const char* const names[] = {"math", "flash", "memory-efficient", "cuDNN", "overrideable"};
-    const std::string name = choice >= 0 && choice < 5 ? names[choice] : "none (" + std::to_string(choice) + ")";
+    const std::string name =
+        choice >= 0 && choice < 5 ? names[choice] : "none (" + std::to_string(choice) + ")";
     return "SDPA " + name + gqa;
 #else
     (void)heads, (void)kv_heads, (void)t, (void)head_dim, (void)options, (void)window;

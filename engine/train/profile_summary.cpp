@@ -38,7 +38,8 @@ struct Interval {
 
 // Total length of the union of intervals.
 double covered(std::vector<Interval> spans) {
-    std::sort(spans.begin(), spans.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    std::sort(spans.begin(), spans.end(),
+              [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
     double total = 0, open = 0, close = -1;
     for (const Interval& s : spans) {
         if (s.begin > close) {
@@ -67,11 +68,12 @@ std::string event_cat(const nlohmann::json& e) {
 
 std::string profile_category(const std::string& name, const std::vector<std::string>& types) {
     static const std::regex attention("flash|fmha|attention|attn|sdpa|_mha|mha_", std::regex::icase);
-    static const std::regex gemm("gemm|gemv|cutlass|xmma|nvjet|cublas|splitk|aten::(mm|addmm|bmm|baddbmm|"
-                                 "addmv|mv|dot|linear|matmul)$",
-                                 std::regex::icase);
-    static const std::regex copies("copy|cast|CatArray|concat|aten::(to|cat|stack|clone|contiguous|_to_copy)$",
-                                   std::regex::icase);
+    static const std::regex gemm(
+        "gemm|gemv|cutlass|xmma|nvjet|cublas|splitk|aten::(mm|addmm|bmm|baddbmm|"
+        "addmv|mv|dot|linear|matmul)$",
+        std::regex::icase);
+    static const std::regex copies(
+        "copy|cast|CatArray|concat|aten::(to|cat|stack|clone|contiguous|_to_copy)$", std::regex::icase);
     if (matches(name, attention)) return "attention";
     if (matches(name, gemm)) {
         bool bf16 = false, fp32 = false;
@@ -94,6 +96,19 @@ ProfileSummary summarize_trace(const nlohmann::json& trace, int64_t steps, doubl
     summary.steps = std::max<int64_t>(steps, 1);
     summary.wall_ms_per_step = wall_ms / static_cast<double>(summary.steps);
     std::map<std::string, double> us;  // category -> microseconds over all steps
+    struct NameTotal {
+        std::string category;
+        double us = 0;
+        int64_t calls = 0;
+    };
+    std::map<std::string, NameTotal> by_name;
+    auto count = [&](const std::string& name, const std::string& category, double dur) {
+        us[category] += dur;
+        NameTotal& t = by_name[name];
+        t.category = category;
+        t.us += dur;
+        ++t.calls;
+    };
     const auto events_it = trace.find("traceEvents");
     const nlohmann::json no_events = nlohmann::json::array();
     const nlohmann::json& events = events_it != trace.end() && events_it->is_array() ? *events_it : no_events;
@@ -118,11 +133,14 @@ ProfileSummary summarize_trace(const nlohmann::json& trace, int64_t steps, doubl
             const std::string cat = event_cat(e);
             const double dur = e["dur"].get<double>(), ts = e.value("ts", 0.0);
             if (cat == "gpu_memcpy" || cat == "gpu_memset") {
-                us["memcpy"] += dur;
+                count(event_name(e), "memcpy", dur);
             } else if (cat == "kernel") {
                 const auto types = op_types.find(external_id(e));
-                us[profile_category(event_name(e), types != op_types.end() ? types->second
-                                                                           : std::vector<std::string>())] += dur;
+                const std::string name = event_name(e);
+                count(name,
+                      profile_category(name,
+                                       types != op_types.end() ? types->second : std::vector<std::string>()),
+                      dur);
             } else {
                 continue;
             }
@@ -140,7 +158,8 @@ ProfileSummary summarize_trace(const nlohmann::json& trace, int64_t steps, doubl
         };
         std::map<std::string, std::vector<Op>> by_thread;
         for (const auto& e : events) {
-            if (!e.is_object() || event_cat(e) != "cpu_op" || !e.contains("dur") || !e["dur"].is_number()) continue;
+            if (!e.is_object() || event_cat(e) != "cpu_op" || !e.contains("dur") || !e["dur"].is_number())
+                continue;
             const double ts = e.value("ts", 0.0);
             by_thread[e.contains("tid") ? e["tid"].dump() : ""].push_back(
                 {ts, ts + e["dur"].get<double>(), event_name(e), input_types(e)});
@@ -152,8 +171,8 @@ ProfileSummary summarize_trace(const nlohmann::json& trace, int64_t steps, doubl
             });
             std::vector<std::pair<const Op*, double>> stack;  // open ops and their children's time
             auto close = [&](const std::pair<const Op*, double>& top) {
-                us[profile_category(top.first->name, top.first->types)] +=
-                    (top.first->end - top.first->begin) - top.second;
+                count(top.first->name, profile_category(top.first->name, top.first->types),
+                      (top.first->end - top.first->begin) - top.second);
             };
             for (const Op& op : ops) {
                 while (!stack.empty() && stack.back().first->end <= op.begin) {
@@ -176,16 +195,25 @@ ProfileSummary summarize_trace(const nlohmann::json& trace, int64_t steps, doubl
         busy_us = covered(spans);
     }
     us["host gaps"] = std::max(0.0, wall_ms * 1000.0 - busy_us);
+    for (const auto& [name, total] : by_name)
+        summary.top.push_back(
+            {name, total.category, total.us / 1000.0 / static_cast<double>(summary.steps), total.calls});
+    std::sort(summary.top.begin(), summary.top.end(),
+              [](const ProfileSummary::Top& a, const ProfileSummary::Top& b) {
+                  return a.ms_per_step > b.ms_per_step;
+              });
+    if (summary.top.size() > 12) summary.top.resize(12);
     for (const char* category : kProfileCategories) {
         const double ms = us[category] / 1000.0 / static_cast<double>(summary.steps);
-        summary.rows.push_back({category, ms, summary.wall_ms_per_step > 0 ? ms / summary.wall_ms_per_step : 0});
+        summary.rows.push_back(
+            {category, ms, summary.wall_ms_per_step > 0 ? ms / summary.wall_ms_per_step : 0});
     }
     return summary;
 }
 
 std::string profile_table(const ProfileSummary& summary) {
     std::ostringstream out;
-    char line[160];
+    char line[256];
     std::snprintf(line, sizeof line, "profile: %lld step(s), %.1f ms a step; %s (%lld events)\n",
                   static_cast<long long>(summary.steps), summary.wall_ms_per_step, summary.source.c_str(),
                   static_cast<long long>(summary.events));
@@ -193,8 +221,15 @@ std::string profile_table(const ProfileSummary& summary) {
     std::snprintf(line, sizeof line, "| %-22s | %12s | %7s |\n", "category", "ms per step", "share");
     out << line << "|------------------------|--------------|---------|\n";
     for (const ProfileRow& row : summary.rows) {
-        std::snprintf(line, sizeof line, "| %-22s | %12.2f | %6.1f%% |\n", row.category.c_str(), row.ms_per_step,
-                      100.0 * row.share);
+        std::snprintf(line, sizeof line, "| %-22s | %12.2f | %6.1f%% |\n", row.category.c_str(),
+                      row.ms_per_step, 100.0 * row.share);
+        out << line;
+    }
+    if (!summary.top.empty()) out << "profile: the largest, per step:\n";
+    for (const ProfileSummary::Top& t : summary.top) {
+        const std::string name = t.name.size() > 110 ? t.name.substr(0, 107) + "..." : t.name;
+        std::snprintf(line, sizeof line, "  %8.2f ms %6lld x  %-22s %s\n", t.ms_per_step,
+                      static_cast<long long>(t.calls / summary.steps), t.category.c_str(), name.c_str());
         out << line;
     }
     return out.str();

@@ -11,8 +11,8 @@
 namespace slipway::train {
 
 inline constexpr const char* kProfileCategories[] = {
-    "bf16 GEMM", "fp32 GEMM", "GEMM (other dtype)", "attention", "elementwise/reduction",
-    "copies and casts", "memcpy", "host gaps"};
+    "bf16 GEMM",        "fp32 GEMM", "GEMM (other dtype)", "attention", "elementwise/reduction",
+    "copies and casts", "memcpy",    "host gaps"};
 
 struct ProfileRow {
     std::string category;
@@ -26,6 +26,12 @@ struct ProfileSummary {
     double wall_ms_per_step = 0;
     std::vector<ProfileRow> rows;  // every category of kProfileCategories, in that order
     int64_t events = 0;            // kernels or operators counted
+    struct Top {
+        std::string name, category;
+        double ms_per_step = 0;
+        int64_t calls = 0;
+    };
+    std::vector<Top> top;  // the kernels (or operators, by self time) that took the most, at most 12
 };
 
 // The category of a GPU kernel or a CPU operator by its name and, for products, the dtypes of its inputs

@@ -48,8 +48,13 @@ nlohmann::json trace_of_events(const kineto::ProfilerResult& result) {
         nlohmann::json types = nlohmann::json::array();
         for (const std::string& t : e.dtypes())
             types.push_back(t);
-        events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", e.name()}, {"pid", "slipway"},
-                          {"tid", e.startThreadId()}, {"ts", start_us(e, 0)}, {"dur", duration_us(e, 0)},
+        events.push_back({{"ph", "X"},
+                          {"cat", "cpu_op"},
+                          {"name", e.name()},
+                          {"pid", "slipway"},
+                          {"tid", e.startThreadId()},
+                          {"ts", start_us(e, 0)},
+                          {"dur", duration_us(e, 0)},
                           {"args", {{"Input type", types}}}});
     }
     return {{"traceEvents", events}};
@@ -98,8 +103,8 @@ Status StepProfiler::step_ends(int64_t step) {
     if (!active_) return Status::Ok();
     sync_device();
     const auto now = std::chrono::steady_clock::now();
-    ranges_.push_back({"step " + std::to_string(step), since_us(started_, step_started_),
-                       since_us(step_started_, now)});
+    ranges_.push_back(
+        {"step " + std::to_string(step), since_us(started_, step_started_), since_us(step_started_, now)});
     if (step < last_) return Status::Ok();
     return finish();
 }
@@ -141,12 +146,18 @@ Status StepProfiler::finish() {
     const int64_t steps = last_ - first_ + 1;
     const ProfileSummary summary = summarize_trace(trace, steps, wall_ms);
     for (const Range& r : ranges_) {
-        trace["traceEvents"].push_back({{"name", r.name}, {"cat", "slipway"}, {"ph", "X"}, {"pid", "slipway"},
-                                        {"tid", "steps"}, {"ts", origin_us + r.begin_us}, {"dur", r.dur_us}});
+        trace["traceEvents"].push_back({{"name", r.name},
+                                        {"cat", "slipway"},
+                                        {"ph", "X"},
+                                        {"pid", "slipway"},
+                                        {"tid", "steps"},
+                                        {"ts", origin_us + r.begin_us},
+                                        {"dur", r.dur_us}});
     }
     if (Status s = write_file_atomically(path, trace.dump()); !s.ok()) return s;
     if (!kineto_error_.empty())
-        progress_ << "profile: Kineto did not start (" << kineto_error_ << "): the trace holds the step ranges\n";
+        progress_ << "profile: Kineto did not start (" << kineto_error_
+                  << "): the trace holds the step ranges\n";
     progress_ << profile_table(summary) << "profile: trace " << path << " (Perfetto: ui.perfetto.dev)\n";
     return Status::Ok();
 }

@@ -21,7 +21,8 @@ namespace slipway::train {
 class StepProfiler {
 public:
     // range: "A:B" (validated), or empty for a profiler that does nothing.
-    StepProfiler(const std::string& range, std::string output_dir, torch::Device device, std::ostream& progress);
+    StepProfiler(const std::string& range, std::string output_dir, torch::Device device,
+                 std::ostream& progress);
     ~StepProfiler();
     StepProfiler(const StepProfiler&) = delete;
     StepProfiler& operator=(const StepProfiler&) = delete;

@@ -320,19 +320,19 @@ Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) 
     const model::LlamaConfig& c = llama->config;
     const bool bf16_activations = t_.bf16 && !device_.is_cpu();
     *progress_ << "attention: "
-               << model::attention_backend(c.num_attention_heads, c.num_key_value_heads,
-                                           config_.data.block_size, c.head_dim,
-                                           torch::TensorOptions().device(device_).dtype(
-                                               bf16_activations ? torch::kBFloat16 : torch::kFloat32),
-                                           c.sliding_window)
+               << model::attention_backend(
+                      c.num_attention_heads, c.num_key_value_heads, config_.data.block_size, c.head_dim,
+                      torch::TensorOptions().device(device_).dtype(bf16_activations ? torch::kBFloat16
+                                                                                    : torch::kFloat32),
+                      c.sliding_window)
                << "\n";
     if (config_.adapter.method != "full") {
         const torch::ScalarType base_dtype =
             model::frozen_base_dtype(config_.model.base_dtype, config_.adapter.method, t_.bf16, device_);
         const model::FrozenBaseLayout layout = model::lay_out_frozen_base(*llama, base_dtype);
         *progress_ << "frozen base: " << layout.converted_bytes / (1 << 20) << " MiB in "
-                   << (base_dtype == torch::kBFloat16 ? "bfloat16" : "float32") << ", " << layout.packed_groups
-                   << " q|k|v and gate|up groups packed\n";
+                   << (base_dtype == torch::kBFloat16 ? "bfloat16" : "float32") << ", "
+                   << layout.packed_groups << " q|k|v and gate|up groups packed\n";
     }
     return Status::Ok();
 }
@@ -775,7 +775,8 @@ Result<TrainReport> TrainingRun::loop() {
             micro_losses.push_back(r.loss.detach());
         }
         double step_loss = 0;
-        const torch::Tensor read = torch::stack(micro_losses).to(torch::kCPU, torch::kFloat64);  // (accumulation)
+        const torch::Tensor read =
+            torch::stack(micro_losses).to(torch::kCPU, torch::kFloat64);  // (accumulation)
         for (int64_t micro = 0; micro < accumulation; ++micro)
             step_loss += read[micro].item<double>() / static_cast<double>(accumulation);
         // One small collective per step: the mean loss, and whether any rank was asked to stop.

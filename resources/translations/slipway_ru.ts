@@ -562,6 +562,16 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Frozen base precision</source>
+        <translation>Точность замороженной базы</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Profile steps</source>
+        <translation>Профилировать шаги</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Method</source>
         <translation>Метод</translation>
     </message>
@@ -1042,6 +1052,16 @@
         <location line="+1"/>
         <source>Recompute activations in backward to save memory.</source>
         <translation>Пересчитывать активации при обратном проходе, чтобы экономить память.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dtype of the frozen base weights while training LoRA: auto is bfloat16 on GPUs with training.bf16 (half the weight memory, no cast per step; LoRA weights and optimizer stay fp32) and float32 elsewhere; float32 keeps every product as exact as an fp32 run.</source>
+        <translation>Тип весов замороженной базы при обучении LoRA: auto — bfloat16 на GPU при training.bf16 (вдвое меньше памяти на веса, без приведения типов на каждом шаге; веса LoRA и оптимизатор остаются в fp32), иначе float32; float32 сохраняет каждое произведение таким же точным, как в fp32-запуске.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A:B profiles optimizer steps A to B (1-based, inclusive): &lt;output_dir&gt;/profile/trace.json (a Chrome trace for Perfetto; GPU kernels through Kineto where the build has it) and a table of ms per step by category. Empty: off.</source>
+        <translation>A:B профилирует шаги оптимизатора с A по B (с 1, включительно): &lt;output_dir&gt;/profile/trace.json (трасса Chrome для Perfetto; ядра GPU через Kineto, где сборка его имеет) и таблица мс на шаг по категориям. Пусто: выключено.</translation>
     </message>
     <message>
         <location line="+1"/>

@@ -46,7 +46,8 @@ TEST_P(FusedOps, RmsNormEqualsTheOpByOpPath) {
     const double tol = GetParam().tolerance;
     const torch::TensorOptions on = torch::TensorOptions().device(device());
     torch::manual_seed(1);
-    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{2, 7, 33}, std::vector<int64_t>{3, 5, 256}}) {
+    for (const std::vector<int64_t>& shape :
+         {std::vector<int64_t>{2, 7, 33}, std::vector<int64_t>{3, 5, 256}}) {
         const torch::Tensor x0 = torch::randn(shape, on).to(dtype);
         const torch::Tensor w0 = torch::rand({shape.back()}, on) + 0.5;  // fp32 weight, as the model's
         const torch::Tensor g = torch::randn(shape, on);
@@ -67,7 +68,8 @@ TEST_P(FusedOps, SwigluEqualsTheOpByOpPath) {
     const double tol = GetParam().tolerance;
     const torch::TensorOptions on = torch::TensorOptions().device(device());
     torch::manual_seed(2);
-    const torch::Tensor gate0 = (torch::randn({3, 5, 47}, on) * 3).to(dtype), up0 = torch::randn({3, 5, 47}, on).to(dtype);
+    const torch::Tensor gate0 = (torch::randn({3, 5, 47}, on) * 3).to(dtype),
+                        up0 = torch::randn({3, 5, 47}, on).to(dtype);
     const torch::Tensor g = torch::randn({3, 5, 47}, on).to(dtype);
     torch::Tensor ga = gate0.clone().requires_grad_(), ua = up0.clone().requires_grad_();
     torch::Tensor gb = gate0.clone().requires_grad_(), ub = up0.clone().requires_grad_();

@@ -214,28 +214,45 @@ TEST_F(LoraCli, BadAdapterIsNamed) {
 
 }  // namespace
 
+namespace {
+
+// Trains the fixture's run with `edit` applied; returns the train_loss values and the whole output.
+std::pair<std::vector<double>, std::string> train_variant(const fs::path& dir, const std::string& name,
+                                                          const std::function<void(nlohmann::json&)>& edit,
+                                                          const std::string& flags = "") {
+    nlohmann::json config = nlohmann::json::parse(slurp((dir / "run.json").string()));
+    config["training"]["output_dir"] = (dir / ("adapter_" + name)).string();
+    edit(config);
+    const std::string path = (dir / ("run_" + name + ".json")).string();
+    std::ofstream(path) << config.dump(2);
+    const std::string log = (dir / ("train_" + name + ".out")).string();
+    EXPECT_EQ(sh(kEngine + " train --threads 1 " + path + " " + flags + " > " + log + " 2>&1"), 0)
+        << slurp(log);
+    std::vector<double> losses;
+    std::istringstream in(slurp(log));
+    for (std::string line; std::getline(in, line);) {
+        const size_t at = line.find(":::MLLOG ");
+        if (at == std::string::npos) continue;
+        const nlohmann::json j = nlohmann::json::parse(line.substr(at + 9));
+        if (j["key"] == "train_loss") losses.push_back(j["value"].get<double>());
+    }
+    return {losses, slurp(log)};
+}
+
+}  // namespace
+
 // QLoRA through the commands: the same run with the base as NF4 trains to losses close to LoRA's (the 4-bit
 // rounding of the frozen weights is the only difference), writes a normal PEFT adapter, and that adapter
 // scores on the base's -bnb-4bit copy written by `quantize` about as on the full base.
 TEST_F(LoraCli, QloraTrainsCloseToLoraAndItsAdapterRunsOnTheQuantizedBase) {
     auto train = [&](const std::string& method) {
-        nlohmann::json config = nlohmann::json::parse(slurp((dir_ / "run.json").string()));
-        config["adapter"]["method"] = method;
-        if (method == "qlora") config["adapter"]["bnb_4bit_compute_dtype"] = "float32";
-        config["training"]["output_dir"] = (dir_ / ("adapter_" + method)).string();
-        const std::string path = (dir_ / ("run_" + method + ".json")).string();
-        std::ofstream(path) << config.dump(2);
-        const std::string log = (dir_ / ("train_" + method + ".out")).string();
-        EXPECT_EQ(sh(kEngine + " train --threads 1 " + path + " > " + log + " 2>&1"), 0) << slurp(log);
-        std::vector<double> losses;
-        std::istringstream in(slurp(log));
-        for (std::string line; std::getline(in, line);) {
-            const size_t at = line.find(":::MLLOG ");
-            if (at == std::string::npos) continue;
-            const nlohmann::json j = nlohmann::json::parse(line.substr(at + 9));
-            if (j["key"] == "train_loss") losses.push_back(j["value"].get<double>());
-        }
-        return losses;
+        return train_variant(dir_, method,
+                             [&](nlohmann::json& config) {
+                                 config["adapter"]["method"] = method;
+                                 if (method == "qlora")
+                                     config["adapter"]["bnb_4bit_compute_dtype"] = "float32";
+                             })
+            .first;
     };
     const std::vector<double> lora = train("lora"), qlora = train("qlora");
     ASSERT_EQ(lora.size(), 6u);
@@ -262,32 +279,6 @@ TEST_F(LoraCli, QloraTrainsCloseToLoraAndItsAdapterRunsOnTheQuantizedBase) {
         EXPECT_NE(a, b) << i;
     }
 }
-
-namespace {
-
-// Trains the fixture's run with `edit` applied; returns the train_loss values and the whole output.
-std::pair<std::vector<double>, std::string> train_variant(const fs::path& dir, const std::string& name,
-                                                          const std::function<void(nlohmann::json&)>& edit,
-                                                          const std::string& flags = "") {
-    nlohmann::json config = nlohmann::json::parse(slurp((dir / "run.json").string()));
-    config["training"]["output_dir"] = (dir / ("adapter_" + name)).string();
-    edit(config);
-    const std::string path = (dir / ("run_" + name + ".json")).string();
-    std::ofstream(path) << config.dump(2);
-    const std::string log = (dir / ("train_" + name + ".out")).string();
-    EXPECT_EQ(sh(kEngine + " train --threads 1 " + path + " " + flags + " > " + log + " 2>&1"), 0) << slurp(log);
-    std::vector<double> losses;
-    std::istringstream in(slurp(log));
-    for (std::string line; std::getline(in, line);) {
-        const size_t at = line.find(":::MLLOG ");
-        if (at == std::string::npos) continue;
-        const nlohmann::json j = nlohmann::json::parse(line.substr(at + 9));
-        if (j["key"] == "train_loss") losses.push_back(j["value"].get<double>());
-    }
-    return {losses, slurp(log)};
-}
-
-}  // namespace
 
 // /model/base_dtype bfloat16: the frozen base held in bf16 (HF's --torch_dtype bfloat16 LoRA recipe) trains
 // close to the same run with an fp32 base under the same bf16 autocast; only the base's rounding to bf16 and
@@ -323,7 +314,8 @@ TEST_F(LoraCli, Bf16BaseIsRefusedWhereTheBaseTrains) {
 
 // --profile_steps A:B: the trace Perfetto opens, the steps as ranges in it, and the table by category.
 TEST_F(LoraCli, ProfileStepsWriteATraceAndATable) {
-    const auto [losses, log] = train_variant(dir_, "profiled", [](nlohmann::json&) {}, "--profile_steps 2:3");
+    const auto [losses, log] = train_variant(
+        dir_, "profiled", [](nlohmann::json&) {}, "--profile_steps 2:3");
     ASSERT_EQ(losses.size(), 6u);
     EXPECT_NE(log.find("profile: 2 step(s)"), std::string::npos) << log;
     EXPECT_NE(log.find("| fp32 GEMM"), std::string::npos) << log;
@@ -340,6 +332,8 @@ TEST_F(LoraCli, ProfileStepsWriteATraceAndATable) {
     // Kineto records ATen operators on this CPU build; without it the table would say so.
     EXPECT_GT(operators, 0) << log;
     const std::string err = (dir_ / "profile_bad.err").string();
-    EXPECT_NE(sh(kEngine + " train --threads 1 " + (dir_ / "run.json").string() + " --profile_steps 3:2 > /dev/null 2> " + err), 0);
+    EXPECT_NE(sh(kEngine + " train --threads 1 " + (dir_ / "run.json").string() +
+                 " --profile_steps 3:2 > /dev/null 2> " + err),
+              0);
     EXPECT_NE(slurp(err).find("/training/profile_steps"), std::string::npos) << slurp(err);
 }

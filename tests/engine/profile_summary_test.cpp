@@ -26,17 +26,17 @@ nlohmann::json op(const std::string& name, double ts, double dur, int64_t id, nl
 }
 
 TEST(ProfileSummary, GpuKernelsByCategoryAndTheIdleTimeAsHostGaps) {
-    const nlohmann::json trace = {{"traceEvents",
-                                   {op("aten::mm", 0, 5, 1, {"c10::BFloat16", "c10::BFloat16"}),
-                                    op("aten::mm", 5, 5, 2, {"float", "float"}),
-                                    kernel("nvjet_tst_128x256_64x4_v_bz_TNT", 10, 4000, 1),
-                                    kernel("sm90_xmma_gemm_f32f32_f32f32", 4010, 1000, 2),
-                                    kernel("pytorch_flash::flash_fwd_kernel", 5010, 2000, 3),
-                                    kernel("void at::native::unrolled_elementwise_kernel<direct_copy_kernel>", 7010,
-                                           500, 4),
-                                    kernel("void at::native::vectorized_elementwise_kernel<silu>", 7510, 250, 5),
-                                    {{"cat", "gpu_memcpy"}, {"name", "Memcpy HtoD"}, {"ts", 7760}, {"dur", 250}},
-                                    {{"cat", "cuda_runtime"}, {"name", "cudaLaunchKernel"}, {"ts", 0}, {"dur", 3}}}}};
+    const nlohmann::json trace = {
+        {"traceEvents",
+         {op("aten::mm", 0, 5, 1, {"c10::BFloat16", "c10::BFloat16"}),
+          op("aten::mm", 5, 5, 2, {"float", "float"}),
+          kernel("nvjet_tst_128x256_64x4_v_bz_TNT", 10, 4000, 1),
+          kernel("sm90_xmma_gemm_f32f32_f32f32", 4010, 1000, 2),
+          kernel("pytorch_flash::flash_fwd_kernel", 5010, 2000, 3),
+          kernel("void at::native::unrolled_elementwise_kernel<direct_copy_kernel>", 7010, 500, 4),
+          kernel("void at::native::vectorized_elementwise_kernel<silu>", 7510, 250, 5),
+          {{"cat", "gpu_memcpy"}, {"name", "Memcpy HtoD"}, {"ts", 7760}, {"dur", 250}},
+          {{"cat", "cuda_runtime"}, {"name", "cudaLaunchKernel"}, {"ts", 0}, {"dur", 3}}}}};
     // 2 steps, 20 ms of wall time: 8 ms of device work, 12 ms idle.
     const ProfileSummary s = summarize_trace(trace, 2, 20.0);
     EXPECT_EQ(s.source, "GPU kernels");
@@ -49,6 +49,10 @@ TEST(ProfileSummary, GpuKernelsByCategoryAndTheIdleTimeAsHostGaps) {
     EXPECT_DOUBLE_EQ(row(s, "elementwise/reduction"), 0.125);
     EXPECT_DOUBLE_EQ(row(s, "memcpy"), 0.125);
     EXPECT_DOUBLE_EQ(row(s, "host gaps"), 6.0);
+    ASSERT_EQ(s.top.size(), 6u);
+    EXPECT_EQ(s.top[0].name, "nvjet_tst_128x256_64x4_v_bz_TNT");
+    EXPECT_EQ(s.top[0].category, "bf16 GEMM");
+    EXPECT_DOUBLE_EQ(s.top[0].ms_per_step, 2.0);
     const std::string table = profile_table(s);
     EXPECT_NE(table.find("| bf16 GEMM              |         2.00 |   20.0% |"), std::string::npos) << table;
 }
@@ -56,11 +60,11 @@ TEST(ProfileSummary, GpuKernelsByCategoryAndTheIdleTimeAsHostGaps) {
 TEST(ProfileSummary, CpuOperatorsBySelfTime) {
     // matmul (10 us) calls mm (8 us): matmul's own 2 us are GEMM glue, mm's 8 us the product; a cast and an
     // add on another thread; 100 us of wall time.
-    const nlohmann::json trace = {{"traceEvents",
-                                   {op("aten::matmul", 0, 10, 1, {"float", "float"}),
-                                    op("aten::mm", 1, 8, 2, {"float", "float"}),
-                                    op("aten::to", 20, 6, 3, nullptr, 2), op("aten::_to_copy", 21, 4, 4, nullptr, 2),
-                                    op("aten::add", 30, 10, 5, nullptr, 2)}}};
+    const nlohmann::json trace = {
+        {"traceEvents",
+         {op("aten::matmul", 0, 10, 1, {"float", "float"}), op("aten::mm", 1, 8, 2, {"float", "float"}),
+          op("aten::to", 20, 6, 3, nullptr, 2), op("aten::_to_copy", 21, 4, 4, nullptr, 2),
+          op("aten::add", 30, 10, 5, nullptr, 2)}}};
     const ProfileSummary s = summarize_trace(trace, 1, 0.1);
     EXPECT_EQ(s.source, "CPU operators (self time)");
     EXPECT_EQ(s.events, 5);

@@ -142,13 +142,20 @@ def main():
                           f"expected {a.steps - WARM - PROFILED}"], a.out)
     # The engine's own lines about its fast paths, and its profile table (train/step_profiler.h).
     engine_notes = [line for line in err.splitlines() if line.startswith(("attention:", "frozen base:"))]
-    profile = [line for line in err.splitlines() if line.startswith(("profile:", "|"))]
+    lines = err.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("profile: ") and "step(s)" in line]
+    ends = [i for i, line in enumerate(lines) if line.startswith("profile: trace")]
+    profile = lines[starts[0]:ends[-1] + 1] if starts and ends else []
     engine_tps = len(rates) / sum(1.0 / r for r in rates)  # equal tokens per step: the harmonic mean
     found = re.search(r"peak GPU memory \(.*\): (\d+) bytes allocated", err)
     engine_peak = int(found.group(1)) if found else None
 
     results = {"engine": (engine_tps, engine_peak, engine_smi)}
-    for dtype in ("float32", "bfloat16"):
+    # PERF_HF_BASES=bfloat16 measures only the row the targets compare with (a short lease).
+    hf_bases = [b for b in os.environ.get("PERF_HF_BASES", "float32,bfloat16").split(",") if b]
+    if "bfloat16" not in hf_bases:
+        return g.verdict(["PERF_HF_BASES must include bfloat16: the targets compare with it"], a.out)
+    for dtype in hf_bases:
         child = subprocess.Popen([sys.executable, __file__, "--out", a.out, "--steps", str(a.steps),
                                   "--hf-child", dtype], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         smi = SmiPeak(child.pid)
@@ -187,8 +194,8 @@ def main():
     print(f"slipway-engine, steps {profiled} (--profile_steps):")
     print("\n".join(profile) if profile else "  (the engine printed no profile table)")
     failures = []
-    if len(rows) != len(names):
-        failures.append(f"measured {len(rows)} trainers of {len(names)}")
+    if len(rows) != 1 + len(hf_bases):
+        failures.append(f"measured {len(rows)} trainers of {1 + len(hf_bases)}")
     hf_tps, hf_peak, _ = results["hf-bfloat16"]
     speedup = engine_tps / hf_tps
     figures["speedup_vs_hf_bf16"] = speedup
