@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "remote/slurm/doctor_report.h"
+#include "remote/slurm/rendezvous_script.h"
 #include "remote/ssh/shell_quote.h"
 
 namespace slipway::remote {
@@ -95,15 +96,18 @@ across)
   timeout -k 10 "$limit" "$engine" bench-comm --json --sizes "$DOCTOR_SIZES" --iters "$DOCTOR_ITERS" \
     --timeout-s "$collective_limit" >"$tmp/across" 2>"$tmp/across.err" &
   bench=$!
-  # One probe per node of the master's rendezvous port (its store listens once bench-comm starts there).
+  # One probe per node of the master's rendezvous port: the port rank 0 publishes once its store listens.
   probe_limit=$((limit < 60 ? limit : 60))
-  target=$MASTER_ADDR:$MASTER_PORT
+  target="$MASTER_ADDR:(port not yet published)"
   started=$(date +%s%N)
   reached=
   if [ "${SLURM_LOCALID:-0}" -eq 0 ]; then
     while [ $((($(date +%s%N) - started) / 1000000000)) -lt "$probe_limit" ]; do
+      port=
+      [ -s "$SLIPWAY_RDZV_FILE" ] && read -r port _ <"$SLIPWAY_RDZV_FILE"
       # shellcheck disable=SC2016  # $0 and $1 are the inner shell's arguments
-      if timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$MASTER_ADDR" "$MASTER_PORT" 2>/dev/null; then
+      if [[ "$port" =~ ^[0-9]+$ ]] && target=$MASTER_ADDR:$port &&
+        timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$MASTER_ADDR" "$port" 2>/dev/null; then
         reached=yes
         break
       fi
@@ -114,6 +118,10 @@ across)
   fi
   wait "$bench"
   status=$?
+  if ! [[ "$target" =~ :[0-9]+$ ]] && [ -s "$SLIPWAY_RDZV_FILE" ]; then
+    read -r port _ <"$SLIPWAY_RDZV_FILE" # a bench-comm that ended before the first look had published it
+    target=$MASTER_ADDR:$port
+  fi
   if [ "${SLURM_LOCALID:-0}" -eq 0 ]; then
     if [ -n "$reached" ]; then
       say rendezvous "ok $target $reached_ms ms"
@@ -217,16 +225,13 @@ Result<std::string> render_doctor_sbatch(const DoctorJobRequest& r) {
         out << "container=(--container-image=" << *quoted
             << " --container-mounts=\"$doctor_dir:$doctor_dir\" --container-workdir=\"$doctor_dir\")\n";
     }
-    out << "\n# Rendezvous as a training run has it: the first host is the master, the port follows from the "
-           "job id.\n";
-    out << "mapfile -t hosts < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n";
-    out << "export MASTER_ADDR=\"${hosts[0]}\"\n";
-    out << "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))\n";
-    out << "# bench-comm's store takes only tasks with this job's secret (srun passes it in the "
-           "environment).\n";
-    out << "SLIPWAY_RDZV_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\n";
-    out << "export SLIPWAY_RDZV_SECRET\n";
-    out << "echo \"SLIPWAY-DOCTOR - job $SLURM_JOB_ID nodes ${hosts[*]} master $MASTER_ADDR:$MASTER_PORT\"\n";
+    out << "\n# Rendezvous as a training run has it: the first host is the master, where bench-comm's rank 0 "
+           "binds a\n# free port and publishes it in the doctor's folder; its store takes only tasks with this "
+           "job's secret.\n";
+    out << rendezvous_lines("doctor_dir");
+    out << "rm -f \"$SLIPWAY_RDZV_FILE\"  # a requeued job's old port\n";
+    out << "echo \"SLIPWAY-DOCTOR - job $SLURM_JOB_ID nodes ${hosts[*]} master $MASTER_ADDR (port published in "
+           "$SLIPWAY_RDZV_FILE)\"\n";
     out << "# Each step ends within its limit even when a node hangs (srun's --time is in minutes).\n";
     out << "step_limit=$((DOCTOR_STEP_TIMEOUT_S + 30))\n";
     out << "step_minutes=$(((step_limit + 59) / 60))\n\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "remote/slurm/rendezvous_script.h"
 #include "remote/ssh/shell_quote.h"
 
 namespace slipway::remote {
@@ -152,12 +153,7 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
     out << "# Rendezvous: the first host of the allocation is the master; rank 0 binds a free port there "
            "and\n"
            "# publishes it in the run folder. Only tasks with this job's secret can use the store.\n";
-    out << "mapfile -t hosts < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n";
-    out << "export MASTER_ADDR=\"${hosts[0]}\"\n";
-    out << "unset MASTER_PORT\n";
-    out << "SLIPWAY_RDZV_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\n";
-    out << "export SLIPWAY_RDZV_SECRET\n";
-    out << "export SLIPWAY_RDZV_FILE=\"$run_dir/.slipway-rendezvous-$SLURM_JOB_ID\"\n";
+    out << rendezvous_lines("run_dir");
     out << "echo \"slipway: job $SLURM_JOB_ID on ${#hosts[@]} node(s), master $MASTER_ADDR, port published "
            "in $SLIPWAY_RDZV_FILE\"\n\n";
 

@@ -19,6 +19,9 @@ struct Case {
     HeadPrecision precision;
     double loss_tolerance, grad_tolerance;
 };
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << (c.precision == HeadPrecision::kFloat32 ? "fp32" : "bf16") << " head";
+}
 
 class ChunkedLossTest : public testing::TestWithParam<Case> {};
 

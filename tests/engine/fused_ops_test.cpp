@@ -31,6 +31,9 @@ struct Case {
     double tolerance;
     torch::DeviceType device;
 };
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c10::toString(c.dtype) << " on " << c10::DeviceTypeName(c.device) << ", tolerance " << c.tolerance;
+}
 
 class FusedOps : public testing::TestWithParam<Case> {
 protected:

@@ -14,6 +14,7 @@
 #include "remote/deploy/doctor_run.h"
 #include "remote/slurm/doctor_report.h"
 #include "remote/slurm/doctor_script.h"
+#include "remote/slurm/rendezvous_script.h"
 #include "remote/ssh/fake_session.h"
 #include "temp_dir.h"
 
@@ -63,6 +64,11 @@ TEST(DoctorScript, PassesBashAndShellcheck) {
     EXPECT_NE(script->find("#SBATCH --gres=gpu:8\n"), std::string::npos);
     EXPECT_NE(script->find("#SBATCH --ntasks-per-node=8\n"), std::string::npos);
     EXPECT_NE(script->find("#SBATCH --exclusive\n"), std::string::npos);
+    // The training script's rendezvous: rank 0 binds a free port and publishes it; no port from the job id.
+    EXPECT_NE(script->find(rendezvous_lines("doctor_dir")), std::string::npos);
+    EXPECT_NE(script->find("unset MASTER_PORT\n"), std::string::npos);
+    EXPECT_EQ(script->find("SLURM_JOB_ID %"), std::string::npos);
+    EXPECT_NE(doctor_node_script().find("read -r port _ <\"$SLIPWAY_RDZV_FILE\""), std::string::npos);
     for (const auto& [name, text] :
          {std::pair{"doctor.sbatch", *script}, std::pair{"node_check.sh", doctor_node_script()}}) {
         const std::string path = dir.path() + "/" + name;
