@@ -4,6 +4,8 @@
 // line per input line, in order:
 //   {"ids": [new tokens], "text": "...", "finish_reason": "eos|stop|length", "prompt_tokens": N,
 //    "new_tokens": M, "tokens_per_s": R}
+// and with --echo-prompt "prompt_ids" (the prompt's tokens) and "prompt" (its text as given or as the chat
+// template rendered it; not for {"ids"} lines), so reference checks see what the model was fed.
 // preceded with --stream by {"delta": "..."} lines as the text becomes final. A bad line gives
 // {"error": "FILE:LINE: ..."} in its place (and on stderr), the others go on, and the exit code is 1.
 #include "cli/generate_command.h"
@@ -14,8 +16,11 @@
 #include <fstream>
 #include <istream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -34,7 +39,7 @@ struct GenerateCliOptions {
     std::string model_dir, adapter_dir, tokenizer_path;
     std::string prompt, prompts_path;
     std::string system;  // with --chat: a system message before each conversation of one user message
-    bool chat = false, stream = false;
+    bool chat = false, stream = false, echo_prompt = false;
     generate::GenerateOptions generation;
     std::string device = "cpu";
     int threads = 0;
@@ -46,6 +51,12 @@ struct Prompting {
     std::optional<chat::ChatSetup> chat;  // with --chat
     std::string system;
     int64_t vocab = 0;
+};
+
+// One prompt: its tokens, and its text where it had one (a {"text"} line, or the rendered chat template).
+struct Prompt {
+    std::vector<int64_t> ids;
+    std::optional<std::string> text;
 };
 
 // The ids of the end of a text: generation_config.json's eos_token_id, else config.json's, plus the chat
@@ -71,20 +82,20 @@ std::vector<int64_t> eos_ids(const std::string& model_dir, const model::LlamaCon
     return {ids.begin(), ids.end()};
 }
 
-Result<std::vector<int64_t>> ids_of(const std::vector<int32_t>& ids) {
-    return std::vector<int64_t>(ids.begin(), ids.end());
+Prompt prompt_of(const std::vector<int32_t>& ids, std::string text) {
+    return {std::vector<int64_t>(ids.begin(), ids.end()), std::move(text)};
 }
 
-Result<std::vector<int64_t>> render_and_encode(const Prompting& p, const nlohmann::json& messages) {
+Result<Prompt> render_and_encode(const Prompting& p, const nlohmann::json& messages) {
     Result<std::string> text = chat::render_conversation(*p.chat, messages);
     if (!text.ok()) return text.status();
     // The template writes the special tokens itself (apply_chat_template encodes without adding any).
     Result<std::vector<int32_t>> ids = p.tokenizer->encode_checked(*text, /*add_special_tokens=*/false);
     if (!ids.ok()) return ids.status();
-    return ids_of(*ids);
+    return prompt_of(*ids, std::move(*text));
 }
 
-Result<std::vector<int64_t>> prompt_of_text(const Prompting& p, const std::string& text) {
+Result<Prompt> prompt_of_text(const Prompting& p, const std::string& text) {
     if (p.chat) {
         nlohmann::json messages = nlohmann::json::array();
         if (!p.system.empty()) messages.push_back({{"role", "system"}, {"content", p.system}});
@@ -93,39 +104,47 @@ Result<std::vector<int64_t>> prompt_of_text(const Prompting& p, const std::strin
     }
     Result<std::vector<int32_t>> ids = p.tokenizer->encode_checked(text, /*add_special_tokens=*/true);
     if (!ids.ok()) return ids.status();
-    return ids_of(*ids);
+    return prompt_of(*ids, text);
 }
 
 // One input line's prompt; errors start with `where` (FILE:LINE: ).
-Result<std::vector<int64_t>> prompt_of_line(const Prompting& p, const std::string& line,
-                                            const std::string& where) {
+Result<Prompt> prompt_of_line(const Prompting& p, const std::string& line, const std::string& where) {
     Result<nlohmann::json> doc = parse_json_text(line, where.substr(0, where.size() - 2));
     if (!doc.ok()) return doc.status();
     if (!doc->is_object())
         return Status::Error(where + "expected {\"text\": ...}, {\"ids\": [...]} or {\"messages\": [...]}");
-    if (doc->contains("ids")) return read_ids_line(line, where, p.vocab, 1);
+    if (doc->contains("ids")) {
+        Result<std::vector<int64_t>> ids = read_ids_line(line, where, p.vocab, 1);
+        if (!ids.ok()) return ids.status();
+        return Prompt{std::move(*ids), std::nullopt};
+    }
     if (doc->contains("messages")) {
         if (!p.chat) return Status::Error(where + "\"messages\" needs --chat (the model's chat template)");
-        Result<std::vector<int64_t>> ids = render_and_encode(p, (*doc)["messages"]);
-        if (!ids.ok()) return Status::Error(where + ids.error());
-        return ids;
+        Result<Prompt> prompt = render_and_encode(p, (*doc)["messages"]);
+        if (!prompt.ok()) return Status::Error(where + prompt.error());
+        return prompt;
     }
     if (doc->contains("text") && (*doc)["text"].is_string()) {
-        Result<std::vector<int64_t>> ids = prompt_of_text(p, (*doc)["text"].get<std::string>());
-        if (!ids.ok()) return Status::Error(where + ids.error());
-        return ids;
+        Result<Prompt> prompt = prompt_of_text(p, (*doc)["text"].get<std::string>());
+        if (!prompt.ok()) return Status::Error(where + prompt.error());
+        return prompt;
     }
     return Status::Error(where + "expected {\"text\": \"...\"}, {\"ids\": [...]} or {\"messages\": [...]}");
 }
 
-nlohmann::json result_line(const generate::Generation& g) {
+nlohmann::json result_line(const generate::Generation& g, const Prompt* echo) {
     const auto decoded = static_cast<double>(g.ids.size() > 1 ? g.ids.size() - 1 : 0);
-    return {{"ids", g.ids},
-            {"text", g.text},
-            {"finish_reason", g.finish_reason},
-            {"prompt_tokens", g.prompt_tokens},
-            {"new_tokens", g.ids.size()},
-            {"tokens_per_s", g.decode_seconds > 0 ? decoded / g.decode_seconds : 0.0}};
+    nlohmann::json line = {{"ids", g.ids},
+                           {"text", g.text},
+                           {"finish_reason", g.finish_reason},
+                           {"prompt_tokens", g.prompt_tokens},
+                           {"new_tokens", g.ids.size()},
+                           {"tokens_per_s", g.decode_seconds > 0 ? decoded / g.decode_seconds : 0.0}};
+    if (echo) {
+        line["prompt_ids"] = echo->ids;
+        if (echo->text) line["prompt"] = *echo->text;
+    }
+    return line;
 }
 
 int run_generate(const GenerateCliOptions& o, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -157,7 +176,7 @@ int run_generate(const GenerateCliOptions& o, std::istream& in, std::ostream& ou
     generate::GenerateOptions options = o.generation;
     options.eos_ids = eos_ids(o.model_dir, (*llama)->config, *tok, prompting.chat);
 
-    auto run_one = [&](const Result<std::vector<int64_t>>& prompt) {
+    auto run_one = [&](const Result<Prompt>& prompt) {
         if (!prompt.ok()) {
             err << prompt.error() << "\n";
             out << nlohmann::json{{"error", prompt.error()}}.dump() << std::endl;
@@ -168,18 +187,19 @@ int run_generate(const GenerateCliOptions& o, std::istream& in, std::ostream& ou
             sink = [&out](const std::string& delta) {
                 out << nlohmann::json{{"delta", delta}}.dump() << std::endl;
             };
-        Result<generate::Generation> g = generate::generate(*llama, *tok, *prompt, options, sink);
+        Result<generate::Generation> g = generate::generate(*llama, *tok, prompt->ids, options, sink);
         if (!g.ok()) {
             err << g.error() << "\n";
             out << nlohmann::json{{"error", g.error()}}.dump() << std::endl;
             return false;
         }
-        out << result_line(*g).dump() << std::endl;  // flushed: a caller on a pipe reads it now
+        // Flushed: a caller on a pipe reads it now.
+        out << result_line(*g, o.echo_prompt ? &*prompt : nullptr).dump() << std::endl;
         return true;
     };
 
     if (o.prompts_path.empty()) {
-        Result<std::vector<int64_t>> prompt = prompt_of_text(prompting, o.prompt);
+        Result<Prompt> prompt = prompt_of_text(prompting, o.prompt);
         if (!prompt.ok()) prompt = Status::Error("--prompt: " + prompt.error());
         return run_one(prompt) ? 0 : 1;
     }
@@ -237,6 +257,8 @@ void add_generate_command(CLI::App& app, int* exit_code, std::istream& in, std::
     cmd->add_flag("--chat", o->chat, "Render prompts with the model's chat template (tokenizer_config.json)");
     cmd->add_option("--system", o->system, "With --chat: a system message before each {\"text\"} prompt");
     cmd->add_flag("--stream", o->stream, "Write {\"delta\": ...} lines as the text is generated");
+    cmd->add_flag("--echo-prompt", o->echo_prompt,
+                  "Add the prompt (\"prompt\": its text as rendered, \"prompt_ids\") to each result line");
     cmd->add_option("--device", o->device, "cpu | cuda (GPU 0)")
         ->capture_default_str()
         ->check(CLI::IsMember({"cpu", "cuda"}));

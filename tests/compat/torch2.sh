@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# The engine on LibTorch 2.x, built and tested for real: the steps of ctest's `torch2` label. Each step runs
-# inside the cached Debian trixie root (torch2_root.sh: libtorch-dev + python3-torch 2.6) with this source
-# tree mounted at /src/slipway (in_root.sh). Builds live in the root (/build/*-<checkout>, /src/build) and compile
-# through ccache there, so a second CI run on the same machine recompiles little.
+# The engine on LibTorch 2.x, built and tested for real: the steps of ctest's `torch2` and `torch-latest`
+# labels. Each step runs inside the cached Debian root of TORCH2_SUITE (torch2_root.sh: trixie, the default,
+# has libtorch-dev + python3-torch 2.6; forky has 2.14 and HF transformers) with this source tree mounted at
+# /src/slipway (in_root.sh). Builds live in the root (/build/*-<checkout>, /src/build) and compile through
+# ccache there, so a second CI run on the same machine recompiles little.
 # Usage: torch2.sh CACHE_DIR SOURCE_DIR STEP [ARG...]; STEP is one of
 #   root                 make or reuse the root
 #   build                configure and build the engine and its test suites against LibTorch 2.x, and
 #                        compile c10d's NCCL branch (only NGC's torch has ProcessGroupNCCL) syntax-only
 #   suite LABEL [SKIP]   run the inner ctest label LABEL, leaving out tests that also carry a label matching
 #                        the regex SKIP (tests with two labels run once)
+#   reference            the built engine against HF transformers and tokenizers on CPU (hf_reference.py;
+#                        forky's root has them)
 #   gpu                  tests/gpu/run.sh in the root with the vendor folder: its build and CPU-side parts
 #   dockerfile SLIPWAY   render a run's Dockerfile with the app's CLI and run its engine stage in the root
 # Exit 77 (skip) when the root cannot be made here (no mirror, not root).
@@ -16,7 +19,8 @@ set -euo pipefail
 cache_dir=$1 source_dir=$(cd "$2" && pwd) step=$3
 shift 3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root=$cache_dir/${TORCH2_SUITE:-trixie}-root
+suite=${TORCH2_SUITE:-trixie}
+root=$cache_dir/$suite-root
 jobs=${TORCH2_JOBS:-2}
 # Build folders in the root are per checkout (two checkouts' runs must not share one); ccache's base_dir
 # makes their compile commands alike, so a fresh clone compiles from the cache. The two most recently used
@@ -29,7 +33,7 @@ prune_builds() {  # kind: torch2 or gpu
 }
 in_root() { bash "$here/in_root.sh" "$root" "$source_dir" "$@"; }
 need_root() {
-  [ -f "$root/.slipway-packages" ] || { echo "SKIP: no torch2 root at $root (the torch2_root step skipped or failed)"; exit 77; }
+  [ -f "$root/.slipway-packages" ] || { echo "SKIP: no $suite root at $root (its root step skipped or failed)"; exit 77; }
 }
 # ccache: PCH-using objects hit only when ccache may trust the precompiled header's defines and times.
 # shellcheck disable=SC2054  # the commas are inside one value
@@ -44,15 +48,21 @@ build)
   need_root
   mkdir -p "$root$build_dir" && touch "$root$build_dir"
   prune_builds torch2
+  cmake_args=()
+  # CUDA 13's nvcc refuses forky's g++ 16 and, told to go on, cannot parse its libstdc++: the CUDA-only
+  # targets (NF4 kernel, raw NCCL; no torch in them) are built in the trixie root and on the host instead.
+  # process_group.cpp's NCCL branch is still compiled below, with g++.
+  [ "$suite" != forky ] || cmake_args+=(-DSLIPWAY_WITH_CUDA=OFF)
   # shellcheck disable=SC2016  # expanded by the shell in the root
   in_root "${ccache_env[@]}" bash -c '
     set -euo pipefail
     jobs=$1 build=$2
+    shift 2
     python3 -c "import torch; print(\"python3-torch\", torch.__version__)"
     ccache --zero-stats >/dev/null
     cmake -S /src/slipway -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
       -DSLIPWAY_BUILD_APP=OFF -DSLIPWAY_BUILD_REMOTE=OFF -DSLIPWAY_BUILD_TESTS=ON -DSLIPWAY_TORCH2_TESTS=OFF \
-      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@"
     started=$(date +%s)
     cmake --build "$build" -j"$jobs"
     echo "torch2 build: $(( $(date +%s) - started )) s; ccache: $(ccache --print-stats | awk -F"\t" "/^(direct|preprocessed)_cache_hit|^cache_miss/ {printf \"%s=%s \", \$1, \$2}")"
@@ -75,7 +85,7 @@ PY
 )
       (cd "$build/engine" && eval "$command") && echo "torch2 build: process_group.cpp with USE_C10D_NCCL compiles"
     fi
-  ' build "$jobs" "$build_dir"
+  ' build "$jobs" "$build_dir" "${cmake_args[@]}"
   ;;
 suite)
   need_root
@@ -83,6 +93,19 @@ suite)
   args=(--test-dir "$build_dir" -L "^$label\$" --output-on-failure --timeout 900)
   [ -z "$skip" ] || args+=(-LE "$skip")
   in_root ctest "${args[@]}"
+  ;;
+reference)
+  need_root
+  [ -x "$root$build_dir/bin/slipway-engine" ] || { echo "no engine at $root$build_dir (the build step failed)"; exit 1; }
+  # The reference tokenizers are the tokenizer suite's fixture (npm's HF tokenizer files, tokenizers our
+  # engine trained and extended); made here when that suite has not run in this build.
+  reference_dir=$build_dir/reference
+  if [ ! -f "$root$reference_dir/extended/tokenizer.json" ]; then
+    in_root bash /src/slipway/tests/reference/setup_fixture.sh "$build_dir/bin/slipway-engine" "$reference_dir" \
+      /src/slipway/tests/data/tokenizer/corpus.jsonl
+  fi
+  in_root env OMP_NUM_THREADS="$jobs" python3 /src/slipway/tests/compat/hf_reference.py \
+    --engine "$build_dir/bin/slipway-engine" --tokenizers "$reference_dir" --threads "$jobs"
   ;;
 gpu)
   # tests/gpu/run.sh as on a GPU machine that has only a PyTorch: build dependencies from the vendor folder

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Makes (or reuses) a Debian trixie root with LibTorch 2.x and everything the engine's build and test suites
-# need, made with Debian's own mmdebstrap from the Debian mirror alone. On clusters the engine is built
-# against the NGC image's torch 2.x; trixie's libtorch-dev/python3-torch 2.6 are the nearest torch 2.x
-# this machine can run. The root is cached outside the checkout (CACHE_DIR/trixie-root): a second run only
-# checks it, and adds packages when this list has grown. Made in a temporary folder and renamed, so an
-# interrupted run never leaves a half-made root behind.
+# Makes (or reuses) a Debian root with LibTorch 2.x and everything the engine's build and test suites need,
+# made with Debian's own mmdebstrap from the Debian mirror alone. TORCH2_SUITE picks the release: trixie
+# (the default; libtorch-dev/python3-torch 2.6, the nearest torch 2.x to the NGC images clusters build
+# against) or forky (2.14, the newest LibTorch, with HF transformers/tokenizers as the CPU reference and
+# llama.cpp). The root is cached outside the checkout (CACHE_DIR/SUITE-root): a second run only checks it,
+# and adds packages when its list has grown. Made in a temporary folder and renamed, so an interrupted run
+# never leaves a half-made root behind.
 # Usage: torch2_root.sh CACHE_DIR. Prints the root's path last. Exit 77 (skip) when the mirror cannot be
 # reached or this user cannot chroot.
 set -euo pipefail
@@ -25,6 +26,18 @@ packages=(
   python3 python3-torch python-is-python3 nodejs npm
   procps iproute2 mount util-linux curl xz-utils
 )
+aptopts=('Acquire::Retries "3"')
+case "$suite" in
+forky)
+  # The torch-latest label's references: HF transformers on CPU (tests/compat/hf_reference.py), jinja2,
+  # llama.cpp; libsentencepiece-dev for slipway-tokenizer (the Unigram trainer), built once its headers
+  # compile: forky's 0.2 includes Abseil's, and forky has no libabsl-dev at present (checked 2026-11-26).
+  packages+=(python3-transformers python3-tokenizers python3-safetensors python3-jinja2 python3-accelerate
+             llama.cpp-tools python3-gguf libsentencepiece-dev)
+  # Testing's Release file is re-signed only now and then: apt calls it expired between two signings.
+  aptopts+=('Acquire::Check-Valid-Until "false"')
+  ;;
+esac
 wanted=$(printf '%s\n' "${packages[@]}" | sort | tr '\n' ' ')
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -54,13 +67,13 @@ if [ -d "$root" ]; then
   # The list grew since the root was made: install the difference instead of starting again.
   echo "torch2_root: adding packages to $root"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
-  chroot "$root" apt-get update -q
+  chroot "$root" apt-get update -q  # mmdebstrap left the aptopts in /etc/apt/apt.conf.d/99mmdebstrap
   chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}"
 else
   echo "torch2_root: making $root from $mirror ($suite); a few minutes, once"
   rm -rf "$root.tmp"
   started=$(date +%s)
-  mmdebstrap --variant=apt --aptopt='Acquire::Retries "3"' --include="$(IFS=,; echo "${packages[*]}")" \
+  mmdebstrap --variant=apt "${aptopts[@]/#/--aptopt=}" --include="$(IFS=,; echo "${packages[*]}")" \
     "$suite" "$root.tmp" "$mirror"
   mv "$root.tmp" "$root"
   echo "torch2_root: made in $(( $(date +%s) - started )) s, $(du -sh "$root" | cut -f1)"

@@ -298,8 +298,8 @@ TEST(GenerateCommand, BadLinesAreNamedAndTheOthersStillAnswer) {
                                          << "\n";
     const std::string command = std::string(SLIPWAY_ENGINE_BIN) + " generate --model " +
                                 (dir / "model").string() + " --prompts " + (dir / "prompts.jsonl").string() +
-                                " --max-new-tokens 4 --stream >" + (dir / "out.jsonl").string() + " 2>" +
-                                (dir / "err.txt").string();
+                                " --max-new-tokens 4 --stream --echo-prompt >" +
+                                (dir / "out.jsonl").string() + " 2>" + (dir / "err.txt").string();
     const int status = std::system(command.c_str());
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 1);
@@ -325,6 +325,11 @@ TEST(GenerateCommand, BadLinesAreNamedAndTheOthersStillAnswer) {
               std::string::npos)
         << results[3];
     EXPECT_EQ(results[4]["prompt_tokens"], 3);
+    // --echo-prompt: the tokens fed, and the text where the line had one.
+    EXPECT_EQ(results[0]["prompt"].get<std::string>(), "Однажды");
+    EXPECT_EQ(results[0]["prompt_ids"].size(), results[0]["prompt_tokens"].get<size_t>());
+    EXPECT_EQ(results[4]["prompt_ids"], nlohmann::json::parse("[5, 6, 7]"));
+    EXPECT_FALSE(results[4].contains("prompt"));
     EXPECT_EQ(streamed, results[0]["text"].get<std::string>() + results[4]["text"].get<std::string>());
     fs::remove_all(dir);
 }

@@ -310,13 +310,16 @@ TEST_F(TrainCli, Bf16AutocastKeepsFp32MasterWeights) {
     const auto b = events((dir_ / "bf16" / "mllog.txt").string(), "train_loss");
     ASSERT_EQ(a.size(), 8u);
     ASSERT_EQ(b.size(), 8u);
+    // bf16 must actually change the arithmetic. Not asked of the first step alone: on this tiny model
+    // (losses near ln 4096) its effect on one step's mean loss is about one float ulp, and LibTorch 2.14's
+    // CPU kernels happen to land on the fp32 value exactly; the steps after it follow bf16 gradients.
+    bool changed = false;
     for (size_t i = 0; i < a.size(); ++i) {
         const double x = a[i].value.get<double>(), y = b[i].value.get<double>();
         EXPECT_NEAR(x, y, 0.02 * x) << "step " << i + 1;  // bf16 matmuls: close, not equal
-        if (i == 0) {
-            EXPECT_NE(x, y) << "bf16 must actually change the arithmetic";
-        }
+        changed = changed || x != y;
     }
+    EXPECT_TRUE(changed) << "bf16 must actually change the arithmetic";
     auto weights = slipway::io::Checkpoint::open_folder((dir_ / "bf16").string());
     ASSERT_TRUE(weights.ok());
     EXPECT_EQ(weights->tensors().at("lm_head.weight").dtype, slipway::io::DType::kF32);
