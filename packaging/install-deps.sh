@@ -31,7 +31,8 @@ packages=(
   xvfb
   # tests/fuzz (ctest label fuzz): libFuzzer with ASan and UBSan; flock serializes compiles on shared machines
   clang-14 libclang-rt-14-dev util-linux
-  # tests/compat (ctest label torch2): a Debian trixie root with LibTorch 2.x, made by mmdebstrap
+  # tests/compat (ctest labels torch2, torch-latest): Debian trixie and forky roots with LibTorch 2.6 and 2.14,
+  # made by mmdebstrap
   mmdebstrap curl
 )
 
