@@ -38,7 +38,8 @@ HeadPlan plan_head(const torch::Tensor& h, int64_t vocab, int64_t chunk_rows, He
 // The summed loss and argmax hits of the chunks: on the host in double for CPU tensors (one value per
 // chunk, exact and cheap there), on the device otherwise (read once, by whoever needs the number).
 struct Totals {
-    bool on_device = false;
+    explicit Totals(const torch::Device& device) : on_device(!device.is_cpu()) {}
+    bool on_device;
     double loss = 0;
     int64_t hits = 0;
     torch::Tensor loss_t, hits_t;  // device scalars (fp64, int64)
@@ -125,8 +126,7 @@ public:
         torch::Tensor grad_h = h.requires_grad() ? torch::empty_like(h) : torch::Tensor();
         torch::Tensor grad_w =
             w.requires_grad() ? torch::empty(w.sizes(), w.options().dtype(torch::kFloat32)) : torch::Tensor();
-        Totals totals;
-        totals.on_device = !h.device().is_cpu();
+        Totals totals(h.device());
         loss_and_gradients(h, w_c, targets, plan, correct != nullptr, totals, &grad_h, &grad_w);
         if (correct != nullptr) *correct = totals.correct();
         ctx->saved_data["grad_h"] = grad_h;
@@ -181,8 +181,7 @@ ChunkedLoss chunked_cross_entropy(const torch::Tensor& h, const torch::Tensor& w
         NoAutocast fp32_logits;
         HeadPlan plan;
         plan.chunk_rows = std::max<int64_t>(1, chunk_rows);
-        Totals totals;
-        totals.on_device = !h.device().is_cpu();
+        Totals totals(h.device());
         loss_and_gradients(h, w.to(torch::kFloat32), targets, plan, count_correct, totals, nullptr, nullptr);
         out.loss = totals.mean(h.size(0), h.options());
         if (count_correct) out.correct = totals.correct();
