@@ -340,6 +340,13 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
     return weight * normed.to(x.scalar_type());
 }
 
+std::pair<torch::Tensor, torch::Tensor> RMSNormImpl::forward_after_add(const torch::Tensor& x,
+                                                                       const torch::Tensor& delta) {
+    if (!x.device().is_cpu()) return fused_add_rms_norm(x, delta, weight, eps);
+    torch::Tensor h = x + delta;
+    return {h, forward(h)};
+}
+
 AttentionImpl::AttentionImpl(const LlamaConfig& c)
     : heads(c.num_attention_heads), kv_heads(c.num_key_value_heads), head_dim(c.head_dim) {
     q_proj = register_module("q_proj", Linear(c.hidden_size, heads * head_dim, c.qkv_bias));
@@ -356,8 +363,13 @@ AttentionImpl::Heads AttentionImpl::project(const torch::Tensor& x, const torch:
                                             const torch::Tensor& sin) {
     const int64_t b = x.size(0), t = x.size(1);
     // q, k and v as one product, rotated together: fewer, larger ops.
-    const torch::Tensor qkv = joint_linear(x, {q_proj.get(), k_proj.get(), v_proj.get()})
-                                  .view({b, t, heads + 2 * kv_heads, head_dim});  // (B, T, H+2Hkv, D)
+    torch::Tensor qkv = joint_linear(x, {q_proj.get(), k_proj.get(), v_proj.get()})
+                            .view({b, t, heads + 2 * kv_heads, head_dim});  // (B, T, H+2Hkv, D)
+    if (!q_norm && rope_in_place_fits(qkv, cos, sin)) {  // GPU kernels: q and k rotated where they lie
+        qkv = rope_in_place(qkv, heads + kv_heads, cos, sin);
+        const std::vector<torch::Tensor> q_k_v = qkv.split_with_sizes({heads, kv_heads, kv_heads}, 2);
+        return {q_k_v[0].transpose(1, 2), q_k_v[1].transpose(1, 2), q_k_v[2].transpose(1, 2)};
+    }
     // Splits (not slices): their backward is one cat, not a zero-filled tensor per slice.
     const std::vector<torch::Tensor> qk_v = qkv.split_with_sizes({heads + kv_heads, kv_heads}, 2);
     torch::Tensor qk_in = qk_v[0];  // (B, T, H+Hkv, D)
@@ -405,10 +417,11 @@ MlpImpl::MlpImpl(const LlamaConfig& c) {
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
-    const int64_t inter = gate_proj->out_features;  // gate and up as one product
-    const std::vector<torch::Tensor> gu = joint_linear(x, {gate_proj.get(), up_proj.get()}).split(inter, -1);
-    // (B, T, C); gu: 2 x (B, T, I)
-    return down_proj(x.device().is_cpu() ? torch::silu(gu[0]) * gu[1] : fused_swiglu(gu[0], gu[1]));
+    const torch::Tensor gate_up =
+        joint_linear(x, {gate_proj.get(), up_proj.get()});  // (B, T, 2I): one product
+    if (!x.device().is_cpu()) return down_proj(fused_swiglu_packed(gate_up));
+    const std::vector<torch::Tensor> gu = gate_up.split(gate_proj->out_features, -1);  // 2 x (B, T, I)
+    return down_proj(torch::silu(gu[0]) * gu[1]);
 }
 
 DecoderLayerImpl::DecoderLayerImpl(const LlamaConfig& c) {
@@ -421,16 +434,17 @@ DecoderLayerImpl::DecoderLayerImpl(const LlamaConfig& c) {
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
                                         const torch::Tensor& sin, const torch::Tensor& mask) {
-    const torch::Tensor h = x + self_attn(input_layernorm(x), cos, sin, mask);  // (B, T, C)
-    return h + mlp(post_attention_layernorm(h));
+    const auto [h, normed] = post_attention_layernorm->forward_after_add(
+        x, self_attn(input_layernorm(x), cos, sin, mask));  // (B, T, C) each
+    return h + mlp(normed);
 }
 
 torch::Tensor DecoderLayerImpl::forward_cached(const torch::Tensor& x, const torch::Tensor& cos,
                                                const torch::Tensor& sin, const torch::Tensor& mask,
                                                torch::Tensor& keys, torch::Tensor& values, int64_t past) {
-    const torch::Tensor h =
-        x + self_attn->forward_cached(input_layernorm(x), cos, sin, mask, keys, values, past);  // (B, T, C)
-    return h + mlp(post_attention_layernorm(h));
+    const auto [h, normed] = post_attention_layernorm->forward_after_add(
+        x, self_attn->forward_cached(input_layernorm(x), cos, sin, mask, keys, values, past));  // (B, T, C)
+    return h + mlp(normed);
 }
 
 LlamaModelImpl::LlamaModelImpl(const LlamaConfig& c) : config(c) {

@@ -67,6 +67,9 @@ class RMSNormImpl : public torch::nn::Module {
 public:
     RMSNormImpl(int64_t size, double eps);
     torch::Tensor forward(const torch::Tensor& x);
+    // The residual add before the norm: {h = x + delta, forward(h)}, as one fused step on GPUs.
+    std::pair<torch::Tensor, torch::Tensor> forward_after_add(const torch::Tensor& x,
+                                                              const torch::Tensor& delta);
     torch::Tensor weight;
     double eps;
 };

@@ -63,10 +63,11 @@ void launch(const Nf4DeviceView& w, void* out) {
 
 }  // namespace
 
-Status dequantize_nf4(const Nf4DeviceView& w, Nf4OutType type, void* out, int device) {
+Status dequantize_nf4(const Nf4DeviceView& w, ElementType type, void* out, int device) {
     if (w.n <= 0) return Status::Ok();
     if (w.blocksize <= 0 || w.blocksize % 2 != 0)
-        return Status::Error("NF4 dequantization: the block size must be even, got " + std::to_string(w.blocksize));
+        return Status::Error("NF4 dequantization: the block size must be even, got " +
+                             std::to_string(w.blocksize));
     int previous = 0;
     if (cudaError_t e = cudaGetDevice(&previous); e != cudaSuccess)
         return Status::Error(std::string("cudaGetDevice: ") + cudaGetErrorString(e));
@@ -75,9 +76,15 @@ Status dequantize_nf4(const Nf4DeviceView& w, Nf4OutType type, void* out, int de
             return Status::Error(std::string("cudaSetDevice: ") + cudaGetErrorString(e));
     }
     switch (type) {
-        case Nf4OutType::kFloat32: launch<float>(w, out); break;
-        case Nf4OutType::kBFloat16: launch<__nv_bfloat16>(w, out); break;
-        case Nf4OutType::kFloat16: launch<__half>(w, out); break;
+        case ElementType::kFloat32:
+            launch<float>(w, out);
+            break;
+        case ElementType::kBFloat16:
+            launch<__nv_bfloat16>(w, out);
+            break;
+        case ElementType::kFloat16:
+            launch<__half>(w, out);
+            break;
     }
     const cudaError_t launched = cudaGetLastError();
     if (previous != device) cudaSetDevice(previous);

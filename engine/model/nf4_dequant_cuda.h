@@ -7,10 +7,9 @@
 #include <cstdint>
 
 #include "contract/status.h"
+#include "model/cuda_element_type.h"
 
 namespace slipway::model::cuda {
-
-enum class Nf4OutType { kFloat32, kBFloat16, kFloat16 };
 
 // One NF4 weight's device buffers (model/nf4_weight.h names them). Either absmax, or (double quantization)
 // absmax_codes with nested_absmax, nested_quant_map and offset.
@@ -30,6 +29,6 @@ struct Nf4DeviceView {
 // Writes the n dequantized values into `out` (a device buffer of n values of `type`) on GPU `device`, on the
 // legacy default stream, where LibTorch's kernels run (dist/nccl_communicator.cpp orders itself after it the
 // same way). Errors carry CUDA's text.
-[[nodiscard]] Status dequantize_nf4(const Nf4DeviceView& w, Nf4OutType type, void* out, int device);
+[[nodiscard]] Status dequantize_nf4(const Nf4DeviceView& w, ElementType type, void* out, int device);
 
 }  // namespace slipway::model::cuda

@@ -11,6 +11,7 @@
 
 #include "quant/nf4.h"
 #ifdef SLIPWAY_WITH_NF4_CUDA
+#include "model/cuda_launch.h"
 #include "model/nf4_dequant_cuda.h"
 #endif
 
@@ -62,9 +63,7 @@ namespace {
 // where the kernel has it (fp32, bf16, fp16), else in fp32 and cast.
 torch::Tensor dequantize_on_gpu(const Nf4Weight& w, torch::ScalarType dtype) {
     const bool direct = dtype == torch::kFloat32 || dtype == torch::kBFloat16 || dtype == torch::kHalf;
-    const cuda::Nf4OutType type = dtype == torch::kBFloat16 ? cuda::Nf4OutType::kBFloat16
-                                  : dtype == torch::kHalf   ? cuda::Nf4OutType::kFloat16
-                                                            : cuda::Nf4OutType::kFloat32;
+    const cuda::ElementType type = cuda_element_type(direct ? dtype : torch::kFloat32).value();
     torch::Tensor out = torch::empty({w.out_features, w.in_features},
                                      w.packed.options().dtype(direct ? dtype : torch::kFloat32));
     const torch::Tensor packed = w.packed.contiguous(), quant_map = w.quant_map.contiguous();

@@ -108,6 +108,31 @@ def hf_run(model_dir, batches, base_dtype, steps):
     return tokens_per_second, peak
 
 
+def engine_run(run, steps, profiled, env):
+    """One engine training run: (tokens/s, allocator peak, nvidia-smi peak, fast-path lines, profile table), or
+    what went wrong."""
+    p = subprocess.Popen([g.ENGINE, "train", run, "--profile_steps", profiled], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+    smi = SmiPeak(p.pid)
+    out, err = p.communicate()
+    smi_peak = smi.stop()
+    if p.returncode != 0:
+        print(err[-3000:])
+        return f"engine train failed with exit code {p.returncode}"
+    rates = g.values(g.mllog(out), "tokens_per_second")[WARM:steps - PROFILED]  # the profiled steps are slower
+    if len(rates) != steps - WARM - PROFILED:
+        return f"the engine logged {len(rates)} tokens_per_second values after warm-up, expected {steps - WARM - PROFILED}"
+    # The engine's own lines about its fast paths, and its profile table (train/step_profiler.h).
+    notes = [line for line in err.splitlines() if line.startswith(("attention:", "frozen base:"))]
+    lines = err.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("profile: ") and "step(s)" in line]
+    ends = [i for i, line in enumerate(lines) if line.startswith("profile: trace")]
+    profile = lines[starts[0]:ends[-1] + 1] if starts and ends else []
+    tps = len(rates) / sum(1.0 / r for r in rates)  # equal tokens per step: the harmonic mean
+    found = re.search(r"peak GPU memory \(.*\): (\d+) bytes allocated", err)
+    return tps, int(found.group(1)) if found else None, smi_peak, notes, profile
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -128,29 +153,20 @@ def main():
                        accumulation=ACCUMULATION, lr=1e-4, warmup=2, bf16=True, gpu=True)
     g.engine("prepare", run)
     profiled = f"{a.steps - PROFILED + 1}:{a.steps}"
-    p = subprocess.Popen([g.ENGINE, "train", run, "--profile_steps", profiled], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    smi = SmiPeak(p.pid)
-    out, err = p.communicate()
-    engine_smi = smi.stop()
-    if p.returncode != 0:
-        print(err[-3000:])
-        return g.verdict([f"engine train failed with exit code {p.returncode}"], a.out)
-    rates = g.values(g.mllog(out), "tokens_per_second")[WARM:a.steps - PROFILED]  # the profiled steps are slower
-    if len(rates) != a.steps - WARM - PROFILED:
-        return g.verdict([f"the engine logged {len(rates)} tokens_per_second values after warm-up, "
-                          f"expected {a.steps - WARM - PROFILED}"], a.out)
-    # The engine's own lines about its fast paths, and its profile table (train/step_profiler.h).
-    engine_notes = [line for line in err.splitlines() if line.startswith(("attention:", "frozen base:"))]
-    lines = err.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.startswith("profile: ") and "step(s)" in line]
-    ends = [i for i, line in enumerate(lines) if line.startswith("profile: trace")]
-    profile = lines[starts[0]:ends[-1] + 1] if starts and ends else []
-    engine_tps = len(rates) / sum(1.0 / r for r in rates)  # equal tokens per step: the harmonic mean
-    found = re.search(r"peak GPU memory \(.*\): (\d+) bytes allocated", err)
-    engine_peak = int(found.group(1)) if found else None
-
+    engine = engine_run(run, a.steps, profiled, {})
+    if isinstance(engine, str):
+        return g.verdict([engine], a.out)
+    engine_tps, engine_peak, engine_smi, engine_notes, profile = engine
     results = {"engine": (engine_tps, engine_peak, engine_smi)}
+    # PERF_ENGINE_ATEN=1: the engine again with its CUDA kernels off (the ATen path they replace), as a row.
+    if os.environ.get("PERF_ENGINE_ATEN") == "1":
+        aten_run = g.run_config(os.path.join(a.out, "engine-aten"), model_dir, steps=a.steps, batch=BATCH,
+                                block=SEQ, accumulation=ACCUMULATION, lr=1e-4, warmup=2, bf16=True, gpu=True)
+        g.engine("prepare", aten_run)
+        aten = engine_run(aten_run, a.steps, profiled, {"SLIPWAY_CUDA_KERNELS": "0"})
+        if isinstance(aten, str):
+            return g.verdict([f"with SLIPWAY_CUDA_KERNELS=0: {aten}"], a.out)
+        results["engine-aten"] = aten[:3]
     # PERF_HF_BASES=bfloat16 measures only the row the targets compare with (a short lease).
     hf_bases = [b for b in os.environ.get("PERF_HF_BASES", "float32,bfloat16").split(",") if b]
     if "bfloat16" not in hf_bases:
@@ -174,8 +190,9 @@ def main():
     attention = 12 * MODEL["num_hidden_layers"] * SEQ * MODEL["hidden_size"]
     peak_flops = g.peak_bf16_flops(device_name)
     rows, figures = [], {"device": device_name, "parameters": n, "peak_bf16_flops": peak_flops,
-                         "timed_steps": len(rates)}
-    names = {"engine": "slipway-engine", "hf-float32": "HF Trainer + PEFT (fp32 base)",
+                         "timed_steps": a.steps - WARM - PROFILED}
+    names = {"engine": "slipway-engine", "engine-aten": "slipway-engine, ATen glue (SLIPWAY_CUDA_KERNELS=0)",
+             "hf-float32": "HF Trainer + PEFT (fp32 base)",
              "hf-bfloat16": "HF Trainer + PEFT (bf16 base)"}
     for key, (tps, peak, smi_peak) in results.items():
         mfu4 = tps * (4 * n + attention) / peak_flops if peak_flops else None
@@ -194,8 +211,8 @@ def main():
     print(f"slipway-engine, steps {profiled} (--profile_steps):")
     print("\n".join(profile) if profile else "  (the engine printed no profile table)")
     failures = []
-    if len(rows) != 1 + len(hf_bases):
-        failures.append(f"measured {len(rows)} trainers of {1 + len(hf_bases)}")
+    if len(rows) != len(results):
+        failures.append(f"measured {len(rows)} trainers of {len(results)}")
     hf_tps, hf_peak, _ = results["hf-bfloat16"]
     speedup = engine_tps / hf_tps
     figures["speedup_vs_hf_bf16"] = speedup
