@@ -9,6 +9,7 @@
 
 #include <ATen/Parallel.h>
 
+#include "model/torch_compat.h"
 #include "quant/nf4.h"
 #ifdef SLIPWAY_WITH_NF4_CUDA
 #include "model/cuda_launch.h"
@@ -31,8 +32,11 @@ public:
             reinterpret_cast<int64_t>(w.get());                      // owned by the Linear, which outlives
         ctx->saved_data["compute"] = static_cast<int64_t>(compute);  // this step's backward
         ctx->saved_data["dtype"] = static_cast<int64_t>(x.scalar_type());
-        const torch::Tensor weight = w->dequantize(compute);                  // (out, in)
-        return torch::matmul(x.to(compute), weight.t()).to(x.scalar_type());  // (..., out)
+        const torch::Tensor weight = w->dequantize(compute);  // (out, in)
+        // Under bf16 autocast, the product stays in bf16, as a Linear's would: casting it back to an fp32
+        // stream's dtype (what bitsandbytes does) costs a pass and doubles what the next ops save.
+        const bool autocast = compute == torch::kBFloat16 && bf16_autocast_active(x.device().type());
+        return torch::matmul(x.to(compute), weight.t()).to(autocast ? compute : x.scalar_type());  // (..., out)
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,

@@ -41,7 +41,8 @@ struct Nf4Weight {
                                                     int64_t blocksize = 64);
 
 // x (..., in) -> x W^T (..., out) with W dequantized in `compute_dtype` (x is cast to it, the result cast
-// back); backward gives x's gradient from W dequantized again. W gets none: it is frozen.
+// back to x's dtype, or left in bf16 under bf16 autocast); backward gives x's gradient from W dequantized
+// again. W gets none: it is frozen.
 torch::Tensor nf4_linear(const torch::Tensor& x, const std::shared_ptr<const Nf4Weight>& w,
                          torch::ScalarType compute_dtype);
 

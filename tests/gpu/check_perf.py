@@ -35,12 +35,30 @@ import torch
 
 import gpu_common as g
 
-MODEL = dict(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
-             num_attention_heads=32, num_key_value_heads=4, max_position_embeddings=2048, rms_norm_eps=1e-5,
-             rope_theta=10000.0, tie_word_embeddings=False)
-SEQ, BATCH, ACCUMULATION, WARM, SEED = 2048, 4, 2, 5, 1234
+# The shapes measured (--model) and issue 26's targets for each, against HF Trainer + PEFT with a bf16 base.
+SHAPES = {
+    "1b": dict(model=dict(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
+                          num_attention_heads=32, num_key_value_heads=4, max_position_embeddings=2048,
+                          rms_norm_eps=1e-5, rope_theta=10000.0, tie_word_embeddings=False),
+               batch=4, accumulation=2, steps=25, warm=5, speedup=1.8, memory=0.7),
+    # Llama-3-8B's shape; micro-batch 2 fits HF's bf16-base LoRA on one 80 GB card. Also a QLoRA row (NF4 base,
+    # gradient checkpointing as the QLoRA recipe has it), whose peak is held against the engine's LoRA peak.
+    "8b": dict(model=dict(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+                          num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=8192,
+                          rms_norm_eps=1e-5, rope_theta=500000.0, tie_word_embeddings=False),
+               batch=2, accumulation=2, steps=12, warm=4, speedup=1.5, memory=0.8, qlora_memory=0.45),
+}
+SEQ, SEED = 2048, 1234
 PROFILED = 2  # the engine's last steps, profiled and left out of its tokens/s
-TARGET_SPEEDUP, TARGET_MEMORY = 1.8, 0.7  # issue 26: against HF Trainer + PEFT with a bf16 base
+# Set from the shape by use_shape().
+MODEL, BATCH, ACCUMULATION, WARM = None, None, None, None
+
+
+def use_shape(name):
+    global MODEL, BATCH, ACCUMULATION, WARM
+    shape = SHAPES[name]
+    MODEL, BATCH, ACCUMULATION, WARM = shape["model"], shape["batch"], shape["accumulation"], shape["warm"]
+    return shape
 
 
 class SmiPeak:
@@ -136,9 +154,12 @@ def engine_run(run, steps, profiled, env):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--steps", type=int, default=25)
+    ap.add_argument("--model", choices=sorted(SHAPES), default="1b")
+    ap.add_argument("--steps", type=int, help="default: the shape's (25 for 1b, 12 for 8b)")
     ap.add_argument("--hf-child", choices=["float32", "bfloat16"], help=argparse.SUPPRESS)
     a = ap.parse_args()
+    shape = use_shape(a.model)
+    a.steps = a.steps or shape["steps"]
     if a.hf_child:  # one HF measurement in its own process, so its allocator peak is its own
         batches = g.engine_batches(os.path.join(a.out, "engine", "cache"), seed=SEED, steps=a.steps, batch=BATCH,
                                    accumulation=ACCUMULATION)
@@ -148,32 +169,43 @@ def main():
 
     g.fresh(a.out)
     device_name = torch.cuda.get_device_name(0)
-    model_dir = g.write_hf_model(os.path.join(a.out, "model"), "llama", torch.bfloat16, **MODEL)
-    run = g.run_config(os.path.join(a.out, "engine"), model_dir, steps=a.steps, batch=BATCH, block=SEQ,
-                       accumulation=ACCUMULATION, lr=1e-4, warmup=2, bf16=True, gpu=True)
-    g.engine("prepare", run)
+    # Written from the GPU (initializing 8B parameters on the CPU takes minutes), then its memory given back.
+    model_dir = g.write_hf_model(os.path.join(a.out, "model"), "llama", torch.bfloat16, device="cuda", **MODEL)
+    torch.cuda.empty_cache()
     profiled = f"{a.steps - PROFILED + 1}:{a.steps}"
-    engine = engine_run(run, a.steps, profiled, {})
+
+    def engine_row(folder, env=None, **config):
+        run = g.run_config(os.path.join(a.out, folder), model_dir, steps=a.steps, batch=BATCH, block=SEQ,
+                           accumulation=ACCUMULATION, lr=1e-4, warmup=2, bf16=True, gpu=True, **config)
+        g.engine("prepare", run)
+        row = engine_run(run, a.steps, profiled, env or {})
+        print(f"{folder}: {row if isinstance(row, str) else f'{row[0]:,.0f} tokens/s, allocator peak {row[1]}'}")
+        return row
+
+    engine = engine_row("engine")  # HF's batches are read from this run's token cache
     if isinstance(engine, str):
         return g.verdict([engine], a.out)
     engine_tps, engine_peak, engine_smi, engine_notes, profile = engine
     results = {"engine": (engine_tps, engine_peak, engine_smi)}
+    if "qlora_memory" in shape:
+        qlora = engine_row("engine-qlora", method="qlora", grad_checkpointing=True)
+        if isinstance(qlora, str):
+            return g.verdict([f"QLoRA: {qlora}"], a.out)
+        results["engine-qlora"] = qlora[:3]
     # PERF_ENGINE_ATEN=1: the engine again with its CUDA kernels off (the ATen path they replace), as a row.
     if os.environ.get("PERF_ENGINE_ATEN") == "1":
-        aten_run = g.run_config(os.path.join(a.out, "engine-aten"), model_dir, steps=a.steps, batch=BATCH,
-                                block=SEQ, accumulation=ACCUMULATION, lr=1e-4, warmup=2, bf16=True, gpu=True)
-        g.engine("prepare", aten_run)
-        aten = engine_run(aten_run, a.steps, profiled, {"SLIPWAY_CUDA_KERNELS": "0"})
+        aten = engine_row("engine-aten", {"SLIPWAY_CUDA_KERNELS": "0"})
         if isinstance(aten, str):
             return g.verdict([f"with SLIPWAY_CUDA_KERNELS=0: {aten}"], a.out)
         results["engine-aten"] = aten[:3]
     # PERF_HF_BASES=bfloat16 measures only the row the targets compare with (a short lease).
-    hf_bases = [b for b in os.environ.get("PERF_HF_BASES", "float32,bfloat16").split(",") if b]
+    hf_bases = [b for b in os.environ.get("PERF_HF_BASES", "float32,bfloat16" if a.model == "1b" else "bfloat16")
+                .split(",") if b]
     if "bfloat16" not in hf_bases:
         return g.verdict(["PERF_HF_BASES must include bfloat16: the targets compare with it"], a.out)
     for dtype in hf_bases:
-        child = subprocess.Popen([sys.executable, __file__, "--out", a.out, "--steps", str(a.steps),
-                                  "--hf-child", dtype], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        child = subprocess.Popen([sys.executable, __file__, "--out", a.out, "--model", a.model, "--steps",
+                                  str(a.steps), "--hf-child", dtype], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         smi = SmiPeak(child.pid)
         out, err = child.communicate()
         peak_smi = smi.stop()
@@ -182,6 +214,7 @@ def main():
             print(err[-3000:])
             return g.verdict([f"HF run ({dtype} base) failed"], a.out)
         results[f"hf-{dtype}"] = (float(found.group(1)), int(found.group(2)), peak_smi)
+        print(f"hf-{dtype}: {results[f'hf-{dtype}'][0]:,.0f} tokens/s, allocator peak {results[f'hf-{dtype}'][1]}")
 
     n = (MODEL["vocab_size"] * MODEL["hidden_size"] * 2 + MODEL["num_hidden_layers"] * (
         MODEL["hidden_size"] * (MODEL["hidden_size"] // MODEL["num_attention_heads"]) * (
@@ -191,7 +224,8 @@ def main():
     peak_flops = g.peak_bf16_flops(device_name)
     rows, figures = [], {"device": device_name, "parameters": n, "peak_bf16_flops": peak_flops,
                          "timed_steps": a.steps - WARM - PROFILED}
-    names = {"engine": "slipway-engine", "engine-aten": "slipway-engine, ATen glue (SLIPWAY_CUDA_KERNELS=0)",
+    names = {"engine": "slipway-engine", "engine-qlora": "slipway-engine, QLoRA (NF4, gradient checkpointing)",
+             "engine-aten": "slipway-engine, ATen glue (SLIPWAY_CUDA_KERNELS=0)",
              "hf-float32": "HF Trainer + PEFT (fp32 base)",
              "hf-bfloat16": "HF Trainer + PEFT (bf16 base)"}
     for key, (tps, peak, smi_peak) in results.items():
@@ -201,7 +235,7 @@ def main():
                      f"{peak / 2**30:.2f}" if peak else "-", f"{smi_peak / 1024:.2f}" if smi_peak else "-"])
         figures[key] = {"tokens_per_second": tps, "mfu_4n": mfu4, "mfu_6n": mfu6, "allocator_peak_bytes": peak,
                         "nvidia_smi_peak_mib": smi_peak}
-    print(f"{device_name}; {n / 1e9:.2f}B parameters; sequence {SEQ}, {BATCH} x {ACCUMULATION} sequences a step; "
+    print(f"{device_name}; {n / 1e9:.2f}B parameters (--model {a.model}); sequence {SEQ}, {BATCH} x {ACCUMULATION} sequences a step; "
           f"steps {WARM + 1}-{a.steps - PROFILED} timed")
     g.table(["trainer", "tokens/s", "MFU (4N+attn)", "MFU (6N+attn)", "allocator peak (GiB)",
              "nvidia-smi peak (GiB)"], rows)
@@ -216,20 +250,32 @@ def main():
     hf_tps, hf_peak, _ = results["hf-bfloat16"]
     speedup = engine_tps / hf_tps
     figures["speedup_vs_hf_bf16"] = speedup
-    print(f"\nengine vs HF bf16 base: {speedup:.2f}x tokens/s (target >= {TARGET_SPEEDUP}x)", end="")
-    if speedup < TARGET_SPEEDUP:
+    print(f"\nengine vs HF bf16 base: {speedup:.2f}x tokens/s (target >= {shape['speedup']}x)", end="")
+    if speedup < shape["speedup"]:
         failures.append(f"tokens/s {engine_tps:,.0f} is {speedup:.2f}x HF's bf16-base {hf_tps:,.0f} "
-                        f"(target >= {TARGET_SPEEDUP}x)")
+                        f"(target >= {shape['speedup']}x)")
     if engine_peak is None:
         print()
         failures.append("the engine printed no allocator peak (LibTorch before 2.9?): compare nvidia-smi's column")
     else:
         memory = engine_peak / hf_peak
         figures["memory_vs_hf_bf16"] = memory
-        print(f", {memory:.2f}x its allocator peak (target <= {TARGET_MEMORY}x)")
-        if memory > TARGET_MEMORY:
+        print(f", {memory:.2f}x its allocator peak (target <= {shape['memory']}x)")
+        if memory > shape["memory"]:
             failures.append(f"allocator peak {engine_peak / 2**30:.2f} GiB is {memory:.2f}x HF's bf16-base "
-                            f"{hf_peak / 2**30:.2f} GiB (target <= {TARGET_MEMORY}x)")
+                            f"{hf_peak / 2**30:.2f} GiB (target <= {shape['memory']}x)")
+    if "engine-qlora" in results:
+        qlora_peak = results["engine-qlora"][1]
+        if qlora_peak is None or engine_peak is None:
+            failures.append("no allocator peak for the QLoRA row's comparison")
+        else:
+            ratio = qlora_peak / engine_peak
+            figures["qlora_memory_vs_engine_lora"] = ratio
+            print(f"engine QLoRA vs engine LoRA (bf16 base): {ratio:.2f}x the allocator peak "
+                  f"(target <= {shape['qlora_memory']}x)")
+            if ratio > shape["qlora_memory"]:
+                failures.append(f"QLoRA allocator peak {qlora_peak / 2**30:.2f} GiB is {ratio:.2f}x the engine's "
+                                f"LoRA peak (target <= {shape['qlora_memory']}x)")
     if not profile:
         failures.append("the engine printed no profile table for --profile_steps")
     return g.verdict(failures, a.out, figures, compared=len(rows))

@@ -8,6 +8,7 @@ per_device_train_batch_size blocks, a new epoch starts when fewer remain; a step
 gradient_accumulation_steps micro-steps and its loss the mean of the micro-steps' mean token losses.
 """
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -80,7 +81,7 @@ def values(events, key):
 
 def run_config(out, model, *, steps, batch, block, accumulation=1, lr=1e-3, warmup=3, seed=1234, dropout=0.0,
                bf16=False, gpu=False, r=8, alpha=16, save_steps=None, grad_checkpointing=False, train_file=CORPUS,
-               base_dtype="auto"):
+               base_dtype="auto", method="lora"):
     """A LoRA run on the demo corpus (one rank, blocks of `block` tokens packed end to end, no validation),
     every step logged. Written to <out>/run.json; returns its path."""
     config = {
@@ -98,11 +99,14 @@ def run_config(out, model, *, steps, batch, block, accumulation=1, lr=1e-3, warm
             "save_steps": save_steps or steps, "output_dir": os.path.join(out, "run"),
             "overwrite_output_dir": True, "gradient_checkpointing": grad_checkpointing,
         },
-        "adapter": {"method": "lora", "r": r, "lora_alpha": alpha, "lora_dropout": dropout,
+        "adapter": {"method": method, "r": r, "lora_alpha": alpha, "lora_dropout": dropout,
                     "target_modules": LORA_TARGETS},
         "eval": {"metric": "loss"},
         "slurm": {"nodes": 1, "gpus_per_node": 1 if gpu else 0, "ntasks_per_node": 1},
     }
+    if method == "qlora":  # QLoRA's usual settings (bitsandbytes' NF4, double quantization, bf16 products)
+        config["adapter"].update(bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+                                 bnb_4bit_compute_dtype="bfloat16" if bf16 else "float32")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "run.json")
     with open(path, "w") as f:
@@ -110,10 +114,11 @@ def run_config(out, model, *, steps, batch, block, accumulation=1, lr=1e-3, warm
     return path
 
 
-def write_hf_model(out, arch="llama", dtype=torch.float32, seed=0, **config):
+def write_hf_model(out, arch="llama", dtype=torch.float32, seed=0, device=None, **config):
     """A random model written by transformers' own save_pretrained (safetensors): Llama, Mistral, Qwen2 or
     Qwen3 ForCausalLM with `config` (that family's Config arguments). HF initializes biases to zero, so they
-    are drawn at random here for the check to see them. Returns `out`."""
+    are drawn at random here for the check to see them. `device` is where it is initialized (a GPU for large
+    shapes). Returns `out`."""
     import transformers
     config_class, model_class = {
         "llama": (transformers.LlamaConfig, transformers.LlamaForCausalLM),
@@ -122,13 +127,15 @@ def write_hf_model(out, arch="llama", dtype=torch.float32, seed=0, **config):
         "qwen3": (transformers.Qwen3Config, transformers.Qwen3ForCausalLM),
     }[arch]
     torch.manual_seed(seed)
-    model = model_class(config_class(**config)).to(dtype)
+    with torch.device(device) if device else contextlib.nullcontext():  # torch.device as a context: torch 2
+        model = model_class(config_class(**config)).to(dtype)
     with torch.no_grad():
         for name, p in model.named_parameters():
             if name.endswith(".bias") or name.endswith("_norm.weight"):
                 p.normal_(1.0 if name.endswith("norm.weight") else 0.0, 0.1)
     # safetensors is save_pretrained's default since transformers 4.35; v5 removed the safe_serialization argument.
     model.save_pretrained(out)
+    del model
     assert any(name.endswith(".safetensors") for name in os.listdir(out)), f"{out}: no safetensors written"
     return out
 

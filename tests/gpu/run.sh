@@ -10,6 +10,7 @@
 #   resume  SIGTERM, checkpoint and exact resume with LoRA dropout on
 #   nccl    nccl_tests (one rank) and bench-comm on NCCL
 #   batches the Python copy of the engine's batch order (what HF is fed) against the engine's own losses
+#   perf8b  perf on Llama-3-8B's shape, LoRA and QLoRA (long: past the default budget, so --only or --budget)
 # Without a GPU (or with --cpu) the CPU-side parts that the GPU checks stand on: batches, resume on the CPU, and
 # gloo (bench-comm on Gloo with one rank); then exit 77 (skipped) when they pass.
 # Verdicts are tests/gpu/summary.py's: a check passes only when it exited 0 AND its result.json (or GoogleTest
@@ -65,7 +66,7 @@ fi
 # lora 29, nf4 3, resume 8, nccl 7, batches 5; perf 98 before the engine's fast paths), with some margin;
 # kernels and gloo guessed. A check starts only while its figure fits in the budget left.
 declare -A expected=([build]=90 [score]=40 [lora]=40 [perf]=110 [kernels]=15 [nf4]=10 [resume]=15 [nccl]=15
-    [batches]=10 [gloo]=20)
+    [batches]=10 [gloo]=20 [perf8b]=240)
 
 # Only this run's files: RESULTS may be a device run's $OUT, and a stale result.json must not vouch for a step.
 mkdir -p "$results" "$work" || exit 1
@@ -208,6 +209,11 @@ PY
         run_check resume "$python" "$here/check_resume.py" --device cuda --out "$work/resume"
         run_check nccl "$here/check_comm.sh" "$engine" nccl "$work/nccl" "$build/bin/nccl_tests"
         run_check batches "$python" "$here/check_batches.py" --out "$work/batches"
+        if [ "$has_hf" = 1 ]; then
+            run_check perf8b "$python" "$here/check_perf.py" --model 8b --out "$work/perf8b"
+        else
+            skip_check perf8b "$python lacks transformers or peft"
+        fi
     else
         [ "$has_gpu" = 1 ] || echo "== no CUDA GPU visible to torch: the CPU-side parts only, then exit 77"
         run_check batches "$python" "$here/check_batches.py" --out "$work/batches"
