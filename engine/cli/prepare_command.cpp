@@ -63,6 +63,9 @@ int run_prepare(const PrepareCommandOptions& o, std::ostream& out, std::ostream&
         err << report.error() << "\n";
         return 1;
     }
+    if (!report->format_found.empty())
+        err << "data format: " << report->meta.data_format
+            << " (/data/format auto: the train file's first line has " << report->format_found << ")\n";
     if (report->cache_hit) {
         out << "cache hit: " << report->cache_path << "\n";
         return 0;
@@ -88,6 +91,7 @@ int run_prepare(const PrepareCommandOptions& o, std::ostream& out, std::ostream&
         << " s ("
         << megabytes(report->seconds > 0 ? static_cast<double>(report->bytes_read) / report->seconds : 0.0)
         << " MB/s, " << report->threads << " threads)\n";
+    if (m.conversations()) out << data::describe_conversations(m) << "\n";
     return 0;
 }
 

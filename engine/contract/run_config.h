@@ -35,6 +35,10 @@ struct DataConfig {
     std::string train_file;       // JSONL, one object a line
     std::string validation_file;  // JSONL; empty = split validation_split_percentage off train_file
     std::string text_field = "text";
+    std::string format = "auto";         // auto | text | messages | sharegpt | alpaca
+    std::string train_on = "assistant";  // conversations: assistant | all | last_assistant
+    std::string chat_template;           // conversations: a template file; empty = the model's
+    std::string truncation = "drop";  // conversations over block_size: drop | truncate_left | truncate_right
     int64_t block_size = 1024;
     std::string split = "document";  // document | paragraph | concat: where a block may start
     double validation_split_percentage = 5.0;

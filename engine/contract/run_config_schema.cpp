@@ -156,6 +156,31 @@ std::vector<FieldSpec> build_fields() {
         .shown_as("Text field", "Data")
         .advanced()
         .member(&RC::data, &DataConfig::text_field);
+    add({"data", "format", FT::kString,
+         "What a line holds: text (text_field, every token trained), messages ({role, content} turns), "
+         "sharegpt ({from, value} turns), alpaca (instruction/input/output); auto tells it from the first "
+         "line. Conversations are rendered with the model's chat template."})
+        .shown_as("Data format", "Data")
+        .member(&RC::data, &DataConfig::format)
+        .one_of({"auto", "text", "messages", "sharegpt", "alpaca"});
+    add({"data", "train_on", FT::kString,
+         "Conversations: which tokens are trained: assistant (every assistant turn through its end-of-turn "
+         "marker), all, or last_assistant."})
+        .shown_as("Train on", "Data")
+        .member(&RC::data, &DataConfig::train_on)
+        .one_of({"assistant", "all", "last_assistant"});
+    add({"data", "chat_template", FT::kString,
+         "Conversations: a Jinja chat template file; empty means the model's (tokenizer_config.json or "
+         "chat_template.jinja)."})
+        .shown_as("Chat template file", "Data")
+        .advanced()
+        .member(&RC::data, &DataConfig::chat_template);
+    add({"data", "truncation", FT::kString,
+         "Conversations longer than block_size: drop (counted), truncate_right (keep the start) or "
+         "truncate_left (keep the end)."})
+        .shown_as("Long conversations", "Preprocessing")
+        .member(&RC::data, &DataConfig::truncation)
+        .one_of({"drop", "truncate_right", "truncate_left"});
     add({"data", "block_size", FT::kInt, "Tokens per training sequence."})
         .shown_as("Sequence length", "Data")
         .member(&RC::data, &DataConfig::block_size)
@@ -308,7 +333,8 @@ std::vector<FieldSpec> build_fields() {
         .shown_as("Gradient checkpointing", "Precision and memory")
         .member(&RC::training, &TrainingConfig::gradient_checkpointing);
     add({"training", "profile_steps", FT::kString,
-         "A:B profiles optimizer steps A to B (1-based, inclusive): <output_dir>/profile/trace.json (a Chrome "
+         "A:B profiles optimizer steps A to B (1-based, inclusive): <output_dir>/profile/trace.json (a "
+         "Chrome "
          "trace for Perfetto; GPU kernels through Kineto where the build has it) and a table of ms per step "
          "by category. Empty: off."})
         .shown_as("Profile steps", "Precision and memory")

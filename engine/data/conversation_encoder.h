@@ -4,9 +4,11 @@
 //
 // A trained span is what an assistant turn renders to: it starts after the tokens of the conversation up to
 // that turn rendered with add_generation_prompt (so the "assistant" header is not trained) and runs through
-// the first special token from there, the template's end-of-turn marker (<|eot_id|>, <|im_end|>, </s>, ...),
-// not what the template prints after it. Where the prefix's tokens are not a prefix of the whole
-// conversation's (a merge across the boundary), the span starts where they first differ.
+// the first special token after the turn's content, the template's end-of-turn marker (<|eot_id|>,
+// <|im_end|>, </s>, ...), not what the template prints after it. The content is located by rendering the
+// conversation again with it emptied. Where the prompt's tokens are not a prefix of the conversation's (a
+// template that renders the system prompt into the last user turn, as Mistral-Nemo's, or a merge across the
+// boundary), the span starts where the content does.
 #pragma once
 
 #include <cstdint>

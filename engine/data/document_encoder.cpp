@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/dedup.h"
+#include "data/token_cache_meta.h"
 
 namespace slipway::data {
 namespace {
@@ -41,6 +42,46 @@ bool append_encoded(const tokenizer::Tokenizer& tok, std::string_view text, std:
     return true;
 }
 
+// One conversation: ids with untrained tokens marked, cut or dropped past block_size, padded to it.
+void encode_conversation_line(const nlohmann::json& doc, const DocumentEncoderOptions& o,
+                              EncodedDocument& out) {
+    Result<Conversation> conversation = parse_conversation(doc, o.format);
+    if (!conversation.ok()) {
+        out.error = conversation.error();
+        return;
+    }
+    Result<EncodedConversation> encoded =
+        encode_conversation(*conversation, *o.chat, *o.tokenizer, o.train_on);
+    if (!encoded.ok()) {
+        out.error = encoded.error();
+        return;
+    }
+    if (o.hash_text) out.hash = document_hash(doc.dump());
+    size_t begin = 0, end = encoded->ids.size();
+    if (end > o.block_size) {
+        if (o.truncation == "drop") {
+            out.dropped = true;
+            return;
+        }
+        out.truncated = true;
+        if (o.truncation == "truncate_left")
+            begin = end - o.block_size;
+        else
+            end = o.block_size;
+    }
+    for (size_t i = begin; i < end; ++i) {
+        const bool trained = encoded->labels[i] != kIgnoredLabel;
+        out.tokens.push_back(static_cast<uint32_t>(encoded->ids[i]) | (trained ? 0u : kUntrainedTokenBit));
+        out.trained += trained ? 1 : 0;
+    }
+    if (out.trained == 0) {  // a cut that kept no answer
+        out.tokens.clear();
+        out.dropped = true;
+        return;
+    }
+    out.tokens.resize(o.block_size, o.eos_token_id | kUntrainedTokenBit);
+}
+
 void encode(std::string_view line, const DocumentEncoderOptions& o, EncodedDocument& out) {
     nlohmann::json doc;
     try {
@@ -51,6 +92,10 @@ void encode(std::string_view line, const DocumentEncoderOptions& o, EncodedDocum
     }
     if (!doc.is_object()) {
         out.error = "expected a JSON object, got " + std::string(doc.type_name());
+        return;
+    }
+    if (o.format != DataFormat::kText) {
+        encode_conversation_line(doc, o, out);
         return;
     }
     const auto it = doc.find(o.text_field);
@@ -82,6 +127,7 @@ void encode(std::string_view line, const DocumentEncoderOptions& o, EncodedDocum
         return;
     }
     out.tokens.push_back(o.eos_token_id);
+    out.trained = out.tokens.size();
 }
 
 }  // namespace
@@ -91,6 +137,8 @@ void encode_document(std::string_view line, const DocumentEncoderOptions& option
     out.hash = 0;
     out.tokens.clear();
     out.starts.clear();
+    out.trained = 0;
+    out.truncated = out.dropped = false;
     try {
         encode(line, options, out);
     } catch (const std::exception& e) {  // e.g. out of memory on a huge line: a bad line, not a crash

@@ -1,6 +1,9 @@
 // Turns one JSONL line into the token ids of its document: parse, take the text field, check it, hash
 // it for dedup, tokenize (paragraph by paragraph in paragraph mode, so each paragraph start is a token
-// boundary) and append EOS. Pure and thread-safe: the prepare pipeline runs it on every worker.
+// boundary) and append EOS. A conversation line is read in its format, rendered by the chat template and
+// tokenized (conversation_encoder.h), cut to block_size as data.truncation says, its untrained tokens
+// marked with kUntrainedTokenBit, and padded to block_size (the padding untrained): one block each.
+// Pure and thread-safe: the prepare pipeline runs it on every worker.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "chat/chat_setup.h"
 #include "data/boundaries.h"
+#include "data/conversation.h"
+#include "data/conversation_encoder.h"
 #include "tokenizer/tokenizer.h"
 
 namespace slipway::data {
@@ -19,6 +25,13 @@ struct DocumentEncoderOptions {
     SplitMode mode = SplitMode::kDocument;
     uint32_t eos_token_id = 0;
     bool hash_text = false;  // fill EncodedDocument::hash (for dedup)
+    // Conversations (format other than text): the template, what is trained, the block size and what
+    // happens past it (drop | truncate_right | truncate_left); padding is eos_token_id, untrained.
+    DataFormat format = DataFormat::kText;
+    const chat::ChatSetup* chat = nullptr;
+    TrainOn train_on = TrainOn::kAssistant;
+    uint64_t block_size = 0;
+    std::string truncation = "drop";
 };
 
 struct EncodedDocument {
@@ -26,6 +39,9 @@ struct EncodedDocument {
     uint64_t hash = 0;             // document_hash() of the text, when asked for
     std::vector<uint32_t> tokens;  // the document's ids, then EOS
     std::vector<uint32_t> starts;  // paragraph mode: token offsets (> 0) where a paragraph starts
+    uint64_t trained = 0;          // tokens without kUntrainedTokenBit
+    bool truncated = false;        // a conversation cut to block_size
+    bool dropped = false;          // a conversation left out (too long under drop, or nothing left to train)
 };
 
 // Bad lines: invalid JSON, invalid UTF-8, not an object, the field missing, not a string, or empty

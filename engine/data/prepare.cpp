@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -106,7 +107,10 @@ public:
             c.blocks = cutter.stats().blocks;
             c.tokens_dropped = cutter.stats().dropped;
             c.tokens_repeated = cutter.stats().repeated;
+            c.trained_tokens = trained_[static_cast<int>(split)];
         }
+        meta.conversations_truncated = conversations_truncated_;
+        meta.conversations_dropped = conversations_dropped_;
         meta.documents_read = documents_read_;
         meta.duplicates_removed = dedup_.removed();
         meta.bad_lines_skipped = bad_lines_;
@@ -123,6 +127,11 @@ private:
             return Status::Ok();
         }
         ++documents_read_;
+        conversations_truncated_ += doc.truncated ? 1 : 0;
+        if (doc.dropped) {
+            ++conversations_dropped_;
+            return Status::Ok();
+        }
         if (plan_.dedup && !dedup_.keep(doc.hash)) return Status::Ok();
         Split split = role;
         if (role == Split::kTrain && plan_.seed &&
@@ -131,6 +140,7 @@ private:
         }
         const int s = static_cast<int>(split);
         ++documents_[s];
+        trained_[s] += doc.trained;
         tokens_ += doc.tokens.size();
         if (Status st = writer_.append_tokens(split, doc.tokens); !st.ok()) return st;
         cutters_[s].add_document(doc.tokens.size(), doc.starts);
@@ -154,6 +164,8 @@ private:
     BlockCutter cutters_[2];
     DuplicateFilter dedup_;
     uint64_t documents_[2] = {0, 0};
+    uint64_t trained_[2] = {0, 0};
+    uint64_t conversations_truncated_ = 0, conversations_dropped_ = 0;
     uint64_t documents_read_ = 0;
     uint64_t bad_lines_ = 0;
     uint64_t tokens_ = 0;
@@ -172,6 +184,21 @@ unsigned thread_count(const RunConfig& config, const PrepareOptions& options) {
 
 }  // namespace
 
+std::string describe_conversations(const CacheMeta& m) {
+    const uint64_t tokens = m.train.tokens + m.validation.tokens;
+    const uint64_t trained = m.train.trained_tokens + m.validation.trained_tokens;
+    char share[32];
+    std::snprintf(share, sizeof(share), "%.1f%%",
+                  tokens ? 100.0 * static_cast<double>(trained) / static_cast<double>(tokens) : 0.0);
+    return "conversations (" + m.data_format + ", train_on " + m.train_on +
+           "): " + std::to_string(m.train.documents + m.validation.documents) +
+           " kept, one a block padded to " + std::to_string(m.block_size) + " tokens; " +
+           std::to_string(trained) + " of " + std::to_string(tokens) + " tokens trained (" + share + "); " +
+           std::to_string(m.conversations_truncated) + " truncated, " +
+           std::to_string(m.conversations_dropped) + " dropped (longer than " + std::to_string(m.block_size) +
+           " tokens, or nothing left to train)";
+}
+
 Result<PrepareReport> prepare_token_cache(const RunConfig& config, const PrepareOptions& options) {
     const Clock::time_point start = Clock::now();
     const ConfigProblems problems = validate(config, validation_context_for(config));
@@ -187,6 +214,7 @@ Result<PrepareReport> prepare_token_cache(const RunConfig& config, const Prepare
 
     PrepareReport report;
     report.cache_path = plan->cache_path;
+    report.format_found = plan->format_found;
     if (Result<TokenCache> existing = TokenCache::open(plan->cache_path); existing.ok()) {
         report.cache_hit = true;
         report.meta = existing->meta();
@@ -216,6 +244,11 @@ Result<PrepareReport> prepare_token_cache(const RunConfig& config, const Prepare
     encoder.mode = plan->mode;
     encoder.eos_token_id = *eos;
     encoder.hash_text = plan->dedup;
+    encoder.format = plan->format;
+    encoder.chat = &plan->chat;
+    encoder.train_on = plan->train_on;
+    encoder.block_size = plan->block_size;
+    encoder.truncation = plan->truncation;
     report.threads = thread_count(config, options);
     WorkerPool pool(report.threads);
     CacheMeta meta;
@@ -246,6 +279,8 @@ Result<PrepareReport> prepare_token_cache(const RunConfig& config, const Prepare
     meta.split_mode = split_mode_name(plan->mode);
     meta.dedup = plan->dedup;
     meta.text_field = plan->text_field;
+    meta.data_format = data_format_name(plan->format);
+    meta.train_on = plan->format == DataFormat::kText ? "" : train_on_name(plan->train_on);
     meta.validation_split_percentage = plan->validation_split_percentage;
     meta.seed = plan->seed;
     meta.eos_token_id = *eos;

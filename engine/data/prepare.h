@@ -41,7 +41,8 @@ struct PrepareReport {
     std::string cache_path;
     bool cache_hit = false;  // an existing complete cache was reused; nothing was read but the hashes
     CacheMeta meta;
-    std::string eos_source;  // where the EOS id came from (empty on a cache hit)
+    std::string eos_source;    // where the EOS id came from (empty on a cache hit)
+    std::string format_found;  // data.format auto: what the train file's first line has, in words
     unsigned threads = 0;
     double seconds = 0;
     uint64_t bytes_read = 0;               // JSONL bytes tokenized
@@ -51,6 +52,10 @@ struct PrepareReport {
 };
 
 inline constexpr size_t kMaxSkippedMessages = 20;
+
+// A conversation cache in one line: how many were kept, the trained share of the tokens, and how many were
+// truncated or dropped (for `prepare` and the training log).
+std::string describe_conversations(const CacheMeta& meta);
 
 // Validates the config (not that the model exists: only the tokenizer and data must), then builds the
 // cache or reuses it. Errors name the file and line (bad input), the file (missing, unreadable,

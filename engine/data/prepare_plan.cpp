@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "data/hash.h"
 
@@ -24,6 +27,61 @@ Result<CacheInput> describe(const std::string& role, const std::string& path) {
     Result<FileDigest> digest = digest_file(path);
     if (!digest.ok()) return digest.status();
     return CacheInput{role, absolute_path(path), digest->size, digest->mtime_ns, digest->hash};
+}
+
+// data.format, with auto told by the first non-blank line of the train file.
+Status resolve_format(const DataConfig& d, PreparePlan& plan) {
+    if (d.format != "auto") {
+        Result<DataFormat> format = data_format_named(d.format);
+        if (!format.ok()) return Status::Error("/data/format: " + format.error());
+        plan.format = *format;
+        return Status::Ok();
+    }
+    std::ifstream in(d.train_file);
+    if (!in) return Status::Error(d.train_file + ": cannot read the train file");
+    std::string line;
+    for (uint64_t number = 1; std::getline(in, line); ++number) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        nlohmann::json first;
+        try {
+            first = nlohmann::json::parse(line);
+        } catch (const nlohmann::json::exception&) {
+            return Status::Error(d.train_file + ":" + std::to_string(number) +
+                                 ": invalid JSON, so /data/format auto cannot tell the format");
+        }
+        Result<DataFormat> format = detect_data_format(first, d.text_field, &plan.format_found);
+        if (!format.ok())
+            return Status::Error(d.train_file + ":" + std::to_string(number) + ": " + format.error());
+        plan.format = *format;
+        return Status::Ok();
+    }
+    return Status::Error(d.train_file + ": no line to tell the data format from");
+}
+
+// Conversations: train_on, truncation, and the chat setup, whose files become inputs.
+Status resolve_conversations(const RunConfig& config, PreparePlan& plan) {
+    const DataConfig& d = config.data;
+    Result<TrainOn> train_on = train_on_named(d.train_on);
+    if (!train_on.ok()) return Status::Error("/data/train_on: " + train_on.error());
+    plan.train_on = *train_on;
+    plan.truncation = d.truncation;
+    Result<chat::ChatSetup> setup = chat::read_chat_setup(config.model.path, d.chat_template);
+    if (!setup.ok())
+        return Status::Error("/data/format " + std::string(data_format_name(plan.format)) + ": " +
+                             setup.error());
+    plan.chat = std::move(*setup);
+    Result<CacheInput> source = describe("chat_template", plan.chat.source);
+    if (!source.ok()) return source.status();
+    plan.inputs.push_back(*source);
+    const std::string config_file = (fs::path(config.model.path) / "tokenizer_config.json").string();
+    std::error_code ec;
+    if (fs::exists(config_file, ec) &&
+        absolute_path(config_file) != source->path) {  // bos/eos for the template
+        Result<CacheInput> tokenizer_config = describe("tokenizer_config", config_file);
+        if (!tokenizer_config.ok()) return tokenizer_config.status();
+        plan.inputs.push_back(*tokenizer_config);
+    }
+    return Status::Ok();
 }
 
 std::string format_double(double value) {
@@ -85,6 +143,10 @@ Result<PreparePlan> make_prepare_plan(const RunConfig& config) {
     Result<CacheInput> tok = describe("tokenizer", plan.tokenizer_file);
     if (!tok.ok()) return tok.status();
     plan.inputs.push_back(*tok);
+    if (Status s = resolve_format(d, plan); !s.ok()) return s;
+    if (plan.format != DataFormat::kText) {
+        if (Status s = resolve_conversations(config, plan); !s.ok()) return s;
+    }
 
     plan.key = hex64(xxh64(cache_key_text(plan)));
     plan.cache_path = (fs::path(plan.cache_dir) / plan.key).string();
@@ -105,6 +167,11 @@ std::string cache_key_text(const PreparePlan& plan) {
     text += std::string("split=") + split_mode_name(plan.mode) + "\n";
     text += std::string("dedup=") + (plan.dedup ? "1" : "0") + "\n";
     text += "text_field=" + plan.text_field + "\n";
+    text += std::string("format=") + data_format_name(plan.format) + "\n";
+    if (plan.format != DataFormat::kText) {
+        text += std::string("train_on=") + train_on_name(plan.train_on) + "\n";
+        text += "truncation=" + plan.truncation + "\n";
+    }
     if (plan.validation_split_percentage) {
         text += "validation_split_percentage=" + format_double(*plan.validation_split_percentage) + "\n";
     }

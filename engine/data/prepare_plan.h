@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "chat/chat_setup.h"
 #include "contract/run_config.h"
 #include "contract/status.h"
 #include "data/boundaries.h"
+#include "data/conversation.h"
+#include "data/conversation_encoder.h"
 #include "data/token_cache_meta.h"
 #include "tokenizer/tokenizer.h"
 
@@ -26,10 +29,17 @@ struct PreparePlan {
     uint64_t block_size = 0;
     bool dedup = false;
     std::string text_field;
+    DataFormat format = DataFormat::kText;  // data.format, auto resolved by the train file's first line
+    std::string format_found;               // with auto: what the first line has, in words
+    // Conversations: what is trained, what happens past block_size, and the chat template (its file is an
+    // input: it changes the ids).
+    TrainOn train_on = TrainOn::kAssistant;
+    std::string truncation = "drop";
+    chat::ChatSetup chat;
     std::optional<double> validation_split_percentage;  // set when validation_file is empty
     std::optional<int64_t> seed;                // set when documents are held out (> 0 %): it picks them
     std::optional<int64_t> model_eos_token_id;  // eos_token_id of the model's config.json
-    std::vector<CacheInput> inputs;             // train, [validation], tokenizer
+    std::vector<CacheInput> inputs;             // train, [validation], tokenizer, [chat_template]
     std::string key;                            // 16 hex digits of XXH64(cache_key_text)
     std::string cache_path;                     // <cache_dir>/<key>
 };

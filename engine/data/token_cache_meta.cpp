@@ -15,6 +15,7 @@ nlohmann::ordered_json counts_to_json(const SplitCounts& c, Split split) {
     j["blocks"] = c.blocks;
     j["tokens_dropped"] = c.tokens_dropped;
     j["tokens_repeated"] = c.tokens_repeated;
+    j["trained_tokens"] = c.trained_tokens;
     j["tokens_file"] = tokens_file_name(split);
     j["blocks_file"] = blocks_file_name(split);
     return j;
@@ -35,6 +36,7 @@ SplitCounts counts_from_json(const nlohmann::json& j) {
     c.blocks = field<uint64_t>(j, "blocks");
     c.tokens_dropped = field<uint64_t>(j, "tokens_dropped");
     c.tokens_repeated = field<uint64_t>(j, "tokens_repeated");
+    c.trained_tokens = field<uint64_t>(j, "trained_tokens");
     return c;
 }
 
@@ -64,6 +66,9 @@ nlohmann::ordered_json meta_to_json(const CacheMeta& meta) {
     j["split"] = meta.split_mode;
     j["dedup"] = meta.dedup;
     j["text_field"] = meta.text_field;
+    j["data_format"] = meta.data_format;
+    j["train_on"] = meta.train_on;
+    j["untrained_token_bit"] = kUntrainedTokenBit;
     j["validation_split_percentage"] = nullptr;
     if (meta.validation_split_percentage)
         j["validation_split_percentage"] = *meta.validation_split_percentage;
@@ -74,6 +79,8 @@ nlohmann::ordered_json meta_to_json(const CacheMeta& meta) {
     j["documents_read"] = meta.documents_read;
     j["duplicates_removed"] = meta.duplicates_removed;
     j["bad_lines_skipped"] = meta.bad_lines_skipped;
+    j["conversations_truncated"] = meta.conversations_truncated;
+    j["conversations_dropped"] = meta.conversations_dropped;
     j["train"] = counts_to_json(meta.train, Split::kTrain);
     j["validation"] = counts_to_json(meta.validation, Split::kValidation);
     nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
@@ -110,6 +117,8 @@ Result<CacheMeta> meta_from_json(const nlohmann::json& j, const std::string& fil
         meta.split_mode = field<std::string>(j, "split");
         meta.dedup = field<bool>(j, "dedup");
         meta.text_field = field<std::string>(j, "text_field");
+        meta.data_format = field<std::string>(j, "data_format");
+        meta.train_on = field<std::string>(j, "train_on");
         if (j.contains("validation_split_percentage") && !j["validation_split_percentage"].is_null()) {
             meta.validation_split_percentage = j["validation_split_percentage"].get<double>();
         }
@@ -119,6 +128,8 @@ Result<CacheMeta> meta_from_json(const nlohmann::json& j, const std::string& fil
         meta.documents_read = field<uint64_t>(j, "documents_read");
         meta.duplicates_removed = field<uint64_t>(j, "duplicates_removed");
         meta.bad_lines_skipped = field<uint64_t>(j, "bad_lines_skipped");
+        meta.conversations_truncated = field<uint64_t>(j, "conversations_truncated");
+        meta.conversations_dropped = field<uint64_t>(j, "conversations_dropped");
         meta.train = counts_from_json(field<nlohmann::json>(j, "train"));
         meta.validation = counts_from_json(field<nlohmann::json>(j, "validation"));
         for (const nlohmann::json& in : field<nlohmann::json>(j, "inputs")) {

@@ -3,7 +3,9 @@
 //
 // A cache is a folder <cache_dir>/<key> holding:
 //   meta.json          this struct (written last, inside a temporary folder renamed into place)
-//   train.tokens       token ids, uint32 little-endian, all training documents back to back (EOS after each)
+//   train.tokens       token ids, uint32 little-endian, all training documents back to back (EOS after each);
+//                      in a conversation cache each conversation padded to block_size, and the tokens that
+//                      are not trained (prompts, padding) carry kUntrainedTokenBit
 //   train.blocks       block start offsets into train.tokens, uint64 little-endian, ascending; each block
 //                      is the block_size tokens from there
 //   validation.tokens  the same for the validation documents
@@ -22,7 +24,9 @@
 namespace slipway::data {
 
 inline constexpr const char* kTokenCacheMagic = "slipway.token-cache";
-inline constexpr int64_t kTokenCacheFormatVersion = 1;
+inline constexpr int64_t kTokenCacheFormatVersion = 2;  // 2: conversations and their labels
+// Set on a token id that is not trained (vocabularies stay far below 2^31): the labels ride in the ids.
+inline constexpr uint32_t kUntrainedTokenBit = 0x80000000u;
 inline constexpr const char* kTokenCacheMetaFile = "meta.json";
 
 enum class Split { kTrain = 0, kValidation = 1 };
@@ -36,6 +40,7 @@ struct SplitCounts {
     uint64_t blocks = 0;           // in <split>.blocks
     uint64_t tokens_dropped = 0;   // in no block
     uint64_t tokens_repeated = 0;  // in two blocks; blocks * block_size == tokens - dropped + repeated
+    uint64_t trained_tokens = 0;   // tokens without kUntrainedTokenBit (all of them in a text cache)
 };
 
 // One file the cache was made from.
@@ -57,6 +62,8 @@ struct CacheMeta {
     std::string split_mode;  // document | paragraph | concat
     bool dedup = false;
     std::string text_field;
+    std::string data_format = "text";                   // text | messages | sharegpt | alpaca
+    std::string train_on;                               // conversations: assistant | all | last_assistant
     std::optional<double> validation_split_percentage;  // set when validation came from train_file
     std::optional<int64_t> seed;                        // likewise
     int64_t eos_token_id = 0;
@@ -66,11 +73,14 @@ struct CacheMeta {
     uint64_t documents_read = 0;  // good documents in all input files, before dedup
     uint64_t duplicates_removed = 0;
     uint64_t bad_lines_skipped = 0;
+    uint64_t conversations_truncated = 0;  // longer than block_size, cut (data.truncation)
+    uint64_t conversations_dropped = 0;    // longer than block_size, left out (data.truncation drop)
     SplitCounts train;
     SplitCounts validation;
 
     const SplitCounts& counts(Split split) const { return split == Split::kTrain ? train : validation; }
     SplitCounts& counts(Split split) { return split == Split::kTrain ? train : validation; }
+    bool conversations() const { return data_format != "text"; }
 };
 
 nlohmann::ordered_json meta_to_json(const CacheMeta& meta);

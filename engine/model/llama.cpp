@@ -560,16 +560,27 @@ torch::Tensor LlamaForCausalLMImpl::cached_logits(const torch::Tensor& ids, KvCa
     return logits;
 }
 
+std::pair<torch::Tensor, torch::Tensor> next_token_pairs(const torch::Tensor& hidden,
+                                                         const torch::Tensor& ids,
+                                                         const torch::Tensor& trained) {
+    torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, hidden.size(2)});  // (N, C), N = B x (T-1)
+    torch::Tensor targets = ids.slice(1, 1).reshape({-1});                   // (N)
+    if (!trained.defined()) return {h, targets};
+    return {h.index_select(0, trained), targets.index_select(0, trained)};  // (K, C), (K)
+}
+
 LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct,
-                          int64_t chunk_tokens) {
+                          const torch::Tensor& trained, int64_t chunk_tokens) {
     const torch::Tensor hidden = model->hidden_states(ids);  // (B, T, C)
-    const int64_t c = hidden.size(2);
-    const torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, c});  // (N, C), N = B x (T-1)
-    const torch::Tensor targets = ids.slice(1, 1).reshape({-1});      // (N)
+    const auto [h, targets] = next_token_pairs(hidden, ids, trained);
     LossResult result;
+    result.tokens = targets.size(0);
+    if (result.tokens == 0) {  // nothing trained in these blocks: a zero that still reaches the graph
+        result.loss = hidden.sum().to(torch::kFloat32) * 0.0;
+        return result;
+    }
     ChunkedLoss loss = chunked_cross_entropy(h, model->output_weight(), targets, chunk_tokens, count_correct);
     result.loss = loss.loss;
-    result.tokens = targets.size(0);
     result.correct = loss.correct;
     return result;
 }

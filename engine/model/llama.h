@@ -185,14 +185,21 @@ public:
 };
 TORCH_MODULE(LlamaForCausalLM);
 
-// Mean next-token cross-entropy of ids: (B, T) over the B x (T-1) shifted targets, computed from hidden
+// Mean next-token cross-entropy of ids: (B, T) over the B x (T-1) shifted targets, or over the trained ones
+// (`trained`: their positions in that order, train::trained_targets'; undefined: all), computed from hidden
 // states in chunks so the (B, T, V) fp32 logits never exist at once. Also returns the argmax hits.
 struct LossResult {
-    torch::Tensor loss;  // scalar, differentiable
-    int64_t tokens = 0;
+    torch::Tensor loss;   // scalar, differentiable
+    int64_t tokens = 0;   // targets the mean is over
     int64_t correct = 0;  // argmax == target (when asked for)
 };
 LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct = true,
-                          int64_t chunk_tokens = 256);
+                          const torch::Tensor& trained = {}, int64_t chunk_tokens = 256);
+
+// The loss's inputs from the final hidden states (B, T, C) and ids (B, T): the (N, C) rows that predict and
+// the (N) next tokens, all B x (T-1) of them or the `trained` ones.
+std::pair<torch::Tensor, torch::Tensor> next_token_pairs(const torch::Tensor& hidden,
+                                                         const torch::Tensor& ids,
+                                                         const torch::Tensor& trained);
 
 }  // namespace slipway::model

@@ -32,7 +32,8 @@ struct EvalSums {
 };
 
 // The loss of one batch of ids: (B, T), with the argmax hits counted.
-using BatchLoss = std::function<model::LossResult(const torch::Tensor& ids)>;
+// ids (B, T) and the trained targets among them (train::trained_targets; undefined: all).
+using BatchLoss = std::function<model::LossResult(const torch::Tensor& ids, const torch::Tensor& trained)>;
 
 // With `every_rank_in_step` all ranks run the same number of batches (the short shares repeat a batch whose
 // result is dropped), as sharded models need: each batch is a collective there.

@@ -574,7 +574,8 @@ torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, std::vecto
     return UnitCall::apply(input, at::TensorList(shards), reinterpret_cast<int64_t>(calls_.back().get()));
 }
 
-model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correct) {
+model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correct,
+                                     const torch::Tensor& trained) {
     calls_.clear();  // the previous micro-step's backward is done
     model::LlamaModelImpl& inner = *model_->model;
     ShardedUnit* embed = units_.front().get();
@@ -594,20 +595,21 @@ model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correc
                          return layer->forward(in, cos, sin, mask);  // (B, T, C)
                      });
     }
-    const torch::Tensor targets = ids.slice(1, 1).reshape({-1});  // (N), N = B x (T-1)
     auto correct = std::make_shared<int64_t>(0);
     model::LlamaForCausalLM& llama = model_;
     model::LossResult result;
+    result.tokens = trained.defined() ? trained.size(0) : ids.size(0) * (ids.size(1) - 1);
     result.loss = run_unit(
-        head, {}, x, false, [&llama, &inner, targets, count_correct, correct](const torch::Tensor& in) {
-            const torch::Tensor hidden = inner.norm(in);                                   // (B, T, C)
-            const torch::Tensor h = hidden.slice(1, 0, -1).reshape({-1, hidden.size(2)});  // (N, C)
+        head, {}, x, false, [&llama, &inner, ids, trained, count_correct, correct](const torch::Tensor& in) {
+            const torch::Tensor hidden = inner.norm(in);  // (B, T, C)
+            const auto [h, targets] = model::next_token_pairs(hidden, ids, trained);
+            if (targets.size(0) == 0)
+                return (hidden.sum() * 0.0).to(torch::kFloat32);  // nothing trained here
             model::ChunkedLoss l =
                 model::chunked_cross_entropy(h, llama->output_weight(), targets, 256, count_correct);
             *correct = l.correct;
             return l.loss;
         });
-    result.tokens = targets.size(0);
     result.correct = *correct;
     return result;
 }

@@ -154,7 +154,7 @@ private:
     Status build_sharded_model();
     void report_quantized(int64_t bytes, const std::string& where);
     // The loss of one batch through whichever model this run has (sharded or replicated).
-    model::LossResult batch_loss(const torch::Tensor& ids, bool count_correct);
+    model::LossResult batch_loss(const torch::Tensor& ids, const torch::Tensor& trained, bool count_correct);
     void evaluate_now(int64_t step, int64_t samples);
     // /eval/tasks: rank 0 runs them while the others wait outside any collective; a failure is said once
     // and turns the tasks off for the rest of the run (training goes on).
@@ -295,6 +295,7 @@ Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) 
     if (!is_main()) prepared = data::prepare_token_cache(config_, prepare_options);  // a cache hit now
     if (!prepared.ok()) return prepared.status();
     *progress_ << (prepared->cache_hit ? "cache hit: " : "prepared: ") << prepared->cache_path << "\n";
+    if (prepared->meta.conversations()) *progress_ << data::describe_conversations(prepared->meta) << "\n";
     Result<data::TokenCache> cache = data::TokenCache::open(prepared->cache_path);
     if (!cache.ok()) return cache.status();
     cache_.emplace(std::move(*cache));
@@ -437,8 +438,10 @@ Status TrainingRun::build_sharded_model() {
     return Status::Ok();
 }
 
-model::LossResult TrainingRun::batch_loss(const torch::Tensor& ids, bool count_correct) {
-    return sharded_ ? sharded_->loss(ids, count_correct) : model::causal_lm_loss(*llama_, ids, count_correct);
+model::LossResult TrainingRun::batch_loss(const torch::Tensor& ids, const torch::Tensor& trained,
+                                          bool count_correct) {
+    return sharded_ ? sharded_->loss(ids, count_correct, trained)
+                    : model::causal_lm_loss(*llama_, ids, count_correct, trained);
 }
 
 Status TrainingRun::plan_steps() {
@@ -589,9 +592,12 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
         model::Bf16Autocast autocast(t_.bf16, device_.type());
         if (sharded()) {
             sharded_->set_training(false);
-            sums = evaluate_share([this](const torch::Tensor& ids) { return batch_loss(ids, true); }, *cache_,
-                                  t_.per_device_eval_batch_size, rank(), world_size(), device_,
-                                  /*every_rank_in_step=*/true);
+            sums = evaluate_share(
+                [this](const torch::Tensor& ids, const torch::Tensor& trained) {
+                    return batch_loss(ids, trained, true);
+                },
+                *cache_, t_.per_device_eval_batch_size, rank(), world_size(), device_,
+                /*every_rank_in_step=*/true);
             sharded_->set_training(true);
         } else {
             sums = evaluate_share(*llama_, *cache_, t_.per_device_eval_batch_size, rank(), world_size(),
@@ -750,6 +756,8 @@ Result<TrainReport> TrainingRun::loop() {
             }
             const torch::Tensor ids = make_batch(*cache_, data::Split::kTrain, order, cursor_,
                                                  static_cast<size_t>(batch), device_);  // (B, T)
+            const torch::Tensor trained = trained_targets(*cache_, data::Split::kTrain, order, cursor_,
+                                                          static_cast<size_t>(batch), device_);
             cursor_ += static_cast<size_t>(batch);
             const bool sync = reducer_ && micro == accumulation - 1;  // earlier micro-steps only accumulate
             if (sync) reducer_->before_sync_forward();
@@ -757,7 +765,7 @@ Result<TrainReport> TrainingRun::loop() {
             {
                 const StepProfiler::Phase forward = profiler.phase("forward");
                 model::Bf16Autocast autocast(t_.bf16, device_.type());  // fp32 master weights, bf16 matmuls
-                r = batch_loss(ids, /*count_correct=*/false);
+                r = batch_loss(ids, trained, /*count_correct=*/false);
             }
             throw_here_if_injected(rank(), current_step_, [] {
                 (void)torch::matmul(torch::zeros({2, 3}), torch::zeros({2, 3}));

@@ -387,6 +387,26 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Data format</source>
+        <translation>Формат данных</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Train on</source>
+        <translation>Обучать на</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chat template file</source>
+        <translation>Файл шаблона чата</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Long conversations</source>
+        <translation>Длинные диалоги</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Preprocessing</source>
         <translation>Предобработка</translation>
     </message>
@@ -907,6 +927,26 @@
         <location line="+1"/>
         <source>Tokens per training sequence.</source>
         <translation>Токенов в обучающей последовательности.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What a line holds: text (text_field, every token trained), messages ({role, content} turns), sharegpt ({from, value} turns), alpaca (instruction/input/output); auto tells it from the first line. Conversations are rendered with the model's chat template.</source>
+        <translation>Что содержит строка: text (поле text_field, обучаются все токены), messages (реплики {role, content}), sharegpt (реплики {from, value}), alpaca (instruction/input/output); auto определяет формат по первой строке. Диалоги оформляются шаблоном чата модели.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Conversations: which tokens are trained: assistant (every assistant turn through its end-of-turn marker), all, or last_assistant.</source>
+        <translation>Диалоги: какие токены обучаются: assistant (каждая реплика ассистента вместе с маркером конца реплики), all (все) или last_assistant (последняя реплика ассистента).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Conversations: a Jinja chat template file; empty means the model's (tokenizer_config.json or chat_template.jinja).</source>
+        <translation>Диалоги: файл шаблона чата Jinja; пусто — шаблон модели (tokenizer_config.json или chat_template.jinja).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Conversations longer than block_size: drop (counted), truncate_right (keep the start) or truncate_left (keep the end).</source>
+        <translation>Диалоги длиннее block_size: drop (отбросить, с подсчётом), truncate_right (оставить начало) или truncate_left (оставить конец).</translation>
     </message>
     <message>
         <location line="+1"/>

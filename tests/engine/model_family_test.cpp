@@ -157,6 +157,43 @@ TEST(ModelFamily, PlannerCountsWhatTheModuleHas) {
 }
 
 // Row i of the mask is the query at position Tk - Tq + i; -inf marks the keys it must not see.
+// A conversation's loss is over its trained targets only: causal_lm_loss with `trained` positions equals
+// torch's cross_entropy over the whole logits with the other labels -100 (ignore_index), value and gradient;
+// no trained target gives 0 with a gradient of zeros.
+TEST(ModelFamily, LossOverTrainedTargetsEqualsCrossEntropyWithIgnoredLabels) {
+    torch::manual_seed(11);
+    LlamaForCausalLM a(parsed(small("llama"))), b(parsed(small("llama")));
+    {
+        torch::NoGradGuard no_grad;
+        const auto pa = a->parameters(), pb = b->parameters();
+        for (size_t i = 0; i < pa.size(); ++i)
+            pb[i].copy_(pa[i]);
+    }
+    const torch::Tensor ids = torch::randint(100, {3, 9}, torch::kInt64);   // (B, T)
+    const torch::Tensor keep = torch::rand({3, 8}) < 0.4;                   // (B, T-1) trained targets
+    const torch::Tensor trained = keep.reshape({-1}).nonzero().squeeze(1);  // (K) in B x (T-1) order
+    ASSERT_GT(trained.size(0), 0);
+    const LossResult mine = causal_lm_loss(a, ids, true, trained);
+    EXPECT_EQ(mine.tokens, trained.size(0));
+    const torch::Tensor labels = ids.slice(1, 1).masked_fill(keep.logical_not(), -100).reshape({-1});  // (N)
+    const torch::Tensor logits = b->logits(ids).slice(1, 0, -1).reshape({-1, 100});  // (N, V)
+    const torch::Tensor reference = torch::nn::functional::cross_entropy(
+        logits, labels, torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+    EXPECT_NEAR(mine.loss.item<double>(), reference.item<double>(), 1e-5);
+    mine.loss.backward();
+    reference.backward();
+    const auto pa = a->named_parameters(), pb = b->named_parameters();
+    for (const auto& item : pa) {
+        const torch::Tensor ga = item.value().grad(), gb = pb[item.key()].grad();
+        ASSERT_TRUE(ga.defined()) << item.key();
+        EXPECT_LE((ga - gb).abs().max().item<double>(), 1e-5 * std::max(1.0, gb.abs().max().item<double>()))
+            << item.key();
+    }
+    const LossResult none = causal_lm_loss(a, ids, false, torch::empty({0}, torch::kInt64));
+    EXPECT_EQ(none.tokens, 0);
+    EXPECT_EQ(none.loss.item<double>(), 0.0);
+}
+
 TEST(ModelFamily, AttentionMaskRowsForCacheAndWindow) {
     auto seen = [](const torch::Tensor& mask) {
         std::vector<std::vector<int>> rows;

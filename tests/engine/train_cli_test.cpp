@@ -81,6 +81,58 @@ TEST_F(TrainCli, LossFallsAndOutputsLoadBack) {
     EXPECT_LT(first[0].value.get<double>(), losses.front().value.get<double>() - 1.0);
 }
 
+// A chat file trains on the answers only: the conversations go through the model folder's chat template
+// (tokenizer_config.json), one padded block each; the loss over the (learnable) answers falls far, and it
+// differs from training on every token of the same data from the same start.
+TEST_F(TrainCli, ConversationsTrainOnTheAnswersOnly) {
+    std::ofstream((dir_ / "model" / "tokenizer_config.json").string()) << nlohmann::json{
+        {"eos_token", "<|end_of_text|>"},
+        {"chat_template",
+         "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}"
+         "{% if m['role'] == 'assistant' %}{{ eos_token }}{% endif %}\n{% endfor %}"
+         "{% if add_generation_prompt %}assistant:{% endif %}"}}.dump();
+    std::ofstream chat((dir_ / "chat.jsonl").string());
+    const char* const things[] = {"cat", "dog", "house", "tree", "river", "town", "king", "ship"};
+    for (int i = 0; i < 96; ++i) {
+        const std::string thing = things[i % 8];
+        chat << nlohmann::json{{"messages",
+                                {{{"role", "user"},
+                                  {"content",
+                                   "where is the " + thing + " number " + std::to_string(i) + "?"}},
+                                 {{"role", "assistant"}, {"content", "the " + thing + " is on the hill."}}}}}
+                    .dump()
+             << "\n";
+    }
+    chat.close();
+    const auto config = [&](const std::string& name, const std::string& train_on) {
+        return write_config(name,
+                            {{"data",
+                              {{"train_file", (dir_ / "chat.jsonl").string()},
+                               {"format", "auto"},
+                               {"train_on", train_on},
+                               {"block_size", 48}}},
+                             {"training", {{"max_steps", 30}, {"learning_rate", 1e-2}, {"eval_steps", 30}}}});
+    };
+    const TrainRun answers = train(config("answers", "assistant"));
+    ASSERT_EQ(answers.exit_code, 0) << answers.err;
+    EXPECT_NE(answers.err.find("conversations (messages, train_on assistant): "), std::string::npos)
+        << answers.err;
+    const std::vector<slipway::MllogEvent> losses =
+        events((dir_ / "answers" / "mllog.txt").string(), "train_loss");
+    ASSERT_EQ(losses.size(), 30u);
+    EXPECT_LT(losses.back().value.get<double>(), 2.5) << "the answers are nearly fixed: learnt";
+    EXPECT_LT(losses.back().value.get<double>(), losses.front().value.get<double>() - 3.0);
+    EXPECT_EQ(events((dir_ / "answers" / "mllog.txt").string(), "eval_loss").size(), 1u);
+
+    const TrainRun all = train(config("all", "all"));
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    const std::vector<slipway::MllogEvent> all_losses =
+        events((dir_ / "all" / "mllog.txt").string(), "train_loss");
+    ASSERT_EQ(all_losses.size(), 30u);
+    EXPECT_GT(all_losses.back().value.get<double>(), losses.back().value.get<double>() + 0.3)
+        << "the questions (with their numbers) are harder than the answers";
+}
+
 TEST_F(TrainCli, MllogFollowsTheMlperfRules) {
     ASSERT_EQ(train(write_config("rules", {{"eval", {{"target", 9.0}}}})).exit_code, 0);
     const std::string mllog = (dir_ / "rules" / "mllog.txt").string();
@@ -158,12 +210,14 @@ TEST_F(TrainCli, EvalTasksAreLoggedAtEveryEvaluation) {
         }
     }
 
-    std::ofstream(dir_ / "bad-tasks.json") << R"({"tasks": [{"name": "x", "kind": "essay", "data": "mc.jsonl"}]})";
-    const TrainRun bad = train(write_config("bad", {{"eval", {{"tasks", (dir_ / "bad-tasks.json").string()}}}}));
+    std::ofstream(dir_ / "bad-tasks.json")
+        << R"({"tasks": [{"name": "x", "kind": "essay", "data": "mc.jsonl"}]})";
+    const TrainRun bad =
+        train(write_config("bad", {{"eval", {{"tasks", (dir_ / "bad-tasks.json").string()}}}}));
     EXPECT_NE(bad.exit_code, 0);
-    EXPECT_NE(
-        bad.err.find("/eval/tasks: " + (dir_ / "bad-tasks.json").string() + R"(: tasks[0] "x": field "kind")"),
-        std::string::npos)
+    EXPECT_NE(bad.err.find("/eval/tasks: " + (dir_ / "bad-tasks.json").string() +
+                           R"(: tasks[0] "x": field "kind")"),
+              std::string::npos)
         << bad.err;
     EXPECT_FALSE(fs::exists(dir_ / "bad" / "model.safetensors"));
 }
