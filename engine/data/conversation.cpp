@@ -126,16 +126,13 @@ Result<DataFormat> detect_data_format(const nlohmann::json& line, const std::str
         say("\"instruction\" and \"output\" (Alpaca)");
         return DataFormat::kAlpaca;
     }
-    if (line.contains(text_field)) {
-        if (found != nullptr) *found = "a \"" + text_field + "\" field (plain text)";
-        return DataFormat::kText;
-    }
-    std::string keys;
-    for (const auto& item : line.items())
-        keys += (keys.empty() ? "" : ", ") + nlohmann::json(item.key()).dump();
-    return Status::Error("cannot tell the data format from the first line's keys (" + keys +
-                         "): expected \"messages\", \"conversations\", \"instruction\" + \"output\", or \"" +
-                         text_field + "\"");
+    // Anything else is plain text: a line without text_field is then refused by the text reader, naming it.
+    if (found != nullptr)
+        *found = line.contains(text_field) ? "a \"" + text_field + "\" field (plain text)"
+                                           : "none of \"messages\", \"conversations\" or \"instruction\" + "
+                                             "\"output\" (plain text from \"" +
+                                                 text_field + "\")";
+    return DataFormat::kText;
 }
 
 nlohmann::json Conversation::messages(size_t count) const {

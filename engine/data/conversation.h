@@ -22,8 +22,8 @@ enum class DataFormat { kText, kMessages, kShareGpt, kAlpaca };
 const char* data_format_name(DataFormat format);
 
 // The format a line's keys say: "messages" -> messages, "conversations" -> sharegpt, "instruction" and
-// "output" -> alpaca, `text_field` -> text. `found` gets the keys that decided it, in words, e.g.
-// "a \"messages\" list"; an error names the keys the line has.
+// "output" -> alpaca, anything else text (read from `text_field`). `found` gets what decided it, in words,
+// e.g. "a \"messages\" list". An error only for a line that is not an object.
 [[nodiscard]] Result<DataFormat> detect_data_format(const nlohmann::json& line, const std::string& text_field,
                                                     std::string* found = nullptr);
 

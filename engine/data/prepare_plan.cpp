@@ -29,7 +29,8 @@ Result<CacheInput> describe(const std::string& role, const std::string& path) {
     return CacheInput{role, absolute_path(path), digest->size, digest->mtime_ns, digest->hash};
 }
 
-// data.format, with auto told by the first non-blank line of the train file.
+// data.format, with auto told by the train file's first line that is a JSON object (bad lines before it are
+// the text reader's to refuse or skip; a file with none is read as text).
 Status resolve_format(const DataConfig& d, PreparePlan& plan) {
     if (d.format != "auto") {
         Result<DataFormat> format = data_format_named(d.format);
@@ -42,20 +43,17 @@ Status resolve_format(const DataConfig& d, PreparePlan& plan) {
     std::string line;
     for (uint64_t number = 1; std::getline(in, line); ++number) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        nlohmann::json first;
-        try {
-            first = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::exception&) {
-            return Status::Error(d.train_file + ":" + std::to_string(number) +
-                                 ": invalid JSON, so /data/format auto cannot tell the format");
-        }
+        const nlohmann::json first = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (!first.is_object()) continue;
         Result<DataFormat> format = detect_data_format(first, d.text_field, &plan.format_found);
         if (!format.ok())
             return Status::Error(d.train_file + ":" + std::to_string(number) + ": " + format.error());
         plan.format = *format;
         return Status::Ok();
     }
-    return Status::Error(d.train_file + ": no line to tell the data format from");
+    plan.format = DataFormat::kText;
+    plan.format_found = "no JSON object in the file (plain text)";
+    return Status::Ok();
 }
 
 // Conversations: train_on, truncation, and the chat setup, whose files become inputs.

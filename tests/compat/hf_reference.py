@@ -439,8 +439,8 @@ def hf_labels(tok, messages, ids, last_only):
         while (suffix < len(ids) - begin and suffix < len(emptied) - min(begin, len(emptied))
                and ids[-1 - suffix] == emptied[-1 - suffix]):
             suffix += 1
-        content_end = begin if begin == len(ids) else len(ids) - suffix
         start = len(prefix) if ids[:len(prefix)] == prefix else begin
+        content_end = start if begin == len(ids) else len(ids) - suffix  # nothing differs: an empty answer
         end = next((j for j in range(max(start, content_end), len(ids)) if ids[j] == eos), len(ids) - 1)
         labels[start:end + 1] = ids[start:end + 1]
     return labels
