@@ -39,6 +39,7 @@ struct DataConfig {
     std::string train_on = "assistant";  // conversations: assistant | all | last_assistant
     std::string chat_template;           // conversations: a template file; empty = the model's
     std::string truncation = "drop";  // conversations over block_size: drop | truncate_left | truncate_right
+    bool packing = true;  // conversations: several a block, attention kept within each; false: one a block
     int64_t block_size = 1024;
     std::string split = "document";  // document | paragraph | concat: where a block may start
     double validation_split_percentage = 5.0;

@@ -181,6 +181,11 @@ std::vector<FieldSpec> build_fields() {
         .shown_as("Long conversations", "Preprocessing")
         .member(&RC::data, &DataConfig::truncation)
         .one_of({"drop", "truncate_right", "truncate_left"});
+    add({"data", "packing", FT::kBool,
+         "Conversations: pack several into each block (attention and positions restart at each one, so "
+         "none sees another); off: one conversation a block, each batch cut to its longest."})
+        .shown_as("Pack conversations", "Preprocessing")
+        .member(&RC::data, &DataConfig::packing);
     add({"data", "block_size", FT::kInt, "Tokens per training sequence."})
         .shown_as("Sequence length", "Data")
         .member(&RC::data, &DataConfig::block_size)

@@ -42,7 +42,7 @@ bool append_encoded(const tokenizer::Tokenizer& tok, std::string_view text, std:
     return true;
 }
 
-// One conversation: ids with untrained tokens marked, cut or dropped past block_size, padded to it.
+// One conversation: ids with untrained tokens marked, cut or dropped past block_size, padded to it if asked.
 void encode_conversation_line(const nlohmann::json& doc, const DocumentEncoderOptions& o,
                               EncodedDocument& out) {
     Result<Conversation> conversation = parse_conversation(doc, o.format);
@@ -79,7 +79,10 @@ void encode_conversation_line(const nlohmann::json& doc, const DocumentEncoderOp
         out.dropped = true;
         return;
     }
-    out.tokens.resize(o.block_size, o.eos_token_id | kUntrainedTokenBit);
+    if (o.pad_to_block) {
+        out.padding = o.block_size - out.tokens.size();
+        out.tokens.resize(o.block_size, o.eos_token_id | kUntrainedTokenBit);
+    }
 }
 
 void encode(std::string_view line, const DocumentEncoderOptions& o, EncodedDocument& out) {
@@ -138,6 +141,7 @@ void encode_document(std::string_view line, const DocumentEncoderOptions& option
     out.tokens.clear();
     out.starts.clear();
     out.trained = 0;
+    out.padding = 0;
     out.truncated = out.dropped = false;
     try {
         encode(line, options, out);

@@ -2,7 +2,7 @@
 // it for dedup, tokenize (paragraph by paragraph in paragraph mode, so each paragraph start is a token
 // boundary) and append EOS. A conversation line is read in its format, rendered by the chat template and
 // tokenized (conversation_encoder.h), cut to block_size as data.truncation says, its untrained tokens
-// marked with kUntrainedTokenBit, and padded to block_size (the padding untrained): one block each.
+// marked with kUntrainedTokenBit, and (unless packed later) padded to block_size, the padding untrained.
 // Pure and thread-safe: the prepare pipeline runs it on every worker.
 #pragma once
 
@@ -32,6 +32,7 @@ struct DocumentEncoderOptions {
     TrainOn train_on = TrainOn::kAssistant;
     uint64_t block_size = 0;
     std::string truncation = "drop";
+    bool pad_to_block = true;  // false: the conversation's own tokens only (ConversationPacker pads)
 };
 
 struct EncodedDocument {
@@ -40,6 +41,7 @@ struct EncodedDocument {
     std::vector<uint32_t> tokens;  // the document's ids, then EOS
     std::vector<uint32_t> starts;  // paragraph mode: token offsets (> 0) where a paragraph starts
     uint64_t trained = 0;          // tokens without kUntrainedTokenBit
+    uint64_t padding = 0;          // of those tokens, the padding up to block_size
     bool truncated = false;        // a conversation cut to block_size
     bool dropped = false;          // a conversation left out (too long under drop, or nothing left to train)
 };

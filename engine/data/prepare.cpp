@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "data/block_cutter.h"
+#include "data/conversation_packer.h"
 #include "data/dedup.h"
 #include "data/document_encoder.h"
 #include "data/prepare_plan.h"
@@ -47,7 +48,9 @@ public:
           writer_(writer),
           pool_(pool),
           report_(report),
-          cutters_{BlockCutter(plan.mode, plan.block_size), BlockCutter(plan.mode, plan.block_size)} {
+          cutters_{BlockCutter(plan.mode, plan.block_size), BlockCutter(plan.mode, plan.block_size)},
+          packers_{ConversationPacker(plan.block_size, encoder.eos_token_id),
+                   ConversationPacker(plan.block_size, encoder.eos_token_id)} {
         for (const CacheInput& in : plan.inputs) {
             if (in.role != "tokenizer") bytes_total_ += in.size;
         }
@@ -99,6 +102,9 @@ public:
     Status finish(CacheMeta& meta) {
         for (const Split split : {Split::kTrain, Split::kValidation}) {
             BlockCutter& cutter = cutters_[static_cast<int>(split)];
+            ConversationPacker& packer = packers_[static_cast<int>(split)];
+            packer.finish();
+            if (Status s = append_packed(split); !s.ok()) return s;
             cutter.finish();
             if (Status s = writer_.append_blocks(split, cutter.take_blocks()); !s.ok()) return s;
             SplitCounts& c = meta.counts(split);
@@ -108,6 +114,7 @@ public:
             c.tokens_dropped = cutter.stats().dropped;
             c.tokens_repeated = cutter.stats().repeated;
             c.trained_tokens = trained_[static_cast<int>(split)];
+            c.padding_tokens = plan_.packing ? packer.padding_tokens() : padding_[static_cast<int>(split)];
         }
         meta.conversations_truncated = conversations_truncated_;
         meta.conversations_dropped = conversations_dropped_;
@@ -142,9 +149,25 @@ private:
         ++documents_[s];
         trained_[s] += doc.trained;
         tokens_ += doc.tokens.size();
+        if (plan_.format != DataFormat::kText && plan_.packing) {
+            packers_[s].add(doc.tokens);
+            return append_packed(split);
+        }
+        padding_[s] += doc.padding;
         if (Status st = writer_.append_tokens(split, doc.tokens); !st.ok()) return st;
         cutters_[s].add_document(doc.tokens.size(), doc.starts);
         return writer_.append_blocks(split, cutters_[s].take_blocks());
+    }
+
+    // The blocks the packer closed, each a document of exactly block_size tokens to the cutter.
+    Status append_packed(Split split) {
+        const int s = static_cast<int>(split);
+        for (const std::vector<uint32_t>& block : packers_[s].take_blocks()) {
+            if (Status st = writer_.append_tokens(split, block); !st.ok()) return st;
+            cutters_[s].add_document(block.size(), {});
+            if (Status st = writer_.append_blocks(split, cutters_[s].take_blocks()); !st.ok()) return st;
+        }
+        return Status::Ok();
     }
 
     void report_progress(const std::string& file, uint64_t bytes_done) {
@@ -162,6 +185,8 @@ private:
     WorkerPool& pool_;
     PrepareReport& report_;
     BlockCutter cutters_[2];
+    ConversationPacker packers_[2];
+    uint64_t padding_[2] = {0, 0};
     DuplicateFilter dedup_;
     uint64_t documents_[2] = {0, 0};
     uint64_t trained_[2] = {0, 0};
@@ -187,16 +212,24 @@ unsigned thread_count(const RunConfig& config, const PrepareOptions& options) {
 std::string describe_conversations(const CacheMeta& m) {
     const uint64_t tokens = m.train.tokens + m.validation.tokens;
     const uint64_t trained = m.train.trained_tokens + m.validation.trained_tokens;
-    char share[32];
-    std::snprintf(share, sizeof(share), "%.1f%%",
-                  tokens ? 100.0 * static_cast<double>(trained) / static_cast<double>(tokens) : 0.0);
+    const uint64_t padding = m.train.padding_tokens + m.validation.padding_tokens;
+    const uint64_t blocks = m.train.blocks + m.validation.blocks;
+    const auto percent = [](uint64_t part, uint64_t whole) {
+        char text[32];
+        std::snprintf(text, sizeof(text), "%.1f%%",
+                      whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+        return std::string(text);
+    };
+    const std::string layout = m.packed ? "packed into " + std::to_string(blocks) + " blocks of " +
+                                              std::to_string(m.block_size) + " tokens (" +
+                                              percent(tokens - padding, tokens) + " filled)"
+                                        : "one a block of " + std::to_string(m.block_size) + " tokens";
     return "conversations (" + m.data_format + ", train_on " + m.train_on +
-           "): " + std::to_string(m.train.documents + m.validation.documents) +
-           " kept, one a block padded to " + std::to_string(m.block_size) + " tokens; " +
-           std::to_string(trained) + " of " + std::to_string(tokens) + " tokens trained (" + share + "); " +
-           std::to_string(m.conversations_truncated) + " truncated, " +
-           std::to_string(m.conversations_dropped) + " dropped (longer than " + std::to_string(m.block_size) +
-           " tokens, or nothing left to train)";
+           "): " + std::to_string(m.train.documents + m.validation.documents) + " kept, " + layout + "; " +
+           std::to_string(trained) + " of " + std::to_string(tokens - padding) + " tokens trained (" +
+           percent(trained, tokens - padding) + "); " + std::to_string(m.conversations_truncated) +
+           " truncated, " + std::to_string(m.conversations_dropped) + " dropped (longer than " +
+           std::to_string(m.block_size) + " tokens, or nothing left to train)";
 }
 
 Result<PrepareReport> prepare_token_cache(const RunConfig& config, const PrepareOptions& options) {
@@ -249,6 +282,7 @@ Result<PrepareReport> prepare_token_cache(const RunConfig& config, const Prepare
     encoder.train_on = plan->train_on;
     encoder.block_size = plan->block_size;
     encoder.truncation = plan->truncation;
+    encoder.pad_to_block = !plan->packing;
     report.threads = thread_count(config, options);
     WorkerPool pool(report.threads);
     CacheMeta meta;
@@ -281,6 +315,7 @@ Result<PrepareReport> prepare_token_cache(const RunConfig& config, const Prepare
     meta.text_field = plan->text_field;
     meta.data_format = data_format_name(plan->format);
     meta.train_on = plan->format == DataFormat::kText ? "" : train_on_name(plan->train_on);
+    meta.packed = plan->format != DataFormat::kText && plan->packing;
     meta.validation_split_percentage = plan->validation_split_percentage;
     meta.seed = plan->seed;
     meta.eos_token_id = *eos;

@@ -63,6 +63,7 @@ Status resolve_conversations(const RunConfig& config, PreparePlan& plan) {
     if (!train_on.ok()) return Status::Error("/data/train_on: " + train_on.error());
     plan.train_on = *train_on;
     plan.truncation = d.truncation;
+    plan.packing = d.packing;
     Result<chat::ChatSetup> setup = chat::read_chat_setup(config.model.path, d.chat_template);
     if (!setup.ok())
         return Status::Error("/data/format " + std::string(data_format_name(plan.format)) + ": " +
@@ -169,6 +170,7 @@ std::string cache_key_text(const PreparePlan& plan) {
     if (plan.format != DataFormat::kText) {
         text += std::string("train_on=") + train_on_name(plan.train_on) + "\n";
         text += "truncation=" + plan.truncation + "\n";
+        text += std::string("packing=") + (plan.packing ? "1" : "0") + "\n";
     }
     if (plan.validation_split_percentage) {
         text += "validation_split_percentage=" + format_double(*plan.validation_split_percentage) + "\n";

@@ -35,6 +35,7 @@ struct PreparePlan {
     // input: it changes the ids).
     TrainOn train_on = TrainOn::kAssistant;
     std::string truncation = "drop";
+    bool packing = false;  // several conversations a block (data.packing)
     chat::ChatSetup chat;
     std::optional<double> validation_split_percentage;  // set when validation_file is empty
     std::optional<int64_t> seed;                // set when documents are held out (> 0 %): it picks them

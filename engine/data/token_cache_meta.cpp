@@ -16,6 +16,7 @@ nlohmann::ordered_json counts_to_json(const SplitCounts& c, Split split) {
     j["tokens_dropped"] = c.tokens_dropped;
     j["tokens_repeated"] = c.tokens_repeated;
     j["trained_tokens"] = c.trained_tokens;
+    j["padding_tokens"] = c.padding_tokens;
     j["tokens_file"] = tokens_file_name(split);
     j["blocks_file"] = blocks_file_name(split);
     return j;
@@ -37,6 +38,7 @@ SplitCounts counts_from_json(const nlohmann::json& j) {
     c.tokens_dropped = field<uint64_t>(j, "tokens_dropped");
     c.tokens_repeated = field<uint64_t>(j, "tokens_repeated");
     c.trained_tokens = field<uint64_t>(j, "trained_tokens");
+    c.padding_tokens = field<uint64_t>(j, "padding_tokens");
     return c;
 }
 
@@ -68,7 +70,9 @@ nlohmann::ordered_json meta_to_json(const CacheMeta& meta) {
     j["text_field"] = meta.text_field;
     j["data_format"] = meta.data_format;
     j["train_on"] = meta.train_on;
+    j["packed"] = meta.packed;
     j["untrained_token_bit"] = kUntrainedTokenBit;
+    j["document_start_bit"] = kDocumentStartBit;
     j["validation_split_percentage"] = nullptr;
     if (meta.validation_split_percentage)
         j["validation_split_percentage"] = *meta.validation_split_percentage;
@@ -119,6 +123,7 @@ Result<CacheMeta> meta_from_json(const nlohmann::json& j, const std::string& fil
         meta.text_field = field<std::string>(j, "text_field");
         meta.data_format = field<std::string>(j, "data_format");
         meta.train_on = field<std::string>(j, "train_on");
+        meta.packed = field<bool>(j, "packed");
         if (j.contains("validation_split_percentage") && !j["validation_split_percentage"].is_null()) {
             meta.validation_split_percentage = j["validation_split_percentage"].get<double>();
         }

@@ -4,8 +4,10 @@
 // A cache is a folder <cache_dir>/<key> holding:
 //   meta.json          this struct (written last, inside a temporary folder renamed into place)
 //   train.tokens       token ids, uint32 little-endian, all training documents back to back (EOS after each);
-//                      in a conversation cache each conversation padded to block_size, and the tokens that
-//                      are not trained (prompts, padding) carry kUntrainedTokenBit
+//                      in a conversation cache the tokens that are not trained (prompts, padding) carry
+//                      kUntrainedTokenBit; packed, each block holds whole conversations, the first token of
+//                      each (and of the padding after the last) carrying kDocumentStartBit; unpacked, each
+//                      conversation is padded to block_size
 //   train.blocks       block start offsets into train.tokens, uint64 little-endian, ascending; each block
 //                      is the block_size tokens from there
 //   validation.tokens  the same for the validation documents
@@ -24,9 +26,12 @@
 namespace slipway::data {
 
 inline constexpr const char* kTokenCacheMagic = "slipway.token-cache";
-inline constexpr int64_t kTokenCacheFormatVersion = 2;  // 2: conversations and their labels
-// Set on a token id that is not trained (vocabularies stay far below 2^31): the labels ride in the ids.
+inline constexpr int64_t kTokenCacheFormatVersion = 3;  // 2: conversations and their labels; 3: packed
+// Set on a token id that is not trained (vocabularies stay far below 2^30): the labels ride in the ids.
 inline constexpr uint32_t kUntrainedTokenBit = 0x80000000u;
+// Set on the first token of each document of a packed block: attention and positions restart there.
+inline constexpr uint32_t kDocumentStartBit = 0x40000000u;
+inline constexpr uint32_t kTokenIdMask = ~(kUntrainedTokenBit | kDocumentStartBit);
 inline constexpr const char* kTokenCacheMetaFile = "meta.json";
 
 enum class Split { kTrain = 0, kValidation = 1 };
@@ -41,6 +46,7 @@ struct SplitCounts {
     uint64_t tokens_dropped = 0;   // in no block
     uint64_t tokens_repeated = 0;  // in two blocks; blocks * block_size == tokens - dropped + repeated
     uint64_t trained_tokens = 0;   // tokens without kUntrainedTokenBit (all of them in a text cache)
+    uint64_t padding_tokens = 0;   // conversations: tokens that fill blocks up to block_size
 };
 
 // One file the cache was made from.
@@ -64,6 +70,7 @@ struct CacheMeta {
     std::string text_field;
     std::string data_format = "text";                   // text | messages | sharegpt | alpaca
     std::string train_on;                               // conversations: assistant | all | last_assistant
+    bool packed = false;                                // conversations: several a block (kDocumentStartBit)
     std::optional<double> validation_split_percentage;  // set when validation came from train_file
     std::optional<int64_t> seed;                        // likewise
     int64_t eos_token_id = 0;

@@ -91,14 +91,14 @@ public:
         torch::NoGradGuard no_grad;
         ctx->save_for_backward({cos, sin});
         ctx->saved_data["dtype"] = static_cast<int64_t>(x.scalar_type());
-        const torch::Tensor c = cos.unsqueeze(1), s = sin.unsqueeze(1);  // (T, 1, D)
+        const torch::Tensor c = cos.unsqueeze(-2), s = sin.unsqueeze(-2);  // ([B,] T, 1, D)
         return x * c + rotate_half(x, false) * s;
     }
 
     // y = x c + R x s with R the rotation above: dx = g c + R^T (g s).
     static variable_list backward(AutogradContext* ctx, variable_list grads) {
         const auto saved = ctx->get_saved_variables();
-        const torch::Tensor c = saved[0].unsqueeze(1), s = saved[1].unsqueeze(1);
+        const torch::Tensor c = saved[0].unsqueeze(-2), s = saved[1].unsqueeze(-2);
         const auto dtype = static_cast<torch::ScalarType>(ctx->saved_data["dtype"].toInt());
         const torch::Tensor g = grads[0];
         return {(g * c + rotate_half(g * s, true)).to(dtype), torch::Tensor(), torch::Tensor()};
@@ -265,7 +265,7 @@ cuda::RopeArgs rope_args(const torch::Tensor& x, int64_t rotated_heads, const to
                          const torch::Tensor& sin) {
     cuda::RopeArgs a;
     a.tokens = x.size(0) * x.size(1);
-    a.t = x.size(1);
+    a.t = cos.dim() == 3 ? x.size(0) * x.size(1) : x.size(1);  // per-token tables: row = token
     a.heads = x.size(2);
     a.rotated_heads = rotated_heads;
     a.head_dim = x.size(3);
@@ -368,8 +368,10 @@ bool rope_in_place_fits(const torch::Tensor& x, const torch::Tensor& cos, const 
     return cuda_kernels_enabled(x.device()) && x.dim() == 4 && x.is_contiguous() && x.size(3) % 2 == 0 &&
            cuda_element_type(x.scalar_type()) && cuda_element_type(cos.scalar_type()) &&
            cos.scalar_type() == sin.scalar_type() && cos.device() == x.device() &&
-           sin.device() == x.device() && cos.dim() == 2 && cos.is_contiguous() && sin.is_contiguous() &&
-           cos.sizes() == sin.sizes() && cos.size(0) == x.size(1) && cos.size(1) == x.size(3);
+           sin.device() == x.device() && cos.is_contiguous() && sin.is_contiguous() &&
+           cos.sizes() == sin.sizes() && cos.size(-1) == x.size(3) &&
+           (cos.dim() == 2 ? cos.size(0) == x.size(1)
+                           : cos.dim() == 3 && cos.size(0) == x.size(0) && cos.size(1) == x.size(1));
 #else
     (void)x, (void)cos, (void)sin;
     return false;

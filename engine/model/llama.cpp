@@ -25,7 +25,8 @@ torch::Tensor rotate_half(const torch::Tensor& x) {
 }
 
 // HF's rotary embedding x cos + rotate_half(x) sin for fp32 on CPU as one loop each way instead of five
-// ATen ops and their autograd nodes. x: (B, T, H, D) with unit stride along D; cos, sin: (T, D) contiguous.
+// ATen ops and their autograd nodes. x: (B, T, H, D) with unit stride along D; cos, sin: (T, D) or, one
+// table row a token, (B, T, D), contiguous.
 // Backward: dx = g cos + rotate_half^T(g sin), where rotate_half^T(u) = (u2, -u1).
 class CpuRope : public torch::autograd::Function<CpuRope> {
 public:
@@ -50,7 +51,9 @@ public:
     static bool fits(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
         return x.device().is_cpu() && x.scalar_type() == torch::kFloat32 && x.dim() == 4 &&
                x.stride(3) == 1 && x.size(3) % 2 == 0 && cos.scalar_type() == torch::kFloat32 &&
-               cos.is_contiguous() && sin.is_contiguous() && cos.size(0) == x.size(1);
+               cos.is_contiguous() && sin.is_contiguous() && cos.sizes() == sin.sizes() &&
+               (cos.dim() == 2 ? cos.size(0) == x.size(1)
+                               : cos.dim() == 3 && cos.size(0) == x.size(0) && cos.size(1) == x.size(1));
     }
 
 private:
@@ -58,13 +61,15 @@ private:
     static void apply_rotation(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                                torch::Tensor& out, bool transpose) {
         const int64_t bs = x.size(0), t = x.size(1), h = x.size(2), d = x.size(3), half = d / 2;
+        const bool per_token = cos.dim() == 3;
         const float* xp = x.data_ptr<float>();
         const float* cp = cos.data_ptr<float>();
         const float* sp = sin.data_ptr<float>();
         float* op = out.data_ptr<float>();
         for (int64_t b = 0; b < bs; ++b) {
             for (int64_t i = 0; i < t; ++i) {
-                const float *c = cp + i * d, *s = sp + i * d;
+                const int64_t row = per_token ? b * t + i : i;
+                const float *c = cp + row * d, *s = sp + row * d;
                 for (int64_t j = 0; j < h; ++j) {
                     const float* xi = xp + b * x.stride(0) + i * x.stride(1) + j * x.stride(2);
                     float* o = op + ((b * t + i) * h + j) * d;
@@ -383,7 +388,7 @@ AttentionImpl::Heads AttentionImpl::project(const torch::Tensor& x, const torch:
     } else if (!qk_in.device().is_cpu()) {
         qk = fused_rope(qk_in, cos, sin);
     } else {
-        const torch::Tensor cos4 = cos.unsqueeze(1), sin4 = sin.unsqueeze(1);  // (T, 1, D)
+        const torch::Tensor cos4 = cos.unsqueeze(-2), sin4 = sin.unsqueeze(-2);  // ([B,] T, 1, D)
         qk = qk_in * cos4 + rotate_half(qk_in) * sin4;
     }
     const std::vector<torch::Tensor> q_k = qk.split_with_sizes({heads, kv_heads}, 2);
@@ -483,9 +488,25 @@ const LlamaModelImpl::Tables& LlamaModelImpl::rope_tables(int64_t t, torch::Scal
     return tables_;
 }
 
-torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
+LlamaModelImpl::Tables LlamaModelImpl::layer_inputs(int64_t t, torch::ScalarType dtype, torch::Device device,
+                                                    const DocumentLayout& documents) {
+    const Tables& rope = rope_tables(t, dtype, device, /*with_mask=*/!documents.defined());
+    if (!documents.defined()) return rope;
+    torch::NoGradGuard no_grad;
+    const int64_t b = documents.positions.size(0), d = rope.cos.size(1);
+    const torch::Tensor at = documents.positions.reshape({-1});  // (B T)
+    Tables out = rope;
+    out.cos = rope.cos.index_select(0, at).view({b, t, d});  // (B, T, D)
+    out.sin = rope.sin.index_select(0, at).view({b, t, d});
+    out.mask = document_attention_mask(documents.documents, config.sliding_window,
+                                       torch::TensorOptions().dtype(dtype).device(device));  // (B, 1, T, T)
+    out.has_mask = true;
+    return out;
+}
+
+torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids, const DocumentLayout& documents) {
     torch::Tensor x = embed_tokens(ids);  // (B, T, C)
-    const Tables& rope = rope_tables(ids.size(1), x.scalar_type(), x.device());
+    const Tables rope = layer_inputs(ids.size(1), x.scalar_type(), x.device(), documents);
     const bool recompute = gradient_checkpointing && is_training() && torch::GradMode::is_enabled();
     for (size_t i = 0; i < layers->size(); ++i) {
         DecoderLayerImpl* layer = layers->ptr<DecoderLayerImpl>(i).get();
@@ -520,8 +541,8 @@ LlamaForCausalLMImpl::LlamaForCausalLMImpl(const LlamaConfig& c) : config(c) {
     if (!c.tie_word_embeddings) lm_head = register_module("lm_head", Linear(c.hidden_size, c.vocab_size));
 }
 
-torch::Tensor LlamaForCausalLMImpl::hidden_states(const torch::Tensor& ids) {
-    return model(ids);
+torch::Tensor LlamaForCausalLMImpl::hidden_states(const torch::Tensor& ids, const DocumentLayout& documents) {
+    return model(ids, documents);
 }
 
 torch::Tensor LlamaForCausalLMImpl::output_weight() const {
@@ -570,8 +591,9 @@ std::pair<torch::Tensor, torch::Tensor> next_token_pairs(const torch::Tensor& hi
 }
 
 LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct,
-                          const torch::Tensor& trained, int64_t chunk_tokens) {
-    const torch::Tensor hidden = model->hidden_states(ids);  // (B, T, C)
+                          const torch::Tensor& trained, const DocumentLayout& documents,
+                          int64_t chunk_tokens) {
+    const torch::Tensor hidden = model->hidden_states(ids, documents);  // (B, T, C)
     const auto [h, targets] = next_token_pairs(hidden, ids, trained);
     LossResult result;
     result.tokens = targets.size(0);

@@ -80,6 +80,14 @@ TORCH_MODULE(RMSNorm);
 // there and gives back the one before (train/sharded_model.h). Empty: the model holds all its weights.
 using UnitHook = std::function<void(const std::string& unit)>;
 
+// Rows that hold several documents (packed conversations): each token's position within its document and
+// its document's number within the row, (B, T) int64 each. Attention stays inside a document and RoPE
+// restarts at each, so a document computes exactly what it would alone. Undefined: one document a row.
+struct DocumentLayout {
+    torch::Tensor positions, documents;
+    bool defined() const { return positions.defined(); }
+};
+
 // Keys and values of the positions decoded so far, for generation one token at a time (no autograd).
 struct KvCache {
     std::vector<torch::Tensor> keys, values;  // per layer: (B, Hkv, capacity, D)
@@ -90,7 +98,8 @@ struct KvCache {
 class AttentionImpl : public torch::nn::Module {
 public:
     explicit AttentionImpl(const LlamaConfig& config);
-    // x: (B, T, C); cos, sin: (T, D); mask: (T, T) from attention_mask
+    // x: (B, T, C); cos, sin: (T, D), or (B, T, D) for a DocumentLayout; mask: (T, T) from attention_mask, or
+    // (B, 1, T, T) from document_attention_mask
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                           const torch::Tensor& mask);
     // The same for T new positions after `past` cached ones: writes their keys and values into `keys`,
@@ -136,7 +145,8 @@ TORCH_MODULE(DecoderLayer);
 class LlamaModelImpl : public torch::nn::Module {
 public:
     explicit LlamaModelImpl(const LlamaConfig& config);
-    torch::Tensor forward(const torch::Tensor& ids);  // ids: (B, T) int64 -> hidden (B, T, C)
+    // ids: (B, T) int64 -> hidden (B, T, C)
+    torch::Tensor forward(const torch::Tensor& ids, const DocumentLayout& documents = {});
     // ids: (B, T) at positions [cache.length, cache.length + T) -> hidden (B, T, C); appends to the cache.
     torch::Tensor forward_cached(const torch::Tensor& ids, KvCache& cache, const UnitHook& hook = {});
     torch::nn::Embedding embed_tokens{nullptr};
@@ -160,6 +170,10 @@ public:
     // a whole KV cache's capacity would be made for nothing).
     const Tables& rope_tables(int64_t t, torch::ScalarType dtype, torch::Device device,
                               bool with_mask = true);
+    // The layers' inputs for rows of T tokens: rope_tables', or for a DocumentLayout the tables at each
+    // token's position (B, T, D) and the document mask (B, 1, T, T), made for this batch.
+    Tables layer_inputs(int64_t t, torch::ScalarType dtype, torch::Device device,
+                        const DocumentLayout& documents);
 
 private:
     Tables tables_;
@@ -169,8 +183,9 @@ TORCH_MODULE(LlamaModel);
 class LlamaForCausalLMImpl : public torch::nn::Module {
 public:
     explicit LlamaForCausalLMImpl(const LlamaConfig& config);
-    torch::Tensor hidden_states(const torch::Tensor& ids);  // (B, T) -> (B, T, C)
-    torch::Tensor logits(const torch::Tensor& ids);         // (B, T) -> (B, T, V)
+    torch::Tensor hidden_states(const torch::Tensor& ids,
+                                const DocumentLayout& documents = {});  // (B, T) -> (B, T, C)
+    torch::Tensor logits(const torch::Tensor& ids);                     // (B, T) -> (B, T, V)
     // An empty cache for `batch` sequences of up to `capacity` positions, in the weights' dtype and device.
     KvCache make_cache(int64_t batch, int64_t capacity);
     // Logits of the last of T new positions after the cached ones: (B, T) -> (B, V) fp32; appends to cache.
@@ -194,7 +209,8 @@ struct LossResult {
     int64_t correct = 0;  // argmax == target (when asked for)
 };
 LossResult causal_lm_loss(LlamaForCausalLM& model, const torch::Tensor& ids, bool count_correct = true,
-                          const torch::Tensor& trained = {}, int64_t chunk_tokens = 256);
+                          const torch::Tensor& trained = {}, const DocumentLayout& documents = {},
+                          int64_t chunk_tokens = 256);
 
 // The loss's inputs from the final hidden states (B, T, C) and ids (B, T): the (N, C) rows that predict and
 // the (N) next tokens, all B x (T-1) of them or the `trained` ones.

@@ -39,6 +39,19 @@ torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, const tor
     return torch::zeros({t_q, t_k}, options).masked_fill_(hidden, -std::numeric_limits<float>::infinity());
 }
 
+torch::Tensor document_attention_mask(const torch::Tensor& documents, int64_t window,
+                                      const torch::TensorOptions& options) {
+    const int64_t b = documents.size(0), t = documents.size(1);
+    const auto index = torch::TensorOptions().dtype(torch::kInt64).device(documents.device());
+    const torch::Tensor query = torch::arange(t, index).unsqueeze(1);  // (T, 1)
+    const torch::Tensor key = torch::arange(t, index).unsqueeze(0);    // (1, T)
+    torch::Tensor hidden = key > query;                                // (T, T) bool
+    if (window > 0 && t > window) hidden = hidden.logical_or(query - key >= window);
+    hidden = hidden.unsqueeze(0).logical_or(documents.unsqueeze(2) != documents.unsqueeze(1));  // (B, T, T)
+    return torch::zeros({b, 1, t, t}, options)
+        .masked_fill_(hidden.unsqueeze(1), -std::numeric_limits<float>::infinity());
+}
+
 #if TORCH_VERSION_MAJOR < 2
 namespace {
 

@@ -15,6 +15,12 @@ namespace slipway::model {
 // Undefined where the fused causal kernel needs none (torch 2.x, Tq == Tk and no window that cuts).
 torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, const torch::TensorOptions& options);
 
+// The same for rows that hold several documents (packed conversations): documents (B, T) int64 numbers each
+// token's document; query i sees key j when both are in one document, j <= i, and within the window.
+// Returns (B, 1, T, T), always defined.
+torch::Tensor document_attention_mask(const torch::Tensor& documents, int64_t window,
+                                      const torch::TensorOptions& options);
+
 // Causal self-attention. q: (B, H, Tq, D), k and v: (B, Hkv, Tk, D) with Hkv dividing H (GQA: query head h
 // reads kv head h / (H / Hkv)), mask from attention_mask(Tq, Tk, ...). Returns (B, H, Tq, D), on CPU in fp32
 // a view of (B, Tq, H, D) storage (so the caller's transpose back is free).

@@ -3,8 +3,6 @@
 
 #include <torch/torch.h>
 
-#include "train/batches.h"
-
 namespace slipway::train {
 
 EvalResult EvalSums::result() const {
@@ -33,15 +31,12 @@ EvalSums evaluate_share(const BatchLoss& loss, const data::TokenCache& cache, in
         const size_t begin = b * batch;
         if (begin >= order.size()) {  // this rank's share is done: keep the others company, drop the result
             const std::vector<uint64_t> first{0};
-            (void)loss(make_batch(cache, data::Split::kValidation, first, 0, 1, device),
-                       trained_targets(cache, data::Split::kValidation, first, 0, 1, device));
+            (void)loss(load_batch(cache, data::Split::kValidation, first, 0, 1, device));
             continue;
         }
         const size_t count = std::min(batch, order.size() - begin);
-        const torch::Tensor ids =
-            make_batch(cache, data::Split::kValidation, order, begin, count, device);  // (B, T)
         const model::LossResult l =
-            loss(ids, trained_targets(cache, data::Split::kValidation, order, begin, count, device));
+            loss(load_batch(cache, data::Split::kValidation, order, begin, count, device));
         sums.loss_sum += l.loss.item<double>() * static_cast<double>(l.tokens);
         sums.tokens += static_cast<double>(l.tokens);
         sums.correct += static_cast<double>(l.correct);
@@ -54,8 +49,8 @@ EvalSums evaluate_share(model::LlamaForCausalLM& model, const data::TokenCache& 
                         int64_t rank, int64_t world_size, torch::Device device) {
     model->eval();
     const EvalSums sums = evaluate_share(
-        [&model](const torch::Tensor& ids, const torch::Tensor& trained) {
-            return model::causal_lm_loss(model, ids, true, trained);
+        [&model](const Batch& b) {
+            return model::causal_lm_loss(model, b.ids, true, b.trained, b.documents);
         },
         cache, batch_size, rank, world_size, device, /*every_rank_in_step=*/false);
     model->train();

@@ -9,6 +9,7 @@
 
 #include "data/token_cache.h"
 #include "model/llama.h"
+#include "train/batches.h"
 
 namespace slipway::train {
 
@@ -31,9 +32,8 @@ struct EvalSums {
     EvalResult result() const;
 };
 
-// The loss of one batch of ids: (B, T), with the argmax hits counted.
-// ids (B, T) and the trained targets among them (train::trained_targets; undefined: all).
-using BatchLoss = std::function<model::LossResult(const torch::Tensor& ids, const torch::Tensor& trained)>;
+// The loss of one batch (batches.h), with the argmax hits counted.
+using BatchLoss = std::function<model::LossResult(const Batch& batch)>;
 
 // With `every_rank_in_step` all ranks run the same number of batches (the short shares repeat a batch whose
 // result is dropped), as sharded models need: each batch is a collective there.

@@ -575,7 +575,7 @@ torch::Tensor ShardedModel::run_unit(std::vector<ShardedUnit*> units, std::vecto
 }
 
 model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correct,
-                                     const torch::Tensor& trained) {
+                                     const torch::Tensor& trained, const model::DocumentLayout& documents) {
     calls_.clear();  // the previous micro-step's backward is done
     model::LlamaModelImpl& inner = *model_->model;
     ShardedUnit* embed = units_.front().get();
@@ -586,7 +586,8 @@ model::LossResult ShardedModel::loss(const torch::Tensor& ids, bool count_correc
     torch::Tensor x = run_unit({embed}, next_after(0), ids, false, [&inner](const torch::Tensor& in) {
         return inner.embed_tokens(in);  // (B, T) -> (B, T, C)
     });
-    const auto& rope = inner.rope_tables(ids.size(1), x.scalar_type(), x.device());
+    const model::LlamaModelImpl::Tables rope =
+        inner.layer_inputs(ids.size(1), x.scalar_type(), x.device(), documents);
     const bool recompute = recompute_layers_ && model_->is_training();
     for (size_t i = 0; i < inner.layers->size(); ++i) {
         model::DecoderLayerImpl* layer = inner.layers->ptr<model::DecoderLayerImpl>(i).get();

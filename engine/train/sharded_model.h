@@ -76,7 +76,8 @@ public:
     // The mean next-token loss of ids: (B, T), unit by unit (each gathered, run and given back). With
     // gradients enabled, backward reduces the trainable gradients into the shards. Recompute (gradient
     // checkpointing) keeps only each decoder layer's input. bf16: autocast in the recomputation too.
-    model::LossResult loss(const torch::Tensor& ids, bool count_correct, const torch::Tensor& trained = {});
+    model::LossResult loss(const torch::Tensor& ids, bool count_correct, const torch::Tensor& trained = {},
+                           const model::DocumentLayout& documents = {});
     void set_training(bool training);
     void set_gradient_checkpointing(bool on) { recompute_layers_ = on; }
     void set_bf16(bool on, torch::DeviceType device);

@@ -154,7 +154,7 @@ private:
     Status build_sharded_model();
     void report_quantized(int64_t bytes, const std::string& where);
     // The loss of one batch through whichever model this run has (sharded or replicated).
-    model::LossResult batch_loss(const torch::Tensor& ids, const torch::Tensor& trained, bool count_correct);
+    model::LossResult batch_loss(const Batch& batch, bool count_correct);
     void evaluate_now(int64_t step, int64_t samples);
     // /eval/tasks: rank 0 runs them while the others wait outside any collective; a failure is said once
     // and turns the tasks off for the rest of the run (training goes on).
@@ -438,10 +438,9 @@ Status TrainingRun::build_sharded_model() {
     return Status::Ok();
 }
 
-model::LossResult TrainingRun::batch_loss(const torch::Tensor& ids, const torch::Tensor& trained,
-                                          bool count_correct) {
-    return sharded_ ? sharded_->loss(ids, count_correct, trained)
-                    : model::causal_lm_loss(*llama_, ids, count_correct, trained);
+model::LossResult TrainingRun::batch_loss(const Batch& b, bool count_correct) {
+    return sharded_ ? sharded_->loss(b.ids, count_correct, b.trained, b.documents)
+                    : model::causal_lm_loss(*llama_, b.ids, count_correct, b.trained, b.documents);
 }
 
 Status TrainingRun::plan_steps() {
@@ -592,12 +591,9 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
         model::Bf16Autocast autocast(t_.bf16, device_.type());
         if (sharded()) {
             sharded_->set_training(false);
-            sums = evaluate_share(
-                [this](const torch::Tensor& ids, const torch::Tensor& trained) {
-                    return batch_loss(ids, trained, true);
-                },
-                *cache_, t_.per_device_eval_batch_size, rank(), world_size(), device_,
-                /*every_rank_in_step=*/true);
+            sums = evaluate_share([this](const Batch& b) { return batch_loss(b, true); }, *cache_,
+                                  t_.per_device_eval_batch_size, rank(), world_size(), device_,
+                                  /*every_rank_in_step=*/true);
             sharded_->set_training(true);
         } else {
             sums = evaluate_share(*llama_, *cache_, t_.per_device_eval_batch_size, rank(), world_size(),
@@ -747,31 +743,46 @@ Result<TrainReport> TrainingRun::loop() {
             hang_here_if_injected(rank(), current_step_);
         }
         const double lr = schedule_->lr(step);
-        std::vector<torch::Tensor> micro_losses;  // read once after the micro-steps: no host sync between
+        // The step's micro-batches first: a conversation step's loss is the mean over all its trained
+        // targets (HF's num_items_in_batch), so each micro-batch weighs by its share of them.
+        std::vector<Batch> batches;
+        int64_t step_targets = 0;
         for (int64_t micro = 0; micro < accumulation; ++micro) {
             if (cursor_ + static_cast<size_t>(batch) > order.size()) {  // next epoch
                 sampler_->set_epoch(++epoch_);
                 order = sampler_->indices();
                 cursor_ = 0;
             }
-            const torch::Tensor ids = make_batch(*cache_, data::Split::kTrain, order, cursor_,
-                                                 static_cast<size_t>(batch), device_);  // (B, T)
-            const torch::Tensor trained = trained_targets(*cache_, data::Split::kTrain, order, cursor_,
-                                                          static_cast<size_t>(batch), device_);
+            batches.push_back(load_batch(*cache_, data::Split::kTrain, order, cursor_,
+                                         static_cast<size_t>(batch), device_));
             cursor_ += static_cast<size_t>(batch);
+            step_targets += batches.back().trained.defined() ? batches.back().trained.size(0) : 0;
+        }
+        std::vector<double> weights;
+        for (const Batch& b : batches) {
+            const bool by_targets = b.trained.defined();
+            weights.push_back(!by_targets         ? 1.0 / static_cast<double>(accumulation)
+                              : step_targets == 0 ? 0.0
+                                                  : static_cast<double>(b.trained.size(0)) /
+                                                        static_cast<double>(step_targets));
+        }
+        std::vector<torch::Tensor> micro_losses;  // read once after the micro-steps: no host sync between
+        for (int64_t micro = 0; micro < accumulation; ++micro) {
             const bool sync = reducer_ && micro == accumulation - 1;  // earlier micro-steps only accumulate
             if (sync) reducer_->before_sync_forward();
             model::LossResult r;
             {
                 const StepProfiler::Phase forward = profiler.phase("forward");
                 model::Bf16Autocast autocast(t_.bf16, device_.type());  // fp32 master weights, bf16 matmuls
-                r = batch_loss(ids, trained, /*count_correct=*/false);
+                r = batch_loss(batches[static_cast<size_t>(micro)], /*count_correct=*/false);
             }
             throw_here_if_injected(rank(), current_step_, [] {
                 (void)torch::matmul(torch::zeros({2, 3}), torch::zeros({2, 3}));
             });
-            const torch::Tensor scaled =
-                accumulation == 1 ? r.loss : r.loss / static_cast<double>(accumulation);
+            const torch::Tensor scaled = batches[static_cast<size_t>(micro)].trained.defined()
+                                             ? r.loss * weights[static_cast<size_t>(micro)]
+                                         : accumulation == 1 ? r.loss
+                                                             : r.loss / static_cast<double>(accumulation);
             if (sync) {
                 reducer_->before_sync_backward(scaled);
                 dist_->mark_progress(current_step_, dist::DistContext::StepPoint::kSyncBackward);
@@ -785,8 +796,11 @@ Result<TrainReport> TrainingRun::loop() {
         double step_loss = 0;
         const torch::Tensor read =
             torch::stack(micro_losses).to(torch::kCPU, torch::kFloat64);  // (accumulation)
-        for (int64_t micro = 0; micro < accumulation; ++micro)
-            step_loss += read[micro].item<double>() / static_cast<double>(accumulation);
+        for (int64_t micro = 0; micro < accumulation; ++micro) {
+            step_loss += batches[static_cast<size_t>(micro)].trained.defined()
+                             ? read[micro].item<double>() * weights[static_cast<size_t>(micro)]
+                             : read[micro].item<double>() / static_cast<double>(accumulation);
+        }
         // One small collective per step: the mean loss, and whether any rank was asked to stop.
         bool stop = options_.stop_requested && options_.stop_requested->load();
         if (dist_) {

@@ -407,6 +407,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Pack conversations</source>
+        <translation>Упаковывать диалоги</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Preprocessing</source>
         <translation>Предобработка</translation>
     </message>
@@ -947,6 +952,11 @@
         <location line="+1"/>
         <source>Conversations longer than block_size: drop (counted), truncate_right (keep the start) or truncate_left (keep the end).</source>
         <translation>Диалоги длиннее block_size: drop (отбросить, с подсчётом), truncate_right (оставить начало) или truncate_left (оставить конец).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Conversations: pack several into each block (attention and positions restart at each one, so none sees another); off: one conversation a block, each batch cut to its longest.</source>
+        <translation>Диалоги: упаковывать несколько в один блок (внимание и позиции начинаются заново в каждом, так что ни один не видит другой); выключено: один диалог на блок, каждый батч обрезается по самому длинному.</translation>
     </message>
     <message>
         <location line="+1"/>

@@ -81,29 +81,35 @@ TEST_F(TrainCli, LossFallsAndOutputsLoadBack) {
     EXPECT_LT(first[0].value.get<double>(), losses.front().value.get<double>() - 1.0);
 }
 
-// A chat file trains on the answers only: the conversations go through the model folder's chat template
-// (tokenizer_config.json), one padded block each; the loss over the (learnable) answers falls far, and it
-// differs from training on every token of the same data from the same start.
-TEST_F(TrainCli, ConversationsTrainOnTheAnswersOnly) {
-    std::ofstream((dir_ / "model" / "tokenizer_config.json").string()) << nlohmann::json{
+// A chat template in the model folder (tokenizer_config.json) and `count` conversations of varied length
+// in <dir>/chat.jsonl: a numbered question, a fixed answer.
+void write_chat_files(const fs::path& dir, int count) {
+    std::ofstream((dir / "model" / "tokenizer_config.json").string()) << nlohmann::json{
         {"eos_token", "<|end_of_text|>"},
         {"chat_template",
          "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}"
          "{% if m['role'] == 'assistant' %}{{ eos_token }}{% endif %}\n{% endfor %}"
          "{% if add_generation_prompt %}assistant:{% endif %}"}}.dump();
-    std::ofstream chat((dir_ / "chat.jsonl").string());
+    std::ofstream chat((dir / "chat.jsonl").string());
     const char* const things[] = {"cat", "dog", "house", "tree", "river", "town", "king", "ship"};
-    for (int i = 0; i < 96; ++i) {
+    for (int i = 0; i < count; ++i) {
         const std::string thing = things[i % 8];
+        const std::string where = i % 3 == 0 ? "" : i % 3 == 1 ? " far away" : " in the old town by the sea";
         chat << nlohmann::json{{"messages",
                                 {{{"role", "user"},
                                   {"content",
-                                   "where is the " + thing + " number " + std::to_string(i) + "?"}},
+                                   "where is the " + thing + " number " + std::to_string(i) + where + "?"}},
                                  {{"role", "assistant"}, {"content", "the " + thing + " is on the hill."}}}}}
                     .dump()
              << "\n";
     }
-    chat.close();
+}
+
+// A chat file trains on the answers only: the conversations go through the model folder's chat template
+// (tokenizer_config.json), packed; the loss over the (learnable) answers falls far, and it differs from
+// training on every token of the same data from the same start.
+TEST_F(TrainCli, ConversationsTrainOnTheAnswersOnly) {
+    write_chat_files(dir_, 96);
     const auto config = [&](const std::string& name, const std::string& train_on) {
         return write_config(name,
                             {{"data",
@@ -131,6 +137,56 @@ TEST_F(TrainCli, ConversationsTrainOnTheAnswersOnly) {
     ASSERT_EQ(all_losses.size(), 30u);
     EXPECT_GT(all_losses.back().value.get<double>(), losses.back().value.get<double>() + 0.3)
         << "the questions (with their numbers) are harder than the answers";
+}
+
+// Packing changes nothing but the speed: with every step covering the whole set (batch 1, one micro-batch
+// a block), packed and unpacked runs see the same mean over the same trained tokens, so their losses agree
+// step by step (the loss is the mean over the step's trained tokens, not a mean of micro-batch means).
+TEST_F(TrainCli, PackedConversationsTrainLikeOneABlock) {
+    write_chat_files(dir_, 24);
+    const auto config = [&](const std::string& name, bool packing, int64_t accumulation) {
+        return write_config(name, {{"data",
+                                    {{"train_file", (dir_ / "chat.jsonl").string()},
+                                     {"packing", packing},
+                                     {"validation_split_percentage", 0},
+                                     {"block_size", 64}}},
+                                   {"training",
+                                    {{"max_steps", 4},
+                                     {"learning_rate", 1e-2},
+                                     {"per_device_train_batch_size", 1},
+                                     {"gradient_accumulation_steps", accumulation},
+                                     {"eval_steps", nullptr}}}});  // null in a merge patch: removed
+    };
+    const auto blocks = [&](const std::string& config_path, bool packed) -> int64_t {
+        const EngineRun prepared = run_engine("prepare " + config_path);
+        EXPECT_EQ(prepared.exit_code, 0) << prepared.err;
+        for (const auto& entry : fs::recursive_directory_iterator(dir_ / "cache")) {
+            if (entry.path().filename() != "meta.json") continue;
+            const nlohmann::json meta = nlohmann::json::parse(slurp(entry.path().string()));
+            if (meta["packed"] == packed) return meta["train"]["blocks"].get<int64_t>();
+        }
+        return 0;
+    };
+    const int64_t one_each = blocks(config("unpacked", false, 1), false);
+    const int64_t packed_blocks = blocks(config("packed", true, 1), true);
+    ASSERT_EQ(one_each, 24);
+    ASSERT_GT(packed_blocks, 0);
+    EXPECT_LE(packed_blocks, 14) << "conversations of about 29 tokens: mostly two a block of 64";
+    const TrainRun unpacked = train(config("unpacked", false, one_each));
+    ASSERT_EQ(unpacked.exit_code, 0) << unpacked.err;
+    const TrainRun packed = train(config("packed", true, packed_blocks));
+    ASSERT_EQ(packed.exit_code, 0) << packed.err;
+    EXPECT_NE(packed.err.find("packed into " + std::to_string(packed_blocks) + " blocks of 64 tokens"),
+              std::string::npos)
+        << packed.err;
+    const std::vector<slipway::MllogEvent> a = events((dir_ / "unpacked" / "mllog.txt").string(),
+                                                      "train_loss"),
+                                           b = events((dir_ / "packed" / "mllog.txt").string(), "train_loss");
+    ASSERT_EQ(a.size(), 4u);
+    ASSERT_EQ(b.size(), 4u);
+    for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_NEAR(b[i].value.get<double>(), a[i].value.get<double>(), 2e-4) << "step " << i + 1;
+    EXPECT_LT(a.back().value.get<double>(), a.front().value.get<double>() - 0.5) << "it learns";
 }
 
 TEST_F(TrainCli, MllogFollowsTheMlperfRules) {
