@@ -11,6 +11,7 @@
 #include "cli/bench_comm_command.h"
 #include "cli/config_commands.h"
 #include "cli/eval_command.h"
+#include "cli/export_command.h"
 #include "cli/generate_command.h"
 #include "cli/launch_command.h"
 #include "cli/model_commands.h"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     slipway::engine::add_tokenize_command(app, &exit_code, std::cin, std::cout, std::cerr);
     slipway::engine::add_tokenizer_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_model_commands(app, &exit_code, std::cout, std::cerr);
+    slipway::engine::add_export_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_adapt_commands(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_eval_command(app, &exit_code, std::cout, std::cerr);
     slipway::engine::add_generate_command(app, &exit_code, std::cin, std::cout, std::cerr);

@@ -49,6 +49,7 @@ Result<LocalRunPlan> plan_local_run(const RunConfig& config, const QString& reso
     resolve(c.tokenizer.path, inputs);
     resolve(c.data.train_file, inputs);
     resolve(c.data.validation_file, inputs);
+    resolve(c.data.chat_template, inputs);
     resolve(c.eval.tasks, inputs);  // its data files are relative to it
     if (c.training.resume_from_checkpoint != "latest") resolve(c.training.resume_from_checkpoint, inputs);
     c.training.output_dir = outputs.absoluteFilePath(QStringLiteral("output")).toStdString();

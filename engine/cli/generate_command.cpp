@@ -158,7 +158,7 @@ int run_generate(const GenerateCliOptions& o, std::istream& in, std::ostream& ou
     prompting.tokenizer = &*tok;
     prompting.system = o.system;
     if (o.chat) {
-        Result<chat::ChatSetup> setup = chat::read_chat_setup(o.model_dir);
+        Result<chat::ChatSetup> setup = chat::read_chat_setup(model_chat_folder(o.model_dir, o.adapter_dir));
         if (!setup.ok()) {
             err << setup.error() << "\n";
             return 1;

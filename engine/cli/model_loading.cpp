@@ -64,6 +64,14 @@ std::string model_tokenizer_path(const std::string& model_dir, const std::string
     return "";
 }
 
+std::string model_chat_folder(const std::string& model_dir, const std::string& adapter_dir) {
+    std::error_code ec;
+    if (!adapter_dir.empty() && (std::filesystem::exists(adapter_dir + "/tokenizer_config.json", ec) ||
+                                 std::filesystem::exists(adapter_dir + "/chat_template.jinja", ec)))
+        return adapter_dir;
+    return model_dir;
+}
+
 Result<std::vector<int64_t>> read_ids_line(std::string_view line, const std::string& where, int64_t vocab,
                                            size_t min_ids) {
     Result<nlohmann::json> doc = parse_json_text(line, where.substr(0, where.size() - 2));

@@ -33,6 +33,10 @@ struct CommandModel {
 // ("" when neither has one).
 std::string model_tokenizer_path(const std::string& model_dir, const std::string& adapter_dir);
 
+// The folder whose chat template goes with a model: the adapter folder's when it has one of its own
+// (tokenizer_config.json or chat_template.jinja, as training writes them), else the model folder.
+std::string model_chat_folder(const std::string& model_dir, const std::string& adapter_dir);
+
 // The tokenizer a model command uses: `explicit_path` (--tokenizer) when given, else model_tokenizer_path's;
 // an error saying to give --tokenizer when there is none.
 [[nodiscard]] Result<tokenizer::Tokenizer> load_command_tokenizer(const std::string& model_dir,

@@ -4,6 +4,7 @@
 #include "train/outputs.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -17,12 +18,43 @@ namespace slipway::train {
 
 namespace {
 
-// What every run writes next to its weights: the tokenizer and run.json.
+// The files that travel with tokenizer.json, so the output folder chats (generate --chat), exports to GGUF
+// and loads in transformers with the template it was trained with.
+constexpr const char* kTokenizerCompanions[] = {"tokenizer_config.json", "special_tokens_map.json",
+                                                "chat_template.jinja", "generation_config.json"};
+
+// What every run writes next to its weights: the tokenizer and its companions, and run.json. An explicit
+// /data/chat_template becomes tokenizer_config.json's chat_template (the one transformers reads first).
 Status save_run_files(const RunConfig& config, const std::string& engine_version, int64_t world_size) {
     const std::string& dir = config.training.output_dir;
     const std::string tokenizer =
         config.tokenizer.path.empty() ? config.model.path + "/tokenizer.json" : config.tokenizer.path;
     if (Status s = copy_file_atomically(tokenizer, dir + "/tokenizer.json"); !s.ok()) return s;
+    // Each from the tokenizer's folder, else the model's (a demo tokenizer kept apart from its model).
+    for (const char* name : kTokenizerCompanions) {
+        for (const std::filesystem::path& from :
+             {std::filesystem::path(tokenizer).parent_path(), std::filesystem::path(config.model.path)}) {
+            std::error_code ec;
+            if (!std::filesystem::is_regular_file(from / name, ec)) continue;
+            if (Status s = copy_file_atomically((from / name).string(), dir + "/" + name); !s.ok()) return s;
+            break;
+        }
+    }
+    if (!config.data.chat_template.empty()) {
+        Result<std::string> text = read_file(config.data.chat_template);
+        if (!text.ok()) return text.status();
+        nlohmann::ordered_json tokenizer_config = nlohmann::ordered_json::object();
+        if (std::filesystem::exists(dir + "/tokenizer_config.json")) {
+            Result<std::string> existing = read_file(dir + "/tokenizer_config.json");
+            if (!existing.ok()) return existing.status();
+            tokenizer_config = nlohmann::ordered_json::parse(*existing, nullptr, /*allow_exceptions=*/false);
+            if (!tokenizer_config.is_object()) tokenizer_config = nlohmann::ordered_json::object();
+        }
+        tokenizer_config["chat_template"] = *text;
+        if (Status s = write_file_atomically(dir + "/tokenizer_config.json", tokenizer_config.dump(2) + "\n");
+            !s.ok())
+            return s;
+    }
     nlohmann::ordered_json run = {
         {"engine_version", engine_version}, {"world_size", world_size}, {"config", to_json(config)}};
     return write_file_atomically(dir + "/run.json", run.dump(2) + "\n");

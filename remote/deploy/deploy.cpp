@@ -156,6 +156,8 @@ Result<Deployment> deploy_run(Session& session, const DeployRequest& request) {
     if (Status s = upload.input("/data/train_file", c.data.train_file, request.input_root); !s.ok()) return s;
     if (Status s = upload.input("/data/validation_file", c.data.validation_file, request.input_root); !s.ok())
         return s;
+    if (Status s = upload.input("/data/chat_template", c.data.chat_template, request.input_root); !s.ok())
+        return s;
     if (Status s = upload.eval_tasks(c.eval.tasks, request.input_root); !s.ok()) return s;
     c.training.output_dir = d.remote_dir + "/output";
     if (c.data.cache_dir.empty() || !fs::path(c.data.cache_dir).is_absolute())

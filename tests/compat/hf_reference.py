@@ -25,6 +25,9 @@ drawn at random), then slipway-engine's commands are compared with transformers 
             add_generation_prompt=True), or from where its content starts where that prompt is not a prefix,
             through the next end-of-turn token (the template's eos), -100 elsewhere; also --train-on
             last_assistant.
+  gguf      `export gguf` of an engine-trained chat LoRA (Llama 3, Llama 2 / Mistral and Qwen3 tokenizers) run
+            in llama.cpp's llama-server: greedy tokens identical to the engine's, top-10 probabilities within a
+            tolerance per storage type (tests/compat/gguf_check.py).
 
 Every check counts what it compared and fails on zero. Prints a table per check and a summary.
 Only JSON lines of the engine's stdout are read (LibTorch may print UCX/cpuinfo notes there).
@@ -49,6 +52,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 import gpu_common as g  # noqa: E402  (the HF model writer, random lines and tables of the GPU checks)
+from gguf_check import check_gguf  # noqa: E402
 
 DEMO_TOKENIZER = os.path.join(REPO, "resources", "demo", "tokenizer.json")  # 4096 ids, as the models' vocab
 CORPORA = {"tokenizer-corpus": os.path.join(REPO, "tests", "data", "tokenizer", "corpus.jsonl"),
@@ -517,7 +521,7 @@ def main():
     ap.add_argument("--tokenizers", required=True, help="the tokenizer suite's fixture folder (build/reference)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", help="work folder (default: a temporary one, removed when every check passed)")
-    ap.add_argument("--only", default="score,generate,dump,tokenizer,chat,chat_labels")
+    ap.add_argument("--only", default="score,generate,dump,tokenizer,chat,chat_labels,gguf")
     args = ap.parse_args()
     keep = bool(args.out)
     args.out = args.out or tempfile.mkdtemp(prefix="slipway-hf-reference-")
@@ -536,13 +540,16 @@ def main():
                                "both raised"]),
         "chat_labels": Check("chat_labels", ["template", "tokenizer", "conversations", "ids identical",
                                              "labels identical", "last_assistant identical", "both refused"]),
+        "gguf": Check("gguf", ["tokenizer", "architecture", "type", "greedy identical", "tokens compared",
+                               "max top-10 prob diff", "tolerance", "bytes"]),
     }
     started = time.time()
     folders = hf_folders(args) if {"score", "generate", "dump"} & set(only) else {}
     print(f"models: {len(folders)} families x fp32/bf16 written by save_pretrained in {time.time() - started:.1f} s")
     runs = {"score": lambda c: check_score(args, folders, c), "generate": lambda c: check_generate(args, folders, c),
             "dump": lambda c: check_dump(args, folders, c), "tokenizer": lambda c: check_tokenizer(args, c),
-            "chat": lambda c: check_chat(args, c), "chat_labels": lambda c: check_chat_labels(args, c)}
+            "chat": lambda c: check_chat(args, c), "chat_labels": lambda c: check_chat_labels(args, c),
+            "gguf": lambda c: check_gguf(args, c, engine, json_lines)}
     failures, summary = [], []
     for name in only:
         c = checks[name]
@@ -554,7 +561,7 @@ def main():
         if c.compared == 0:
             c.fail("nothing was compared")
         failures += c.failures
-        summary.append([name, c.compared, c.worst if name in ("score", "dump") else "-", len(c.failures),
+        summary.append([name, c.compared, c.worst if name in ("score", "dump", "gguf") else "-", len(c.failures),
                         f"{c.seconds:.1f}", "FAIL" if c.failures else "PASS"])
     print("\n## summary")
     g.table(["check", "compared", "worst fp32 (rel)", "failures", "seconds", "result"], summary)

@@ -189,6 +189,69 @@ TEST_F(TrainCli, PackedConversationsTrainLikeOneABlock) {
     EXPECT_LT(a.back().value.get<double>(), a.front().value.get<double>() - 0.5) << "it learns";
 }
 
+// The demo chat set, end to end on This computer: a model trained on resources/demo/conversations.jsonl
+// with the demo model folder's chat template answers a training question through `generate --chat` in the
+// trained format (its output folder carries the template), and exports to GGUF (llama.cpp runs the file in
+// the forky root's gguf check).
+TEST_F(TrainCli, ChatModelAnswersInTheTrainedFormatAndExportsToGguf) {
+    const std::string demo_model = kSource + "/resources/demo/model";
+    for (const char* file : {"tokenizer_config.json", "chat_template.jinja"})
+        fs::copy_file(demo_model + "/" + file, dir_ / "model" / file);
+    const TrainRun run = train(write_config(
+        "chat",
+        {{"data",
+          {{"train_file", kSource + "/resources/demo/conversations.jsonl"},
+           {"validation_split_percentage", 0},
+           {"block_size", 128}}},
+         {"training",
+          {{"max_steps", 150}, {"learning_rate", 1e-2}, {"logging_steps", 50}, {"eval_steps", nullptr}}}}));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const fs::path out = dir_ / "chat";
+    for (const char* file : {"tokenizer_config.json", "chat_template.jinja"})
+        EXPECT_TRUE(fs::exists(out / file)) << file << " travels with the trained model";
+    const std::vector<slipway::MllogEvent> losses = events((out / "mllog.txt").string(), "train_loss");
+    ASSERT_FALSE(losses.empty());
+    EXPECT_LT(losses.back().value.get<double>(), 1.0) << "the answers are regular: learnt";
+
+    std::ofstream((dir_ / "questions.jsonl").string())
+        << nlohmann::json{{"text", "What is the capital of France?"}}.dump() << "\n"
+        << nlohmann::json{{"text", "Сколько будет 12 плюс 7?"}}.dump() << "\n";
+    const EngineRun chat = run_engine("generate --threads 1 --chat --max-new-tokens 24 --model " +
+                                      out.string() + " --prompts " + (dir_ / "questions.jsonl").string());
+    ASSERT_EQ(chat.exit_code, 0) << chat.err;
+    std::vector<std::string> answers;
+    std::istringstream lines(slurp((dir_ / "stdout.txt").string()));
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("{", 0) == 0) answers.push_back(nlohmann::json::parse(line).value("text", ""));
+    }
+    ASSERT_EQ(answers.size(), 2u) << slurp((dir_ / "stdout.txt").string());
+    EXPECT_EQ(answers[0].rfind("The capital of ", 0), 0u)
+        << answers[0];  // the format; a 1-layer model mixes facts
+    EXPECT_NE(answers[1].find("плюс"), std::string::npos) << answers[1];
+
+    for (const char* type : {"f32", "q8_0"}) {
+        const std::string gguf = (dir_ / (std::string("chat-") + type + ".gguf")).string();
+        const EngineRun exported =
+            run_engine("export gguf --model " + out.string() + " --out " + gguf + " --type " + type);
+        ASSERT_EQ(exported.exit_code, 0) << exported.err;
+        const std::string bytes = slurp(gguf);
+        ASSERT_GT(bytes.size(), 24u);
+        EXPECT_EQ(bytes.substr(0, 4), "GGUF");
+        EXPECT_EQ(static_cast<int>(bytes[4]), 3) << "GGUF version 3";
+        EXPECT_NE(bytes.find("tokenizer.chat_template"), std::string::npos);
+        EXPECT_NE(bytes.find("<|assistant|>"), std::string::npos) << "the template's text is in the metadata";
+    }
+    // A tokenizer llama.cpp would not read the same way is refused by name, and nothing is written.
+    nlohmann::json tokenizer = nlohmann::json::parse(slurp((out / "tokenizer.json").string()));
+    tokenizer["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "\\s+";
+    std::ofstream((out / "tokenizer.json").string()) << tokenizer.dump();
+    const std::string refused = (dir_ / "refused.gguf").string();
+    const EngineRun bad = run_engine("export gguf --model " + out.string() + " --out " + refused);
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_NE(bad.err.find("tokenizer.json"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(refused));
+}
+
 TEST_F(TrainCli, MllogFollowsTheMlperfRules) {
     ASSERT_EQ(train(write_config("rules", {{"eval", {{"target", 9.0}}}})).exit_code, 0);
     const std::string mllog = (dir_ / "rules" / "mllog.txt").string();

