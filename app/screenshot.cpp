@@ -8,9 +8,11 @@
 #include <QListWidget>
 #include <QPainter>
 #include <QPixmap>
+#include <QScrollArea>
 #include <QTabWidget>
 
 #include "editor/container_panel.h"
+#include "editor/data_preview_panel.h"
 #include "editor/model_picker.h"
 #include "editor/preset_gallery.h"
 #include "editor/run_editor.h"
@@ -135,6 +137,16 @@ Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
     picker->close();
     window.editor()->set_document(demo);
     if (!picker_shot.ok()) return picker_shot;
+    // The chat demo's data page, scrolled to what the model learns from: the rendered conversations.
+    if (Status s = window.editor()->load_preset(QStringLiteral("demo-chat")); s.ok()) {
+        window.editor()->pages()->setCurrentIndex(RunEditor::kModelData);
+        settle();
+        if (auto* scroll = qobject_cast<QScrollArea*>(window.editor()->pages()->currentWidget()))
+            scroll->ensureWidgetVisible(window.editor()->data_preview(), 0, 0);
+        const Status preview_shot = grab(QStringLiteral("editor-data-preview"));
+        window.editor()->set_document(demo);
+        if (!preview_shot.ok()) return preview_shot;
+    }
 
     window.show_page(MainWindow::kMonitorPage);
     if (Status s = grab(QStringLiteral("monitor")); !s.ok()) return s;

@@ -28,6 +28,7 @@
 
 #include "contract/run_config_schema.h"
 #include "editor/container_panel.h"
+#include "editor/data_preview_panel.h"
 #include "editor/field_editor.h"
 #include "editor/model_picker.h"
 #include "editor/plan_strip.h"
@@ -98,7 +99,10 @@ RunEditor::RunEditor(const QString& resource_root, QWidget* parent)
     derived_->setFrameShape(QFrame::StyledPanel);
     derived_->setMargin(8);
 
-    pages_->addTab(make_page({"", "model", "tokenizer", "data"}), tr("Model && data"));
+    // Model & data: the fields, then what the model learns from (the train file as it will be trained on).
+    data_preview_ = new DataPreviewPanel(resource_root_, this);
+    pages_->addTab(make_page({"", "model", "tokenizer", "data"}, nullptr, data_preview_),
+                   tr("Model && data"));
     pages_->addTab(make_page({"training", "eval", "mlperf"}), tr("Hyperparameters"));
     pages_->addTab(make_page({"adapter"}), tr("Adapter"));
     pages_->addTab(make_page({"slurm", "distributed"}, derived_), tr("Resources"));
@@ -418,6 +422,7 @@ void RunEditor::refresh(bool values) {
     refresh_plan();
     derived_->setText(derived_text());
     refresh_renders();
+    if (data_preview_ != nullptr) data_preview_->show_config(doc_.config(), /*now=*/values);
 }
 
 QString RunEditor::model_config_json() const {

@@ -39,6 +39,7 @@ class ContainerPanel;
 class FieldEditor;
 class ModelPicker;
 class PlanStrip;
+class DataPreviewPanel;
 class PresetGallery;
 
 class RunEditor : public QWidget {
@@ -95,6 +96,7 @@ public:
     QPlainTextEdit* dockerfile_preview() const;
     // The Container page's Dockerfile, lint findings and image build/import actions.
     ContainerPanel* container_panel() const { return container_; }
+    DataPreviewPanel* data_preview() const { return data_preview_; }
     QPlainTextEdit* sbatch_preview() const { return sbatch_; }
     QComboBox* sbatch_profile_box() const { return sbatch_profile_; }
     QComboBox* target_box() const { return target_; }
@@ -169,6 +171,7 @@ private:
     RunPlanner planner_;
     RunPlanResult plan_;
     ContainerPanel* container_ = nullptr;
+    DataPreviewPanel* data_preview_ = nullptr;
     QPlainTextEdit* sbatch_ = nullptr;
     QComboBox* sbatch_profile_ = nullptr;
     QComboBox* target_ = nullptr;

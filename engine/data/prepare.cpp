@@ -271,18 +271,7 @@ Result<PrepareReport> prepare_token_cache(const RunConfig& config, const Prepare
     Result<TokenCacheWriter> writer = TokenCacheWriter::create(plan->cache_dir, plan->key);
     if (!writer.ok()) return writer.status();
 
-    DocumentEncoderOptions encoder;
-    encoder.tokenizer = &*tok;
-    encoder.text_field = plan->text_field;
-    encoder.mode = plan->mode;
-    encoder.eos_token_id = *eos;
-    encoder.hash_text = plan->dedup;
-    encoder.format = plan->format;
-    encoder.chat = &plan->chat;
-    encoder.train_on = plan->train_on;
-    encoder.block_size = plan->block_size;
-    encoder.truncation = plan->truncation;
-    encoder.pad_to_block = !plan->packing;
+    const DocumentEncoderOptions encoder = encoder_options(*plan, *tok, *eos);
     report.threads = thread_count(config, options);
     WorkerPool pool(report.threads);
     CacheMeta meta;

@@ -21,9 +21,10 @@ std::string absolute_path(const std::string& path) {
     return (ec ? fs::path(path) : p).lexically_normal().string();
 }
 
-Result<CacheInput> describe(const std::string& role, const std::string& path) {
+Result<CacheInput> describe(const std::string& role, const std::string& path, bool digest_inputs) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return Status::Error(path + ": " + role + " file not found");
+    if (!digest_inputs) return CacheInput{role, absolute_path(path), 0, 0, 0};
     Result<FileDigest> digest = digest_file(path);
     if (!digest.ok()) return digest.status();
     return CacheInput{role, absolute_path(path), digest->size, digest->mtime_ns, digest->hash};
@@ -69,14 +70,14 @@ Status resolve_conversations(const RunConfig& config, PreparePlan& plan) {
         return Status::Error("/data/format " + std::string(data_format_name(plan.format)) + ": " +
                              setup.error());
     plan.chat = std::move(*setup);
-    Result<CacheInput> source = describe("chat_template", plan.chat.source);
+    Result<CacheInput> source = describe("chat_template", plan.chat.source, true);
     if (!source.ok()) return source.status();
     plan.inputs.push_back(*source);
     const std::string config_file = (fs::path(config.model.path) / "tokenizer_config.json").string();
     std::error_code ec;
     if (fs::exists(config_file, ec) &&
         absolute_path(config_file) != source->path) {  // bos/eos for the template
-        Result<CacheInput> tokenizer_config = describe("tokenizer_config", config_file);
+        Result<CacheInput> tokenizer_config = describe("tokenizer_config", config_file, true);
         if (!tokenizer_config.ok()) return tokenizer_config.status();
         plan.inputs.push_back(*tokenizer_config);
     }
@@ -106,7 +107,7 @@ Result<std::optional<int64_t>> read_model_eos_token_id(const std::string& model_
     return Status::Error(model_config_file + ": eos_token_id must be an integer or a list of integers");
 }
 
-Result<PreparePlan> make_prepare_plan(const RunConfig& config) {
+Result<PreparePlan> make_prepare_plan(const RunConfig& config, bool digest_inputs) {
     PreparePlan plan;
     const DataConfig& d = config.data;
     plan.train_file = d.train_file;
@@ -131,15 +132,15 @@ Result<PreparePlan> make_prepare_plan(const RunConfig& config) {
     if (!eos.ok()) return eos.status();
     plan.model_eos_token_id = *eos;
 
-    Result<CacheInput> train = describe("train", plan.train_file);
+    Result<CacheInput> train = describe("train", plan.train_file, digest_inputs);
     if (!train.ok()) return train.status();
     plan.inputs.push_back(*train);
     if (!plan.validation_file.empty()) {
-        Result<CacheInput> validation = describe("validation", plan.validation_file);
+        Result<CacheInput> validation = describe("validation", plan.validation_file, digest_inputs);
         if (!validation.ok()) return validation.status();
         plan.inputs.push_back(*validation);
     }
-    Result<CacheInput> tok = describe("tokenizer", plan.tokenizer_file);
+    Result<CacheInput> tok = describe("tokenizer", plan.tokenizer_file, digest_inputs);
     if (!tok.ok()) return tok.status();
     plan.inputs.push_back(*tok);
     if (Status s = resolve_format(d, plan); !s.ok()) return s;
@@ -206,6 +207,23 @@ Result<uint32_t> resolve_eos_token_id(const PreparePlan& plan, const tokenizer::
     }
     if (source) *source = from;
     return static_cast<uint32_t>(*id);
+}
+
+DocumentEncoderOptions encoder_options(const PreparePlan& plan, const tokenizer::Tokenizer& tok,
+                                       uint32_t eos) {
+    DocumentEncoderOptions encoder;
+    encoder.tokenizer = &tok;
+    encoder.text_field = plan.text_field;
+    encoder.mode = plan.mode;
+    encoder.eos_token_id = eos;
+    encoder.hash_text = plan.dedup;
+    encoder.format = plan.format;
+    encoder.chat = &plan.chat;
+    encoder.train_on = plan.train_on;
+    encoder.block_size = plan.block_size;
+    encoder.truncation = plan.truncation;
+    encoder.pad_to_block = !plan.packing;
+    return encoder;
 }
 
 bool held_out_for_validation(uint64_t line_number, int64_t seed, double percentage) {

@@ -14,6 +14,7 @@
 #include "data/boundaries.h"
 #include "data/conversation.h"
 #include "data/conversation_encoder.h"
+#include "data/document_encoder.h"
 #include "data/token_cache_meta.h"
 #include "tokenizer/tokenizer.h"
 
@@ -45,9 +46,10 @@ struct PreparePlan {
     std::string cache_path;                     // <cache_dir>/<key>
 };
 
-// Resolves relative paths against the current folder and reads every input once for its hash. Errors
-// name the missing or unreadable file.
-Result<PreparePlan> make_prepare_plan(const RunConfig& config);
+// Resolves relative paths against the current folder and reads every input once for its hash (without
+// `digest_inputs`, as a preview wants: the inputs are only checked to exist, and the key means nothing).
+// Errors name the missing or unreadable file.
+Result<PreparePlan> make_prepare_plan(const RunConfig& config, bool digest_inputs = true);
 
 // The canonical text the key hashes: the cache format version, each data file's absolute path, size,
 // mtime and content hash, the tokenizer's content hash, and every setting that changes the output.
@@ -63,6 +65,10 @@ Result<uint32_t> resolve_eos_token_id(const PreparePlan& plan, const tokenizer::
 
 // True when document `line_number` of train_file is held out for validation: a hash of the seed and the
 // line number below validation_split_percentage of the 64-bit range (independent of threads and order).
+// How the plan's lines are encoded (prepare, and the editor's preview): `tok` and `plan` must outlive it.
+DocumentEncoderOptions encoder_options(const PreparePlan& plan, const tokenizer::Tokenizer& tok,
+                                       uint32_t eos);
+
 bool held_out_for_validation(uint64_t line_number, int64_t seed, double percentage);
 
 }  // namespace slipway::data

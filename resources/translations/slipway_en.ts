@@ -88,4 +88,23 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>slipway::app::DataPreviewPanel</name>
+    <message numerus="yes">
+        <location filename="../../app/editor/data_preview_panel.cpp" line="+1"/>
+        <source>all %n line(s) of the file</source>
+        <translation>
+            <numerusform>the only line of the file</numerusform>
+            <numerusform>all %n lines of the file</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>the first %n line(s)</source>
+        <translation>
+            <numerusform>the first line</numerusform>
+            <numerusform>the first %n lines</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -3698,4 +3698,55 @@ Model config: %1</source>
         <translation>%1 (%2)</translation>
     </message>
 </context>
+<context>
+    <name>slipway::app::DataPreviewPanel</name>
+    <message>
+        <location filename="../../app/editor/data_preview_panel.cpp" line="+1"/>
+        <source>What the model learns from</source>
+        <translation>На чём учится модель</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Set the training data to see what the model learns from.</source>
+        <translation>Укажите обучающие данные, чтобы увидеть, на чём учится модель.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bad lines</source>
+        <translation>Плохие строки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; &amp;middot; %2: %3 kept, %4 tokens, %5% trained &amp;middot; %6 cut to the sequence length, %7 dropped &amp;middot; &lt;span style='%8'&gt;%9 bad line(s)&lt;/span&gt;&lt;br&gt;&lt;span style='background:#c8f0d0'&gt;&amp;nbsp;trained&amp;nbsp;&lt;/span&gt; &lt;span style='color:#888'&gt;not trained&lt;/span&gt;, the number of tokens after each part</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; &amp;middot; %2: оставлено %3, токенов %4, обучается %5% &amp;middot; обрезано до длины последовательности %6, отброшено %7 &amp;middot; &lt;span style='%8'&gt;плохих строк: %9&lt;/span&gt;&lt;br&gt;&lt;span style='background:#c8f0d0'&gt;&amp;nbsp;обучается&amp;nbsp;&lt;/span&gt; &lt;span style='color:#888'&gt;не обучается&lt;/span&gt;, после каждой части — число её токенов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Line %1: %2 tokens, %3 trained%4</source>
+        <translation>Строка %1: токенов %2, обучается %3%4</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, cut to the sequence length</source>
+        <translation>, обрезана до длины последовательности</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>all %n line(s) of the file</source>
+        <translation>
+            <numerusform>все %n строка файла</numerusform>
+            <numerusform>все %n строки файла</numerusform>
+            <numerusform>все %n строк файла</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>the first %n line(s)</source>
+        <translation>
+            <numerusform>первая %n строка</numerusform>
+            <numerusform>первые %n строки</numerusform>
+            <numerusform>первые %n строк</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -17,7 +17,10 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 
+#include <QTextBrowser>
+
 #include "contract/run_config_schema.h"
+#include "editor/data_preview_panel.h"
 #include "editor/field_editor.h"
 #include "editor/model_picker.h"
 #include "editor/preset_gallery.h"
@@ -93,6 +96,49 @@ TEST_F(RunEditorTest, InvalidFieldsAreHighlightedAndSubmitWaitsForAValidConfig) 
     type_into(editor.field("/training/seed"), "");
     EXPECT_EQ(editor.document().config().training.seed, 42);
     EXPECT_TRUE(editor.submit_button()->isEnabled());
+}
+
+// The Model & data page shows what the model learns from: the chat demo's first conversations rendered by
+// the demo model's template, the answers (through the end-of-turn token) trained, the headers not; a bad
+// line typed into the data is named by its number, and the preview follows the edit.
+TEST_F(RunEditorTest, DataPageShowsTheConversationsAsTrained) {
+    RunEditor editor(kRoot);
+    ASSERT_TRUE(editor.load_preset("demo-chat").ok());
+    DataPreviewPanel* panel = editor.data_preview();
+    ASSERT_NE(panel, nullptr);
+    const data::DataPreview& p = panel->preview();
+    ASSERT_EQ(p.documents.size(), 3u) << panel->summary()->text().toStdString();
+    EXPECT_EQ(p.format, "messages");
+    EXPECT_TRUE(p.whole_file);
+    EXPECT_EQ(p.kept, 79u);
+    EXPECT_TRUE(p.bad_lines.empty());
+    const data::PreviewDocument& first = p.documents.front();
+    EXPECT_EQ(first.line, 1u);
+    std::string trained, untrained;
+    for (const data::PreviewSpan& span : first.spans)
+        (span.trained ? trained : untrained) += span.text;
+    EXPECT_NE(trained.find("In Russian, \"water\" is \"вода\".<|end_of_text|>"), std::string::npos)
+        << trained;
+    EXPECT_NE(untrained.find("<|user|>\nTranslate into Russian: water<|end_of_text|>"), std::string::npos)
+        << untrained;
+    EXPECT_EQ(untrained.find("вода\""), std::string::npos) << "the answer is not in the untrained spans";
+    EXPECT_NE(panel->view()->toHtml().indexOf(QStringLiteral("background-color:#c8f0d0")), -1);
+
+    QTemporaryDir dir;
+    QFile data(dir.filePath("chat.jsonl"));
+    ASSERT_TRUE(data.open(QIODevice::WriteOnly));
+    data.write(
+        R"({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]})"
+        "\n{\"messages\": [{\"role\": \"robot\", \"content\": \"beep\"}]}\n");
+    data.close();
+    editor.edit("/data/train_file", data.fileName().toStdString());
+    editor.set_document(editor.document());  // loads as a file does: the preview at once, no debounce
+    ASSERT_EQ(panel->preview().kept, 1u);
+    ASSERT_EQ(panel->preview().bad_lines.size(), 1u);
+    EXPECT_NE(panel->preview().bad_lines[0].find("chat.jsonl:2: "), std::string::npos)
+        << panel->preview().bad_lines[0];
+    EXPECT_NE(panel->preview().bad_lines[0].find("robot"), std::string::npos)
+        << panel->preview().bad_lines[0];
 }
 
 TEST_F(RunEditorTest, PreviewIsExactlyTheSavedFile) {

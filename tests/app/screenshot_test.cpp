@@ -40,13 +40,14 @@ TEST(Screenshot, WritesAPngOfEveryPage) {
         "10-editor-invalid.png",
         "11-editor-presets.png",
         "12-editor-model.png",
-        "13-monitor.png",
-        "14-clusters.png",
+        "13-editor-data-preview.png",
+        "14-monitor.png",
+        "15-clusters.png",
     };
     // With a demo run's log in build/demo-run (packaging/demo.sh), one more picture: the engine's own run.
     if (QFileInfo::exists(SLIPWAY_SOURCE_DIR "/build/demo-run/mllog.txt")) {
-        expected.last() = "14-monitor-engine-run.png";
-        expected << "15-clusters.png";
+        expected.last() = "15-monitor-engine-run.png";
+        expected << "16-clusters.png";
     }
     EXPECT_EQ(names, expected);
     // The monitor held the three fixture logs when it was grabbed.

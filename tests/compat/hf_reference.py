@@ -26,8 +26,8 @@ drawn at random), then slipway-engine's commands are compared with transformers 
             through the next end-of-turn token (the template's eos), -100 elsewhere; also --train-on
             last_assistant.
   gguf      `export gguf` of an engine-trained chat LoRA (Llama 3, Llama 2 / Mistral and Qwen3 tokenizers) run
-            in llama.cpp's llama-server: greedy tokens identical to the engine's, top-10 probabilities within a
-            tolerance per storage type (tests/compat/gguf_check.py).
+            in llama.cpp's llama-server: greedy tokens identical to the engine's (parting only at a near tie),
+            top-10 log-probabilities within a tolerance per storage type (tests/compat/gguf_check.py).
 
 Every check counts what it compared and fails on zero. Prints a table per check and a summary.
 Only JSON lines of the engine's stdout are read (LibTorch may print UCX/cpuinfo notes there).
@@ -540,8 +540,8 @@ def main():
                                "both raised"]),
         "chat_labels": Check("chat_labels", ["template", "tokenizer", "conversations", "ids identical",
                                              "labels identical", "last_assistant identical", "both refused"]),
-        "gguf": Check("gguf", ["tokenizer", "architecture", "type", "greedy identical", "tokens compared",
-                               "max top-10 prob diff", "tolerance", "bytes"]),
+        "gguf": Check("gguf", ["tokenizer", "architecture", "type", "greedy identical", "parted at a near tie",
+                               "tokens compared", "max top-10 logprob diff", "tolerance", "bytes"]),
     }
     started = time.time()
     folders = hf_folders(args) if {"score", "generate", "dump"} & set(only) else {}
