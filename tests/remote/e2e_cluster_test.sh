@@ -100,6 +100,22 @@ sys.exit(0 if config["name"] == sys.argv[2] else 1)
 PY
 grep -q 'rank 0 of 2' "$work/fetched/slurm-$job_id.out" || fail "training did not run on 2 ranks"
 
+# Chat fine-tuning on Slurm: the demo conversations (messages, answers only, packed) with the demo model's
+# chat template, uploaded with the model folder; the trained folder carries the template back.
+"$slipway" submit "$source_dir/resources/presets/demo-chat.json" --cluster local-test --engine "$engine" \
+  --name chat "${ssh_args[@]}" -- --max_steps 20 --eval_steps 10 --logging_steps 5 --save_steps 1000 |
+  tee "$work/submit-chat.txt"
+chat_run=$(tail -n 1 "$work/submit-chat.txt" | sed -n 's/^run_id=\([^ ]*\) .*/\1/p')
+chat_job=$(tail -n 1 "$work/submit-chat.txt" | sed -n 's/.* job_id=\([0-9]*\)$/\1/p')
+"$slipway" follow "$chat_run" --interval 0.5 "${ssh_args[@]}" >"$work/follow-chat.txt" || fail "follow of the chat run failed"
+[ "$(tail -n 1 "$work/follow-chat.txt")" = "final_state=COMPLETED" ] || fail "the chat run did not complete"
+[ "$(grep -c '^train_loss ' "$work/follow-chat.txt")" -eq 4 ] || fail "expected 4 train_loss points of the chat run"
+"$slipway" fetch "$chat_run" --to "$work/fetched-chat" "${ssh_args[@]}"
+grep -q 'conversations (messages, train_on assistant): [0-9]* kept, packed into [0-9]* blocks of 128 tokens' \
+  "$work/fetched-chat/slurm-$chat_job.out" || fail "the chat run did not pack conversations: $(cat "$work/fetched-chat/slurm-$chat_job.out")"
+[ -s "$work/fetched-chat/output/chat_template.jinja" ] || fail "the chat template did not come back with the model"
+[ -s "$work/fetched-chat/output/tokenizer_config.json" ] || fail "tokenizer_config.json did not come back with the model"
+
 # Cancel: a long run is cancelled while running; follow reports it and fails.
 "$slipway" submit "$source_dir/resources/presets/demo-tiny.json" --cluster local-test --engine "$engine" \
   --name cancelled "${ssh_args[@]}" -- --max_steps 100000 | tee "$work/submit2.txt"
