@@ -15,6 +15,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -27,6 +28,8 @@
 #include "adapt/adapt_page.h"
 #include "app_settings.h"
 #include "chat/chat_page.h"
+#include "chat/gguf_export.h"
+#include "chat/run_chat_target.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
 #include "editor/container_panel.h"
@@ -134,6 +137,21 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     connect(runs_, &RunsPage::chat_requested, this, [this](int64_t id) {
         show_page(kChatPage);
         if (const Status s = chat_->choose_run(id); !s.ok())
+            statusBar()->showMessage(QString::fromStdString(s.message()));
+    });
+    gguf_export_ = new GgufExport(this);
+    connect(gguf_export_, &GgufExport::finished, this, [this](bool ok, const QString& message) {
+        statusBar()->showMessage(ok ? tr("GGUF written: %1").arg(message)
+                                    : tr("GGUF export failed: %1").arg(message));
+    });
+    connect(runs_, &RunsPage::export_gguf_requested, this, [this](int64_t id) {
+        const Result<RunRecord> run = history_->run(id);
+        Result<ChatTarget> target = run.ok() ? chat_target_of_run(*run) : Result<ChatTarget>(run.status());
+        const Status s = target.ok() ? export_gguf(*target, run->name) : target.status();
+        if (!s.ok()) statusBar()->showMessage(QString::fromStdString(s.message()));
+    });
+    connect(chat_, &ChatPage::export_gguf_requested, this, [this](const ChatTarget& target) {
+        if (const Status s = export_gguf(target, target.label); !s.ok())
             statusBar()->showMessage(QString::fromStdString(s.message()));
     });
     connect(runs_, &RunsPage::delete_requested, this, [this](int64_t id) {
@@ -336,6 +354,26 @@ void MainWindow::build_language_menu(QMenu* menu) {
     add_choice(tr("System"), QString());
     for (const UiLanguage& language : ui_languages())
         add_choice(language.native_name, language.code);
+}
+
+Status MainWindow::export_gguf(const ChatTarget& target, const QString& suggested_name) {
+    if (Status s = GgufExport::check_local(target); !s.ok()) return s;
+    QString name = suggested_name;
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    const QString out = QFileDialog::getSaveFileName(
+        this, tr("Export GGUF"),
+        QDir::home().filePath((name.isEmpty() ? QStringLiteral("model") : name) + ".gguf"),
+        tr("GGUF models (*.gguf)"));
+    if (out.isEmpty()) return Status::Ok();
+    bool chosen = false;
+    const QString type = QInputDialog::getItem(
+        this, tr("Export GGUF"),
+        tr("Weights as (q8_0: 8-bit, about a quarter of f32; f16 / bf16: half; f32: exact)"),
+        GgufExport::types(), 0, false, &chosen);
+    if (!chosen) return Status::Ok();
+    if (Status s = gguf_export_->start(target, out, type); !s.ok()) return s;
+    statusBar()->showMessage(tr("Exporting %1 as GGUF (%2)...").arg(target.label, type));
+    return Status::Ok();
 }
 
 void MainWindow::show_page(Page page) {

@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "chat/chat_session.h"
 #include "contract/status.h"
 #include "monitor/follow_service.h"
 #include "monitor/run_watch.h"
@@ -27,6 +28,7 @@ class AdaptPage;
 class ChatPage;
 class ChatTransport;
 class ClustersPage;
+class GgufExport;
 class ImageJob;
 enum class ImageAction;
 class MonitorWidget;
@@ -79,6 +81,11 @@ public:
 
     void show_page(Page page);
     Page current_page() const;
+
+    // Export GGUF... (Runs and Chat pages): asks where and which type, then runs `export gguf` on this
+    // computer; the status bar says how it went. A model that is not here is refused, naming it.
+    Status export_gguf(const ChatTarget& target, const QString& suggested_name);
+    GgufExport* gguf_export() const { return gguf_export_; }
 
     MonitorWidget* monitor() const { return monitor_; }
     RunEditor* editor() const { return editor_; }
@@ -142,6 +149,7 @@ private:
     QStringList recent_;
     QSystemTrayIcon* tray_ = nullptr;
     ImageJob* image_job_ = nullptr;  // the last image build or import
+    GgufExport* gguf_export_ = nullptr;
 };
 
 }  // namespace slipway::app

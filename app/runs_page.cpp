@@ -89,6 +89,10 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
     edit_ = new QPushButton(tr("Open config in editor"), this);
     chat_ = new QPushButton(tr("Chat"), this);
     chat_->setToolTip(tr("Talk to the selected run's model (a completed run) on the Chat page"));
+    export_gguf_ = new QPushButton(tr("Export GGUF..."), this);
+    export_gguf_->setToolTip(
+        tr("The selected run's model (LoRA merged) as one GGUF file for llama.cpp or Ollama (a model on this "
+           "computer)"));
     delete_ = new QPushButton(tr("Delete"), this);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(show_);
@@ -96,6 +100,7 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
     buttons->addWidget(follow_);
     buttons->addWidget(edit_);
     buttons->addWidget(chat_);
+    buttons->addWidget(export_gguf_);
     buttons->addStretch(1);
     buttons->addWidget(delete_);
 
@@ -128,6 +133,9 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
     });
     connect(chat_, &QPushButton::clicked, this, [this] {
         if (const int64_t id = selected_run()) emit chat_requested(id);
+    });
+    connect(export_gguf_, &QPushButton::clicked, this, [this] {
+        if (const int64_t id = selected_run()) emit export_gguf_requested(id);
     });
     connect(delete_, &QPushButton::clicked, this, [this] {
         const int64_t id = selected_run();

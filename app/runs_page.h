@@ -46,6 +46,7 @@ public:
     QTableWidget* table() const { return table_; }
     QLineEdit* filter_box() const { return filter_; }
     QPushButton* compare_button() const { return compare_; }
+    QPushButton* export_gguf_button() const { return export_gguf_; }
     int64_t selected_run() const;         // the current row's run; 0 when none
     QList<qint64> selected_runs() const;  // every selected row's run, top to bottom
 
@@ -54,6 +55,7 @@ signals:
     void follow_requested(int64_t run_id);
     void edit_requested(int64_t run_id);
     void chat_requested(int64_t run_id);                   // talk to the run's model on the Chat page
+    void export_gguf_requested(int64_t run_id);            // its model as one GGUF file for llama.cpp
     void delete_requested(int64_t run_id);                 // asked and confirmed
     void compare_requested(const QList<qint64>& run_ids);  // overlay these in the monitor, alone
 
@@ -71,6 +73,7 @@ private:
     QPushButton* follow_;
     QPushButton* edit_;
     QPushButton* chat_;
+    QPushButton* export_gguf_;
     QPushButton* delete_;
 };
 

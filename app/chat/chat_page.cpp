@@ -33,6 +33,11 @@ ChatPage::ChatPage(RunHistory* history, TransportFactory transports, QWidget* pa
     folder_ = new QPushButton(tr("Model folder..."), this);
     folder_->setToolTip(
         tr("An HF model folder on this computer (config.json, *.safetensors, tokenizer.json)"));
+    export_gguf_ = new QPushButton(tr("Export GGUF..."), this);
+    export_gguf_->setToolTip(tr("This model (LoRA merged) as one GGUF file for llama.cpp or Ollama"));
+    connect(export_gguf_, &QPushButton::clicked, this, [this] {
+        if (session_ != nullptr) emit export_gguf_requested(session_->target());
+    });
     target_label_ = new QLabel(this);
     target_label_->setWordWrap(true);
     target_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -68,6 +73,7 @@ ChatPage::ChatPage(RunHistory* history, TransportFactory transports, QWidget* pa
     pick->addWidget(new QLabel(tr("Talk to:"), this));
     pick->addWidget(runs_, 1);
     pick->addWidget(folder_);
+    pick->addWidget(export_gguf_);
     auto* sampling = new QHBoxLayout;
     sampling->addWidget(new QLabel(tr("Max new tokens"), this));
     sampling->addWidget(max_tokens_);
@@ -259,6 +265,7 @@ void ChatPage::render() {
 
 void ChatPage::update_buttons() {
     const bool busy = session_ && session_->busy();
+    export_gguf_->setEnabled(session_ != nullptr);
     send_->setEnabled(session_ && !busy);
     stop_->setEnabled(session_ && session_->transport()->running());
     clear_->setEnabled(session_ && !session_->messages().empty());

@@ -56,6 +56,11 @@ public:
 
     // Sends the input box's text (what the Send button and Ctrl+Return do).
     bool send();
+    QPushButton* export_gguf_button() const { return export_gguf_; }
+
+signals:
+    // Export GGUF... of the model talked to (the window asks where and runs it).
+    void export_gguf_requested(const ChatTarget& target);
 
 private:
     void use(ChatTransport* transport, const ChatTarget& target);
@@ -71,6 +76,7 @@ private:
 
     QComboBox* runs_;
     QPushButton* folder_;
+    QPushButton* export_gguf_;
     QLabel* target_label_;
     QSpinBox* max_tokens_;
     QDoubleSpinBox* temperature_;

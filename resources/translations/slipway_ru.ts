@@ -1574,6 +1574,16 @@
 <context>
     <name>slipway::app::ChatPage</name>
     <message>
+        <location line="+1"/>
+        <source>Export GGUF...</source>
+        <translation>Экспорт в GGUF...</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This model (LoRA merged) as one GGUF file for llama.cpp or Ollama</source>
+        <translation>Эта модель (с влитым LoRA) одним файлом GGUF для llama.cpp или Ollama</translation>
+    </message>
+    <message>
         <location filename="../../app/chat/chat_page.cpp" line="+31"/>
         <source>A completed run: a LoRA run talks through its base model with its adapter, a full run through its own model</source>
         <translation>Завершённый запуск: с LoRA-запуском разговор идёт через базовую модель с его адаптером, с полным — через его собственную модель</translation>
@@ -2332,6 +2342,36 @@
 </context>
 <context>
     <name>slipway::app::MainWindow</name>
+    <message>
+        <location line="+1"/>
+        <source>GGUF written: %1</source>
+        <translation>GGUF записан: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GGUF export failed: %1</source>
+        <translation>Экспорт в GGUF не удался: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export GGUF</source>
+        <translation>Экспорт в GGUF</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>Модели GGUF (*.gguf)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weights as (q8_0: 8-bit, about a quarter of f32; f16 / bf16: half; f32: exact)</source>
+        <translation>Веса в формате (q8_0: 8 бит, около четверти f32; f16 / bf16: половина; f32: без потерь)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Exporting %1 as GGUF (%2)...</source>
+        <translation>Экспорт %1 в GGUF (%2)...</translation>
+    </message>
     <message>
         <location filename="../../app/main_window.cpp" line="+76"/>
         <source>Runs</source>
@@ -3563,6 +3603,16 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunsPage</name>
     <message>
+        <location line="+1"/>
+        <source>Export GGUF...</source>
+        <translation>Экспорт в GGUF...</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The selected run's model (LoRA merged) as one GGUF file for llama.cpp or Ollama (a model on this computer)</source>
+        <translation>Модель выбранного запуска (с влитым LoRA) одним файлом GGUF для llama.cpp или Ollama (модель на этом компьютере)</translation>
+    </message>
+    <message>
         <location filename="../../app/runs_page.cpp" line="+32"/>
         <source>log file</source>
         <translation>файл журнала</translation>
@@ -3747,6 +3797,19 @@ Model config: %1</source>
             <numerusform>первые %n строки</numerusform>
             <numerusform>первые %n строк</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>slipway::app::GgufExport</name>
+    <message>
+        <location line="+1"/>
+        <source>slipway-engine export gguf failed (exit %1)</source>
+        <translation>slipway-engine export gguf завершился с ошибкой (код %1)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot start %1: %2</source>
+        <translation>не удаётся запустить %1: %2</translation>
     </message>
 </context>
 </TS>

@@ -18,6 +18,7 @@
 
 #include "chat/chat_page.h"
 #include "chat/chat_transport.h"
+#include "chat/gguf_export.h"
 #include "history/run_history.h"
 #include "main_window.h"
 #include "runs_page.h"
@@ -112,6 +113,42 @@ TEST(ChatPage, ARealEngineStreamsTheReplyIntoTheTranscriptAndTheConversationGoes
     EXPECT_TRUE(w.page->status_label()->text().contains("Stopped"));
     ASSERT_TRUE(wait_until([&] { return !w.page->session()->transport()->running(); }, 10000));
     EXPECT_TRUE(w.page->send_button()->isEnabled());
+}
+
+// Export GGUF... of the Chat page: the model talked to becomes one GGUF file (the real engine's export, its
+// summary in the status bar); a model that is not on this computer is refused by name before anything runs.
+TEST(ChatPage, ExportGgufWritesTheModelTalkedTo) {
+    ChatWindow w;
+    if (!QFileInfo(w.engine).isExecutable())
+        GTEST_SKIP() << "no slipway-engine at " << w.engine.toStdString();
+    EXPECT_FALSE(w.page->export_gguf_button()->isEnabled()) << "nothing chosen yet";
+    const QString model = w.models.path() + "/tiny-chat";
+    ASSERT_TRUE(testing_util::make_tiny_model(w.engine, model, true));
+    ASSERT_TRUE(w.page->choose_model_folder(model).ok());
+    EXPECT_TRUE(w.page->export_gguf_button()->isEnabled());
+    ChatTarget target = w.page->session()->target();
+    const QString out = w.models.path() + "/tiny-chat.gguf";
+    bool done = false, ok = false;
+    QString message;
+    QObject::connect(w.window->gguf_export(), &GgufExport::finished, [&](bool success, const QString& m) {
+        done = true;
+        ok = success;
+        message = m;
+    });
+    ASSERT_TRUE(w.window->gguf_export()->start(target, out, QStringLiteral("q8_0")).ok());
+    ASSERT_TRUE(wait_until([&] { return done; }, 120000));
+    EXPECT_TRUE(ok) << message.toStdString();
+    EXPECT_TRUE(message.contains(QStringLiteral("q8_0"))) << message.toStdString();
+    QFile file(out);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_EQ(file.read(4), QByteArray("GGUF"));
+
+    target.model_dir = QStringLiteral("/cluster/scratch/runs/r1/output");
+    const Status refused = w.window->export_gguf(target, QStringLiteral("r1"));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.message().find("/cluster/scratch/runs/r1/output: no model folder on this computer"),
+              std::string::npos)
+        << refused.message();
 }
 
 TEST(ChatPage, AModelWithoutAChatTemplateIsSentPlainTextAndTheStatusSaysSo) {
