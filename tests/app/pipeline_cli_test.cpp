@@ -68,6 +68,19 @@ TEST(PipelineCli, DemoRunsOnThisComputer) {
                                  QStringLiteral("Привет"), "--max-new-tokens", "4"});
     EXPECT_EQ(gen.exit_code, 0) << gen.err.toStdString();
     EXPECT_TRUE(gen.out.contains("\"new_tokens\":4")) << gen.out.toStdString();
+    // The calibration LoRA is an instruction tune on the demo conversations with the demo chat template:
+    // its adapter folder carries the template, and the adapted model chats through it.
+    const QStringList calibrate_runs =
+        QDir(run_dir + "/steps/calibrate").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    ASSERT_EQ(calibrate_runs.size(), 1);
+    const QString adapter = run_dir + "/steps/calibrate/" + calibrate_runs.first() + "/output";
+    QFile calibrated(adapter + "/tokenizer_config.json");
+    ASSERT_TRUE(calibrated.open(QIODevice::ReadOnly)) << "the calibration wrote no tokenizer_config.json";
+    EXPECT_TRUE(calibrated.readAll().contains("<|assistant|>"));
+    const Cli chat =
+        run(engine, {"generate", "--chat", "--model", run_dir + "/lep", "--adapter", adapter, "--prompt",
+                     QStringLiteral("Сколько будет 2 плюс 3?"), "--max-new-tokens", "4"});
+    EXPECT_EQ(chat.exit_code, 0) << chat.err.toStdString();
     QFile eval(run_dir + "/eval.json");
     ASSERT_TRUE(eval.open(QIODevice::ReadOnly));
     const QJsonObject results = QJsonDocument::fromJson(eval.readAll()).object();
