@@ -8,6 +8,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake pkg-config git ca-certificates
+  # a second checkout (CI's fresh clone) compiles from the cache (CMakeLists.txt: SLIPWAY_CCACHE)
+  ccache
   # contract + engine
   nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   # tokenizer train --type unigram: SentencePiece's own trainer (C++ API)

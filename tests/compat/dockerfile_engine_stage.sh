@@ -22,9 +22,11 @@ awk '/^FROM base$/ {on = 1; next} on && NF' "$work/instructions" > "$work/final_
 echo "engine stage of $(basename "$run_file")'s Dockerfile:"
 cat "$work/engine_stage"
 
-# shellcheck disable=SC2054  # the commas are inside one value
-ccache_env=(env CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=/var/cache/ccache
-            CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
+# The torch2 build step's ccache: its build folder is a sibling of /src/build, so this stage compiles from
+# the objects that step made (a second full build of the engine otherwise).
+# shellcheck source=SCRIPTDIR/root_ccache.sh
+source "$here/root_ccache.sh"
+ccache_env+=(CMAKE_CXX_COMPILER_LAUNCHER=ccache)
 while IFS= read -r line; do
   case "$line" in
   "COPY . /src/slipway")

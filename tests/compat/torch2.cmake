@@ -18,13 +18,14 @@ endif()
 # One label on one Debian suite's root: tests PREFIX_root, PREFIX_build (one engine build, reused by every
 # later step), PREFIX_<suite label> per engine suite, and the optional steps named by the flags:
 # GPU_DRY (tests/gpu/run.sh's build and CPU-side parts), DOCKERFILE (a rendered Dockerfile's engine stage),
-# HF_REFERENCE (the engine against HF transformers on CPU). All hold the one `torch2` lock: the roots share
-# the machine's cores and the ccache.
+# HF_REFERENCE (the engine against HF transformers on CPU). Each runs alone: the roots share the machine's
+# cores and the ccache.
 function(slipway_torch_root_label label suite prefix)
   cmake_parse_arguments(PARSE_ARGV 3 arg "GPU_DRY;DOCKERFILE;HF_REFERENCE" "" "")
   set(run ${CMAKE_COMMAND} -E env TORCH2_SUITE=${suite}
       bash ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/torch2.sh ${SLIPWAY_TORCH2_CACHE} ${PROJECT_SOURCE_DIR})
-  set(common LABELS ${label} SKIP_RETURN_CODE 77 RESOURCE_LOCK torch2)
+  # Alone: a build compiles with both cores, a suite runs two of its tests at once.
+  set(common LABELS ${label} SKIP_RETURN_CODE 77 RUN_SERIAL ON)
 
   add_test(NAME ${prefix}_root COMMAND ${run} root)
   set_tests_properties(${prefix}_root PROPERTIES ${common} TIMEOUT 1800 FIXTURES_SETUP ${prefix}_root)

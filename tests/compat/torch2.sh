@@ -22,23 +22,22 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 suite=${TORCH2_SUITE:-trixie}
 root=$cache_dir/$suite-root
 jobs=${TORCH2_JOBS:-2}
-# Build folders in the root are per checkout (two checkouts' runs must not share one); ccache's base_dir
-# makes their compile commands alike, so a fresh clone compiles from the cache. The two most recently used
-# of each kind are kept.
+# Build folders in the root are per checkout (two checkouts' runs must not share one), beside the source
+# (/src/slipway) as the Dockerfile's /src/build is: with root_ccache.sh's base_dir their compile commands are
+# alike, so a fresh clone and the Dockerfile stage compile from the cache. The two most recently used of each
+# kind are kept.
 key=$(printf '%s' "$source_dir" | sha1sum | cut -c1-12)
-build_dir=/build/torch2-$key gpu_dir=/build/gpu-$key
-prune_builds() {  # kind: torch2 or gpu
-  find "$root/build" -mindepth 1 -maxdepth 1 -name "$1-*" -printf '%T@ %p\n' 2>/dev/null | sort -rn |
+build_dir=/src/torch2-$key gpu_dir=/build/gpu-$key
+prune_builds() {  # parent folder in the root, kind: torch2 or gpu
+  find "$root$1" -mindepth 1 -maxdepth 1 -name "$2-*" -printf '%T@ %p\n' 2>/dev/null | sort -rn |
     tail -n +3 | cut -d' ' -f2- | xargs -r rm -rf
 }
 in_root() { bash "$here/in_root.sh" "$root" "$source_dir" "$@"; }
 need_root() {
   [ -f "$root/.slipway-packages" ] || { echo "SKIP: no $suite root at $root (its root step skipped or failed)"; exit 77; }
 }
-# ccache: PCH-using objects hit only when ccache may trust the precompiled header's defines and times.
-# shellcheck disable=SC2054  # the commas are inside one value
-ccache_env=(env CCACHE_DIR=/var/cache/ccache CCACHE_MAXSIZE=5G CCACHE_BASEDIR=/
-            CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
+# shellcheck source=SCRIPTDIR/root_ccache.sh
+source "$here/root_ccache.sh"
 
 case "$step" in
 root)
@@ -47,7 +46,7 @@ root)
 build)
   need_root
   mkdir -p "$root$build_dir" && touch "$root$build_dir"
-  prune_builds torch2
+  prune_builds /src torch2
   cmake_args=()
   # CUDA 13's nvcc refuses forky's g++ 16 and, told to go on, cannot parse its libstdc++: the CUDA-only
   # targets (NF4 kernel, raw NCCL; no torch in them) are built in the trixie root and on the host instead.
@@ -90,7 +89,9 @@ PY
 suite)
   need_root
   label=$1 skip=${2:-}
-  args=(--test-dir "$build_dir" -L "^$label\$" --output-on-failure --timeout 900)
+  # As many tests at once as there are jobs: each test has its own folders and its ranks their own ports
+  # (rank 0 publishes the one it bound), and most of them keep one core busy.
+  args=(--test-dir "$build_dir" -L "^$label\$" --output-on-failure --timeout 900 -j"$jobs")
   [ -z "$skip" ] || args+=(-LE "$skip")
   in_root ctest "${args[@]}"
   ;;
@@ -114,7 +115,7 @@ gpu)
   # root). With no GPU it runs its CPU-side parts and exits 77: that is this step's pass.
   need_root
   mkdir -p "$root$gpu_dir" && touch "$root$gpu_dir"
-  prune_builds gpu
+  prune_builds /build gpu
   bash "$source_dir/tests/gpu/vendor.sh" "$root$gpu_dir/vendor"
   status=0
   in_root "${ccache_env[@]}" CMAKE_CXX_COMPILER_LAUNCHER=ccache PYTHON=python3 JOBS="$jobs" \

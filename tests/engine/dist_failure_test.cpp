@@ -35,7 +35,9 @@ std::vector<std::unique_ptr<DistContext>> connect_ranks(int world, int timeout_s
         env.rank = env.local_rank = rank;
         env.world_size = env.local_world_size = world;
         env.master_port = 0;
-        env.port_file = testing::TempDir() + "/describe_failure_port";
+        // One file per test: ctest runs tests at once, and a rank must not read another test's port.
+        env.port_file = testing::TempDir() + "/describe_failure_port_" +
+                        testing::UnitTest::GetInstance()->current_test_info()->name();
         env.secret = *secret;
         pending.push_back(
             std::async(std::launch::async, [env, config] { return DistContext::connect(env, config); }));
