@@ -258,6 +258,13 @@ RunFacts RunFacts::of(const RunMetrics& m) {
     j["target_higher_is_better"] = m.target_higher_is_better;
     j["benchmark"] = m.benchmark;
     j["eval_meaning"] = static_cast<int>(m.eval_meaning);
+    if (!m.resumes.empty()) {  // a restarted job's segments: [step, samples, time_ms] each
+        nlohmann::json resumes = nlohmann::json::array();
+        for (const MetricSample& r : m.resumes)
+            resumes.push_back({r.step, std::isnan(r.samples) ? nlohmann::json() : nlohmann::json(r.samples),
+                               r.time_ms});
+        j["resumes"] = std::move(resumes);
+    }
     return RunFacts{j.dump()};
 }
 
@@ -286,6 +293,15 @@ void apply_meta(const QString& text, RunMetrics& m) {
     const int meaning = j.value("eval_meaning", 0);
     if (meaning >= 0 && meaning <= static_cast<int>(EvalMeaning::kTokenAccuracy))
         m.eval_meaning = static_cast<EvalMeaning>(meaning);
+    m.resumes.clear();
+    for (const nlohmann::json& r : j.value("resumes", nlohmann::json::array())) {
+        if (!r.is_array() || r.size() != 3 || !r[0].is_number() || !r[2].is_number()) continue;
+        MetricSample resume;
+        resume.step = resume.value = r[0].get<double>();
+        resume.samples = r[1].is_number() ? r[1].get<double>() : kUnknown;
+        resume.time_ms = r[2].get<int64_t>();
+        m.resumes.push_back(resume);
+    }
 }
 
 RunRecord record_from(const QSqlQuery& q) {

@@ -115,9 +115,40 @@ void MetricPlot::append(int run_key, const std::vector<double>& x, const std::ve
     add_points(*it, x, y);
 }
 
+void MetricPlot::clear_marks(Curve& curve) {
+    for (QCPItemStraightLine* mark : curve.marks)
+        removeItem(mark);
+    curve.marks.clear();
+    curve.mark_x.clear();
+}
+
+void MetricPlot::set_run_marks(int run_key, const std::vector<double>& x) {
+    const auto it = curves_.find(run_key);
+    if (it == curves_.end() || it->mark_x == x) return;
+    clear_marks(*it);
+    it->mark_x = x;
+    QColor color = it->color;
+    color.setAlpha(160);
+    for (double at : x) {
+        if (std::isnan(at)) continue;
+        auto* mark = new QCPItemStraightLine(this);
+        mark->setPen(QPen(color, 1.2, Qt::DashDotLine));
+        mark->point1->setCoords(at, 0);
+        mark->point2->setCoords(at, 1);
+        mark->setVisible(it->raw->visible());
+        it->marks.push_back(mark);
+    }
+}
+
+QList<QCPItemStraightLine*> MetricPlot::run_marks(int run_key) const {
+    const auto it = curves_.find(run_key);
+    return it == curves_.end() ? QList<QCPItemStraightLine*>() : it->marks;
+}
+
 void MetricPlot::remove_run(int run_key) {
     const auto it = curves_.find(run_key);
     if (it == curves_.end()) return;
+    clear_marks(*it);
     removeGraph(it->raw);
     removeGraph(it->smoothed);
     curves_.erase(it);
@@ -127,6 +158,8 @@ void MetricPlot::set_run_visible(int run_key, bool visible) {
     const auto it = curves_.find(run_key);
     if (it == curves_.end()) return;
     it->raw->setVisible(visible);
+    for (QCPItemStraightLine* mark : it->marks)
+        mark->setVisible(visible);
     style(*it);
 }
 

@@ -1,5 +1,6 @@
 // One metric's plot in the monitor (QCustomPlot): per run a raw curve and its EMA-smoothed curve (the raw
-// one drawn faint behind it while smoothing is on), an optional horizontal target line, linear or log y.
+// one drawn faint behind it while smoothing is on) and a vertical mark where a restarted job resumed, an
+// optional horizontal target line, linear or log y.
 // Every point is handed to QCustomPlot; its adaptive sampling draws a dense curve as the min/max of the
 // points in each pixel column, so zooming in shows the real points and nothing is dropped.
 #pragma once
@@ -28,6 +29,9 @@ public:
                  const std::vector<double>& y);
     // Appends points that arrived live.
     void append(int run_key, const std::vector<double>& x, const std::vector<double>& y);
+    // The x where run `run_key` resumed after a restart (its segments), each a dashed vertical line in the
+    // run's colour; NaN x (the axis cannot place it) are left out.
+    void set_run_marks(int run_key, const std::vector<double>& x);
     void remove_run(int run_key);
     void set_run_visible(int run_key, bool visible);
 
@@ -43,6 +47,7 @@ public:
 
     QCPGraph* raw_graph(int run_key) const;
     QCPGraph* smoothed_graph(int run_key) const;
+    QList<QCPItemStraightLine*> run_marks(int run_key) const;
     QCPItemStraightLine* target_line() const { return target_line_; }
     std::optional<double> target() const { return target_; }
     double smoothing() const { return smoothing_; }
@@ -59,9 +64,12 @@ private:
         QCPGraph* smoothed = nullptr;
         QColor color;
         EmaSmoother smoother;
+        std::vector<double> mark_x;
+        QList<QCPItemStraightLine*> marks;
     };
     void style(Curve& curve);
     void add_points(Curve& curve, const std::vector<double>& x, const std::vector<double>& y);
+    void clear_marks(Curve& curve);
 
     QString title_;
     QCPTextElement* title_element_;

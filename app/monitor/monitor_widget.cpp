@@ -360,6 +360,7 @@ void MonitorWidget::update_status() {
                   ? display_text(r->state)
                   : tr("%1 (%2)").arg(display_text(r->state), r->state_detail.toHtmlEscaped()));
     if (m.status) parts << tr("run_stop: %1").arg(QString::fromStdString(*m.status));
+    if (!m.resumes.empty()) parts << tr("restarts: %1").arg(m.resumes.size());
     if (const auto elapsed = m.elapsed_ms()) parts << tr("elapsed %1").arg(duration_text(*elapsed));
     if (m.last_step) {
         parts << (m.total_steps ? tr("step %1 / %2").arg(*m.last_step).arg(*m.total_steps)

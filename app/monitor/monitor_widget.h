@@ -111,6 +111,7 @@ private:
     void update_target_line();
     // The run's eval_task series onto the task plot (all of them: a few points per evaluation).
     void refresh_task_curves(int key);
+    void mark_resumes(const TrackedRun& run);  // a restarted job's segments, on every metric plot
     void remove_task_curves(int key);
     // The eval plot says what its curves measure (eval loss under MLPerf's eval_accuracy key, or token
     // accuracy), from the shown runs' logs.

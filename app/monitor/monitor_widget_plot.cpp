@@ -40,6 +40,7 @@ void MonitorWidget::append_points(int key, const std::array<size_t, kMetricCount
         }
         plot(m)->append(run.key, x, y);
     }
+    mark_resumes(run);
     refresh_task_curves(key);
     schedule_replot();
 }
@@ -65,8 +66,17 @@ void MonitorWidget::replot_run(int key) {
         }
         plot(m)->fit();
     }
+    mark_resumes(run);
     refresh_task_curves(key);
     schedule_replot();
+}
+
+void MonitorWidget::mark_resumes(const TrackedRun& run) {
+    std::vector<double> x;
+    for (const MetricSample& resume : run.metrics.resumes)
+        x.push_back(run.metrics.x_of(resume, x_axis_));
+    for (Metric m : kAllMetrics)
+        plot(m)->set_run_marks(run.key, x);
 }
 
 void MonitorWidget::refresh_task_curves(int key) {

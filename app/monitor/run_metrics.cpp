@@ -100,6 +100,12 @@ std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
         if (!run_start_ms) run_start_ms = event.time_ms;
         return std::nullopt;
     }
+    if (key == "resume" && event.value.is_number()) {
+        resumes.push_back(sample_of(event));
+        run_stop_ms.reset();  // the stopped segment's run_stop: the run goes on
+        status.reset();
+        return std::nullopt;
+    }
     if (key == "run_stop") {
         run_stop_ms = event.time_ms;
         status = event.metadata_string("status");

@@ -68,6 +68,11 @@ struct RunMetrics {
     EvalMeaning eval_meaning = EvalMeaning::kUnknown;
     std::optional<double> last_eval_loss;            // the engine's eval_loss, logged before eval_accuracy
     std::optional<double> last_eval_token_accuracy;  // and its eval_token_accuracy
+    // Where a restarted job (requeued after its time limit or a preemption) resumed: the engine's "resume"
+    // events, value = the step it resumed at. The curve goes on from there (the steps after it that the
+    // stopped segment logged are logged again, equal); the plots mark the segments, and a run_stop before
+    // a resume no longer counts.
+    std::vector<MetricSample> resumes;
 
     // Folds one event in (eval_task points go to task_series). Returns the metric a point was added to, if
     // any. Points whose value is not a number are skipped; points without samples_count are kept (drawn

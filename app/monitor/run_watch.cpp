@@ -12,6 +12,8 @@ RunWatch::RunWatch(double stall_factor, int64_t min_stall_ms)
 
 std::vector<RunAlert> RunWatch::on_event(const MllogEvent& event, const RunMetrics& metrics, int64_t now_ms) {
     std::vector<RunAlert> alerts;
+    if (event.key == "resume")
+        ended_ = false;  // a restarted job goes on after its stopped segment's run_stop
     if (ended_) return alerts;
     if (event.key == "run_stop") {
         ended_ = true;

@@ -42,6 +42,7 @@ struct TrainCommandOptions {
     std::string config_path;
     int threads = 0;
     int64_t stop_after_steps = 0;
+    bool resume_latest_if_any = false;
 };
 
 // VmHWM of /proc/self/status in KiB (0 where there is none).
@@ -84,6 +85,8 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
     std::signal(SIGTERM, request_stop);
     options.threads = o.threads > 0 ? o.threads : default_threads(*dist_env);
     options.stop_after_steps = o.stop_after_steps;
+    options.resume_latest_if_any = o.resume_latest_if_any;
+    if (const char* restarts = std::getenv("SLURM_RESTART_COUNT")) options.restart = std::atoll(restarts);
     options.engine_version = kVersion;
     train::throw_here_if_injected(dist_env->rank, 0, [] {});
     Result<train::TrainReport> report = train::train(parsed.config, options, out, err);
@@ -126,6 +129,9 @@ void add_train_command(CLI::App& app, int* exit_code, std::ostream& out, std::os
                     "Torch threads (0 = OMP_NUM_THREADS, else the cores divided among this node's ranks)");
     cmd->add_option("--stop-after-steps", options->stop_after_steps,
                     "Stop after N steps as if interrupted (tests of resume; checkpoints follow save_steps)");
+    cmd->add_flag("--resume-latest-if-any", options->resume_latest_if_any,
+                  "A restarted job (the sbatch script passes it on a requeue): resume from the newest "
+                  "checkpoint in output_dir when there is one, else as the config says");
     cmd->allow_extras();
     cmd->callback([cmd, options, exit_code, &out, &err] {
         *exit_code = run_train(*options, cmd->remaining(), out, err);

@@ -141,6 +141,13 @@ struct SlurmConfig {
     std::vector<std::string> container_mounts;  // "src:dst[:flags]"
     std::string container_workdir;
     std::vector<std::string> extra;  // further "--key=value" #SBATCH directives, from slurm_extra_options()
+    // Time limits and preemption: Slurm signals the batch script this many seconds before the time limit
+    // (--signal=B:USR1@N; 0: no early signal); the engine then finishes its step and checkpoints.
+    int64_t signal_lead_s = 120;
+    // --requeue: after such a stop (or a preemption) the job goes back to the queue and resumes from its
+    // newest checkpoint, up to max_restarts times.
+    bool auto_requeue = false;
+    int64_t max_restarts = 3;
 };
 
 // The sbatch options (names without "--") that /slurm/extra passes through: where, when and with what the

@@ -565,6 +565,28 @@ std::vector<FieldSpec> build_fields() {
         .advanced()
         .member(&RC::slurm, &SlurmConfig::extra);
 
+    add({"slurm", "signal_lead_s", FT::kInt,
+         "Seconds before the time limit at which Slurm signals the job (#SBATCH --signal=B:USR1@N): the "
+         "engine finishes its step and saves a checkpoint. 0 sends no early signal."})
+        .shown_as("Checkpoint before the time limit (s)", "Time limits and preemption")
+        .advanced()
+        .member(&RC::slurm, &SlurmConfig::signal_lead_s)
+        .ge(0)
+        .le(86400);
+    add({"slurm", "auto_requeue", FT::kBool,
+         "#SBATCH --requeue: a job stopped by its time limit (after the early signal's checkpoint) or "
+         "preempted goes back to the queue and resumes from its newest checkpoint at the same data "
+         "position."})
+        .shown_as("Requeue and resume", "Time limits and preemption")
+        .member(&RC::slurm, &SlurmConfig::auto_requeue);
+    add({"slurm", "max_restarts", FT::kInt,
+         "How many times an auto_requeue job requeues itself after its time limit's signal."})
+        .shown_as("Most restarts", "Time limits and preemption")
+        .advanced()
+        .member(&RC::slurm, &SlurmConfig::max_restarts)
+        .ge(0)
+        .le(1000);
+
     // container
     add({"container", "base", FT::kString,
          "NGC PyTorch base image of the Dockerfile (torch is never reinstalled)."})

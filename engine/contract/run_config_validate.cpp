@@ -14,8 +14,8 @@ const std::vector<std::string>& slurm_extra_options() {
         "constraint", "exclude", "nodelist", "reservation", "switches", "licenses", "network", "contiguous",
         "mem", "mem-per-cpu", "mem-per-gpu", "tmp", "gpu-bind", "gpu-freq", "cpu-freq", "hint", "distribution",
         "mem-bind", "sockets-per-node", "cores-per-socket", "threads-per-core", "spread-job", "use-min-nodes",
-        "begin", "deadline", "dependency", "kill-on-invalid-dep", "hold", "requeue", "no-requeue", "signal",
-        "time-min", "nice", "priority", "comment", "wckey", "mail-type", "mail-user"};
+        "begin", "deadline", "dependency", "kill-on-invalid-dep", "hold", "time-min", "nice", "priority",
+        "comment", "wckey", "mail-type", "mail-user"};
     // clang-format on
     return options;
 }
@@ -265,6 +265,9 @@ void check_slurm(const RunConfig& config, Checker& check) {
         {"account", "/slurm/account"},
         {"qos", "/slurm/qos"},
         {"exclusive", "/slurm/exclusive"},
+        {"signal", "/slurm/signal_lead_s"},
+        {"requeue", "/slurm/auto_requeue"},
+        {"no-requeue", "/slurm/auto_requeue"},
         {"output", "(set by Slipway: slurm-%j.out)"},
     };
     static const std::regex directive("--([a-z][a-z0-9-]*)(=[^\\s].*)?");
@@ -287,6 +290,12 @@ void check_slurm(const RunConfig& config, Checker& check) {
                                      " is not passed through to sbatch (not on the allow-list of "
                                      "/slurm/extra in `slipway-engine config schema`)");
         }
+    }
+    if (s.auto_requeue && config.mlperf.enabled()) {
+        check.warning(
+            "/slurm/auto_requeue",
+            "an MLPerf result is one uninterrupted run: a requeued run resumes (its log marks where) "
+            "but is not a valid result");
     }
     static const std::regex mount("(/[^:,\\s]*):(/[^:,\\s]*)(:[a-z+]+)?");
     for (size_t i = 0; i < s.container_mounts.size(); ++i) {

@@ -50,10 +50,12 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// HF refuses a non-empty output_dir unless overwrite_output_dir; the token cache living inside is fine.
-Status check_output_dir(const TrainingConfig& t, const std::string& cache_dir) {
+// HF refuses a non-empty output_dir unless overwrite_output_dir; the token cache living inside is fine, and
+// so is what a restarted job's earlier segment left there.
+Status check_output_dir(const TrainingConfig& t, const std::string& cache_dir, bool restarted) {
     std::error_code ec;
-    if (!fs::exists(t.output_dir, ec) || t.overwrite_output_dir || !t.resume_from_checkpoint.empty())
+    if (!fs::exists(t.output_dir, ec) || t.overwrite_output_dir || !t.resume_from_checkpoint.empty() ||
+        restarted)
         return Status::Ok();
     for (const auto& entry : fs::directory_iterator(t.output_dir, ec)) {
         if (fs::equivalent(entry.path(), cache_dir, ec)) continue;
@@ -231,7 +233,10 @@ Status TrainingRun::connect_ranks() {
 Status TrainingRun::setup() {
     cache_dir_ = config_.data.cache_dir.empty() ? t_.output_dir + "/cache" : config_.data.cache_dir;
     // Checked by every rank before any writes, so they all see the same folder.
-    if (Status s = agree(check_output_dir(t_, cache_dir_), "checking the output folder"); !s.ok()) return s;
+    if (Status s = agree(check_output_dir(t_, cache_dir_, options_.resume_latest_if_any),
+                         "checking the output folder");
+        !s.ok())
+        return s;
     model::set_torch_threads(options_.threads > 0 ? options_.threads
                                                   : static_cast<int>(std::thread::hardware_concurrency()));
 
@@ -243,7 +248,7 @@ Status TrainingRun::setup() {
             ec ? Status::Error("/training/output_dir: cannot create " + t_.output_dir + ": " + ec.message())
                : Status::Ok();
         if (made.ok()) {
-            if (t_.resume_from_checkpoint.empty())
+            if (t_.resume_from_checkpoint.empty() && !options_.resume_latest_if_any)
                 std::remove((t_.output_dir + "/mllog.txt").c_str());  // a resumed run appends
             made = log_->tee_to_file(t_.output_dir + "/mllog.txt");
         }
@@ -490,8 +495,20 @@ uint64_t parameter_checksum(const std::vector<torch::Tensor>& tensors) {
 }  // namespace
 
 Status TrainingRun::resume() {
-    if (t_.resume_from_checkpoint.empty()) return Status::Ok();
-    const std::string& request = t_.resume_from_checkpoint;
+    std::string request = t_.resume_from_checkpoint;
+    if (options_.resume_latest_if_any) {
+        // Rank 0 looks (a lagging filesystem may show another rank less); every rank takes its answer.
+        std::vector<double> found{is_main() && resolve_checkpoint("latest", t_.output_dir).ok() ? 1.0 : 0.0};
+        if (dist_) dist_->allreduce_sum(found);
+        if (found[0] > 0) {
+            request = "latest";
+        } else {
+            *progress_ << "restart " << options_.restart << ": no checkpoint in " << t_.output_dir
+                       << (request.empty() ? " yet: training from the start\n"
+                                           : ": resuming as configured\n");
+        }
+    }
+    if (request.empty()) return Status::Ok();
     // "latest" is rank 0's answer (another rank may list the folder before a lagging filesystem shows the
     // newest save); the others take the same step. Every rank takes part in the sum whatever it asked for.
     const bool latest = request == "latest";
@@ -562,6 +579,12 @@ Status TrainingRun::resume() {
     }
     start_ = *loaded;
     *progress_ << "resumed from " << *dir << " at step " << start_.step << "\n";
+    // Where the curve continues: the app marks a run's segments on its plots from these.
+    log_->point_in_time("resume", start_.step,
+                        {{"samples_count", start_.step * global_batch_},
+                         {"step_num", start_.step},
+                         {"checkpoint", *dir},
+                         {"restart", options_.restart}});
     return Status::Ok();
 }
 

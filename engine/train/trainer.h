@@ -24,6 +24,11 @@ struct TrainOptions {
     // Set by a SIGTERM handler (scancel, Slurm's time limit): all ranks stop after the current step, rank 0
     // saves a checkpoint and logs run_stop with status aborted.
     const std::atomic<bool>* stop_requested = nullptr;
+    // A restarted job (train --resume-latest-if-any, a requeue after a time limit or a preemption): resume
+    // from the newest checkpoint in output_dir when there is one (rank 0's view), else as the config says;
+    // mllog.txt is appended to either way, and the resume is logged with `restart`.
+    bool resume_latest_if_any = false;
+    int64_t restart = 0;  // the job's restart number (Slurm's SLURM_RESTART_COUNT)
 };
 
 struct TrainReport {

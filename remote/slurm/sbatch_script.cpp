@@ -78,6 +78,9 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
     if (!account.empty()) directives.push_back("--account=" + account);
     if (!qos.empty()) directives.push_back("--qos=" + qos);
     if (s.exclusive) directives.push_back("--exclusive");
+    if (s.signal_lead_s > 0) directives.push_back("--signal=B:USR1@" + std::to_string(s.signal_lead_s));
+    // A requeued job writes on into the same log: follow and fetch see one run with its segments.
+    if (s.auto_requeue) directives.insert(directives.end(), {"--requeue", "--open-mode=append"});
     directives.push_back("--output=slurm-%j.out");
     for (const std::string& extra : s.extra)
         directives.push_back(extra);
@@ -157,6 +160,20 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
     out << "echo \"slipway: job $SLURM_JOB_ID on ${#hosts[@]} node(s), master $MASTER_ADDR, port published "
            "in $SLIPWAY_RDZV_FILE\"\n\n";
 
+    // Stops: USR1 is Slurm's early signal before the time limit (#SBATCH --signal), TERM a scancel, a
+    // preemption or `scontrol requeue`. Either is passed to the training step (srun hands it to every
+    // rank), which finishes its step and saves a checkpoint.
+    out << "stop=\"\"\n";
+    out << "train_pid=\"\"\n";
+    out << "# shellcheck disable=SC2317  # called by the traps\n"
+           "stop_training() {\n"
+           "  stop=$1\n"
+           "  echo \"slipway: $2: the ranks finish their step and save a checkpoint\" >&2\n"
+           "  if [ -n \"$train_pid\" ]; then kill -TERM \"$train_pid\" 2>/dev/null || true; fi\n"
+           "}\n";
+    out << "trap 'stop_training time_limit \"the time limit is near (USR1)\"' USR1\n";
+    out << "trap 'stop_training term \"stopped (TERM: scancel, preemption or requeue)\"' TERM\n\n";
+
     std::string step_cpus;
     if (s.cpus_per_task) step_cpus = " --cpus-per-task=" + std::to_string(*s.cpus_per_task);
     if (inputs.prepare) {
@@ -164,9 +181,50 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
         out << "srun --nodes=1 --ntasks=1" << step_cpus
             << " ${container[@]+\"${container[@]}\"} \"$engine\" prepare \"$run_json\"\n\n";
     }
-    out << "# Train on every task; a rank that dies ends the step instead of leaving the others hanging.\n";
-    out << "srun --kill-on-bad-exit=1" << step_cpus
-        << " ${container[@]+\"${container[@]}\"} \"$engine\" train \"$run_json\"\n";
+    out << "# A restarted job (requeued after its time limit or a preemption) resumes from its newest "
+           "checkpoint.\n";
+    out << "resume=()\n";
+    out << "if [ \"${SLURM_RESTART_COUNT:-0}\" -gt 0 ]; then\n"
+           "  resume=(--resume-latest-if-any)\n"
+           "  echo \"slipway: restart $SLURM_RESTART_COUNT of job $SLURM_JOB_ID: resuming from the newest "
+           "checkpoint\"\n"
+           "fi\n\n";
+    out << "# Train on every task; a rank that dies ends the step instead of leaving the others hanging.\n"
+           "# In the background, so a signal reaches the trap while it runs; `wait` returns early on a "
+           "signal,\n"
+           "# so it waits again until srun has ended.\n";
+    out << "status=0\n";
+    out << "if [ -z \"$stop\" ]; then\n";
+    out << "  srun --kill-on-bad-exit=1" << step_cpus
+        << " ${container[@]+\"${container[@]}\"} \"$engine\" train \"$run_json\" "
+           "${resume[@]+\"${resume[@]}\"} &\n";
+    out << "  train_pid=$!\n"
+           "  while :; do\n"
+           "    wait \"$train_pid\" && status=0 || status=$?\n"
+           "    kill -0 \"$train_pid\" 2>/dev/null || break\n"
+           "  done\n"
+           "fi\n";
+    if (s.auto_requeue) {
+        out << "\n# After the time limit's checkpoint the job goes back to the queue (a preempted one is "
+               "requeued by Slurm).\n";
+        out << "if [ \"$stop\" = time_limit ]; then\n"
+               "  if [ \"${SLURM_RESTART_COUNT:-0}\" -lt "
+            << s.max_restarts
+            << " ]; then\n"
+               "    echo \"slipway: requeueing job $SLURM_JOB_ID (restart $((${SLURM_RESTART_COUNT:-0} + 1)) "
+               "of at most "
+            << s.max_restarts
+            << ")\"\n"
+               "    trap - TERM  # the requeue ends this script\n"
+               "    scontrol requeue \"$SLURM_JOB_ID\"\n"
+               "    exit 0\n"
+               "  fi\n"
+               "  echo \"slipway: no restart left (/slurm/max_restarts "
+            << s.max_restarts
+            << "): the run stops at its checkpoint\" >&2\n"
+               "fi\n";
+    }
+    out << "exit \"$status\"\n";
     return out.str();
 }
 

@@ -316,6 +316,26 @@
 <context>
     <name>RunConfigField</name>
     <message>
+        <location line="+1"/>
+        <source>Time limits and preemption</source>
+        <translation>Лимит времени и вытеснение</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint before the time limit (s)</source>
+        <translation>Контрольная точка до лимита времени (с)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Requeue and resume</source>
+        <translation>Вернуть в очередь и продолжить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Most restarts</source>
+        <translation>Не больше перезапусков</translation>
+    </message>
+    <message>
         <location filename="../../build/app/i18n/run_config_field_strings.cpp" line="+3"/>
         <source>Run</source>
         <translation>Запуск</translation>
@@ -879,6 +899,21 @@
 <context>
     <name>RunConfigFieldHelp</name>
     <message>
+        <location line="+1"/>
+        <source>Seconds before the time limit at which Slurm signals the job (#SBATCH --signal=B:USR1@N): the engine finishes its step and saves a checkpoint. 0 sends no early signal.</source>
+        <translation>За сколько секунд до лимита времени Slurm подаёт задаче сигнал (#SBATCH --signal=B:USR1@N): движок доводит шаг до конца и сохраняет контрольную точку. 0 — без раннего сигнала.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>#SBATCH --requeue: a job stopped by its time limit (after the early signal's checkpoint) or preempted goes back to the queue and resumes from its newest checkpoint at the same data position.</source>
+        <translation>#SBATCH --requeue: задача, остановленная лимитом времени (после контрольной точки по раннему сигналу) или вытесненная, возвращается в очередь и продолжает с новейшей контрольной точки с той же позиции в данных.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>How many times an auto_requeue job requeues itself after its time limit's signal.</source>
+        <translation>Сколько раз задача с auto_requeue сама возвращается в очередь после сигнала о лимите времени.</translation>
+    </message>
+    <message>
         <location line="+4"/>
         <source>Schema tag of this document.</source>
         <translation>Метка схемы этого документа.</translation>
@@ -1315,8 +1350,8 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>Further #SBATCH directives, each &quot;--key=value&quot; or &quot;--flag&quot;, of these options: --constraint, --exclude, --nodelist, --reservation, --switches, --licenses, --network, --contiguous, --mem, --mem-per-cpu, --mem-per-gpu, --tmp, --gpu-bind, --gpu-freq, --cpu-freq, --hint, --distribution, --mem-bind, --sockets-per-node, --cores-per-socket, --threads-per-core, --spread-job, --use-min-nodes, --begin, --deadline, --dependency, --kill-on-invalid-dep, --hold, --requeue, --no-requeue, --signal, --time-min, --nice, --priority, --comment, --wckey, --mail-type, --mail-user.</source>
-        <translation>Другие директивы #SBATCH, каждая в виде &quot;--key=value&quot; или &quot;--flag&quot;, из этих опций: --constraint, --exclude, --nodelist, --reservation, --switches, --licenses, --network, --contiguous, --mem, --mem-per-cpu, --mem-per-gpu, --tmp, --gpu-bind, --gpu-freq, --cpu-freq, --hint, --distribution, --mem-bind, --sockets-per-node, --cores-per-socket, --threads-per-core, --spread-job, --use-min-nodes, --begin, --deadline, --dependency, --kill-on-invalid-dep, --hold, --requeue, --no-requeue, --signal, --time-min, --nice, --priority, --comment, --wckey, --mail-type, --mail-user.</translation>
+        <source>Further #SBATCH directives, each &quot;--key=value&quot; or &quot;--flag&quot;, of these options: --constraint, --exclude, --nodelist, --reservation, --switches, --licenses, --network, --contiguous, --mem, --mem-per-cpu, --mem-per-gpu, --tmp, --gpu-bind, --gpu-freq, --cpu-freq, --hint, --distribution, --mem-bind, --sockets-per-node, --cores-per-socket, --threads-per-core, --spread-job, --use-min-nodes, --begin, --deadline, --dependency, --kill-on-invalid-dep, --hold, --time-min, --nice, --priority, --comment, --wckey, --mail-type, --mail-user.</source>
+        <translation>Другие директивы #SBATCH, каждая в виде &quot;--key=value&quot; или &quot;--flag&quot;, из этих опций: --constraint, --exclude, --nodelist, --reservation, --switches, --licenses, --network, --contiguous, --mem, --mem-per-cpu, --mem-per-gpu, --tmp, --gpu-bind, --gpu-freq, --cpu-freq, --hint, --distribution, --mem-bind, --sockets-per-node, --cores-per-socket, --threads-per-core, --spread-job, --use-min-nodes, --begin, --deadline, --dependency, --kill-on-invalid-dep, --hold, --time-min, --nice, --priority, --comment, --wckey, --mail-type, --mail-user.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2852,6 +2887,11 @@
 </context>
 <context>
     <name>slipway::app::MonitorWidget</name>
+    <message>
+        <location line="+1"/>
+        <source>restarts: %1</source>
+        <translation>перезапусков: %1</translation>
+    </message>
     <message>
         <location filename="../../app/monitor/run_metrics.cpp" line="+28"/>
         <source>train_loss</source>

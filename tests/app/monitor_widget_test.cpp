@@ -93,6 +93,33 @@ TEST(MonitorWidget, SmoothingLogScaleAndXAxes) {
     EXPECT_EQ(loss->raw_graph(key)->dataCount(), 46);
 }
 
+// A job requeued after a stop (tests/data/requeue: the real log of one): one run, its resume marked on
+// every metric plot at the step (or samples) it resumed from, in the run's colour; the status line counts it.
+TEST(MonitorWidget, ARequeuedRunIsOneCurveWithItsResumeMarked) {
+    FollowService follow;
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
+    const int key = open_and_wait(monitor, QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out"));
+    const TrackedRun* run = tracker.run(key);
+    ASSERT_NE(run, nullptr);
+    ASSERT_EQ(run->metrics.resumes.size(), 1u);
+    const double step = run->metrics.resumes[0].step;
+    monitor.set_x_axis(XAxis::kSteps);
+    for (Metric m : {Metric::kTrainLoss, Metric::kLearningRate}) {
+        const QList<QCPItemStraightLine*> marks = monitor.plot(m)->run_marks(key);
+        ASSERT_EQ(marks.size(), 1) << metric_key(m);
+        EXPECT_EQ(marks[0]->point1->coords().x(), step);
+        EXPECT_EQ(marks[0]->point2->coords().x(), step);  // vertical
+        EXPECT_EQ(marks[0]->pen().color().rgb(), monitor.plot(m)->raw_graph(key)->pen().color().rgb());
+    }
+    monitor.set_x_axis(XAxis::kSamples);
+    EXPECT_EQ(monitor.plot(Metric::kTrainLoss)->run_marks(key)[0]->point1->coords().x(),
+              step * *run->metrics.global_batch_size);
+    EXPECT_TRUE(monitor.status_text().contains(QStringLiteral("restarts: 1"))) << monitor.status_text().toStdString();
+    EXPECT_TRUE(monitor.status_text().contains(QStringLiteral("run_stop: success")))
+        << monitor.status_text().toStdString();
+}
+
 TEST(MonitorWidget, ExportsWhatIsShown) {
     FollowService follow;
     RunTracker tracker(nullptr, &follow, nullptr, {});

@@ -5,9 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
+#include <QTemporaryDir>
+
 #include "contract/mllog_stream.h"
+#include "history/run_history.h"
 #include "monitor/log_follower.h"
 #include "monitor/run_watch.h"
 #include "monitor/series_csv.h"
@@ -209,6 +213,68 @@ TEST(RunWatch, StallAfterFiveMedianIntervalsOnceUntilStepsResume) {
     m.add(next);
     watch.on_event(next, m, now + 21'000);
     EXPECT_TRUE(watch.check_stall(now + 32'000).has_value());  // re-armed by the new step
+}
+
+// A job requeued after its time limit, as one Slurm log (--open-mode=append) holds it: tests/data/requeue/
+// slurm-requeued.out is the real output of the e2e cluster test's requeued run (the demo, stopped by
+// `scontrol requeue` after checkpoint-4 and resumed from it). One run: the stopped segment's run_stop no
+// longer counts once the engine logs where it resumed, the steps go on, the resume is marked.
+TEST(RunMetrics, ARequeuedJobIsOneRunWithItsResumeMarked) {
+    const RunMetrics m = metrics_of(QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out"));
+    ASSERT_EQ(m.resumes.size(), 1u);
+    const double resumed_at = m.resumes[0].step;
+    EXPECT_GT(resumed_at, 0);
+    EXPECT_EQ(m.resumes[0].value, resumed_at);
+    EXPECT_EQ(m.x_of(m.resumes[0], XAxis::kSamples), resumed_at * *m.global_batch_size);
+    ASSERT_TRUE(m.status.has_value());
+    EXPECT_EQ(*m.status, "success");
+    EXPECT_EQ(*m.last_step, *m.total_steps);
+    // Every step's train_loss, however often the two segments logged it, has one value: the curve goes on.
+    std::map<double, double> loss_at;
+    for (const MetricSample& p : m.points(Metric::kTrainLoss)) {
+        const auto [it, first] = loss_at.emplace(p.step, p.value);
+        EXPECT_TRUE(first || it->second == p.value) << "step " << p.step;
+    }
+    EXPECT_EQ(loss_at.size(), static_cast<size_t>(*m.total_steps));
+
+    // The run store keeps the resumes with the run's facts: a run reopened from the history is marked too.
+    QTemporaryDir dir;
+    auto history = RunHistory::open(dir.filePath(QStringLiteral("history.sqlite")));
+    ASSERT_TRUE(history.ok()) << history.error();
+    RunRecord run;
+    run.name = QStringLiteral("requeued");
+    const int64_t id = *(*history)->add_run(run);
+    ASSERT_TRUE((*history)->append(id, {}, m, 1).ok());
+    const Result<RunMetrics> loaded = (*history)->load_metrics(id);
+    ASSERT_TRUE(loaded.ok()) << loaded.error();
+    ASSERT_EQ(loaded->resumes.size(), 1u);
+    EXPECT_EQ(loaded->resumes[0].step, resumed_at);
+    EXPECT_EQ(loaded->resumes[0].samples, m.resumes[0].samples);
+    EXPECT_EQ(loaded->resumes[0].time_ms, m.resumes[0].time_ms);
+}
+
+TEST(RunWatch, AResumeReopensTheRunItsStoppedSegmentEnded) {
+    RunWatch watch;
+    RunMetrics m;
+    MllogEvent stop;
+    stop.key = "run_stop";
+    stop.metadata = {{"status", "aborted"}, {"step_num", 5}};
+    m.add(stop);
+    std::vector<RunAlert> alerts = watch.on_event(stop, m, 1);
+    ASSERT_EQ(alerts.size(), 1u);
+    EXPECT_EQ(alerts[0].kind, RunAlertKind::kFailed);
+    EXPECT_TRUE(watch.ended());
+    MllogEvent resume = step_event("resume", 4, 4);
+    resume.metadata["restart"] = 1;
+    m.add(resume);
+    EXPECT_TRUE(watch.on_event(resume, m, 2).empty());
+    EXPECT_FALSE(watch.ended());
+    EXPECT_FALSE(m.status.has_value()) << "the stopped segment's run_stop no longer counts";
+    stop.metadata = {{"status", "success"}, {"step_num", 8}};
+    m.add(stop);
+    alerts = watch.on_event(stop, m, 3);
+    ASSERT_EQ(alerts.size(), 1u);
+    EXPECT_EQ(alerts[0].kind, RunAlertKind::kFinished);
 }
 
 TEST(RunWatch, TargetThenFinishAndFailures) {

@@ -186,6 +186,17 @@ INSTANTIATE_TEST_SUITE_P(
              "must be an #SBATCH option like \"--mail-type=END\", got \"mail-type=END\""},
         Case{"extra_owned_directive", [](RunConfig& c) { c.slurm.extra = {"--nodes=4"}; }, "/slurm/extra/0",
              "--nodes is set from /slurm/nodes, not through extra"},
+        // Time limits and preemption have fields of their own: the sbatch script's trap and resume go with
+        // them.
+        Case{"extra_signal", [](RunConfig& c) { c.slurm.extra = {"--signal=B:USR1@60"}; }, "/slurm/extra/0",
+             "--signal is set from /slurm/signal_lead_s, not through extra"},
+        Case{"extra_requeue",
+             [](RunConfig& c) {
+                 c.slurm.extra = {"--mail-type=END", "--requeue"};
+             },
+             "/slurm/extra/1", "--requeue is set from /slurm/auto_requeue, not through extra"},
+        Case{"signal_lead_negative", [](RunConfig& c) { c.slurm.signal_lead_s = -1; }, "/slurm/signal_lead_s",
+             "must be >= 0, got -1"},
         // An allow-list, not a block-list: options that would move the log follow and fetch read, drop the
         // job's environment (the rendezvous secret) or run the run folder twice are refused.
         Case{"extra_chdir",
@@ -232,6 +243,15 @@ INSTANTIATE_TEST_SUITE_P(
             "/mlperf/benchmark",
             "must be one of \"\" | llama2_70b_lora, got \"llama2-70b-lora\" (did you mean "
             "\"llama2_70b_lora\"?)"),
+        Case{"mlperf_requeued",
+             [](RunConfig& c) {
+                 as_mlperf_submission(c);
+                 c.slurm.auto_requeue = true;
+             },
+             "/slurm/auto_requeue",
+             "an MLPerf result is one uninterrupted run: a requeued run resumes (its log marks where) but is "
+             "not a valid result",
+             kWarning},
         mlperf_case(
             "mlperf_no_org", [](RunConfig& c) { c.mlperf.org.clear(); }, "/mlperf/org", "is required"),
         mlperf_case(

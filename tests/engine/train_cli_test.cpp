@@ -442,6 +442,50 @@ TEST_F(TrainCli, ResumeContinuesTheSameLossCurve) {
     }
 }
 
+// A job requeued after its time limit or a preemption (the sbatch script passes --resume-latest-if-any on a
+// restart): it continues from its newest checkpoint, its curve equal to an uninterrupted run's, one mllog.txt
+// with the resume marked; with no checkpoint yet it trains from the start.
+TEST_F(TrainCli, ARestartedJobResumesFromItsNewestCheckpointOrStartsFresh) {
+    const nlohmann::json patch = {
+        {"training", {{"max_steps", 8}, {"save_steps", 2}, {"eval_steps", nullptr}}},
+        {"data", {{"validation_split_percentage", 0}}}};
+    ASSERT_EQ(train(write_config("straight", patch)).exit_code, 0);
+    const std::string requeued = write_config("requeued", patch);
+    const TrainRun first = train(requeued + " --stop-after-steps 5");  // stopped after step 5: newest is 4
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    const TrainRun second = train(requeued + " --resume-latest-if-any", "SLURM_RESTART_COUNT=1");
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_NE(second.err.find("at step 4"), std::string::npos) << second.err;
+
+    const std::vector<slipway::MllogEvent> resumes =
+        events((dir_ / "requeued" / "mllog.txt").string(), "resume");
+    ASSERT_EQ(resumes.size(), 1u);
+    EXPECT_EQ(resumes[0].value.get<int64_t>(), 4);
+    EXPECT_EQ(resumes[0].metadata["restart"].get<int64_t>(), 1);
+    EXPECT_NE(resumes[0].metadata["checkpoint"].get<std::string>().find("checkpoint-4"), std::string::npos);
+    // Steps 1-5 of the first segment, then 5-8 again from checkpoint 4: the last value of each step is the
+    // curve a user sees, and it is the uninterrupted run's, bit for bit.
+    std::map<int64_t, double> straight, continued;
+    for (const auto& e : events((dir_ / "straight" / "mllog.txt").string(), "train_loss"))
+        straight[e.metadata["step_num"].get<int64_t>()] = e.value.get<double>();
+    for (const auto& e : events((dir_ / "requeued" / "mllog.txt").string(), "train_loss"))
+        continued[e.metadata["step_num"].get<int64_t>()] = e.value.get<double>();
+    ASSERT_EQ(straight.size(), 8u);
+    ASSERT_EQ(continued.size(), 8u);
+    for (int64_t step = 1; step <= 8; ++step)
+        EXPECT_EQ(straight.at(step), continued.at(step)) << "step " << step;
+
+    // No checkpoint yet (stopped before the first save): the restart trains from the start, in a folder its
+    // first segment already wrote to.
+    const std::string early = write_config("early", patch);
+    ASSERT_EQ(train(early + " --stop-after-steps 1").exit_code, 0);
+    const TrainRun fresh = train(early + " --resume-latest-if-any", "SLURM_RESTART_COUNT=1");
+    ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+    EXPECT_NE(fresh.err.find("restart 1: no checkpoint in"), std::string::npos) << fresh.err;
+    EXPECT_NE(fresh.err.find("yet: training from the start"), std::string::npos) << fresh.err;
+    EXPECT_TRUE(events((dir_ / "early" / "mllog.txt").string(), "resume").empty());
+}
+
 TEST_F(TrainCli, IncompleteOrCorruptCheckpointsAreRefused) {
     const nlohmann::json patch = {
         {"training", {{"max_steps", 4}, {"save_steps", 2}, {"eval_steps", nullptr}}},

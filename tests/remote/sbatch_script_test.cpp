@@ -200,5 +200,108 @@ TEST(SbatchScript, AdversarialRunFolderArrivesIntactAndNothingRuns) {
     EXPECT_EQ(run_command("bash -n '" + path + "'").exit_code, 0);
 }
 
+// The script's stops, run by bash with stand-ins for srun and scontrol on PATH (the real Slurm runs are the
+// cluster tests'): Slurm's early USR1 reaches the training step as TERM, the job requeues itself while
+// restarts are left, a restarted job resumes, and a TERM (scancel, preemption) never requeues by itself.
+class SbatchStops : public testing::Test {
+protected:
+    void SetUp() override {
+        RunConfig config = preset("demo-tiny.json");
+        config.slurm.auto_requeue = true;
+        config.slurm.max_restarts = 2;
+        config.slurm.signal_lead_s = 90;
+        SbatchInputs inputs = in_folder(dir_.path() + "/run");
+        fs::create_directories(dir_.path() + "/run");
+        fs::create_directories(dir_.path() + "/bin");
+        Result<std::string> rendered = render_sbatch_script(config, profile(ContainerMode::kNone), inputs);
+        ASSERT_TRUE(rendered.ok()) << rendered.error();
+        script_ = *rendered;
+        write_script(dir_, "job.sbatch", script_);
+        // srun records its arguments; its training step runs until TERM and then exits as the engine does.
+        write_script(dir_, "bin/srun",
+                     "#!/bin/bash\n"
+                     "echo \"srun $*\" >> \"$LOG\"\n"
+                     "case \" $* \" in *\" train \"*)\n"
+                     "  trap 'echo \"train got TERM\" >> \"$LOG\"; exit 143' TERM\n"
+                     "  touch \"$LOG.training\"\n"
+                     "  while :; do sleep 0.05; done ;;\n"
+                     "esac\n");
+        write_script(dir_, "bin/scontrol",
+                     "#!/bin/bash\n"
+                     "case \"$1\" in show) echo node1 ;; *) echo \"scontrol $*\" >> \"$LOG\" ;; esac\n");
+        fs::permissions(dir_.path() + "/bin/srun", fs::perms::owner_all);
+        fs::permissions(dir_.path() + "/bin/scontrol", fs::perms::owner_all);
+    }
+
+    // Runs the job as restart `restart`, sends it `signal` once its training step runs; returns the log of
+    // what srun and scontrol were asked, then the script's exit status.
+    std::string run_job(int restart, const char* signal) {
+        const std::string log = dir_.path() + "/calls-" + std::to_string(restart) + "-" + signal;
+        const std::string driver = write_script(
+            dir_, "driver.sh",
+            "export LOG='" + log + "' PATH='" + dir_.path() + "/bin':\"$PATH\" SLURM_JOB_ID=42 " +
+                "SLURM_JOB_NODELIST=node1 SLURM_RESTART_COUNT=" + std::to_string(restart) + "\n" + "bash '" +
+                dir_.path() + "/job.sbatch' > '" + log + ".out' 2>&1 &\n" +
+                "pid=$!\n"
+                "for _ in $(seq 400); do [ -e \"$LOG.training\" ] && break; sleep 0.05; done\n"
+                "kill -" +
+                signal +
+                " \"$pid\"\n"
+                "wait \"$pid\"\n"
+                "echo \"exit $?\" >> \"$LOG\"\n");
+        const CommandResult r = run_command("bash '" + driver + "'");
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        std::ifstream in(log);
+        std::stringstream text;
+        text << in.rdbuf();
+        std::ifstream out(log + ".out");
+        std::stringstream printed;
+        printed << out.rdbuf();
+        output_ = printed.str();
+        return text.str();
+    }
+
+    TempDir dir_;
+    std::string script_;
+    std::string output_;  // what the job printed
+};
+
+TEST_F(SbatchStops, DirectivesAskForTheEarlySignalAndRequeue) {
+    for (const char* line : {"#SBATCH --signal=B:USR1@90", "#SBATCH --requeue", "#SBATCH --open-mode=append"})
+        EXPECT_TRUE(has_line(script_, line)) << line << "\n" << script_;
+    const std::string path = dir_.path() + "/job.sbatch";
+    EXPECT_EQ(run_command("bash -n '" + path + "'").exit_code, 0);
+    if (::system("command -v shellcheck >/dev/null 2>&1") != 0) GTEST_SKIP() << "shellcheck is not installed";
+    const CommandResult lint = run_command("shellcheck --shell=bash --severity=style '" + path + "'");
+    EXPECT_EQ(lint.exit_code, 0) << lint.output << "\n" << script_;
+}
+
+TEST_F(SbatchStops, TimeLimitSignalCheckpointsThenRequeues) {
+    const std::string calls = run_job(0, "USR1");
+    EXPECT_NE(calls.find(" prepare "), std::string::npos) << calls;
+    EXPECT_NE(calls.find(" train "), std::string::npos) << calls;
+    EXPECT_EQ(calls.find("--resume-latest-if-any"), std::string::npos) << "a first run starts as configured\n"
+                                                                       << calls;
+    EXPECT_NE(calls.find("train got TERM\nscontrol requeue 42\nexit 0\n"), std::string::npos) << calls;
+    EXPECT_NE(output_.find("the time limit is near (USR1)"), std::string::npos) << output_;
+    EXPECT_NE(output_.find("requeueing job 42 (restart 1 of at most 2)"), std::string::npos) << output_;
+}
+
+TEST_F(SbatchStops, ARestartResumesAndTheLastOneStopsAtItsCheckpoint) {
+    const std::string calls = run_job(2, "USR1");
+    EXPECT_NE(calls.find(" --resume-latest-if-any\n"), std::string::npos) << calls;
+    EXPECT_EQ(calls.find("scontrol requeue"), std::string::npos) << calls;
+    EXPECT_NE(calls.find("train got TERM\nexit 143\n"), std::string::npos) << calls;
+    EXPECT_NE(output_.find("restart 2 of job 42: resuming from the newest checkpoint"), std::string::npos)
+        << output_;
+    EXPECT_NE(output_.find("no restart left (/slurm/max_restarts 2)"), std::string::npos) << output_;
+}
+
+TEST_F(SbatchStops, TermStopsTheTrainingAndLeavesRequeueingToSlurm) {
+    const std::string calls = run_job(0, "TERM");
+    EXPECT_NE(calls.find("train got TERM\nexit 143\n"), std::string::npos) << calls;
+    EXPECT_EQ(calls.find("scontrol requeue"), std::string::npos) << calls;
+}
+
 }  // namespace
 }  // namespace slipway::remote

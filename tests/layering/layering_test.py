@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""ctest `layering_catches_planted_includes`: check_layering.py on a copy of the tree with three planted
+includes (engine/ including remote/, remote/ including app/, and a new circle of app/ folders) must fail
+and name each planted line; the unplanted copy must pass."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+source = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", ".."))
+checker = os.path.join(here, "check_layering.py")
+
+
+def run(root):
+    done = subprocess.run([sys.executable, checker, root], capture_output=True, text=True)
+    return done.returncode, done.stdout
+
+
+with tempfile.TemporaryDirectory() as work:
+    for top in ("engine", "remote", "app"):
+        shutil.copytree(os.path.join(source, top), os.path.join(work, top),
+                        ignore=shutil.ignore_patterns("*.png", "*.qm", "*.ts", "*.json", "*.jsonl"))
+    code, out = run(work)
+    assert code == 0, "the copied tree should pass:\n" + out
+    plants = {
+        "engine/train/planted.cpp": '#include "remote/slurm/sbatch_script.h"\n',
+        "remote/slurm/planted.cpp": '#include "app/monitor/run_metrics.h"\n',
+        # local -> editor is new, and editor -> local closes it
+        "app/local/planted.h": '#include "editor/run_editor.h"\n',
+        "app/editor/planted.h": '#include "local/local_run.h"\n',
+    }
+    for path, text in plants.items():
+        with open(os.path.join(work, path), "w") as f:
+            f.write("// planted by layering_test.py\n" + text)
+    code, out = run(work)
+    print(out)
+    assert code == 1, "the planted tree passed"
+    for expected in ("engine/train/planted.cpp:2: engine/ includes remote/",
+                     "remote/slurm/planted.cpp:2: remote/ includes app/",
+                     "app/editor/planted.h:2: app/editor includes app/local, and app/local reaches app/editor",
+                     "app/local/planted.h:2: app/local includes app/editor, and app/editor reaches app/local"):
+        assert expected in out, "not reported: " + expected
+print("layering_test: the planted includes were caught")

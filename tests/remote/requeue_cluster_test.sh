@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Time limits and preemption on the local cluster (tests/cluster fixture: a real sshd and Slurm on
+# 127.0.0.1), through `slipway submit` / `follow` / `fetch` of the demo with /slurm/auto_requeue:
+# 1. requeued by `scontrol requeue` once its first checkpoint is written (Slurm stops the job with TERM as
+#    a preemption does: the engine finishes its step and saves a checkpoint; Slurm puts the job back in the
+#    queue), it resumes from its newest checkpoint and completes; its train_loss curve equals the same run's
+#    uninterrupted one, bit for bit, and its one log (--open-mode=append) holds both segments;
+# 2. with a 1-minute time limit and a 50 s lead, Slurm's early USR1 stops it at a checkpoint and its own
+#    script requeues it; the restart resumes, and at max_restarts (1) it stops at its checkpoint instead.
+# Usage: requeue_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
+set -euo pipefail
+slipway=$1 engine=$2 source_dir=$3
+: "${SLIPWAY_CLUSTER_ENV:?run through ctest: the local_cluster fixture writes cluster.env}"
+set -a
+# shellcheck disable=SC1090  # written by tests/cluster/start_cluster.sh
+. "$SLIPWAY_CLUSTER_ENV"
+set +a
+
+work=$(mktemp -d)
+suffix=$(basename "$work")
+# shellcheck disable=SC2088  # the tilde is for slipway: the remote home, resolved over ssh
+workdir="~/slipway-requeue-$suffix"
+home_dir=$SLIPWAY_TEST_USER_HOME/slipway-requeue-$suffix
+cleanup() {
+  rm -rf "$work"
+  rm -rf -- "$home_dir"
+}
+trap cleanup EXIT
+export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data
+ssh_args=(--batch --known-hosts "$SLIPWAY_SSH_KNOWN_HOSTS" --ssh-config none)
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+"$slipway" clusters add local-test --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
+  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none >/dev/null
+
+# The demo on 2 Gloo tasks, checkpoints every 4 steps, a loss point every step.
+make_config() {  # OUT TIME SIGNAL_LEAD_S MAX_RESTARTS
+  python3 - "$source_dir/resources/presets/demo-tiny.json" "$@" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["slurm"].update(time=sys.argv[3], signal_lead_s=int(sys.argv[4]), auto_requeue=True,
+                       max_restarts=int(sys.argv[5]))
+json.dump(config, open(sys.argv[2], "w"), indent=2)
+PY
+}
+submit() {  # CONFIG NAME STEPS: prints "RUN_ID JOB_ID"
+  "$slipway" submit "$1" --cluster local-test --engine "$engine" --name "$2" "${ssh_args[@]}" -- \
+    --max_steps "$3" --save_steps 4 --logging_steps 1 --eval_steps 1000 >"$work/submit-$2.txt"
+  tail -n 1 "$work/submit-$2.txt" | sed -n 's/^run_id=\([^ ]*\) job_id=\([0-9]*\)$/\1 \2/p'
+}
+follow_to_end() {  # RUN_ID NAME: follow's final state
+  "$slipway" follow "$1" --interval 0.5 "${ssh_args[@]}" >"$work/follow-$2.txt" || true
+  tail -n 1 "$work/follow-$2.txt"
+}
+losses() {  # MLLOG FILE: "step loss" per train_loss line, the last value of each step
+  python3 - "$1" <<'PY'
+import json, sys
+loss = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    if ":::MLLOG" not in line:
+        continue
+    event = json.loads(line.split(":::MLLOG", 1)[1])
+    if event["key"] == "train_loss":
+        loss[event["metadata"]["step_num"]] = repr(event["value"])
+for step in sorted(loss):
+    print(step, loss[step])
+PY
+}
+wait_for() {  # SECONDS DESCRIPTION COMMAND...
+  local seconds=$1 what=$2
+  shift 2
+  for _ in $(seq $((seconds * 5))); do
+    "$@" && return 0
+    sleep 0.2
+  done
+  fail "waited $seconds s for $what"
+}
+job_field() {  # JOB_ID FIELD: a field of scontrol show job (empty once the job is gone)
+  scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
+}
+
+steps=24
+make_config "$work/requeue.json" 30 0 3
+read -r straight_run straight_job < <(submit "$work/requeue.json" straight "$steps")
+[ -n "$straight_job" ] || fail "submit of the uninterrupted run: $(cat "$work/submit-straight.txt")"
+[ "$(follow_to_end "$straight_run" straight)" = "final_state=COMPLETED" ] || fail "the uninterrupted run did not complete"
+"$slipway" fetch "$straight_run" --to "$work/straight" "${ssh_args[@]}" >/dev/null
+
+# 1. scontrol requeue after the first checkpoint.
+start=$(date +%s)
+read -r run job < <(submit "$work/requeue.json" requeued "$steps")
+[ -n "$job" ] || fail "submit of the requeued run: $(cat "$work/submit-requeued.txt")"
+has_checkpoint() { [ -f "$home_dir/runs/$run/output/checkpoint-4/DONE" ]; }
+wait_for 120 "the requeued run's checkpoint-4" has_checkpoint
+scontrol requeue "$job"
+echo "requeued job $job at $(($(date +%s) - start)) s"
+[ "$(follow_to_end "$run" requeued)" = "final_state=COMPLETED" ] || fail "the requeued run did not complete: $(tail -n 3 "$work/follow-requeued.txt")"
+echo "requeued run completed in $(($(date +%s) - start)) s"
+[ "$(job_field "$job" Restarts)" = 1 ] || fail "Slurm counts $(job_field "$job" Restarts) restarts of job $job, not 1"
+"$slipway" fetch "$run" --to "$work/requeued" "${ssh_args[@]}" >/dev/null
+log=$work/requeued/slurm-$job.out
+grep -q 'stopped (TERM: scancel, preemption or requeue)' "$log" || fail "the first segment was not stopped by TERM: $(cat "$log")"
+grep -q 'stop requested (SIGTERM): saving a checkpoint at step' "$log" || fail "no checkpoint at the stop: $(cat "$log")"
+grep -q "restart 1 of job $job: resuming from the newest checkpoint" "$log" || fail "the restart did not resume: $(cat "$log")"
+grep -q 'resumed from .*checkpoint-[0-9]* at step' "$log" || fail "the engine did not resume: $(cat "$log")"
+grep -q '"key": "resume".*"restart": 1' "$work/requeued/output/mllog.txt" || fail "mllog.txt does not mark the resume"
+losses "$work/straight/output/mllog.txt" >"$work/straight.loss"
+losses "$work/requeued/output/mllog.txt" >"$work/requeued.loss"
+[ "$(wc -l <"$work/straight.loss")" -eq "$steps" ] || fail "the uninterrupted run logged $(wc -l <"$work/straight.loss") steps"
+cmp -s "$work/straight.loss" "$work/requeued.loss" ||
+  fail "the requeued curve differs from the uninterrupted one: $(diff "$work/straight.loss" "$work/requeued.loss" | head)"
+# The follower saw one run: every train_loss of both segments, the resume in between.
+[ "$(grep -c '^train_loss ' "$work/follow-requeued.txt")" -gt "$steps" ] || fail "follow missed the second segment"
+# tests/data/requeue/slurm-requeued.out, the app's fixture, is this log: SLIPWAY_REQUEUE_LOG_OUT=FILE keeps it.
+if [ -n "${SLIPWAY_REQUEUE_LOG_OUT:-}" ]; then cp "$log" "$SLIPWAY_REQUEUE_LOG_OUT"; fi
+
+# 2. The time limit: its early USR1, a checkpoint, the script's own requeue, and no more restarts at the limit.
+make_config "$work/timelimit.json" 1 50 1
+start=$(date +%s)
+read -r run job < <(submit "$work/timelimit.json" timelimit 1000000)
+[ -n "$job" ] || fail "submit of the time-limited run: $(cat "$work/submit-timelimit.txt")"
+final=$(follow_to_end "$run" timelimit)
+echo "time-limited run: $final after $(($(date +%s) - start)) s"
+"$slipway" fetch "$run" --to "$work/timelimit" "${ssh_args[@]}" >/dev/null
+log=$work/timelimit/slurm-$job.out
+[ "$(grep -c 'the time limit is near (USR1)' "$log")" -eq 2 ] || fail "expected two early signals: $(cat "$log")"
+grep -q "requeueing job $job (restart 1 of at most 1)" "$log" || fail "the script did not requeue: $(cat "$log")"
+grep -q "restart 1 of job $job: resuming from the newest checkpoint" "$log" || fail "the restart did not resume: $(cat "$log")"
+grep -q 'no restart left (/slurm/max_restarts 1): the run stops at its checkpoint' "$log" || fail "the last segment did not stop: $(cat "$log")"
+[ "$(grep -c 'stop requested (SIGTERM): saving a checkpoint at step' "$log")" -eq 2 ] || fail "expected two checkpoints at the stops"
+echo "requeue_cluster_test: passed"
