@@ -160,20 +160,26 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
     out << "echo \"slipway: job $SLURM_JOB_ID on ${#hosts[@]} node(s), master $MASTER_ADDR, port published "
            "in $SLIPWAY_RDZV_FILE\"\n\n";
 
-    // Stops: USR1 is Slurm's early signal before the time limit (#SBATCH --signal), TERM a scancel, a
-    // preemption or `scontrol requeue`. Either is passed to the training step (srun hands it to every
-    // rank), which finishes its step and saves a checkpoint.
+    // Stops: USR1 is Slurm's early signal before the time limit (#SBATCH --signal=B:USR1, to this script
+    // alone): it is passed on as TERM to the training step's tasks, through Slurm (a TERM to srun itself
+    // would cancel the step at once). TERM is a scancel, a preemption or `scontrol requeue`: Slurm sends it
+    // to the tasks too. Either way the ranks finish their step and save a checkpoint.
     out << "stop=\"\"\n";
     out << "train_pid=\"\"\n";
-    out << "# shellcheck disable=SC2317  # called by the traps\n"
-           "stop_training() {\n"
-           "  stop=$1\n"
-           "  echo \"slipway: $2: the ranks finish their step and save a checkpoint\" >&2\n"
-           "  if [ -n \"$train_pid\" ]; then kill -TERM \"$train_pid\" 2>/dev/null || true; fi\n"
+    out << "# shellcheck disable=SC2317  # called by the trap\n"
+           "time_limit_near() {\n"
+           "  stop=time_limit\n"
+           "  echo \"slipway: the time limit is near (USR1): the ranks finish their step and save a "
+           "checkpoint\" >&2\n"
+           "  if [ -n \"$train_pid\" ]; then\n"
+           "    scancel --signal=TERM \"$SLURM_JOB_ID\" || echo \"slipway: scancel --signal=TERM failed\" "
+           ">&2\n"
+           "  fi\n"
            "}\n";
-    out << "trap 'stop_training time_limit \"the time limit is near (USR1)\"' USR1\n";
-    out << "trap 'stop_training term \"stopped (TERM: scancel, preemption or requeue)\"' TERM\n\n";
-
+    out << "trap time_limit_near USR1\n";
+    out << "trap 'stop=term; echo \"slipway: stopped (TERM: scancel, preemption or requeue): the ranks "
+           "finish "
+           "their step and save a checkpoint\" >&2' TERM\n\n";
     std::string step_cpus;
     if (s.cpus_per_task) step_cpus = " --cpus-per-task=" + std::to_string(*s.cpus_per_task);
     if (inputs.prepare) {
@@ -203,6 +209,9 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
            "    wait \"$train_pid\" && status=0 || status=$?\n"
            "    kill -0 \"$train_pid\" 2>/dev/null || break\n"
            "  done\n"
+           "else\n"
+           "  echo \"slipway: stopped before the training started\" >&2\n"
+           "  status=143\n"
            "fi\n";
     if (s.auto_requeue) {
         out << "\n# After the time limit's checkpoint the job goes back to the queue (a preempted one is "

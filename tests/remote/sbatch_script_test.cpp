@@ -201,8 +201,9 @@ TEST(SbatchScript, AdversarialRunFolderArrivesIntactAndNothingRuns) {
 }
 
 // The script's stops, run by bash with stand-ins for srun and scontrol on PATH (the real Slurm runs are the
-// cluster tests'): Slurm's early USR1 reaches the training step as TERM, the job requeues itself while
-// restarts are left, a restarted job resumes, and a TERM (scancel, preemption) never requeues by itself.
+// cluster tests'): Slurm's early USR1 reaches the training step's tasks as TERM (through scancel --signal),
+// the job requeues itself while restarts are left, a restarted job resumes, and a TERM (scancel, preemption)
+// never requeues by itself.
 class SbatchStops : public testing::Test {
 protected:
     void SetUp() override {
@@ -217,38 +218,41 @@ protected:
         ASSERT_TRUE(rendered.ok()) << rendered.error();
         script_ = *rendered;
         write_script(dir_, "job.sbatch", script_);
-        // srun records its arguments; its training step runs until TERM and then exits as the engine does.
+        // srun records its arguments; its training step (its pid in $LOG.training) runs until TERM and then
+        // exits as the engine does; scancel --signal passes the signal to it, as Slurm does to the tasks.
         write_script(dir_, "bin/srun",
                      "#!/bin/bash\n"
                      "echo \"srun $*\" >> \"$LOG\"\n"
                      "case \" $* \" in *\" train \"*)\n"
                      "  trap 'echo \"train got TERM\" >> \"$LOG\"; exit 143' TERM\n"
-                     "  touch \"$LOG.training\"\n"
+                     "  echo $$ > \"$LOG.training\"\n"
                      "  while :; do sleep 0.05; done ;;\n"
                      "esac\n");
         write_script(dir_, "bin/scontrol",
                      "#!/bin/bash\n"
                      "case \"$1\" in show) echo node1 ;; *) echo \"scontrol $*\" >> \"$LOG\" ;; esac\n");
-        fs::permissions(dir_.path() + "/bin/srun", fs::perms::owner_all);
-        fs::permissions(dir_.path() + "/bin/scontrol", fs::perms::owner_all);
+        write_script(dir_, "bin/scancel",
+                     "#!/bin/bash\n"
+                     "echo \"scancel $*\" >> \"$LOG\"\n"
+                     "kill -\"${1#--signal=}\" \"$(cat \"$LOG.training\")\"\n");
+        for (const char* tool : {"srun", "scontrol", "scancel"})
+            fs::permissions(dir_.path() + "/bin/" + tool, fs::perms::owner_all);
     }
 
     // Runs the job as restart `restart`, sends it `signal` once its training step runs; returns the log of
     // what srun and scontrol were asked, then the script's exit status.
     std::string run_job(int restart, const char* signal) {
         const std::string log = dir_.path() + "/calls-" + std::to_string(restart) + "-" + signal;
+        // Slurm's TERM (scancel, preemption) reaches every process of the job, the tasks too.
+        const std::string also_tasks =
+            std::string(signal) == "TERM" ? "kill -TERM \"$(cat \"$LOG.training\")\"\n" : "";
         const std::string driver = write_script(
             dir_, "driver.sh",
             "export LOG='" + log + "' PATH='" + dir_.path() + "/bin':\"$PATH\" SLURM_JOB_ID=42 " +
                 "SLURM_JOB_NODELIST=node1 SLURM_RESTART_COUNT=" + std::to_string(restart) + "\n" + "bash '" +
-                dir_.path() + "/job.sbatch' > '" + log + ".out' 2>&1 &\n" +
-                "pid=$!\n"
-                "for _ in $(seq 400); do [ -e \"$LOG.training\" ] && break; sleep 0.05; done\n"
-                "kill -" +
-                signal +
-                " \"$pid\"\n"
-                "wait \"$pid\"\n"
-                "echo \"exit $?\" >> \"$LOG\"\n");
+                dir_.path() + "/job.sbatch' > '" + log + ".out' 2>&1 &\n" + "pid=$!\n" +
+                "for _ in $(seq 400); do [ -s \"$LOG.training\" ] && break; sleep 0.05; done\n" + "kill -" +
+                signal + " \"$pid\"\n" + also_tasks + "wait \"$pid\"\n" + "echo \"exit $?\" >> \"$LOG\"\n");
         const CommandResult r = run_command("bash '" + driver + "'");
         EXPECT_EQ(r.exit_code, 0) << r.output;
         std::ifstream in(log);
@@ -282,7 +286,9 @@ TEST_F(SbatchStops, TimeLimitSignalCheckpointsThenRequeues) {
     EXPECT_NE(calls.find(" train "), std::string::npos) << calls;
     EXPECT_EQ(calls.find("--resume-latest-if-any"), std::string::npos) << "a first run starts as configured\n"
                                                                        << calls;
-    EXPECT_NE(calls.find("train got TERM\nscontrol requeue 42\nexit 0\n"), std::string::npos) << calls;
+    EXPECT_NE(calls.find("scancel --signal=TERM 42\ntrain got TERM\nscontrol requeue 42\nexit 0\n"),
+              std::string::npos)
+        << calls;
     EXPECT_NE(output_.find("the time limit is near (USR1)"), std::string::npos) << output_;
     EXPECT_NE(output_.find("requeueing job 42 (restart 1 of at most 2)"), std::string::npos) << output_;
 }
@@ -291,7 +297,7 @@ TEST_F(SbatchStops, ARestartResumesAndTheLastOneStopsAtItsCheckpoint) {
     const std::string calls = run_job(2, "USR1");
     EXPECT_NE(calls.find(" --resume-latest-if-any\n"), std::string::npos) << calls;
     EXPECT_EQ(calls.find("scontrol requeue"), std::string::npos) << calls;
-    EXPECT_NE(calls.find("train got TERM\nexit 143\n"), std::string::npos) << calls;
+    EXPECT_NE(calls.find("scancel --signal=TERM 42\ntrain got TERM\nexit 143\n"), std::string::npos) << calls;
     EXPECT_NE(output_.find("restart 2 of job 42: resuming from the newest checkpoint"), std::string::npos)
         << output_;
     EXPECT_NE(output_.find("no restart left (/slurm/max_restarts 2)"), std::string::npos) << output_;
@@ -301,6 +307,7 @@ TEST_F(SbatchStops, TermStopsTheTrainingAndLeavesRequeueingToSlurm) {
     const std::string calls = run_job(0, "TERM");
     EXPECT_NE(calls.find("train got TERM\nexit 143\n"), std::string::npos) << calls;
     EXPECT_EQ(calls.find("scontrol requeue"), std::string::npos) << calls;
+    EXPECT_EQ(calls.find("scancel"), std::string::npos) << "Slurm signals the tasks itself\n" << calls;
 }
 
 }  // namespace
