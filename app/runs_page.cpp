@@ -63,6 +63,14 @@ QPixmap sparkline(const std::vector<double>& values) {
 
 }  // namespace
 
+// The state, what it does not say (node list, exit code), and how often a requeued job resumed.
+QString RunsPage::state_text(const RunRecord& r) {
+    QString text = r.state_detail.isEmpty() ? display_text(r.state)
+                                            : tr("%1 (%2)").arg(display_text(r.state), r.state_detail);
+    if (r.restarts > 0) text += tr(", restarts: %1").arg(r.restarts);
+    return text;
+}
+
 RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), history_(history) {
     table_ = new QTableWidget(this);
     table_->setColumnCount(kColumnCount);
@@ -204,9 +212,7 @@ void RunsPage::reload() {
                                    r.name,
                                    where_text(r.cluster),
                                    r.job_id,
-                                   r.state_detail.isEmpty()
-                                       ? display_text(r.state)
-                                       : tr("%1 (%2)").arg(display_text(r.state), r.state_detail),
+                                   state_text(r),
                                    QString(),
                                    time_text(r.started.isValid() ? r.started : r.created),
                                    time_text(r.finished),

@@ -21,6 +21,7 @@ class QPushButton;
 namespace slipway::app {
 
 class RunHistory;
+struct RunRecord;
 
 class RunsPage : public QWidget {
     Q_OBJECT
@@ -63,6 +64,7 @@ private:
     void apply_filter();
     // A run's small train_loss curve, drawn again only when its point count changed.
     QPixmap loss_curve(int64_t run_id, int64_t points);
+    static QString state_text(const RunRecord& run);
 
     RunHistory* history_;
     QTableWidget* table_;

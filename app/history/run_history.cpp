@@ -261,8 +261,8 @@ RunFacts RunFacts::of(const RunMetrics& m) {
     if (!m.resumes.empty()) {  // a restarted job's segments: [step, samples, time_ms] each
         nlohmann::json resumes = nlohmann::json::array();
         for (const MetricSample& r : m.resumes)
-            resumes.push_back({r.step, std::isnan(r.samples) ? nlohmann::json() : nlohmann::json(r.samples),
-                               r.time_ms});
+            resumes.push_back(
+                {r.step, std::isnan(r.samples) ? nlohmann::json() : nlohmann::json(r.samples), r.time_ms});
         j["resumes"] = std::move(resumes);
     }
     return RunFacts{j.dump()};
@@ -323,12 +323,15 @@ RunRecord record_from(const QSqlQuery& q) {
     r.run_id = q.value(13).toString();
     r.remote_dir = q.value(14).toString();
     r.slurm_cluster = q.value(15).toString();
+    const nlohmann::json facts = nlohmann::json::parse(q.value(16).toString().toStdString(), nullptr, false);
+    if (facts.is_object() && facts.contains("resumes") && facts["resumes"].is_array())
+        r.restarts = static_cast<int>(facts["resumes"].size());
     return r;
 }
 
 constexpr const char* kRunColumns =
     "id, name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, log_path, "
-    "log_offset, slurm_state, state_detail, run_id, remote_dir, slurm_cluster";
+    "log_offset, slurm_state, state_detail, run_id, remote_dir, slurm_cluster, meta_json";
 
 // Runs statements that each take the run id as their one parameter, all or nothing.
 Status per_run_transaction(QSqlDatabase db, int64_t run_id, std::initializer_list<const char*> statements,

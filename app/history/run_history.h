@@ -42,6 +42,7 @@ struct RunRecord {
     QString run_id;         // Slipway's run id of a submitted cluster run (make_run_id); empty otherwise
     QString remote_dir;     // that run's folder on the login node
     QString slurm_cluster;  // sbatch's ";cluster" part, if any
+    int restarts = 0;       // how often a requeued job resumed (its log's resume events, kept with its facts)
 };
 
 using MetricPointRow = std::pair<Metric, MetricSample>;

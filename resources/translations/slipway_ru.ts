@@ -3644,6 +3644,11 @@ Model config: %1</source>
     <name>slipway::app::RunsPage</name>
     <message>
         <location line="+1"/>
+        <source>, restarts: %1</source>
+        <translation>, перезапусков: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Export GGUF...</source>
         <translation>Экспорт в GGUF...</translation>
     </message>

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <QFileInfo>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include "history/history_writer.h"
@@ -11,6 +12,7 @@
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "raw_sqlite.h"
+#include "runs_page.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -78,6 +80,36 @@ TEST(MonitorHistory, KeepsPlottingWhileTheHistoryIsLockedAndCatchesUpAfter) {
     for (int i = 0; i < 30; ++i)
         EXPECT_EQ(metrics->points(Metric::kTrainLoss)[i].step, i + 1.0);
     EXPECT_EQ((*history)->run(id)->log_offset, static_cast<uint64_t>(QFileInfo(log).size()));
+}
+
+// A requeued job, followed into the one store (tests/data/requeue: the real log of one): the Runs page says
+// how often it resumed, and the monitor reopened from the history marks the resume again.
+TEST(MonitorHistory, ARequeuedRunKeepsItsRestartsInTheStore) {
+    QTemporaryDir dir;
+    Result<std::unique_ptr<RunHistory>> history =
+        RunHistory::open(dir.filePath(QStringLiteral("history.sqlite")));
+    ASSERT_TRUE(history.ok()) << history.error();
+    FollowService follow;
+    RunTracker tracker(history->get(), &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
+    int loaded = 0;
+    QObject::connect(&tracker, &RunTracker::loaded, [&](int key) { loaded = key; });
+    ASSERT_TRUE(tracker.open_log(QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out")).ok());
+    ASSERT_TRUE(wait_until([&] { return loaded != 0; }));
+    ASSERT_TRUE(wait_until([&] {
+        const auto runs = (*history)->runs();
+        return runs.ok() && runs->size() == 1 && runs->front().restarts == 1;
+    }));
+    RunsPage page(history->get());
+    const QTableWidget* table = page.findChild<QTableWidget*>();
+    ASSERT_NE(table, nullptr);
+    ASSERT_EQ(table->rowCount(), 1);
+    EXPECT_TRUE(table->item(0, RunsPage::kStateColumn)->text().endsWith(QStringLiteral(", restarts: 1")))
+        << table->item(0, RunsPage::kStateColumn)->text().toStdString();
+    const Result<RunMetrics> stored =
+        (*history)->load_metrics(table->item(0, 0)->data(Qt::UserRole).toLongLong());
+    ASSERT_TRUE(stored.ok()) << stored.error();
+    ASSERT_EQ(stored->resumes.size(), 1u);
 }
 
 }  // namespace

@@ -99,7 +99,8 @@ TEST(MonitorWidget, ARequeuedRunIsOneCurveWithItsResumeMarked) {
     FollowService follow;
     RunTracker tracker(nullptr, &follow, nullptr, {});
     MonitorWidget monitor(&tracker);
-    const int key = open_and_wait(monitor, QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out"));
+    const int key =
+        open_and_wait(monitor, QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out"));
     const TrackedRun* run = tracker.run(key);
     ASSERT_NE(run, nullptr);
     ASSERT_EQ(run->metrics.resumes.size(), 1u);
@@ -115,7 +116,8 @@ TEST(MonitorWidget, ARequeuedRunIsOneCurveWithItsResumeMarked) {
     monitor.set_x_axis(XAxis::kSamples);
     EXPECT_EQ(monitor.plot(Metric::kTrainLoss)->run_marks(key)[0]->point1->coords().x(),
               step * *run->metrics.global_batch_size);
-    EXPECT_TRUE(monitor.status_text().contains(QStringLiteral("restarts: 1"))) << monitor.status_text().toStdString();
+    EXPECT_TRUE(monitor.status_text().contains(QStringLiteral("restarts: 1")))
+        << monitor.status_text().toStdString();
     EXPECT_TRUE(monitor.status_text().contains(QStringLiteral("run_stop: success")))
         << monitor.status_text().toStdString();
 }

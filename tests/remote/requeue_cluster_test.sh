@@ -11,14 +11,9 @@
 # Usage: requeue_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
 set -euo pipefail
 slipway=$1 engine=$2 source_dir=$3
-: "${SLIPWAY_CLUSTER_ENV:?run through ctest: the local_cluster fixture writes cluster.env}"
-set -a
-# shellcheck disable=SC1090  # written by tests/cluster/start_cluster.sh
-. "$SLIPWAY_CLUSTER_ENV"
-set +a
+# shellcheck source=SCRIPTDIR/cluster_script_prelude.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cluster_script_prelude.sh"
 
-work=$(mktemp -d)
-suffix=$(basename "$work")
 # shellcheck disable=SC2088  # the tilde is for slipway: the remote home, resolved over ssh
 workdir="~/slipway-requeue-$suffix"
 home_dir=$SLIPWAY_TEST_USER_HOME/slipway-requeue-$suffix
@@ -29,12 +24,6 @@ cleanup() {
   if [ -n "${SLIPWAY_KEEP_WORK:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data
-ssh_args=(--batch --known-hosts "$SLIPWAY_SSH_KNOWN_HOSTS" --ssh-config none)
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 "$slipway" clusters add local-test --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
   --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none >/dev/null
 
