@@ -496,9 +496,11 @@ uint64_t parameter_checksum(const std::vector<torch::Tensor>& tensors) {
 
 Status TrainingRun::resume() {
     std::string request = t_.resume_from_checkpoint;
+    Result<std::string> newest = Status::Error("not looked for");  // rank 0's newest intact checkpoint
     if (options_.resume_latest_if_any) {
         // Rank 0 looks (a lagging filesystem may show another rank less); every rank takes its answer.
-        std::vector<double> found{is_main() && resolve_checkpoint("latest", t_.output_dir).ok() ? 1.0 : 0.0};
+        if (is_main()) newest = resolve_checkpoint("latest", t_.output_dir, progress_);
+        std::vector<double> found{newest.ok() ? 1.0 : 0.0};
         if (dist_) dist_->allreduce_sum(found);
         if (found[0] > 0) {
             request = "latest";
@@ -513,7 +515,11 @@ Status TrainingRun::resume() {
     // newest save); the others take the same step. Every rank takes part in the sum whatever it asked for.
     const bool latest = request == "latest";
     Result<std::string> dir = Status::Error("not resolved");
-    if (is_main() || !latest) dir = resolve_checkpoint(request, t_.output_dir, progress_);
+    if (newest.ok()) {
+        dir = newest;  // already verified above
+    } else if (is_main() || !latest) {
+        dir = resolve_checkpoint(request, t_.output_dir, progress_);
+    }
     if (dist_) {
         std::vector<double> chosen{is_main() && dir.ok() ? static_cast<double>(checkpoint_step(*dir)) : 0.0,
                                    is_main() && !dir.ok() ? 1.0 : 0.0};
