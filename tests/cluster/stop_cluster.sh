@@ -4,6 +4,9 @@
 set -uo pipefail
 
 state=${1:?usage: stop_cluster.sh STATE_DIR}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=SCRIPTDIR/node_namespaces.sh
+. "$here/node_namespaces.sh"
 [ -d "$state/pids" ] || exit 0
 
 # Alive and still ours: a zombie (no reaper in some containers) counts as gone, and a recycled PID whose
@@ -26,8 +29,13 @@ if [ -n "$ctld_pid" ] && alive "$ctld_pid" && command -v scancel >/dev/null 2>&1
     2>/dev/null || true
 fi
 
-# Reverse start order: slurmd before slurmctld before munged; sshd's connection children go with it.
-for name in sshd-2fa sshd slurmd slurmctld munged; do
+# Reverse start order: slurmd (one, or one per namespaced node) before slurmctld before munged; sshd's
+# connection children go with it.
+slurmds=()
+for file in "$state"/pids/slurmd*.pid; do
+  [ -e "$file" ] && slurmds+=("$(basename "$file" .pid)")
+done
+for name in sshd-2fa sshd "${slurmds[@]}" slurmctld munged; do
   file=$state/pids/$name.pid
   [ -f "$file" ] || continue
   pid=$(cat "$file")
@@ -45,6 +53,8 @@ for name in sshd-2fa sshd slurmd slurmctld munged; do
   fi
   rm -f "$file"
 done
+# The nodes' namespaces went with their last process; their bridge stays until removed.
+[ -f "$state/net/hosts" ] && nodes_network_down "$state"
 # The two-factor user's password was only for this cluster: lock it again ('*': no password works).
 mfa_user=$(sed -n 's/^SLIPWAY_SSH_2FA_USER=//p' "$state/cluster.env" 2>/dev/null)
 if [ -n "$mfa_user" ] && id "$mfa_user" >/dev/null 2>&1; then
