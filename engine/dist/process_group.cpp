@@ -21,6 +21,7 @@
 #include "dist/communicator_group.h"
 #include "dist/deadline.h"
 #include "dist/heartbeat.h"
+#include "dist/rank_hosts.h"
 #include "dist/rendezvous.h"
 #ifdef SLIPWAY_WITH_NCCL
 #include "dist/nccl_communicator.h"
@@ -241,7 +242,35 @@ Result<std::unique_ptr<DistContext>> DistContext::connect(const DistEnv& env,
                                  " process group (master " + master + ") failed: " + e.what());
     }
     context->heartbeat_ = std::make_unique<Heartbeat>(heartbeat_store, probe_store, env.rank, env.world_size);
+    try {
+        context->exchange_hosts();
+    } catch (const std::exception& e) {
+        return Status::Error(StatusCode::kUnavailable, "rank " + std::to_string(env.rank) +
+                                                           ": exchanging the ranks' host names (master " +
+                                                           master + ") failed: " + e.what());
+    }
     return context;
+}
+
+void DistContext::exchange_hosts() {
+    const auto bytes = [](const std::string& text) { return std::vector<uint8_t>(text.begin(), text.end()); };
+    const auto text = [](const std::vector<uint8_t>& value) {
+        return std::string(value.begin(), value.end());
+    };
+    const std::string all = "slipway/hosts";
+    store_->set("slipway/host/" + std::to_string(env_.rank), bytes(this_host()));
+    if (env_.rank == 0) {
+        std::vector<std::string> keys;
+        for (int64_t r = 0; r < env_.world_size; ++r)
+            keys.push_back("slipway/host/" + std::to_string(r));
+        store_->wait(keys, timeout_);
+        for (const std::string& key : keys)
+            hosts_.push_back(text(store_->get(key)));
+        store_->set(all, bytes(join_hosts(hosts_)));
+    } else {
+        store_->wait({all}, timeout_);
+        hosts_ = split_hosts(text(store_->get(all)));
+    }
 }
 
 DistContext::~DistContext() = default;
@@ -347,13 +376,6 @@ void DistContext::mark_progress(int64_t step, StepPoint point) {
 
 namespace {
 
-std::string rank_list(const std::vector<int64_t>& ranks) {
-    std::string text = ranks.size() == 1 ? "rank " : "ranks ";
-    for (size_t i = 0; i < ranks.size(); ++i)
-        text += (i ? ", " : "") + std::to_string(ranks[i]);
-    return text;
-}
-
 std::string gave_up_key(int64_t rank) {
     return "slipway/gave_up/" + std::to_string(rank);
 }
@@ -432,18 +454,19 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
         }
     }
     if (!lost.empty()) {
-        message << "the run lost " << rank_list(lost)
+        message << "the run lost " << describe_ranks(lost, hosts_)
                 << " (no heartbeat: killed, frozen or on a dead node) during step " << step;
-        if (!followed.empty()) message << " (" << rank_list(followed) << " already stopped because of it)";
+        if (!followed.empty())
+            message << " (" << describe_ranks(followed, hosts_) << " already stopped because of it)";
         message << "; " << context;
     } else if (!hung.empty()) {
         message
-            << "the run lost " << rank_list(hung) << " during step " << step
+            << "the run lost " << describe_ranks(hung, hosts_) << " during step " << step
             << ": its heartbeat still beats but its training thread is stuck behind this rank's (a hang in "
                "data loading, a deadlock or a stuck kernel); "
             << context;
     } else if (!followed.empty()) {
-        message << rank_list(followed) << " stopped first: " << followed_reason;
+        message << describe_ranks(followed, hosts_) << " stopped first: " << followed_reason;
     } else {
         // Every peer still beats and keeps up: the error is this rank's own (or the network's).
         message << "step " << step << " failed here while every other rank still answers: " << context;

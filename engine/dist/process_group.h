@@ -58,6 +58,8 @@ public:
     // older ones listen on every interface).
     const std::string& master() const { return master_; }
     bool listens_on_master_only() const { return listens_on_master_only_; }
+    // hosts()[r]: the node rank r runs on, exchanged at the rendezvous (rank_hosts.h describes them).
+    const std::vector<std::string>& hosts() const { return hosts_; }
     // The group has reduce_scatter: c10d's ProcessGroupNCCL (Gloo in 1.13 and our raw NCCL group do not).
     bool has_reduce_scatter() const;
     const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
@@ -110,6 +112,8 @@ private:
     Status rendezvous(const DistEnv& env, const DistributedConfig& config,
                       c10::intrusive_ptr<c10d::Store>& heartbeat_store,
                       c10::intrusive_ptr<c10d::Store>& probe_store);
+    // Every rank publishes its host name; rank 0 gathers them into one key the others read.
+    void exchange_hosts();
     void wait_for_survivors_records(const std::vector<int64_t>& lost);
     // Until each of `ranks` has a record under key_of(rank) in the store, or `within` passed.
     void wait_for_records(std::vector<int64_t> ranks, std::string (*key_of)(int64_t),
@@ -118,6 +122,7 @@ private:
     std::string backend_;
     std::string master_;
     bool listens_on_master_only_ = false;
+    std::vector<std::string> hosts_;
     std::chrono::milliseconds timeout_{0};
     c10::intrusive_ptr<c10d::Store> store_;
     c10::intrusive_ptr<c10d::ProcessGroup> group_;

@@ -26,6 +26,7 @@
 #include "data/token_cache.h"
 #include "dist/gradient_reducer.h"
 #include "dist/process_group.h"
+#include "dist/rank_hosts.h"
 #include "model/frozen_base.h"
 #include "model/lora.h"
 #include "model/qlora.h"
@@ -227,6 +228,7 @@ Status TrainingRun::connect_ranks() {
     *progress_ << "rank " << rank() << " of " << world_size() << ": " << dist_->backend()
                << " process group via " << dist_->master()
                << (dist_->listens_on_master_only() ? "" : " (the store listens on every interface)") << "\n";
+    *progress_ << "ranks by node: " << dist::describe_rank_hosts(dist_->hosts()) << "\n";
     return Status::Ok();
 }
 

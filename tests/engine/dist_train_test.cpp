@@ -21,6 +21,7 @@
 #include <future>
 #include <thread>
 
+#include "dist/rank_hosts.h"
 #include "io/safetensors.h"
 #include "store_intruder.h"
 #include "tiny_run_support.h"
@@ -615,8 +616,8 @@ TEST_F(DistTrain, HungTrainingThreadIsNamedWhileItsHeartbeatBeats) {
     Child launcher(launch_argv(2, write_config("hung", {{"training", {{"eval_steps", nullptr}}}}),
                                long_run_flags(timeout_s), {"--grace-s", "1"}),
                    dir_ / "hung.out", dir_ / "hung.err", {"SLIPWAY_FAULT_HANG_AT=1:4"});
-    const std::string message =
-        "0: train: rank 0: the run lost rank 1 during step 4: its heartbeat still beats";
+    const std::string message = "0: train: rank 0: the run lost rank 1 on " + slipway::dist::this_host() +
+                                " during step 4: its heartbeat still beats";
     ASSERT_TRUE(launcher.wait_for_text(message, 120)) << slurp((dir_ / "hung.err").string());
     const Finished f = launcher.wait(30);
     EXPECT_EQ(f.exit_code, 1) << f.err;

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Cross-node training on the two-node cluster (tests/cluster/start_cluster.sh --nodes 2: slurmd node1 and
+# node2 in network namespaces of their own, on a private bridge), through `slipway submit` / `follow` /
+# `fetch` of the demo:
+# 1. 2 nodes x 2 Gloo ranks at per-device batch 2 equal 1 rank at batch 8 (the same global batch), step by
+#    step, and so does the sharded variant (/distributed/sharding full);
+# 2. the ranks meet at node1's address on the bridge (the first host of the allocation), through the
+#    job's secret-guarded store, and every rank says which node it runs on;
+# 3. `slipway follow` shows the cross-node run's points live, from its first step.
+# Usage: two_node_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
+set -euo pipefail
+slipway=$1 engine=$2 source_dir=$3
+# shellcheck source=SCRIPTDIR/cluster_script_prelude.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cluster_script_prelude.sh"
+[ "${SLIPWAY_SLURM_NODE_COUNT:-1}" -ge 2 ] || fail "$SLIPWAY_CLUSTER_ENV is a one-node cluster"
+
+# shellcheck disable=SC2088  # the tilde is for slipway: the remote home, resolved over ssh
+workdir="~/slipway-two-nodes-$suffix"
+home_dir=$SLIPWAY_TEST_USER_HOME/slipway-two-nodes-$suffix
+cleanup() {
+  rm -rf -- "$home_dir"
+  if [ -n "${SLIPWAY_KEEP_WORK:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+"$slipway" clusters add two-nodes --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
+  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none >/dev/null
+
+make_config() {  # OUT NODES TASKS_PER_NODE PER_DEVICE_BATCH SHARDING
+  python3 - "$source_dir/resources/presets/demo-tiny.json" "$@" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["slurm"].update(nodes=int(sys.argv[3]), ntasks_per_node=int(sys.argv[4]))
+config["training"]["per_device_train_batch_size"] = int(sys.argv[5])
+config["distributed"]["sharding"] = sys.argv[6]
+json.dump(config, open(sys.argv[2], "w"), indent=2)
+PY
+}
+steps=12
+submit_and_follow() {  # CONFIG NAME: sets $job once follow has seen the run end and its outputs are in $work/NAME
+  "$slipway" submit "$1" --cluster two-nodes --engine "$engine" --name "$2" "${ssh_args[@]}" -- \
+    --max_steps "$steps" --warmup_steps 2 --logging_steps 1 --eval_steps 1000 --save_steps 1000 \
+    >"$work/submit-$2.txt" || fail "submit of $2 failed"
+  local run
+  run=$(tail -n 1 "$work/submit-$2.txt" | sed -n 's/^run_id=\([^ ]*\) job_id=[0-9]*$/\1/p')
+  job=$(tail -n 1 "$work/submit-$2.txt" | sed -n 's/^run_id=[^ ]* job_id=\([0-9]*\)$/\1/p')
+  [ -n "$job" ] || fail "submit of $2: $(cat "$work/submit-$2.txt")"
+  follow_timed "$run" "$2" || true
+  [ "$(tail -n 1 "$work/follow-$2.txt" | cut -d' ' -f2-)" = "final_state=COMPLETED" ] ||
+    fail "$2 did not complete: $(tail -n 5 "$work/follow-$2.txt")"
+  "$slipway" fetch "$run" --to "$work/$2" "${ssh_args[@]}" >/dev/null
+}
+same_curve() {  # MLLOG MLLOG: every step's train_loss within 1e-5 (relative) of the reference's
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+def losses(path):
+    found = {}
+    for line in open(path, encoding="utf-8"):
+        if ":::MLLOG" in line:
+            event = json.loads(line.split(":::MLLOG", 1)[1])
+            if event["key"] == "train_loss":
+                found[event["metadata"]["step_num"]] = event["value"]
+    return found
+reference, other = losses(sys.argv[1]), losses(sys.argv[2])
+if sorted(reference) != sorted(other) or not reference:
+    sys.exit(f"steps differ: {sorted(reference)} vs {sorted(other)}")
+worst = max(abs(other[s] - reference[s]) / max(1.0, abs(reference[s])) for s in reference)
+print(f"{len(reference)} steps, largest relative difference {worst:.2e}")
+sys.exit(0 if worst <= 1e-5 else f"train_loss differs by {worst:.2e} (tolerance 1e-5)")
+PY
+}
+# Each line follow prints, with the time it arrived.
+follow_timed() {  # RUN_ID NAME
+  "$slipway" follow "$1" --interval 0.5 "${ssh_args[@]}" | while IFS= read -r line; do
+    echo "$(date +%s.%N) $line"
+  done >"$work/follow-$2.txt"
+}
+
+# Where each node resolves node1, the rendezvous master: its address on the bridge, not a loopback.
+node1_address=$(grep ' node1$' "$SLIPWAY_CLUSTER_STATE_DIR/net/hosts" | cut -d' ' -f1)
+case "$node1_address" in 127.* | "") fail "node1's address is '$node1_address'" ;; esac
+
+start=$(date +%s)
+make_config "$work/one.json" 1 1 8 none
+submit_and_follow "$work/one.json" one
+echo "1 rank: $(($(date +%s) - start)) s"
+for variant in replicated sharded; do
+  start=$(date +%s)
+  sharding=none
+  [ "$variant" = sharded ] && sharding=full
+  make_config "$work/$variant.json" 2 2 2 "$sharding"
+  submit_and_follow "$work/$variant.json" "$variant"
+  echo "2 nodes x 2 ranks, $variant: $(($(date +%s) - start)) s"
+  log=$work/$variant/slurm-$job.out
+  grep -q "on 2 node(s), master node1," "$log" || fail "$variant: the job did not span 2 nodes: $(head -n 3 "$log")"
+  grep -q '^rank 0 of 4: gloo process group via node1:[0-9]*' "$log" || fail "$variant: no rendezvous at node1: $(grep -v MLLOG "$log")"
+  grep -q '^ranks by node: node1 (ranks 0-1), node2 (ranks 2-3)$' "$log" ||
+    fail "$variant: the ranks did not spread over node1 and node2: $(grep -v MLLOG "$log")"
+  [ "$(grep -c '^train: success after 12 steps' "$log")" -eq 4 ] || fail "$variant: not every rank succeeded"
+  if [ "$variant" = sharded ]; then
+    grep -q '^sharded over 4 rank(s)' "$log" || fail "the sharded run was not sharded: $(grep -v MLLOG "$log")"
+  fi
+  same_curve "$work/one/output/mllog.txt" "$work/$variant/output/mllog.txt" ||
+    fail "$variant on 2 nodes differs from 1 rank at the same global batch"
+done
+
+# Live from the start: the first point of a cross-node run arrives while it still trains, seconds before its end.
+first=$(grep -m1 ' train_loss ' "$work/follow-replicated.txt" | cut -d' ' -f1)
+end=$(grep ' final_state=' "$work/follow-replicated.txt" | cut -d' ' -f1)
+if [ -z "$first" ] || [ -z "$end" ]; then fail "follow printed no point or no end: $(cat "$work/follow-replicated.txt")"; fi
+python3 -c "import sys; sys.exit(0 if float('$end') - float('$first') >= 2 else 1)" ||
+  fail "the first point arrived $first, only at the end ($end): not live"
+grep -q ' state PENDING$\| state RUNNING$' "$work/follow-replicated.txt" || fail "follow did not show the job's states"
+echo "two_node_cluster_test: passed"
