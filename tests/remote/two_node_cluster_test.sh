@@ -12,6 +12,8 @@ set -euo pipefail
 slipway=$1 engine=$2 source_dir=$3
 # shellcheck source=SCRIPTDIR/cluster_script_prelude.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster_script_prelude.sh"
+# shellcheck source=SCRIPTDIR/../cluster/node_namespaces.sh
+source "$source_dir/tests/cluster/node_namespaces.sh"
 [ "${SLIPWAY_SLURM_NODE_COUNT:-1}" -ge 2 ] || fail "$SLIPWAY_CLUSTER_ENV is a one-node cluster"
 
 # shellcheck disable=SC2088  # the tilde is for slipway: the remote home, resolved over ssh
@@ -25,25 +27,30 @@ trap cleanup EXIT
 "$slipway" clusters add two-nodes --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
   --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none >/dev/null
 
-make_config() {  # OUT NODES TASKS_PER_NODE PER_DEVICE_BATCH SHARDING
+make_config() {  # OUT NODES TASKS_PER_NODE PER_DEVICE_BATCH SHARDING [TIMEOUT_S]
   python3 - "$source_dir/resources/presets/demo-tiny.json" "$@" <<'PY'
 import json, sys
 config = json.load(open(sys.argv[1]))
 config["slurm"].update(nodes=int(sys.argv[3]), ntasks_per_node=int(sys.argv[4]))
 config["training"]["per_device_train_batch_size"] = int(sys.argv[5])
 config["distributed"]["sharding"] = sys.argv[6]
+if len(sys.argv) > 7:  # a run that loses a node: requeued by hand once it failed, it resumes
+    config["distributed"]["timeout_s"] = int(sys.argv[7])
+    config["slurm"].update(auto_requeue=True, max_restarts=1)
 json.dump(config, open(sys.argv[2], "w"), indent=2)
 PY
 }
 steps=12
-submit_and_follow() {  # CONFIG NAME: sets $job once follow has seen the run end and its outputs are in $work/NAME
+submit() {  # CONFIG NAME STEPS: sets $run and $job
   "$slipway" submit "$1" --cluster two-nodes --engine "$engine" --name "$2" "${ssh_args[@]}" -- \
-    --max_steps "$steps" --warmup_steps 2 --logging_steps 1 --eval_steps 1000 --save_steps 1000 \
+    --max_steps "$3" --warmup_steps 2 --logging_steps 1 --eval_steps 1000 --save_steps 4 \
     >"$work/submit-$2.txt" || fail "submit of $2 failed"
-  local run
   run=$(tail -n 1 "$work/submit-$2.txt" | sed -n 's/^run_id=\([^ ]*\) job_id=[0-9]*$/\1/p')
   job=$(tail -n 1 "$work/submit-$2.txt" | sed -n 's/^run_id=[^ ]* job_id=\([0-9]*\)$/\1/p')
   [ -n "$job" ] || fail "submit of $2: $(cat "$work/submit-$2.txt")"
+}
+submit_and_follow() {  # CONFIG NAME: sets $job once follow has seen the run end and its outputs are in $work/NAME
+  submit "$1" "$2" "$steps"
   follow_timed "$run" "$2" || true
   [ "$(tail -n 1 "$work/follow-$2.txt" | cut -d' ' -f2-)" = "final_state=COMPLETED" ] ||
     fail "$2 did not complete: $(tail -n 5 "$work/follow-$2.txt")"
@@ -110,4 +117,55 @@ if [ -z "$first" ] || [ -z "$end" ]; then fail "follow printed no point or no en
 python3 -c "import sys; sys.exit(0 if float('$end') - float('$first') >= 2 else 1)" ||
   fail "the first point arrived $first, only at the end ($end): not live"
 grep -q ' state PENDING$\| state RUNNING$' "$work/follow-replicated.txt" || fail "follow did not show the job's states"
+
+# 4. node2's ranks die mid-run (SIGKILL to the engine processes in node2's namespace) once checkpoint-4 is
+# written. The ranks on node1 end within /distributed/timeout_s, naming the ranks and their node, and the job
+# fails. Requeued, it resumes from its newest checkpoint, which is intact, and completes.
+timeout_s=20
+loss_steps=60
+make_config "$work/loss.json" 2 2 2 none "$timeout_s"
+submit "$work/loss.json" loss "$loss_steps"
+run_dir=$home_dir/runs/$run
+log=$run_dir/slurm-$job.out
+wait_for() {  # SECONDS DESCRIPTION COMMAND...
+  local seconds=$1 what=$2
+  shift 2
+  for _ in $(seq $((seconds * 10))); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  fail "waited $seconds s for $what"
+}
+has_checkpoint() { [ -f "$run_dir/output/checkpoint-4/DONE" ]; }
+wait_for 120 "checkpoint-4 of the run that loses node2" has_checkpoint
+node2_net=$(readlink "/proc/$(cat "$SLIPWAY_CLUSTER_STATE_DIR/pids/slurmd-node2.pid")/ns/net")
+killed=0
+for pid in $(pgrep -f -- "$run_dir/slipway-engine train"); do
+  if [ "$(readlink "/proc/$pid/ns/net")" = "$node2_net" ]; then
+    kill -KILL "$pid" && killed=$((killed + 1))
+  fi
+done
+[ "$killed" -eq 2 ] || fail "found $killed ranks of the run on node2, not 2"
+cut=$(date +%s.%N)
+lost_named() { grep -q '^train: rank [01]: the run lost ranks 2, 3 on node2 (no heartbeat' "$log"; }
+wait_for $((timeout_s + 30)) "a rank on node1 to name the lost ranks on node2: $(grep -v MLLOG "$log" | tail -n 5)" lost_named
+noticed=$(date +%s.%N)
+echo "node2's ranks killed at step $(grep -c '"key": "train_loss"' "$run_dir/output/mllog.txt"); named after $(python3 -c "print(f'{$noticed - $cut:.1f}')") s"
+python3 -c "import sys; sys.exit(0 if $noticed - $cut <= $timeout_s else 1)" ||
+  fail "node1 named the lost ranks only after $(python3 -c "print($noticed - $cut)") s (timeout_s $timeout_s)"
+job_state() { scontrol show job "$job" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p'; }
+job_failed() { [ "$(job_state)" = FAILED ]; }
+wait_for "$timeout_s" "the job to fail (it is $(job_state))" job_failed
+echo "the job failed $(python3 -c "print(f'{$(date +%s.%N) - $cut:.1f}')") s after node2's ranks died"
+grep -v MLLOG "$log" | grep '^train: rank' || true
+scontrol requeue "$job"
+for _ in $(seq 300); do
+  [ "$(job_state)" = PENDING ] && scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 && break
+  sleep 0.2
+done
+"$slipway" follow "$run" --interval 0.5 "${ssh_args[@]}" >"$work/follow-loss.txt" || true
+[ "$(tail -n 1 "$work/follow-loss.txt")" = "final_state=COMPLETED" ] ||
+  fail "the requeued run did not complete: $(grep -v MLLOG "$log" | tail -n 20)"
+grep -q 'resumed from .*checkpoint-[0-9]* at step' "$log" || fail "the restart did not resume: $(grep -v MLLOG "$log")"
+grep -v MLLOG "$log" | grep -E 'resumed from|skipp|torn' || true
 echo "two_node_cluster_test: passed"
