@@ -1,7 +1,7 @@
 // `slipway doctor CLUSTER`: the cluster health check (remote/deploy/doctor_run.h) from the terminal, its
 // node table (or --json), and the saved report that `slipway submit --exclude-bad` reads; doctor_on_session
-// is the part the Clusters page runs too. Exit codes: 0 every node ok, 3 some node slow or failed (named on
-// the "exclude:" line), 1 the doctor could not run.
+// is the part the Clusters page runs too. Exit codes: 0 every node and the crossing ok, 3 some node slow or
+// failed (named on the "exclude:" line) or the crossing slow or failed, 1 the doctor could not run.
 #include <algorithm>
 #include <iostream>
 
@@ -105,7 +105,7 @@ int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     else
         out << remote::format_report(report);
     if (report.nodes.empty()) return 1;
-    return report.bad_nodes().empty() ? 0 : 3;
+    return report.healthy() ? 0 : 3;
 }
 
 // The nodes of the cluster's last doctor report that were slow or failed, as one more --exclude.

@@ -129,7 +129,8 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
         "Health-check a cluster's nodes with a short job: nvidia-smi (GPUs, driver, ECC, clocks), bench-comm "
         "within each node and across them (NCCL on GPUs, Gloo on CPUs), the master's rendezvous port. Prints "
         "each node ok / slow / failed and the nodes to exclude; saves the report for submit --exclude-bad. "
-        "Exit 0: all ok, 3: some node slow or failed, 1: the doctor could not run");
+        "Exit 0: all ok, 3: some node slow or failed, or the crossing between nodes, 1: the doctor could not "
+        "run");
     c.doctor->add_option("CLUSTER", c.cluster_name, "Cluster profile")->required();
     c.doctor->add_option("--partition", d.partition, "Partition (default: the profile's, else Slurm's)");
     auto* nodes = c.doctor->add_option("--nodes", d.nodes, "Number of nodes (default: every usable node)")

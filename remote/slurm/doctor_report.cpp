@@ -185,6 +185,11 @@ std::vector<std::string> DoctorReport::bad_nodes() const {
     return bad;
 }
 
+bool DoctorReport::healthy() const {
+    const bool crossing_bad = inter_check.rfind("slow", 0) == 0 || inter_check.rfind("failed", 0) == 0;
+    return bad_nodes().empty() && !crossing_bad;
+}
+
 Result<std::optional<DoctorLine>> parse_doctor_line(const std::string& raw, int line_number) {
     std::string line = raw;
     if (!line.empty() && line.back() == '\r') line.pop_back();

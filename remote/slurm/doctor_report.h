@@ -104,6 +104,9 @@ struct DoctorReport {
 
     // Slow and failed nodes, in report order.
     std::vector<std::string> bad_nodes() const;
+    // Every node ok and the crossing ok (or not applicable). A slow crossing with every node ok on its own
+    // is not healthy either, though no node is to blame (two nodes cannot be told apart).
+    bool healthy() const;
 };
 
 // How to judge what the job printed.

@@ -271,6 +271,32 @@ TEST(DoctorJudge, GpuChecks) {
     EXPECT_EQ(report.inter_check, "slow: 90 GB/s < 50% of the expected 350 GB/s");
 }
 
+// Two CPU nodes, each fast on its own, whose crossing is slow (one's link throttled): no node can be blamed,
+// yet the report is not healthy (the doctor exits 3), and nothing is excluded.
+TEST(DoctorJudge, ASlowCrossingIsNotHealthyThoughNoNodeIsToBlame) {
+    std::string output = "SLIPWAY-DOCTOR - job 9 nodes node1 node2 master node1:20009\n";
+    for (const char* n : {"node1", "node2"})
+        output += std::string("SLIPWAY-DOCTOR ") + n + " begin " + n + "\nSLIPWAY-DOCTOR " + n +
+                  " gpu-none no nvidia-smi\nSLIPWAY-DOCTOR " + n +
+                  " intra-json {\"backend\":\"gloo\",\"world_size\":2,\"results\":[{\"bytes\":1,"
+                  "\"busbw_gbps\":0.9,\"correct\":true}]}\nSLIPWAY-DOCTOR " +
+                  n + " rendezvous ok node1:20009 2 ms\n";
+    output +=
+        "SLIPWAY-DOCTOR node1 across-json {\"backend\":\"gloo\",\"world_size\":4,\"results\":[{\"bytes\":1,"
+        "\"busbw_gbps\":0.02,\"correct\":true}]}\n";
+    DoctorJudgement judgement;
+    judgement.expect_busbw_gbps = 0.3;
+    const DoctorReport report = judge_doctor_output(output, judgement);
+    EXPECT_TRUE(report.bad_nodes().empty());
+    EXPECT_EQ(report.inter_check.rfind("slow: 0.02 GB/s", 0), 0u) << report.inter_check;
+    EXPECT_FALSE(report.healthy());
+    DoctorReport crossing_ok = report;
+    crossing_ok.inter_check = "ok";
+    EXPECT_TRUE(crossing_ok.healthy());
+    crossing_ok.inter_check = "not applicable: one node";
+    EXPECT_TRUE(crossing_ok.healthy());
+}
+
 TEST(DoctorJudge, CpuNodeWithoutNvidiaSmiIsNotAGpuFailure) {
     const std::string output =
         "SLIPWAY-DOCTOR c1 begin c1\nSLIPWAY-DOCTOR c1 gpu-none no nvidia-smi\n"
