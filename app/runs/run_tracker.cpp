@@ -361,6 +361,11 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
     // State changes the log itself decides.
     if (run.state == RunState::kStalled && run.metrics.last_step != step_before)
         set_state(run, RunState::kRunning);  // steps again
+    // A job whose log has new steps runs, whatever Slurm said at the last poll (one every job_poll_ms).
+    if ((run.state == RunState::kPending || run.state == RunState::kSubmitting) &&
+        run.source == RunSource::kCluster && run.metrics.last_step != step_before && !had_stop &&
+        !run.metrics.run_stop_ms.has_value())
+        set_state(run, RunState::kRunning);
     const bool stop_now = !had_stop && run.metrics.run_stop_ms.has_value();
     if (stop_now && (run.source == RunSource::kLogFile || run.source == RunSource::kClusterLog) && run.live) {
         // Nobody else knows how a followed log ends: its run_stop says so.
