@@ -349,6 +349,12 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
                               ? measured[measured.size() / 2]
                               : (measured[measured.size() / 2 - 1] + measured[measured.size() / 2]) / 2;
 
+    // Nodes that never ran their checks (a stopped slurmd, a failed launch): the across step cannot have run
+    // on the others either, so their missing rendezvous report is not their fault.
+    std::vector<std::string> silent;
+    for (const std::string& name : order)
+        if (!node(name).health.reported || !node(name).began) silent.push_back(name);
+
     for (const std::string& name : order) {
         Seen& s = node(name);
         NodeHealth& h = s.health;
@@ -432,6 +438,8 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
             fail("cannot reach the master's rendezvous port: " + h.rendezvous.substr(7));
         else if (h.rendezvous.rfind("unknown", 0) == 0 && h.verdict == NodeVerdict::kOk)
             fail("rendezvous port " + h.rendezvous.substr(8));
+        else if (h.rendezvous.empty() && !silent.empty())
+            h.reasons.push_back("rendezvous not checked: " + silent.front() + " did not run its checks");
         else if (across_ran && h.rendezvous.empty())
             fail("no rendezvous report");
         if (!s.across_error.empty() && h.verdict == NodeVerdict::kOk)

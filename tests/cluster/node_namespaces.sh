@@ -64,6 +64,15 @@ nodes_start_slurmd() {
   touch "$state/net/$name.ready"
 }
 
+# Whether node NAME's slurmd runs (a zombie does not: some containers have no reaper for it).
+nodes_slurmd_alive() {
+  local pid stat_line
+  pid=$(cat "$1/pids/slurmd-$2.pid" 2>/dev/null) || return 1
+  stat_line=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+  stat_line=${stat_line##*) }
+  [ "${stat_line:0:1}" != "Z" ]
+}
+
 # What stop_cluster.sh removes once the node's processes are gone: the bridge (the veth pairs went with their
 # namespaces; a host end left by a half-made start is removed too).
 nodes_network_down() {

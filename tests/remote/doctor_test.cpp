@@ -223,6 +223,29 @@ TEST(DoctorJudge, SlowFailedAndSilentNodes) {
     EXPECT_NE(table.find("exclude: n02,n03\n"), std::string::npos) << table;
 }
 
+// Real: node2's slurmd stopped on the two-node test cluster. node2 is failed; node1, whose own checks passed,
+// is not blamed for the across step that could not start without node2.
+TEST(DoctorJudge, ANodeWhoseSlurmdIsStoppedFailsAloneWithoutItsPeers) {
+    DoctorJudgement judgement;
+    judgement.expected_nodes = {"node1", "node2"};
+    judgement.expect_busbw_gbps = 0.3;
+    const DoctorReport report = judge_doctor_output(data("two-nodes-slurmd-stopped.out"), judgement);
+    EXPECT_EQ(report.bad_nodes(), std::vector<std::string>{"node2"});
+    EXPECT_EQ(node(report, "node2").reasons, std::vector<std::string>{"no report"});
+    const NodeHealth& node1 = node(report, "node1");
+    EXPECT_EQ(node1.verdict, NodeVerdict::kOk);
+    EXPECT_EQ(node1.reasons,
+              std::vector<std::string>{"rendezvous not checked: node2 did not run its checks"});
+    EXPECT_EQ(report.inter_check.rfind("failed: no result", 0), 0u) << report.inter_check;
+    EXPECT_FALSE(report.healthy());
+    std::string problems;
+    for (const std::string& p : report.problems)
+        problems += p + "\n";
+    EXPECT_NE(problems.find("Task launch for StepId=1.0 failed on node node2"), std::string::npos)
+        << problems;
+    EXPECT_NE(format_report(report).find("exclude: node2\n"), std::string::npos) << format_report(report);
+}
+
 TEST(DoctorJudge, SlowAgainstTheMedianWhenTheTableIsLow) {
     DoctorJudgement judgement;
     judgement.expect_busbw_gbps = 0.05;  // both nodes beat the figure, but n02 is far below its peer

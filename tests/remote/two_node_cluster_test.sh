@@ -8,7 +8,8 @@
 #    job's secret-guarded store, and every rank says which node it runs on;
 # 3. `slipway follow` shows the cross-node run's points live, from its first step;
 # 4. `slipway doctor` measures each node and the crossing, and a throttled link makes the crossing slow;
-# 5. node2's ranks die mid-run: node1's ranks name them within timeout_s; requeued, the job resumes.
+# 5. node2's ranks die mid-run: node1's ranks name them within timeout_s; requeued, the job resumes;
+# 6. node2's slurmd stopped: the doctor names it failed, and submit --exclude-bad runs without it.
 # Usage: two_node_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
 set -euo pipefail
 slipway=$1 engine=$2 source_dir=$3
@@ -123,17 +124,17 @@ grep -q ' state PENDING$\| state RUNNING$' "$work/follow-replicated.txt" || fail
 # 4. The doctor across the two nodes: each node's own busbw and the cross-node busbw, then again with node2's
 # link throttled (tc tbf on both ends of its veth; netem is not in this kernel): within each node still ok,
 # across nodes slow. Which node of the two makes the crossing slow is not told apart yet (see the note).
-doctor() {  # NAME ARGS...: the table in $work/doctor-NAME.txt; sets $doctor_rc
+doctor() {  # NAME ARGS...: the table in $work/doctor-NAME.txt (the report kept for --exclude-bad); sets $doctor_rc
   local name=$1
   shift
   set +e
-  "$slipway" doctor two-nodes "${ssh_args[@]}" --engine "$engine" --expect-busbw 0.3 --step-timeout 60 --no-save \
-    "$@" >"$work/doctor-$name.txt" 2>"$work/doctor-$name.err"
+  "$slipway" doctor two-nodes "${ssh_args[@]}" --engine "$engine" --expect-busbw 0.3 "$@" \
+    >"$work/doctor-$name.txt" 2>"$work/doctor-$name.err"
   doctor_rc=$?
   set -e
   cat "$work/doctor-$name.txt"
 }
-doctor healthy
+doctor healthy --step-timeout 60
 [ "$doctor_rc" -eq 0 ] || fail "the doctor on two healthy nodes exited $doctor_rc: $(cat "$work/doctor-healthy.err")"
 for node in node1 node2; do
   grep -qE "^$node +ok +[0-9.]+ +0\.30 .* ok node1:[0-9]+ " "$work/doctor-healthy.txt" || fail "no healthy row for $node"
@@ -149,7 +150,7 @@ trap 'unthrottle; cleanup' EXIT
 throttle=(root tbf rate 200mbit burst 64kb latency 200ms)
 tc qdisc add dev "$node2_link" "${throttle[@]}"
 nsenter -t "$node2_pid" -n tc qdisc add dev eth0 "${throttle[@]}"
-doctor throttled
+doctor throttled --step-timeout 60
 unthrottle
 [ "$doctor_rc" -eq 3 ] || fail "the doctor with node2's link throttled exited $doctor_rc, not 3"
 grep -qE '^across nodes: 0\.0[0-9]* GB/s \(expected 0\.30\), slow' "$work/doctor-throttled.txt" ||
@@ -205,4 +206,36 @@ done
   fail "the requeued run did not complete: $(grep -v MLLOG "$log" | tail -n 20)"
 grep -q 'resumed from .*checkpoint-[0-9]* at step' "$log" || fail "the restart did not resume: $(grep -v MLLOG "$log")"
 grep -v MLLOG "$log" | grep -E 'resumed from|skipp|torn' || true
+
+# 6. node2's slurmd stopped: the doctor names node2 failed and node1 ok, and `submit --exclude-bad` runs the
+# demo on node1 alone. node2 is started again (a new namespace, as start_cluster.sh makes it) and must come
+# back idle, so the fixture's later tests have both nodes.
+slurm_conf=$SLIPWAY_CLUSTER_STATE_DIR/slurm/slurm.conf
+restart_node2() {
+  nodes_slurmd_alive "$SLIPWAY_CLUSTER_STATE_DIR" node2 && return 0
+  rm -f "$SLIPWAY_CLUSTER_STATE_DIR/net/node2.ready"
+  nodes_start_slurmd "$SLIPWAY_CLUSTER_STATE_DIR" node2 2 "$slurm_conf"
+}
+trap 'restart_node2; cleanup' EXIT
+node2_pid=$(cat "$SLIPWAY_CLUSTER_STATE_DIR/pids/slurmd-node2.pid")
+kill -TERM "$node2_pid"
+gone() { ! nodes_slurmd_alive "$SLIPWAY_CLUSTER_STATE_DIR" node2; }
+wait_for 20 "node2's slurmd to stop" gone
+doctor stopped --step-timeout 20 --deadline 30
+[ "$doctor_rc" -eq 3 ] || fail "the doctor with node2's slurmd stopped exited $doctor_rc, not 3"
+grep -qE '^node2 +failed .*no report' "$work/doctor-stopped.txt" || fail "node2 is not named failed"
+grep -qE '^node1 +ok ' "$work/doctor-stopped.txt" || fail "node1 is blamed for node2"
+grep -q '^exclude: node2$' "$work/doctor-stopped.txt" || fail "the doctor does not exclude node2 alone"
+make_config "$work/exclude.json" 1 2 4 none
+"$slipway" submit "$work/exclude.json" --cluster two-nodes --engine "$engine" --name exclude --exclude-bad \
+  "${ssh_args[@]}" -- --max_steps 4 --warmup_steps 1 --eval_steps 1000 --save_steps 1000 \
+  >"$work/submit-exclude.txt" 2>&1 || fail "submit --exclude-bad failed: $(cat "$work/submit-exclude.txt")"
+grep -q 'excluding node2' "$work/submit-exclude.txt" || fail "submit did not say it excludes node2"
+run=$(tail -n 1 "$work/submit-exclude.txt" | sed -n 's/^run_id=\([^ ]*\) job_id=[0-9]*$/\1/p')
+"$slipway" follow "$run" --interval 0.5 "${ssh_args[@]}" >"$work/follow-exclude.txt" || true
+[ "$(tail -n 1 "$work/follow-exclude.txt")" = "final_state=COMPLETED" ] ||
+  fail "the run without node2 did not complete: $(tail -n 5 "$work/follow-exclude.txt")"
+restart_node2
+node2_idle() { [ "$(sinfo -h -n node2 -o %T 2>/dev/null)" = idle ]; }
+wait_for 60 "node2 to come back idle (it is $(sinfo -h -n node2 -o %T 2>/dev/null))" node2_idle
 echo "two_node_cluster_test: passed"
