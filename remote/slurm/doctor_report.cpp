@@ -218,6 +218,63 @@ Result<std::optional<DoctorLine>> parse_doctor_line(const std::string& raw, int 
     return std::optional<DoctorLine>(d);
 }
 
+namespace {
+
+// One other node's link to the master, measured alone (the doctor's "links" step, three or more nodes).
+struct LinkResult {
+    std::optional<BenchResult> bench;
+    std::string error;
+};
+
+// A slow or failed link is its other node's, unless every link is: then it is the master's. Slow: below the
+// share of the expected inter-node busbw, or of the links' median.
+void judge_links(DoctorReport& report, const std::string& master,
+                 const std::map<std::string, LinkResult>& links, double slow_fraction) {
+    if (links.size() < 2) return;  // one link cannot tell which end is slow
+    std::vector<double> measured;
+    for (const auto& [peer, link] : links)
+        if (link.bench && link.bench->all_correct()) measured.push_back(link.bench->largest_busbw());
+    std::sort(measured.begin(), measured.end());
+    const double median = measured.empty() ? 0 : measured[measured.size() / 2];
+    std::map<std::string, std::pair<NodeVerdict, std::string>> bad;  // by the other node: verdict, why
+    for (const auto& [peer, link] : links) {
+        if (!link.error.empty()) {
+            bad[peer] = {NodeVerdict::kFailed, "failed: " + link.error};
+        } else if (!link.bench || !link.bench->all_correct()) {
+            bad[peer] = {NodeVerdict::kFailed, "wrong sums"};
+        } else {
+            const double busbw = link.bench->largest_busbw();
+            if (busbw < slow_fraction * report.expected_inter_gbps)
+                bad[peer] = {NodeVerdict::kSlow, format_gbps(busbw) + " GB/s < " +
+                                                     format_gbps(slow_fraction * 100) + "% of the expected " +
+                                                     format_gbps(report.expected_inter_gbps) + " GB/s"};
+            else if (measured.size() >= 2 && busbw < slow_fraction * median)
+                bad[peer] = {NodeVerdict::kSlow,
+                             format_gbps(busbw) + " GB/s < " + format_gbps(slow_fraction * 100) +
+                                 "% of the links' median " + format_gbps(median) + " GB/s"};
+        }
+    }
+    auto blame = [&](const std::string& name, NodeVerdict verdict, const std::string& reason) {
+        for (NodeHealth& h : report.nodes) {
+            if (h.node != name) continue;
+            if (verdict == NodeVerdict::kFailed || h.verdict == NodeVerdict::kOk) h.verdict = verdict;
+            h.reasons.push_back(reason);
+        }
+    };
+    if (bad.size() == links.size()) {
+        const bool any_failed = std::any_of(
+            bad.begin(), bad.end(), [](const auto& b) { return b.second.first == NodeVerdict::kFailed; });
+        blame(master, any_failed ? NodeVerdict::kFailed : NodeVerdict::kSlow,
+              "every link to another node is slow or failed (to " + bad.begin()->first + ": " +
+                  bad.begin()->second.second + ")");
+        return;
+    }
+    for (const auto& [peer, verdict_and_why] : bad)
+        blame(peer, verdict_and_why.first, "link to the master " + master + ": " + verdict_and_why.second);
+}
+
+}  // namespace
+
 DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgement& judgement) {
     DoctorReport report;
     report.slow_fraction = judgement.slow_fraction;
@@ -238,6 +295,8 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
     std::map<std::string, Seen> seen;
     std::optional<BenchResult> across;
     bool across_ran = false;
+    std::string link_master;                  // the node that printed the links' results
+    std::map<std::string, LinkResult> links;  // by the other node
     auto node = [&](const std::string& name) -> Seen& {
         if (!seen.count(name) && std::find(order.begin(), order.end(), name) == order.end())
             order.push_back(name);
@@ -297,6 +356,24 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
                 s.intra = *bench;
             } else {
                 across = *bench;
+            }
+        } else if (d.check == "link-json" || d.check == "link-error") {
+            // "<other node> <JSON or reason>": the link between this node (the master) and the other one.
+            const size_t space = d.payload.find(' ');
+            const std::string peer = d.payload.substr(0, space);
+            const std::string rest = space == std::string::npos ? "" : d.payload.substr(space + 1);
+            if (!check_node_name(peer).ok()) {
+                report.problems.push_back(where + ": no node named before the result");
+                continue;
+            }
+            link_master = d.node;
+            if (d.check == "link-error") {
+                links[peer].error = rest;
+            } else if (Result<BenchResult> bench = parse_bench_json(rest); bench.ok()) {
+                links[peer].bench = *bench;
+            } else {
+                links[peer].error = "unreadable result: " + bench.error();
+                report.problems.push_back(where + ": " + bench.error());
             }
         } else if (d.check == "intra-error") {
             s.intra_error = d.payload;
@@ -446,6 +523,8 @@ DoctorReport judge_doctor_output(const std::string& output, const DoctorJudgemen
             h.reasons.push_back("across-node bench-comm: " + s.across_error);
         report.nodes.push_back(h);
     }
+
+    judge_links(report, link_master, links, judgement.slow_fraction);
 
     // Across the nodes: one figure for the whole allocation.
     if (across && report.backend.empty()) report.backend = across->backend;

@@ -45,11 +45,12 @@ Result<std::string> exported(const char* name, const std::string& value, const c
 
 const std::string kNodeScript = R"SCRIPT(#!/bin/bash
 # Slipway doctor: the checks one node runs, started by doctor.sbatch through srun. "node": nvidia-smi and
-# bench-comm within this node; "across": the master's rendezvous port, then bench-comm across all nodes.
+# bench-comm within this node; "across": the master's rendezvous port, then bench-comm across all nodes;
+# "link": bench-comm between the master and one other node ($DOCTOR_PEER), one rank on each.
 # Each result is one line "SLIPWAY-DOCTOR <node> <check> <payload>"; every command has a time limit, so a
 # hung GPU or peer ends as a reason, never as a hang. Parameters come from the job's DOCTOR_* variables.
 set -uo pipefail
-mode=${1:?usage: node_check.sh node|across}
+mode=${1:?usage: node_check.sh node|across|link}
 node=${SLURMD_NODENAME:-$(hostname -s)}
 limit=${DOCTOR_STEP_TIMEOUT_S:?}
 engine=${DOCTOR_ENGINE:?}
@@ -139,6 +140,16 @@ across)
     say across-error "$(failure "$status" "$tmp/across.err")"
   fi
   ;;
+link)
+  # Rank 0 (on the master) prints the result; the line names the other node.
+  if timeout -k 10 "$limit" "$engine" bench-comm --json --sizes "$DOCTOR_SIZES" --iters "$DOCTOR_ITERS" \
+    --timeout-s "$collective_limit" >"$tmp/link" 2>"$tmp/link.err"; then
+    if [ "${SLURM_PROCID:-0}" -eq 0 ]; then say link-json "$DOCTOR_PEER $(json_line "$tmp/link")"; fi
+  else
+    status=$?
+    if [ "${SLURM_PROCID:-0}" -eq 0 ]; then say link-error "$DOCTOR_PEER $(failure "$status" "$tmp/link.err")"; fi
+  fi
+  ;;
 *)
   echo "node_check.sh: unknown mode $mode" >&2
   exit 2
@@ -226,11 +237,13 @@ Result<std::string> render_doctor_sbatch(const DoctorJobRequest& r) {
             << " --container-mounts=\"$doctor_dir:$doctor_dir\" --container-workdir=\"$doctor_dir\")\n";
     }
     out << "\n# Rendezvous as a training run has it: the first host is the master, where bench-comm's rank 0 "
-           "binds a\n# free port and publishes it in the doctor's folder; its store takes only tasks with this "
+           "binds a\n# free port and publishes it in the doctor's folder; its store takes only tasks with "
+           "this "
            "job's secret.\n";
     out << rendezvous_lines("doctor_dir");
     out << "rm -f \"$SLIPWAY_RDZV_FILE\"  # a requeued job's old port\n";
-    out << "echo \"SLIPWAY-DOCTOR - job $SLURM_JOB_ID nodes ${hosts[*]} master $MASTER_ADDR (port published in "
+    out << "echo \"SLIPWAY-DOCTOR - job $SLURM_JOB_ID nodes ${hosts[*]} master $MASTER_ADDR (port published "
+           "in "
            "$SLIPWAY_RDZV_FILE)\"\n";
     out << "# Each step ends within its limit even when a node hangs (srun's --time is in minutes).\n";
     out << "step_limit=$((DOCTOR_STEP_TIMEOUT_S + 30))\n";
@@ -249,6 +262,19 @@ Result<std::string> render_doctor_sbatch(const DoctorJobRequest& r) {
            "  ${container[@]+\"${container[@]}\"} bash \"$doctor_dir/"
         << kDoctorNodeScriptName << "\" across\n";
     out << "echo \"SLIPWAY-DOCTOR - step across-exit $?\"\n";
+    if (nodes >= 3) {
+        // Each other node's link to the master alone: a slow crossing then names its node (with two nodes
+        // one link cannot tell which end is slow).
+        out << "echo \"SLIPWAY-DOCTOR - step links\"\n";
+        out << "for peer in \"${hosts[@]:1}\"; do\n"
+               "  SLIPWAY_RDZV_FILE=\"$doctor_dir/.slipway-rendezvous-$SLURM_JOB_ID-link-$peer\" "
+               "DOCTOR_PEER=\"$peer\" \\\n"
+               "    timeout -k 10 \"$step_limit\" srun --nodes=2 --ntasks=2 --ntasks-per-node=1 "
+               "--nodelist=\"$MASTER_ADDR,$peer\" --time=\"$step_minutes\" --kill-on-bad-exit=0 \\\n"
+               "    ${container[@]+\"${container[@]}\"} bash \"$doctor_dir/"
+            << kDoctorNodeScriptName << "\" link\n";
+        out << "done\n";
+    }
     out << "echo \"SLIPWAY-DOCTOR - done\"\n";
     return out.str();
 }

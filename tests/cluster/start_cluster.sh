@@ -7,13 +7,13 @@
 # tests/cluster/README.md). Exits 77 (CTest: skipped) when it cannot run here.
 set -euo pipefail
 
-usage="usage: start_cluster.sh [--nodes 1|2] STATE_DIR"
+usage="usage: start_cluster.sh [--nodes 1-4] STATE_DIR"
 nodes=1
 if [ "${1:-}" = "--nodes" ]; then
   nodes=${2:?$usage}
   shift 2
 fi
-case "$nodes" in 1 | 2) ;; *) echo "$usage" >&2 && exit 2 ;; esac
+case "$nodes" in 1 | 2 | 3 | 4) ;; *) echo "$usage" >&2 && exit 2 ;; esac
 state=${1:?$usage}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=SCRIPTDIR/node_namespaces.sh

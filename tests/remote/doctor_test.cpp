@@ -55,11 +55,18 @@ TEST(DoctorScript, PassesBashAndShellcheck) {
     DoctorJobRequest r = request();
     r.gpus_per_node = 8;
     r.container_image = "nvcr.io#nvidia/pytorch:24.04-py3";
-    r.nodelist = {"n01", "n02"};
+    r.nodelist = {"n01", "n02", "n03"};
     r.exclude = {"n07"};
     Result<std::string> script = render_doctor_sbatch(r);
     ASSERT_TRUE(script.ok()) << script.error();
-    EXPECT_NE(script->find("#SBATCH --nodelist=n01,n02\n"), std::string::npos);
+    EXPECT_NE(script->find("#SBATCH --nodelist=n01,n02,n03\n"), std::string::npos);
+    // Three nodes or more: each other node's link to the master, one at a time, on its own port file.
+    EXPECT_NE(script->find("for peer in \"${hosts[@]:1}\"; do\n"), std::string::npos) << *script;
+    EXPECT_NE(script->find("--nodelist=\"$MASTER_ADDR,$peer\""), std::string::npos) << *script;
+    r.nodelist = {"n01", "n02"};
+    Result<std::string> two = render_doctor_sbatch(r);
+    ASSERT_TRUE(two.ok()) << two.error();
+    EXPECT_EQ(two->find("step links"), std::string::npos) << "one link cannot tell which end is slow";
     EXPECT_NE(script->find("#SBATCH --exclude=n07\n"), std::string::npos);
     EXPECT_NE(script->find("#SBATCH --gres=gpu:8\n"), std::string::npos);
     EXPECT_NE(script->find("#SBATCH --ntasks-per-node=8\n"), std::string::npos);
@@ -244,6 +251,50 @@ TEST(DoctorJudge, ANodeWhoseSlurmdIsStoppedFailsAloneWithoutItsPeers) {
     EXPECT_NE(problems.find("Task launch for StepId=1.0 failed on node node2"), std::string::npos)
         << problems;
     EXPECT_NE(format_report(report).find("exclude: node2\n"), std::string::npos) << format_report(report);
+}
+
+// Three CPU nodes, each fine on its own; the links step measured each other node's link to the master n1.
+std::string three_nodes_with_links(double n2_link, double n3_link) {
+    const auto bench = [](int world, double busbw) {
+        return "{\"backend\":\"gloo\",\"world_size\":" + std::to_string(world) +
+               ",\"results\":[{\"bytes\":1,\"busbw_gbps\":" + std::to_string(busbw) + ",\"correct\":true}]}";
+    };
+    std::string output = "SLIPWAY-DOCTOR - job 9 nodes n1 n2 n3 master n1:20009\n";
+    for (const char* n : {"n1", "n2", "n3"})
+        output += std::string("SLIPWAY-DOCTOR ") + n + " begin " + n + "\nSLIPWAY-DOCTOR " + n +
+                  " gpu-none no nvidia-smi\nSLIPWAY-DOCTOR " + n + " intra-json " + bench(2, 0.9) +
+                  "\nSLIPWAY-DOCTOR " + n + " rendezvous ok n1:20009 2 ms\n";
+    output += "SLIPWAY-DOCTOR n1 across-json " + bench(6, std::min(n2_link, n3_link)) + "\n";
+    output += "SLIPWAY-DOCTOR - step links\n";
+    output += "SLIPWAY-DOCTOR n1 link-json n2 " + bench(2, n2_link) + "\n";
+    output += "SLIPWAY-DOCTOR n1 link-json n3 " + bench(2, n3_link) + "\n";
+    return output;
+}
+
+TEST(DoctorJudge, ASlowLinkNamesItsNodeAndEverySlowLinkTheMaster) {
+    DoctorJudgement judgement;
+    judgement.expect_busbw_gbps = 0.3;
+    const DoctorReport n2_slow = judge_doctor_output(three_nodes_with_links(0.02, 0.8), judgement);
+    EXPECT_EQ(n2_slow.bad_nodes(), std::vector<std::string>{"n2"});
+    EXPECT_EQ(node(n2_slow, "n2").reasons,
+              std::vector<std::string>{"link to the master n1: 0.02 GB/s < 50% of the expected 0.30 GB/s"});
+    EXPECT_EQ(n2_slow.inter_check.rfind("slow:", 0), 0u) << n2_slow.inter_check;
+    const DoctorReport master_slow = judge_doctor_output(three_nodes_with_links(0.02, 0.03), judgement);
+    EXPECT_EQ(master_slow.bad_nodes(), std::vector<std::string>{"n1"});
+    ASSERT_FALSE(node(master_slow, "n1").reasons.empty());
+    EXPECT_EQ(node(master_slow, "n1").reasons.back().rfind("every link to another node is slow or failed", 0),
+              0u);
+    // Below half the links' median while the table's figure is met: still slow.
+    judgement.expect_busbw_gbps = 0.01;
+    const DoctorReport median = judge_doctor_output(three_nodes_with_links(0.9, 0.1), judgement);
+    EXPECT_EQ(median.bad_nodes(), std::vector<std::string>{"n3"});
+    // A link that failed fails its node.
+    std::string failed = three_nodes_with_links(0.8, 0.8);
+    failed.replace(failed.find("link-json n3"), std::string::npos, "link-error n3 timed out after 20 s\n");
+    const DoctorReport n3_failed = judge_doctor_output(failed, judgement);
+    EXPECT_EQ(node(n3_failed, "n3").verdict, NodeVerdict::kFailed);
+    EXPECT_EQ(node(n3_failed, "n3").reasons,
+              std::vector<std::string>{"link to the master n1: failed: timed out after 20 s"});
 }
 
 TEST(DoctorJudge, SlowAgainstTheMedianWhenTheTableIsLow) {

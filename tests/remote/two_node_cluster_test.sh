@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Cross-node training on the two-node cluster (tests/cluster/start_cluster.sh --nodes 2: slurmd node1 and
-# node2 in network namespaces of their own, on a private bridge), through `slipway submit` / `follow` /
-# `fetch` of the demo:
+# Cross-node training on the multi-node test cluster (tests/cluster/start_cluster.sh --nodes 3: slurmd node1,
+# node2 and node3 in network namespaces of their own, on a private bridge), through `slipway submit` /
+# `follow` / `fetch` of the demo on two of its nodes, and `slipway doctor` on all three:
 # 1. 2 nodes x 2 Gloo ranks at per-device batch 2 equal 1 rank at batch 8 (the same global batch), step by
 #    step, and so does the sharded variant (/distributed/sharding full);
 # 2. the ranks meet at node1's address on the bridge (the first host of the allocation), through the
 #    job's secret-guarded store, and every rank says which node it runs on;
 # 3. `slipway follow` shows the cross-node run's points live, from its first step;
-# 4. `slipway doctor` measures each node and the crossing, and a throttled link makes the crossing slow;
+# 4. `slipway doctor` measures each node, the crossing and each link, and names the node whose link is throttled;
 # 5. node2's ranks die mid-run: node1's ranks name them within timeout_s; requeued, the job resumes;
 # 6. node2's slurmd stopped: the doctor names it failed, and submit --exclude-bad runs without it.
 # Usage: two_node_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
@@ -17,7 +17,7 @@ slipway=$1 engine=$2 source_dir=$3
 source "$(dirname "${BASH_SOURCE[0]}")/cluster_script_prelude.sh"
 # shellcheck source=SCRIPTDIR/../cluster/node_namespaces.sh
 source "$source_dir/tests/cluster/node_namespaces.sh"
-[ "${SLIPWAY_SLURM_NODE_COUNT:-1}" -ge 2 ] || fail "$SLIPWAY_CLUSTER_ENV is a one-node cluster"
+[ "${SLIPWAY_SLURM_NODE_COUNT:-1}" -ge 3 ] || fail "$SLIPWAY_CLUSTER_ENV has fewer than 3 nodes"
 
 # shellcheck disable=SC2088  # the tilde is for slipway: the remote home, resolved over ssh
 workdir="~/slipway-two-nodes-$suffix"
@@ -121,9 +121,10 @@ python3 -c "import sys; sys.exit(0 if float('$end') - float('$first') >= 2 else 
   fail "the first point arrived $first, only at the end ($end): not live"
 grep -q ' state PENDING$\| state RUNNING$' "$work/follow-replicated.txt" || fail "follow did not show the job's states"
 
-# 4. The doctor across the two nodes: each node's own busbw and the cross-node busbw, then again with node2's
-# link throttled (tc tbf on both ends of its veth; netem is not in this kernel): within each node still ok,
-# across nodes slow. Which node of the two makes the crossing slow is not told apart yet (see the note).
+# 4. The doctor across the cluster's three nodes: each node's own busbw, the crossing's, and each other node's
+# link to the master; then again with node2's link throttled (tc tbf on both ends of its veth; netem is not in
+# this kernel): within each node still ok, the crossing slow, and node2 named slow by its link (with two nodes
+# one link could not tell which end is slow).
 doctor() {  # NAME ARGS...: the table in $work/doctor-NAME.txt (the report kept for --exclude-bad); sets $doctor_rc
   local name=$1
   shift
@@ -135,8 +136,8 @@ doctor() {  # NAME ARGS...: the table in $work/doctor-NAME.txt (the report kept 
   cat "$work/doctor-$name.txt"
 }
 doctor healthy --step-timeout 60
-[ "$doctor_rc" -eq 0 ] || fail "the doctor on two healthy nodes exited $doctor_rc: $(cat "$work/doctor-healthy.err")"
-for node in node1 node2; do
+[ "$doctor_rc" -eq 0 ] || fail "the doctor on healthy nodes exited $doctor_rc: $(cat "$work/doctor-healthy.err")"
+for node in node1 node2 node3; do
   grep -qE "^$node +ok +[0-9.]+ +0\.30 .* ok node1:[0-9]+ " "$work/doctor-healthy.txt" || fail "no healthy row for $node"
 done
 grep -qE '^across nodes: [0-9.]+ GB/s \(expected 0\.30\), ok$' "$work/doctor-healthy.txt" || fail "no healthy cross-node line"
@@ -155,6 +156,12 @@ unthrottle
 [ "$doctor_rc" -eq 3 ] || fail "the doctor with node2's link throttled exited $doctor_rc, not 3"
 grep -qE '^across nodes: 0\.0[0-9]* GB/s \(expected 0\.30\), slow' "$work/doctor-throttled.txt" ||
   fail "the throttled crossing is not slow"
+grep -qE '^node2 +slow .*link to the master node1: 0\.[0-9]+ GB/s < 50% of the expected 0\.30 GB/s' \
+  "$work/doctor-throttled.txt" || fail "node2 is not named slow by its link"
+for node in node1 node3; do
+  grep -qE "^$node +ok " "$work/doctor-throttled.txt" || fail "$node is blamed for node2's link"
+done
+grep -q '^exclude: node2$' "$work/doctor-throttled.txt" || fail "the throttled node2 is not excluded"
 
 # 5. node2's ranks die mid-run (SIGKILL to the engine processes in node2's namespace) once checkpoint-4 is
 # written. The ranks on node1 end within /distributed/timeout_s, naming the ranks and their node, and the job
@@ -224,7 +231,9 @@ wait_for 20 "node2's slurmd to stop" gone
 doctor stopped --step-timeout 20 --deadline 30
 [ "$doctor_rc" -eq 3 ] || fail "the doctor with node2's slurmd stopped exited $doctor_rc, not 3"
 grep -qE '^node2 +failed .*no report' "$work/doctor-stopped.txt" || fail "node2 is not named failed"
-grep -qE '^node1 +ok ' "$work/doctor-stopped.txt" || fail "node1 is blamed for node2"
+for node in node1 node3; do
+  grep -qE "^$node +ok " "$work/doctor-stopped.txt" || fail "$node is blamed for node2"
+done
 grep -q '^exclude: node2$' "$work/doctor-stopped.txt" || fail "the doctor does not exclude node2 alone"
 make_config "$work/exclude.json" 1 2 4 none
 "$slipway" submit "$work/exclude.json" --cluster two-nodes --engine "$engine" --name exclude --exclude-bad \
