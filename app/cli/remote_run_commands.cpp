@@ -8,6 +8,7 @@
 
 #include "cli/remote_connect.h"
 #include "contract/hf_flags.h"
+#include "contract/node_ranks.h"
 #include "contract/run_config.h"
 #include "history/history_run_sink.h"
 #include "history/run_history.h"
@@ -254,6 +255,18 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         if (c.raw) out << item.text << "\n";
         if (c.raw || item.kind != MllogLineKind::kEvent) return;
         const MllogEvent& e = item.event;
+        // Where the ranks run, and which nodes a failed run lost.
+        if (e.key == "node_ranks") {
+            if (const auto nodes = node_ranks_from_json(e.value))
+                out << "nodes " << describe_node_ranks(*nodes) << std::endl;
+            return;
+        }
+        if (e.key == "run_stop") {
+            if (const auto it = e.metadata.find("lost_nodes");
+                it != e.metadata.end() && it->is_array() && !it->empty())
+                out << "lost_nodes " << it->dump() << std::endl;
+            return;
+        }
         if (e.key != "train_loss" && e.key != "eval_accuracy") return;
         out << e.key << " " << format_python_json(e.value);
         if (const auto step = e.step_num()) out << " step " << static_cast<long long>(*step);

@@ -361,6 +361,14 @@ void MonitorWidget::update_status() {
                   : tr("%1 (%2)").arg(display_text(r->state), r->state_detail.toHtmlEscaped()));
     if (m.status) parts << tr("run_stop: %1").arg(QString::fromStdString(*m.status));
     if (!m.resumes.empty()) parts << tr("restarts: %1").arg(m.resumes.size());
+    if (m.nodes.size() > 1)
+        parts << tr("nodes: %1").arg(QString::fromStdString(describe_node_ranks(m.nodes)).toHtmlEscaped());
+    if (!m.lost_nodes.empty()) {
+        QStringList lost;
+        for (const std::string& node : m.lost_nodes)
+            lost << QString::fromStdString(node).toHtmlEscaped();
+        parts << tr("lost: %1").arg(lost.join(QStringLiteral(", ")));
+    }
     if (const auto elapsed = m.elapsed_ms()) parts << tr("elapsed %1").arg(duration_text(*elapsed));
     if (m.last_step) {
         parts << (m.total_steps ? tr("step %1 / %2").arg(*m.last_step).arg(*m.total_steps)

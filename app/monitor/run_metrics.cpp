@@ -104,11 +104,21 @@ std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
         resumes.push_back(sample_of(event));
         run_stop_ms.reset();  // the stopped segment's run_stop: the run goes on
         status.reset();
+        lost_nodes.clear();
         return std::nullopt;
     }
     if (key == "run_stop") {
         run_stop_ms = event.time_ms;
         status = event.metadata_string("status");
+        lost_nodes.clear();
+        if (const auto it = event.metadata.find("lost_nodes"); it != event.metadata.end() && it->is_array())
+            for (const MllogJson& node : *it)
+                if (node.is_string()) lost_nodes.push_back(node.get<std::string>());
+        return std::nullopt;
+    }
+    if (key == "node_ranks") {
+        if (std::optional<std::vector<NodeRanks>> parsed = node_ranks_from_json(event.value))
+            nodes = std::move(*parsed);
         return std::nullopt;
     }
     if (key == "submission_benchmark" && event.value.is_string()) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "contract/mllog.h"
+#include "contract/node_ranks.h"
 
 namespace slipway::app {
 
@@ -73,6 +74,10 @@ struct RunMetrics {
     // stopped segment logged are logged again, equal); the plots mark the segments, and a run_stop before
     // a resume no longer counts.
     std::vector<MetricSample> resumes;
+    // Which ranks run on which node (the engine's "node_ranks", multi-rank runs), and the nodes of the ranks
+    // the run lost (run_stop's "lost_nodes"; a resume clears them).
+    std::vector<NodeRanks> nodes;
+    std::vector<std::string> lost_nodes;
 
     // Folds one event in (eval_task points go to task_series). Returns the metric a point was added to, if
     // any. Points whose value is not a number are skipped; points without samples_count are kept (drawn

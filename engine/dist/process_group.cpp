@@ -396,6 +396,7 @@ std::optional<std::string> DistContext::describe_failed_peer(bool ask_store) {
         return std::nullopt;
     }
     if (failed == env_.rank) return std::nullopt;
+    blamed_ranks_ = {failed};
     const std::string message =
         "rank " + std::to_string(env_.rank) + ": stopping: " + record->substr(colon + 1);
     (void)heartbeat_->publish(gave_up_key(env_.rank), message, limit);
@@ -453,6 +454,7 @@ std::string DistContext::describe_failure(const std::string& what, int64_t step)
             if (theirs && *theirs < *mine) hung.push_back(r);
         }
     }
+    blamed_ranks_ = !lost.empty() ? lost : hung;
     if (!lost.empty()) {
         message << "the run lost " << describe_ranks(lost, hosts_)
                 << " (no heartbeat: killed, frozen or on a dead node) during step " << step;

@@ -96,6 +96,9 @@ public:
     // When another rank published a failure record (report_failure), the message above is this rank
     // stopping because of it, naming that rank and its cause.
     std::string describe_failure(const std::string& what, int64_t step);
+    // The ranks the last describe_failure (or describe_failed_peer) blamed: lost, hung, or the one whose
+    // failure record the others stopped for. Empty when it blamed none (this rank's own error).
+    const std::vector<int64_t>& blamed_ranks() const { return blamed_ranks_; }
     // That part of describe_failure alone (wait_for_main uses it when rank 0 is gone): nullopt when no
     // other rank published a failure record. Without `ask_store`, only the copy the heartbeat holds.
     std::optional<std::string> describe_failed_peer(bool ask_store = true);
@@ -123,6 +126,7 @@ private:
     std::string master_;
     bool listens_on_master_only_ = false;
     std::vector<std::string> hosts_;
+    std::vector<int64_t> blamed_ranks_;
     std::chrono::milliseconds timeout_{0};
     c10::intrusive_ptr<c10d::Store> store_;
     c10::intrusive_ptr<c10d::ProcessGroup> group_;

@@ -5,25 +5,13 @@
 
 #include <climits>
 
+#include "contract/node_ranks.h"
+
 namespace slipway::dist {
 namespace {
 
 bool knows(const std::vector<std::string>& hosts, int64_t rank) {
     return rank >= 0 && static_cast<size_t>(rank) < hosts.size() && !hosts[rank].empty();
-}
-
-// "0-1, 4" for ranks 0, 1 and 4.
-std::string ranges(const std::vector<int64_t>& ranks) {
-    std::string text;
-    for (size_t i = 0; i < ranks.size();) {
-        size_t end = i;
-        while (end + 1 < ranks.size() && ranks[end + 1] == ranks[end] + 1)
-            ++end;
-        text += (text.empty() ? "" : ", ") + std::to_string(ranks[i]);
-        if (end > i) text += "-" + std::to_string(ranks[end]);
-        i = end + 1;
-    }
-    return text;
 }
 
 }  // namespace
@@ -35,23 +23,7 @@ std::string this_host() {
 }
 
 std::string describe_rank_hosts(const std::vector<std::string>& hosts) {
-    std::vector<std::string> order;
-    std::vector<std::vector<int64_t>> ranks_of;
-    for (size_t r = 0; r < hosts.size(); ++r) {
-        size_t i = 0;
-        while (i < order.size() && order[i] != hosts[r])
-            ++i;
-        if (i == order.size()) {
-            order.push_back(hosts[r]);
-            ranks_of.emplace_back();
-        }
-        ranks_of[i].push_back(static_cast<int64_t>(r));
-    }
-    std::string text;
-    for (size_t i = 0; i < order.size(); ++i)
-        text += (i ? ", " : "") + order[i] + " (rank" + (ranks_of[i].size() > 1 ? "s " : " ") +
-                ranges(ranks_of[i]) + ")";
-    return text;
+    return describe_node_ranks(group_ranks_by_node(hosts));
 }
 
 std::string describe_ranks(const std::vector<int64_t>& ranks, const std::vector<std::string>& hosts) {

@@ -8,6 +8,7 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include <stdexcept>
 
 #include "contract/mllog.h"
+#include "contract/node_ranks.h"
 #include "data/hash.h"
 #include "data/prepare.h"
 #include "data/sampler.h"
@@ -166,7 +168,8 @@ private:
     // Every rank writes its shards into rank 0's temporary folder; rank 0 completes it.
     Status sharded_checkpoint(int64_t done);
     void log_hyperparameters();
-    void log_run_stop_failed(const std::string& message);
+    // `lost_ranks`: the ranks the run lost, named with their nodes in run_stop's metadata.
+    void log_run_stop_failed(const std::string& message, const std::vector<int64_t>& lost_ranks = {});
     // A failed append to <output_dir>/mllog.txt (a full disk) is said once, when first seen.
     void warn_once_if_mllog_copy_failed();
 
@@ -597,6 +600,7 @@ Status TrainingRun::resume() {
 }
 
 void TrainingRun::log_hyperparameters() {
+    if (dist_) log_->point_in_time("node_ranks", node_ranks_json(group_ranks_by_node(dist_->hosts())));
     log_->point_in_time("global_batch_size", global_batch_);
     log_->point_in_time("opt_base_learning_rate", t_.learning_rate);
     if (config_.adapter.uses_lora()) {
@@ -969,10 +973,21 @@ Result<TrainReport> TrainingRun::run() {
     return loop();
 }
 
-void TrainingRun::log_run_stop_failed(const std::string& message) {
-    if (log_)  // only rank 0's writes anywhere
-        log_->interval_end("run_stop", nullptr,
-                           {{"status", "fail"}, {"step_num", current_step_}, {"error", message}});
+void TrainingRun::log_run_stop_failed(const std::string& message, const std::vector<int64_t>& lost_ranks) {
+    if (!log_) return;  // only rank 0's writes anywhere
+    MllogJson metadata = {{"status", "fail"}, {"step_num", current_step_}, {"error", message}};
+    if (!lost_ranks.empty()) {
+        std::vector<std::string> nodes;
+        for (const int64_t r : lost_ranks) {
+            const std::string node =
+                dist_ && static_cast<size_t>(r) < dist_->hosts().size() ? dist_->hosts()[r] : std::string();
+            if (!node.empty() && std::find(nodes.begin(), nodes.end(), node) == nodes.end())
+                nodes.push_back(node);
+        }
+        metadata["lost_ranks"] = lost_ranks;
+        metadata["lost_nodes"] = nodes;
+    }
+    log_->interval_end("run_stop", nullptr, metadata);
 }
 
 Status TrainingRun::stop_after(const std::exception& e) {
@@ -985,7 +1000,7 @@ Status TrainingRun::lost_peer(const std::exception& e) {
     const std::string message = dynamic_cast<const LostRank*>(&e)
                                     ? std::string(e.what())
                                     : dist_->describe_failure(e.what(), current_step_);
-    log_run_stop_failed(message);
+    log_run_stop_failed(message, dist_->blamed_ranks());
     if (reducer_) reducer_->abandon();
     dist_->abandon();
     return Status::Error(StatusCode::kUnavailable, message);

@@ -2889,6 +2889,16 @@
     <name>slipway::app::MonitorWidget</name>
     <message>
         <location line="+1"/>
+        <source>nodes: %1</source>
+        <translation>узлы: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>lost: %1</source>
+        <translation>потеряны: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>restarts: %1</source>
         <translation>перезапусков: %1</translation>
     </message>

@@ -95,6 +95,17 @@ TEST(MonitorWidget, SmoothingLogScaleAndXAxes) {
 
 // A job requeued after a stop (tests/data/requeue: the real log of one): one run, its resume marked on
 // every metric plot at the step (or samples) it resumed from, in the run's colour; the status line counts it.
+// A cross-node run's log (real, tests/data/requeue): the status line names its nodes and their ranks.
+TEST(MonitorWidget, ACrossNodeRunShowsItsNodes) {
+    FollowService follow;
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
+    open_and_wait(monitor, QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-node-lost.out"));
+    EXPECT_TRUE(monitor.status_text().contains(QStringLiteral("nodes: node1 (ranks 0-1), node2 (ranks 2-3)")))
+        << monitor.status_text().toStdString();
+    EXPECT_FALSE(monitor.status_text().contains(QStringLiteral("lost:"))) << "the resumed run completed";
+}
+
 TEST(MonitorWidget, ARequeuedRunIsOneCurveWithItsResumeMarked) {
     FollowService follow;
     RunTracker tracker(nullptr, &follow, nullptr, {});

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include <QFile>
 #include <QTemporaryDir>
 
 #include "contract/mllog_stream.h"
@@ -219,6 +220,34 @@ TEST(RunWatch, StallAfterFiveMedianIntervalsOnceUntilStepsResume) {
 // slurm-requeued.out is the real output of the e2e cluster test's requeued run (the demo, stopped by
 // `scontrol requeue` after checkpoint-4 and resumed from it). One run: the stopped segment's run_stop no
 // longer counts once the engine logs where it resumed, the steps go on, the resume is marked.
+// Real: node2's ranks killed on the local multi-node Slurm, the job requeued. The node list comes from the
+// engine's node_ranks; the failed segment's run_stop names node2 as lost, and the resume clears it.
+TEST(RunMetrics, ANodeLostMidRunIsNamedUntilTheJobResumes) {
+    const QString path = QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-node-lost.out");
+    const RunMetrics m = metrics_of(path);
+    ASSERT_EQ(m.nodes.size(), 2u);
+    EXPECT_EQ(m.nodes[0].node, "node1");
+    EXPECT_EQ(m.nodes[0].ranks, (std::vector<int64_t>{0, 1}));
+    EXPECT_EQ(m.nodes[1].node, "node2");
+    EXPECT_EQ(m.nodes[1].ranks, (std::vector<int64_t>{2, 3}));
+    EXPECT_TRUE(m.lost_nodes.empty()) << "the resumed run completed";
+    EXPECT_EQ(m.status, "success");
+    // The log as it stood before the restart: the run failed, having lost node2.
+    QFile full(path);
+    ASSERT_TRUE(full.open(QIODevice::ReadOnly));
+    const QByteArray text = full.readAll();
+    QTemporaryDir dir;
+    const QString first_segment = dir.filePath(QStringLiteral("first.out"));
+    QFile cut(first_segment);
+    ASSERT_TRUE(cut.open(QIODevice::WriteOnly));
+    cut.write(text.left(text.indexOf("slipway: restart 1 of job")));
+    cut.close();
+    const RunMetrics failed = metrics_of(first_segment);
+    EXPECT_EQ(failed.status, "fail");
+    EXPECT_EQ(failed.lost_nodes, std::vector<std::string>{"node2"});
+    EXPECT_EQ(failed.nodes.size(), 2u);
+}
+
 TEST(RunMetrics, ARequeuedJobIsOneRunWithItsResumeMarked) {
     const RunMetrics m = metrics_of(QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out"));
     ASSERT_EQ(m.resumes.size(), 1u);

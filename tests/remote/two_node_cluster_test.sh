@@ -120,6 +120,8 @@ if [ -z "$first" ] || [ -z "$end" ]; then fail "follow printed no point or no en
 python3 -c "import sys; sys.exit(0 if float('$end') - float('$first') >= 2 else 1)" ||
   fail "the first point arrived $first, only at the end ($end): not live"
 grep -q ' state PENDING$\| state RUNNING$' "$work/follow-replicated.txt" || fail "follow did not show the job's states"
+grep -q ' nodes node1 (ranks 0-1), node2 (ranks 2-3)$' "$work/follow-replicated.txt" ||
+  fail "follow did not show the nodes: $(cat "$work/follow-replicated.txt")"
 
 # 4. The doctor across the cluster's three nodes: each node's own busbw, the crossing's, and each other node's
 # link to the master; then again with node2's link throttled (tc tbf on both ends of its veth; netem is not in
@@ -203,20 +205,33 @@ job_failed() { [ "$(job_state)" = FAILED ]; }
 wait_for "$timeout_s" "the job to fail (it is $(job_state))" job_failed
 echo "the job failed $(python3 -c "print(f'{$(date +%s.%N) - $cut:.1f}')") s after node2's ranks died"
 grep -v MLLOG "$log" | grep '^train: rank' || true
-scontrol requeue "$job"
-for _ in $(seq 300); do
-  [ "$(job_state)" = PENDING ] && scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 && break
-  sleep 0.2
-done
+requeue() { scontrol requeue "$job" 2>/dev/null; }
+wait_for 30 "Slurm to take the requeue of job $job (it is $(job_state))" requeue
+# Slurm holds a requeued job for about two minutes, and sets that begin time again once the failed run's
+# cleanup ends: moved to now while the job pends, so the restart costs seconds.
+(
+  for _ in $(seq 600); do
+    case "$(job_state)" in
+    PENDING) scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 || true ;;
+    RUNNING | COMPLETED | "") exit 0 ;;
+    esac
+    sleep 0.2
+  done
+) &
+nudger=$!
+trap 'kill "$nudger" 2>/dev/null; cleanup' EXIT
 "$slipway" follow "$run" --interval 0.5 "${ssh_args[@]}" >"$work/follow-loss.txt" || true
 [ "$(tail -n 1 "$work/follow-loss.txt")" = "final_state=COMPLETED" ] ||
   fail "the requeued run did not complete: $(grep -v MLLOG "$log" | tail -n 20)"
 grep -q 'resumed from .*checkpoint-[0-9]* at step' "$log" || fail "the restart did not resume: $(grep -v MLLOG "$log")"
+grep -q '^lost_nodes \["node2"\]$' "$work/follow-loss.txt" || fail "follow did not name the lost node: $(cat "$work/follow-loss.txt")"
+# tests/data/requeue/slurm-node-lost.out, the app's fixture, is this log: SLIPWAY_NODE_LOSS_LOG_OUT=FILE keeps it.
+if [ -n "${SLIPWAY_NODE_LOSS_LOG_OUT:-}" ]; then cp "$log" "$SLIPWAY_NODE_LOSS_LOG_OUT"; fi
 grep -v MLLOG "$log" | grep -E 'resumed from|skipp|torn' || true
 
 # 6. node2's slurmd stopped: the doctor names node2 failed and node1 ok, and `submit --exclude-bad` runs the
-# demo on node1 alone. node2 is started again (a new namespace, as start_cluster.sh makes it) and must come
-# back idle, so the fixture's later tests have both nodes.
+# demo on node1 alone. node2's slurmd is started again (a new namespace, as start_cluster.sh makes it); Slurm
+# takes about a minute to clear the job it was left with, and the fixture's later runs use any two nodes.
 slurm_conf=$SLIPWAY_CLUSTER_STATE_DIR/slurm/slurm.conf
 restart_node2() {
   nodes_slurmd_alive "$SLIPWAY_CLUSTER_STATE_DIR" node2 && return 0
@@ -245,6 +260,5 @@ run=$(tail -n 1 "$work/submit-exclude.txt" | sed -n 's/^run_id=\([^ ]*\) job_id=
 [ "$(tail -n 1 "$work/follow-exclude.txt")" = "final_state=COMPLETED" ] ||
   fail "the run without node2 did not complete: $(tail -n 5 "$work/follow-exclude.txt")"
 restart_node2
-node2_idle() { [ "$(sinfo -h -n node2 -o %T 2>/dev/null)" = idle ]; }
-wait_for 60 "node2 to come back idle (it is $(sinfo -h -n node2 -o %T 2>/dev/null))" node2_idle
+nodes_slurmd_alive "$SLIPWAY_CLUSTER_STATE_DIR" node2 || fail "node2's slurmd did not start again"
 echo "two_node_cluster_test: passed"
