@@ -150,7 +150,10 @@ mfa_skip_reason=
 mfa_probe_dir=$(mktemp -d)
 # shellcheck disable=SC2016 # $1 is the inner shell's
 mfa_mount_probe='mount -t tmpfs tmpfs "$1"'
-if ! command -v unshare >/dev/null 2>&1; then
+if [ "$nodes" -gt 1 ]; then
+  # The two-factor user's password is one per machine: a second cluster must not reset the first one's.
+  mfa_skip_reason="the two-factor sshd runs on the one-node cluster only"
+elif ! command -v unshare >/dev/null 2>&1; then
   mfa_skip_reason="unshare is not installed"
 elif ! unshare -m sh -c "$mfa_mount_probe" sh "$mfa_probe_dir" 2>/dev/null; then
   mfa_skip_reason="unshare -m with a tmpfs mount is not permitted here (no CAP_SYS_ADMIN or AppArmor)"
