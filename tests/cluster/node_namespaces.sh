@@ -54,6 +54,16 @@ nodes_start_slurmd() {
     </dev/null >"$state/slurm/slurmd-$name.out" 2>&1 &
   pid=$!
   echo "$pid" >"$state/pids/slurmd-$name.pid"
+  # The child is in its own network namespace only once unshare ran: until then a link moved "into" it
+  # would land in this one.
+  local ours
+  ours=$(readlink /proc/self/ns/net)
+  for _ in $(seq 500); do
+    [ "$(readlink "/proc/$pid/ns/net" 2>/dev/null)" != "$ours" ] && break
+    sleep 0.01
+  done
+  [ "$(readlink "/proc/$pid/ns/net" 2>/dev/null || echo "$ours")" != "$ours" ] ||
+    { echo "node_namespaces: $name did not get a network namespace; see $state/slurm/slurmd-$name.out" >&2 && return 1; }
   veth=$(nodes_host_veth "$state" "$number")
   ip link del "$veth" 2>/dev/null || true
   ip link add "$veth" type veth peer name eth0 netns "$pid"
