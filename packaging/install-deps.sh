@@ -27,7 +27,8 @@ packages=(
   # tests: GoogleTest, benchmarks, reference numerics, a real sshd + Slurm on 127.0.0.1, script lint
   libgtest-dev libgmock-dev libbenchmark-dev python3-torch python3-jinja2
   openssh-server openssh-client slurm-wlm munge shellcheck
-  # tests/cluster: python3 picks free ports, iproute2 (ss) shows which process owns a ProxyJump tunnel socket
+  # tests/cluster: python3 picks free ports; iproute2: ss shows which process owns a ProxyJump tunnel socket,
+  # ip and tc make the multi-node cluster's bridge, veth pairs and throttled links
   python3 iproute2
   # GUI under a virtual display for screenshots
   xvfb
