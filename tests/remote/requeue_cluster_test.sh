@@ -17,9 +17,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/cluster_script_prelude.sh"
 # shellcheck disable=SC2088  # the tilde is for slipway: the remote home, resolved over ssh
 workdir="~/slipway-requeue-$suffix"
 home_dir=$SLIPWAY_TEST_USER_HOME/slipway-requeue-$suffix
-nudgers=()
 cleanup() {
-  for pid in "${nudgers[@]}"; do kill "$pid" 2>/dev/null || true; done
+  stop_nudgers
   rm -rf -- "$home_dir"
   if [ -n "${SLIPWAY_KEEP_WORK:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
@@ -60,35 +59,6 @@ for step in sorted(loss):
     print(step, loss[step])
 PY
 }
-# A requeued job waits for its begin time (Slurm holds it for about two minutes after a requeue); the test
-# moves that to now once the job is back in the queue, so each restart costs seconds, not minutes.
-start_now_when_pending() {  # JOB_ID
-  local job=$1
-  (
-    for _ in $(seq 1500); do
-      state=$(job_field "$job" JobState)
-      case "$state" in
-      PENDING) scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 || true ;;
-      COMPLETED | FAILED | CANCELLED | TIMEOUT | "") exit 0 ;;
-      esac
-      sleep 0.2
-    done
-  ) &
-  nudgers+=($!)
-}
-wait_for() {  # SECONDS DESCRIPTION COMMAND...
-  local seconds=$1 what=$2
-  shift 2
-  for _ in $(seq $((seconds * 5))); do
-    "$@" && return 0
-    sleep 0.2
-  done
-  fail "waited $seconds s for $what"
-}
-job_field() {  # JOB_ID FIELD: a field of scontrol show job (empty once the job is gone)
-  scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
-}
-
 steps=24
 make_config "$work/requeue.json" 30 0 3
 read -r straight_run straight_job < <(submit "$work/requeue.json" straight "$steps")

@@ -23,6 +23,7 @@ source "$source_dir/tests/cluster/node_namespaces.sh"
 workdir="~/slipway-two-nodes-$suffix"
 home_dir=$SLIPWAY_TEST_USER_HOME/slipway-two-nodes-$suffix
 cleanup() {
+  stop_nudgers
   rm -rf -- "$home_dir"
   if [ -n "${SLIPWAY_KEEP_WORK:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
@@ -174,15 +175,6 @@ make_config "$work/loss.json" 2 2 2 none "$timeout_s"
 submit "$work/loss.json" loss "$loss_steps"
 run_dir=$home_dir/runs/$run
 log=$run_dir/slurm-$job.out
-wait_for() {  # SECONDS DESCRIPTION COMMAND...
-  local seconds=$1 what=$2
-  shift 2
-  for _ in $(seq $((seconds * 10))); do
-    "$@" && return 0
-    sleep 0.1
-  done
-  fail "waited $seconds s for $what"
-}
 has_checkpoint() { [ -f "$run_dir/output/checkpoint-4/DONE" ]; }
 wait_for 120 "checkpoint-4 of the run that loses node2" has_checkpoint
 node2_net=$(readlink "/proc/$(cat "$SLIPWAY_CLUSTER_STATE_DIR/pids/slurmd-node2.pid")/ns/net")
@@ -200,26 +192,14 @@ noticed=$(date +%s.%N)
 echo "node2's ranks killed at step $(grep -c '"key": "train_loss"' "$run_dir/output/mllog.txt"); named after $(python3 -c "print(f'{$noticed - $cut:.1f}')") s"
 python3 -c "import sys; sys.exit(0 if $noticed - $cut <= $timeout_s else 1)" ||
   fail "node1 named the lost ranks only after $(python3 -c "print($noticed - $cut)") s (timeout_s $timeout_s)"
-job_state() { scontrol show job "$job" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p'; }
+job_state() { job_field "$job" JobState; }
 job_failed() { [ "$(job_state)" = FAILED ]; }
 wait_for "$timeout_s" "the job to fail (it is $(job_state))" job_failed
 echo "the job failed $(python3 -c "print(f'{$(date +%s.%N) - $cut:.1f}')") s after node2's ranks died"
 grep -v MLLOG "$log" | grep '^train: rank' || true
 requeue() { scontrol requeue "$job" 2>/dev/null; }
 wait_for 30 "Slurm to take the requeue of job $job (it is $(job_state))" requeue
-# Slurm holds a requeued job for about two minutes, and sets that begin time again once the failed run's
-# cleanup ends: moved to now while the job pends, so the restart costs seconds.
-(
-  for _ in $(seq 600); do
-    case "$(job_state)" in
-    PENDING) scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 || true ;;
-    RUNNING | COMPLETED | "") exit 0 ;;
-    esac
-    sleep 0.2
-  done
-) &
-nudger=$!
-trap 'kill "$nudger" 2>/dev/null; cleanup' EXIT
+start_now_when_pending "$job"
 "$slipway" follow "$run" --interval 0.5 "${ssh_args[@]}" >"$work/follow-loss.txt" || true
 [ "$(tail -n 1 "$work/follow-loss.txt")" = "final_state=COMPLETED" ] ||
   fail "the requeued run did not complete: $(grep -v MLLOG "$log" | tail -n 20)"
