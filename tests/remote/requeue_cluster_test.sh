@@ -59,7 +59,9 @@ for step in sorted(loss):
     print(step, loss[step])
 PY
 }
-steps=24
+# 64 steps: the requeue must reach the job before it ends, and a step takes about 0.2 s here (24 steps left 20
+# after checkpoint-4, 4 s, which a loaded slurmctld can take to act on a requeue).
+steps=64
 make_config "$work/requeue.json" 30 0 3
 read -r straight_run straight_job < <(submit "$work/requeue.json" straight "$steps")
 [ -n "$straight_job" ] || fail "submit of the uninterrupted run: $(cat "$work/submit-straight.txt")"
@@ -72,7 +74,7 @@ read -r run job < <(submit "$work/requeue.json" requeued "$steps")
 [ -n "$job" ] || fail "submit of the requeued run: $(cat "$work/submit-requeued.txt")"
 has_checkpoint() { [ -f "$home_dir/runs/$run/output/checkpoint-4/DONE" ]; }
 wait_for 120 "the requeued run's checkpoint-4" has_checkpoint
-scontrol requeue "$job"
+scontrol requeue "$job" || fail "scontrol requeue $job refused: the run was in state $(job_field "$job" JobState)"
 echo "requeued job $job at $(($(date +%s) - start)) s"
 start_now_when_pending "$job"
 [ "$(follow_to_end "$run" requeued)" = "final_state=COMPLETED" ] || fail "the requeued run did not complete: $(tail -n 3 "$work/follow-requeued.txt")"

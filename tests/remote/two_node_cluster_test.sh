@@ -127,12 +127,15 @@ grep -q ' nodes node1 (ranks 0-1), node2 (ranks 2-3)$' "$work/follow-replicated.
 # 4. The doctor across the cluster's three nodes: each node's own busbw, the crossing's, and each other node's
 # link to the master; then again with node2's link throttled (tc tbf on both ends of its veth; netem is not in
 # this kernel): within each node still ok, the crossing slow, and node2 named slow by its link (with two nodes
-# one link could not tell which end is slow).
+# one link could not tell which end is slow). The three nodes share this machine's two cores with the rest of
+# the suite, so one node's own busbw swings twofold with the load (node1 0.45 GB/s against a median of 0.98
+# in a CI run): a node is slow here below 20% of the expected or the median (a fivefold drop), which the
+# throttled link (200 Mbit/s, 0.025 GB/s against 0.30) still is by far.
 doctor() {  # NAME ARGS...: the table in $work/doctor-NAME.txt (the report kept for --exclude-bad); sets $doctor_rc
   local name=$1
   shift
   set +e
-  "$slipway" doctor two-nodes "${ssh_args[@]}" --engine "$engine" --expect-busbw 0.3 "$@" \
+  "$slipway" doctor two-nodes "${ssh_args[@]}" --engine "$engine" --expect-busbw 0.3 --slow-fraction 0.2 "$@" \
     >"$work/doctor-$name.txt" 2>"$work/doctor-$name.err"
   doctor_rc=$?
   set -e
@@ -159,7 +162,7 @@ unthrottle
 [ "$doctor_rc" -eq 3 ] || fail "the doctor with node2's link throttled exited $doctor_rc, not 3"
 grep -qE '^across nodes: 0\.0[0-9]* GB/s \(expected 0\.30\), slow' "$work/doctor-throttled.txt" ||
   fail "the throttled crossing is not slow"
-grep -qE '^node2 +slow .*link to the master node1: 0\.[0-9]+ GB/s < 50% of the expected 0\.30 GB/s' \
+grep -qE '^node2 +slow .*link to the master node1: 0\.[0-9]+ GB/s < 20% of the expected 0\.30 GB/s' \
   "$work/doctor-throttled.txt" || fail "node2 is not named slow by its link"
 for node in node1 node3; do
   grep -qE "^$node +ok " "$work/doctor-throttled.txt" || fail "$node is blamed for node2's link"
