@@ -8,6 +8,7 @@
 
 #include "cli/remote_connect.h"
 #include "contract/hf_flags.h"
+#include "contract/mllog_keys.h"
 #include "contract/node_ranks.h"
 #include "contract/run_config.h"
 #include "history/history_run_sink.h"
@@ -81,10 +82,10 @@ Result<RunRecord> find_stored(RunHistory& store, const std::string& run_id) {
 // Slurm's word for a job, stored as the run's state (never reopening an ended run).
 void store_job_state(RunHistory& store, int64_t id, const remote::JobInfo& job, std::ostream& err) {
     const RunState state = from_slurm(job.state);
-    const std::string reason = job.reason.empty() || job.reason == "None" ? "" : " (" + job.reason + ")";
-    const Status s = store.set_state(
-        id, state, QString::fromStdString(job.node_list + reason), QString::fromStdString(job.state),
-        is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(), StateWrite::kIfNotEnded);
+    const Status s = store.set_state(id, state, QString::fromStdString(job.node_list + job.reason_suffix()),
+                                     QString::fromStdString(job.state),
+                                     is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
+                                     StateWrite::kIfNotEnded);
     if (!s.ok()) err << "slipway: " << s.message() << "\n";
 }
 
@@ -198,9 +199,7 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
                 Result<remote::JobInfo> info = query_job(*it->second->session, slurm, shown.job_id);
                 if (info.ok()) {
                     // The reason says why a chained step waits or ended (DependencyNeverSatisfied).
-                    shown.last_state =
-                        info->state +
-                        (info->reason.empty() || info->reason == "None" ? "" : " (" + info->reason + ")");
+                    shown.last_state = info->state + info->reason_suffix();
                     store_job_state(**store, r.id, *info, err);
                 } else {
                     err << "slipway: " << shown.run_id << ": " << info.error() << "\n";
@@ -256,18 +255,18 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         if (c.raw || item.kind != MllogLineKind::kEvent) return;
         const MllogEvent& e = item.event;
         // Where the ranks run, and which nodes a failed run lost.
-        if (e.key == "node_ranks") {
+        if (e.key == mllog_key::kNodeRanks) {
             if (const auto nodes = node_ranks_from_json(e.value))
                 out << "nodes " << describe_node_ranks(*nodes) << std::endl;
             return;
         }
-        if (e.key == "run_stop") {
-            if (const auto it = e.metadata.find("lost_nodes");
+        if (e.key == mllog_key::kRunStop) {
+            if (const auto it = e.metadata.find(mllog_field::kLostNodes);
                 it != e.metadata.end() && it->is_array() && !it->empty())
                 out << "lost_nodes " << it->dump() << std::endl;
             return;
         }
-        if (e.key != "train_loss" && e.key != "eval_accuracy") return;
+        if (e.key != mllog_key::kTrainLoss && e.key != mllog_key::kEvalAccuracy) return;
         out << e.key << " " << format_python_json(e.value);
         if (const auto step = e.step_num()) out << " step " << static_cast<long long>(*step);
         if (const auto samples = e.samples_count()) out << " samples " << static_cast<long long>(*samples);
@@ -275,8 +274,7 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     };
     callbacks.on_state = [&](const remote::JobInfo& job) {
         store_job_state(**store, stored->id, job, err);
-        out << "state " << job.state
-            << (job.reason.empty() || job.reason == "None" ? "" : " (" + job.reason + ")") << std::endl;
+        out << "state " << job.state << job.reason_suffix() << std::endl;
     };
     callbacks.on_notice = [&](const std::string& notice) { err << "slipway: " << notice << std::endl; };
     Result<remote::RunFollowOutcome> outcome =

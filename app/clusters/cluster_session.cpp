@@ -118,11 +118,8 @@ public slots:
             emit job_state_known(request, false, job_id, QString(), QString::fromStdString(job.error()));
             return;
         }
-        emit job_state_known(
-            request, true, job_id, QString::fromStdString(job->state),
-            QString::fromStdString(job->node_list + (job->reason.empty() || job->reason == "None"
-                                                         ? std::string()
-                                                         : " (" + job->reason + ")")));
+        emit job_state_known(request, true, job_id, QString::fromStdString(job->state),
+                             QString::fromStdString(job->node_list + job->reason_suffix()));
     }
 
     void cancel(int request, const QString& job_id) {

@@ -1,6 +1,7 @@
 // MetricPlot: raw + smoothed QCPGraph per run, target line, log scale, auto-fit until the user moves.
 #include "monitor/metric_plot.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace slipway::app {
@@ -209,22 +210,46 @@ void MetricPlot::set_target(std::optional<double> target) {
     target_label_->position->setCoords(xAxis->range().upper, *target);
 }
 
+void MetricPlot::show_legend_below() {
+    legend->setVisible(true);
+    if (axisRect()->insetLayout()->take(legend)) axisRect()->insetLayout()->simplify();
+    const int row = plotLayout()->rowCount();
+    plotLayout()->addElement(row, 0, legend);
+    plotLayout()->setRowStretchFactor(row, 0.001);  // as tall as its entries, the rest for the plot
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(3);
+    legend->setMargins(QMargins(4, 2, 4, 2));
+    legend->setBorderPen(Qt::NoPen);
+}
+
 void MetricPlot::fit(bool force) {
     if (force) user_moved_ = false;
     if (user_moved_) return;
+    // The ranges come from the data alone: QCustomPlot's rescaleAxes keeps the axis's current size around
+    // a flat curve, so padding that again on every fit grew the axis without end (-4000 to 2000 for scores).
+    const bool log_y = yAxis->scaleType() == QCPAxis::stLogarithmic;
     bool any = false;
+    QCPRange x;
+    QCPRange y;
     for (const Curve& curve : curves_) {
-        if (curve.raw->visible() && curve.raw->dataCount() > 0) {
-            curve.raw->rescaleAxes(any);
-            any = true;
-        }
+        if (!curve.raw->visible() || curve.raw->dataCount() == 0) continue;
+        bool found_x = false;
+        bool found_y = false;
+        const QCPRange curve_x = curve.raw->getKeyRange(found_x);
+        const QCPRange curve_y = curve.raw->getValueRange(found_y, log_y ? QCP::sdPositive : QCP::sdBoth);
+        if (!found_x || !found_y) continue;
+        x = any ? QCPRange(std::min(x.lower, curve_x.lower), std::max(x.upper, curve_x.upper)) : curve_x;
+        y = any ? QCPRange(std::min(y.lower, curve_y.lower), std::max(y.upper, curve_y.upper)) : curve_y;
+        any = true;
     }
     empty_label_->setVisible(!any);
     if (!any) return;
-    QCPRange y = yAxis->range();
+    const double x_pad = x.size() > 0 ? 0.0 : std::max(std::fabs(x.center()) * 0.05, 0.5);
+    xAxis->setRange(x.lower - x_pad, x.upper + x_pad);
     if (target_) y.expand(*target_);
+    if (y_span_) y.expand(*y_span_);
     const double pad = y.size() > 0 ? y.size() * 0.05 : std::max(std::fabs(y.center()) * 0.05, 1e-9);
-    if (yAxis->scaleType() == QCPAxis::stLogarithmic) {
+    if (log_y) {
         yAxis->setRange(y.lower / 1.2, y.upper * 1.2);
     } else {
         yAxis->setRange(y.lower - pad, y.upper + pad);

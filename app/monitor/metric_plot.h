@@ -42,6 +42,10 @@ public:
     void set_log_scale(bool on);
     void set_x_title(const QString& title);
     void set_target(std::optional<double> target);
+    // The y axis always shows at least [lower, upper] (scores against their whole scale).
+    void set_y_span(double lower, double upper) { y_span_ = QCPRange(lower, upper); }
+    // The legend in a row under the plot, its entries side by side, so it never covers a curve.
+    void show_legend_below();
     // Fits the axes to the visible curves (and the target) unless the user zoomed or panned.
     void fit(bool force = false);
 
@@ -78,6 +82,7 @@ private:
     bool smoothable_ = true;
     bool user_moved_ = false;
     std::optional<double> target_;
+    std::optional<QCPRange> y_span_;
     QCPItemStraightLine* target_line_;
     QCPItemText* target_label_;
     QCPItemText* empty_label_;  // "no points" while nothing visible has data

@@ -93,13 +93,21 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
         const int i = static_cast<int>(m);
         grid->addWidget(p, i / 2, i % 2);
     }
-    auto* tasks = new MetricPlot(tr("eval tasks"), plot_grid_);
-    tasks->setMinimumSize(200, 150);
-    tasks->set_smoothable(false);  // each point is one evaluation
-    tasks->legend->setVisible(true);
-    tasks->setVisible(false);  // until a run has eval_task points
-    plots_[kMetricCount] = tasks;
-    grid->addWidget(tasks, 0, 2, 2, 1);
+    for (TaskFamily family : {TaskFamily::kScore, TaskFamily::kPerplexity}) {
+        const bool scores = family == TaskFamily::kScore;
+        auto* tasks =
+            new MetricPlot(scores ? tr("eval task scores") : tr("eval task perplexity and NLL"), plot_grid_);
+        tasks->setMinimumSize(200, 150);
+        tasks->set_smoothable(false);  // each point is one evaluation
+        tasks->show_legend_below();
+        if (scores)
+            tasks->set_y_span(0.0, 1.0);  // accuracies read against the whole scale
+        else
+            tasks->set_log_scale(true);  // perplexity in the hundreds and NLL in nats
+        tasks->setVisible(false);        // until a run has eval_task points of this family
+        plots_[kMetricCount + static_cast<size_t>(family)] = tasks;
+        grid->addWidget(tasks, static_cast<int>(family), 2);
+    }
 
     // Runs (the legend: check to overlay, select for the status line and log).
     run_list_ = new QListWidget(this);

@@ -77,10 +77,13 @@ public:
     XAxis x_axis() const { return x_axis_; }
 
     MetricPlot* plot(Metric metric) const { return plots_[static_cast<size_t>(metric)]; }
-    // The eval_task plot: shown while a shown run has eval_task points; its legend names each curve
-    // "task/metric" (prefixed with the run's name when several runs are in the monitor).
-    MetricPlot* task_plot() const { return plots_[kMetricCount]; }
-    // The task plot's curve of one run's series ("task/metric"), or null.
+    // The eval_task plots, one per family (scores, perplexity): each shown while a shown run has points of
+    // its family; the legend, under the plot, names each curve "task/metric" (prefixed with the run's name
+    // when several runs are in the monitor).
+    MetricPlot* task_plot(TaskFamily family) const {
+        return plots_[kMetricCount + static_cast<size_t>(family)];
+    }
+    // The task plots' curve of one run's series ("task/metric"), or null.
     QCPGraph* task_graph(int key, const std::string& series) const;
     QPlainTextEdit* log_view() const { return log_view_; }
     QString status_text() const;
@@ -129,7 +132,9 @@ private:
     std::map<int, MonitorView> views_;
     int current_ = 0;
     XAxis x_axis_ = XAxis::kSamples;
-    std::array<MetricPlot*, kMetricCount + 1> plots_{};       // the metrics' plots, then the task plot
+    void show_task_plots();  // each task plot while a shown run has a curve on it
+    // The metrics' plots, then the task plots.
+    std::array<MetricPlot*, kMetricCount + kTaskFamilyCount> plots_{};
     std::map<std::pair<int, std::string>, int> task_curves_;  // (run key, "task/metric") -> curve id (< 0)
     int next_task_curve_ = 1;
     bool replot_pending_ = false;

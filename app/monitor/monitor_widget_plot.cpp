@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "contract/file_system.h"
+#include "contract/mllog_keys.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "monitor/series_csv.h"
@@ -90,7 +91,7 @@ void MonitorWidget::refresh_task_curves(int key) {
                            std::none_of(all.begin(), all.end(),
                                         [&it](const TaskSeries& s) { return s.name == it->first.second; });
         if (stale) {
-            task_plot()->remove_run(it->second);
+            task_plot(task_family(it->first.second))->remove_run(it->second);
             it = task_curves_.erase(it);
         } else {
             ++it;
@@ -112,34 +113,42 @@ void MonitorWidget::refresh_task_curves(int key) {
         const QColor color = QColor::fromHsv((view->color.hsvHue() + 47 * static_cast<int>(i)) % 360,
                                              view->color.hsvSaturation(), view->color.value());
         const QString series = QString::fromStdString(all[i].name);
-        task_plot()->set_run(curve, views_.size() > 1 ? run->name + QStringLiteral(": ") + series : series,
-                             color, x, y);
-        task_plot()->set_run_visible(curve, shown);
+        MetricPlot* plot = task_plot(task_family(all[i].name));
+        plot->set_run(curve, views_.size() > 1 ? run->name + QStringLiteral(": ") + series : series, color, x,
+                      y);
+        plot->set_run_visible(curve, shown);
     }
-    bool any = false;
+    show_task_plots();
+}
+
+void MonitorWidget::show_task_plots() {
+    std::array<bool, kTaskFamilyCount> any{};
     for (const auto& [series, curve] : task_curves_) {
         const QListWidgetItem* owner = list_item(series.first);
-        any |= owner == nullptr || owner->checkState() == Qt::Checked;
+        if (owner == nullptr || owner->checkState() == Qt::Checked)
+            any[static_cast<size_t>(task_family(series.second))] = true;
     }
-    task_plot()->setVisible(any);
-    task_plot()->fit();
+    for (TaskFamily family : {TaskFamily::kScore, TaskFamily::kPerplexity}) {
+        task_plot(family)->setVisible(any[static_cast<size_t>(family)]);
+        task_plot(family)->fit();
+    }
 }
 
 void MonitorWidget::remove_task_curves(int key) {
     for (auto it = task_curves_.begin(); it != task_curves_.end();) {
         if (it->first.first == key) {
-            task_plot()->remove_run(it->second);
+            task_plot(task_family(it->first.second))->remove_run(it->second);
             it = task_curves_.erase(it);
         } else {
             ++it;
         }
     }
-    task_plot()->setVisible(!task_curves_.empty());
+    show_task_plots();
 }
 
 QCPGraph* MonitorWidget::task_graph(int key, const std::string& series) const {
     const auto it = task_curves_.find({key, series});
-    return it == task_curves_.end() ? nullptr : task_plot()->raw_graph(it->second);
+    return it == task_curves_.end() ? nullptr : task_plot(task_family(series))->raw_graph(it->second);
 }
 
 void MonitorWidget::update_target_line() {
@@ -257,7 +266,7 @@ Status MonitorWidget::export_csv(const QString& path) const {
         for (const TaskSeries& series : r.metrics.task_series) {  // the task plot's curves: never smoothed
             ShownSeries s;
             s.run = r.name.toStdString();
-            s.metric = std::string(kEvalTaskKey) + ":" + series.name;
+            s.metric = std::string(mllog_key::kEvalTask) + ":" + series.name;
             s.x_name = x_axis_title(x_axis_);
             for (const MetricSample& p : series.points) {
                 const double x = r.metrics.x_of(p, x_axis_);

@@ -1,5 +1,6 @@
 // RunMetrics: folds MLLOG events into the monitor's four curves plus what the status line needs.
 #include "monitor/run_metrics.h"
+#include "contract/mllog_keys.h"
 
 #include <QtGlobal>
 #include <algorithm>
@@ -7,18 +8,24 @@
 
 namespace slipway::app {
 
-const char* metric_key(Metric metric) {
+std::string_view metric_key(Metric metric) {
     switch (metric) {
         case Metric::kTrainLoss:
-            return "train_loss";
+            return mllog_key::kTrainLoss;
         case Metric::kEvalAccuracy:
-            return "eval_accuracy";
+            return mllog_key::kEvalAccuracy;
         case Metric::kLearningRate:
-            return "lr";
+            return mllog_key::kLearningRate;
         case Metric::kTokensPerSecond:
-            return "tokens_per_second";
+            return mllog_key::kTokensPerSecond;
     }
-    return "";
+    return {};
+}
+
+TaskFamily task_family(std::string_view series) {
+    const size_t slash = series.rfind('/');
+    const std::string_view metric = slash == std::string_view::npos ? series : series.substr(slash + 1);
+    return metric == "perplexity" || metric == "nll" ? TaskFamily::kPerplexity : TaskFamily::kScore;
 }
 
 // The titles are English source texts: the monitor shows them through its tr(), hence its context here.
@@ -96,32 +103,33 @@ std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
         last_time_ms = event.time_ms;
     }
     const std::string& key = event.key;
-    if (key == "run_start") {
+    if (key == mllog_key::kRunStart) {
         if (!run_start_ms) run_start_ms = event.time_ms;
         return std::nullopt;
     }
-    if (key == "resume" && event.value.is_number()) {
+    if (key == mllog_key::kResume && event.value.is_number()) {
         resumes.push_back(sample_of(event));
         run_stop_ms.reset();  // the stopped segment's run_stop: the run goes on
         status.reset();
         lost_nodes.clear();
         return std::nullopt;
     }
-    if (key == "run_stop") {
+    if (key == mllog_key::kRunStop) {
         run_stop_ms = event.time_ms;
-        status = event.metadata_string("status");
+        status = event.metadata_string(mllog_field::kStatus);
         lost_nodes.clear();
-        if (const auto it = event.metadata.find("lost_nodes"); it != event.metadata.end() && it->is_array())
+        if (const auto it = event.metadata.find(mllog_field::kLostNodes);
+            it != event.metadata.end() && it->is_array())
             for (const MllogJson& node : *it)
                 if (node.is_string()) lost_nodes.push_back(node.get<std::string>());
         return std::nullopt;
     }
-    if (key == "node_ranks") {
+    if (key == mllog_key::kNodeRanks) {
         if (std::optional<std::vector<NodeRanks>> parsed = node_ranks_from_json(event.value))
             nodes = std::move(*parsed);
         return std::nullopt;
     }
-    if (key == "submission_benchmark" && event.value.is_string()) {
+    if (key == mllog_key::kSubmissionBenchmark && event.value.is_string()) {
         benchmark = event.value.get<std::string>();
         if (!target) target = mlperf_target(benchmark, &target_higher_is_better);
         // MLPerf's rules for this benchmark: eval_accuracy is the evaluation loss.
@@ -129,15 +137,15 @@ std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
             eval_meaning = EvalMeaning::kLoss;
         return std::nullopt;
     }
-    if (key == "eval_loss" && event.value.is_number()) {
+    if (key == mllog_key::kEvalLoss && event.value.is_number()) {
         last_eval_loss = event.value.get<double>();
         return std::nullopt;
     }
-    if (key == "eval_token_accuracy" && event.value.is_number()) {
+    if (key == mllog_key::kEvalTokenAccuracy && event.value.is_number()) {
         last_eval_token_accuracy = event.value.get<double>();
         return std::nullopt;
     }
-    if (key == "eval_accuracy" && event.value.is_number()) {
+    if (key == mllog_key::kEvalAccuracy && event.value.is_number()) {
         // The engine logged both measures just before: the equal one is what eval_accuracy is.
         const double v = event.value.get<double>();
         if (last_eval_loss && *last_eval_loss == v) {
@@ -146,11 +154,11 @@ std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
             eval_meaning = EvalMeaning::kTokenAccuracy;
         }
     }
-    if (key == "global_batch_size" && event.value.is_number()) {
+    if (key == mllog_key::kGlobalBatchSize && event.value.is_number()) {
         global_batch_size = event.value.get<double>();
         return std::nullopt;
     }
-    if (key == "opt_learning_rate_training_steps" && event.value.is_number()) {
+    if (key == mllog_key::kOptLearningRateTrainingSteps && event.value.is_number()) {
         total_steps = event.value.get<double>();
         return std::nullopt;
     }

@@ -21,8 +21,8 @@ inline constexpr int kMetricCount = 4;
 inline constexpr std::array<Metric, kMetricCount> kAllMetrics = {
     Metric::kTrainLoss, Metric::kEvalAccuracy, Metric::kLearningRate, Metric::kTokensPerSecond};
 
-const char* metric_key(Metric metric);    // the MLLOG key: "train_loss", "eval_accuracy", "lr", ...
-const char* metric_title(Metric metric);  // for axes and legends: "tokens/s" rather than the key
+std::string_view metric_key(Metric metric);  // the MLLOG key: "train_loss", "eval_accuracy", "lr", ...
+const char* metric_title(Metric metric);     // for axes and legends: "tokens/s" rather than the key
 std::optional<Metric> metric_for_key(std::string_view key);
 
 // What a log's eval_accuracy measures. MLPerf's llama2_70b_lora logs the evaluation loss under that key,
@@ -44,6 +44,12 @@ struct MetricSample {
     int64_t time_ms = 0;        // the event's time_ms
     double value = 0;
 };
+
+// The eval_task metrics come in two families that differ by orders of magnitude, so each has its own plot:
+// scores in [0, 1] (acc, acc_norm, exact_match, prefix_match) and perplexity / NLL (log y).
+enum class TaskFamily { kScore = 0, kPerplexity };
+inline constexpr int kTaskFamilyCount = 2;
+TaskFamily task_family(std::string_view series);  // of "task/metric"; an unknown metric is a score
 
 // The points of one eval_task series ("task/metric", e.g. "copy/exact_match"), one per evaluation.
 struct TaskSeries {

@@ -1,5 +1,6 @@
 // RunWatch: finish / failure / target / stall rules.
 #include "monitor/run_watch.h"
+#include "contract/mllog_keys.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +13,13 @@ RunWatch::RunWatch(double stall_factor, int64_t min_stall_ms)
 
 std::vector<RunAlert> RunWatch::on_event(const MllogEvent& event, const RunMetrics& metrics, int64_t now_ms) {
     std::vector<RunAlert> alerts;
-    if (event.key == "resume")
+    if (event.key == mllog_key::kResume)
         ended_ = false;  // a restarted job goes on after its stopped segment's run_stop
     if (ended_) return alerts;
-    if (event.key == "run_stop") {
+    if (event.key == mllog_key::kRunStop) {
         ended_ = true;
         const std::string status = metrics.status.value_or("unknown");
-        if (status == "success") {
+        if (status == run_stop_status::kSuccess) {
             alerts.push_back({RunAlertKind::kFinished, "finished (status success)"});
         } else {
             alerts.push_back({RunAlertKind::kFailed, "stopped with status " + status});
@@ -35,7 +36,7 @@ std::vector<RunAlert> RunWatch::on_event(const MllogEvent& event, const RunMetri
         last_step_at_ms_ = now_ms;
         stall_reported_ = false;
     }
-    if (event.key == "eval_accuracy" && event.value.is_number() && !target_reported_ &&
+    if (event.key == mllog_key::kEvalAccuracy && event.value.is_number() && !target_reported_ &&
         metrics.meets_target(event.value.get<double>())) {
         target_reported_ = true;
         char text[96];

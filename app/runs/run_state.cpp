@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "contract/mllog_keys.h"
+
 namespace slipway::app {
 namespace {
 
@@ -98,7 +100,7 @@ RunState from_run_stop(const RunMetrics& metrics) {
 
 RunState from_run_stop_status(std::string_view status) {
     if (status.empty()) return RunState::kUnknown;
-    return status == "success" ? RunState::kCompleted : RunState::kFailed;
+    return status == run_stop_status::kSuccess ? RunState::kCompleted : RunState::kFailed;
 }
 
 LegacyState parse_legacy_text(std::string_view text) {

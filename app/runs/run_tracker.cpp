@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QtDebug>
 
+#include "contract/mllog_keys.h"
 #include "history/history_writer.h"
 #include "history/run_history.h"
 #include "local/local_run.h"
@@ -17,6 +18,13 @@ namespace {
 
 int64_t now_ms() {
     return QDateTime::currentMSecsSinceEpoch();
+}
+
+// What a followed log's run_stop adds to its state: nothing for success or no status, else the status.
+QString run_stop_detail(const RunMetrics& metrics) {
+    const std::string status = metrics.status.value_or(std::string());
+    if (status.empty() || status == run_stop_status::kSuccess) return {};
+    return RunTracker::tr("run_stop status %1").arg(QString::fromStdString(status));
 }
 
 }  // namespace
@@ -369,11 +377,7 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
     const bool stop_now = !had_stop && run.metrics.run_stop_ms.has_value();
     if (stop_now && (run.source == RunSource::kLogFile || run.source == RunSource::kClusterLog) && run.live) {
         // Nobody else knows how a followed log ends: its run_stop says so.
-        const QString status = QString::fromStdString(run.metrics.status.value_or(std::string()));
-        set_state(run, from_run_stop(run.metrics),
-                  status.isEmpty() || status == QLatin1String("success")
-                      ? QString()
-                      : tr("run_stop status %1").arg(status));
+        set_state(run, from_run_stop(run.metrics), run_stop_detail(run.metrics));
         if (store_ != nullptr && run.store_id != 0)
             (void)store_->finish_opened_log(run.store_id, run.metrics);
     }
@@ -391,11 +395,8 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
                 emit history_problem(QString::fromStdString(s.message()));
             emit store_changed();
         }
-        const QString status = QString::fromStdString(run.metrics.status.value_or(std::string()));
         run.state = from_run_stop(run.metrics);
-        run.state_detail = status.isEmpty() || status == QLatin1String("success")
-                               ? QString()
-                               : tr("run_stop status %1").arg(status);
+        run.state_detail = run_stop_detail(run.metrics);
         emit run_changed(key);
         emit loaded(key);
     }

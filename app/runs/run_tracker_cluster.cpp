@@ -6,6 +6,7 @@
 #include <QFileInfo>
 
 #include "clusters/cluster_session.h"
+#include "contract/mllog_keys.h"
 #include "history/run_history.h"
 #include "remote/deploy/run_record.h"
 #include "runs/cluster_sessions.h"
@@ -182,7 +183,8 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
         run.last_poll_error.clear();
         RunState state = from_slurm(word.toStdString());
         // Slurm forgot the job: the log's run_stop is the best word left.
-        if (state == RunState::kUnknown && run.metrics.status == "success") state = RunState::kCompleted;
+        if (state == RunState::kUnknown && run.metrics.status == run_stop_status::kSuccess)
+            state = RunState::kCompleted;
         if (!is_terminal(state)) {
             set_state(run, state, detail, word, /*from_poller=*/true);
             continue;

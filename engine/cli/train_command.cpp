@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "contract/hf_flags.h"
+#include "contract/mllog_keys.h"
 #include "contract/run_config.h"
 #include "contract/version.h"
 #include "dist/env.h"
@@ -111,7 +112,7 @@ int run_train(const TrainCommandOptions& o, const std::vector<std::string>& flag
     // Every rank's own high-water mark: what a per-device memory budget (and the planner) is about.
     if (const long peak_kib = peak_resident_kib(); peak_kib > 0)
         err << "train: rank " << dist_env->rank << ": peak resident memory " << peak_kib / 1024 << " MiB\n";
-    if (report->status == "aborted" && o.stop_after_steps > 0) return 0;
+    if (report->status == run_stop_status::kAborted && o.stop_after_steps > 0) return 0;
     err << "train: " << report->status << " after " << report->steps << " steps; final train loss "
         << report->final_train_loss << ", eval loss " << report->final_eval_loss << "; outputs in "
         << report->output_dir << "\n";

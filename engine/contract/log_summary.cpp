@@ -1,5 +1,6 @@
 // LogSummary: folds MLLOG stream items into counts, run timing and the eval_accuracy/train_loss curves.
 #include "contract/log_summary.h"
+#include "contract/mllog_keys.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -51,14 +52,14 @@ void LogSummaryBuilder::add(const MllogStreamItem& item) {
     }
 
     const MllogEvent& event = item.event;
-    if (event.key == "run_start") {
+    if (event.key == mllog_key::kRunStart) {
         if (!s.run_start_ms) s.run_start_ms = event.time_ms;
-    } else if (event.key == "run_stop") {
+    } else if (event.key == mllog_key::kRunStop) {
         s.run_stop_ms = event.time_ms;
-        s.status = event.metadata_string("status");
-    } else if (event.key == "eval_accuracy") {
+        s.status = event.metadata_string(mllog_field::kStatus);
+    } else if (event.key == mllog_key::kEvalAccuracy) {
         s.eval_accuracy.push_back({event.samples_count(), event.value});
-    } else if (event.key == "train_loss") {
+    } else if (event.key == mllog_key::kTrainLoss) {
         s.train_loss.push_back({event.samples_count(), event.value});
     } else if (const std::optional<std::string> series = eval_task_series(event)) {
         auto it = std::find_if(s.eval_tasks.begin(), s.eval_tasks.end(),

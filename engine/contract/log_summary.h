@@ -30,7 +30,7 @@ struct LogSummary {
     std::optional<int64_t> time_to_train_ms;  // run_stop_ms - run_start_ms when both are known
     std::vector<MetricPoint> eval_accuracy;
     std::vector<MetricPoint> train_loss;
-    // eval_task lines (kEvalTaskKey) per series "task/metric", in the order the log first names them.
+    // eval_task lines (mllog_key::kEvalTask) per series "task/metric", in the order the log first names them.
     std::vector<std::pair<std::string, std::vector<MetricPoint>>> eval_tasks;
 };
 

@@ -2,6 +2,7 @@
 #include "contract/mllog.h"
 
 #include "contract/json_text.h"
+#include "contract/mllog_keys.h"
 #include "contract/mllog_scan.h"
 #include "contract/utf8.h"
 
@@ -188,9 +189,9 @@ std::optional<std::string> MllogEvent::metadata_string(std::string_view name) co
 }
 
 std::optional<std::string> eval_task_series(const MllogEvent& event) {
-    if (event.key != kEvalTaskKey || !event.value.is_number()) return std::nullopt;
-    const std::optional<std::string> task = event.metadata_string("task");
-    const std::optional<std::string> metric = event.metadata_string("metric");
+    if (event.key != mllog_key::kEvalTask || !event.value.is_number()) return std::nullopt;
+    const std::optional<std::string> task = event.metadata_string(mllog_field::kTask);
+    const std::optional<std::string> metric = event.metadata_string(mllog_field::kMetric);
     if (!task || !metric || task->empty() || metric->empty()) return std::nullopt;
     return *task + "/" + *metric;
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/file_system.h"
+#include "contract/mllog_keys.h"
 #include "contract/status.h"
 
 namespace slipway {
@@ -36,8 +37,8 @@ struct MllogEvent {
     MllogJson metadata = MllogJson::object();  // as given; samples_count() etc. read it if it is an object
 
     // metadata.samples_count / metadata.step_num when they are JSON numbers.
-    std::optional<double> samples_count() const { return metadata_number("samples_count"); }
-    std::optional<double> step_num() const { return metadata_number("step_num"); }
+    std::optional<double> samples_count() const { return metadata_number(mllog_field::kSamplesCount); }
+    std::optional<double> step_num() const { return metadata_number(mllog_field::kStepNum); }
     std::optional<double> metadata_number(std::string_view name) const;
     // metadata[name] when it is a string (e.g. run_stop's status).
     std::optional<std::string> metadata_string(std::string_view name) const;
@@ -45,8 +46,7 @@ struct MllogEvent {
 
 // The engine's eval_task lines (/eval/tasks, engine/eval/README.md): one metric of one evaluation task at
 // an evaluation; value = the metric, metadata {"task": name, "metric": "acc" | "acc_norm" | "exact_match" |
-// "prefix_match" | "perplexity" | "nll", "samples_count", "step_num"}.
-inline constexpr std::string_view kEvalTaskKey = "eval_task";
+// "prefix_match" | "perplexity" | "nll", "samples_count", "step_num"}; its key is mllog_key::kEvalTask.
 // "task/metric" for an eval_task event with a numeric value and both names; nullopt for any other event.
 std::optional<std::string> eval_task_series(const MllogEvent& event);
 

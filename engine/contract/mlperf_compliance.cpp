@@ -4,6 +4,7 @@
 // own state. Where a later file names a key again, both files' rules apply here (the official checker
 // keeps only the later one's messages): stricter, never looser.
 #include "contract/mlperf_compliance.h"
+#include "contract/mllog_keys.h"
 
 #include <algorithm>
 #include <cmath>
@@ -311,7 +312,7 @@ MlperfRuleOutcome convergence(const std::vector<LogLine>& lines) {
     MlperfRuleOutcome outcome{std::string(kMlperfConvergenceRule), {}};
     double best = std::numeric_limits<double>::infinity();
     for (const LogLine& line : lines) {
-        if (line.event.key != "eval_accuracy" || !line.event.value.is_number()) continue;
+        if (line.event.key != mllog_key::kEvalAccuracy || !line.event.value.is_number()) continue;
         const double v = line.event.value.get<double>();
         if (v > 0 && v <= 0.925) return outcome;
         best = std::min(best, v);

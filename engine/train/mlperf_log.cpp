@@ -1,5 +1,6 @@
 // The MLPerf submission and block lines of mlperf_log.h, in the order the submitters' logs have them.
 #include "train/mlperf_log.h"
+#include "contract/mllog_keys.h"
 
 #include <unistd.h>
 
@@ -19,23 +20,23 @@ bool drop_page_cache() {
 void MlperfLog::log_submission() {
     if (!enabled()) return;
     // The value says whether this process could clear the cache; the checker asks only for the line.
-    writer_.point_in_time("cache_clear", drop_page_cache());
-    writer_.point_in_time("submission_benchmark", config_.benchmark);
-    writer_.point_in_time("submission_org", config_.org);
-    writer_.point_in_time("submission_division", config_.division);
-    writer_.point_in_time("submission_status", config_.status);
-    writer_.point_in_time("submission_platform", config_.platform);
+    writer_.point_in_time(mllog_key::kCacheClear, drop_page_cache());
+    writer_.point_in_time(mllog_key::kSubmissionBenchmark, config_.benchmark);
+    writer_.point_in_time(mllog_key::kSubmissionOrg, config_.org);
+    writer_.point_in_time(mllog_key::kSubmissionDivision, config_.division);
+    writer_.point_in_time(mllog_key::kSubmissionStatus, config_.status);
+    writer_.point_in_time(mllog_key::kSubmissionPlatform, config_.platform);
 }
 
 void MlperfLog::before_step(int64_t samples_count) {
     if (!enabled() || in_block_) return;
-    writer_.interval_start("block_start", nullptr, {{"samples_count", samples_count}});
+    writer_.interval_start(mllog_key::kBlockStart, nullptr, {{mllog_field::kSamplesCount, samples_count}});
     in_block_ = true;
 }
 
 void MlperfLog::end_block(int64_t samples_count) {
     if (!enabled() || !in_block_) return;
-    writer_.interval_end("block_stop", nullptr, {{"samples_count", samples_count}});
+    writer_.interval_end(mllog_key::kBlockStop, nullptr, {{mllog_field::kSamplesCount, samples_count}});
     in_block_ = false;
 }
 

@@ -1,6 +1,7 @@
 // TaskEvaluator (task_eval.h): the eval runner on the training model, one eval_task line per metric.
 #include <torch/torch.h>
 
+#include "contract/mllog_keys.h"
 #include "train/task_eval.h"
 
 #include <iomanip>
@@ -43,9 +44,9 @@ Status TaskEvaluator::run(model::LlamaForCausalLM& model, c10::Device device, bo
         line << " " << r.name;
         for (const auto& [metric, value] : r.metrics) {
             nlohmann::ordered_json metadata = at;
-            metadata["task"] = r.name;
-            metadata["metric"] = metric;
-            log.point_in_time(kEvalTaskKey, value, metadata);
+            metadata[mllog_field::kTask] = r.name;
+            metadata[mllog_field::kMetric] = metric;
+            log.point_in_time(mllog_key::kEvalTask, value, metadata);
             line << " " << metric << " " << value;
         }
         line << ";";

@@ -4,6 +4,7 @@
 // checkpoint, outputs, dist); this file only wires them in order.
 #include <torch/torch.h>
 
+#include "contract/mllog_keys.h"
 #include "train/trainer.h"
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
@@ -261,7 +262,7 @@ Status TrainingRun::setup() {
     } else if (Status s = agree(Status::Ok(), "creating the output folder"); !s.ok()) {
         return s;
     }
-    log_->interval_start("init_start");
+    log_->interval_start(mllog_key::kInitStart);
     mlperf_.emplace(config_.mlperf, *log_);
     mlperf_->log_submission();
 
@@ -477,8 +478,8 @@ Status TrainingRun::plan_steps() {
     tokens_per_step_ = global_batch_ * static_cast<int64_t>(cache_->block_size());
     has_validation_ = cache_->num_blocks(data::Split::kValidation) > 0;
     log_hyperparameters();
-    log_->interval_end("init_stop");
-    log_->interval_start("run_start");
+    log_->interval_end(mllog_key::kInitStop);
+    log_->interval_start(mllog_key::kRunStart);
     *progress_ << "training " << total_steps_ << " steps of " << global_batch_ << " sequences x "
                << cache_->block_size() << " tokens; " << llama->config.parameter_count() << " parameters, "
                << trainable_.names.size() << " trainable tensors\n";
@@ -591,36 +592,39 @@ Status TrainingRun::resume() {
     start_ = *loaded;
     *progress_ << "resumed from " << *dir << " at step " << start_.step << "\n";
     // Where the curve continues: the app marks a run's segments on its plots from these.
-    log_->point_in_time("resume", start_.step,
-                        {{"samples_count", start_.step * global_batch_},
-                         {"step_num", start_.step},
-                         {"checkpoint", *dir},
-                         {"restart", options_.restart}});
+    log_->point_in_time(mllog_key::kResume, start_.step,
+                        {{mllog_field::kSamplesCount, start_.step * global_batch_},
+                         {mllog_field::kStepNum, start_.step},
+                         {mllog_field::kCheckpoint, *dir},
+                         {mllog_field::kRestart, options_.restart}});
     return Status::Ok();
 }
 
 void TrainingRun::log_hyperparameters() {
-    if (dist_) log_->point_in_time("node_ranks", node_ranks_json(group_ranks_by_node(dist_->hosts())));
-    log_->point_in_time("global_batch_size", global_batch_);
-    log_->point_in_time("opt_base_learning_rate", t_.learning_rate);
+    if (dist_)
+        log_->point_in_time(mllog_key::kNodeRanks, node_ranks_json(group_ranks_by_node(dist_->hosts())));
+    log_->point_in_time(mllog_key::kGlobalBatchSize, global_batch_);
+    log_->point_in_time(mllog_key::kOptBaseLearningRate, t_.learning_rate);
     if (config_.adapter.uses_lora()) {
-        log_->point_in_time("lora_rank", config_.adapter.r);
-        log_->point_in_time("lora_alpha", config_.adapter.lora_alpha);
+        log_->point_in_time(mllog_key::kLoraRank, config_.adapter.r);
+        log_->point_in_time(mllog_key::kLoraAlpha, config_.adapter.lora_alpha);
     }
-    log_->point_in_time("gradient_accumulation_steps", t_.gradient_accumulation_steps);
-    log_->point_in_time("opt_gradient_clip_norm", t_.max_grad_norm);
-    log_->point_in_time("opt_adamw_weight_decay", t_.weight_decay);
-    log_->point_in_time("opt_learning_rate_training_steps", total_steps_);
-    log_->point_in_time("opt_learning_rate_warmup_steps", schedule_->warmup_steps());
-    log_->point_in_time("seed", t_.seed);
-    log_->point_in_time("train_samples", static_cast<int64_t>(cache_->num_blocks(data::Split::kTrain)));
-    log_->point_in_time("eval_samples", static_cast<int64_t>(cache_->num_blocks(data::Split::kValidation)));
+    log_->point_in_time(mllog_key::kGradientAccumulationSteps, t_.gradient_accumulation_steps);
+    log_->point_in_time(mllog_key::kOptGradientClipNorm, t_.max_grad_norm);
+    log_->point_in_time(mllog_key::kOptAdamwWeightDecay, t_.weight_decay);
+    log_->point_in_time(mllog_key::kOptLearningRateTrainingSteps, total_steps_);
+    log_->point_in_time(mllog_key::kOptLearningRateWarmupSteps, schedule_->warmup_steps());
+    log_->point_in_time(mllog_key::kSeed, t_.seed);
+    log_->point_in_time(mllog_key::kTrainSamples,
+                        static_cast<int64_t>(cache_->num_blocks(data::Split::kTrain)));
+    log_->point_in_time(mllog_key::kEvalSamples,
+                        static_cast<int64_t>(cache_->num_blocks(data::Split::kValidation)));
 }
 
 void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
-    const nlohmann::ordered_json at = {{"samples_count", samples}, {"step_num", step}};
+    const nlohmann::ordered_json at = {{mllog_field::kSamplesCount, samples}, {mllog_field::kStepNum, step}};
     mlperf_->end_block(samples);
-    log_->interval_start("eval_start", nullptr, at);
+    log_->interval_start(mllog_key::kEvalStart, nullptr, at);
     EvalSums sums;
     {
         model::Bf16Autocast autocast(t_.bf16, device_.type());
@@ -643,10 +647,10 @@ void TrainingRun::evaluate_now(int64_t step, int64_t samples) {
     last_eval_ = sums.result();
     last_eval_step_ = step;
     const double metric = config_.eval.metric == "loss" ? last_eval_.loss : last_eval_.token_accuracy;
-    log_->interval_end("eval_stop", nullptr, at);
-    log_->point_in_time("eval_loss", last_eval_.loss, at);
-    log_->point_in_time("eval_token_accuracy", last_eval_.token_accuracy, at);
-    log_->point_in_time("eval_accuracy", metric, at);
+    log_->interval_end(mllog_key::kEvalStop, nullptr, at);
+    log_->point_in_time(mllog_key::kEvalLoss, last_eval_.loss, at);
+    log_->point_in_time(mllog_key::kEvalTokenAccuracy, last_eval_.token_accuracy, at);
+    log_->point_in_time(mllog_key::kEvalAccuracy, metric, at);
     std::ostringstream line;
     line << "eval at step " << step << ": loss " << std::fixed << std::setprecision(4) << last_eval_.loss
          << ", token accuracy " << last_eval_.token_accuracy << "\n";
@@ -700,7 +704,7 @@ Status TrainingRun::checkpoint(int64_t done) {
         Result<std::string> saved = save_checkpoint(t_.output_dir, *llama_, *optimizer_, trainable_.names,
                                                     LoopPosition{done, epoch_, cursor_, world_size()});
         if (saved.ok()) {
-            log_->point_in_time("checkpoint_saved", *saved, {{"step_num", done}});
+            log_->point_in_time(mllog_key::kCheckpointSaved, *saved, {{mllog_field::kStepNum, done}});
             if (t_.save_total_limit) prune_checkpoints(t_.output_dir, *t_.save_total_limit);
         } else {
             status = saved.status();
@@ -739,7 +743,7 @@ Status TrainingRun::sharded_checkpoint(int64_t done) {
             Result<std::string> saved = finish_checkpoint(t_.output_dir, tmp_dir, *optimizer_,
                                                           trainable_.names, position, /*sharded=*/true);
             if (saved.ok()) {
-                log_->point_in_time("checkpoint_saved", *saved, {{"step_num", done}});
+                log_->point_in_time(mllog_key::kCheckpointSaved, *saved, {{mllog_field::kStepNum, done}});
                 if (t_.save_total_limit) prune_checkpoints(t_.output_dir, *t_.save_total_limit);
             }
             status = saved.status();
@@ -856,7 +860,9 @@ Result<TrainReport> TrainingRun::loop() {
                                      : optimizer_->clip_grad_norm(t_.max_grad_norm);
         const int64_t done = step + 1, samples = done * global_batch_;
         if (!std::isfinite(step_loss) || !std::isfinite(grad_norm)) {
-            log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
+            log_->interval_end(
+                mllog_key::kRunStop, nullptr,
+                {{mllog_field::kStatus, run_stop_status::kAborted}, {mllog_field::kStepNum, done}});
             return Status::Error("step " + std::to_string(done) + ": non-finite " +
                                  (std::isfinite(step_loss) ? "gradient norm" : "loss") + " (loss " +
                                  std::to_string(step_loss) + ", grad norm " + std::to_string(grad_norm) +
@@ -878,12 +884,13 @@ Result<TrainReport> TrainingRun::loop() {
             const double seconds = std::chrono::duration<double>(now - window_start).count();
             const double tokens_per_second =
                 static_cast<double>(tokens_per_step_ * window_steps) / std::max(seconds, 1e-9);
-            const nlohmann::ordered_json at = {{"samples_count", samples}, {"step_num", done}};
+            const nlohmann::ordered_json at = {{mllog_field::kSamplesCount, samples},
+                                               {mllog_field::kStepNum, done}};
             const double mean_loss = window_loss / static_cast<double>(window_steps);
-            log_->point_in_time("train_loss", mean_loss, at);
-            log_->point_in_time("lr", lr, at);
-            log_->point_in_time("grad_norm", grad_norm, at);
-            log_->point_in_time("tokens_per_second", tokens_per_second, at);
+            log_->point_in_time(mllog_key::kTrainLoss, mean_loss, at);
+            log_->point_in_time(mllog_key::kLearningRate, lr, at);
+            log_->point_in_time(mllog_key::kGradNorm, grad_norm, at);
+            log_->point_in_time(mllog_key::kTokensPerSecond, tokens_per_second, at);
             warn_once_if_mllog_copy_failed();
             if (std::chrono::duration<double>(now - last_progress).count() >= options_.progress_interval_s ||
                 done == total_steps_) {
@@ -899,8 +906,10 @@ Result<TrainReport> TrainingRun::loop() {
             *progress_ << "stop requested (SIGTERM): saving a checkpoint at step " << done << "\n";
             if (Status saved = checkpoint(done); !saved.ok())
                 *progress_ << "warning: " << saved.message() << "\n";
-            log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
-            report_.status = "aborted";
+            log_->interval_end(
+                mllog_key::kRunStop, nullptr,
+                {{mllog_field::kStatus, run_stop_status::kAborted}, {mllog_field::kStepNum, done}});
+            report_.status = run_stop_status::kAborted;
             report_.interrupted = true;
             if (dist_) dist_->barrier();  // rank 0 hosts the store: it leaves after everyone has read it
             return report_;
@@ -917,8 +926,10 @@ Result<TrainReport> TrainingRun::loop() {
             if (!saved.ok()) *progress_ << "warning: " << saved.message() << "\n";  // training goes on
         }
         if (options_.stop_after_steps > 0 && done >= options_.stop_after_steps) {
-            log_->interval_end("run_stop", nullptr, {{"status", "aborted"}, {"step_num", done}});
-            report_.status = "aborted";
+            log_->interval_end(
+                mllog_key::kRunStop, nullptr,
+                {{mllog_field::kStatus, run_stop_status::kAborted}, {mllog_field::kStepNum, done}});
+            report_.status = run_stop_status::kAborted;
             *progress_ << "stopped after step " << done << " (--stop-after-steps)\n";
             if (dist_) dist_->barrier();
             return report_;
@@ -951,8 +962,10 @@ Result<TrainReport> TrainingRun::finish() {
     } else if (!saved.ok()) {
         return saved;
     }
-    report_.status = !config_.eval.target || target_reached_ ? "success" : "aborted";
-    log_->interval_end("run_stop", nullptr, {{"status", report_.status}, {"step_num", report_.steps}});
+    report_.status =
+        !config_.eval.target || target_reached_ ? run_stop_status::kSuccess : run_stop_status::kAborted;
+    log_->interval_end(mllog_key::kRunStop, nullptr,
+                       {{mllog_field::kStatus, report_.status}, {mllog_field::kStepNum, report_.steps}});
     if (const Status closed = log_->close_files(); !closed.ok() && !mllog_copy_failure_reported_)
         *progress_ << "warning: " << closed.message() << "\n";
     return report_;
@@ -975,7 +988,9 @@ Result<TrainReport> TrainingRun::run() {
 
 void TrainingRun::log_run_stop_failed(const std::string& message, const std::vector<int64_t>& lost_ranks) {
     if (!log_) return;  // only rank 0's writes anywhere
-    MllogJson metadata = {{"status", "fail"}, {"step_num", current_step_}, {"error", message}};
+    MllogJson metadata = {{mllog_field::kStatus, run_stop_status::kFail},
+                          {mllog_field::kStepNum, current_step_},
+                          {mllog_field::kError, message}};
     if (!lost_ranks.empty()) {
         std::vector<std::string> nodes;
         for (const int64_t r : lost_ranks) {
@@ -984,10 +999,10 @@ void TrainingRun::log_run_stop_failed(const std::string& message, const std::vec
             if (!node.empty() && std::find(nodes.begin(), nodes.end(), node) == nodes.end())
                 nodes.push_back(node);
         }
-        metadata["lost_ranks"] = lost_ranks;
-        metadata["lost_nodes"] = nodes;
+        metadata[mllog_field::kLostRanks] = lost_ranks;
+        metadata[mllog_field::kLostNodes] = nodes;
     }
-    log_->interval_end("run_stop", nullptr, metadata);
+    log_->interval_end(mllog_key::kRunStop, nullptr, metadata);
 }
 
 Status TrainingRun::stop_after(const std::exception& e) {

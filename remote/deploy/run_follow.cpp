@@ -1,5 +1,6 @@
 // follow_run (see run_follow.h).
 #include "remote/deploy/run_follow.h"
+#include "contract/mllog_keys.h"
 
 #include <algorithm>
 #include <thread>
@@ -16,7 +17,8 @@ bool is_connection_problem(StatusCode code) {
 }  // namespace
 
 bool RunFollowOutcome::success() const {
-    return is_success_state(job.state) || (job.state == "UNKNOWN" && run_stop_status == "success");
+    return is_success_state(job.state) ||
+           (job.state == "UNKNOWN" && run_stop_status == slipway::run_stop_status::kSuccess);
 }
 
 Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const RunRecord& record,
@@ -28,8 +30,8 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
     };
     RunFollowOutcome outcome;
     RemoteLogFollower follower(session, record.slurm_log(), [&](MllogStreamItem&& item) {
-        if (item.kind == MllogLineKind::kEvent && item.event.key == "run_stop")
-            outcome.run_stop_status = item.event.metadata_string("status").value_or("");
+        if (item.kind == MllogLineKind::kEvent && item.event.key == mllog_key::kRunStop)
+            outcome.run_stop_status = item.event.metadata_string(mllog_field::kStatus).value_or("");
         if (callbacks.on_line) callbacks.on_line(std::move(item));
     });
 

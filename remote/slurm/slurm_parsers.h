@@ -61,6 +61,11 @@ struct JobInfo {
     std::string elapsed;
     std::string node_list;
     std::string source;  // squeue | scontrol | sacct | none: where the state came from
+
+    // " (Resources)" after a state or node list; empty when Slurm gives no reason (it says "None").
+    std::string reason_suffix() const {
+        return reason.empty() || reason == "None" ? "" : " (" + reason + ")";
+    }
 };
 // The job in `scontrol show job` output; an error when the output holds no JobId/JobState.
 Result<JobInfo> job_info_from_scontrol(const std::string& out);

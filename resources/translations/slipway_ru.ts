@@ -2990,8 +2990,12 @@
     </message>
     <message>
         <location line="+22"/>
-        <source>eval tasks</source>
-        <translation>задачи оценки</translation>
+        <source>eval task scores</source>
+        <translation>задачи оценки: доли верных</translation>
+    </message>
+    <message>
+        <source>eval task perplexity and NLL</source>
+        <translation>задачи оценки: перплексия и NLL</translation>
     </message>
     <message>
         <location line="+11"/>

@@ -188,6 +188,7 @@ TEST(MonitorWidget, EvalTaskLinesArePlottedAsOneSeriesPerTaskAndMetric) {
         text += task_line("mc", "acc", step / 24.0, step);
         text += task_line("mc", "acc_norm", 0.5, step);
         text += task_line("copy", "exact_match", step == 6 ? 0.0 : 1.0, step);
+        text += task_line("wiki", "perplexity", 400.0 - step, step);
     }
     append_file(log, text);
     const int key = tracker.follow_log(log, "tasks.txt");  // followed: later lines arrive live
@@ -195,9 +196,25 @@ TEST(MonitorWidget, EvalTaskLinesArePlottedAsOneSeriesPerTaskAndMetric) {
         const QCPGraph* g = monitor.task_graph(key, "copy/exact_match");
         return g != nullptr && g->dataCount() == 2;
     }));
-    MetricPlot* tasks = monitor.task_plot();
+    // Scores and perplexity each on their own plot: a perplexity of ~400 does not flatten the accuracies,
+    // and the score axis shows the whole [0, 1] scale.
+    MetricPlot* tasks = monitor.task_plot(TaskFamily::kScore);
+    MetricPlot* perplexity = monitor.task_plot(TaskFamily::kPerplexity);
     EXPECT_TRUE(tasks->isVisibleTo(&monitor));
+    EXPECT_TRUE(perplexity->isVisibleTo(&monitor));
+    ASSERT_NE(monitor.task_graph(key, "wiki/perplexity"), nullptr);
+    EXPECT_EQ(perplexity->graphCount(), 2);
+    EXPECT_EQ(monitor.task_graph(key, "wiki/perplexity")->parentPlot(), perplexity);
+    EXPECT_EQ(perplexity->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    monitor.grab();  // lays the plots out
+    EXPECT_GE(tasks->yAxis->range().lower, -0.1);
+    EXPECT_LE(tasks->yAxis->range().lower, 0.0);
+    EXPECT_GE(tasks->yAxis->range().upper, 1.0);
+    EXPECT_LE(tasks->yAxis->range().upper, 1.1);
+    // The legend sits under the plot, off the data.
     EXPECT_TRUE(tasks->legend->visible());
+    EXPECT_GE(tasks->legend->outerRect().top(), tasks->axisRect()->outerRect().bottom());
+    EXPECT_EQ(tasks->axisRect()->insetLayout()->elementCount(), 0);
     EXPECT_EQ(monitor.plot(Metric::kTrainLoss)->raw_graph(key)->dataCount(), 12);
     for (const char* series : {"mc/acc", "mc/acc_norm", "copy/exact_match"}) {
         const QCPGraph* graph = monitor.task_graph(key, series);
@@ -221,10 +238,11 @@ TEST(MonitorWidget, EvalTaskLinesArePlottedAsOneSeriesPerTaskAndMetric) {
     ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
     const QString rows = QString::fromUtf8(csv.readAll());
     EXPECT_TRUE(rows.contains("\ntasks.txt,eval_task:mc/acc,samples,72,0.75,\n")) << rows.toStdString();
-    EXPECT_EQ(rows.count(",eval_task:"), 7);  // 3 + 2 + 2 points
+    EXPECT_EQ(rows.count(",eval_task:"), 9);  // 3 + 2 + 2 + 2 points
 
     monitor.set_run_visible(key, false);
     EXPECT_FALSE(tasks->isVisibleTo(&monitor));
+    EXPECT_FALSE(perplexity->isVisibleTo(&monitor));
     monitor.set_run_visible(key, true);
     EXPECT_TRUE(tasks->isVisibleTo(&monitor));
 
@@ -236,7 +254,28 @@ TEST(MonitorWidget, EvalTaskLinesArePlottedAsOneSeriesPerTaskAndMetric) {
     EXPECT_EQ(monitor.task_graph(key, "mc/acc")->data()->at(0)->key, 6.0);
     monitor.remove_run(key);
     EXPECT_FALSE(tasks->isVisibleTo(&monitor));
+    EXPECT_FALSE(perplexity->isVisibleTo(&monitor));
     EXPECT_EQ(tasks->graphCount(), 0);
+    EXPECT_EQ(perplexity->graphCount(), 0);
+}
+
+TEST(MetricPlot, RepeatedFitsOfAFlatCurveKeepTheAxisOnTheData) {
+    // A flat curve (acc_norm 0.5 at every evaluation) fitted at every batch: the axis stays around the data
+    // (before, each fit padded the previous range again, and it grew without end).
+    MetricPlot plot(QStringLiteral("flat"));
+    plot.set_run(1, QStringLiteral("run"), Qt::blue, {24, 48, 72}, {0.5, 0.5, 0.5});
+    for (int i = 0; i < 50; ++i)
+        plot.fit();
+    EXPECT_NEAR(plot.yAxis->range().center(), 0.5, 1e-9);
+    EXPECT_LT(plot.yAxis->range().size(), 0.1);
+    EXPECT_DOUBLE_EQ(plot.xAxis->range().lower, 24);
+    EXPECT_DOUBLE_EQ(plot.xAxis->range().upper, 72);
+    // With a span to show (scores against [0, 1]) the axis is that span and a 5% margin, fit after fit.
+    plot.set_y_span(0.0, 1.0);
+    for (int i = 0; i < 50; ++i)
+        plot.fit();
+    EXPECT_NEAR(plot.yAxis->range().lower, -0.05, 1e-9);
+    EXPECT_NEAR(plot.yAxis->range().upper, 1.05, 1e-9);
 }
 
 TEST(MonitorWidget, SearchFindsLinesOlderThanTheShownWindow) {

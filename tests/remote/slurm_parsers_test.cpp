@@ -130,7 +130,17 @@ TEST(Scontrol, FailedJobWithReason) {
     ASSERT_TRUE(info.ok()) << info.error();
     EXPECT_EQ(info->state, "FAILED");
     EXPECT_EQ(info->reason, "NonZeroExitCode");
+    EXPECT_EQ(info->reason_suffix(), " (NonZeroExitCode)");
     EXPECT_EQ(info->exit_code, "1:0");
+}
+
+TEST(Scontrol, NoReasonAddsNothingToTheState) {
+    Result<JobInfo> info = job_info_from_scontrol(kScontrolCompleted);
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->reason, "None");  // Slurm's word for no reason
+    EXPECT_EQ(info->reason_suffix(), "");
+    info->reason.clear();
+    EXPECT_EQ(info->reason_suffix(), "");
 }
 
 TEST(Scontrol, AJobNameCannotSpoofFields) {
