@@ -4,14 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chat/chat_setup.h"  // engine/chat: the generator's exit code for a model without a template
 #include "chat/chat_transport.h"
 
 namespace slipway::app {
 namespace {
 
-// What the engine says when --chat meets a model without a template (engine/chat/chat_setup.cpp).
-constexpr const char* kNoChatTemplate = "no chat template";
-constexpr int kStderrTailLines = 8;
+constexpr int kStderrTailLines = 8;  // the generator's last stderr lines, kept for a failure's message
 
 QString text_of(const nlohmann::json& j, const char* key) {
     auto it = j.find(key);
@@ -212,7 +211,7 @@ void ChatSession::on_ended(int exit_code, const QString& error) {
     }
     const QString stderr_text = err_tail_.join(QLatin1Char('\n'));
     // A model without a chat template: the same question again, as plain text without --chat.
-    if (chat_ && !any_line_ && waiting_ && stderr_text.contains(QLatin1String(kNoChatTemplate))) {
+    if (chat_ && !any_line_ && waiting_ && exit_code == chat::kExitNoChatTemplate) {
         chat_ = false;
         emit notice(tr("%1 has no chat template: each message goes to it alone as plain text, without the "
                        "conversation before it.")

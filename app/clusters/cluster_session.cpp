@@ -191,9 +191,9 @@ public slots:
         }
         auto f = std::make_unique<Follow>();
         Follow* raw = f.get();
-        f->follower = std::make_unique<remote::RemoteLogFollower>(
-            *s, path.toStdString(), [raw](MllogStreamItem&& item) { raw->items.push_back(std::move(item)); },
-            offset);
+        f->follower = std::make_unique<remote::LogFollower>(
+            std::make_unique<remote::SessionFileSource>(*s, path.toStdString()),
+            [raw](MllogStreamItem&& item) { raw->items.push_back(std::move(item)); }, offset);
         f->timer = new QTimer(this);
         f->timer->setInterval(poll_ms);
         connect(f->timer, &QTimer::timeout, this, [this, id] { poll(id, false); });
@@ -225,7 +225,7 @@ signals:
 
 private:
     struct Follow {
-        std::unique_ptr<remote::RemoteLogFollower> follower;
+        std::unique_ptr<remote::LogFollower> follower;
         std::vector<MllogStreamItem> items;
         QTimer* timer = nullptr;
         ~Follow() { delete timer; }

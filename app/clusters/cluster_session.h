@@ -1,7 +1,7 @@
 // One cluster's connection, off the GUI thread: a worker thread owns the profile's SSH Session (opened on
 // first use, reconnected when dropped) and runs everything for that cluster on it in order: connection
 // tests with sinfo, submitting runs (deploy + sbatch), job state, scancel, and following job logs from a
-// byte offset (RemoteLogFollower). Results come back by queued signals carrying a request id; the GUI
+// byte offset (remote::LogFollower). Results come back by queued signals carrying a request id; the GUI
 // drops what it no longer waits for. Host keys, passphrases and 2FA codes are asked through the
 // SessionCallbacks given at construction (the app's dialogs); nothing secret is stored.
 #pragma once

@@ -1,15 +1,27 @@
-// FollowService: one worker thread, a poll timer on it, LogFollowers keyed by follow id.
+// FollowService: one worker thread, a poll timer on it, LogFollowers over local files keyed by follow id.
 #include "monitor/follow_service.h"
 
 #include <QFile>
 #include <QTimer>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <vector>
 
-#include "monitor/log_follower.h"
+#include "remote/runlog/log_follower.h"
 
 namespace slipway::app {
+namespace {
+
+// One followed file: the follower and the lines its last poll delivered.
+struct Follow {
+    std::vector<MllogStreamItem> items;
+    std::unique_ptr<remote::LogFollower> follower;
+};
+
+}  // namespace
 
 // Lives on the service's thread; every slot runs there.
 class FollowWorker : public QObject {
@@ -26,7 +38,15 @@ public slots:
         timer_->start();
     }
     void add(int id, const QString& path, quint64 offset) {
-        followers_[id] = std::make_unique<LogFollower>(QFile::encodeName(path).toStdString(), offset);
+        auto follow = std::make_unique<Follow>();
+        Follow* raw = follow.get();
+        remote::FollowerOptions options;
+        options.chunk_bytes = FollowService::kPollBytes;
+        options.max_bytes_per_poll = FollowService::kPollBytes;
+        follow->follower = std::make_unique<remote::LogFollower>(
+            std::make_unique<remote::LocalFileSource>(QFile::encodeName(path).toStdString()),
+            [raw](MllogStreamItem&& item) { raw->items.push_back(std::move(item)); }, offset, options);
+        followers_[id] = std::move(follow);
         poll_one(id, false);
     }
     void remove(int id) {
@@ -61,27 +81,39 @@ private:
     bool poll_one(int id, bool finishing) {
         const auto it = followers_.find(id);
         if (it == followers_.end()) return false;
-        LogFollower& follower = *it->second;
-        Result<FollowChunk> chunk = finishing ? follower.finish() : follower.poll(FollowService::kPollBytes);
+        Follow& follow = *it->second;
         auto shared = std::make_shared<FollowBatch>();
         FollowBatch& out = *shared;
         out.follow_id = id;
         out.finished = finishing;
-        if (!chunk.ok()) {
-            out.error = QString::fromStdString(chunk.error());
+        Result<remote::PollResult> polled = follow.follower->poll();
+        // Finishing reads to the end, a last unterminated line included.
+        while (finishing && polled.ok() && polled->behind) {
+            out.reset |= polled->restarted;
+            polled = follow.follower->poll();
+        }
+        std::vector<MllogStreamItem> items = std::move(follow.items);
+        follow.items.clear();
+        if (!polled.ok()) {
+            out.error = QString::fromStdString(polled.error());
             emit batch_ready(shared);
             return false;
         }
-        out.reset = chunk->reset;
-        out.missing = chunk->missing;
-        out.offset = chunk->offset;
-        out.behind = follower.behind();
-        const size_t n = chunk->items.size();
+        if (finishing) {
+            follow.follower->finish();
+            std::move(follow.items.begin(), follow.items.end(), std::back_inserter(items));
+            follow.items.clear();
+        }
+        out.reset |= polled->restarted;
+        out.missing = !polled->file_exists;
+        out.offset = follow.follower->offset();
+        out.behind = polled->behind;
+        const size_t n = items.size();
         const size_t first_text =
             n > FollowService::kMaxLinesPerBatch ? n - FollowService::kMaxLinesPerBatch : 0;
         out.lines_skipped = static_cast<qint64>(first_text);
         for (size_t i = 0; i < n; ++i) {
-            MllogStreamItem& item = chunk->items[i];
+            MllogStreamItem& item = items[i];
             if (i >= first_text) out.lines << QString::fromStdString(item.text);
             if (item.kind == MllogLineKind::kEvent) {
                 out.events.push_back(std::move(item.event));
@@ -100,7 +132,7 @@ private:
 
     int poll_ms_;
     QTimer* timer_ = nullptr;
-    std::map<int, std::unique_ptr<LogFollower>> followers_;
+    std::map<int, std::unique_ptr<Follow>> followers_;
     QSet<int> missing_reported_;
     QSet<int> awaiting_;  // follows whose last batch the GUI has not taken yet
 };

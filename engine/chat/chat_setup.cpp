@@ -68,9 +68,10 @@ Result<ChatSetup> read_chat_setup(const std::string& model_dir, const std::strin
         text = buffer.str();
         setup.source = jinja_path;
     } else {
-        return Status::Error(model_dir +
-                             ": no chat template (neither tokenizer_config.json's chat_template nor "
-                             "chat_template.jinja); --chat needs one");
+        return Status::Error(StatusCode::kNotFound,
+                             model_dir +
+                                 ": no chat template (neither tokenizer_config.json's chat_template nor "
+                                 "chat_template.jinja); --chat needs one");
     }
     Result<ChatTemplate> parsed = parse_chat_template(text);
     if (!parsed.ok()) return Status::Error(setup.source + ": chat_template: " + parsed.error());

@@ -19,7 +19,12 @@ struct ChatSetup {
     std::string source;                // where the template came from, for errors
 };
 
-// Errors name the file, and say when the folder has no chat template at all. With `template_file`, the
+// `slipway-engine generate --chat` exits with this code when the model has no chat template (sysexits'
+// EX_CONFIG), so a client (the app's Chat page) falls back to plain text on the code, not on stderr's words.
+inline constexpr int kExitNoChatTemplate = 78;
+
+// Errors name the file; a folder with no chat template at all fails with StatusCode::kNotFound. With
+// `template_file`, the
 // template is that file's text instead (the bos/eos strings still come from the folder's
 // tokenizer_config.json, where there is one).
 [[nodiscard]] Result<ChatSetup> read_chat_setup(const std::string& model_dir,

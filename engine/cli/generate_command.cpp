@@ -161,7 +161,7 @@ int run_generate(const GenerateCliOptions& o, std::istream& in, std::ostream& ou
         Result<chat::ChatSetup> setup = chat::read_chat_setup(model_chat_folder(o.model_dir, o.adapter_dir));
         if (!setup.ok()) {
             err << setup.error() << "\n";
-            return 1;
+            return setup.code() == StatusCode::kNotFound ? chat::kExitNoChatTemplate : 1;
         }
         prompting.chat = std::move(*setup);
     }

@@ -59,7 +59,8 @@ Result<int> run_detached(Session& session, const std::string& dir, const std::st
 
     const std::string log = dir + "/" + name + ".log";
     const std::string rc_file = dir + "/" + name + ".rc";
-    RemoteLogFollower follower(session, log, [&on_line](MllogStreamItem&& item) { on_line(item.text); });
+    LogFollower follower(std::make_unique<SessionFileSource>(session, log),
+                         [&on_line](MllogStreamItem&& item) { on_line(item.text); });
     const auto deadline = std::chrono::steady_clock::now() + job.timeout;
     while (true) {
         Result<PollResult> polled = follower.poll();

@@ -43,7 +43,7 @@ struct RemoteBuildRequest {
 
 // Uploads the Dockerfile and context, starts the build detached on the host (nohup, so a dropped
 // connection does not kill it), streams build.log through `on_line` as it grows, and returns the build's
-// exit status once build.rc appears. Reconnects while following, like RemoteLogFollower.
+// exit status once build.rc appears. Reconnects while following, like LogFollower.
 Result<int> build_image_remotely(Session& session, const RemoteBuildRequest& request,
                                  const std::function<void(const std::string& line)>& on_line);
 

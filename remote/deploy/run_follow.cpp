@@ -29,11 +29,12 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
         if (callbacks.on_notice) callbacks.on_notice(text);
     };
     RunFollowOutcome outcome;
-    RemoteLogFollower follower(session, record.slurm_log(), [&](MllogStreamItem&& item) {
-        if (item.kind == MllogLineKind::kEvent && item.event.key == mllog_key::kRunStop)
-            outcome.run_stop_status = item.event.metadata_string(mllog_field::kStatus).value_or("");
-        if (callbacks.on_line) callbacks.on_line(std::move(item));
-    });
+    LogFollower follower(
+        std::make_unique<SessionFileSource>(session, record.slurm_log()), [&](MllogStreamItem&& item) {
+            if (item.kind == MllogLineKind::kEvent && item.event.key == mllog_key::kRunStop)
+                outcome.run_stop_status = item.event.metadata_string(mllog_field::kStatus).value_or("");
+            if (callbacks.on_line) callbacks.on_line(std::move(item));
+        });
 
     // Time spent without a working connection, measured in the sleeps we took (so tests need no clock).
     std::chrono::milliseconds outage{0};

@@ -1,4 +1,4 @@
-// Following a submitted run to its end: its slurm-N.out through RemoteLogFollower (complete lines, MLLOG
+// Following a submitted run to its end: its slurm-N.out through LogFollower (complete lines, MLLOG
 // parsed) and its Slurm state through SlurmClient, until the job is over. A lost connection (or a call
 // that times out) is retried with backoff for up to `outage_limit`, so a login node that reboots or a
 // flaky network does not end the watch; lines are neither lost nor repeated across the gap.

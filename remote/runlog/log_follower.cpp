@@ -1,4 +1,4 @@
-// RemoteLogFollower (see log_follower.h). The invariant: offset_ is the end of the last delivered line,
+// LogFollower (see log_follower.h). The invariant: offset_ is the end of the last delivered line,
 // and partial_ holds exactly the bytes [offset_, offset_ + partial_.size()) of the file, so every read
 // continues at offset_ + partial_.size() and a retry after a failure repeats nothing.
 #include "remote/runlog/log_follower.h"
@@ -7,14 +7,14 @@
 
 namespace slipway::remote {
 
-RemoteLogFollower::RemoteLogFollower(Session& session, std::string path, Sink sink, std::uint64_t offset,
-                                     FollowerOptions options)
-    : session_(session), path_(std::move(path)), sink_(std::move(sink)), options_(options), offset_(offset) {
+LogFollower::LogFollower(std::unique_ptr<LogSource> source, Sink sink, std::uint64_t offset,
+                         FollowerOptions options)
+    : source_(std::move(source)), sink_(std::move(sink)), options_(options), offset_(offset) {
     if (options_.chunk_bytes == 0) options_.chunk_bytes = 1;
     new_stream();
 }
 
-void RemoteLogFollower::new_stream() {
+void LogFollower::new_stream() {
     stream_ = std::make_unique<MllogStream>(
         [this](MllogStreamItem&& item) {
             ++total_lines_;
@@ -23,42 +23,45 @@ void RemoteLogFollower::new_stream() {
         options_.max_line_bytes);
 }
 
-void RemoteLogFollower::restart() {
+void LogFollower::restart() {
     offset_ = 0;
     partial_.clear();
     new_stream();  // line numbers start again with the new file
 }
 
-Result<std::string> RemoteLogFollower::read_with_reconnect(std::uint64_t position, PollResult& result) {
+namespace {
+
+// `call` until it succeeds or fails for another reason than a lost connection, reconnecting in between
+// (at most `attempts` times).
+template <typename Call>
+auto with_reconnect(LogSource& source, int attempts, PollResult& result, Call call) -> decltype(call()) {
     for (int attempt = 0;; ++attempt) {
-        Result<std::string> bytes = session_.read_range(path_, position, options_.chunk_bytes);
-        if (bytes.ok() || bytes.code() != StatusCode::kUnavailable || attempt >= options_.reconnect_attempts)
-            return bytes;
+        auto answer = call();
+        if (answer.ok() || answer.code() != StatusCode::kUnavailable || attempt >= attempts) return answer;
         ++result.reconnects;
-        if (Status s = session_.reconnect(); !s.ok() && attempt + 1 >= options_.reconnect_attempts) {
-            return Status::Error(s.code(), "following " + path_ + ": " + s.message());
+        if (Status s = source.reconnect(); !s.ok() && attempt + 1 >= attempts) {
+            return Status::Error(s.code(), "following " + source.path() + ": " + s.message());
         }
     }
 }
 
-Result<RemoteStat> RemoteLogFollower::stat_with_reconnect(PollResult& result) {
-    for (int attempt = 0;; ++attempt) {
-        Result<RemoteStat> st = session_.stat(path_);
-        if (st.ok() || st.code() != StatusCode::kUnavailable || attempt >= options_.reconnect_attempts)
-            return st;
-        ++result.reconnects;
-        if (Status s = session_.reconnect(); !s.ok() && attempt + 1 >= options_.reconnect_attempts) {
-            return Status::Error(s.code(), "following " + path_ + ": " + s.message());
-        }
-    }
+}  // namespace
+
+Result<std::string> LogFollower::read_with_reconnect(std::uint64_t position, PollResult& result) {
+    return with_reconnect(*source_, options_.reconnect_attempts, result,
+                          [&] { return source_->read(position, options_.chunk_bytes); });
 }
 
-void RemoteLogFollower::deliver(std::string_view complete_lines) {
+Result<std::optional<std::uint64_t>> LogFollower::size_with_reconnect(PollResult& result) {
+    return with_reconnect(*source_, options_.reconnect_attempts, result, [&] { return source_->size(); });
+}
+
+void LogFollower::deliver(std::string_view complete_lines) {
     stream_->feed(complete_lines);
     offset_ += complete_lines.size();
 }
 
-Result<PollResult> RemoteLogFollower::poll() {
+Result<PollResult> LogFollower::poll() {
     PollResult result;
     const std::int64_t lines_before = total_lines_;
     while (result.bytes_read < options_.max_bytes_per_poll) {
@@ -69,14 +72,14 @@ Result<PollResult> RemoteLogFollower::poll() {
                 result.file_exists = false;  // not yet written (pending job), or removed
                 break;
             }
-            return Status::Error(bytes.code(), "following " + path_ + ": " + bytes.error());
+            return Status::Error(bytes.code(), "following " + path() + ": " + bytes.error());
         }
         result.file_exists = true;
         if (bytes->empty()) {
             // Nothing new, or the file is now shorter than what we have read: truncated or replaced.
-            Result<RemoteStat> st = stat_with_reconnect(result);
-            if (!st.ok()) return Status::Error(st.code(), "following " + path_ + ": " + st.error());
-            if (st->exists && st->size < position && !result.restarted) {
+            Result<std::optional<std::uint64_t>> size = size_with_reconnect(result);
+            if (!size.ok()) return Status::Error(size.code(), "following " + path() + ": " + size.error());
+            if (*size && **size < position && !result.restarted) {
                 restart();
                 result.restarted = true;
                 continue;
@@ -102,12 +105,13 @@ Result<PollResult> RemoteLogFollower::poll() {
             partial_.clear();
         }
         if (bytes->size() < options_.chunk_bytes) break;  // reached the end for now
+        result.behind = result.bytes_read >= options_.max_bytes_per_poll;
     }
     result.lines = total_lines_ - lines_before;
     return result;
 }
 
-void RemoteLogFollower::finish() {
+void LogFollower::finish() {
     if (partial_.empty()) return;
     stream_->feed(partial_);
     stream_->finish();

@@ -4,7 +4,7 @@
 # answers each request with two {"delta"} lines and the final line, as the engine does. FAKE_GENERATOR_MODE
 # makes the faults: "die" writes one delta then exits 3 (a crash mid-reply); "malformed" writes a line that
 # is not JSON before each reply; "error" answers the first request with {"error"}; "no_template" fails
-# --chat as a model without a chat template does (and answers plain text requests); "slow" writes one
+# --chat as a model without a chat template does (exit 78) (and answers plain text requests); "slow" writes one
 # delta, then waits (a long reply to stop), and writes one more delta when stopped.
 log=${FAKE_GENERATOR_LOG:-/dev/null}
 echo "args: $*" >>"$log"
@@ -14,7 +14,7 @@ case " $* " in
 esac
 if [ "${FAKE_GENERATOR_MODE:-}" = no_template ] && [ "$chat" = 1 ]; then
     echo "/models/tiny: no chat template (neither tokenizer_config.json's chat_template nor chat_template.jinja); --chat needs one" >&2
-    exit 1
+    exit 78  # chat::kExitNoChatTemplate
 fi
 echo "fake generator: model loaded" >&2
 n=0

@@ -1,7 +1,7 @@
 // Tests of LogFollower and RunHistory together: a follower that stops (a dropped connection, an app
 // restart) and resumes from the offset stored with the points loses and repeats nothing, also when the
 // log grows meanwhile, a line is cut in half, or the log is rewritten.
-#include "monitor/log_follower.h"
+#include "remote/runlog/log_follower.h"
 
 #include <gtest/gtest.h>
 
@@ -15,23 +15,24 @@ namespace slipway::app {
 namespace {
 
 using testing_util::append_file;
+using testing_util::LocalFollow;
 using testing_util::mllog_line;
 
 // Polls `follower` and stores what it read, as the monitor does: points and offset in one transaction.
-void poll_into(LogFollower& follower, RunHistory& history, int64_t run_id, RunMetrics& metrics) {
-    Result<FollowChunk> chunk = follower.poll();
-    ASSERT_TRUE(chunk.ok()) << chunk.error();
-    if (chunk->reset) {
+void poll_into(LocalFollow& follow, RunHistory& history, int64_t run_id, RunMetrics& metrics) {
+    Result<remote::PollResult> polled = follow.poll();
+    ASSERT_TRUE(polled.ok()) << polled.error();
+    if (polled->restarted) {
         ASSERT_TRUE(history.reset_points(run_id).ok());
         metrics = RunMetrics();
     }
     std::vector<MetricPointRow> rows;
-    for (const MllogStreamItem& item : chunk->items) {
+    for (const MllogStreamItem& item : follow.items) {
         if (item.kind != MllogLineKind::kEvent) continue;
         if (const std::optional<Metric> m = metrics.add(item.event))
             rows.emplace_back(*m, metrics.points(*m).back());
     }
-    ASSERT_TRUE(history.append(run_id, rows, metrics, chunk->offset).ok());
+    ASSERT_TRUE(history.append(run_id, rows, metrics, follow.follower.offset()).ok());
 }
 
 std::vector<double> loss_steps(const RunMetrics& m) {
@@ -41,27 +42,67 @@ std::vector<double> loss_steps(const RunMetrics& m) {
     return steps;
 }
 
-TEST(LogFollower, ReadsOnlyNewCompleteLines) {
+TEST(LocalLogFollower, ReadsOnlyNewCompleteLines) {
     QTemporaryDir dir;
     const QString log = dir.filePath("slurm-1.out");
-    LogFollower follower(log.toStdString());
-    Result<FollowChunk> c = follower.poll();
+    LocalFollow follow(log);
+    Result<remote::PollResult> c = follow.poll();
     ASSERT_TRUE(c.ok());
-    EXPECT_TRUE(c->missing);
+    EXPECT_FALSE(c->file_exists);
     const std::string line1 = mllog_line("train_loss", 3.0, 1, 8);
     const std::string line2 = mllog_line("train_loss", 2.0, 2, 16);
     append_file(log, "0: plain text\n" + line1 + line2.substr(0, 30));
-    c = follower.poll();
+    c = follow.poll();
     ASSERT_TRUE(c.ok());
-    ASSERT_EQ(c->items.size(), 2u);
-    EXPECT_EQ(c->items[0].text, "0: plain text");
-    EXPECT_EQ(c->items[1].kind, MllogLineKind::kEvent);
-    EXPECT_EQ(c->offset, 14 + line1.size());  // the half line is not consumed
+    EXPECT_TRUE(c->file_exists);
+    ASSERT_EQ(follow.items.size(), 2u);
+    EXPECT_EQ(follow.items[0].text, "0: plain text");
+    EXPECT_EQ(follow.items[1].kind, MllogLineKind::kEvent);
+    EXPECT_EQ(follow.follower.offset(), 14 + line1.size());  // the half line is not consumed
     append_file(log, line2.substr(30));
-    c = follower.poll();
-    ASSERT_EQ(c->items.size(), 1u);
-    EXPECT_EQ(c->items[0].event.step_num(), 2.0);
-    EXPECT_EQ(follower.offset(), 14 + line1.size() + line2.size());
+    c = follow.poll();
+    ASSERT_EQ(follow.items.size(), 1u);
+    EXPECT_EQ(follow.items[0].event.step_num(), 2.0);
+    EXPECT_EQ(follow.follower.offset(), 14 + line1.size() + line2.size());
+}
+
+TEST(LocalLogFollower, AnUnreadableFileIsAnErrorNamingIt) {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath("slurm-2.out");
+    ASSERT_TRUE(QDir().mkpath(folder));  // a folder where the log should be
+    LocalFollow follow(folder);
+    const Result<remote::PollResult> c = follow.poll();
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.error().find(folder.toStdString()), std::string::npos) << c.error();
+}
+
+TEST(LocalLogFollower, ALargeFileComesInBoundedPolls) {
+    QTemporaryDir dir;
+    const QString log = dir.filePath("big.out");
+    std::string text;
+    for (int step = 1; step <= 2000; ++step)
+        text += mllog_line("train_loss", 1.0, step, step * 8);
+    append_file(log, text);
+    remote::FollowerOptions options;
+    options.chunk_bytes = 4096;
+    options.max_bytes_per_poll = 16384;
+    std::vector<MllogStreamItem> items;
+    remote::LogFollower follower(
+        std::make_unique<remote::LocalFileSource>(log.toStdString()),
+        [&items](MllogStreamItem&& item) { items.push_back(std::move(item)); }, 0, options);
+    int polls = 0;
+    for (bool behind = true; behind; ++polls) {
+        const size_t before = items.size();
+        Result<remote::PollResult> c = follower.poll();
+        ASSERT_TRUE(c.ok()) << c.error();
+        EXPECT_LE(c->bytes_read, options.max_bytes_per_poll);
+        EXPECT_EQ(static_cast<size_t>(c->lines), items.size() - before);
+        behind = c->behind;
+    }
+    EXPECT_GE(polls, static_cast<int>(text.size() / options.max_bytes_per_poll));
+    ASSERT_EQ(items.size(), 2000u);
+    EXPECT_EQ(items.back().event.step_num(), 2000.0);
+    EXPECT_EQ(follower.offset(), text.size());
 }
 
 TEST(FollowerResume, DisconnectMidLineThenRestartFromTheStoredOffset) {
@@ -79,7 +120,7 @@ TEST(FollowerResume, DisconnectMidLineThenRestartFromTheStoredOffset) {
         run.state = RunState::kRunning;
         run_id = *(*history)->add_run(run);
         RunMetrics metrics;
-        LogFollower follower(log.toStdString());
+        LocalFollow follower(log);
         for (int step = 1; step <= 3; ++step)
             append_file(log, mllog_line("train_loss", 4.0 - step * 0.1, step, step * 8));
         const std::string line4 = mllog_line("train_loss", 3.6, 4, 32);
@@ -98,7 +139,7 @@ TEST(FollowerResume, DisconnectMidLineThenRestartFromTheStoredOffset) {
         Result<RunMetrics> metrics = (*history)->load_metrics(run_id);
         ASSERT_TRUE(metrics.ok());
         EXPECT_EQ(loss_steps(*metrics), (std::vector<double>{1, 2, 3}));
-        LogFollower follower(log.toStdString(), run.log_offset);
+        LocalFollow follower(log, run.log_offset);
         poll_into(follower, **history, run_id, *metrics);
         EXPECT_EQ(loss_steps(*metrics), (std::vector<double>{1, 2, 3, 4, 5, 6}));
         EXPECT_EQ(*(*history)->point_count(run_id), 6);
@@ -116,10 +157,8 @@ TEST(RunHistory, RunsAndPointsSurviveARestart) {
     const QString db = dir.filePath("nested/history.sqlite");
     RunMetrics metrics = [] {
         RunMetrics m;
-        LogFollower f(
-            QFile::encodeName(testing_util::fixture_log("juniper-h100n1-result_0.txt")).toStdString());
-        const Result<FollowChunk> chunk = f.finish();  // held: a temporary would die before the loop body
-        for (const MllogStreamItem& item : chunk->items) {
+        for (const MllogStreamItem& item :
+             testing_util::read_log(testing_util::fixture_log("juniper-h100n1-result_0.txt"))) {
             if (item.kind == MllogLineKind::kEvent) m.add(item.event);
         }
         return m;

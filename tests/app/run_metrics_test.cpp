@@ -13,7 +13,6 @@
 
 #include "contract/mllog_stream.h"
 #include "history/run_history.h"
-#include "monitor/log_follower.h"
 #include "monitor/run_watch.h"
 #include "monitor/series_csv.h"
 #include "monitor/smoothing.h"
@@ -26,10 +25,7 @@ using testing_util::fixture_log;
 
 RunMetrics metrics_of(const QString& path) {
     RunMetrics m;
-    LogFollower follower(QFile::encodeName(path).toStdString());
-    Result<FollowChunk> chunk = follower.finish();
-    EXPECT_TRUE(chunk.ok()) << chunk.error();
-    for (const MllogStreamItem& item : chunk->items) {
+    for (const MllogStreamItem& item : testing_util::read_log(path)) {
         if (item.kind == MllogLineKind::kEvent) m.add(item.event);
     }
     return m;

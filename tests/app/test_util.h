@@ -16,6 +16,7 @@
 #include <string>
 
 #include "contract/run_config.h"
+#include "remote/runlog/log_follower.h"
 #include "remote/slurm/cluster_profile.h"
 
 namespace slipway::app::testing_util {
@@ -85,6 +86,36 @@ inline bool make_tiny_model(const QString& engine, const QString& dir, bool chat
                  R"("{{ bos_token }}{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %})"
                  R"({% if add_generation_prompt %}assistant:{% endif %}"})");
     return true;
+}
+
+// A follower of a local file with each poll's lines collected, as FollowService uses it.
+struct LocalFollow {
+    explicit LocalFollow(const QString& path, uint64_t offset = 0)
+        : follower(
+              std::make_unique<remote::LocalFileSource>(QFile::encodeName(path).toStdString()),
+              [this](MllogStreamItem&& item) { items.push_back(std::move(item)); }, offset) {}
+    // The lines of one poll in `items`.
+    Result<remote::PollResult> poll() {
+        items.clear();
+        return follower.poll();
+    }
+    std::vector<MllogStreamItem> items;  // before `follower`: its sink fills this
+    remote::LogFollower follower;
+};
+
+// Every line of a whole log file.
+inline std::vector<MllogStreamItem> read_log(const QString& path) {
+    LocalFollow follow(path);
+    std::vector<MllogStreamItem> all;
+    for (bool more = true; more;) {
+        const Result<remote::PollResult> polled = follow.poll();
+        more = polled.ok() && polled->behind;
+        std::move(follow.items.begin(), follow.items.end(), std::back_inserter(all));
+    }
+    follow.items.clear();
+    follow.follower.finish();
+    std::move(follow.items.begin(), follow.items.end(), std::back_inserter(all));
+    return all;
 }
 
 // Runs the event loop until `done` or `timeout_ms`; returns done().

@@ -1,4 +1,4 @@
-// Follower ingest rate: how fast RemoteLogFollower turns a growing MLLOG log into parsed lines. The log is
+// Follower ingest rate: how fast LogFollower turns a growing MLLOG log into parsed lines. The log is
 // built from the real MLPerf result logs in tests/data/mlperf-logs (repeated to the asked size); it is
 // read through FakeSession (in memory, so the follower's own cost is measured, not the network) in
 // 4 MiB reads and, to show where the time goes, split into lines only, and through the contract parser
@@ -58,8 +58,8 @@ Row follow(slipway::remote::Session& session, const std::string& path, size_t si
     row.bytes = size;
     slipway::remote::FollowerOptions options;
     options.max_bytes_per_poll = size + 1;
-    slipway::remote::RemoteLogFollower follower(
-        session, path,
+    slipway::remote::LogFollower follower(
+        std::make_unique<slipway::remote::SessionFileSource>(session, path),
         [&row](MllogStreamItem&& item) {
             ++row.lines;
             if (item.kind == MllogLineKind::kEvent) ++row.events;
@@ -152,11 +152,11 @@ int main(int argc, char** argv) {
     rows.push_back(split_only(mixed_log));
     rows.push_back(parser_only(mixed_log));
     rows.push_back(
-        follow(fake, "/runs/mixed.out", mixed_log.size(), "RemoteLogFollower, real slurm log (in memory)"));
+        follow(fake, "/runs/mixed.out", mixed_log.size(), "LogFollower, real slurm log (in memory)"));
     rows.push_back(parser_only(mllog_log));
     rows.back().what = "contract MllogStream alone, MLLOG lines only";
     rows.push_back(
-        follow(fake, "/runs/mllog.out", mllog_log.size(), "RemoteLogFollower, MLLOG lines only (in memory)"));
+        follow(fake, "/runs/mllog.out", mllog_log.size(), "LogFollower, MLLOG lines only (in memory)"));
 
     if (const char* env_file = std::getenv("SLIPWAY_CLUSTER_ENV")) {
         const auto env = read_env_file(env_file);
@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         rows.push_back(
-            follow(**session, remote_file, mixed_log.size(), "RemoteLogFollower over SFTP (local sshd)"));
+            follow(**session, remote_file, mixed_log.size(), "LogFollower over SFTP (local sshd)"));
         fs::remove(remote_file);
     }
 

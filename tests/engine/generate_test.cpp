@@ -249,6 +249,7 @@ TEST(ChatSetup, TemplateFromConfigOrJinjaFileAndTokensAsAddedTokens) {
     Result<chat::ChatSetup> none = chat::read_chat_setup(dir.string());
     ASSERT_FALSE(none.ok());
     EXPECT_NE(none.error().find("no chat template"), std::string::npos) << none.error();
+    EXPECT_EQ(none.code(), StatusCode::kNotFound);  // generate --chat exits chat::kExitNoChatTemplate on it
 
     std::ofstream(dir / "chat_template.jinja")
         << "{{ bos_token }}{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}"

@@ -24,9 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FollowerOptions options;
     options.chunk_bytes = 1 + data[1] % 23;
     options.max_line_bytes = kMaxLine;
-    RemoteLogFollower follower(
-        session, "/r/slurm-1.out", [&followed](MllogStreamItem&& item) { followed.push_back(item.text); }, 0,
-        options);
+    LogFollower follower(
+        std::make_unique<SessionFileSource>(session, "/r/slurm-1.out"),
+        [&followed](MllogStreamItem&& item) { followed.push_back(item.text); }, 0, options);
     for (size_t at = 0; at < text.size(); at += chunk) {
         session.append_file("/r/slurm-1.out", std::string(text.substr(at, chunk)));
         Result<PollResult> poll = follower.poll();

@@ -1,5 +1,5 @@
-// Tests of RemoteLogFollower over FakeSession: complete lines only, MLLOG events parsed, a file that does
-// not exist yet, truncation, and dropped connections at every point of a long log without a lost or
+// Tests of LogFollower over FakeSession (SessionFileSource): complete lines only, MLLOG events parsed, a file
+// that does not exist yet, truncation, and dropped connections at every point of a long log without a lost or
 // repeated line.
 #include <gtest/gtest.h>
 
@@ -23,14 +23,14 @@ struct Collected {
     }
 };
 
-RemoteLogFollower::Sink into(Collected& c) {
+LogFollower::Sink into(Collected& c) {
     return [&c](MllogStreamItem&& item) { c.items.push_back(std::move(item)); };
 }
 
 TEST(LogFollower, MissingFileIsPendingNotAnError) {
     FakeSession session;
     Collected got;
-    RemoteLogFollower follower(session, kLog, into(got));
+    LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(got));
     Result<PollResult> r = follower.poll();
     ASSERT_TRUE(r.ok()) << r.error();
     EXPECT_FALSE(r->file_exists);
@@ -46,7 +46,7 @@ TEST(LogFollower, PartialLastLineWaitsForItsNewline) {
     FakeSession session;
     session.put_file(kLog, "first\nsec");
     Collected got;
-    RemoteLogFollower follower(session, kLog, into(got));
+    LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(got));
     ASSERT_TRUE(follower.poll().ok());
     EXPECT_EQ(got.texts(), std::vector<std::string>{"first"});
     EXPECT_EQ(follower.offset(), 6u);
@@ -66,7 +66,7 @@ TEST(LogFollower, AnUnendingLineIsHeldBoundedAndDeliveredCut) {
     FollowerOptions options;
     options.chunk_bytes = 16;
     options.max_line_bytes = 64;
-    RemoteLogFollower follower(session, kLog, into(got), 0, options);
+    LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(got), 0, options);
     for (int i = 0; i < 100; ++i) {  // a rank printing a progress bar without '\n' for ever
         session.append_file(kLog, std::string(10, 'x'));
         ASSERT_TRUE(follower.poll().ok());
@@ -90,7 +90,7 @@ TEST(LogFollower, MllogLinesAreParsedBehindSrunPrefixes) {
                      "plain text\n"
                      ":::MLLOG {broken\n");
     Collected got;
-    RemoteLogFollower follower(session, kLog, into(got));
+    LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(got));
     Result<PollResult> r = follower.poll();
     ASSERT_TRUE(r.ok()) << r.error();
     ASSERT_EQ(got.items.size(), 3u);
@@ -107,7 +107,7 @@ TEST(LogFollower, TruncatedFileRestartsFromZeroAndSaysSo) {
     FakeSession session;
     session.put_file(kLog, "one\ntwo\nthree\n");
     Collected got;
-    RemoteLogFollower follower(session, kLog, into(got));
+    LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(got));
     ASSERT_TRUE(follower.poll().ok());
     session.put_file(kLog, "new\n");  // a requeued job rewrote its log
     Result<PollResult> r = follower.poll();
@@ -124,13 +124,13 @@ TEST(LogFollower, ANewFollowerContinuesFromTheOffset) {
     Collected first;
     std::uint64_t offset = 0;
     {
-        RemoteLogFollower follower(session, kLog, into(first));
+        LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(first));
         ASSERT_TRUE(follower.poll().ok());
         offset = follower.offset();
     }
     session.append_file(kLog, "\nd\n");
     Collected second;
-    RemoteLogFollower again(session, kLog, into(second), offset);
+    LogFollower again(std::make_unique<SessionFileSource>(session, kLog), into(second), offset);
     ASSERT_TRUE(again.poll().ok());
     EXPECT_EQ(first.texts(), (std::vector<std::string>{"a", "b"}));
     EXPECT_EQ(second.texts(), (std::vector<std::string>{"c", "d"}));
@@ -152,7 +152,7 @@ TEST(LogFollower, DroppedConnectionsLoseAndRepeatNothing) {
     FollowerOptions options;
     options.chunk_bytes = 37;  // many reads per poll, lines split across reads
     Collected got;
-    RemoteLogFollower follower(session, kLog, into(got), 0, options);
+    LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(got), 0, options);
     size_t written = 0;
     int reconnects = 0;
     while (written < file.size() || follower.offset() < file.size()) {
@@ -177,7 +177,7 @@ TEST(LogFollower, FailuresLeaveTheOffsetWhereItWas) {
     FakeSession session;
     session.put_file(kLog, "a\n");
     Collected got;
-    RemoteLogFollower follower(session, kLog, into(got));
+    LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(got));
     ASSERT_TRUE(follower.poll().ok());
     session.append_file(kLog, "b\n");
     session.fail_next(FakeFault::kTimeout);
