@@ -4,8 +4,6 @@
 #include <QFile>
 #include <QTimer>
 
-#include <algorithm>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <vector>
@@ -86,12 +84,9 @@ private:
         FollowBatch& out = *shared;
         out.follow_id = id;
         out.finished = finishing;
-        Result<remote::PollResult> polled = follow.follower->poll();
         // Finishing reads to the end, a last unterminated line included.
-        while (finishing && polled.ok() && polled->behind) {
-            out.reset |= polled->restarted;
-            polled = follow.follower->poll();
-        }
+        const Result<remote::PollResult> polled =
+            finishing ? follow.follower->read_to_end() : follow.follower->poll();
         std::vector<MllogStreamItem> items = std::move(follow.items);
         follow.items.clear();
         if (!polled.ok()) {
@@ -99,12 +94,7 @@ private:
             emit batch_ready(shared);
             return false;
         }
-        if (finishing) {
-            follow.follower->finish();
-            std::move(follow.items.begin(), follow.items.end(), std::back_inserter(items));
-            follow.items.clear();
-        }
-        out.reset |= polled->restarted;
+        out.reset = polled->restarted;
         out.missing = !polled->file_exists;
         out.offset = follow.follower->offset();
         out.behind = polled->behind;

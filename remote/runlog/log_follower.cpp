@@ -111,6 +111,24 @@ Result<PollResult> LogFollower::poll() {
     return result;
 }
 
+Result<PollResult> LogFollower::read_to_end() {
+    PollResult total;
+    for (bool more = true; more;) {
+        Result<PollResult> polled = poll();
+        if (!polled.ok()) return polled;
+        total.file_exists = polled->file_exists;
+        total.restarted |= polled->restarted;
+        total.bytes_read += polled->bytes_read;
+        total.reconnects += polled->reconnects;
+        total.lines += polled->lines;
+        more = polled->behind;
+    }
+    const std::int64_t lines_before = total_lines_;
+    finish();
+    total.lines += total_lines_ - lines_before;
+    return total;
+}
+
 void LogFollower::finish() {
     if (partial_.empty()) return;
     stream_->feed(partial_);

@@ -51,6 +51,9 @@ public:
     Result<PollResult> poll();
     // The writer has ended: delivers an unterminated last line (already read) as a line of its own.
     void finish();
+    // The writer has ended: polls until nothing is waiting, then finish(). The result sums the polls
+    // (restarted when any of them restarted).
+    Result<PollResult> read_to_end();
 
     // Bytes of the file that were delivered as lines (or handed to the stream as the kept start of an
     // overlong line): where a new follower would start.

@@ -2,6 +2,8 @@
 // loop.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -106,16 +108,9 @@ struct LocalFollow {
 // Every line of a whole log file.
 inline std::vector<MllogStreamItem> read_log(const QString& path) {
     LocalFollow follow(path);
-    std::vector<MllogStreamItem> all;
-    for (bool more = true; more;) {
-        const Result<remote::PollResult> polled = follow.poll();
-        more = polled.ok() && polled->behind;
-        std::move(follow.items.begin(), follow.items.end(), std::back_inserter(all));
-    }
-    follow.items.clear();
-    follow.follower.finish();
-    std::move(follow.items.begin(), follow.items.end(), std::back_inserter(all));
-    return all;
+    const Result<remote::PollResult> read = follow.follower.read_to_end();
+    EXPECT_TRUE(read.ok()) << read.error();
+    return std::move(follow.items);
 }
 
 // Runs the event loop until `done` or `timeout_ms`; returns done().

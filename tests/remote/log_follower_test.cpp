@@ -42,6 +42,28 @@ TEST(LogFollower, MissingFileIsPendingNotAnError) {
     EXPECT_EQ(got.texts(), std::vector<std::string>{"slipway: job 42 on 1 node(s)"});
 }
 
+TEST(LogFollower, ReadToEndTakesEveryPollAndTheLastUnterminatedLine) {
+    FakeSession session;
+    std::string text;
+    for (int i = 0; i < 100; ++i)
+        text += "line " + std::to_string(i) + "\n";
+    text += "last";
+    session.put_file(kLog, text);
+    FollowerOptions options;
+    options.chunk_bytes = 64;
+    options.max_bytes_per_poll = 128;  // several polls' worth
+    Collected got;
+    LogFollower follower(std::make_unique<SessionFileSource>(session, kLog), into(got), 0, options);
+    const Result<PollResult> r = follower.read_to_end();
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r->lines, 101);
+    EXPECT_EQ(r->bytes_read, text.size());
+    ASSERT_EQ(got.items.size(), 101u);
+    EXPECT_EQ(got.items[99].text, "line 99");
+    EXPECT_EQ(got.items[100].text, "last");
+    EXPECT_EQ(follower.offset(), text.size());
+}
+
 TEST(LogFollower, PartialLastLineWaitsForItsNewline) {
     FakeSession session;
     session.put_file(kLog, "first\nsec");
