@@ -277,28 +277,34 @@ cuda::RopeArgs rope_args(const torch::Tensor& x, int64_t rotated_heads, const to
     return a;
 }
 
-// x (B, T, H, D) rotated in place (marked dirty for autograd); backward rotates the gradient back.
+// x (B, T, H D) rotated in place (marked dirty for autograd); backward rotates the gradient back. The heads
+// are a view made here, out of autograd's sight: x itself is what the caller hands in, so where x is no
+// view autograd has no CopySlices to run around the in-place op (three copies of the gradient).
 class CudaRopeInPlace : public torch::autograd::Function<CudaRopeInPlace> {
 public:
     static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x, const torch::Tensor& cos,
-                                 const torch::Tensor& sin, int64_t rotated_heads) {
+                                 const torch::Tensor& sin, int64_t head_dim, int64_t rotated_heads) {
         const c10::DeviceGuard on(x.device());
-        check(cuda::rope_forward_in_place(rope_args(x, rotated_heads, cos, sin), x.data_ptr(),
+        const torch::Tensor heads = x.view({x.size(0), x.size(1), -1, head_dim});  // (B, T, H, D)
+        check(cuda::rope_forward_in_place(rope_args(heads, rotated_heads, cos, sin), x.data_ptr(),
                                           current_cuda_stream(x.device())));
         ctx->mark_dirty({x});
         ctx->save_for_backward({cos, sin});
+        ctx->saved_data["head_dim"] = head_dim;
         ctx->saved_data["rotated_heads"] = rotated_heads;
         return x;
     }
 
     static variable_list backward(AutogradContext* ctx, variable_list grads) {
         const auto saved = ctx->get_saved_variables();
-        const torch::Tensor g = grads[0].contiguous();
+        const torch::Tensor g = grads[0].contiguous();  // (B, T, H D)
         const c10::DeviceGuard on(g.device());
-        torch::Tensor dx = torch::empty(g.sizes(), g.options());  // (B, T, H, D)
-        check(cuda::rope_backward(rope_args(g, ctx->saved_data["rotated_heads"].toInt(), saved[0], saved[1]),
-                                  g.data_ptr(), dx.data_ptr(), current_cuda_stream(g.device())));
-        return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        const torch::Tensor heads = g.view({g.size(0), g.size(1), -1, ctx->saved_data["head_dim"].toInt()});
+        torch::Tensor dx = torch::empty(g.sizes(), g.options());  // (B, T, H D)
+        check(cuda::rope_backward(
+            rope_args(heads, ctx->saved_data["rotated_heads"].toInt(), saved[0], saved[1]), g.data_ptr(),
+            dx.data_ptr(), current_cuda_stream(g.device())));
+        return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 #endif
@@ -363,26 +369,27 @@ torch::Tensor fused_rope(const torch::Tensor& x, const torch::Tensor& cos, const
     return Rope::apply(x, cos, sin);
 }
 
-bool rope_in_place_fits(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+bool rope_in_place_fits(const torch::Tensor& x, int64_t head_dim, const torch::Tensor& cos,
+                        const torch::Tensor& sin) {
 #ifdef SLIPWAY_WITH_CUDA_KERNELS
-    return cuda_kernels_enabled(x.device()) && x.dim() == 4 && x.is_contiguous() && x.size(3) % 2 == 0 &&
-           cuda_element_type(x.scalar_type()) && cuda_element_type(cos.scalar_type()) &&
-           cos.scalar_type() == sin.scalar_type() && cos.device() == x.device() &&
-           sin.device() == x.device() && cos.is_contiguous() && sin.is_contiguous() &&
-           cos.sizes() == sin.sizes() && cos.size(-1) == x.size(3) &&
+    return cuda_kernels_enabled(x.device()) && x.dim() == 3 && x.is_contiguous() && head_dim > 0 &&
+           head_dim % 2 == 0 && x.size(2) % head_dim == 0 && cuda_element_type(x.scalar_type()) &&
+           cuda_element_type(cos.scalar_type()) && cos.scalar_type() == sin.scalar_type() &&
+           cos.device() == x.device() && sin.device() == x.device() && cos.is_contiguous() &&
+           sin.is_contiguous() && cos.sizes() == sin.sizes() && cos.size(-1) == head_dim &&
            (cos.dim() == 2 ? cos.size(0) == x.size(1)
                            : cos.dim() == 3 && cos.size(0) == x.size(0) && cos.size(1) == x.size(1));
 #else
-    (void)x, (void)cos, (void)sin;
+    (void)x, (void)head_dim, (void)cos, (void)sin;
     return false;
 #endif
 }
 
-torch::Tensor rope_in_place(const torch::Tensor& x, int64_t rotated_heads, const torch::Tensor& cos,
-                            const torch::Tensor& sin) {
-    TORCH_CHECK(rope_in_place_fits(x, cos, sin), "rope_in_place: no kernel for these tensors");
+torch::Tensor rope_in_place(const torch::Tensor& x, int64_t head_dim, int64_t rotated_heads,
+                            const torch::Tensor& cos, const torch::Tensor& sin) {
+    TORCH_CHECK(rope_in_place_fits(x, head_dim, cos, sin), "rope_in_place: no kernel for these tensors");
 #ifdef SLIPWAY_WITH_CUDA_KERNELS
-    return CudaRopeInPlace::apply(x, cos, sin, rotated_heads);
+    return CudaRopeInPlace::apply(x, cos, sin, head_dim, rotated_heads);
 #else
     (void)rotated_heads;
     return x;

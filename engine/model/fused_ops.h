@@ -33,11 +33,13 @@ torch::Tensor fused_swiglu_packed(const torch::Tensor& gate_up);
 // fp32 (the result is then fp32, as the op-by-op path promotes). Linear in x: saves only cos and sin.
 torch::Tensor fused_rope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
 
-// The rotation in place on the packed q|k|v product: x (B, T, H, D) contiguous, its first `rotated_heads`
-// heads rotated (in x's dtype, from fp32 math: what SDPA would be handed after autocast), the rest left.
-// Only where rope_in_place_fits; returns x.
-bool rope_in_place_fits(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
-torch::Tensor rope_in_place(const torch::Tensor& x, int64_t rotated_heads, const torch::Tensor& cos,
-                            const torch::Tensor& sin);
+// The rotation in place on the packed q|k|v product: x (B, T, H D) contiguous, heads of head_dim, its first
+// `rotated_heads` heads rotated (in x's dtype, from fp32 math: what SDPA would be handed after autocast), the
+// rest left. Hand in the product itself, not a view of it: autograd copies the gradient of a view's base
+// three times around an in-place op. Only where rope_in_place_fits; returns x.
+bool rope_in_place_fits(const torch::Tensor& x, int64_t head_dim, const torch::Tensor& cos,
+                        const torch::Tensor& sin);
+torch::Tensor rope_in_place(const torch::Tensor& x, int64_t head_dim, int64_t rotated_heads,
+                            const torch::Tensor& cos, const torch::Tensor& sin);
 
 }  // namespace slipway::model

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "model/adapted_linear.h"
 #include "model/checkpointing.h"
 #include "model/chunked_loss.h"
 #include "model/fused_ops.h"
@@ -128,26 +129,20 @@ public:
     }
 };
 
-// y + the adapters' terms of linear layers side by side, all adapted and without dropout, as two products:
-// h = x [A_1; A_2; ...]^T (N, sum r) and y + h blockdiag(s_i B_i)^T in one addmm (the sum is accumulated
-// with the product, in fp32 on GPUs). Replaces a pair of products, a scale, a cast and a zero block per
-// adapter, their concatenation and the add. Undefined where it does not apply (dropout draws per adapter).
-torch::Tensor add_joint_lora(const torch::Tensor& y, const torch::Tensor& x,
-                             std::initializer_list<LinearImpl*> layers) {
+// x W^T (+ b) + the adapters' terms for linear layers side by side, all adapted and without dropout, as one
+// adapted_linear over the joint weight: the stacked A's [A_1; A_2; ...] (sum r, C) and the block-diagonal
+// blockdiag(s_i B_i) (sum out, sum r). Undefined where it does not apply (dropout draws per adapter; a
+// trained base).
+torch::Tensor joint_adapted_linear(const torch::Tensor& x, const torch::Tensor& joint,
+                                   const torch::Tensor& bias, std::initializer_list<LinearImpl*> layers) {
+    if (!adapted_linear_applies(joint, bias)) return {};
     std::vector<torch::Tensor> a, b;
     for (LinearImpl* layer : layers) {
         if (!layer->has_lora() || layer->lora.dropout > 0) return {};
         a.push_back(layer->lora_A->weight);                          // (r_i, C)
         b.push_back(layer->lora_B->weight * layer->lora.scaling());  // (out_i, r_i)
     }
-    torch::Tensor a_joint = torch::cat(a), b_joint = torch::block_diag(b);  // (sum r, C), (sum out, sum r)
-    if (a_joint.scalar_type() != x.scalar_type() && !bf16_autocast_active(x.device().type())) {
-        a_joint = a_joint.to(x.scalar_type());  // fp32 adapters on a bf16 base, outside autocast
-        b_joint = b_joint.to(x.scalar_type());
-    }
-    const torch::Tensor h = torch::matmul(x, a_joint.t());  // (..., sum r)
-    const torch::Tensor y2 = y.reshape({-1, y.size(-1)});   // (N, sum out)
-    return torch::addmm(y2, h.reshape({-1, h.size(-1)}), b_joint.t()).view(y.sizes());
+    return adapted_linear(x, joint, bias, torch::cat(a), torch::block_diag(b));
 }
 
 // x W^T (+ b) for linear layers side by side: one product over their concatenated weights (the parameters
@@ -172,20 +167,21 @@ torch::Tensor joint_linear(const torch::Tensor& x, std::initializer_list<LinearI
     }
     const torch::Tensor joint = AdjacentRows::applies(weights) ? AdjacentRows::apply(at::TensorList(weights))
                                                                : torch::cat(weights);  // (sum outs, C)
-    torch::Tensor y;
+    torch::Tensor bias;
     if (biased) {
         std::vector<torch::Tensor> biases;  // (out) each; zeros for a layer without one
         for (LinearImpl* layer : layers)
             biases.push_back(layer->bias.defined() ? layer->bias
                                                    : torch::zeros({layer->out_features}, joint.options()));
-        // One linear as HF's F.linear: on GPUs the bias is added to the fp32 accumulator before the one
-        // rounding to bf16 (an add after the product would round twice: Qwen2's q/k/v biases showed it).
-        y = torch::linear(x, joint, torch::cat(biases));
-    } else {
-        y = torch::matmul(x, joint.t());
+        bias = torch::cat(biases);
     }
+    if (adapted) {
+        if (torch::Tensor fused = joint_adapted_linear(x, joint, bias, layers); fused.defined()) return fused;
+    }
+    // One linear as HF's F.linear: on GPUs the bias is added to the fp32 accumulator before the one rounding
+    // to bf16 (an add after the product would round twice: Qwen2's q/k/v biases showed it).
+    const torch::Tensor y = biased ? torch::linear(x, joint, bias) : torch::matmul(x, joint.t());
     if (!adapted) return y;
-    if (torch::Tensor fused = add_joint_lora(y, x, layers); fused.defined()) return fused;
     std::vector<torch::Tensor> deltas;  // in layer order, as separate forwards would draw their dropout
     for (LinearImpl* layer : layers) {
         std::vector<int64_t> shape = y.sizes().vec();
@@ -273,6 +269,8 @@ torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
         y = nf4_linear(x, nf4, nf4_compute_dtype);
         if (bias.defined()) y = y + bias.to(y.scalar_type());
     } else {
+        if (lora_A && lora.dropout == 0 && adapted_linear_applies(weight, bias))
+            return adapted_linear(x, weight, bias, lora_A->weight, lora_B->weight * lora.scaling());
         y = bias.defined() ? torch::linear(x, weight, bias) : torch::matmul(x, weight.t());
     }
     if (lora_A) y = y + lora_delta(x);
@@ -368,13 +366,15 @@ AttentionImpl::Heads AttentionImpl::project(const torch::Tensor& x, const torch:
                                             const torch::Tensor& sin) {
     const int64_t b = x.size(0), t = x.size(1);
     // q, k and v as one product, rotated together: fewer, larger ops.
-    torch::Tensor qkv = joint_linear(x, {q_proj.get(), k_proj.get(), v_proj.get()})
-                            .view({b, t, heads + 2 * kv_heads, head_dim});  // (B, T, H+2Hkv, D)
-    if (!q_norm && rope_in_place_fits(qkv, cos, sin)) {  // GPU kernels: q and k rotated where they lie
-        qkv = rope_in_place(qkv, heads + kv_heads, cos, sin);
-        const std::vector<torch::Tensor> q_k_v = qkv.split_with_sizes({heads, kv_heads, kv_heads}, 2);
+    torch::Tensor product =
+        joint_linear(x, {q_proj.get(), k_proj.get(), v_proj.get()});   // (B, T, (H+2Hkv) D)
+    if (!q_norm && rope_in_place_fits(product, head_dim, cos, sin)) {  // GPU kernels: rotated where they lie
+        product = rope_in_place(product, head_dim, heads + kv_heads, cos, sin);
+        const std::vector<torch::Tensor> q_k_v = product.view({b, t, heads + 2 * kv_heads, head_dim})
+                                                     .split_with_sizes({heads, kv_heads, kv_heads}, 2);
         return {q_k_v[0].transpose(1, 2), q_k_v[1].transpose(1, 2), q_k_v[2].transpose(1, 2)};
     }
+    const torch::Tensor qkv = product.view({b, t, heads + 2 * kv_heads, head_dim});  // (B, T, H+2Hkv, D)
     // Splits (not slices): their backward is one cat, not a zero-filled tensor per slice.
     const std::vector<torch::Tensor> qk_v = qkv.split_with_sizes({heads + kv_heads, kv_heads}, 2);
     torch::Tensor qk_in = qk_v[0];  // (B, T, H+Hkv, D)

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "remote/runlog/log_follower.h"
+#include "remote/slurm/sbatch_script.h"
 
 namespace slipway::remote {
 namespace {
@@ -29,10 +30,14 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
         if (callbacks.on_notice) callbacks.on_notice(text);
     };
     RunFollowOutcome outcome;
+    bool requeue_announced = false;  // the job's script said it puts the job back in the queue
     LogFollower follower(
         std::make_unique<SessionFileSource>(session, record.slurm_log()), [&](MllogStreamItem&& item) {
             if (item.kind == MllogLineKind::kEvent && item.event.key == mllog_key::kRunStop)
                 outcome.run_stop_status = item.event.metadata_string(mllog_field::kStatus).value_or("");
+            if (item.kind == MllogLineKind::kText &&
+                item.text.find(kRequeueAnnouncement) != std::string::npos)
+                requeue_announced = true;
             if (callbacks.on_line) callbacks.on_line(std::move(item));
         });
 
@@ -59,7 +64,9 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
     };
 
     std::string last_state;
-    bool ending = false;  // the job is over: one more read of the log, then stop
+    int ended_polls = 0;                     // polls in a row that saw the job ended
+    std::chrono::milliseconds ended_for{0};  // and the time they span
+    bool ending = false;                     // the job is over: one more read of the log, then stop
     while (true) {
         Result<PollResult> polled = follower.poll();
         if (!polled.ok()) {
@@ -86,8 +93,20 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
             if (callbacks.on_state) callbacks.on_state(*job);
         }
         if (is_terminal_state(job->state) || job->state == "UNKNOWN") {
-            ending = true;  // read what the job wrote before it ended
-            continue;
+            ++ended_polls;
+            if (requeue_announced ? ended_for >= options.requeue_wait
+                                  : ended_polls >= options.end_confirmations) {
+                ending = true;  // read what the job wrote before it ended
+                continue;
+            }
+            ended_for += options.interval;
+        } else {
+            if (ended_polls > 0)
+                notice("job " + record.job_id + " is " + job->state + " again (requeued): following it on");
+            // Back in the queue: a later end is the end, unless announced again.
+            if (ended_polls > 0 || job->state == "PENDING") requeue_announced = false;
+            ended_polls = 0;
+            ended_for = std::chrono::milliseconds{0};
         }
         sleep(options.interval);
     }

@@ -1,7 +1,8 @@
 // Following a submitted run to its end: its slurm-N.out through LogFollower (complete lines, MLLOG
 // parsed) and its Slurm state through SlurmClient, until the job is over. A lost connection (or a call
 // that times out) is retried with backoff for up to `outage_limit`, so a login node that reboots or a
-// flaky network does not end the watch; lines are neither lost nor repeated across the gap.
+// flaky network does not end the watch; lines are neither lost nor repeated across the gap. A job that is
+// requeued (after its time limit, or on a preemption) is followed on into its next run.
 #pragma once
 
 #include <chrono>
@@ -19,6 +20,12 @@ namespace slipway::remote {
 struct RunFollowOptions {
     std::chrono::milliseconds interval{2000};  // between polls
     std::chrono::seconds outage_limit{300};    // how long a lost connection is retried before giving up
+    // A job's end counts once Slurm has said it this many polls in a row: a job being requeued (by its
+    // script after the time limit, or by Slurm on a preemption) can look ended for a moment.
+    int end_confirmations = 2;
+    // After the log announced a requeue (sbatch_script.h's kRequeueAnnouncement), how long the job may stay
+    // ended before that end counts (the requeue was refused, or the job was cancelled meanwhile).
+    std::chrono::seconds requeue_wait{180};
     // How time passes (tests pass one that returns at once).
     std::function<void(std::chrono::milliseconds)> sleep;
 };

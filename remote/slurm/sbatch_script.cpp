@@ -227,7 +227,9 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
                "  if [ \"${SLURM_RESTART_COUNT:-0}\" -lt "
             << s.max_restarts
             << " ]; then\n"
-               "    echo \"slipway: requeueing job $SLURM_JOB_ID (restart $((${SLURM_RESTART_COUNT:-0} + 1)) "
+               "    echo \""
+            << kRequeueAnnouncement
+            << "$SLURM_JOB_ID (restart $((${SLURM_RESTART_COUNT:-0} + 1)) "
                "of at most "
             << s.max_restarts
             << ")\"\n"

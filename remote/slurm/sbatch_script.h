@@ -4,12 +4,17 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "contract/run_config.h"
 #include "contract/status.h"
 #include "remote/slurm/cluster_profile.h"
 
 namespace slipway::remote {
+
+// How the script's log line starts when, after the time limit's checkpoint, it puts its job back in the
+// queue: the job's end that follows is not the run's end (follow_run waits for the job to come back).
+inline constexpr std::string_view kRequeueAnnouncement = "slipway: requeueing job ";
 
 struct SbatchInputs {
     // Absolute remote folder of the run; the job starts there and writes slurm-%j.out there. Empty: the

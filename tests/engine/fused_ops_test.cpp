@@ -169,20 +169,27 @@ TEST_P(FusedOps, RopeInPlaceEqualsTheOpByOpPath) {
         const torch::Tensor angles = torch::rand({9, 3}, on) * 6;
         const torch::Tensor emb = torch::cat({angles, angles}, -1);  // (T, D)
         const torch::Tensor cos = emb.cos().to(table_dtype), sin = emb.sin().to(table_dtype);
-        if (!rope_in_place_fits(x0, cos, sin))
+        const int64_t head_dim = x0.size(3);
+        if (!rope_in_place_fits(x0.flatten(2), head_dim, cos, sin))
             GTEST_SKIP() << "no RoPE kernel here (CPU, or built without CUDA)";
-        torch::Tensor xa = x0.clone().requires_grad_(), xb = x0.clone().requires_grad_();
-        const torch::Tensor ya = rope_in_place(xa * 1, rotated, cos, sin);  // on a non-leaf, as in the model
-        const std::vector<torch::Tensor> parts = xb.split_with_sizes({rotated, 2}, 2);
-        const torch::Tensor yb = torch::cat({reference_rope(parts[0], cos, sin).to(dtype), parts[1]}, 2);
-        EXPECT_EQ(ya.scalar_type(), dtype);
-        // fp32 tables: the reference's fp32 ops rounded once, bit for bit; tables in bf16: one rounding
-        // where the reference rounds three times.
-        EXPECT_LE(relative(ya, yb), table_dtype == torch::kFloat32 ? 0.0 : tol);
-        const torch::Tensor g = torch::randn(ya.sizes(), on).to(dtype);
-        (ya * g).sum().backward();
-        (yb * g).sum().backward();
-        EXPECT_LE(relative(xa.grad(), xb.grad()), tol);
+        // On a non-leaf, as in the model: the product (B, T, H D) itself, the heads viewed after; and on a
+        // view of it (autograd then copies the gradient around the in-place op, with the same result).
+        for (const bool on_a_view : {false, true}) {
+            SCOPED_TRACE(on_a_view ? "on a view" : "on the product");
+            torch::Tensor xa = x0.clone().requires_grad_(), xb = x0.clone().requires_grad_();
+            const torch::Tensor product = on_a_view ? (xa * 1).flatten(2) : xa.flatten(2) * 1;
+            const torch::Tensor ya = rope_in_place(product, head_dim, rotated, cos, sin).view(x0.sizes());
+            const std::vector<torch::Tensor> parts = xb.split_with_sizes({rotated, 2}, 2);
+            const torch::Tensor yb = torch::cat({reference_rope(parts[0], cos, sin).to(dtype), parts[1]}, 2);
+            EXPECT_EQ(ya.scalar_type(), dtype);
+            // fp32 tables: the reference's fp32 ops rounded once, bit for bit; tables in bf16: one rounding
+            // where the reference rounds three times.
+            EXPECT_LE(relative(ya, yb), table_dtype == torch::kFloat32 ? 0.0 : tol);
+            const torch::Tensor g = torch::randn(ya.sizes(), on).to(dtype);
+            (ya * g).sum().backward();
+            (yb * g).sum().backward();
+            EXPECT_LE(relative(xa.grad(), xb.grad()), tol);
+        }
     }
 }
 

@@ -1,12 +1,14 @@
 // The joint products' adapters (llama.cpp's add_joint_lora: one product for the stacked A's of q|k|v or
 // gate|up, and one addmm of the block-diagonal B's into the base's output) against each adapter's own
 // forward, the path taken where dropout is set (here with the model in eval mode, so dropout is the
-// identity and both paths compute the same function): logits and every adapter gradient.
+// identity and both paths compute the same function): logits and every adapter gradient. And adapted_linear,
+// the autograd function under both, against its op-by-op formula.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
 
 #include "contract/run_config.h"
+#include "model/adapted_linear.h"
 #include "model/llama.h"
 #include "model/lora.h"
 #include "model/weights.h"
@@ -63,6 +65,53 @@ TEST(JointLora, EqualsEachAdapterOnItsOwn) {
         ++compared;
     }
     EXPECT_EQ(compared, 2 * 7 * 2);  // layers x targets x (A, B)
+}
+
+// y = x W^T + b + (x A^T) B^T with W and b frozen: the output, and the gradients of x, A and B, against the
+// same formula run op by op; fp32, and a bf16 base with fp32 adapters (the products in bf16, each gradient
+// in its input's dtype).
+TEST(JointLora, AdaptedLinearEqualsItsFormula) {
+    for (const torch::ScalarType base : {torch::kFloat32, torch::kBFloat16}) {
+        SCOPED_TRACE(c10::toString(base));
+        torch::manual_seed(5);
+        const torch::Tensor x0 = torch::randn({2, 7, 24}).to(base);  // (B, T, C)
+        const torch::Tensor w = torch::randn({13, 24}).to(base), bias = torch::randn({13}).to(base);
+        const torch::Tensor a0 = torch::randn({3, 24}) * 0.3, b0 = torch::randn({13, 3}) * 0.3;  // fp32
+        torch::Tensor xa = x0.clone().requires_grad_(), xb = x0.clone().requires_grad_();
+        torch::Tensor aa = a0.clone().requires_grad_(), ab = a0.clone().requires_grad_();
+        torch::Tensor ba = b0.clone().requires_grad_(), bb = b0.clone().requires_grad_();
+        ASSERT_TRUE(adapted_linear_applies(w, bias));
+        const torch::Tensor ya = adapted_linear(xa, w, bias, aa, ba);  // (B, T, 13)
+        const torch::Tensor yb =
+            torch::linear(xb, w, bias) + torch::matmul(torch::matmul(xb, ab.to(base).t()), bb.to(base).t());
+        EXPECT_FALSE(ya.is_view()) << "an in-place op on the output would copy its gradient";
+        EXPECT_EQ(ya.scalar_type(), base);
+        EXPECT_EQ(ya.sizes(), yb.sizes());
+        // fp32: rounding only. bf16: the reference rounds the base product and the adapter's term apart, the
+        // function once (their sum accumulated), so a few bf16 steps at most.
+        const double tol = base == torch::kFloat32 ? 1e-5 : 2e-2;
+        const auto relative = [](const torch::Tensor& p, const torch::Tensor& q) {
+            return ((p.to(torch::kFloat32) - q.to(torch::kFloat32)).abs().max() /
+                    q.to(torch::kFloat32).abs().max())
+                .item<double>();
+        };
+        EXPECT_LE(relative(ya, yb), tol);
+        const torch::Tensor g = torch::randn(ya.sizes()).to(base);
+        (ya.to(torch::kFloat32) * g.to(torch::kFloat32)).sum().backward();
+        (yb.to(torch::kFloat32) * g.to(torch::kFloat32)).sum().backward();
+        EXPECT_EQ(xa.grad().scalar_type(), base);
+        EXPECT_EQ(aa.grad().scalar_type(), torch::kFloat32);
+        EXPECT_LE(relative(xa.grad(), xb.grad()), tol);
+        EXPECT_LE(relative(aa.grad(), ab.grad()), tol);
+        EXPECT_LE(relative(ba.grad(), bb.grad()), tol);
+    }
+}
+
+TEST(JointLora, AdaptedLinearRefusesATrainedBase) {
+    const torch::Tensor w = torch::randn({4, 3}).requires_grad_();
+    EXPECT_FALSE(adapted_linear_applies(w, {}));
+    EXPECT_FALSE(adapted_linear_applies(w.detach(), torch::zeros({4}).requires_grad_()));
+    EXPECT_TRUE(adapted_linear_applies(w.detach(), {}));
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // Tests of follow_run over FakeSession: a job seen PENDING -> RUNNING -> COMPLETED while its log grows,
 // every line delivered once; an outage longer than the follower's own reconnects is ridden out with
-// backoff; one longer than the limit is an error; the outcome's success rule.
+// backoff; one longer than the limit is an error; the outcome's success rule; a job that looks ended for a
+// moment while it is requeued (after its time limit, or on a preemption) is followed into its next run.
 #include <gtest/gtest.h>
 
 #include "remote/deploy/run_follow.h"
+#include "remote/slurm/sbatch_script.h"
 #include "remote/ssh/fake_session.h"
 
 namespace slipway::remote {
@@ -201,6 +203,96 @@ TEST(RunFollow, JobSlurmForgotEndsWithTheLogsVerdict) {
     EXPECT_EQ(outcome->job.state, "UNKNOWN");
     EXPECT_EQ(outcome->run_stop_status, "success");
     EXPECT_TRUE(outcome->success());
+}
+
+// A job whose Slurm state follows a script, one entry per query (the last one repeats), each entry with the
+// log line the job wrote before it; scontrol repeats squeue's state once squeue lists the job as ended.
+struct StateScript {
+    explicit StateScript(FakeSession& s) : session(s) {}
+    FakeSession& session;
+    std::vector<std::pair<std::string, std::string>> script;  // {state, line written before it}
+    size_t queries = 0;
+    std::string state;
+
+    Result<ExecResult> operator()(const std::string& command) {
+        if (command.rfind("squeue", 0) == 0) {
+            const auto& [next, line] = script[std::min(queries, script.size() - 1)];
+            if (queries < script.size() && !line.empty())
+                session.append_file(kLog, line.back() == '\n' ? line : line + "\n");
+            ++queries;
+            state = next;
+            return ExecResult{"42|" + state + "|None|0:01|1|localhost\n", "", 0};
+        }
+        if (command.rfind("scontrol", 0) == 0)
+            return ExecResult{"JobId=42 JobName=r1\n   JobState=" + state + " Reason=None\n   ExitCode=0:0\n",
+                              "", 0};
+        return Status::Error("unexpected command " + command);
+    }
+};
+
+Result<RunFollowOutcome> follow_script(StateScript& job, Seen& seen, const RunFollowOptions& options) {
+    job.session.put_file(kLog, "slipway: job 42\n");
+    job.session.set_exec_handler([&job](const std::string& c) { return job(c); });
+    SlurmClient slurm(job.session);
+    return follow_run(job.session, slurm, record(), options, callbacks_for(seen));
+}
+
+// The script's own requeue after the time limit: the log says so, the job looks FAILED for a few polls
+// (longer than a plain end is confirmed), then it is PENDING, runs again and completes.
+TEST(RunFollow, FollowsARequeuedJobIntoItsNextRun) {
+    FakeSession session;
+    StateScript job(session);
+    const std::string announced = std::string(kRequeueAnnouncement) + "42 (restart 1 of at most 2)";
+    job.script = {
+        {"RUNNING", mllog("train_loss", 2.0, 1)},
+        {"RUNNING", announced},
+        {"FAILED", ""},
+        {"FAILED", ""},
+        {"FAILED", ""},
+        {"PENDING", ""},
+        {"RUNNING", "slipway: restart 1 of job 42: resuming from the newest checkpoint"},
+        {"RUNNING", mllog("train_loss", 1.0, 2)},
+        {"COMPLETED", "0: :::MLLOG {\"key\": \"run_stop\", \"metadata\": {\"status\": \"success\"}}"}};
+    Seen seen;
+    Result<RunFollowOutcome> outcome = follow_script(job, seen, options_for(seen));
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->job.state, "COMPLETED");
+    EXPECT_TRUE(outcome->success());
+    EXPECT_EQ(seen.states,
+              (std::vector<std::string>{"RUNNING", "FAILED", "PENDING", "RUNNING", "COMPLETED"}));
+    EXPECT_EQ(seen.lines.size(), 6u);  // the first line and every scripted one, once
+    ASSERT_FALSE(seen.notices.empty());
+    EXPECT_NE(seen.notices.back().find("PENDING again (requeued)"), std::string::npos) << seen.notices.back();
+}
+
+// Without an announcement (Slurm requeueing a preempted job) one poll's end is not taken for the run's.
+TEST(RunFollow, OnePollsEndIsConfirmedBeforeItCounts) {
+    FakeSession session;
+    StateScript job(session);
+    job.script = {{"RUNNING", ""}, {"PREEMPTED", ""}, {"PENDING", ""}, {"RUNNING", ""}, {"COMPLETED", ""}};
+    Seen seen;
+    Result<RunFollowOutcome> outcome = follow_script(job, seen, options_for(seen));
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->job.state, "COMPLETED");
+    EXPECT_EQ(job.queries, 6u);  // COMPLETED seen twice
+}
+
+// An announced requeue that never happens (refused, or the job cancelled meanwhile): the end counts after
+// requeue_wait.
+TEST(RunFollow, AnAnnouncedRequeueThatNeverComesEndsAfterTheWait) {
+    FakeSession session;
+    StateScript job(session);
+    job.script = {{"RUNNING", std::string(kRequeueAnnouncement) + "42 (restart 1 of at most 1)"},
+                  {"CANCELLED", ""}};
+    Seen seen;
+    RunFollowOptions options = options_for(seen);
+    options.requeue_wait = std::chrono::seconds(10);
+    Result<RunFollowOutcome> outcome = follow_script(job, seen, options);
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->job.state, "CANCELLED");
+    EXPECT_FALSE(outcome->success());
+    EXPECT_GE(seen.slept, std::chrono::seconds(10));
+    EXPECT_LE(seen.slept, std::chrono::seconds(12));
 }
 
 }  // namespace
