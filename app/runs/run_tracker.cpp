@@ -105,6 +105,7 @@ TrackedRun& RunTracker::add(RunSource source, const QString& name, RunState stat
     run.name = name;
     run.state = state;
     run.watch = RunWatch(options_.stall_factor, options_.stall_min_ms);
+    run.end_rule = remote::JobEndRule(options_.end_rule);
     return run;
 }
 
@@ -353,6 +354,8 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
         writer->append(run.store_id, std::move(rows), run.metrics, batch.offset);
     if (batch.offset > 0) run.log_offset = batch.offset;
     run.bad_lines += batch.bad_lines;
+    for (const QString& line : batch.lines)
+        run.end_rule.saw_log_line(line.toStdString());  // a requeue the job's script announces
 
     if (run.loading && !batch.behind && !batch.missing) {
         if (batch.finished) {

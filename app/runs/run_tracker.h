@@ -27,6 +27,7 @@
 #include "monitor/follow_service.h"
 #include "monitor/run_metrics.h"
 #include "monitor/run_watch.h"
+#include "remote/deploy/job_end_rule.h"
 #include "runs/run_state.h"
 
 namespace slipway::app {
@@ -67,10 +68,12 @@ struct TrackedRun {
     bool cancellable = false;
 
     // Internal bookkeeping (the tracker's; shown for tests).
-    int follow_id = 0;         // FollowService id (local files) or the session's follow id; 0: none
-    int submit_request = 0;    // the session's submit request while it is under way
-    bool state_asked = false;  // a job_state request is on its way
-    QString last_poll_error;   // shown once, not at every poll
+    int follow_id = 0;            // FollowService id (local files) or the session's follow id; 0: none
+    int submit_request = 0;       // the session's submit request while it is under way
+    bool state_asked = false;     // a job_state request is on its way
+    remote::JobEndRule end_rule;  // when Slurm's ended-looking word is the run's end (not a requeue)
+    int64_t state_answer_ms = 0;  // when Slurm's last word on the job came (ms since the epoch); 0: none
+    QString last_poll_error;      // shown once, not at every poll
 };
 
 class RunTracker : public QObject {
@@ -87,6 +90,8 @@ public:
         int job_poll_ms = 10'000;      // Slurm state of live cluster runs (one timer for all)
         int after_run_stop_ms = 1500;  // ask Slurm this soon after the log's run_stop
         int store_watch_ms = 2000;     // how often rows written by another process are looked for
+        // When an ended-looking Slurm state is the run's end (a requeued job looks ended for a moment).
+        remote::JobEndRule::Options end_rule;
     };
 
     // None owned; `store` and `sessions` may be null (nothing stored / no clusters).

@@ -4,6 +4,7 @@
 // by attach() and dispatched here by request, follow and job id.
 #include <QDateTime>
 #include <QFileInfo>
+#include <QTimer>
 
 #include "clusters/cluster_session.h"
 #include "contract/mllog_keys.h"
@@ -185,8 +186,23 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
         // Slurm forgot the job: the log's run_stop is the best word left.
         if (state == RunState::kUnknown && run.metrics.status == run_stop_status::kSuccess)
             state = RunState::kCompleted;
+        const int64_t now = QDateTime::currentMSecsSinceEpoch();
+        const auto since_last =
+            std::chrono::milliseconds(run.state_answer_ms > 0 ? now - run.state_answer_ms : 0);
+        run.state_answer_ms = now;
+        const remote::JobEndRule::Verdict verdict = run.end_rule.saw_state(word.toStdString(), since_last);
+        if (verdict == remote::JobEndRule::Verdict::kBack)
+            emit message(tr("Job %1 is %2 again (requeued): following it on").arg(job_id, word));
         if (!is_terminal(state)) {
             set_state(run, state, detail, word, /*from_poller=*/true);
+            continue;
+        }
+        if (verdict != remote::JobEndRule::Verdict::kEnded) {
+            // Ended-looking, not counted yet (a requeue may follow): asked again once it could count.
+            const int key = run.key;
+            QTimer::singleShot(static_cast<int>(options_.end_rule.settle.count()), this, [this, key] {
+                if (TrackedRun* r = find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
+            });
             continue;
         }
         if (is_terminal(run.state)) continue;

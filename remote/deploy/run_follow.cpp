@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "remote/runlog/log_follower.h"
-#include "remote/slurm/sbatch_script.h"
 
 namespace slipway::remote {
 namespace {
@@ -24,20 +23,24 @@ bool RunFollowOutcome::success() const {
 
 Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const RunRecord& record,
                                     const RunFollowOptions& options, const RunFollowCallbacks& callbacks) {
-    const auto sleep =
-        options.sleep ? options.sleep : [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+    std::chrono::milliseconds since_state{0};  // slept since the last state poll
+    const auto sleep = [&options, &since_state](std::chrono::milliseconds d) {
+        since_state += d;
+        if (options.sleep)
+            options.sleep(d);
+        else
+            std::this_thread::sleep_for(d);
+    };
     auto notice = [&](const std::string& text) {
         if (callbacks.on_notice) callbacks.on_notice(text);
     };
     RunFollowOutcome outcome;
-    bool requeue_announced = false;  // the job's script said it puts the job back in the queue
+    JobEndRule end_rule(options.end_rule);
     LogFollower follower(
         std::make_unique<SessionFileSource>(session, record.slurm_log()), [&](MllogStreamItem&& item) {
             if (item.kind == MllogLineKind::kEvent && item.event.key == mllog_key::kRunStop)
                 outcome.run_stop_status = item.event.metadata_string(mllog_field::kStatus).value_or("");
-            if (item.kind == MllogLineKind::kText &&
-                item.text.find(kRequeueAnnouncement) != std::string::npos)
-                requeue_announced = true;
+            if (item.kind == MllogLineKind::kText) end_rule.saw_log_line(item.text);
             if (callbacks.on_line) callbacks.on_line(std::move(item));
         });
 
@@ -64,9 +67,7 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
     };
 
     std::string last_state;
-    int ended_polls = 0;                     // polls in a row that saw the job ended
-    std::chrono::milliseconds ended_for{0};  // and the time they span
-    bool ending = false;                     // the job is over: one more read of the log, then stop
+    bool ending = false;  // the job is over: one more read of the log, then stop
     while (true) {
         Result<PollResult> polled = follower.poll();
         if (!polled.ok()) {
@@ -92,22 +93,14 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
             last_state = job->state;
             if (callbacks.on_state) callbacks.on_state(*job);
         }
-        if (is_terminal_state(job->state) || job->state == "UNKNOWN") {
-            ++ended_polls;
-            if (requeue_announced ? ended_for >= options.requeue_wait
-                                  : ended_polls >= options.end_confirmations) {
-                ending = true;  // read what the job wrote before it ended
-                continue;
-            }
-            ended_for += options.interval;
-        } else {
-            if (ended_polls > 0)
-                notice("job " + record.job_id + " is " + job->state + " again (requeued): following it on");
-            // Back in the queue: a later end is the end, unless announced again.
-            if (ended_polls > 0 || job->state == "PENDING") requeue_announced = false;
-            ended_polls = 0;
-            ended_for = std::chrono::milliseconds{0};
+        const JobEndRule::Verdict verdict = end_rule.saw_state(job->state, since_state);
+        since_state = std::chrono::milliseconds{0};
+        if (verdict == JobEndRule::Verdict::kEnded) {
+            ending = true;  // read what the job wrote before it ended
+            continue;
         }
+        if (verdict == JobEndRule::Verdict::kBack)
+            notice("job " + record.job_id + " is " + job->state + " again (requeued): following it on");
         sleep(options.interval);
     }
 }

@@ -11,6 +11,7 @@
 
 #include "contract/mllog_stream.h"
 #include "contract/status.h"
+#include "remote/deploy/job_end_rule.h"
 #include "remote/deploy/run_record.h"
 #include "remote/slurm/slurm_client.h"
 #include "remote/ssh/session.h"
@@ -20,12 +21,8 @@ namespace slipway::remote {
 struct RunFollowOptions {
     std::chrono::milliseconds interval{2000};  // between polls
     std::chrono::seconds outage_limit{300};    // how long a lost connection is retried before giving up
-    // A job's end counts once Slurm has said it this many polls in a row: a job being requeued (by its
-    // script after the time limit, or by Slurm on a preemption) can look ended for a moment.
-    int end_confirmations = 2;
-    // After the log announced a requeue (sbatch_script.h's kRequeueAnnouncement), how long the job may stay
-    // ended before that end counts (the requeue was refused, or the job was cancelled meanwhile).
-    std::chrono::seconds requeue_wait{180};
+    // When an ended-looking job is the run's end (a job being requeued looks ended for a moment).
+    JobEndRule::Options end_rule;
     // How time passes (tests pass one that returns at once).
     std::function<void(std::chrono::milliseconds)> sleep;
 };

@@ -1,14 +1,16 @@
 // Headless tests of the RunTracker's cluster half over a FakeCluster (tests/app/fake_cluster.h): the whole
 // life of a Slurm run without a window (submit, pending, running, then completed / failed / cancelled /
-// timed out), a refused submission, a refused scancel, a dropped connection shared by three runs, and an
-// edited profile whose runs keep being followed. The same lifecycle on the real local Slurm is in
-// gui_cluster_tests (remote_run_cluster_test.cpp).
+// timed out), a refused submission, a refused scancel, a dropped connection shared by three runs, an
+// edited profile whose runs keep being followed, and a job that looks ended while it is requeued. The same
+// lifecycle on the real local Slurm is in gui_cluster_tests (remote_run_cluster_test.cpp).
 #include <gtest/gtest.h>
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 
 #include "fake_cluster.h"
 #include "history/run_history.h"
+#include "remote/slurm/sbatch_script.h"
 #include "runs/cluster_sessions.h"
 #include "runs/run_tracker.h"
 #include "test_util.h"
@@ -48,6 +50,7 @@ protected:
         options.engine_binary = testing_util::fake_engine();  // uploaded as the engine: any file will do
         options.job_poll_ms = 50;
         options.after_run_stop_ms = 10;
+        options.end_rule.settle = std::chrono::milliseconds(300);
         tracker_ = std::make_unique<RunTracker>(store_.get(), &follow_, &sessions_, options);
         QObject::connect(tracker_.get(), &RunTracker::alert,
                          [this](int key, const RunAlert& a) { alerts_.emplace_back(key, a); });
@@ -261,6 +264,45 @@ TEST_F(RunTrackerCluster, AJobSlurmForgotIsUnknownUnlessItsLogSaysSuccess) {
     cluster_.set_job(job(done), "");
     ASSERT_TRUE(reaches(lost, RunState::kUnknown));
     ASSERT_TRUE(reaches(done, RunState::kCompleted));
+}
+
+// The script's own requeue after the time limit (its log says so): FAILED for longer than an end takes to
+// count is not the end; the job is PENDING again, runs and completes, and the run with it.
+TEST_F(RunTrackerCluster, ARequeuedJobIsFollowedIntoItsNextRun) {
+    const int key = submit();
+    cluster_.set_job(job(key), "RUNNING");
+    ASSERT_TRUE(reaches(key, RunState::kRunning));
+    cluster_.append_log(log(key), mllog_line("train_loss", 3.0, 1, 8) + kAborted +
+                                      std::string(remote::kRequeueAnnouncement) + job(key) +
+                                      " (restart 1 of at most 2)\n");
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->end_rule.requeue_announced(); }));
+    cluster_.set_job(job(key), "FAILED");
+    // Far past the settle (300 ms): still not ended, Slurm asked again and again.
+    EXPECT_FALSE(wait_until([&] { return is_terminal(tracker_->run(key)->state); }, 1500));
+    cluster_.set_job(job(key), "PENDING");
+    ASSERT_TRUE(wait_until([&] { return messages_.join('\n').contains("again (requeued)"); }))
+        << messages_.join('\n').toStdString();
+    cluster_.set_job(job(key), "RUNNING");
+    cluster_.append_log(log(key), mllog_line("train_loss", 2.0, 2, 16) + kRunStop);
+    // The next run's lines are still followed.
+    ASSERT_TRUE(
+        wait_until([&] { return tracker_->run(key)->metrics.points(Metric::kTrainLoss).size() == 2; }));
+    cluster_.set_job(job(key), "COMPLETED");
+    ASSERT_TRUE(reaches(key, RunState::kCompleted));
+}
+
+// Without an announcement (Slurm may requeue a preempted job) an end counts only once it has stayed for the
+// settle; then with Slurm's word.
+TEST_F(RunTrackerCluster, AnEndCountsOnceItStays) {
+    const int key = submit();
+    cluster_.set_job(job(key), "RUNNING");
+    ASSERT_TRUE(reaches(key, RunState::kRunning));
+    QElapsedTimer seen;
+    seen.start();
+    cluster_.set_job(job(key), "PREEMPTED");
+    ASSERT_TRUE(reaches(key, RunState::kFailed));
+    EXPECT_GE(seen.elapsed(), 250);  // the settle (300 ms), less a poll's slack
+    EXPECT_EQ(tracker_->run(key)->slurm_state, "PREEMPTED");
 }
 
 }  // namespace

@@ -31,16 +31,23 @@ job_field() {  # JOB_ID FIELD: a field of scontrol show job (empty once the job 
   scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
 }
 # A requeued job waits for its begin time (Slurm holds it for about two minutes after a requeue, and sets it
-# again once a failed run's cleanup ends); moved to now whenever the job pends, until it completed, was
-# cancelled or timed out (a failed job may still be requeued), so each restart costs seconds, not minutes.
+# again once a failed run's cleanup ends); moved to now once the job has pended for 2 s, until it completed,
+# was cancelled or timed out (a failed job may still be requeued), so each restart costs seconds, not
+# minutes. Not at once: a job started in the second its old run's credential was revoked is killed as
+# "non-startable" (Job credential revoked) and ends FAILED for good.
 nudgers=()
 start_now_when_pending() {  # JOB_ID
   local job=$1
   (
+    pending=0
     for _ in $(seq 1500); do
       case "$(job_field "$job" JobState)" in
-      PENDING) scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 || true ;;
+      PENDING)
+        pending=$((pending + 1))
+        if [ "$pending" -ge 10 ]; then scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 || true; fi
+        ;;
       COMPLETED | CANCELLED | TIMEOUT | "") exit 0 ;;
+      *) pending=0 ;;
       esac
       sleep 0.2
     done

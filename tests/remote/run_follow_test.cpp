@@ -237,8 +237,8 @@ Result<RunFollowOutcome> follow_script(StateScript& job, Seen& seen, const RunFo
     return follow_run(job.session, slurm, record(), options, callbacks_for(seen));
 }
 
-// The script's own requeue after the time limit: the log says so, the job looks FAILED for a few polls
-// (longer than a plain end is confirmed), then it is PENDING, runs again and completes.
+// The script's own requeue after the time limit: the log says so, the job looks FAILED for a while
+// (longer than a plain end takes to count), then it is PENDING, runs again and completes.
 TEST(RunFollow, FollowsARequeuedJobIntoItsNextRun) {
     FakeSession session;
     StateScript job(session);
@@ -249,6 +249,11 @@ TEST(RunFollow, FollowsARequeuedJobIntoItsNextRun) {
         {"FAILED", ""},
         {"FAILED", ""},
         {"FAILED", ""},
+        {"FAILED", ""},
+        {"FAILED", ""},
+        {"FAILED", ""},
+        {"FAILED", ""},
+        {"FAILED", ""},  // 8 s: past end_settle
         {"PENDING", ""},
         {"RUNNING", "slipway: restart 1 of job 42: resuming from the newest checkpoint"},
         {"RUNNING", mllog("train_loss", 1.0, 2)},
@@ -265,7 +270,7 @@ TEST(RunFollow, FollowsARequeuedJobIntoItsNextRun) {
     EXPECT_NE(seen.notices.back().find("PENDING again (requeued)"), std::string::npos) << seen.notices.back();
 }
 
-// Without an announcement (Slurm requeueing a preempted job) one poll's end is not taken for the run's.
+// Without an announcement (Slurm requeueing a preempted job) an end seen for a moment is not the run's.
 TEST(RunFollow, OnePollsEndIsConfirmedBeforeItCounts) {
     FakeSession session;
     StateScript job(session);
@@ -274,7 +279,7 @@ TEST(RunFollow, OnePollsEndIsConfirmedBeforeItCounts) {
     Result<RunFollowOutcome> outcome = follow_script(job, seen, options_for(seen));
     ASSERT_TRUE(outcome.ok()) << outcome.error();
     EXPECT_EQ(outcome->job.state, "COMPLETED");
-    EXPECT_EQ(job.queries, 6u);  // COMPLETED seen twice
+    EXPECT_EQ(job.queries, 10u);  // COMPLETED from the 5th query, counted once seen for 5 s (1 s polls)
 }
 
 // An announced requeue that never happens (refused, or the job cancelled meanwhile): the end counts after
@@ -286,7 +291,7 @@ TEST(RunFollow, AnAnnouncedRequeueThatNeverComesEndsAfterTheWait) {
                   {"CANCELLED", ""}};
     Seen seen;
     RunFollowOptions options = options_for(seen);
-    options.requeue_wait = std::chrono::seconds(10);
+    options.end_rule.requeue_wait = std::chrono::seconds(10);
     Result<RunFollowOutcome> outcome = follow_script(job, seen, options);
     ASSERT_TRUE(outcome.ok()) << outcome.error();
     EXPECT_EQ(outcome->job.state, "CANCELLED");
