@@ -3634,6 +3634,11 @@ Model config: %1</source>
         <translation>Задача %1: %2</translation>
     </message>
     <message>
+        <location line="+23"/>
+        <source>Job %1 is %2 again (requeued): following it on</source>
+        <translation>Задача %1 снова в состоянии %2 (перезапущена): продолжаем следить</translation>
+    </message>
+    <message>
         <location line="+39"/>
         <source>Cancelling job %1 failed: %2</source>
         <translation>Не удалось отменить задачу %1: %2</translation>
