@@ -260,6 +260,11 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
                 out << "nodes " << describe_node_ranks(*nodes) << std::endl;
             return;
         }
+        if (e.key == mllog_key::kNodeSteps) {  // which node is behind
+            if (const auto steps = node_steps_from_json(e.value))
+                out << "node_steps " << describe_node_steps(*steps) << std::endl;
+            return;
+        }
         if (e.key == mllog_key::kRunStop) {
             if (const auto it = e.metadata.find(mllog_field::kLostNodes);
                 it != e.metadata.end() && it->is_array() && !it->empty())

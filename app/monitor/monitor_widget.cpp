@@ -371,6 +371,9 @@ void MonitorWidget::update_status() {
     if (!m.resumes.empty()) parts << tr("restarts: %1").arg(m.resumes.size());
     if (m.nodes.size() > 1)
         parts << tr("nodes: %1").arg(QString::fromStdString(describe_node_ranks(m.nodes)).toHtmlEscaped());
+    if (!m.node_steps.empty() && !m.run_stop_ms)  // while it trains: which node is behind
+        parts << tr("heartbeats: %1")
+                     .arg(QString::fromStdString(describe_node_steps(m.node_steps)).toHtmlEscaped());
     if (!m.lost_nodes.empty()) {
         QStringList lost;
         for (const std::string& node : m.lost_nodes)

@@ -129,6 +129,11 @@ std::optional<Metric> RunMetrics::add(const MllogEvent& event) {
             nodes = std::move(*parsed);
         return std::nullopt;
     }
+    if (key == mllog_key::kNodeSteps) {
+        if (std::optional<std::vector<NodeStep>> parsed = node_steps_from_json(event.value))
+            node_steps = std::move(*parsed);
+        return std::nullopt;
+    }
     if (key == mllog_key::kSubmissionBenchmark && event.value.is_string()) {
         benchmark = event.value.get<std::string>();
         if (!target) target = mlperf_target(benchmark, &target_higher_is_better);

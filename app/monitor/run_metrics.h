@@ -84,6 +84,8 @@ struct RunMetrics {
     // the run lost (run_stop's "lost_nodes"; a resume clears them).
     std::vector<NodeRanks> nodes;
     std::vector<std::string> lost_nodes;
+    // Each node's last heartbeat step (the engine's "node_steps", runs on several nodes; now and then).
+    std::vector<NodeStep> node_steps;
 
     // Folds one event in (eval_task points go to task_series). Returns the metric a point was added to, if
     // any. Points whose value is not a number are skipped; points without samples_count are kept (drawn

@@ -37,10 +37,12 @@ inline constexpr std::string_view kSubmissionDivision = "submission_division";
 inline constexpr std::string_view kSubmissionStatus = "submission_status";
 inline constexpr std::string_view kSubmissionPlatform = "submission_platform";
 
-// Where a restarted job resumed (value: the step; metadata: checkpoint, restart) and which ranks run on
-// which node (value: {"node": [ranks]}, engine/contract/node_ranks.h).
+// Where a restarted job resumed (value: the step; metadata: checkpoint, restart), which ranks run on which
+// node (value: {"node": [ranks]}) and, now and then while a run on several nodes trains, each node's last
+// heartbeat step (value: {"node": step or null}; engine/contract/node_ranks.h).
 inline constexpr std::string_view kResume = "resume";
 inline constexpr std::string_view kNodeRanks = "node_ranks";
+inline constexpr std::string_view kNodeSteps = "node_steps";
 
 // Points of the curves, each with metadata samples_count and step_num.
 inline constexpr std::string_view kTrainLoss = "train_loss";

@@ -1,6 +1,8 @@
 // node_ranks.h: the node list of a run, grouped, described and carried in MLLOG.
 #include "contract/node_ranks.h"
 
+#include <algorithm>
+
 namespace slipway {
 
 std::vector<NodeRanks> group_ranks_by_node(const std::vector<std::string>& hosts) {
@@ -56,6 +58,66 @@ std::optional<std::vector<NodeRanks>> node_ranks_from_json(const MllogJson& valu
         nodes.push_back(std::move(n));
     }
     return nodes;
+}
+
+std::vector<NodeStep> node_steps(const std::vector<NodeRanks>& nodes,
+                                 const std::vector<std::optional<int64_t>>& rank_steps) {
+    std::vector<NodeStep> steps;
+    for (const NodeRanks& n : nodes) {
+        NodeStep s{n.node, std::nullopt};
+        bool known = !n.ranks.empty();
+        for (const int64_t r : n.ranks) {
+            const auto index = static_cast<size_t>(r);
+            if (index >= rank_steps.size() || !rank_steps[index]) {
+                known = false;
+                break;
+            }
+            s.step = s.step ? std::min(*s.step, *rank_steps[index]) : *rank_steps[index];
+        }
+        if (!known) s.step.reset();
+        steps.push_back(std::move(s));
+    }
+    return steps;
+}
+
+MllogJson node_steps_json(const std::vector<NodeStep>& steps) {
+    MllogJson value = MllogJson::object();
+    for (const NodeStep& s : steps)
+        value[s.node] = s.step ? MllogJson(*s.step) : MllogJson(nullptr);
+    return value;
+}
+
+std::optional<std::vector<NodeStep>> node_steps_from_json(const MllogJson& value) {
+    if (!value.is_object()) return std::nullopt;
+    std::vector<NodeStep> steps;
+    for (const auto& [node, step] : value.items()) {
+        if (node.empty()) return std::nullopt;
+        if (step.is_null()) {
+            steps.push_back({node, std::nullopt});
+        } else if (step.is_number_integer() && step.get<int64_t>() >= 0) {
+            steps.push_back({node, step.get<int64_t>()});
+        } else {
+            return std::nullopt;
+        }
+    }
+    return steps;
+}
+
+std::string describe_node_steps(const std::vector<NodeStep>& steps) {
+    std::optional<int64_t> lead;
+    for (const NodeStep& s : steps)
+        if (s.step) lead = lead ? std::max(*lead, *s.step) : *s.step;
+    std::string text;
+    for (const NodeStep& s : steps) {
+        text += (text.empty() ? "" : ", ") + s.node;
+        if (!s.step) {
+            text += " no heartbeat";
+            continue;
+        }
+        text += " step " + std::to_string(*s.step);
+        if (*lead > *s.step) text += " (" + std::to_string(*lead - *s.step) + " behind)";
+    }
+    return text;
 }
 
 }  // namespace slipway

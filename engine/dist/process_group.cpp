@@ -374,6 +374,16 @@ void DistContext::mark_progress(int64_t step, StepPoint point) {
     heartbeat_->set_progress(3 * step + static_cast<int64_t>(point));
 }
 
+std::vector<std::optional<int64_t>> DistContext::heartbeat_steps(std::chrono::milliseconds limit) {
+    std::vector<std::optional<int64_t>> steps;
+    for (int64_t r = 0; r < env_.world_size; ++r) {
+        const std::optional<int64_t> progress = heartbeat_ ? heartbeat_->progress_of(r, limit) : std::nullopt;
+        steps.push_back(progress ? std::optional<int64_t>(*progress / 3)
+                                 : std::nullopt);  // see mark_progress
+    }
+    return steps;
+}
+
 namespace {
 
 std::string gave_up_key(int64_t rank) {

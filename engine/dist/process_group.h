@@ -85,6 +85,9 @@ public:
     // others' progress has a hung training thread, and the failure message names it.
     enum class StepPoint { kStart = 0, kSyncBackward = 1, kStepEnd = 2 };
     void mark_progress(int64_t step, StepPoint point);
+    // Every rank's step as its heartbeat last published it (nullopt: none yet, or the store did not answer
+    // within `limit` per rank). Reads the store: for rank 0 now and then, not every step.
+    std::vector<std::optional<int64_t>> heartbeat_steps(std::chrono::milliseconds limit);
 
     // After a collective threw: which rank the run lost and how — no heartbeat (killed, frozen, dead
     // node), or beating with a training thread stuck behind the others — the step, and what the

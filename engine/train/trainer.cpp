@@ -169,6 +169,8 @@ private:
     // Every rank writes its shards into rank 0's temporary folder; rank 0 completes it.
     Status sharded_checkpoint(int64_t done);
     void log_hyperparameters();
+    // A run on several nodes: each node's heartbeat step, on rank 0, at most every node_steps_interval_s.
+    void log_node_steps(const nlohmann::ordered_json& at);
     // `lost_ranks`: the ranks the run lost, named with their nodes in run_stop's metadata.
     void log_run_stop_failed(const std::string& message, const std::vector<int64_t>& lost_ranks = {});
     // A failed append to <output_dir>/mllog.txt (a full disk) is said once, when first seen.
@@ -204,6 +206,8 @@ private:
     int64_t current_step_ = 0;
     bool target_reached_ = false;
     bool mllog_copy_failure_reported_ = false;
+    std::optional<Clock::time_point> last_node_steps_;
+    bool last_node_steps_complete_ = false;  // every node had a heartbeat step in the last node_steps
     EvalResult last_eval_;
     int64_t last_eval_step_ = -1;
     TrainReport report_;
@@ -600,6 +604,22 @@ Status TrainingRun::resume() {
     return Status::Ok();
 }
 
+void TrainingRun::log_node_steps(const nlohmann::ordered_json& at) {
+    if (!dist_ || dist_->rank() != 0) return;
+    const std::vector<NodeRanks> nodes = group_ranks_by_node(dist_->hosts());
+    if (nodes.size() < 2) return;
+    const auto now = Clock::now();
+    // Soon again while a node has not reported yet (the first steps), else at the interval.
+    const double interval = last_node_steps_complete_ ? options_.node_steps_interval_s : 1.0;
+    if (last_node_steps_ && std::chrono::duration<double>(now - *last_node_steps_).count() < interval) return;
+    last_node_steps_ = now;
+    const std::vector<NodeStep> steps =
+        node_steps(nodes, dist_->heartbeat_steps(std::chrono::milliseconds(1000)));
+    last_node_steps_complete_ =
+        std::all_of(steps.begin(), steps.end(), [](const NodeStep& s) { return s.step.has_value(); });
+    log_->point_in_time(mllog_key::kNodeSteps, node_steps_json(steps), at);
+}
+
 void TrainingRun::log_hyperparameters() {
     if (dist_)
         log_->point_in_time(mllog_key::kNodeRanks, node_ranks_json(group_ranks_by_node(dist_->hosts())));
@@ -891,6 +911,7 @@ Result<TrainReport> TrainingRun::loop() {
             log_->point_in_time(mllog_key::kLearningRate, lr, at);
             log_->point_in_time(mllog_key::kGradNorm, grad_norm, at);
             log_->point_in_time(mllog_key::kTokensPerSecond, tokens_per_second, at);
+            log_node_steps(at);
             warn_once_if_mllog_copy_failed();
             if (std::chrono::duration<double>(now - last_progress).count() >= options_.progress_interval_s ||
                 done == total_steps_) {

@@ -19,8 +19,11 @@ struct TrainOptions {
     int threads = 0;                 // torch intra-op threads (0 = all cores)
     std::string engine_version;      // written into run.json
     double progress_interval_s = 1;  // at most one progress line a second
-    int64_t stop_after_steps = 0;    // test seam: stop (as if killed) after this many steps; 0 = off
-    dist::DistEnv dist_env;          // this process's rank; world_size 1 = a single process
+    // A run on several nodes: rank 0 logs each node's heartbeat step ("node_steps") at the first logged step,
+    // then at most this often (every second while a node has not reported one).
+    double node_steps_interval_s = 10;
+    int64_t stop_after_steps = 0;  // test seam: stop (as if killed) after this many steps; 0 = off
+    dist::DistEnv dist_env;        // this process's rank; world_size 1 = a single process
     // Set by a SIGTERM handler (scancel, Slurm's time limit): all ranks stop after the current step, rank 0
     // saves a checkpoint and logs run_stop with status aborted.
     const std::atomic<bool>* stop_requested = nullptr;

@@ -2893,6 +2893,11 @@
         <translation>узлы: %1</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>heartbeats: %1</source>
+        <translation>пульс узлов: %1</translation>
+    </message>
+    <message>
         <location line="+1"/>
         <source>lost: %1</source>
         <translation>потеряны: %1</translation>

@@ -106,6 +106,29 @@ TEST(MonitorWidget, ACrossNodeRunShowsItsNodes) {
     EXPECT_FALSE(monitor.status_text().contains(QStringLiteral("lost:"))) << "the resumed run completed";
 }
 
+// A cross-node run still training: the status line says each node's last heartbeat step, and which is behind.
+TEST(MonitorWidget, ACrossNodeRunInTrainingShowsWhichNodeIsBehind) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("slurm-7.out"));
+    QFile log(path);
+    ASSERT_TRUE(log.open(QIODevice::WriteOnly));
+    log.write(
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+        "\"node_ranks\", \"value\": {\"node1\": [0, 1], \"node2\": [2, 3]}, \"metadata\": {}}\n");
+    log.write(testing_util::mllog_line("train_loss", 2.5, 52, 416).c_str());
+    log.write(
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+        "\"node_steps\", \"value\": {\"node1\": 52, \"node2\": 49}, \"metadata\": {\"step_num\": 52}}\n");
+    log.close();
+    FollowService follow;
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
+    open_and_wait(monitor, path);
+    EXPECT_TRUE(
+        monitor.status_text().contains(QStringLiteral("heartbeats: node1 step 52, node2 step 49 (3 behind)")))
+        << monitor.status_text().toStdString();
+}
+
 TEST(MonitorWidget, ARequeuedRunIsOneCurveWithItsResumeMarked) {
     FollowService follow;
     RunTracker tracker(nullptr, &follow, nullptr, {});

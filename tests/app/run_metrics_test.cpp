@@ -244,6 +244,23 @@ TEST(RunMetrics, ANodeLostMidRunIsNamedUntilTheJobResumes) {
     EXPECT_EQ(failed.nodes.size(), 2u);
 }
 
+// While a run on several nodes trains, the engine's node_steps say which node is behind; the last one counts,
+// and a value of another shape is not half-read.
+TEST(RunMetrics, NodeStepsKeepTheLastHeartbeatOfEachNode) {
+    RunMetrics m;
+    MllogEvent e;
+    e.key = "node_steps";
+    e.value = MllogJson::parse(R"({"node1": 40, "node2": 40})");
+    m.add(e);
+    e.value = MllogJson::parse(R"({"node1": 52, "node2": 49})");
+    m.add(e);
+    ASSERT_EQ(m.node_steps.size(), 2u);
+    EXPECT_EQ(describe_node_steps(m.node_steps), "node1 step 52, node2 step 49 (3 behind)");
+    e.value = MllogJson::parse(R"({"node1": "52"})");
+    m.add(e);
+    EXPECT_EQ(m.node_steps.size(), 2u);
+}
+
 TEST(RunMetrics, ARequeuedJobIsOneRunWithItsResumeMarked) {
     const RunMetrics m = metrics_of(QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out"));
     ASSERT_EQ(m.resumes.size(), 1u);

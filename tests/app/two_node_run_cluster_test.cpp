@@ -85,6 +85,7 @@ TEST(TwoNodeRunEndToEnd, CrossNodeDemoIsFollowedLiveFromItsFirstStep) {
         monitor->status_text().contains(QStringLiteral("nodes: node%1 (ranks 0-1), node%2 (ranks 2-3)")
                                             .arg(nodes.captured(1), nodes.captured(2))))
         << monitor->status_text().toStdString();
+    EXPECT_EQ(run->metrics.node_steps.size(), 2u) << "the engine's node_steps (each node's heartbeat step)";
     EXPECT_EQ(run->slurm_state, "COMPLETED");
     const auto runs = window.history()->runs();
     ASSERT_TRUE(runs.ok());

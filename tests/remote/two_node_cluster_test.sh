@@ -6,7 +6,8 @@
 #    step, and so does the sharded variant (/distributed/sharding full);
 # 2. the ranks meet at node1's address on the bridge (the first host of the allocation), through the
 #    job's secret-guarded store, and every rank says which node it runs on;
-# 3. `slipway follow` shows the cross-node run's points live, from its first step;
+# 3. `slipway follow` shows the cross-node run's points live, from its first step, and each node's heartbeat
+#    step;
 # 4. `slipway doctor` measures each node, the crossing and each link, and names the node whose link is throttled;
 # 5. node2's ranks die mid-run: node1's ranks name them within timeout_s; requeued, the job resumes;
 # 6. node2's slurmd stopped: the doctor names it failed, and submit --exclude-bad runs without it.
@@ -123,6 +124,9 @@ python3 -c "import sys; sys.exit(0 if float('$end') - float('$first') >= 2 else 
 grep -q ' state PENDING$\| state RUNNING$' "$work/follow-replicated.txt" || fail "follow did not show the job's states"
 grep -q ' nodes node1 (ranks 0-1), node2 (ranks 2-3)$' "$work/follow-replicated.txt" ||
   fail "follow did not show the nodes: $(cat "$work/follow-replicated.txt")"
+grep -qE ' node_steps node1 step [0-9]+(, | \([0-9]+ behind\), )node2 step [0-9]+' "$work/follow-replicated.txt" ||
+  fail "follow did not show each node's heartbeat step: $(cat "$work/follow-replicated.txt")"
+grep ' node_steps ' "$work/follow-replicated.txt" | head -n 3
 
 # 4. The doctor across the cluster's three nodes: each node's own busbw, the crossing's, and each other node's
 # link to the master; then again with node2's link throttled (tc tbf on both ends of its veth; netem is not in
