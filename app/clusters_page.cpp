@@ -183,7 +183,7 @@ void ClustersPage::run_doctor() {
         else
             doctor_->deleteLater();
     }
-    DoctorCliOptions options = health_->doctor_options();
+    DoctorOptions options = health_->doctor_options();
     options.engine = find_engine_binary().toStdString();  // as a run on a bare-metal cluster deploys it
     auto* job = new DoctorJob(profile, make_gui_callbacks(window()), connector(), this);
     doctor_ = job;

@@ -32,6 +32,7 @@
 #include "chat/run_chat_target.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
+#include "core/run_state.h"
 #include "editor/container_panel.h"
 #include "editor/field_editor.h"
 #include "editor/run_editor.h"
@@ -41,7 +42,6 @@
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "remote/slurm/cluster_profile.h"
-#include "runs/run_state.h"
 #include "runs/run_tracker.h"
 #include "runs_page.h"
 

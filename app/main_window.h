@@ -13,8 +13,8 @@
 
 #include "chat/chat_session.h"
 #include "contract/status.h"
-#include "monitor/follow_service.h"
-#include "monitor/run_watch.h"
+#include "core/follow_service.h"
+#include "core/run_watch.h"
 #include "runs/cluster_sessions.h"
 
 class QListWidget;

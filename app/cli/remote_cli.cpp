@@ -15,7 +15,7 @@ constexpr const char* kSshHelp =
     "refuses them (and any passphrase prompt). --known-hosts / $SLIPWAY_KNOWN_HOSTS and --ssh-config / "
     "$SLIPWAY_SSH_CONFIG replace ~/.ssh/known_hosts and ~/.ssh/config.";
 
-void add_ssh_options(CLI::App* command, SshCliOptions& ssh) {
+void add_ssh_options(CLI::App* command, SshOptions& ssh) {
     command->add_flag("--batch", ssh.batch, "Never ask: refuse unknown host keys and passphrase prompts");
     command->add_option("--known-hosts", ssh.known_hosts, "known_hosts file (default ~/.ssh/known_hosts)");
     command->add_option("--ssh-config", ssh.ssh_config,
@@ -123,7 +123,7 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
         "--runs-dir", c.runs_dir,
         "Where the pipeline's folder goes (default ~/.local/share/slipway/local-runs)");
 
-    DoctorCliOptions& d = c.doctor_options;
+    DoctorOptions& d = c.doctor_options;
     c.doctor = cli.add_subcommand(
         "doctor",
         "Health-check a cluster's nodes with a short job: nvidia-smi (GPUs, driver, ECC, clocks), bench-comm "

@@ -10,46 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "clusters/cluster_connect.h"
+#include "clusters/cluster_doctor.h"
+
 namespace CLI {
 class App;
 }
 
 namespace slipway::app {
 
-// How to reach and trust the cluster's login node; shared by every subcommand that connects.
-struct SshCliOptions {
-    bool batch = false;       // never ask: unknown host keys and passphrases are refused
-    std::string known_hosts;  // --known-hosts, else $SLIPWAY_KNOWN_HOSTS, else ~/.ssh/known_hosts
-    std::string ssh_config;   // --ssh-config, else $SLIPWAY_SSH_CONFIG, else ~/.ssh/config
-    int connect_timeout_s = 15;
-};
-
-// `slipway doctor`'s options (see doctor_command.cpp).
-struct DoctorCliOptions {
-    std::string partition;              // empty: the profile's default partition
-    int nodes = 0;                      // 0: every usable node of the partition
-    std::vector<std::string> nodelist;  // exactly these nodes
-    std::vector<std::string> exclude;
-    int gpus_per_node = -1;  // -1: from sinfo (the smallest node's GPUs)
-    int cpu_ranks = 2;       // Gloo ranks per CPU node
-    std::string fabric = "auto";
-    double expect_busbw_gbps = 0;  // 0: from the fabric table
-    double slow_fraction = 0.5;
-    std::string sizes = "1M,16M";
-    int iters = 10;
-    int step_timeout_s = 120;
-    int job_minutes = 10;
-    int deadline_s = 0;         // 0: job minutes + 5 minutes
-    std::string image;          // pyxis clusters: the image with slipway-engine
-    std::string engine;         // local engine to deploy (default: next to slipway)
-    std::string remote_engine;  // an engine already on the cluster
-    bool shared = false;        // do not ask for whole nodes
-    bool json = false;
-    bool no_save = false;
-};
-
 struct RemoteCommands {
-    SshCliOptions ssh;
+    SshOptions ssh;
     std::string clusters_file;  // --clusters-file, else $XDG_CONFIG_HOME/slipway/clusters.json
 
     // clusters
@@ -84,7 +55,7 @@ struct RemoteCommands {
 
     // doctor
     CLI::App* doctor = nullptr;
-    DoctorCliOptions doctor_options;
+    DoctorOptions doctor_options;
 
     // pipeline validate / render / run (the file is run_file; render takes --cluster; run: --engine,
     // --inputs and --runs-dir)

@@ -1,10 +1,9 @@
-// Session opening and local paths for the cluster subcommands (see remote_connect.h).
+// Session opening with terminal prompts, the profile store, run files and tables for the cluster
+// subcommands (see remote_connect.h).
 #include "cli/remote_connect.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 #include "contract/run_config.h"
@@ -13,32 +12,9 @@
 #include "remote/ssh/terminal_prompt.h"
 
 namespace slipway::app {
-namespace {
-
-namespace fs = std::filesystem;
-
-std::string env_or(const char* name, const std::string& fallback) {
-    const char* value = std::getenv(name);
-    return value && *value ? std::string(value) : fallback;
-}
-
-}  // namespace
-
-remote::ConnectOptions connect_options(const remote::ClusterProfile& profile, const SshCliOptions& ssh) {
-    remote::ConnectOptions o;
-    o.host = profile.host;
-    o.port = profile.port.value_or(0);
-    o.user = profile.user;
-    if (!profile.identity_file.empty()) o.identity_files.push_back(profile.identity_file);
-    o.proxy_jump = profile.proxy_jump;
-    o.known_hosts_file = ssh.known_hosts.empty() ? env_or("SLIPWAY_KNOWN_HOSTS", "") : ssh.known_hosts;
-    o.ssh_config_file = ssh.ssh_config.empty() ? env_or("SLIPWAY_SSH_CONFIG", "") : ssh.ssh_config;
-    o.connect_timeout = std::chrono::seconds(ssh.connect_timeout_s);
-    return o;
-}
 
 Result<std::unique_ptr<remote::Session>> connect_cluster(const remote::ClusterProfile& profile,
-                                                         const SshCliOptions& ssh) {
+                                                         const SshOptions& ssh) {
     remote::SessionCallbacks callbacks;
     if (!ssh.batch) {
         callbacks.unknown_host_key = [](const remote::HostKeyInfo& key) {
@@ -80,30 +56,6 @@ Result<std::unique_ptr<remote::Session>> connect_cluster(const remote::ClusterPr
 remote::ProfileStore profile_store(const RemoteCommands& commands) {
     return commands.clusters_file.empty() ? remote::ProfileStore()
                                           : remote::ProfileStore(commands.clusters_file);
-}
-
-std::string resource_root() {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    std::vector<fs::path> candidates;
-    if (!ec) {
-        candidates.push_back(exe.parent_path() / ".." / "..");                 // <source>/build/bin
-        candidates.push_back(exe.parent_path() / ".." / "share" / "slipway");  // <prefix>/bin
-    }
-    candidates.emplace_back(SLIPWAY_SOURCE_DIR);
-    for (const fs::path& dir : candidates) {
-        if (fs::exists(dir / "resources" / "presets" / "demo-tiny.json", ec))
-            return fs::canonical(dir, ec).string();
-    }
-    return "";
-}
-
-std::string engine_next_to_slipway() {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return "";
-    const fs::path engine = exe.parent_path() / "slipway-engine";
-    return fs::is_regular_file(engine, ec) ? engine.string() : "";
 }
 
 Result<RunConfig> load_run_file(const std::string& path) {

@@ -1,6 +1,6 @@
 // What the cluster subcommands share: opening a Session to a profile's login node (host keys asked on the
-// terminal with their fingerprint, or refused with --batch), the profile store, run config loading, where
-// local files are (resources, the engine next to slipway), tables, and the subcommand entry points.
+// terminal with their fingerprint, or refused with --batch), the profile store, run config loading, tables,
+// and the subcommand entry points. Where local files are is core/install_paths.h, included for them.
 #pragma once
 
 #include <functional>
@@ -10,27 +10,21 @@
 #include <vector>
 
 #include "cli/remote_cli.h"
+#include "clusters/cluster_connect.h"
 #include "contract/run_config.h"
 #include "contract/status.h"
+#include "core/install_paths.h"
 #include "remote/deploy/doctor_run.h"
 #include "remote/slurm/cluster_profile.h"
 #include "remote/ssh/session.h"
 
 namespace slipway::app {
 
-// The ConnectOptions of a profile with the command line's overrides (known_hosts, ssh config).
-remote::ConnectOptions connect_options(const remote::ClusterProfile& profile, const SshCliOptions& ssh);
 // Connects; prompts on the terminal (/dev/tty) unless --batch.
 Result<std::unique_ptr<remote::Session>> connect_cluster(const remote::ClusterProfile& profile,
-                                                         const SshCliOptions& ssh);
+                                                         const SshOptions& ssh);
 
 remote::ProfileStore profile_store(const RemoteCommands& commands);
-
-// The folder holding resources/ (the source tree when run from build/bin, <prefix>/share/slipway when
-// installed); empty when none is found.
-std::string resource_root();
-// slipway-engine next to this executable, or empty.
-std::string engine_next_to_slipway();
 
 // A run config (or a finished run's run.json) from `path`; every problem is in the error.
 Result<RunConfig> load_run_file(const std::string& path);
@@ -65,14 +59,6 @@ int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_doctor(RemoteCommands& c, std::ostream& out, std::ostream& err);  // doctor_command.cpp
-// What `slipway doctor` does once connected, which the Clusters page's Run doctor runs too: the job from the
-// options (nodes and GPUs from sinfo where they leave them open), remote::run_doctor, and the report saved
-// unless no_save. Each progress line is what the CLI prints after "doctor: ". stop_requested: see DoctorRun.
-Result<remote::DoctorOutcome> doctor_on_session(remote::Session& session,
-                                                const remote::ClusterProfile& profile,
-                                                const DoctorCliOptions& options,
-                                                const std::function<void(const std::string&)>& progress,
-                                                std::function<bool()> stop_requested = {});
 // submit --exclude-bad: the slow and failed nodes of the cluster's last doctor report added to the run's
 // --exclude (merged with one it has); notes what it did on `err`.
 Status exclude_bad_nodes(const std::string& cluster, RunConfig& config, std::ostream& err);

@@ -250,6 +250,7 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     options.interval = std::chrono::milliseconds(static_cast<long long>(c.interval_s * 1000));
     options.outage_limit = std::chrono::seconds(c.outage_limit_s);
     remote::RunFollowCallbacks callbacks;
+    std::vector<NodeStep> last_node_steps;  // shown beside the nodes' Slurm states
     callbacks.on_line = [&](MllogStreamItem&& item) {
         if (c.raw) out << item.text << "\n";
         if (c.raw || item.kind != MllogLineKind::kEvent) return;
@@ -261,8 +262,10 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
             return;
         }
         if (e.key == mllog_key::kNodeSteps) {  // which node is behind
-            if (const auto steps = node_steps_from_json(e.value))
+            if (auto steps = node_steps_from_json(e.value)) {
                 out << "node_steps " << describe_node_steps(*steps) << std::endl;
+                last_node_steps = std::move(*steps);
+            }
             return;
         }
         if (e.key == mllog_key::kRunStop) {
@@ -282,6 +285,9 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         out << "state " << job.state << job.reason_suffix() << std::endl;
     };
     callbacks.on_notice = [&](const std::string& notice) { err << "slipway: " << notice << std::endl; };
+    callbacks.on_nodes = [&](const std::vector<remote::NodeState>& nodes) {
+        out << "node_states " << remote::describe_node_states(nodes, last_node_steps) << std::endl;
+    };
     Result<remote::RunFollowOutcome> outcome =
         remote::follow_run(*connected->session, slurm, record, options, callbacks);
     if (!outcome.ok()) return fail(err, outcome.error());

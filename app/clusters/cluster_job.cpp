@@ -4,7 +4,7 @@
 #include <QMetaObject>
 #include <QThread>
 
-#include "cli/remote_connect.h"
+#include "clusters/cluster_connect.h"
 #include "remote/ssh/libssh_session.h"
 
 namespace slipway::app {
@@ -35,7 +35,7 @@ void ClusterJob::start_work(std::function<QString(const QString& error)> connect
         queue_line(tr("connecting to %1...").arg(QString::fromStdString(profile_.host)).toStdString());
         Result<std::unique_ptr<remote::Session>> session =
             connector_ ? connector_(profile_, callbacks_)
-                       : remote::connect_ssh(connect_options(profile_, SshCliOptions{}), callbacks_);
+                       : remote::connect_ssh(connect_options(profile_), callbacks_);
         const Done done = session.ok() ? work(**session)
                                        : Done{false, connect_failed(QString::fromStdString(session.error()))};
         QMetaObject::invokeMethod(

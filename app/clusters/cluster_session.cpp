@@ -8,7 +8,7 @@
 #include <map>
 #include <optional>
 
-#include "cli/remote_connect.h"
+#include "clusters/cluster_connect.h"
 #include "history/history_run_sink.h"
 #include "history/run_history.h"
 #include "remote/deploy/deploy.h"
@@ -120,6 +120,11 @@ public slots:
         }
         emit job_state_known(request, true, job_id, QString::fromStdString(job->state),
                              QString::fromStdString(job->node_list + job->reason_suffix()));
+        // A job running on several nodes: their Slurm states too (one sinfo), shown beside its heartbeats.
+        if (job->state == "RUNNING" && remote::spans_several_nodes(job->node_list)) {
+            Result<std::vector<remote::NodeState>> nodes = remote::job_node_states(slurm, job->node_list);
+            if (nodes.ok()) emit job_nodes_known(job_id, *nodes);
+        }
     }
 
     void cancel(int request, const QString& job_id) {
@@ -216,6 +221,7 @@ signals:
                    const slipway::app::RemoteSubmission& submission);
     void job_state_known(int request, bool ok, const QString& job_id, const QString& state,
                          const QString& detail);
+    void job_nodes_known(const QString& job_id, const std::vector<slipway::remote::NodeState>& nodes);
     void cancelled(int request, bool ok, const QString& message);
     void listed(int request, bool ok, const QString& path, const QStringList& entries, const QString& error);
     void follow_batch(const slipway::app::FollowBatch& batch);
@@ -244,7 +250,7 @@ private:
         }
         Result<std::unique_ptr<remote::Session>> opened =
             connect_ ? connect_(profile_, callbacks_)
-                     : remote::connect_ssh(connect_options(profile_, SshCliOptions{}), callbacks_);
+                     : remote::connect_ssh(connect_options(profile_), callbacks_);
         if (!opened.ok()) {
             last_error_ = QString::fromStdString(opened.error());
             emit connection_changed(false, last_error_);
@@ -315,11 +321,13 @@ ClusterSession::ClusterSession(remote::ClusterProfile profile, remote::SessionCa
     qRegisterMetaType<slipway::app::RemoteSubmission>();
     qRegisterMetaType<slipway::app::FollowBatch>();
     qRegisterMetaType<std::shared_ptr<slipway::remote::RemoteProcess>>();
+    qRegisterMetaType<std::vector<slipway::remote::NodeState>>();
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
     connect(worker_, &ClusterWorker::tested, this, &ClusterSession::tested);
     connect(worker_, &ClusterWorker::submitted, this, &ClusterSession::submitted);
     connect(worker_, &ClusterWorker::job_state_known, this, &ClusterSession::job_state_known);
+    connect(worker_, &ClusterWorker::job_nodes_known, this, &ClusterSession::job_nodes_known);
     connect(worker_, &ClusterWorker::cancelled, this, &ClusterSession::cancelled);
     connect(worker_, &ClusterWorker::listed, this, &ClusterSession::listed);
     connect(worker_, &ClusterWorker::follow_batch, this, &ClusterSession::follow_batch);

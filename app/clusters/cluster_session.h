@@ -1,6 +1,7 @@
 // One cluster's connection, off the GUI thread: a worker thread owns the profile's SSH Session (opened on
 // first use, reconnected when dropped) and runs everything for that cluster on it in order: connection
-// tests with sinfo, submitting runs (deploy + sbatch), job state, scancel, and following job logs from a
+// tests with sinfo, submitting runs (deploy + sbatch), job state (and the states of a multi-node job's
+// nodes), scancel, and following job logs from a
 // byte offset (remote::LogFollower). Results come back by queued signals carrying a request id; the GUI
 // drops what it no longer waits for. Host keys, passphrases and 2FA codes are asked through the
 // SessionCallbacks given at construction (the app's dialogs); nothing secret is stored.
@@ -15,7 +16,8 @@
 #include <memory>
 
 #include "contract/run_config.h"
-#include "monitor/follow_service.h"
+#include "core/follow_service.h"
+#include "remote/deploy/job_nodes.h"
 #include "remote/slurm/cluster_profile.h"
 #include "remote/ssh/session.h"
 
@@ -83,6 +85,8 @@ signals:
                    const slipway::app::RemoteSubmission& submission);
     void job_state_known(int request, bool ok, const QString& job_id, const QString& state,
                          const QString& detail);
+    // After job_state_known of a job running on several nodes: each node's Slurm state.
+    void job_nodes_known(const QString& job_id, const std::vector<slipway::remote::NodeState>& nodes);
     void cancelled(int request, bool ok, const QString& message);
     void listed(int request, bool ok, const QString& path, const QStringList& entries, const QString& error);
     void follow_batch(const slipway::app::FollowBatch& batch);
@@ -103,3 +107,4 @@ private:
 Q_DECLARE_METATYPE(slipway::app::PartitionSummary)
 Q_DECLARE_METATYPE(slipway::app::RemoteSubmission)
 Q_DECLARE_METATYPE(std::shared_ptr<slipway::remote::RemoteProcess>)
+Q_DECLARE_METATYPE(std::vector<slipway::remote::NodeState>)

@@ -1,11 +1,11 @@
 // DoctorJob: `slipway doctor` on a ClusterJob's worker thread (see doctor_job.h).
 #include "clusters/doctor_job.h"
 
-#include "cli/remote_connect.h"
+#include "clusters/cluster_doctor.h"
 
 namespace slipway::app {
 
-void DoctorJob::start(DoctorCliOptions options) {
+void DoctorJob::start(DoctorOptions options) {
     const QString host = QString::fromStdString(profile().host);
     start_work([host](const QString& error) { return tr("Could not connect to %1: %2").arg(host, error); },
                [this, options](remote::Session& session) -> Done {

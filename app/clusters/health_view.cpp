@@ -105,7 +105,7 @@ void HealthView::show_cluster(const remote::ClusterProfile& profile) {
     if (cluster != cluster_) {
         cluster_ = cluster;
         // The CLI's defaults: the profile's partition, every usable node, the job's time + 5 minutes.
-        const DoctorCliOptions defaults;
+        const DoctorOptions defaults;
         partition_->setText(text(profile.default_partition));
         nodelist_->clear();
         deadline_->setValue(defaults.deadline_s);
@@ -181,8 +181,8 @@ void HealthView::show_report(const remote::DoctorReport& r) {
     table_->show();
 }
 
-DoctorCliOptions HealthView::doctor_options() const {
-    DoctorCliOptions options;
+DoctorOptions HealthView::doctor_options() const {
+    DoctorOptions options;
     options.partition = partition_->text().trimmed().toStdString();
     for (const QString& node : nodelist_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         if (!node.trimmed().isEmpty()) options.nodelist.push_back(node.trimmed().toStdString());

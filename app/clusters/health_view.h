@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "cli/remote_cli.h"
+#include "clusters/cluster_doctor.h"
 #include "remote/slurm/cluster_profile.h"
 #include "remote/slurm/doctor_report.h"
 
@@ -37,7 +37,7 @@ public:
     const std::string& cluster() const { return cluster_; }
 
     // The CLI's options with what the inputs say.
-    DoctorCliOptions doctor_options() const;
+    DoctorOptions doctor_options() const;
     void set_running(bool running);
     void append_output(const QStringList& lines);
     void show_result(bool ok, const QString& message);

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "contract/status.h"
-#include "monitor/run_metrics.h"
+#include "core/run_metrics.h"
+#include "core/run_state.h"
 #include "remote/deploy/run_record.h"
-#include "runs/run_state.h"
 
 namespace slipway::app {
 

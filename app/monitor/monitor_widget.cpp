@@ -371,9 +371,15 @@ void MonitorWidget::update_status() {
     if (!m.resumes.empty()) parts << tr("restarts: %1").arg(m.resumes.size());
     if (m.nodes.size() > 1)
         parts << tr("nodes: %1").arg(QString::fromStdString(describe_node_ranks(m.nodes)).toHtmlEscaped());
-    if (!m.node_steps.empty() && !m.run_stop_ms)  // while it trains: which node is behind
+    // While it trains: which node is behind (heartbeat steps), and each node's Slurm state beside its step.
+    if (!r->node_states.empty() && !m.run_stop_ms) {
+        parts << tr("node states: %1")
+                     .arg(QString::fromStdString(remote::describe_node_states(r->node_states, m.node_steps))
+                              .toHtmlEscaped());
+    } else if (!m.node_steps.empty() && !m.run_stop_ms) {
         parts << tr("heartbeats: %1")
                      .arg(QString::fromStdString(describe_node_steps(m.node_steps)).toHtmlEscaped());
+    }
     if (!m.lost_nodes.empty()) {
         QStringList lost;
         for (const std::string& node : m.lost_nodes)

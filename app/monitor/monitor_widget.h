@@ -18,9 +18,9 @@
 #include <optional>
 
 #include "contract/status.h"
-#include "monitor/follow_service.h"
+#include "core/follow_service.h"
+#include "core/run_metrics.h"
 #include "monitor/log_search.h"
-#include "monitor/run_metrics.h"
 #include "runs/run_tracker.h"
 
 class QCheckBox;

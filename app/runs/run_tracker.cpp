@@ -178,6 +178,7 @@ void RunTracker::set_state(TrackedRun& run, RunState state, const QString& detai
     run.state = state;
     run.state_detail = detail;
     if (!slurm_state.isEmpty()) run.slurm_state = slurm_state;
+    if (state != RunState::kRunning && state != RunState::kStalled) run.node_states.clear();
     if (is_terminal(state)) run.cancellable = false;
     if (store_ != nullptr && run.store_id != 0) {
         const Status s = store_->set_state(run.store_id, state, detail, slurm_state,

@@ -23,12 +23,13 @@
 
 #include "contract/run_config.h"
 #include "contract/status.h"
+#include "core/follow_service.h"
+#include "core/run_metrics.h"
+#include "core/run_state.h"
+#include "core/run_watch.h"
 #include "history/run_history.h"
-#include "monitor/follow_service.h"
-#include "monitor/run_metrics.h"
-#include "monitor/run_watch.h"
 #include "remote/deploy/job_end_rule.h"
-#include "runs/run_state.h"
+#include "remote/deploy/job_nodes.h"
 
 namespace slipway::app {
 
@@ -74,6 +75,8 @@ struct TrackedRun {
     remote::JobEndRule end_rule;  // when Slurm's ended-looking word is the run's end (not a requeue)
     int64_t state_answer_ms = 0;  // when Slurm's last word on the job came (ms since the epoch); 0: none
     QString last_poll_error;      // shown once, not at every poll
+    // Slurm's states of the nodes of a job running on several nodes (empty otherwise, and once it stops).
+    std::vector<remote::NodeState> node_states;
 };
 
 class RunTracker : public QObject {
@@ -144,7 +147,7 @@ public:
 
 signals:
     void run_added(int key);
-    void run_changed(int key);  // state, detail, cancellable, job id, target
+    void run_changed(int key);  // state, detail, cancellable, job id, target, node states
     // A batch was folded in: `first_new` is, per metric, the index of its first new point. A reset batch
     // (the log was rewritten) comes with every series restarted.
     void batch_applied(int key, const slipway::app::FollowBatch& batch,
@@ -183,6 +186,8 @@ private:
                       const RemoteSubmission& submission);
     void on_job_state(ClusterSession* session, bool ok, const QString& job_id, const QString& word,
                       const QString& detail);
+    void on_job_nodes(ClusterSession* session, const QString& job_id,
+                      const std::vector<remote::NodeState>& nodes);
     void on_cancelled(ClusterSession* session, int request, bool ok, const QString& message);
     void on_session_batch(ClusterSession* session, const FollowBatch& batch);
     void on_connection(ClusterSession* session, bool up, const QString& message);
@@ -212,6 +217,12 @@ private:
     };
     std::map<ClusterSession*, SessionLink> links_;
     std::map<std::pair<QString, QString>, int64_t> untracked_asked_;  // (profile, job) -> store row
+    struct UntrackedJob {
+        explicit UntrackedJob(remote::JobEndRule::Options options) : end_rule(options) {}
+        remote::JobEndRule end_rule;
+        int64_t answer_ms = 0;  // when Slurm last answered about it (ms since the epoch)
+    };
+    std::map<std::pair<QString, QString>, UntrackedJob> untracked_jobs_;  // (profile, job), until it ends
     int64_t store_version_ = -1;
     QTimer stall_timer_;
     QTimer poll_timer_;

@@ -31,6 +31,10 @@ void RunTracker::attach(ClusterSession* session) {
         connect(session, &ClusterSession::job_state_known, this,
                 [this, session](int, bool ok, const QString& job, const QString& word,
                                 const QString& detail) { on_job_state(session, ok, job, word, detail); }),
+        connect(session, &ClusterSession::job_nodes_known, this,
+                [this, session](const QString& job, const std::vector<remote::NodeState>& nodes) {
+                    on_job_nodes(session, job, nodes);
+                }),
         connect(session, &ClusterSession::cancelled, this,
                 [this, session](int request, bool ok, const QString& message) {
                     on_cancelled(session, request, ok, message);
@@ -164,13 +168,25 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
     if (const auto untracked = untracked_asked_.find({profile, job_id});
         untracked != untracked_asked_.end()) {
         const int64_t row = untracked->second;
+        const auto key = untracked->first;
         untracked_asked_.erase(untracked);
         if (ok && run_for_store(row) == 0) {
             const RunState state = from_slurm(word.toStdString());
-            (void)store_->set_state(row, state, detail, word,
-                                    is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
-                                    StateWrite::kIfNotEnded);
-            emit store_changed();
+            // The same end rule as a tracked run's: an ended-looking word is stored once it has stayed (a job
+            // being requeued looks ended for a moment); until then the row stays live and is asked again.
+            UntrackedJob& job = untracked_jobs_.try_emplace(key, options_.end_rule).first->second;
+            const int64_t now = QDateTime::currentMSecsSinceEpoch();
+            const auto since_last = std::chrono::milliseconds(job.answer_ms > 0 ? now - job.answer_ms : 0);
+            job.answer_ms = now;
+            const bool ended =
+                job.end_rule.saw_state(word.toStdString(), since_last) == remote::JobEndRule::Verdict::kEnded;
+            if (!is_terminal(state) || ended) {
+                (void)store_->set_state(row, state, detail, word,
+                                        is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
+                                        StateWrite::kIfNotEnded);
+                emit store_changed();
+            }
+            if (ended) untracked_jobs_.erase(key);
         }
     }
     for (auto& [key, run] : runs_) {
@@ -208,6 +224,18 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
         if (is_terminal(run.state)) continue;
         set_state(run, state, detail, word, /*from_poller=*/true);
         end_cluster_run(run, state, word);
+    }
+}
+
+void RunTracker::on_job_nodes(ClusterSession* session, const QString& job_id,
+                              const std::vector<remote::NodeState>& nodes) {
+    const QString profile = links_[session].profile;
+    for (auto& [key, run] : runs_) {
+        if (run.source != RunSource::kCluster || run.profile != profile || run.job_id != job_id) continue;
+        if ((run.state != RunState::kRunning && run.state != RunState::kStalled) || run.node_states == nodes)
+            continue;
+        run.node_states = nodes;
+        emit run_changed(run.key);
     }
 }
 

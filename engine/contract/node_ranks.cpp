@@ -103,20 +103,25 @@ std::optional<std::vector<NodeStep>> node_steps_from_json(const MllogJson& value
     return steps;
 }
 
-std::string describe_node_steps(const std::vector<NodeStep>& steps) {
+std::optional<int64_t> leading_step(const std::vector<NodeStep>& steps) {
     std::optional<int64_t> lead;
     for (const NodeStep& s : steps)
         if (s.step) lead = lead ? std::max(*lead, *s.step) : *s.step;
+    return lead;
+}
+
+std::string describe_step(const NodeStep& step, std::optional<int64_t> lead) {
+    if (!step.step) return "no heartbeat";
+    std::string text = "step " + std::to_string(*step.step);
+    if (lead && *lead > *step.step) text += " (" + std::to_string(*lead - *step.step) + " behind)";
+    return text;
+}
+
+std::string describe_node_steps(const std::vector<NodeStep>& steps) {
+    const std::optional<int64_t> lead = leading_step(steps);
     std::string text;
-    for (const NodeStep& s : steps) {
-        text += (text.empty() ? "" : ", ") + s.node;
-        if (!s.step) {
-            text += " no heartbeat";
-            continue;
-        }
-        text += " step " + std::to_string(*s.step);
-        if (*lead > *s.step) text += " (" + std::to_string(*lead - *s.step) + " behind)";
-    }
+    for (const NodeStep& s : steps)
+        text += (text.empty() ? "" : ", ") + s.node + " " + describe_step(s, lead);
     return text;
 }
 

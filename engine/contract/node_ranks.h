@@ -42,5 +42,9 @@ MllogJson node_steps_json(const std::vector<NodeStep>& steps);
 std::optional<std::vector<NodeStep>> node_steps_from_json(const MllogJson& value);
 // "node1 step 120, node2 step 118 (2 behind), node3 no heartbeat".
 std::string describe_node_steps(const std::vector<NodeStep>& steps);
+// The greatest step of `steps` (nullopt: none known), and one node's part of the text above against it:
+// "step 118 (2 behind)", "step 120", "no heartbeat".
+std::optional<int64_t> leading_step(const std::vector<NodeStep>& steps);
+std::string describe_step(const NodeStep& step, std::optional<int64_t> lead);
 
 }  // namespace slipway

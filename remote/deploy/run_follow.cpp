@@ -3,6 +3,7 @@
 #include "contract/mllog_keys.h"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "remote/runlog/log_follower.h"
@@ -24,8 +25,10 @@ bool RunFollowOutcome::success() const {
 Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const RunRecord& record,
                                     const RunFollowOptions& options, const RunFollowCallbacks& callbacks) {
     std::chrono::milliseconds since_state{0};  // slept since the last state poll
-    const auto sleep = [&options, &since_state](std::chrono::milliseconds d) {
+    std::chrono::milliseconds since_nodes{0};  // slept since the last sinfo of the job's nodes
+    const auto sleep = [&options, &since_state, &since_nodes](std::chrono::milliseconds d) {
         since_state += d;
+        since_nodes += d;
         if (options.sleep)
             options.sleep(d);
         else
@@ -67,6 +70,26 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
     };
 
     std::string last_state;
+    std::optional<std::vector<NodeState>> last_nodes;  // nullopt: not asked in this run of the job
+    // The states of the job's nodes, at the first poll that finds it running on several and then at the
+    // interval; a failed sinfo is said once and does not end the watch.
+    bool nodes_problem_said = false;
+    auto poll_nodes = [&](const JobInfo& job) {
+        if (!callbacks.on_nodes || job.state != "RUNNING" || !spans_several_nodes(job.node_list)) {
+            last_nodes.reset();
+            return;
+        }
+        if (last_nodes && since_nodes < options.node_interval) return;
+        since_nodes = std::chrono::milliseconds{0};
+        Result<std::vector<NodeState>> states = job_node_states(slurm, job.node_list);
+        if (!states.ok()) {
+            if (!nodes_problem_said) notice("the states of nodes " + job.node_list + ": " + states.error());
+            nodes_problem_said = true;
+            return;
+        }
+        if (!last_nodes || *last_nodes != *states) callbacks.on_nodes(*states);
+        last_nodes = std::move(*states);
+    };
     bool ending = false;  // the job is over: one more read of the log, then stop
     while (true) {
         Result<PollResult> polled = follower.poll();
@@ -93,6 +116,7 @@ Result<RunFollowOutcome> follow_run(Session& session, SlurmClient& slurm, const 
             last_state = job->state;
             if (callbacks.on_state) callbacks.on_state(*job);
         }
+        poll_nodes(*job);
         const JobEndRule::Verdict verdict = end_rule.saw_state(job->state, since_state);
         since_state = std::chrono::milliseconds{0};
         if (verdict == JobEndRule::Verdict::kEnded) {

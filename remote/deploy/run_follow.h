@@ -2,7 +2,8 @@
 // parsed) and its Slurm state through SlurmClient, until the job is over. A lost connection (or a call
 // that times out) is retried with backoff for up to `outage_limit`, so a login node that reboots or a
 // flaky network does not end the watch; lines are neither lost nor repeated across the gap. A job that is
-// requeued (after its time limit, or on a preemption) is followed on into its next run.
+// requeued (after its time limit, or on a preemption) is followed on into its next run. While a job runs on
+// several nodes, their Slurm states are asked every `node_interval` and reported when they change.
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "contract/mllog_stream.h"
 #include "contract/status.h"
 #include "remote/deploy/job_end_rule.h"
+#include "remote/deploy/job_nodes.h"
 #include "remote/deploy/run_record.h"
 #include "remote/slurm/slurm_client.h"
 #include "remote/ssh/session.h"
@@ -23,6 +25,7 @@ struct RunFollowOptions {
     std::chrono::seconds outage_limit{300};    // how long a lost connection is retried before giving up
     // When an ended-looking job is the run's end (a job being requeued looks ended for a moment).
     JobEndRule::Options end_rule;
+    std::chrono::milliseconds node_interval{10000};  // between sinfo's of a running job's nodes
     // How time passes (tests pass one that returns at once).
     std::function<void(std::chrono::milliseconds)> sleep;
 };
@@ -31,6 +34,8 @@ struct RunFollowCallbacks {
     std::function<void(MllogStreamItem&& item)> on_line;       // every complete log line, in order
     std::function<void(const JobInfo& job)> on_state;          // each new Slurm state
     std::function<void(const std::string& notice)> on_notice;  // reconnects, truncation
+    // The Slurm states of the nodes of a job on several nodes, when they change (asked only when set).
+    std::function<void(const std::vector<NodeState>& nodes)> on_nodes;
 };
 
 struct RunFollowOutcome {

@@ -39,6 +39,15 @@ Status check_job_id(const std::string& job_id) {
     return Status::Ok();
 }
 
+Status check_host_list(const std::string& host_list) {
+    const bool allowed = std::all_of(host_list.begin(), host_list.end(), [](unsigned char c) {
+        return std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == ',' || c == '[' || c == ']';
+    });
+    if (host_list.empty() || !allowed || host_list.front() == '-' || host_list.size() > 4096)
+        return Status::Error("\"" + host_list + "\" is not a Slurm host list");
+    return Status::Ok();
+}
+
 Result<ExecResult> SlurmClient::run(const std::vector<std::string>& argv, const std::string& dir) {
     Result<std::string> command = shell_command(argv);
     if (!command.ok()) return command.status();
@@ -140,7 +149,15 @@ Status SlurmClient::cancel(const std::string& job_id) {
 }
 
 Result<std::vector<NodeRow>> SlurmClient::nodes() {
-    const std::vector<std::string> argv = {"sinfo", "-h", "-N", "-o", kSinfoFormat};
+    return nodes(std::string());
+}
+
+Result<std::vector<NodeRow>> SlurmClient::nodes(const std::string& host_list) {
+    std::vector<std::string> argv = {"sinfo", "-h", "-N", "-o", kSinfoFormat};
+    if (!host_list.empty()) {
+        if (Status s = check_host_list(host_list); !s.ok()) return s;
+        argv.insert(argv.end(), {"-n", host_list});
+    }
     Result<ExecResult> r = run(argv);
     if (!r.ok()) return r.status();
     if (r->exit_status != 0) return failure(argv, *r);

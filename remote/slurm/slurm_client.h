@@ -30,6 +30,9 @@ public:
     Status cancel(const std::string& job_id);
     // One row per node and partition (sinfo -N), with GPUs from GRES.
     Result<std::vector<NodeRow>> nodes();
+    // The same for the nodes of a Slurm host list ("node[1-2],gpu7", as squeue prints a job's nodes):
+    // sinfo -n. A host list with other characters is refused before it reaches a command line.
+    Result<std::vector<NodeRow>> nodes(const std::string& host_list);
 
 private:
     // Runs argv (quoted word by word) in `dir` when given; a non-zero exit is returned as a result, not an
@@ -44,5 +47,8 @@ private:
 // Job ids as sbatch prints them: digits, optionally "_N" (array task). Anything else is refused before it
 // reaches a command line.
 Status check_job_id(const std::string& job_id);
+// Host lists as Slurm prints them: names of letters, digits, '.', '_' and '-', with ',' and ranges in
+// brackets ("node[1-3,7]").
+Status check_host_list(const std::string& host_list);
 
 }  // namespace slipway::remote

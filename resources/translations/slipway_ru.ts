@@ -1382,7 +1382,7 @@
 <context>
     <name>RunState</name>
     <message>
-        <location filename="../../app/runs/run_state.cpp" line="+21"/>
+        <location filename="../../app/core/run_state.cpp" line="+21"/>
         <source>submitting</source>
         <translation>отправляется</translation>
     </message>
@@ -2893,7 +2893,12 @@
         <translation>узлы: %1</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
+        <source>node states: %1</source>
+        <translation>состояние узлов: %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>heartbeats: %1</source>
         <translation>пульс узлов: %1</translation>
     </message>
@@ -2908,7 +2913,7 @@
         <translation>перезапусков: %1</translation>
     </message>
     <message>
-        <location filename="../../app/monitor/run_metrics.cpp" line="+28"/>
+        <location filename="../../app/core/run_metrics.cpp" line="+28"/>
         <source>train_loss</source>
         <translation>train_loss</translation>
     </message>

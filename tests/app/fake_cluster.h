@@ -2,7 +2,7 @@
 // faults) behind a mutex, shared by every connection the ClusterSession's connector opens, so the test
 // thread scripts it while the session's worker thread uses it. Its exec handler plays Slurm from a job
 // table: sbatch --test-only / --parsable (the next job id, PENDING), squeue / scontrol / sacct for a job,
-// scancel (CANCELLED, or refused with a message).
+// scancel (CANCELLED, or refused with a message), sinfo of nodes (every node of its node table).
 #pragma once
 
 #include <map>
@@ -42,6 +42,16 @@ public:
     void set_job(const std::string& job, const std::string& state, const std::string& reason = "None") {
         std::lock_guard lock(shared_->mutex);
         shared_->jobs[job] = {state, reason};
+    }
+    // The nodes a started job runs on, as squeue prints them ("node[1-2]"; default node01).
+    void set_job_nodes(const std::string& job, const std::string& node_list) {
+        std::lock_guard lock(shared_->mutex);
+        shared_->job_nodes[job] = node_list;
+    }
+    // A node's state as sinfo reports it ("allocated", "down*"); sinfo lists every node set here.
+    void set_node_state(const std::string& node, const std::string& state) {
+        std::lock_guard lock(shared_->mutex);
+        shared_->node_states[node] = state;
     }
     std::string job_state(const std::string& job) const {
         std::lock_guard lock(shared_->mutex);
@@ -93,6 +103,8 @@ private:
         mutable std::mutex mutex;
         remote::FakeSession fake{"researcher@login.example.org:22"};
         std::map<std::string, Job> jobs;
+        std::map<std::string, std::string> job_nodes;
+        std::map<std::string, std::string> node_states;
         int next_job = 100;
         int connections = 0;
         std::string scancel_error;
@@ -120,9 +132,17 @@ private:
                 if (it == jobs.end() || it->second.state.empty())
                     return ExecResult{"", "slurm_load_jobs error: Invalid job id specified", 1};
                 const bool started = it->second.state != "PENDING";
+                const auto nodes = job_nodes.find(job);
+                const std::string node_list = nodes == job_nodes.end() ? "node01" : nodes->second;
                 return ExecResult{job + "|" + it->second.state + "|" + it->second.reason + "|0:05|1|" +
-                                      (started ? "node01" : "(" + it->second.reason + ")") + "\n",
+                                      (started ? node_list : "(" + it->second.reason + ")") + "\n",
                                   "", 0};
+            }
+            if (command.rfind("sinfo", 0) == 0) {
+                std::string rows;
+                for (const auto& [node, state] : node_states)
+                    rows += node + "|debug*|" + state + "|2|4000|(null)\n";
+                return ExecResult{rows, "", 0};
             }
             if (command.rfind("scontrol", 0) == 0 || command.rfind("sacct", 0) == 0)
                 return ExecResult{"", "not known here", 1};  // squeue's answer stands

@@ -7,8 +7,8 @@
 
 #include <QTemporaryDir>
 
+#include "core/follow_service.h"
 #include "history/run_history.h"
-#include "monitor/follow_service.h"
 #include "test_util.h"
 
 namespace slipway::app {

@@ -1,6 +1,6 @@
 // Tests of RunMetrics, smoothing, CSV export and RunWatch: the three real MLPerf logs fold into the curves
 // with the hand-checked point counts of tests/contract/log_summary_test.cpp, and the alert rules.
-#include "monitor/run_metrics.h"
+#include "core/run_metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <QTemporaryDir>
 
 #include "contract/mllog_stream.h"
+#include "core/run_watch.h"
 #include "history/run_history.h"
-#include "monitor/run_watch.h"
 #include "monitor/series_csv.h"
 #include "monitor/smoothing.h"
 #include "test_util.h"

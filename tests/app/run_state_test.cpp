@@ -1,7 +1,7 @@
 // Tests of RunState's text edges: the DB words round-trip, Slurm's words agree with remote's terminal rule,
 // texts in existing databases and JSON records map to the state they meant, run_stop gives the end state,
 // and only display_text is translated.
-#include "runs/run_state.h"
+#include "core/run_state.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // Headless tests of the RunTracker's cluster half over a FakeCluster (tests/app/fake_cluster.h): the whole
 // life of a Slurm run without a window (submit, pending, running, then completed / failed / cancelled /
 // timed out), a refused submission, a refused scancel, a dropped connection shared by three runs, an
-// edited profile whose runs keep being followed, and a job that looks ended while it is requeued. The same
+// edited profile whose runs keep being followed, a job that looks ended while it is requeued, and the
+// Slurm states of a multi-node job's nodes while it runs. The same
 // lifecycle on the real local Slurm is in gui_cluster_tests (remote_run_cluster_test.cpp).
 #include <gtest/gtest.h>
 
@@ -124,7 +125,7 @@ TEST_F(RunTrackerCluster, SubmittedPendingRunningCompleted) {
     EXPECT_EQ(stored.job_id.toStdString(), job(key));
     EXPECT_EQ(stored.log_path.toStdString(), log(key));
     ASSERT_TRUE(wait_until([&] { return *store_->point_count(run->store_id) == 2; }));
-    EXPECT_EQ(tracker_->session_connections(), 5);  // one set for the session, not one per run
+    EXPECT_EQ(tracker_->session_connections(), 6);  // one set for the session, not one per run
     tracker_->release(key);
     EXPECT_EQ(*store_->point_count(store_->runs()->front().id), 2);  // nothing twice after release
 }
@@ -231,7 +232,7 @@ TEST_F(RunTrackerCluster, AConnectionLostUnderThreeRunsIsReportedOnceAndResumedO
     EXPECT_GE(cluster_.reconnects(), 1);
     for (int key : keys)
         EXPECT_EQ(tracker_->run(key)->state, RunState::kRunning);
-    EXPECT_EQ(tracker_->session_connections(), 5);
+    EXPECT_EQ(tracker_->session_connections(), 6);
 }
 
 TEST_F(RunTrackerCluster, EditingTheProfileKeepsFollowingItsRuns) {
@@ -246,7 +247,7 @@ TEST_F(RunTrackerCluster, EditingTheProfileKeepsFollowingItsRuns) {
     cluster_.set_job(job(key), "COMPLETED");
     ASSERT_TRUE(reaches(key, RunState::kCompleted));
     EXPECT_EQ(tracker_->run(key)->metrics.points(Metric::kTrainLoss).size(), 2u);  // nothing read twice
-    EXPECT_EQ(tracker_->session_connections(), 5);  // the old session's set is gone
+    EXPECT_EQ(tracker_->session_connections(), 6);  // the old session's set is gone
     // A removed profile: its live runs say so and stop being followed.
     const int other = submit();
     sessions_.set_profiles({});
@@ -303,6 +304,69 @@ TEST_F(RunTrackerCluster, AnEndCountsOnceItStays) {
     ASSERT_TRUE(reaches(key, RunState::kFailed));
     EXPECT_GE(seen.elapsed(), 250);  // the settle (300 ms), less a poll's slack
     EXPECT_EQ(tracker_->run(key)->slurm_state, "PREEMPTED");
+}
+
+// A job on two nodes: each node's Slurm state is asked with the job's (one sinfo of its host list) and kept
+// while it runs; a change (node2 stops answering) comes as run_changed; the states go when the run ends.
+TEST_F(RunTrackerCluster, AMultiNodeJobsNodeStatesAreKeptWhileItRuns) {
+    const int key = submit();
+    cluster_.set_job_nodes(job(key), "node[1-2]");
+    cluster_.set_node_state("node1", "allocated");
+    cluster_.set_node_state("node2", "allocated");
+    cluster_.set_job(job(key), "RUNNING");
+    ASSERT_TRUE(reaches(key, RunState::kRunning));
+    const std::vector<remote::NodeState> both = {{"node1", "allocated"}, {"node2", "allocated"}};
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->node_states == both; }));
+    bool sinfo_of_the_job = false;
+    for (const std::string& c : cluster_.commands())
+        sinfo_of_the_job =
+            sinfo_of_the_job || c.find("sinfo -h -N -o '%N|%P|%T|%c|%m|%G' -n 'node[1-2]'") == 0;
+    EXPECT_TRUE(sinfo_of_the_job);
+
+    cluster_.set_node_state("node2", "allocated*");
+    ASSERT_TRUE(wait_until([&] {
+        const auto& n = tracker_->run(key)->node_states;
+        return n.size() == 2 && n[1].state == "allocated*";
+    }));
+    cluster_.append_log(log(key), kRunStop);
+    cluster_.set_job(job(key), "COMPLETED");
+    ASSERT_TRUE(reaches(key, RunState::kCompleted));
+    EXPECT_TRUE(tracker_->run(key)->node_states.empty());
+}
+
+// A run another process submitted (a row in the store that no tracked run owns): its Slurm state is stored
+// by the same end rule, so a job that looks ended for a moment while it is requeued stays live.
+TEST_F(RunTrackerCluster, ARunAnotherProcessSubmittedEndsByTheSameRule) {
+    const int key = submit();  // connects the session the other run's row is asked over
+    cluster_.set_job(job(key), "RUNNING");
+    ASSERT_TRUE(reaches(key, RunState::kRunning));
+    RunRecord other;
+    other.name = QStringLiteral("from-the-cli");
+    other.cluster = QStringLiteral("hpc");
+    other.run_id = QStringLiteral("from-the-cli-20261127-030000-0001");
+    other.job_id = QStringLiteral("555");
+    other.state = RunState::kRunning;
+    other.started = QDateTime::currentDateTime();
+    const Result<int64_t> row = store_->add_run(other);
+    ASSERT_TRUE(row.ok()) << row.error();
+    const auto stored_state = [&] {
+        const Result<std::vector<RunRecord>> runs = store_->cluster_runs();
+        for (const RunRecord& r : runs.ok() ? *runs : std::vector<RunRecord>{})
+            if (r.id == *row) return r.state;
+        return RunState::kUnknown;
+    };
+    cluster_.set_job("555", "PREEMPTED");
+    // Far past the settle (300 ms) it would have ended; it comes back first.
+    EXPECT_FALSE(wait_until([&] { return is_terminal(stored_state()); }, 200));
+    cluster_.set_job("555", "PENDING");
+    ASSERT_TRUE(wait_until([&] { return stored_state() == RunState::kPending; }));
+    cluster_.set_job("555", "RUNNING");
+    ASSERT_TRUE(wait_until([&] { return stored_state() == RunState::kRunning; }));
+    QElapsedTimer seen;
+    seen.start();
+    cluster_.set_job("555", "COMPLETED");
+    ASSERT_TRUE(wait_until([&] { return stored_state() == RunState::kCompleted; }));
+    EXPECT_GE(seen.elapsed(), 250);  // counted once it stayed for the settle
 }
 
 }  // namespace

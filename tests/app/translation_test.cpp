@@ -17,13 +17,13 @@
 #include <set>
 
 #include "contract/run_config_schema.h"
+#include "core/run_state.h"
 #include "editor/field_editor.h"
 #include "editor/presets.h"
 #include "i18n/ui_language.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
 #include "remote/container/dockerfile_lint.h"
-#include "runs/run_state.h"
 #include "test_util.h"
 
 namespace slipway::app {

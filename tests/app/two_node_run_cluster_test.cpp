@@ -55,8 +55,12 @@ TEST(TwoNodeRunEndToEnd, CrossNodeDemoIsFollowedLiveFromItsFirstStep) {
     // The first time the monitor holds a train_loss point: how many it held and whether the job still ran.
     std::optional<size_t> first_points;
     std::optional<RunState> state_at_first_point;
+    // The monitor's status line the first time it showed the nodes' Slurm states (asked with the job's).
+    QString node_states_status;
     QObject::connect(window.tracker(), &RunTracker::run_changed, [&](int k) {
         const TrackedRun* r = monitor->run(k);
+        if (k == *key && r != nullptr && !r->node_states.empty() && node_states_status.isEmpty())
+            node_states_status = monitor->status_text();
         if (k != *key || r == nullptr || first_points) return;
         const size_t n = r->metrics.points(Metric::kTrainLoss).size();
         if (n == 0) return;
@@ -86,6 +90,14 @@ TEST(TwoNodeRunEndToEnd, CrossNodeDemoIsFollowedLiveFromItsFirstStep) {
                                             .arg(nodes.captured(1), nodes.captured(2))))
         << monitor->status_text().toStdString();
     EXPECT_EQ(run->metrics.node_steps.size(), 2u) << "the engine's node_steps (each node's heartbeat step)";
+    // While it ran: both nodes with Slurm's word on each (this node's CPUs are all the job's, or not).
+    EXPECT_TRUE(
+        QRegularExpression(QStringLiteral("node states: node%1 (allocated|mixed).*, node%2 (allocated|mixed)")
+                               .arg(nodes.captured(1), nodes.captured(2)))
+            .match(node_states_status)
+            .hasMatch())
+        << node_states_status.toStdString();
+    EXPECT_TRUE(run->node_states.empty()) << "node states kept after the end";
     EXPECT_EQ(run->slurm_state, "COMPLETED");
     const auto runs = window.history()->runs();
     ASSERT_TRUE(runs.ok());

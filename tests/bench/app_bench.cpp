@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/follow_service.h"
+#include "core/follow_service.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "runs/run_tracker.h"

@@ -4,8 +4,8 @@
 1. engine/ never includes remote/ or app/;
 2. remote/ never includes app/;
 3. app/'s folders form no circle: an include from one folder into another is an arrow, and no arrow may
-   close a loop, except the arrows listed in KNOWN_CIRCLES (what the run-service refactor of issue 28 still
-   has to take apart; an arrow listed there that no longer exists is reported, so the list only shrinks).
+   close a loop;
+4. app/core (a run's data and its log following) includes no other part of app/: it is under all of them.
 
 An include is resolved the way the build's include folders resolve it: a file in engine/ sees engine/ and the
 top folder; remote/ sees the top folder and engine/; app/ sees app/, engine/ and the top folder. Includes
@@ -22,14 +22,6 @@ from collections import defaultdict
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 SOURCES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 SEARCH = {"engine": ["engine", "."], "remote": [".", "engine"], "app": ["app", "engine", "."]}
-
-# app/ folder arrows that close a circle today; issue 28 (one run service under the GUI and the CLI) removes
-# them. Each is "from -> to".
-KNOWN_CIRCLES = {
-    "cli -> history", "cli -> images", "clusters -> cli", "clusters -> history", "clusters -> monitor",
-    "history -> monitor", "history -> runs", "images -> clusters", "monitor -> runs", "runs -> clusters",
-    "runs -> history", "runs -> monitor",
-}
 
 
 def part_of(root, path):
@@ -76,7 +68,10 @@ def check(root):
                                             "remote/ never depends on the app")
                         elif top == "app" and target_top == "app":
                             here = part_of(root, path)[1]
-                            if here != target_folder and "." not in (here, target_folder):
+                            if here == "core" and target_folder != "core":
+                                problems.append(f"{where}: app/core includes app/{target_folder} "
+                                                f"(\"{match.group(1)}\"): core is under every part of the app")
+                            elif here != target_folder and "." not in (here, target_folder):
                                 arrows[(here, target_folder)].append(where)
     # Arrows that close a circle: b reaches a back.
     graph = defaultdict(set)
@@ -99,12 +94,8 @@ def check(root):
     for (a, b), places in sorted(arrows.items()):
         if reaches(b, a):
             circles.add(f"{a} -> {b}")
-            if f"{a} -> {b}" not in KNOWN_CIRCLES:
-                problems.append(f"{places[0]}: app/{a} includes app/{b}, and app/{b} reaches app/{a}: a "
-                                "circle of folders (" + ", ".join(places[:3]) + ")")
-    for gone in sorted(KNOWN_CIRCLES - circles):
-        problems.append(f"tests/layering/check_layering.py: the known circle arrow \"{gone}\" is gone: "
-                        "take it off KNOWN_CIRCLES")
+            problems.append(f"{places[0]}: app/{a} includes app/{b}, and app/{b} reaches app/{a}: a "
+                            "circle of folders (" + ", ".join(places[:3]) + ")")
     return problems, len(arrows), circles
 
 
@@ -114,8 +105,8 @@ def main():
     problems, arrow_count, circles = check(root)
     for problem in problems:
         print(problem)
-    print(f"layering: {arrow_count} arrows between app/ folders, {len(circles)} in circles "
-          f"({len(KNOWN_CIRCLES)} known); {len(problems)} problem(s)")
+    print(f"layering: {arrow_count} arrows between app/ folders, {len(circles)} in circles; "
+          f"{len(problems)} problem(s)")
     return 1 if problems else 0
 
 

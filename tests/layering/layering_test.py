@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""ctest `layering_catches_planted_includes`: check_layering.py on a copy of the tree with three planted
-includes (engine/ including remote/, remote/ including app/, and a new circle of app/ folders) must fail
+"""ctest `layering_catches_planted_includes`: check_layering.py on a copy of the tree with four planted
+includes (engine/ including remote/, remote/ including app/, a new circle of app/ folders, and app/core
+including a page's folder) must fail
 and name each planted line; the unplanted copy must pass."""
 import os
 import shutil
@@ -26,10 +27,12 @@ with tempfile.TemporaryDirectory() as work:
     assert code == 0, "the copied tree should pass:\n" + out
     plants = {
         "engine/train/planted.cpp": '#include "remote/slurm/sbatch_script.h"\n',
-        "remote/slurm/planted.cpp": '#include "app/monitor/run_metrics.h"\n',
+        "remote/slurm/planted.cpp": '#include "app/core/run_metrics.h"\n',
         # local -> editor is new, and editor -> local closes it
         "app/local/planted.h": '#include "editor/run_editor.h"\n',
         "app/editor/planted.h": '#include "local/local_run.h"\n',
+        # up from the bottom, with no circle: core -> editor (editor does not reach core)
+        "app/core/planted.h": '#include "editor/presets.h"\n',
     }
     for path, text in plants.items():
         with open(os.path.join(work, path), "w") as f:
@@ -40,6 +43,7 @@ with tempfile.TemporaryDirectory() as work:
     for expected in ("engine/train/planted.cpp:2: engine/ includes remote/",
                      "remote/slurm/planted.cpp:2: remote/ includes app/",
                      "app/editor/planted.h:2: app/editor includes app/local, and app/local reaches app/editor",
-                     "app/local/planted.h:2: app/local includes app/editor, and app/editor reaches app/local"):
+                     "app/local/planted.h:2: app/local includes app/editor, and app/editor reaches app/local",
+                     "app/core/planted.h:2: app/core includes app/editor"):
         assert expected in out, "not reported: " + expected
 print("layering_test: the planted includes were caught")

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Time limits and preemption on the local cluster (tests/cluster fixture: a real sshd and Slurm on
+# Preemption on the local cluster (tests/cluster fixture: a real sshd and Slurm on
 # 127.0.0.1), through `slipway submit` / `follow` / `fetch` of the demo with /slurm/auto_requeue:
 # 1. requeued by `scontrol requeue` once its first checkpoint is written (Slurm stops the job with TERM as
 #    a preemption does: the engine finishes its step and saves a checkpoint; Slurm puts the job back in the
 #    queue), it resumes from its newest checkpoint and completes; its train_loss curve equals the same run's
-#    uninterrupted one, bit for bit, and its one log (--open-mode=append) holds both segments;
-# 2. with a 2-minute time limit and a 30 s lead, Slurm's early USR1 (sent up to a minute early: half a
-#    minute to a minute in) stops it at a checkpoint and its own script requeues it; the restart resumes, and
-#    at max_restarts (1) it stops at its checkpoint instead.
+#    uninterrupted one, bit for bit, and its one log (--open-mode=append) holds both segments.
+# The time limit (Slurm's early USR1, the script's own requeue, max_restarts) is tested on two nodes, in
+# two_node_cluster_test.sh section 6.
 # Usage: requeue_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
 set -euo pipefail
 slipway=$1 engine=$2 source_dir=$3
@@ -98,19 +97,4 @@ cmp -s "$work/straight.loss" "$work/requeued.loss" ||
 # tests/data/requeue/slurm-requeued.out, the app's fixture, is this log: SLIPWAY_REQUEUE_LOG_OUT=FILE keeps it.
 if [ -n "${SLIPWAY_REQUEUE_LOG_OUT:-}" ]; then cp "$log" "$SLIPWAY_REQUEUE_LOG_OUT"; fi
 
-# 2. The time limit: its early USR1, a checkpoint, the script's own requeue, and no more restarts at the limit.
-make_config "$work/timelimit.json" 2 30 1
-start=$(date +%s)
-read -r run job < <(submit "$work/timelimit.json" timelimit 1000000)
-[ -n "$job" ] || fail "submit of the time-limited run: $(cat "$work/submit-timelimit.txt")"
-start_now_when_pending "$job"
-final=$(follow_to_end "$run" timelimit)
-echo "time-limited run: $final after $(($(date +%s) - start)) s"
-"$slipway" fetch "$run" --to "$work/timelimit" "${ssh_args[@]}" >/dev/null
-log=$work/timelimit/slurm-$job.out
-[ "$(grep -c 'the time limit is near (USR1)' "$log")" -eq 2 ] || fail "expected two early signals: $(cat "$log")"
-grep -q "requeueing job $job (restart 1 of at most 1)" "$log" || fail "the script did not requeue: $(cat "$log")"
-grep -q "restart 1 of job $job: resuming from the newest checkpoint" "$log" || fail "the restart did not resume: $(cat "$log")"
-grep -q 'no restart left (/slurm/max_restarts 1): the run stops at its checkpoint' "$log" || fail "the last segment did not stop: $(cat "$log")"
-[ "$(grep -c 'stop requested (SIGTERM): saving a checkpoint at step' "$log")" -eq 2 ] || fail "expected two checkpoints at the stops"
 echo "requeue_cluster_test: passed"

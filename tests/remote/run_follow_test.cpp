@@ -213,6 +213,9 @@ struct StateScript {
     std::vector<std::pair<std::string, std::string>> script;  // {state, line written before it}
     size_t queries = 0;
     std::string state;
+    std::string node_list = "localhost";     // while RUNNING
+    std::vector<std::string> sinfo_answers;  // in turn (the last one repeats); empty: sinfo is unexpected
+    std::vector<size_t> sinfo_at;            // the squeue count when each sinfo came
 
     Result<ExecResult> operator()(const std::string& command) {
         if (command.rfind("squeue", 0) == 0) {
@@ -221,7 +224,13 @@ struct StateScript {
                 session.append_file(kLog, line.back() == '\n' ? line : line + "\n");
             ++queries;
             state = next;
-            return ExecResult{"42|" + state + "|None|0:01|1|localhost\n", "", 0};
+            const std::string nodes = state == "RUNNING" ? node_list : "localhost";
+            return ExecResult{"42|" + state + "|None|0:01|2|" + nodes + "\n", "", 0};
+        }
+        if (command.rfind("sinfo", 0) == 0 && !sinfo_answers.empty()) {
+            const std::string& answer = sinfo_answers[std::min(sinfo_at.size(), sinfo_answers.size() - 1)];
+            sinfo_at.push_back(queries);
+            return ExecResult{answer, "", 0};
         }
         if (command.rfind("scontrol", 0) == 0)
             return ExecResult{"JobId=42 JobName=r1\n   JobState=" + state + " Reason=None\n   ExitCode=0:0\n",
@@ -230,11 +239,16 @@ struct StateScript {
     }
 };
 
-Result<RunFollowOutcome> follow_script(StateScript& job, Seen& seen, const RunFollowOptions& options) {
+Result<RunFollowOutcome> follow_script(StateScript& job, const RunFollowOptions& options,
+                                       const RunFollowCallbacks& callbacks) {
     job.session.put_file(kLog, "slipway: job 42\n");
     job.session.set_exec_handler([&job](const std::string& c) { return job(c); });
     SlurmClient slurm(job.session);
-    return follow_run(job.session, slurm, record(), options, callbacks_for(seen));
+    return follow_run(job.session, slurm, record(), options, callbacks);
+}
+
+Result<RunFollowOutcome> follow_script(StateScript& job, Seen& seen, const RunFollowOptions& options) {
+    return follow_script(job, options, callbacks_for(seen));
 }
 
 // The script's own requeue after the time limit: the log says so, the job looks FAILED for a while
@@ -298,6 +312,70 @@ TEST(RunFollow, AnAnnouncedRequeueThatNeverComesEndsAfterTheWait) {
     EXPECT_FALSE(outcome->success());
     EXPECT_GE(seen.slept, std::chrono::seconds(10));
     EXPECT_LE(seen.slept, std::chrono::seconds(12));
+}
+
+// A job on two nodes: their Slurm states are asked when it first runs, then every node_interval, and
+// reported when they change (node2 stops answering: "allocated*"); a job on one node, or one not running,
+// is never asked about; a failed sinfo is said once and the watch goes on.
+TEST(RunFollow, TheStatesOfAJobsNodesAreReportedWhenTheyChange) {
+    FakeSession session;
+    StateScript job(session);
+    job.node_list = "node[1-2]";
+    job.script = {{"PENDING", ""}};
+    for (int i = 0; i < 12; ++i)
+        job.script.push_back({"RUNNING", ""});
+    job.script.push_back({"COMPLETED", ""});
+    job.sinfo_answers = {"node1|debug*|allocated|2|1000|(null)\nnode2|debug*|allocated|2|1000|(null)\n",
+                         "node1|debug*|allocated|2|1000|(null)\nnode2|debug*|allocated|2|1000|(null)\n",
+                         "node1|debug*|allocated|2|1000|(null)\nnode2|debug*|allocated*|2|1000|(null)\n"};
+    Seen seen;
+    std::vector<std::vector<NodeState>> reported;
+    RunFollowCallbacks callbacks = callbacks_for(seen);
+    callbacks.on_nodes = [&reported](const std::vector<NodeState>& nodes) { reported.push_back(nodes); };
+    RunFollowOptions options = options_for(seen);
+    options.node_interval = std::chrono::seconds(4);
+    Result<RunFollowOutcome> outcome = follow_script(job, options, callbacks);
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_TRUE(outcome->success());
+    // Running from the 2nd query to the 13th (1 s polls): sinfo at its first, then 4 s apart.
+    EXPECT_EQ(job.sinfo_at, (std::vector<size_t>{2, 6, 10}));
+    ASSERT_EQ(reported.size(), 2u);  // the first answer, and node2's change; not the same answer again
+    EXPECT_EQ(reported[0], (std::vector<NodeState>{{"node1", "allocated"}, {"node2", "allocated"}}));
+    EXPECT_EQ(reported[1], (std::vector<NodeState>{{"node1", "allocated"}, {"node2", "allocated*"}}));
+
+    // One node: no sinfo at all (an unexpected command would end the follow with an error).
+    FakeSession one_node_session;
+    StateScript one_node(one_node_session);
+    one_node.node_list = "node1";
+    one_node.script = {{"RUNNING", ""}, {"RUNNING", ""}, {"COMPLETED", ""}};
+    Seen one_node_seen;
+    outcome = follow_script(one_node, options_for(one_node_seen), callbacks);
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(reported.size(), 2u);
+
+    // sinfo fails: said once, and the job is followed to its end.
+    FakeSession failing_session;
+    StateScript failing(failing_session);
+    failing.node_list = "node[1-2]";
+    failing.script = job.script;
+    failing.sinfo_answers = {};
+    failing_session.set_exec_handler([&failing](const std::string& c) -> Result<ExecResult> {
+        if (c.rfind("sinfo", 0) == 0)
+            return ExecResult{"", "sinfo: error: Unable to contact slurm controller", 1};
+        return failing(c);
+    });
+    Seen failing_seen;
+    failing_session.put_file(kLog, "slipway: job 42\n");
+    SlurmClient slurm(failing_session);
+    RunFollowCallbacks failing_callbacks = callbacks_for(failing_seen);
+    failing_callbacks.on_nodes = callbacks.on_nodes;
+    outcome = follow_run(failing_session, slurm, record(), options, failing_callbacks);
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_TRUE(outcome->success());
+    ASSERT_EQ(failing_seen.notices.size(), 1u);
+    EXPECT_NE(failing_seen.notices[0].find("the states of nodes node[1-2]: "), std::string::npos);
+    EXPECT_NE(failing_seen.notices[0].find("Unable to contact slurm controller"), std::string::npos);
+    EXPECT_EQ(reported.size(), 2u);
 }
 
 }  // namespace

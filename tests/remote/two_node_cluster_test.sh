@@ -10,7 +10,9 @@
 #    step;
 # 4. `slipway doctor` measures each node, the crossing and each link, and names the node whose link is throttled;
 # 5. node2's ranks die mid-run: node1's ranks name them within timeout_s; requeued, the job resumes;
-# 6. node2's slurmd stopped: the doctor names it failed, and submit --exclude-bad runs without it.
+# 6. a 2-minute time limit: Slurm's early USR1 stops the ranks on both nodes at a checkpoint, the script
+#    requeues the job, the restart resumes on two nodes, and at max_restarts it stops at its checkpoint;
+# 7. node2's slurmd stopped: the doctor names it failed, and submit --exclude-bad runs without it.
 # Usage: two_node_cluster_test.sh SLIPWAY SLIPWAY_ENGINE SOURCE_DIR   (SLIPWAY_CLUSTER_ENV names cluster.env)
 set -euo pipefail
 slipway=$1 engine=$2 source_dir=$3
@@ -32,7 +34,7 @@ trap cleanup EXIT
 "$slipway" clusters add two-nodes --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
   --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none >/dev/null
 
-make_config() {  # OUT NODES TASKS_PER_NODE PER_DEVICE_BATCH SHARDING [TIMEOUT_S]
+make_config() {  # OUT NODES TASKS_PER_NODE PER_DEVICE_BATCH SHARDING [TIMEOUT_S [TIME_LIMIT_MIN]]
   python3 - "$source_dir/resources/presets/demo-tiny.json" "$@" <<'PY'
 import json, sys
 config = json.load(open(sys.argv[1]))
@@ -42,6 +44,8 @@ config["distributed"]["sharding"] = sys.argv[6]
 if len(sys.argv) > 7:  # a run that loses a node: requeued by hand once it failed, it resumes
     config["distributed"]["timeout_s"] = int(sys.argv[7])
     config["slurm"].update(auto_requeue=True, max_restarts=1)
+if len(sys.argv) > 8:  # a time-limited run: Slurm's early signal 30 s before the limit
+    config["slurm"].update(time=sys.argv[8], signal_lead_s=30)
 json.dump(config, open(sys.argv[2], "w"), indent=2)
 PY
 }
@@ -127,6 +131,10 @@ grep -q ' nodes node1 (ranks 0-1), node2 (ranks 2-3)$' "$work/follow-replicated.
 grep -qE ' node_steps node1 step [0-9]+(, | \([0-9]+ behind\), )node2 step [0-9]+' "$work/follow-replicated.txt" ||
   fail "follow did not show each node's heartbeat step: $(cat "$work/follow-replicated.txt")"
 grep ' node_steps ' "$work/follow-replicated.txt" | head -n 3
+# Each node's Slurm state beside its heartbeat step, from sinfo of the job's nodes while it runs.
+grep -qE ' node_states node1 (allocated|mixed)[^,]*, node2 (allocated|mixed)' "$work/follow-replicated.txt" ||
+  fail "follow did not show each node's Slurm state: $(cat "$work/follow-replicated.txt")"
+grep ' node_states ' "$work/follow-replicated.txt" | head -n 2
 
 # 4. The doctor across the cluster's three nodes: each node's own busbw, the crossing's, and each other node's
 # link to the master; then again with node2's link throttled (tc tbf on both ends of its veth; netem is not in
@@ -216,7 +224,38 @@ grep -q '^lost_nodes \["node2"\]$' "$work/follow-loss.txt" || fail "follow did n
 if [ -n "${SLIPWAY_NODE_LOSS_LOG_OUT:-}" ]; then cp "$log" "$SLIPWAY_NODE_LOSS_LOG_OUT"; fi
 grep -v MLLOG "$log" | grep -E 'resumed from|skipp|torn' || true
 
-# 6. node2's slurmd stopped: the doctor names node2 failed and node1 ok, and `submit --exclude-bad` runs the
+# 6. The time limit on two nodes: Slurm's early USR1 (sent up to a minute before the 2-minute limit) goes to
+# the job's ranks on both nodes, which finish their step and save a checkpoint; the script requeues the job
+# (/slurm/auto_requeue), the restart resumes on two nodes from that checkpoint, and at /slurm/max_restarts
+# (1) the next early signal stops it at its checkpoint for good.
+make_config "$work/timelimit.json" 2 2 2 none 60 2
+submit "$work/timelimit.json" timelimit 1000000
+start=$(date +%s)
+start_now_when_pending "$job"
+"$slipway" follow "$run" --interval 0.5 "${ssh_args[@]}" >"$work/follow-timelimit.txt" || true
+echo "time-limited run on 2 nodes: $(tail -n 1 "$work/follow-timelimit.txt") after $(($(date +%s) - start)) s"
+log=$home_dir/runs/$run/slurm-$job.out
+[ "$(grep -c 'the time limit is near (USR1)' "$log")" -eq 2 ] || fail "expected two early signals: $(grep -v MLLOG "$log")"
+[ "$(grep -c '^rank 0 of 4: gloo process group via node[0-9]*:' "$log")" -eq 2 ] ||
+  fail "expected both segments on 2 nodes x 2 ranks: $(grep -v MLLOG "$log")"
+grep -q "requeueing job $job (restart 1 of at most 1)" "$log" || fail "the script did not requeue: $(grep -v MLLOG "$log")"
+grep -q "restart 1 of job $job: resuming from the newest checkpoint" "$log" || fail "the restart did not resume"
+grep -q 'resumed from .*checkpoint-[0-9]* at step' "$log" || fail "the engine did not resume: $(grep -v MLLOG "$log")"
+grep -q 'no restart left (/slurm/max_restarts 1): the run stops at its checkpoint' "$log" ||
+  fail "the last segment did not stop: $(grep -v MLLOG "$log")"
+[ "$(grep -c 'stop requested (SIGTERM): saving a checkpoint at step' "$log")" -eq 2 ] ||
+  fail "expected two checkpoints at the stops: $(grep -v MLLOG "$log")"
+# The restart went on from the step the first segment stopped at: one curve, every step once.
+python3 - "$home_dir/runs/$run/output/mllog.txt" <<'PY' || fail "the time-limited run's curve has a gap or a repeat"
+import json, sys
+steps = [json.loads(line.split(":::MLLOG", 1)[1])["metadata"]["step_num"]
+         for line in open(sys.argv[1], encoding="utf-8") if '"key": "train_loss"' in line]
+print(f"time-limited run: {len(steps)} steps over two segments")
+sys.exit(0 if steps == list(range(1, len(steps) + 1)) else 1)
+PY
+grep -v MLLOG "$log" | grep -E 'time limit|requeueing|resumed from|no restart left' || true
+
+# 7. node2's slurmd stopped: the doctor names node2 failed and node1 ok, and `submit --exclude-bad` runs the
 # demo on node1 alone. node2's slurmd is started again (a new namespace, as start_cluster.sh makes it); Slurm
 # takes about a minute to clear the job it was left with, and the fixture's later runs use any two nodes.
 slurm_conf=$SLIPWAY_CLUSTER_STATE_DIR/slurm/slurm.conf

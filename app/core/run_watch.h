@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "contract/mllog.h"
-#include "monitor/run_metrics.h"
+#include "core/run_metrics.h"
 
 namespace slipway::app {
 

@@ -1,5 +1,5 @@
 // FollowService: one worker thread, a poll timer on it, LogFollowers over local files keyed by follow id.
-#include "monitor/follow_service.h"
+#include "core/follow_service.h"
 
 #include <QFile>
 #include <QTimer>

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "monitor/run_metrics.h"
+#include "core/run_metrics.h"
 
 namespace slipway::app {
 

@@ -1,6 +1,6 @@
 // RunState's text at the edges: one table of states (DB word, display text, terminal or not) and one table
 // of Slurm's job state words.
-#include "runs/run_state.h"
+#include "core/run_state.h"
 
 #include <QCoreApplication>
 #include <algorithm>

@@ -1,5 +1,5 @@
 // RunMetrics: folds MLLOG events into the monitor's four curves plus what the status line needs.
-#include "monitor/run_metrics.h"
+#include "core/run_metrics.h"
 #include "contract/mllog_keys.h"
 
 #include <QtGlobal>

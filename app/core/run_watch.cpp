@@ -1,5 +1,5 @@
 // RunWatch: finish / failure / target / stall rules.
-#include "monitor/run_watch.h"
+#include "core/run_watch.h"
 #include "contract/mllog_keys.h"
 
 #include <algorithm>
