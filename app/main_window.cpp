@@ -92,7 +92,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_->addWidget(monitor_);
     chat_ = new ChatPage(
         history_.get(), [this](const RunRecord* run) { return chat_transport(run); }, stack_);
-    // Pipelines started on the Language page: the CLI records each step in the history the Runs page reads.
+    // Pipelines started on the Adaptation page: each step is a row in the history the Runs page reads.
     adapt_ = new AdaptPage(
         resource_root_, runs_dir(),
         [] {
@@ -107,8 +107,15 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_->addWidget(clusters_);
     stack_->addWidget(chat_);
     stack_->addWidget(adapt_);
+    adapt_->set_local_runner(options.engine_binary, history_ != nullptr ? history_->path() : QString());
     connect(adapt_, &AdaptPage::progressed, runs_, &RunsPage::reload);
     connect(adapt_, &AdaptPage::progressed, this, &MainWindow::follow_pipeline_steps);
+    // A training step of a pipeline on This computer: followed as it starts, from the page's own event.
+    connect(adapt_, &AdaptPage::training_step_started, this, [this](qint64 store_id) {
+        if (tracker_->run_for_store(store_id) != 0) return;
+        if (const Result<int> key = tracker_->resume(store_id); !key.ok())
+            statusBar()->showMessage(QString::fromStdString(key.error()));
+    });
     connect(adapt_, &AdaptPage::finished, runs_, &RunsPage::reload);
     auto* central = new QWidget(this);
     auto* layout = new QHBoxLayout(central);
@@ -246,7 +253,9 @@ void MainWindow::connect_tracker() {
 }
 
 void MainWindow::follow_pipeline_steps() {
-    if (history_ == nullptr || adapt_->started_name().isEmpty()) return;
+    // A pipeline submitted to a cluster (by the CLI): its steps are found as rows of the history.
+    if (history_ == nullptr || adapt_->started_name().isEmpty() || adapt_->started_cluster().isEmpty())
+        return;
     const Result<std::vector<RunRecord>> rows = history_->runs();
     if (!rows.ok()) return;
     const QString prefix = adapt_->started_name() + QLatin1Char('.');

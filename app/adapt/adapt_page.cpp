@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QDoubleValidator>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -16,6 +17,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QThread>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -23,6 +25,8 @@
 #include "contract/file_system.h"
 #include "contract/pipeline.h"
 #include "contract/run_config.h"
+#include "history/run_history.h"
+#include "local/local_pipeline.h"
 
 namespace slipway::app {
 namespace {
@@ -94,10 +98,13 @@ AdaptPage::AdaptPage(QString resource_root, QString local_runs_dir,
     refresh_targets();
 
     start_ = new QPushButton(tr("Start"));
+    stop_ = new QPushButton(tr("Stop"));
+    stop_->setToolTip(tr("Stops the step running on This computer; the pipeline ends there"));
     save_ = new QPushButton(tr("Save pipeline..."));
     auto* buttons = new QHBoxLayout;
     buttons->addStretch(1);
     buttons->addWidget(save_);
+    buttons->addWidget(stop_);
     buttons->addWidget(start_);
     status_ = new QLabel;
     status_->setWordWrap(true);
@@ -137,6 +144,7 @@ AdaptPage::AdaptPage(QString resource_root, QString local_runs_dir,
     connect(start_, &QPushButton::clicked, this, [this] {
         if (const Status s = start(); !s.ok()) status_->setText(QString::fromStdString(s.message()));
     });
+    connect(stop_, &QPushButton::clicked, this, &AdaptPage::stop);
     connect(save_, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Save pipeline"), pipelines_dir_,
                                                           QStringLiteral("JSON (*.json)"));
@@ -212,7 +220,9 @@ void AdaptPage::refresh() {
     }
     calibration_data_->setEnabled(calibrate_->isChecked());
     calibration_steps_->setEnabled(calibrate_->isChecked());
-    start_->setEnabled(doc.ok() && (process_ == nullptr || process_->state() == QProcess::NotRunning));
+    start_->setEnabled(doc.ok() && !running());
+    stop_->setEnabled(local_thread_ != nullptr && local_thread_->isRunning() &&
+                      !(stop_local_ && *stop_local_));
     save_->setEnabled(doc.ok());
 }
 
@@ -222,9 +232,25 @@ Status AdaptPage::save_to(const QString& path) const {
     return write_file_atomically(path.toStdString(), doc->dump(2) + "\n");
 }
 
+AdaptPage::~AdaptPage() {
+    stop();
+    if (local_thread_ != nullptr) local_thread_->wait();
+}
+
+bool AdaptPage::running() const {
+    return (process_ != nullptr && process_->state() != QProcess::NotRunning) ||
+           (local_thread_ != nullptr && local_thread_->isRunning());
+}
+
+void AdaptPage::stop() {
+    if (!stop_local_ || *stop_local_) return;
+    stop_local_->store(true);
+    if (log_ != nullptr) log_->appendPlainText(tr("Stopping..."));
+    refresh();
+}
+
 Status AdaptPage::start() {
-    if (process_ != nullptr && process_->state() != QProcess::NotRunning)
-        return Status::Error("a pipeline started here is still running");
+    if (running()) return Status::Error("a pipeline started here is still running");
     const LanguageAdaptation a = adaptation();
     if (!QDir().mkpath(pipelines_dir_))
         return Status::Error(pipelines_dir_.toStdString() + ": cannot create");
@@ -235,10 +261,83 @@ Status AdaptPage::start() {
                       QStringLiteral(".json"));
     if (const Status s = save_to(file); !s.ok()) return s;
     const QString cluster = target_->currentData().toString();
-    const QStringList arguments =
-        cluster.isEmpty() ? QStringList{QStringLiteral("pipeline"), QStringLiteral("run"), file,
-                                        QStringLiteral("--runs-dir"), local_runs_dir_}
-                          : QStringList{QStringLiteral("submit"), file, QStringLiteral("--cluster"), cluster};
+    log_->clear();
+    started_name_ = QString::fromStdString(a.name);
+    started_cluster_ = cluster;
+    const Status s = cluster.isEmpty() ? start_here(file) : start_on_cluster(file, cluster);
+    if (!s.ok()) return s;
+    refresh();
+    emit started(file);
+    return Status::Ok();
+}
+
+Status AdaptPage::start_here(const QString& file) {
+    Result<Pipeline> pipeline = load_pipeline(file.toStdString());
+    if (!pipeline.ok()) return pipeline.status();
+    if (engine_.isEmpty() || !QFileInfo(engine_).isExecutable())
+        return Status::Error("slipway-engine was not found: " + engine_.toStdString());
+    LocalPipelineOptions options;
+    options.engine = engine_;
+    options.input_root = pipeline_input_root(*pipeline, file.toStdString(), {});
+    options.runs_dir = local_runs_dir_;
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    stop_local_ = stop;
+    options.stop_requested = [stop] { return stop->load(); };
+    log_->appendPlainText(tr("Running pipeline %1 on This computer").arg(file));
+    delete local_thread_;
+    // The runner waits for each step's process on its own thread; its events come back to the page queued.
+    local_thread_ = QThread::create([this, p = std::move(*pipeline), options,
+                                     store_path = store_path_]() mutable {
+        std::unique_ptr<RunHistory> store;
+        std::string store_error;
+        if (!store_path.isEmpty()) {
+            if (Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(store_path); opened.ok())
+                store = std::move(*opened);
+            else
+                store_error = opened.error();
+        }
+        options.store = store.get();
+        Result<LocalPipelineOutcome> outcome =
+            run_local_pipeline(p, options, [this](const LocalPipelineEvent& e) {
+                QMetaObject::invokeMethod(
+                    this, [this, e] { on_local_event(e); }, Qt::QueuedConnection);
+            });
+        const QString last = outcome.ok()
+                                 ? QString::fromStdString(describe_pipeline_completion(p.name, *outcome))
+                                 : QString::fromStdString(outcome.error());
+        const QString warning =
+            store_error.empty() ? QString() : QString::fromStdString("run history: " + store_error);
+        const bool ok = outcome.ok();
+        QMetaObject::invokeMethod(
+            this,
+            [this, last, warning, ok] {
+                if (!warning.isEmpty()) log_->appendPlainText(warning);
+                log_->appendPlainText(last);
+                log_->appendPlainText(ok ? tr("Finished.") : tr("Stopped: the pipeline did not complete."));
+                refresh();
+                emit progressed();
+                emit finished(ok ? 0 : 1);
+            },
+            Qt::QueuedConnection);
+    });
+    connect(local_thread_, &QThread::finished, this, &AdaptPage::refresh);  // Start again, Stop off
+    local_thread_->setObjectName(QStringLiteral("slipway-pipeline"));
+    local_thread_->start();
+    return Status::Ok();
+}
+
+void AdaptPage::on_local_event(const LocalPipelineEvent& e) {
+    if (!e.store_problem.empty())
+        log_->appendPlainText(QString::fromStdString("run history: " + e.store_problem));
+    if (const std::string line = describe_pipeline_event(e); !line.empty())
+        log_->appendPlainText(QString::fromStdString(line));
+    if (e.kind == LocalPipelineEvent::Kind::kStepStarted && e.training && e.store_id != 0)
+        emit training_step_started(e.store_id);
+    if (e.kind != LocalPipelineEvent::Kind::kStarted) emit progressed();
+}
+
+Status AdaptPage::start_on_cluster(const QString& file, const QString& cluster) {
+    const QStringList arguments = {QStringLiteral("submit"), file, QStringLiteral("--cluster"), cluster};
     if (process_ == nullptr) {
         process_ = new QProcess(this);
         process_->setProcessChannelMode(QProcess::MergedChannels);
@@ -256,15 +355,11 @@ Status AdaptPage::start() {
             emit finished(code);
         });
     }
-    log_->clear();
     log_->appendPlainText(QStringLiteral("$ slipway ") + arguments.join(QLatin1Char(' ')));
-    started_name_ = QString::fromStdString(a.name);
     process_->start(cli_, arguments);
     poll_->start();
     if (!process_->waitForStarted(10000))
         return Status::Error(cli_.toStdString() + ": " + process_->errorString().toStdString());
-    refresh();
-    emit started(file);
     return Status::Ok();
 }
 

@@ -1,10 +1,13 @@
 // "Adapt a model to a language" (seed 001): a form for the chain of language_pipeline.h, its pipeline shown
-// and checked as it is edited, saved as a file, and started through the app's own CLI (`slipway pipeline run`
-// on This computer, `slipway submit --cluster` on a cluster), so every step becomes a run in the history that
-// the Runs page lists and the monitor follows like any other.
+// and checked as it is edited, saved as a file, and started: on This computer in-process
+// (local/local_pipeline.h on a thread of its own, the same runner as `slipway pipeline run`: each step's
+// event comes straight to the page), on a cluster through the app's own CLI (`slipway submit --cluster`).
+// Every step becomes a run in the history that the Runs page lists and the monitor follows like any other.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <memory>
 
 #include <QProcess>
 #include <QString>
@@ -15,6 +18,7 @@
 
 #include "adapt/language_pipeline.h"
 #include "contract/status.h"
+#include "local/local_pipeline.h"
 
 class QCheckBox;
 class QComboBox;
@@ -24,6 +28,7 @@ class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
+class QThread;
 class QTimer;
 
 namespace slipway::app {
@@ -37,17 +42,30 @@ public:
     // to.
     AdaptPage(QString resource_root, QString local_runs_dir, std::function<QStringList()> cluster_names,
               QWidget* parent = nullptr);
+    ~AdaptPage() override;  // stops a pipeline running here and waits for its thread
 
     LanguageAdaptation adaptation() const;
     // The form's pipeline, checked as `slipway pipeline validate` checks it; the error lists the problems.
     Result<nlohmann::json> pipeline() const;
-    // Writes the pipeline under pipelines_dir and starts the CLI on it; its output goes into the log box.
+    // Writes the pipeline under pipelines_dir and starts it (This computer: in-process; a cluster: the CLI's
+    // submit); what it says goes into the log box.
     Status start();
+    // Stops a pipeline running on This computer (its step's process is killed; the step ends cancelled).
+    void stop();
+    bool running() const;
     Status save_to(const QString& path) const;
-    QProcess* process() const { return process_; }
+    // What a pipeline on This computer runs (slipway-engine) and where its steps' rows go (the window's run
+    // history; empty: none).
+    void set_local_runner(const QString& engine, const QString& store_path) {
+        engine_ = engine;
+        store_path_ = store_path;
+    }
     // The name of the pipeline started last: its steps are the history rows named "<name>.<step>".
     QString started_name() const { return started_name_; }
-    // The `slipway` program the page runs (default: this application, whose subcommands are the CLI).
+    // The cluster it was submitted to; empty for This computer.
+    QString started_cluster() const { return started_cluster_; }
+    // The `slipway` program the page runs for clusters (default: this application, whose subcommands are the
+    // CLI).
     void set_cli_binary(const QString& path) { cli_ = path; }
 
     // The form, for tests and the screenshot.
@@ -63,16 +81,23 @@ public:
     QComboBox* target_box() const { return target_; }
     QPlainTextEdit* preview() const { return preview_; }
     QLabel* status_label() const { return status_; }
+    QPushButton* stop_button() const { return stop_; }
     QPlainTextEdit* log() const { return log_; }
 
 signals:
     void started(const QString& pipeline_file);
-    // The CLI wrote output, or a second passed while it runs: a step may have started or ended (the run
-    // history has new rows).
+    // A step started or ended (the run history has new rows). A cluster submission: its CLI wrote output or
+    // a second passed.
     void progressed();
+    // A training step of a pipeline on This computer started: its row in the run history (its mllog is
+    // followed like any local run's).
+    void training_step_started(qint64 store_id);
     void finished(int exit_code);
 
 private:
+    Status start_here(const QString& file);
+    Status start_on_cluster(const QString& file, const QString& cluster);
+    void on_local_event(const LocalPipelineEvent& event);
     void refresh();
     void refresh_targets();
     QLineEdit* path_row(const QString& label, bool folder, const QString& filter, QFormLayout* form);
@@ -88,10 +113,13 @@ private:
     QCheckBox* calibrate_;
     QPlainTextEdit *preview_, *log_;
     QLabel* status_;
-    QPushButton *start_, *save_;
-    QProcess* process_ = nullptr;
+    QPushButton *start_, *stop_, *save_;
+    QProcess* process_ = nullptr;  // the CLI's submit to a cluster
     QTimer* poll_ = nullptr;
-    QString started_name_;
+    QThread* local_thread_ = nullptr;  // a pipeline on This computer
+    std::shared_ptr<std::atomic<bool>> stop_local_;
+    QString engine_, store_path_;
+    QString started_name_, started_cluster_;
 };
 
 }  // namespace slipway::app

@@ -1,15 +1,13 @@
 // `slipway pipeline validate | render | run` and `slipway submit PIPELINE.json`: a pipeline
 // (contract/pipeline.h) checked, shown as the sbatch scripts of its chain, run step by step with the local
-// engine, or submitted as a chain of Slurm jobs, each waiting for the one before it (--dependency=afterok).
-// Every step is a row in the run history, so `slipway status` lists the chain and the app follows each step
-// like any other run.
+// engine (local/local_pipeline.h, which the Adaptation page runs too), or submitted as a chain of Slurm
+// jobs, each waiting for the one before it (--dependency=afterok). Every step is a row in the run history,
+// so `slipway status` lists the chain and the app follows each step like any other run.
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -17,7 +15,7 @@
 #include "contract/pipeline.h"
 #include "history/history_run_sink.h"
 #include "history/run_history.h"
-#include "local/local_run.h"
+#include "local/local_pipeline.h"
 #include "remote/deploy/deploy.h"
 #include "remote/slurm/pipeline_sbatch.h"
 #include "remote/slurm/sbatch_script.h"
@@ -33,21 +31,6 @@ std::string join_words(const std::vector<std::string>& words) {
     for (const std::string& w : words)
         out += (out.empty() ? "" : " ") + w;
     return out;
-}
-
-// Where a pipeline's relative input paths point: --inputs, else the folder of the pipeline file when the
-// first of them is there, else the resource root (the presets name resources/demo/...).
-std::string pipeline_input_root(const Pipeline& pipeline, const std::string& file, const std::string& given) {
-    if (!given.empty()) return given;
-    const std::string root = resource_root();
-    const fs::path here = fs::absolute(fs::path(file)).parent_path();
-    for (const auto& [name, value] : pipeline.vars) {
-        if (value.empty() || value[0] == '/' || value.find("${") != std::string::npos) continue;
-        std::error_code ec;
-        if (fs::exists(here / value, ec)) return here.string();
-        if (!root.empty() && fs::exists(fs::path(root) / value, ec)) return root;
-    }
-    return root.empty() ? fs::current_path().string() : root;
 }
 
 // The eval task file's data files, relative to it (engine/eval/README.md): uploaded beside it.
@@ -168,106 +151,26 @@ int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err) 
     Result<Pipeline> loaded = load_pipeline(c.run_file);
     if (!loaded.ok()) return fail(err, loaded.error(), 2);
     const Pipeline& p = *loaded;
-    const QString engine = QString::fromStdString(c.engine.empty() ? engine_next_to_slipway() : c.engine);
-    if (engine.isEmpty() || !QFileInfo(engine).isExecutable())
+    LocalPipelineOptions options;
+    options.engine = QString::fromStdString(c.engine.empty() ? engine_next_to_slipway() : c.engine);
+    if (options.engine.isEmpty() || !QFileInfo(options.engine).isExecutable())
         return fail(err, "slipway-engine was not found next to slipway or on PATH (or give --engine)");
-    const std::string input_root = pipeline_input_root(p, c.run_file, c.inputs);
-    const QString runs_dir = c.runs_dir.empty() ? QDir::homePath() + "/.local/share/slipway/local-runs"
-                                                : QString::fromStdString(c.runs_dir);
-    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    const QString run_dir = QDir(runs_dir).absoluteFilePath(QString::fromStdString(p.name) + "-" + stamp);
-    if (!QDir().mkpath(run_dir + "/steps")) return fail(err, "cannot create " + run_dir.toStdString());
+    options.input_root = pipeline_input_root(p, c.run_file, c.inputs);
+    options.runs_dir = c.runs_dir.empty() ? QDir::homePath() + "/.local/share/slipway/local-runs"
+                                          : QString::fromStdString(c.runs_dir);
     Result<std::unique_ptr<RunHistory>> store = open_store();
     if (!store.ok()) return fail(err, store.error());
-    out << "pipeline " << p.name << ": " << p.steps.size() << " steps in " << run_dir.toStdString()
-        << std::endl;
-
-    StepContext context;
-    context.run_dir = run_dir.toStdString();
-    context.input = [&](const std::string&, const std::string& path) -> Result<std::string> {
-        return (fs::path(input_root) / path).lexically_normal().string();
-    };
-    const auto pipeline_start = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < p.steps.size(); ++i) {
-        const PipelineStep& step = p.steps[i];
-        const auto start = std::chrono::steady_clock::now();
-        const QString step_dir = run_dir + "/steps/" + QString::fromStdString(step.name);
-        QDir().mkpath(step_dir);
-        const QString log = step_dir + "/engine.log";
-        Result<ResolvedStep> r = resolve_step(p, i, context);
-        if (!r.ok())
-            return fail(err, "pipeline " + p.name + " stopped at step " + std::to_string(i) + " \"" +
-                                 step.name + "\": " + r.error());
-        QString program = engine;
-        QStringList arguments;
-        RunRecord row;
-        row.name = QString::fromStdString(p.name + "." + step.name);
-        row.cluster = kLocalProfile;
-        row.state = RunState::kRunning;
-        row.started = QDateTime::currentDateTime();
-        row.log_path = log;
-        if (r->config) {
-            // A training step is an ordinary local run: its run.json, its output folder, its mllog.
-            Result<LocalRunPlan> plan =
-                plan_local_run(*r->config, QString::fromStdString(input_root), step_dir, engine);
-            if (!plan.ok()) return fail(err, "step \"" + step.name + "\": " + plan.error());
-            arguments = plan->arguments;
-            r->out = plan->config.training.output_dir;
-            row.config_json = QString::fromStdString(to_json(plan->config).dump(2));
-            row.log_path = plan->mllog_path;
-        } else {
-            for (const std::string& a : r->engine_args)
-                arguments << QString::fromStdString(a);
-            row.config_json = QString::fromStdString(step.spec.dump(2));
-            if (!r->out.empty()) QDir().mkpath(QFileInfo(QString::fromStdString(r->out)).absolutePath());
+    options.store = store->get();
+    Result<LocalPipelineOutcome> outcome = run_local_pipeline(p, options, [&](const LocalPipelineEvent& e) {
+        if (!e.store_problem.empty()) err << "slipway: warning: run history: " << e.store_problem << "\n";
+        if (const std::string line = describe_pipeline_event(e); !line.empty()) out << line << std::endl;
+        if (e.kind == LocalPipelineEvent::Kind::kStepFinished && e.exit_code != 0) {
+            QFile text(QString::fromStdString(e.log_path));  // the end of what the failed step said
+            if (text.open(QIODevice::ReadOnly)) err << text.readAll().right(2000).toStdString() << "\n";
         }
-        out << "[" << i + 1 << "/" << p.steps.size() << "] " << step.name << " (" << step.kind
-            << "): " << program.toStdString() << " " << arguments.join(' ').toStdString() << std::endl;
-        Result<int64_t> id = (*store)->add_run(row);
-        if (!id.ok()) err << "slipway: warning: run history: " << id.error() << "\n";
-
-        QProcess process;
-        process.setWorkingDirectory(step_dir);
-        if (!r->stdout_file.empty()) {
-            process.setStandardOutputFile(QString::fromStdString(r->stdout_file));
-            process.setStandardErrorFile(log);
-        } else {
-            process.setProcessChannelMode(QProcess::MergedChannels);
-            process.setStandardOutputFile(log);
-        }
-        process.start(program, arguments);
-        const bool started = process.waitForStarted(30000);
-        if (started) process.waitForFinished(-1);
-        const int code = !started || process.exitStatus() == QProcess::CrashExit ? -1 : process.exitCode();
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (id.ok()) {
-            const Status s = (*store)->set_state(*id, code == 0 ? RunState::kCompleted : RunState::kFailed,
-                                                 QStringLiteral("exit code %1").arg(code), {},
-                                                 QDateTime::currentDateTime());
-            if (!s.ok()) err << "slipway: warning: run history: " << s.message() << "\n";
-        }
-        if (code != 0) {
-            QFile text(log);
-            if (text.open(QIODevice::ReadOnly)) {
-                const QByteArray all = text.readAll();
-                err << all.right(2000).toStdString() << "\n";
-            }
-            return fail(err, "pipeline " + p.name + " stopped at step " + std::to_string(i) + " \"" +
-                                 step.name + "\" (" + step.kind + "): exit code " + std::to_string(code) +
-                                 (started ? "" : " (" + process.errorString().toStdString() + ")") +
-                                 "; log " + log.toStdString());
-        }
-        context.outs[step.name] = r->out;
-        char took[32];
-        std::snprintf(took, sizeof took, "%.1f", seconds);
-        out << "    done in " << took << " s; out " << r->out << std::endl;
-    }
-    const double total =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - pipeline_start).count();
-    char took[32];
-    std::snprintf(took, sizeof took, "%.1f", total);
-    out << "pipeline " << p.name << " completed in " << took << " s: " << run_dir.toStdString() << "\n";
+    });
+    if (!outcome.ok()) return fail(err, outcome.error());
+    out << describe_pipeline_completion(p.name, *outcome) << "\n";
     return 0;
 }
 

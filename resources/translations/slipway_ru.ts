@@ -1605,6 +1605,31 @@
         <source>Stopped with exit code %1.</source>
         <translation>Остановлено с кодом выхода %1.</translation>
     </message>
+    <message>
+        <location line="+0"/>
+        <source>Running pipeline %1 on This computer</source>
+        <translation>Конвейер %1 выполняется на этом компьютере</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stopped: the pipeline did not complete.</source>
+        <translation>Остановлено: конвейер не завершён.</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stop</source>
+        <translation>Остановить</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stops the step running on This computer; the pipeline ends there</source>
+        <translation>Останавливает шаг, идущий на этом компьютере; конвейер на нём заканчивается</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stopping...</source>
+        <translation>Остановка...</translation>
+    </message>
 </context>
 <context>
     <name>slipway::app::ChatPage</name>

@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTextStream>
@@ -110,8 +111,14 @@ TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
         window.runs_page()->reload();
         EXPECT_TRUE(window.grab().save(dir + "/language-runs.png"));
     }
-    // The adapted instruct model (LEP output) and the eval results, in the run folder the CLI names.
+    // Run in-process: the page's log holds the runner's own step lines, no CLI was started.
     const QString log = page->log()->toPlainText();
+    EXPECT_TRUE(log.contains(QStringLiteral("Running pipeline "))) << log.toStdString();
+    EXPECT_TRUE(log.contains(QStringLiteral("] embeddings (train): "))) << log.toStdString();
+    EXPECT_FALSE(log.contains(QStringLiteral("$ slipway"))) << log.toStdString();
+    ASSERT_TRUE(wait_until([&] { return !page->running(); }));
+    EXPECT_FALSE(page->stop_button()->isEnabled());
+    // The adapted instruct model (LEP output) and the eval results, in the run folder the runner names.
     const QString marker = QStringLiteral("pipeline ruadapt completed in ");
     const int at = log.indexOf(marker);
     ASSERT_NE(at, -1) << log.toStdString();

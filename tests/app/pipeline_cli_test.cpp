@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -14,6 +15,7 @@
 #include <QTemporaryDir>
 
 #include "history/run_history.h"
+#include "local/local_pipeline.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -125,6 +127,56 @@ TEST(PipelineCli, AFailingStepStopsTheChain) {
     Result<std::vector<RunRecord>> rows = (*store)->runs();
     ASSERT_TRUE(rows.ok());
     ASSERT_EQ(rows->size(), 2u);  // eval never started
+}
+
+// The runner the CLI and the Adaptation page share, stopped while a step runs (the page's Stop): the step's
+// process is killed, its row ends cancelled, no later step starts, and the error names the step. The
+// "engine" is a script that would run for a minute.
+TEST(LocalPipeline, AStopKillsTheRunningStepAndEndsItCancelled) {
+    testing_util::IsolatedHome home;
+    const QString engine = home.path() + "/slow-engine.sh";
+    QFile script(engine);
+    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
+    script.write("#!/bin/sh\nexec sleep 60\n");
+    script.close();
+    ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    const ParsedPipeline parsed = parse_pipeline(nlohmann::json::parse(R"({"schema": "slipway.pipeline/1",
+      "name": "slow", "steps": [
+        {"name": "tok", "kind": "tokenizer", "corpus": "corpus.jsonl", "vocab_size": 400, "out": "t.json"},
+        {"name": "tok2", "kind": "tokenizer", "corpus": "corpus.jsonl", "vocab_size": 400, "out": "t2.json"}]})"),
+                                                 home.path().toStdString());
+    ASSERT_TRUE(parsed.problems.empty()) << format_problems(parsed.problems);
+    const Pipeline* pipeline = &parsed.pipeline;
+    Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
+    ASSERT_TRUE(store.ok()) << store.error();
+    LocalPipelineOptions options;
+    options.engine = engine;
+    options.input_root = home.path().toStdString();
+    options.runs_dir = home.path() + "/runs";
+    options.store = store->get();
+    QElapsedTimer since_start;
+    std::vector<LocalPipelineEvent> events;
+    options.stop_requested = [&] { return since_start.isValid() && since_start.elapsed() > 300; };
+    Result<LocalPipelineOutcome> outcome =
+        run_local_pipeline(*pipeline, options, [&](const LocalPipelineEvent& e) {
+            events.push_back(e);
+            if (e.kind == LocalPipelineEvent::Kind::kStepStarted) since_start.start();
+        });
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_NE(outcome.error().find("stopped at step 0 \"tok\" (tokenizer): stopped"), std::string::npos)
+        << outcome.error();
+    EXPECT_LT(since_start.elapsed(), 10000);  // not the script's minute
+    ASSERT_EQ(events.size(), 3u);             // started, tok started, tok finished; tok2 never
+    EXPECT_EQ(describe_pipeline_event(events[1]).rfind("[1/2] tok (tokenizer): " + engine.toStdString(), 0),
+              0u)
+        << describe_pipeline_event(events[1]);
+    EXPECT_EQ(events[2].exit_code, -1);
+    Result<std::vector<RunRecord>> rows = (*store)->runs();
+    ASSERT_TRUE(rows.ok());
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_EQ(rows->front().id, events[1].store_id);
+    EXPECT_EQ(rows->front().state, RunState::kCancelled);
+    EXPECT_EQ(rows->front().state_detail, QStringLiteral("stopped"));
 }
 
 }  // namespace
