@@ -10,7 +10,7 @@
 #    and its Slurm state;
 # 4. `slipway doctor` measures each node, the crossing and each link, and names the node whose link is throttled;
 # 5. node2's ranks die mid-run: node1's ranks name them within timeout_s; requeued, the job resumes, and its
-#    curve equals the uninterrupted run's (within 1e-6);
+#    curve equals the uninterrupted run's (within 1e-6; not yet bit for bit);
 # 6. a 2-minute time limit: Slurm's early USR1 stops the ranks on both nodes at a checkpoint, the script
 #    requeues the job, the restart resumes on two nodes, and at max_restarts it stops at its checkpoint;
 # 7. node2's slurmd stopped: the doctor names it failed, and submit --exclude-bad runs without it.
@@ -226,10 +226,10 @@ grep -q '^lost_nodes \["node2"\]$' "$work/follow-loss.txt" || fail "follow did n
 if [ -n "${SLIPWAY_NODE_LOSS_LOG_OUT:-}" ]; then cp "$log" "$SLIPWAY_NODE_LOSS_LOG_OUT"; fi
 grep -v MLLOG "$log" | grep -E 'resumed from|skipp|torn' || true
 # The requeued run's curve (each step's last train_loss: the steps after its newest checkpoint ran twice)
-# equals the same run's uninterrupted one on two nodes. Within 1e-6 relative, not bit for bit: between two
-# runs on these nodes a step's logged loss may differ in its last fp32 bit (30 of 60 steps in a run here,
-# at most 3.4e-8 relative, not growing over the run); on one node the requeued curve is equal bit for bit
-# (requeue_cluster_test.sh).
+# equals the same run's uninterrupted one on two nodes, within 1e-6 relative. Not yet bit for bit (issue 29):
+# here 30 of 60 steps were, the others differed in the last fp32 bit of a rank's loss (at most 3.4e-8
+# relative), though two uninterrupted runs on these nodes are equal bit for bit, and so is the requeued
+# curve on one node (requeue_cluster_test.sh); the resume after a lost node still differs somewhere.
 lost_mllog=$run_dir/output/mllog.txt
 submit "$work/loss.json" straight "$loss_steps"
 "$slipway" follow "$run" --interval 0.5 "${ssh_args[@]}" >"$work/follow-straight.txt" || true
