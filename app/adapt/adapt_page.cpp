@@ -235,6 +235,7 @@ Status AdaptPage::save_to(const QString& path) const {
 AdaptPage::~AdaptPage() {
     stop();
     if (local_thread_ != nullptr) local_thread_->wait();
+    delete local_thread_;  // no parent: a QThread::create thread
 }
 
 bool AdaptPage::running() const {

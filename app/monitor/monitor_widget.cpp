@@ -371,10 +371,13 @@ void MonitorWidget::update_status() {
     if (!m.resumes.empty()) parts << tr("restarts: %1").arg(m.resumes.size());
     if (m.nodes.size() > 1)
         parts << tr("nodes: %1").arg(QString::fromStdString(describe_node_ranks(m.nodes)).toHtmlEscaped());
-    // While it trains: which node is behind (heartbeat steps), and each node's Slurm state beside its step.
-    if (!r->node_states.empty() && !m.run_stop_ms) {
+    // Each node's Slurm state while the job runs (the tracker clears them at its end), with the node's
+    // heartbeat step beside it while it trains; without states, the heartbeat steps alone (which node is
+    // behind).
+    if (!r->node_states.empty()) {
+        const std::vector<NodeStep> steps = m.run_stop_ms ? std::vector<NodeStep>{} : m.node_steps;
         parts << tr("node states: %1")
-                     .arg(QString::fromStdString(remote::describe_node_states(r->node_states, m.node_steps))
+                     .arg(QString::fromStdString(remote::describe_node_states(r->node_states, steps))
                               .toHtmlEscaped());
     } else if (!m.node_steps.empty() && !m.run_stop_ms) {
         parts << tr("heartbeats: %1")
