@@ -206,7 +206,7 @@ Result<std::string> finish_checkpoint(const std::string& output_dir, const std::
     auto fail = [&](const std::string& why) -> Result<std::string> {
         return discard_checkpoint(output_dir, tmp, position.step, why, fs);
     };
-    const nlohmann::ordered_json state = {{"magic", kCheckpointMagic},
+    nlohmann::ordered_json state = {{"magic", kCheckpointMagic},
                                           {"version", kCheckpointVersion},
                                           {"step", position.step},
                                           {"epoch", position.epoch},
@@ -215,6 +215,7 @@ Result<std::string> finish_checkpoint(const std::string& output_dir, const std::
                                           {"trainable", trainable_names},
                                           {"adam_steps", optimizer.steps()},
                                           {"sharding", sharded ? "full" : "none"}};
+    if (!position.gradient_buckets.empty()) state["gradient_buckets"] = position.gradient_buckets;
     const std::string state_text = state.dump(2) + "\n";
     if (Status s = write_file_atomically(tmp + "/state.json", state_text, fs); !s.ok())
         return fail(s.message());
@@ -360,6 +361,33 @@ Result<int64_t> state_count(const nlohmann::json& state, const char* key, int64_
     return value->get<int64_t>();
 }
 
+// state.json's gradient_buckets (optional): every trainable parameter's index in exactly one bucket.
+Result<std::vector<std::vector<size_t>>> read_gradient_buckets(const nlohmann::json& state, size_t parameters,
+                                                               const std::string& file) {
+    std::vector<std::vector<size_t>> buckets;
+    const auto found = state.find("gradient_buckets");
+    if (found == state.end()) return buckets;
+    auto refuse = [&](const std::string& why) {
+        return Status::Error(file + ": gradient_buckets " + why);
+    };
+    if (!found->is_array()) return refuse("must be a list of lists of parameter indices");
+    std::vector<bool> seen(parameters, false);
+    for (const nlohmann::json& bucket : *found) {
+        if (!bucket.is_array() || bucket.empty()) return refuse("holds an empty bucket or a non-list");
+        std::vector<size_t>& indices = buckets.emplace_back();
+        for (const nlohmann::json& index : bucket) {
+            if (!index.is_number_unsigned() || index.get<uint64_t>() >= parameters || seen[index.get<size_t>()])
+                return refuse("names " + index.dump() + ", not a trainable parameter's index that is in no other "
+                              "bucket (there are " + std::to_string(parameters) + ")");
+            seen[index.get<size_t>()] = true;
+            indices.push_back(index.get<size_t>());
+        }
+    }
+    if (std::find(seen.begin(), seen.end(), false) != seen.end())
+        return refuse("leaves a trainable parameter out");
+    return buckets;
+}
+
 // state.json: the loop position, after checking the magic, the trainable names and the sharding.
 Result<LoopPosition> read_checkpoint_state(const std::string& dir,
                                            const std::vector<std::string>& trainable_names, bool sharded,
@@ -395,6 +423,10 @@ Result<LoopPosition> read_checkpoint_state(const std::string& dir,
         position.epoch = static_cast<uint64_t>(*epoch);
         position.cursor = static_cast<uint64_t>(*cursor);
         position.world_size = *world_size;
+        Result<std::vector<std::vector<size_t>>> buckets =
+            read_gradient_buckets(*state, trainable_names.size(), file);
+        if (!buckets.ok()) return buckets.status();
+        position.gradient_buckets = std::move(*buckets);
         optimizer.set_steps(*adam_steps);
     } catch (const nlohmann::json::exception& e) {
         return Status::Error(dir + "/state.json: " + e.what());

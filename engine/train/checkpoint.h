@@ -28,6 +28,10 @@ struct LoopPosition {
     uint64_t epoch = 0;   // sampler epoch
     uint64_t cursor = 0;  // next sample index within the epoch (this rank)
     int64_t world_size = 1;
+    // The gradient reducer's buckets (indices into the trainable parameters, each bucket in reduction
+    // order): a run resumed on 3+ ranks reduces in them, so every sum adds the ranks in the same order as
+    // the run it continues (dist/gradient_reducer.h). Empty: not recorded (one rank, sharded, older).
+    std::vector<std::vector<size_t>> gradient_buckets;
 };
 
 // Writes checkpoint-<step> under `output_dir`. On failure (e.g. a full disk) nothing complete-looking is

@@ -293,15 +293,18 @@ Status TrainingRun::setup() {
     }
     if (dist_) dist_->broadcast_from_main(trainable_.tensors, bucket_bytes);
     optimizer_ = make_adamw(trainable_, t_);
-    if (dist_) {
-        reducer_ = std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors,
-                                                           dist_->group(), config_.distributed.bucket_mb);
-        *progress_ << "gradients averaged over " << world_size() << " ranks in " << reducer_->bucket_count()
-                   << " buckets of <= " << config_.distributed.bucket_mb << " MiB\n";
-    }
     llama->train();
     if (Status s = agree(plan_steps(), "planning the steps"); !s.ok()) return s;
-    return resume();
+    if (Status s = resume(); !s.ok()) return s;
+    if (dist_) {  // after resume: a resumed run reduces in the buckets of the run it continues
+        reducer_ = std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors,
+                                                           dist_->group(), config_.distributed.bucket_mb,
+                                                           start_.gradient_buckets);
+        *progress_ << "gradients averaged over " << world_size() << " ranks in " << reducer_->bucket_count()
+                   << " buckets of <= " << config_.distributed.bucket_mb << " MiB"
+                   << (start_.gradient_buckets.empty() ? "" : ", as the checkpoint's run had them") << "\n";
+    }
+    return Status::Ok();
 }
 
 Status TrainingRun::load_cache_and_model(Result<data::PrepareReport>& prepared) {
@@ -719,10 +722,12 @@ void TrainingRun::run_eval_tasks(const nlohmann::ordered_json& at) {
 // Rank 0 writes; the others go on and meet it at the next collective.
 Status TrainingRun::checkpoint(int64_t done) {
     if (sharded()) return sharded_checkpoint(done);
+    LoopPosition position{done, epoch_, cursor_, world_size()};
+    if (reducer_) position.gradient_buckets = reducer_->layout();  // every rank: it may rebuild (a collective)
     Status status = Status::Ok();
     if (is_main()) {
-        Result<std::string> saved = save_checkpoint(t_.output_dir, *llama_, *optimizer_, trainable_.names,
-                                                    LoopPosition{done, epoch_, cursor_, world_size()});
+        Result<std::string> saved =
+            save_checkpoint(t_.output_dir, *llama_, *optimizer_, trainable_.names, position);
         if (saved.ok()) {
             log_->point_in_time(mllog_key::kCheckpointSaved, *saved, {{mllog_field::kStepNum, done}});
             if (t_.save_total_limit) prune_checkpoints(t_.output_dir, *t_.save_total_limit);

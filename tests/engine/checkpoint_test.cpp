@@ -56,8 +56,10 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir_); }
 
-    slipway::Result<std::string> save(int64_t step, slipway::FileSystem& fs = slipway::posix_file_system()) {
+    slipway::Result<std::string> save(int64_t step, slipway::FileSystem& fs = slipway::posix_file_system(),
+                                      std::vector<std::vector<size_t>> gradient_buckets = {}) {
         train::LoopPosition position;
+        position.gradient_buckets = std::move(gradient_buckets);
         position.step = step;
         position.cursor = static_cast<uint64_t>(step) * 8;
         return train::save_checkpoint(dir_, model_, *optimizer_, names_, position, fs);
@@ -108,6 +110,37 @@ TEST_F(CheckpointTest, EverythingIsDurableBeforeDone) {
     ASSERT_TRUE(loaded.ok()) << loaded.error();
     EXPECT_EQ(loaded->step, 2);
     EXPECT_EQ(loaded->cursor, 16u);
+}
+
+// The gradient reducer's bucket layout comes back as it was saved; one that does not place every trainable
+// parameter exactly once is refused, naming the file and the field.
+TEST_F(CheckpointTest, TheGradientBucketLayoutRoundTripsAndABadOneIsRefused) {
+    std::vector<std::vector<size_t>> layout;
+    for (size_t i = names_.size(); i-- > 0;) {  // pairs, last parameter first
+        if (layout.empty() || layout.back().size() == 2) layout.emplace_back();
+        layout.back().push_back(i);
+    }
+    const auto saved = save(2, slipway::posix_file_system(), layout);
+    ASSERT_TRUE(saved.ok()) << saved.error();
+    const auto loaded = load(*saved);
+    ASSERT_TRUE(loaded.ok()) << loaded.error();
+    EXPECT_EQ(loaded->gradient_buckets, layout);
+    EXPECT_TRUE(load(*save(3)).ok());  // none recorded: an empty layout
+    EXPECT_TRUE(load(*save(3))->gradient_buckets.empty());
+
+    const std::vector<std::pair<std::string, std::vector<std::vector<size_t>>>> bad = {
+        {"names " + std::to_string(names_.size()), {{names_.size()}}},
+        {"names 0", {{0, 0}}},
+        {"leaves a trainable parameter out", {{0}}},
+    };
+    for (const auto& [why, buckets] : bad) {
+        const auto saved_bad = save(4, slipway::posix_file_system(), buckets);
+        ASSERT_TRUE(saved_bad.ok()) << saved_bad.error();
+        const auto refused = load(*saved_bad);
+        ASSERT_FALSE(refused.ok()) << why;
+        EXPECT_NE(refused.error().find(checkpoint(4) + "/state.json: gradient_buckets " + why), std::string::npos)
+            << refused.error();
+    }
 }
 
 TEST_F(CheckpointTest, FailedSaveKeepsTheEarlierOneLoadable) {
