@@ -1,5 +1,5 @@
-// RunsPage: a table over RunHistory::runs(), filtered as the user types, with a sparkline of each run's
-// train_loss (sampled by SQLite, so a long run is not read whole).
+// RunsPage: a sortable, filtered view over RunsTableModel (the store's rows), with a sparkline of each run's
+// train_loss (sampled by SQLite, so a long run is not read whole) drawn by the view's delegate.
 #include "runs_page.h"
 
 #include <QHBoxLayout>
@@ -11,74 +11,87 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QPushButton>
-#include <QTableWidget>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QStyledItemDelegate>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 #include "history/run_history.h"
-#include "runs/run_tracker.h"
+#include "runs/runs_table_model.h"
 
 namespace slipway::app {
 namespace {
 
-QString time_text(const QDateTime& t) {
-    return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();
-}
-
-// Where a run ran, for the Cluster column: a profile's name as it is; the stored words for an opened log file
-// and This computer translated.
-QString where_text(const QString& cluster) {
-    if (cluster == kOpenedLogSource) return RunsPage::tr("log file");
-    if (cluster == kLocalProfile) return RunsPage::tr("This computer");
-    return cluster;
-}
-
 constexpr QSize kCurveSize(96, 22);
-constexpr int kCurvePoints = 96;
 
-// A line through `values`, scaled to the pixmap; a null pixmap below two points (nothing to draw).
-QPixmap sparkline(const std::vector<double>& values) {
-    if (values.size() < 2) return QPixmap();
-    QPixmap pixmap(kCurveSize);
-    pixmap.fill(Qt::transparent);
-    const auto [low, high] = std::minmax_element(values.begin(), values.end());
-    const double span = *high - *low > 0 ? *high - *low : 1.0;
-    QPainterPath path;
-    for (size_t i = 0; i < values.size(); ++i) {
-        const QPointF p(1.0 + (kCurveSize.width() - 2.0) * static_cast<double>(i) / (values.size() - 1),
-                        1.0 + (kCurveSize.height() - 2.0) * (*high - values[i]) / span);
-        if (i == 0) {
-            path.moveTo(p);
-        } else {
-            path.lineTo(p);
+// The filter box matches a run's name, cluster, job or state; the columns sort by RunsTableModel::kSortRole.
+class RunsFilter : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
+        const QString text = filterRegularExpression().pattern();
+        if (text.isEmpty()) return true;
+        for (int c : {RunsTableModel::kNameColumn, RunsTableModel::kClusterColumn, RunsTableModel::kJobColumn,
+                      RunsTableModel::kStateColumn}) {
+            if (sourceModel()->index(row, c, parent).data().toString().contains(text, Qt::CaseInsensitive))
+                return true;
         }
+        return false;
     }
-    QPainter painter(&pixmap);
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.setPen(QPen(QColor(31, 119, 180), 1.3));
-    painter.drawPath(path);
-    return pixmap;
-}
+};
+
+// The train_loss column: a line through the row's sampled values (kCurveRole), scaled to the cell; nothing
+// below two points.
+class SparklineDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override {
+        QStyledItemDelegate::paint(painter, option, index);  // selection background
+        const QList<double> values = index.data(RunsTableModel::kCurveRole).value<QList<double>>();
+        if (values.size() < 2) return;
+        const QRectF box = QRectF(option.rect).adjusted(2, 2, -2, -2);
+        const auto [low, high] = std::minmax_element(values.begin(), values.end());
+        const double span = *high - *low > 0 ? *high - *low : 1.0;
+        QPainterPath path;
+        for (qsizetype i = 0; i < values.size(); ++i) {
+            const QPointF p(
+                box.left() + box.width() * static_cast<double>(i) / static_cast<double>(values.size() - 1),
+                box.top() + box.height() * (*high - values[i]) / span);
+            if (i == 0) {
+                path.moveTo(p);
+            } else {
+                path.lineTo(p);
+            }
+        }
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(QPen(QColor(31, 119, 180), 1.3));
+        painter->drawPath(path);
+        painter->restore();
+    }
+    QSize sizeHint(const QStyleOptionViewItem&, const QModelIndex&) const override { return kCurveSize; }
+};
 
 }  // namespace
 
-// The state, what it does not say (node list, exit code), and how often a requeued job resumed.
-QString RunsPage::state_text(const RunRecord& r) {
-    QString text = r.state_detail.isEmpty() ? display_text(r.state)
-                                            : tr("%1 (%2)").arg(display_text(r.state), r.state_detail);
-    if (r.restarts > 0) text += tr(", restarts: %1").arg(r.restarts);
-    return text;
-}
-
 RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), history_(history) {
-    table_ = new QTableWidget(this);
-    table_->setColumnCount(kColumnCount);
-    table_->setHorizontalHeaderLabels({tr("Id"), tr("Name"), tr("Cluster"), tr("Job"), tr("State"),
-                                       tr("train_loss"), tr("Started"), tr("Finished"), tr("Points")});
+    model_ = new RunsTableModel(history, this);
+    proxy_ = new RunsFilter(this);
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(RunsTableModel::kSortRole);
+    table_ = new QTableView(this);
+    table_->setModel(proxy_);
+    table_->setItemDelegateForColumn(RunsTableModel::kLossColumn, new SparklineDelegate(table_));
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table_->setIconSize(kCurveSize);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(RunsTableModel::kIdColumn, Qt::DescendingOrder);  // newest first, as the store gives
     filter_ = new QLineEdit(this);
     filter_->setPlaceholderText(tr("Filter by name, cluster, job or state"));
     filter_->setClearButtonEnabled(true);
@@ -89,7 +102,7 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setStretchLastSection(true);
-    table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(RunsTableModel::kNameColumn, QHeaderView::Stretch);
 
     show_ = new QPushButton(tr("Show in monitor"), this);
     follow_ = new QPushButton(tr("Resume following"), this);
@@ -121,13 +134,16 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
     layout->addWidget(table_, 1);
     layout->addLayout(buttons);
 
-    connect(filter_, &QLineEdit::textChanged, this, &RunsPage::apply_filter);
-    connect(table_, &QTableWidget::itemSelectionChanged, this,
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        proxy_->setFilterRegularExpression(QRegularExpression::escape(text.trimmed()));
+        compare_->setEnabled(selected_runs().size() >= 2);
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             [this] { compare_->setEnabled(selected_runs().size() >= 2); });
     connect(compare_, &QPushButton::clicked, this, [this] {
         if (const QList<qint64> ids = selected_runs(); ids.size() >= 2) emit compare_requested(ids);
     });
-    connect(table_, &QTableWidget::cellDoubleClicked, this, [this] {
+    connect(table_, &QTableView::doubleClicked, this, [this] {
         if (const int64_t id = selected_run()) emit show_requested(id);
     });
     connect(show_, &QPushButton::clicked, this, [this] {
@@ -159,82 +175,37 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
 }
 
 QList<qint64> RunsPage::selected_runs() const {
+    QModelIndexList rows = table_->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
     QList<qint64> ids;
-    for (int row = 0; row < table_->rowCount(); ++row) {
-        const QTableWidgetItem* item = table_->item(row, kIdColumn);
-        if (item != nullptr && item->isSelected() && !table_->isRowHidden(row))
-            ids << item->data(Qt::UserRole).toLongLong();
-    }
+    for (const QModelIndex& row : rows)
+        ids << row.data(RunsTableModel::kRunIdRole).toLongLong();
     return ids;
 }
 
-void RunsPage::apply_filter() {
-    const QString text = filter_->text().trimmed();
-    for (int row = 0; row < table_->rowCount(); ++row) {
-        bool match = text.isEmpty();
-        for (int c : {kNameColumn, kClusterColumn, kJobColumn, kStateColumn}) {
-            const QTableWidgetItem* item = table_->item(row, c);
-            match = match || (item != nullptr && item->text().contains(text, Qt::CaseInsensitive));
-        }
-        table_->setRowHidden(row, !match);
-    }
-    compare_->setEnabled(selected_runs().size() >= 2);
-}
-
-QPixmap RunsPage::loss_curve(int64_t run_id, int64_t points) {
-    const auto cached = curves_.find(run_id);
-    if (cached != curves_.end() && cached->second.first == points) return cached->second.second;
-    const Result<std::vector<double>> values =
-        history_->sampled_values(run_id, Metric::kTrainLoss, kCurvePoints);
-    QPixmap curve = sparkline(values.ok() ? *values : std::vector<double>());
-    curves_[run_id] = {points, curve};
-    return curve;
-}
-
 int64_t RunsPage::selected_run() const {
-    const int row = table_->currentRow();
-    if (row < 0 || table_->item(row, 0) == nullptr) return 0;
-    return table_->item(row, 0)->data(Qt::UserRole).toLongLong();
+    const QModelIndex current = table_->currentIndex();
+    return current.isValid() ? current.data(RunsTableModel::kRunIdRole).toLongLong() : 0;
+}
+
+int RunsPage::shown_rows() const {
+    return proxy_->rowCount();
+}
+
+bool RunsPage::select_run(int64_t run_id) {
+    const int row = model_->row_of(run_id);
+    const QModelIndex shown = row < 0 ? QModelIndex() : proxy_->mapFromSource(model_->index(row, 0));
+    if (!shown.isValid()) return false;
+    table_->selectionModel()->setCurrentIndex(
+        shown, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    return true;
 }
 
 void RunsPage::reload() {
-    const int64_t current = selected_run();
-    const QList<qint64> selected = selected_runs();  // kept across a reload (the store changes live)
-    table_->setRowCount(0);
-    if (history_ == nullptr) return;
-    const Result<std::vector<RunRecord>> runs = history_->runs();
-    if (!runs.ok()) return;
-    table_->setRowCount(static_cast<int>(runs->size()));
-    int row = 0;
-    for (const RunRecord& r : *runs) {
-        const Result<int64_t> points = history_->point_count(r.id);
-        const QStringList cells = {QString::number(r.id),
-                                   r.name,
-                                   where_text(r.cluster),
-                                   r.job_id,
-                                   state_text(r),
-                                   QString(),
-                                   time_text(r.started.isValid() ? r.started : r.created),
-                                   time_text(r.finished),
-                                   points.ok() ? QString::number(*points) : QString()};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            item->setData(Qt::UserRole, static_cast<qlonglong>(r.id));
-            table_->setItem(row, c, item);
-        }
-        if (points.ok() && *points > 0) {
-            if (const QPixmap curve = loss_curve(r.id, *points); !curve.isNull())
-                table_->item(row, kLossColumn)->setData(Qt::DecorationRole, curve);
-        }
-        if (r.id == current) table_->setCurrentCell(row, kIdColumn, QItemSelectionModel::NoUpdate);
-        if (selected.contains(r.id)) {
-            table_->selectionModel()->select(table_->model()->index(row, kIdColumn),
-                                             QItemSelectionModel::Select | QItemSelectionModel::Rows);
-        }
-        ++row;
-    }
+    model_->reload();  // merged in: the view keeps its selection, current row and sort
     table_->resizeColumnsToContents();
-    apply_filter();
+    compare_->setEnabled(selected_runs().size() >= 2);
 }
 
 }  // namespace slipway::app

@@ -89,13 +89,14 @@ void store_job_state(RunHistory& store, int64_t id, const remote::JobInfo& job, 
     if (!s.ok()) err << "slipway: " << s.message() << "\n";
 }
 
-// A job query that survives one dropped connection.
-Result<remote::JobInfo> query_job(remote::Session& session, remote::SlurmClient& slurm,
-                                  const std::string& job_id) {
-    Result<remote::JobInfo> info = slurm.job(job_id);
-    if (info.ok() || info.code() != StatusCode::kUnavailable) return info;
+// Several jobs' states with one squeue (SlurmClient::jobs), surviving one dropped connection.
+Result<std::vector<remote::JobInfo>> query_jobs(remote::Session& session,
+                                                const std::vector<std::string>& job_ids) {
+    remote::SlurmClient slurm(session);
+    Result<std::vector<remote::JobInfo>> infos = slurm.jobs(job_ids);
+    if (infos.ok() || infos.code() != StatusCode::kUnavailable) return infos;
     if (Status s = session.reconnect(); !s.ok()) return s;
-    return slurm.job(job_id);
+    return slurm.jobs(job_ids);
 }
 
 }  // namespace
@@ -181,31 +182,35 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         out << "no cluster runs in " << (*store)->path().toStdString() << "\n";
         return 0;
     }
+    // The live runs' jobs, asked per cluster: one connection and one squeue for all of a cluster's jobs.
+    std::map<std::string, std::vector<std::string>> live_jobs;  // cluster -> job ids
+    for (const RunRecord& r : runs)
+        if (is_live(r.state) && !r.job_id.isEmpty())
+            live_jobs[r.cluster.toStdString()].push_back(r.job_id.toStdString());
+    std::map<std::pair<std::string, std::string>, Result<remote::JobInfo>> answers;  // (cluster, job) ->
+    for (const auto& [cluster, job_ids] : live_jobs) {
+        Result<Connected> connected = connect_for(c, cluster);
+        const Result<std::vector<remote::JobInfo>> infos =
+            connected.ok() ? query_jobs(*connected->session, job_ids) : connected.status();
+        for (size_t i = 0; i < job_ids.size(); ++i)
+            answers.emplace(std::make_pair(cluster, job_ids[i]),
+                            infos.ok() ? Result<remote::JobInfo>((*infos)[i]) : infos.status());
+    }
     int code = 0;
-    std::map<std::string, Result<Connected>> sessions;  // one connection per cluster, only for live runs
     std::vector<std::vector<std::string>> rows = {{"RUN_ID", "CLUSTER", "JOB", "STATE", "SUBMITTED"}};
     for (const RunRecord& r : runs) {
         remote::RunRecord shown = to_remote_record(r);
-        if (is_live(r.state) && !r.job_id.isEmpty()) {
-            auto it = sessions.find(shown.cluster);
-            if (it == sessions.end())
-                it = sessions.emplace(shown.cluster, connect_for(c, shown.cluster)).first;
-            if (!it->second.ok()) {
-                err << "slipway: " << shown.run_id << ": " << it->second.error() << "\n";
+        if (const auto answer = answers.find({shown.cluster, shown.job_id});
+            is_live(r.state) && answer != answers.end()) {
+            const Result<remote::JobInfo>& info = answer->second;
+            if (info.ok()) {
+                // The reason says why a chained step waits or ended (DependencyNeverSatisfied).
+                shown.last_state = info->state + info->reason_suffix();
+                store_job_state(**store, r.id, *info, err);
+            } else {
+                err << "slipway: " << shown.run_id << ": " << info.error() << "\n";
                 shown.last_state = "?";
                 code = 1;
-            } else {
-                remote::SlurmClient slurm(*it->second->session);
-                Result<remote::JobInfo> info = query_job(*it->second->session, slurm, shown.job_id);
-                if (info.ok()) {
-                    // The reason says why a chained step waits or ended (DependencyNeverSatisfied).
-                    shown.last_state = info->state + info->reason_suffix();
-                    store_job_state(**store, r.id, *info, err);
-                } else {
-                    err << "slipway: " << shown.run_id << ": " << info.error() << "\n";
-                    shown.last_state = "?";
-                    code = 1;
-                }
             }
         }
         if (!is_live(r.state) && !r.slurm_state.isEmpty() && r.state_detail.endsWith(QLatin1Char(')'))) {

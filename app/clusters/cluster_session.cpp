@@ -106,24 +106,37 @@ public slots:
         emit submitted(request, true, QString(), out);
     }
 
-    void job_state(int request, const QString& job_id) {
+    // One squeue for all of them (SlurmClient::jobs); each answer is a job_state_known of this request.
+    void job_states(int request, const QStringList& job_ids) {
         remote::Session* s = session();
+        auto fail_all = [&](const QString& why) {
+            for (const QString& id : job_ids)
+                emit job_state_known(request, false, id, QString(), why);
+        };
         if (s == nullptr) {
-            emit job_state_known(request, false, job_id, QString(), last_error_);
+            fail_all(last_error_);
             return;
         }
+        std::vector<std::string> ids;
+        for (const QString& id : job_ids)
+            ids.push_back(id.toStdString());
         remote::SlurmClient slurm(*s);
-        const Result<remote::JobInfo> job = slurm.job(job_id.toStdString());
-        if (!job.ok()) {
-            emit job_state_known(request, false, job_id, QString(), QString::fromStdString(job.error()));
+        const Result<std::vector<remote::JobInfo>> jobs = slurm.jobs(ids);
+        if (!jobs.ok()) {
+            fail_all(QString::fromStdString(jobs.error()));
             return;
         }
-        emit job_state_known(request, true, job_id, QString::fromStdString(job->state),
-                             QString::fromStdString(job->node_list + job->reason_suffix()));
-        // A job running on several nodes: their Slurm states too (one sinfo), shown beside its heartbeats.
-        if (job->state == "RUNNING" && remote::spans_several_nodes(job->node_list)) {
-            Result<std::vector<remote::NodeState>> nodes = remote::job_node_states(slurm, job->node_list);
-            if (nodes.ok()) emit job_nodes_known(job_id, *nodes);
+        for (size_t i = 0; i < jobs->size(); ++i) {
+            const remote::JobInfo& job = (*jobs)[i];
+            const QString& job_id = job_ids[static_cast<int>(i)];  // jobs() answers in the order asked
+            emit job_state_known(request, true, job_id, QString::fromStdString(job.state),
+                                 QString::fromStdString(job.node_list + job.reason_suffix()));
+            // A job running on several nodes: their Slurm states too (one sinfo), shown beside its
+            // heartbeats.
+            if (job.state == "RUNNING" && remote::spans_several_nodes(job.node_list)) {
+                Result<std::vector<remote::NodeState>> nodes = remote::job_node_states(slurm, job.node_list);
+                if (nodes.ok()) emit job_nodes_known(job_id, *nodes);
+            }
         }
     }
 
@@ -359,9 +372,13 @@ int ClusterSession::submit(const RunConfig& config, const QString& input_root, c
 }
 
 int ClusterSession::job_state(const QString& job_id) {
+    return job_states({job_id});
+}
+
+int ClusterSession::job_states(const QStringList& job_ids) {
     const int id = next_request_++;
-    QMetaObject::invokeMethod(worker_, "job_state", Qt::QueuedConnection, Q_ARG(int, id),
-                              Q_ARG(QString, job_id));
+    QMetaObject::invokeMethod(worker_, "job_states", Qt::QueuedConnection, Q_ARG(int, id),
+                              Q_ARG(QStringList, job_ids));
     return id;
 }
 

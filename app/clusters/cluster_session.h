@@ -64,6 +64,8 @@ public:
                const QString& run_id = {});
     void set_store_path(const QString& path) { store_path_ = path; }
     int job_state(const QString& job_id);
+    // Several jobs' states with one squeue: a job_state_known for each, all with this request id.
+    int job_states(const QStringList& job_ids);
     int cancel(const QString& job_id);
     // The entries of a remote folder over SFTP ("~" and relative paths are the remote home's); folders and
     // links to folders end in '/'.

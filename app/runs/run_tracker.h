@@ -194,10 +194,13 @@ private:
     void on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced);
     void refollow(const QString& profile);
     void adopt_lost_submission(TrackedRun& run);
+    // Every live job's Slurm state, one request (one squeue) per cluster.
     void poll_jobs();
-    // Live cluster runs in the store that no tracked run owns (submitted from the CLI): their Slurm state is
-    // asked over sessions that are connected already (never a new SSH prompt) and stored.
-    void poll_untracked_jobs();
+    // Live cluster runs in the store that no tracked run owns (submitted from the CLI) join `asks` when
+    // their cluster's session is connected already (never a new SSH prompt); their answers are stored.
+    void add_untracked_jobs(std::map<ClusterSession*, QStringList>& asks);
+    // The session to ask about a live cluster run's job (attached), or null when no ask is due.
+    ClusterSession* session_to_ask(TrackedRun& run);
     void watch_store();
     void ask_state(TrackedRun& run);
     void end_cluster_run(TrackedRun& run, RunState state, const QString& word);

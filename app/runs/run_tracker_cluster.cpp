@@ -129,24 +129,39 @@ void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, con
     ask_state(*run);
 }
 
-void RunTracker::ask_state(TrackedRun& run) {
+ClusterSession* RunTracker::session_to_ask(TrackedRun& run) {
     if (run.source != RunSource::kCluster || run.job_id.isEmpty() || is_terminal(run.state) ||
         run.state_asked)
-        return;
+        return nullptr;
     ClusterSession* session = session_for(run.profile);
+    if (session != nullptr) attach(session);
+    return session;
+}
+
+void RunTracker::ask_state(TrackedRun& run) {
+    ClusterSession* session = session_to_ask(run);
     if (session == nullptr) return;
-    attach(session);
     run.state_asked = true;
     session->job_state(run.job_id);
 }
 
 void RunTracker::poll_jobs() {
-    for (auto& [key, run] : runs_)
-        ask_state(run);
-    poll_untracked_jobs();
+    // One watcher: every live job of a cluster, tracked or only stored, is asked with one squeue per poll.
+    std::map<ClusterSession*, QStringList> asks;
+    for (auto& [key, run] : runs_) {
+        if (ClusterSession* session = session_to_ask(run)) {
+            run.state_asked = true;
+            asks[session] << run.job_id;
+        }
+    }
+    add_untracked_jobs(asks);
+    for (auto& [session, job_ids] : asks) {
+        job_ids.removeDuplicates();
+        session->job_states(job_ids);
+    }
 }
 
-void RunTracker::poll_untracked_jobs() {
+void RunTracker::add_untracked_jobs(std::map<ClusterSession*, QStringList>& asks) {
     if (store_ == nullptr || sessions_ == nullptr) return;
     const Result<std::vector<RunRecord>> rows = store_->cluster_runs();
     if (!rows.ok()) return;
@@ -158,7 +173,7 @@ void RunTracker::poll_untracked_jobs() {
         const auto key = std::make_pair(row.cluster, row.job_id);
         if (untracked_asked_.count(key) != 0) continue;  // the last answer has not come yet
         untracked_asked_[key] = row.id;
-        session->job_state(row.job_id);
+        asks[session] << row.job_id;
     }
 }
 

@@ -207,14 +207,14 @@ Result<std::string> finish_checkpoint(const std::string& output_dir, const std::
         return discard_checkpoint(output_dir, tmp, position.step, why, fs);
     };
     nlohmann::ordered_json state = {{"magic", kCheckpointMagic},
-                                          {"version", kCheckpointVersion},
-                                          {"step", position.step},
-                                          {"epoch", position.epoch},
-                                          {"cursor", position.cursor},
-                                          {"world_size", position.world_size},
-                                          {"trainable", trainable_names},
-                                          {"adam_steps", optimizer.steps()},
-                                          {"sharding", sharded ? "full" : "none"}};
+                                    {"version", kCheckpointVersion},
+                                    {"step", position.step},
+                                    {"epoch", position.epoch},
+                                    {"cursor", position.cursor},
+                                    {"world_size", position.world_size},
+                                    {"trainable", trainable_names},
+                                    {"adam_steps", optimizer.steps()},
+                                    {"sharding", sharded ? "full" : "none"}};
     if (!position.gradient_buckets.empty()) state["gradient_buckets"] = position.gradient_buckets;
     const std::string state_text = state.dump(2) + "\n";
     if (Status s = write_file_atomically(tmp + "/state.json", state_text, fs); !s.ok())
@@ -288,7 +288,8 @@ Status verify_checkpoint(const std::string& dir) {
             if (entry.contains("xxh64")) {
                 Result<std::string> content = read_file(path);
                 if (!content.ok()) return content.status();
-                if (!entry["xxh64"].is_string() || data::hex64(data::xxh64(*content)) != entry["xxh64"].get<std::string>())
+                if (!entry["xxh64"].is_string() ||
+                    data::hex64(data::xxh64(*content)) != entry["xxh64"].get<std::string>())
                     return Status::Error(path + ": its content differs from the XXH64 DONE records" + torn);
             }
         }
@@ -367,18 +368,17 @@ Result<std::vector<std::vector<size_t>>> read_gradient_buckets(const nlohmann::j
     std::vector<std::vector<size_t>> buckets;
     const auto found = state.find("gradient_buckets");
     if (found == state.end()) return buckets;
-    auto refuse = [&](const std::string& why) {
-        return Status::Error(file + ": gradient_buckets " + why);
-    };
+    auto refuse = [&](const std::string& why) { return Status::Error(file + ": gradient_buckets " + why); };
     if (!found->is_array()) return refuse("must be a list of lists of parameter indices");
     std::vector<bool> seen(parameters, false);
     for (const nlohmann::json& bucket : *found) {
         if (!bucket.is_array() || bucket.empty()) return refuse("holds an empty bucket or a non-list");
         std::vector<size_t>& indices = buckets.emplace_back();
         for (const nlohmann::json& index : bucket) {
-            if (!index.is_number_unsigned() || index.get<uint64_t>() >= parameters || seen[index.get<size_t>()])
-                return refuse("names " + index.dump() + ", not a trainable parameter's index that is in no other "
-                              "bucket (there are " + std::to_string(parameters) + ")");
+            if (!index.is_number_unsigned() || index.get<uint64_t>() >= parameters ||
+                seen[index.get<size_t>()])
+                return refuse("names " + index.dump() + ": not a trainable parameter's index (there are " +
+                              std::to_string(parameters) + "), or one another bucket names too");
             seen[index.get<size_t>()] = true;
             indices.push_back(index.get<size_t>());
         }

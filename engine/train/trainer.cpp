@@ -297,9 +297,9 @@ Status TrainingRun::setup() {
     if (Status s = agree(plan_steps(), "planning the steps"); !s.ok()) return s;
     if (Status s = resume(); !s.ok()) return s;
     if (dist_) {  // after resume: a resumed run reduces in the buckets of the run it continues
-        reducer_ = std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors,
-                                                           dist_->group(), config_.distributed.bucket_mb,
-                                                           start_.gradient_buckets);
+        reducer_ =
+            std::make_unique<dist::GradientReducer>(trainable_.names, trainable_.tensors, dist_->group(),
+                                                    config_.distributed.bucket_mb, start_.gradient_buckets);
         *progress_ << "gradients averaged over " << world_size() << " ranks in " << reducer_->bucket_count()
                    << " buckets of <= " << config_.distributed.bucket_mb << " MiB"
                    << (start_.gradient_buckets.empty() ? "" : ", as the checkpoint's run had them") << "\n";
@@ -722,8 +722,9 @@ void TrainingRun::run_eval_tasks(const nlohmann::ordered_json& at) {
 // Rank 0 writes; the others go on and meet it at the next collective.
 Status TrainingRun::checkpoint(int64_t done) {
     if (sharded()) return sharded_checkpoint(done);
-    LoopPosition position{done, epoch_, cursor_, world_size()};
-    if (reducer_) position.gradient_buckets = reducer_->layout();  // every rank: it may rebuild (a collective)
+    LoopPosition position{done, epoch_, cursor_, world_size(), {}};
+    if (reducer_)
+        position.gradient_buckets = reducer_->layout();  // every rank: it may rebuild (a collective)
     Status status = Status::Ok();
     if (is_main()) {
         Result<std::string> saved =
@@ -743,7 +744,7 @@ Status TrainingRun::checkpoint(int64_t done) {
 }
 
 Status TrainingRun::sharded_checkpoint(int64_t done) {
-    const LoopPosition position{done, epoch_, cursor_, world_size()};
+    const LoopPosition position{done, epoch_, cursor_, world_size(), {}};
     Result<std::string> tmp =
         is_main() ? begin_checkpoint(t_.output_dir, done) : Result<std::string>(std::string());
     auto everyone = [&](const Status& mine, const std::string& phase) {

@@ -91,6 +91,21 @@ Result<SubmittedJob> SlurmClient::submit(const std::string& dir, const std::stri
     return job;
 }
 
+namespace {
+
+JobInfo info_from_queue(const QueueRow& row) {
+    JobInfo info;
+    info.job_id = row.job_id;
+    info.state = row.state;
+    info.reason = row.reason;
+    info.elapsed = row.elapsed;
+    info.node_list = row.node_list;
+    info.source = "squeue";
+    return info;
+}
+
+}  // namespace
+
 Result<JobInfo> SlurmClient::job(const std::string& job_id) {
     if (Status s = check_job_id(job_id); !s.ok()) return s;
     const std::vector<std::string> squeue = {"squeue", "-h", "-t", "all", "-j", job_id, "-o", kSqueueFormat};
@@ -105,17 +120,53 @@ Result<JobInfo> SlurmClient::job(const std::string& job_id) {
         if (!rows.ok()) return Status::Error(session_.describe() + ": " + rows.error());
         for (const QueueRow& row : *rows) {
             if (row.job_id != job_id) continue;
-            JobInfo info;
-            info.job_id = row.job_id;
-            info.state = row.state;
-            info.reason = row.reason;
-            info.elapsed = row.elapsed;
-            info.node_list = row.node_list;
-            info.source = "squeue";
-            if (!is_terminal_state(row.state)) return info;
-            finished_in_queue = info;
+            if (!is_terminal_state(row.state)) return info_from_queue(row);
+            finished_in_queue = info_from_queue(row);
         }
     }
+    return job_after_queue(job_id, finished_in_queue);
+}
+
+Result<std::vector<JobInfo>> SlurmClient::jobs(const std::vector<std::string>& job_ids) {
+    if (job_ids.size() == 1) {
+        Result<JobInfo> one = job(job_ids.front());
+        if (!one.ok()) return one.status();
+        return std::vector<JobInfo>{*one};
+    }
+    std::string id_list;
+    for (const std::string& id : job_ids) {
+        if (Status s = check_job_id(id); !s.ok()) return s;
+        id_list += (id_list.empty() ? "" : ",") + id;
+    }
+    std::vector<JobInfo> out;
+    if (job_ids.empty()) return out;
+    // With several ids squeue lists the ones it knows and exits 0 (1 only for one unknown id).
+    const std::vector<std::string> squeue = {"squeue", "-h", "-t", "all", "-j", id_list, "-o", kSqueueFormat};
+    Result<ExecResult> q = run(squeue);
+    if (!q.ok()) return q.status();
+    if (q->exit_status != 0) return failure(squeue, *q);
+    Result<std::vector<QueueRow>> rows = parse_squeue(q->out);
+    if (!rows.ok()) return Status::Error(session_.describe() + ": " + rows.error());
+    for (const std::string& id : job_ids) {
+        std::optional<JobInfo> finished_in_queue;
+        std::optional<JobInfo> live;
+        for (const QueueRow& row : *rows) {
+            if (row.job_id != id) continue;
+            (is_terminal_state(row.state) ? finished_in_queue : live) = info_from_queue(row);
+        }
+        if (live) {
+            out.push_back(*live);
+            continue;
+        }
+        Result<JobInfo> ended = job_after_queue(id, finished_in_queue);
+        if (!ended.ok()) return ended.status();
+        out.push_back(*ended);
+    }
+    return out;
+}
+
+Result<JobInfo> SlurmClient::job_after_queue(const std::string& job_id,
+                                             const std::optional<JobInfo>& finished_in_queue) {
     const std::vector<std::string> scontrol = {"scontrol", "show", "job", job_id};
     Result<ExecResult> c = run(scontrol);
     if (!c.ok()) return c.status();

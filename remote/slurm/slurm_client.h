@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ public:
     // `scontrol show job`, then sacct. When none of them knows the job any more the state is UNKNOWN (never
     // FAILED): accounting may simply be off. Connection problems are errors, not states.
     Result<JobInfo> job(const std::string& job_id);
+    // The states of several jobs at once, in the order given: one squeue for all of them (a watcher of many
+    // runs asks Slurm once per poll, as submitit's does); a job squeue no longer shows in the queue goes on
+    // to scontrol and sacct as in job(). Any bad id refuses the whole call before a command runs.
+    Result<std::vector<JobInfo>> jobs(const std::vector<std::string>& job_ids);
     Status cancel(const std::string& job_id);
     // One row per node and partition (sinfo -N), with GPUs from GRES.
     Result<std::vector<NodeRow>> nodes();
@@ -35,6 +40,10 @@ public:
     Result<std::vector<NodeRow>> nodes(const std::string& host_list);
 
 private:
+    // job()'s answer for a job squeue does not show as live: scontrol, then sacct, then what squeue last
+    // said of it (`finished_in_queue`), else UNKNOWN.
+    Result<JobInfo> job_after_queue(const std::string& job_id,
+                                    const std::optional<JobInfo>& finished_in_queue);
     // Runs argv (quoted word by word) in `dir` when given; a non-zero exit is returned as a result, not an
     // error, so callers can tell "Slurm said no" from "the connection failed".
     Result<ExecResult> run(const std::vector<std::string>& argv, const std::string& dir = "");

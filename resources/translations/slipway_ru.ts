@@ -3697,6 +3697,11 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunsPage</name>
     <message>
+        <location filename="../../app/runs/runs_table_model.cpp" line="+1"/>
+        <source>last train_loss %1</source>
+        <translation>последний train_loss %1</translation>
+    </message>
+    <message>
         <location line="+1"/>
         <source>, restarts: %1</source>
         <translation>, перезапусков: %1</translation>

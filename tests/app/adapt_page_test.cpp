@@ -17,12 +17,12 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QTableWidget>
 #include <QTextStream>
 
 #include "adapt/adapt_page.h"
 #include "main_window.h"
 #include "runs/run_tracker.h"
+#include "runs/runs_table_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -131,8 +131,8 @@ TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
     ASSERT_TRUE(wait_until([&] { return window.tracker()->keys().size() >= 2; }, 10000))
         << window.tracker()->keys().size();
     // Every step that trains is a completed run on the Runs page; the others are rows too.
-    ASSERT_TRUE(wait_until([&] { return window.runs_page()->table()->rowCount() >= 6; }, 10000))
-        << window.runs_page()->table()->rowCount();
+    ASSERT_TRUE(wait_until([&] { return window.runs_page()->model()->rowCount() >= 6; }, 10000))
+        << window.runs_page()->model()->rowCount();
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QTableWidget>
 #include <QTextBrowser>
 
 #include "chat/chat_page.h"
@@ -22,6 +21,7 @@
 #include "history/run_history.h"
 #include "main_window.h"
 #include "remote/ssh/libssh_session.h"
+#include "runs/runs_table_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -83,10 +83,7 @@ TEST(ChatOnTheLocalCluster, ARunsModelAnswersThroughSrunAndStopEndsTheJob) {
     const Result<int64_t> id = window.history()->add_run(record);
     ASSERT_TRUE(id.ok()) << id.error();
     window.runs_page()->reload();
-    QTableWidget* table = window.runs_page()->table();
-    for (int row = 0; row < table->rowCount(); ++row) {
-        if (table->item(row, RunsPage::kNameColumn)->text() == "chat-e2e") table->selectRow(row);
-    }
+    ASSERT_TRUE(window.runs_page()->select_run(*id));
     for (QPushButton* b : window.runs_page()->findChildren<QPushButton*>())
         if (b->text() == "Chat") b->click();
     ChatPage* page = window.chat_page();

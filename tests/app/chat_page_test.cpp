@@ -13,7 +13,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QTableWidget>
 #include <QTextBrowser>
 
 #include "chat/chat_page.h"
@@ -21,6 +20,7 @@
 #include "chat/gguf_export.h"
 #include "history/run_history.h"
 #include "main_window.h"
+#include "runs/runs_table_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -189,10 +189,7 @@ TEST(ChatPage, TheRunsPagesChatButtonOpensAStoredRunsModel) {
     w.page->reload();
     EXPECT_GE(w.page->run_box()->findData(qint64(*id)), 1);  // completed runs are offered
     w.window->show_page(MainWindow::kRunsPage);
-    QTableWidget* table = w.window->runs_page()->table();
-    for (int row = 0; row < table->rowCount(); ++row) {
-        if (table->item(row, RunsPage::kNameColumn)->text() == "finished-demo") table->selectRow(row);
-    }
+    ASSERT_TRUE(w.window->runs_page()->select_run(*id));
     ASSERT_EQ(w.window->runs_page()->selected_run(), *id);
     QPushButton* chat = nullptr;
     for (QPushButton* b : w.window->runs_page()->findChildren<QPushButton*>())

@@ -1,14 +1,16 @@
 // A Slurm cluster for the app's headless tests, with no network: one FakeSession (SFTP files, injected
 // faults) behind a mutex, shared by every connection the ClusterSession's connector opens, so the test
 // thread scripts it while the session's worker thread uses it. Its exec handler plays Slurm from a job
-// table: sbatch --test-only / --parsable (the next job id, PENDING), squeue / scontrol / sacct for a job,
-// scancel (CANCELLED, or refused with a message), sinfo of nodes (every node of its node table).
+// table: sbatch --test-only / --parsable (the next job id, PENDING), squeue of one or several jobs,
+// scontrol / sacct for a job, scancel (CANCELLED, or refused with a message), sinfo of nodes (every node
+// of its node table).
 #pragma once
 
 #include <map>
 #include <memory>
 #include <mutex>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -127,16 +129,23 @@ private:
                 return ExecResult{job + "\n", "", 0};
             }
             if (command.rfind("squeue", 0) == 0) {
-                const std::string job = job_in(command, R"(-j '?(\d+))");
-                const auto it = jobs.find(job);
-                if (it == jobs.end() || it->second.state.empty())
+                // As Slurm's squeue: the known jobs of the -j list; one unknown job alone is an error.
+                std::stringstream listed(job_in(command, R"(-j '?([\d,]+))"));
+                std::string rows;
+                int asked = 0;
+                for (std::string job; std::getline(listed, job, ',');) {
+                    ++asked;
+                    const auto it = jobs.find(job);
+                    if (it == jobs.end() || it->second.state.empty()) continue;
+                    const bool started = it->second.state != "PENDING";
+                    const auto nodes = job_nodes.find(job);
+                    const std::string node_list = nodes == job_nodes.end() ? "node01" : nodes->second;
+                    rows += job + "|" + it->second.state + "|" + it->second.reason + "|0:05|1|" +
+                            (started ? node_list : "(" + it->second.reason + ")") + "\n";
+                }
+                if (asked == 1 && rows.empty())
                     return ExecResult{"", "slurm_load_jobs error: Invalid job id specified", 1};
-                const bool started = it->second.state != "PENDING";
-                const auto nodes = job_nodes.find(job);
-                const std::string node_list = nodes == job_nodes.end() ? "node01" : nodes->second;
-                return ExecResult{job + "|" + it->second.state + "|" + it->second.reason + "|0:05|1|" +
-                                      (started ? node_list : "(" + it->second.reason + ")") + "\n",
-                                  "", 0};
+                return ExecResult{rows, "", 0};
             }
             if (command.rfind("sinfo", 0) == 0) {
                 std::string rows;

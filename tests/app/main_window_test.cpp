@@ -11,15 +11,18 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPainter>
 #include <QPushButton>
 #include <QStatusBar>
-#include <QTableWidget>
+#include <QStyleOptionViewItem>
+#include <QTableView>
 #include <QTemporaryDir>
 
 #include "history/run_history.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "runs/run_tracker.h"
+#include "runs/runs_table_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -211,7 +214,7 @@ TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
         EXPECT_EQ(*window.history()->point_count(id), 46 + 7);  // train_loss + eval_accuracy
         EXPECT_EQ((*runs)[0].state, RunState::kIncomplete);     // no run_stop
         EXPECT_EQ(*window.history()->point_count((*runs)[0].id), 2);
-        EXPECT_EQ(window.runs_page()->findChild<QTableWidget*>()->rowCount(), 2);
+        EXPECT_EQ(window.runs_page()->model()->rowCount(), 2);
 
         // Opened again (the file may have grown): the same run, read again, shown once in the monitor.
         const size_t shown_before = window.monitor()->run_keys().size();
@@ -223,7 +226,7 @@ TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
     }
     // After a restart the plots come back from the history alone.
     MainWindow window(history_path());
-    EXPECT_EQ(window.runs_page()->findChild<QTableWidget*>()->rowCount(), 2);
+    EXPECT_EQ(window.runs_page()->model()->rowCount(), 2);
     const Result<int> shown = window.show_history_run(id);
     ASSERT_TRUE(shown.ok()) << shown.error();
     EXPECT_EQ(points(window.monitor(), *shown, Metric::kTrainLoss), 46);
@@ -239,27 +242,47 @@ TEST_F(MainWindowTest, RunsPageCurvesFilterAndCompare) {
         open_and_wait(window, log);
     RunsPage* page = window.runs_page();
     page->reload();
-    QTableWidget* table = page->table();
-    ASSERT_EQ(table->rowCount(), 3);
+    QTableView* table = page->table();
+    QAbstractItemModel* shown_model = table->model();  // the view's (filtered, sorted) rows
+    ASSERT_EQ(shown_model->rowCount(), 3);
     int with_curve = 0;
     int juniper_row = -1;
-    for (int row = 0; row < table->rowCount(); ++row) {
-        const QVariant curve = table->item(row, RunsPage::kLossColumn)->data(Qt::DecorationRole);
-        with_curve += curve.isValid() ? 1 : 0;
-        if (table->item(row, RunsPage::kNameColumn)->text().startsWith("juniper")) juniper_row = row;
+    for (int row = 0; row < shown_model->rowCount(); ++row) {
+        const QList<double> curve = shown_model->index(row, RunsTableModel::kLossColumn)
+                                        .data(RunsTableModel::kCurveRole)
+                                        .value<QList<double>>();
+        with_curve += curve.size() >= 2 ? 1 : 0;
+        if (shown_model->index(row, RunsTableModel::kNameColumn).data().toString().startsWith("juniper"))
+            juniper_row = row;
     }
     EXPECT_EQ(with_curve, 1);  // only juniper's log has train_loss
     ASSERT_GE(juniper_row, 0);
-    const QPixmap curve =
-        table->item(juniper_row, RunsPage::kLossColumn)->data(Qt::DecorationRole).value<QPixmap>();
-    int drawn = 0;  // pixels the line covers
-    const QImage image = curve.toImage();
-    for (int x = 0; x < image.width(); ++x) {
-        for (int y = 0; y < image.height(); ++y)
-            drawn += image.pixelColor(x, y).alpha() > 0 ? 1 : 0;
+    // The column's delegate draws the sampled curve in its cell.
+    QImage image(QSize(96, 22), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    {
+        QPainter painter(&image);
+        QStyleOptionViewItem option;
+        option.rect = image.rect();
+        table->itemDelegateForColumn(RunsTableModel::kLossColumn)
+            ->paint(&painter, option, shown_model->index(juniper_row, RunsTableModel::kLossColumn));
     }
-    EXPECT_GT(drawn, image.width());
-    const int64_t juniper_id = table->item(juniper_row, RunsPage::kIdColumn)->data(Qt::UserRole).toLongLong();
+    const QColor line(31, 119, 180);
+    int drawn = 0;  // pixels the line covers (antialiased: near its colour)
+    for (int x = 0; x < image.width(); ++x) {
+        for (int y = 0; y < image.height(); ++y) {
+            const QColor c = image.pixelColor(x, y);
+            drawn += std::abs(c.red() - line.red()) + std::abs(c.green() - line.green()) +
+                                 std::abs(c.blue() - line.blue()) <
+                             120
+                         ? 1
+                         : 0;
+        }
+    }
+    EXPECT_GT(drawn, image.width() / 2);
+    const int64_t juniper_id = shown_model->index(juniper_row, RunsTableModel::kIdColumn)
+                                   .data(RunsTableModel::kRunIdRole)
+                                   .toLongLong();
     const Result<std::vector<double>> sampled =
         window.history()->sampled_values(juniper_id, Metric::kTrainLoss, 10);
     ASSERT_TRUE(sampled.ok());
@@ -272,11 +295,9 @@ TEST_F(MainWindowTest, RunsPageCurvesFilterAndCompare) {
                                    .value);
 
     page->filter_box()->setText("FUJITSU");
-    int shown = 0;
-    for (int row = 0; row < table->rowCount(); ++row)
-        shown += table->isRowHidden(row) ? 0 : 1;
-    EXPECT_EQ(shown, 1);
+    EXPECT_EQ(page->shown_rows(), 1);
     page->filter_box()->clear();
+    EXPECT_EQ(page->shown_rows(), 3);
 
     QList<qint64> compared;
     QObject::connect(page, &RunsPage::compare_requested, [&](const QList<qint64>& ids) { compared = ids; });

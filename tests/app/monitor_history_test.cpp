@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <QFileInfo>
-#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include "history/history_writer.h"
@@ -12,6 +11,7 @@
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "raw_sqlite.h"
+#include "runs/runs_table_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -101,13 +101,11 @@ TEST(MonitorHistory, ARequeuedRunKeepsItsRestartsInTheStore) {
         return runs.ok() && runs->size() == 1 && runs->front().restarts == 1;
     }));
     RunsPage page(history->get());
-    const QTableWidget* table = page.findChild<QTableWidget*>();
-    ASSERT_NE(table, nullptr);
-    ASSERT_EQ(table->rowCount(), 1);
-    EXPECT_TRUE(table->item(0, RunsPage::kStateColumn)->text().endsWith(QStringLiteral(", restarts: 1")))
-        << table->item(0, RunsPage::kStateColumn)->text().toStdString();
-    const Result<RunMetrics> stored =
-        (*history)->load_metrics(table->item(0, 0)->data(Qt::UserRole).toLongLong());
+    const RunsTableModel* model = page.model();
+    ASSERT_EQ(model->rowCount(), 1);
+    const QString state = model->index(0, RunsTableModel::kStateColumn).data().toString();
+    EXPECT_TRUE(state.endsWith(QStringLiteral(", restarts: 1"))) << state.toStdString();
+    const Result<RunMetrics> stored = (*history)->load_metrics(model->run_id(0));
     ASSERT_TRUE(stored.ok()) << stored.error();
     ASSERT_EQ(stored->resumes.size(), 1u);
 }

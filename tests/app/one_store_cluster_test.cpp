@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 
 #include "contract/hf_flags.h"
 #include "history/run_history.h"
@@ -51,6 +52,19 @@ protected:
         options.job_poll_ms = 1000;
         options.store_watch_ms = 200;
         tracker_ = std::make_unique<RunTracker>(store_.get(), &follow_, &sessions_, options);
+    }
+    // `slipway submit` of the demo to the local Slurm, with these engine flags: its run id (empty when it
+    // failed, with a test failure).
+    QString submit_from_cli(const QStringList& flags) {
+        const Cli submit = slipway(
+            QStringList{"submit", QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json"),
+                        "--cluster", "local-slurm", "--engine", QStringLiteral(SLIPWAY_ENGINE_BIN), "--"} +
+                flags,
+            env_);
+        EXPECT_EQ(submit.exit_code, 0) << submit.err.toStdString();
+        const QString last = submit.out.trimmed().split('\n').last();
+        EXPECT_TRUE(last.startsWith("run_id=")) << last.toStdString();
+        return last.startsWith("run_id=") ? last.section(' ', 0, 0).mid(7) : QString();
     }
     void TearDown() override {
         tracker_.reset();
@@ -121,15 +135,8 @@ TEST_F(OneStoreOnSlurm, ARunTheCliSubmittedShowsUpInTheTrackersStoreAndIsFollowe
     int store_changes = 0;
     QObject::connect(&watcher, &RunTracker::store_changed, [&] { ++store_changes; });
 
-    const Cli submit =
-        slipway({"submit", QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json"),
-                 "--cluster", "local-slurm", "--engine", QStringLiteral(SLIPWAY_ENGINE_BIN), "--",
-                 "--max_steps", "10", "--warmup_steps", "2", "--eval_steps", "5"},
-                env_);
-    ASSERT_EQ(submit.exit_code, 0) << submit.err.toStdString();
-    const QString last = submit.out.trimmed().split('\n').last();
-    ASSERT_TRUE(last.startsWith("run_id=")) << last.toStdString();
-    const QString run_id = last.section(' ', 0, 0).mid(7);
+    const QString run_id = submit_from_cli({"--max_steps", "10", "--warmup_steps", "2", "--eval_steps", "5"});
+    ASSERT_FALSE(run_id.isEmpty());
     // Seen by the tracker's store watcher (another process wrote it), without a reload.
     ASSERT_TRUE(wait_until([&] { return store_changes > 0; }, 10'000))
         << "data_version " << *store_->data_version() << ", rows " << store_->cluster_runs()->size();
@@ -147,6 +154,49 @@ TEST_F(OneStoreOnSlurm, ARunTheCliSubmittedShowsUpInTheTrackersStoreAndIsFollowe
     ASSERT_TRUE(wait_until([&] { return *store_->point_count(*row) >= 8; }, 10'000));
     EXPECT_EQ(store_->run(*row)->state, RunState::kCompleted);
     EXPECT_EQ(store_->run(*row)->slurm_state, "COMPLETED");
+}
+
+// Either door cancels what the other submitted: the CLI's `slipway cancel` stops a run the tracker submitted
+// (the tracker sees Slurm's CANCELLED at its next poll), and the tracker's cancel stops a run `slipway
+// submit` sent (the CLI's status, follow and fetch then see it cancelled, with its log and outputs).
+TEST_F(OneStoreOnSlurm, ARunEitherDoorSubmittedIsCancelledByTheOther) {
+    const auto running = [&](int key) { return tracker_->run(key)->state == RunState::kRunning; };
+    // A run that would go on for many minutes.
+    RunConfig long_demo = testing_util::demo_config();
+    ASSERT_TRUE(apply_hf_flags(long_demo, {"--max_steps", "100000", "--eval_steps", "100000"}).ok());
+    const Result<int> from_app = tracker_->submit_cluster(long_demo, "local-slurm");
+    ASSERT_TRUE(from_app.ok()) << from_app.error();
+    ASSERT_TRUE(wait_until([&] { return running(*from_app); }, 120'000))
+        << tracker_->run(*from_app)->state_detail.toStdString();
+    const Cli cancel = slipway({"cancel", tracker_->run(*from_app)->run_id}, env_);
+    EXPECT_EQ(cancel.exit_code, 0) << cancel.err.toStdString();
+    ASSERT_TRUE(wait_until([&] { return is_terminal(tracker_->run(*from_app)->state); }, 60'000));
+    EXPECT_EQ(tracker_->run(*from_app)->state, RunState::kCancelled);
+    EXPECT_EQ(store_->run(tracker_->run(*from_app)->store_id)->state, RunState::kCancelled);
+
+    const QString run_id =
+        submit_from_cli({"--max_steps", "100000", "--eval_steps", "100000", "--save_steps", "100000"});
+    ASSERT_FALSE(run_id.isEmpty());
+    const Result<int64_t> row = store_->find_run(run_id);
+    ASSERT_TRUE(row.ok()) << row.error();
+    const Result<int> from_cli = tracker_->resume(*row);  // the Runs page's "follow"
+    ASSERT_TRUE(from_cli.ok()) << from_cli.error();
+    ASSERT_TRUE(wait_until([&] { return running(*from_cli); }, 120'000));
+    ASSERT_TRUE(wait_until(
+        [&] { return !tracker_->run(*from_cli)->metrics.points(Metric::kTrainLoss).empty(); }, 60'000));
+    ASSERT_TRUE(tracker_->cancel(*from_cli).ok());
+    ASSERT_TRUE(wait_until([&] { return is_terminal(tracker_->run(*from_cli)->state); }, 60'000));
+    EXPECT_EQ(tracker_->run(*from_cli)->state, RunState::kCancelled);
+    const Cli status = slipway({"status", run_id}, env_);
+    EXPECT_TRUE(status.out.contains(
+        QRegularExpression(QRegularExpression::escape(run_id) + " +local-slurm +\\d+ +CANCELLED")))
+        << status.out.toStdString();
+    const Cli follow = slipway({"follow", run_id, "--interval", "0.5"}, env_);
+    EXPECT_TRUE(follow.out.contains("final_state=CANCELLED")) << follow.out.toStdString();
+    const QString to = home_.path() + "/cancelled";
+    const Cli fetch = slipway({"fetch", run_id, "--to", to}, env_);
+    EXPECT_EQ(fetch.exit_code, 0) << fetch.err.toStdString();
+    EXPECT_TRUE(QFile::exists(to + "/output/mllog.txt"));
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // lifecycle on the real local Slurm is in gui_cluster_tests (remote_run_cluster_test.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 
@@ -77,6 +79,19 @@ protected:
         return *key;
     }
     std::string job(int key) const { return tracker_->run(key)->job_id.toStdString(); }
+    // A row another process (the CLI) wrote for its job on this cluster: no tracked run owns it.
+    int64_t add_row_of_another_process(const QString& job_id, RunState state) {
+        RunRecord other;
+        other.name = QStringLiteral("from-the-cli");
+        other.cluster = QStringLiteral("hpc");
+        other.run_id = QStringLiteral("from-the-cli-20261127-030000-") + job_id;
+        other.job_id = job_id;
+        other.state = state;
+        other.started = QDateTime::currentDateTime();
+        const Result<int64_t> row = store_->add_run(other);
+        EXPECT_TRUE(row.ok()) << row.error();
+        return row.ok() ? *row : 0;
+    }
     std::string log(int key) const { return tracker_->run(key)->log_path.toStdString(); }
     bool reaches(int key, RunState state) {
         return wait_until([&] { return tracker_->run(key)->state == state; });
@@ -340,19 +355,12 @@ TEST_F(RunTrackerCluster, ARunAnotherProcessSubmittedEndsByTheSameRule) {
     const int key = submit();  // connects the session the other run's row is asked over
     cluster_.set_job(job(key), "RUNNING");
     ASSERT_TRUE(reaches(key, RunState::kRunning));
-    RunRecord other;
-    other.name = QStringLiteral("from-the-cli");
-    other.cluster = QStringLiteral("hpc");
-    other.run_id = QStringLiteral("from-the-cli-20261127-030000-0001");
-    other.job_id = QStringLiteral("555");
-    other.state = RunState::kRunning;
-    other.started = QDateTime::currentDateTime();
-    const Result<int64_t> row = store_->add_run(other);
-    ASSERT_TRUE(row.ok()) << row.error();
+    const int64_t row = add_row_of_another_process(QStringLiteral("555"), RunState::kRunning);
+    ASSERT_NE(row, 0);
     const auto stored_state = [&] {
         const Result<std::vector<RunRecord>> runs = store_->cluster_runs();
         for (const RunRecord& r : runs.ok() ? *runs : std::vector<RunRecord>{})
-            if (r.id == *row) return r.state;
+            if (r.id == row) return r.state;
         return RunState::kUnknown;
     };
     cluster_.set_job("555", "PREEMPTED");
@@ -367,6 +375,51 @@ TEST_F(RunTrackerCluster, ARunAnotherProcessSubmittedEndsByTheSameRule) {
     cluster_.set_job("555", "COMPLETED");
     ASSERT_TRUE(wait_until([&] { return stored_state() == RunState::kCompleted; }));
     EXPECT_GE(seen.elapsed(), 250);  // counted once it stayed for the settle
+}
+
+// One watcher: each poll asks Slurm about every live job of the cluster, the tracked ones and a row another
+// process submitted, with one squeue; ended jobs drop out of the next polls.
+TEST_F(RunTrackerCluster, EveryLiveJobOfAClusterIsAskedWithOneSqueuePerPoll) {
+    const std::vector<int> keys = {submit(), submit(), submit()};
+    for (int key : keys)
+        cluster_.set_job(job(key), "RUNNING");
+    for (int key : keys)
+        ASSERT_TRUE(reaches(key, RunState::kRunning));
+    ASSERT_NE(add_row_of_another_process(QStringLiteral("555"), RunState::kPending), 0);
+    cluster_.set_job("555", "RUNNING");
+    const auto squeues = [&] {
+        std::vector<std::string> found;
+        for (const std::string& command : cluster_.commands())
+            if (command.rfind("squeue", 0) == 0) found.push_back(command);
+        return found;
+    };
+    const std::string all = "-j " + job(keys[0]) + "," + job(keys[1]) + "," + job(keys[2]) + ",555 ";
+    ASSERT_TRUE(wait_until([&] {
+        const std::vector<std::string> asked = squeues();
+        return !asked.empty() && asked.back().find(all) != std::string::npos;
+    })) << testing::PrintToString(squeues());
+    // Over about six polls of 50 ms: the squeues ask about 4 jobs each (a job whose last answer was still on
+    // its way when a poll came waits for the next one), never one squeue per job.
+    const size_t before = squeues().size();
+    wait_until([] { return false; }, 300);
+    const std::vector<std::string> later = squeues();
+    ASSERT_GT(later.size(), before);
+    size_t jobs_asked = 0;
+    for (size_t i = before; i < later.size(); ++i) {
+        const std::string ids = later[i].substr(later[i].find("-j ") + 3);
+        jobs_asked += 1 + static_cast<size_t>(std::count(ids.begin(), ids.begin() + ids.find(' '), ','));
+    }
+    EXPECT_GE(jobs_asked, 3 * (later.size() - before)) << testing::PrintToString(later);
+
+    cluster_.set_job(job(keys[1]), "COMPLETED");
+    ASSERT_TRUE(reaches(keys[1], RunState::kCompleted));
+    const size_t ended = squeues().size();
+    const std::string rest = "-j " + job(keys[0]) + "," + job(keys[2]) + ",555 ";
+    EXPECT_TRUE(wait_until([&] {
+        const std::vector<std::string> asked = squeues();
+        return std::any_of(asked.begin() + static_cast<std::ptrdiff_t>(ended), asked.end(),
+                           [&](const std::string& c) { return c.find(rest) != std::string::npos; });
+    })) << testing::PrintToString(squeues());
 }
 
 }  // namespace

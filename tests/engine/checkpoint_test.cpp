@@ -138,7 +138,8 @@ TEST_F(CheckpointTest, TheGradientBucketLayoutRoundTripsAndABadOneIsRefused) {
         ASSERT_TRUE(saved_bad.ok()) << saved_bad.error();
         const auto refused = load(*saved_bad);
         ASSERT_FALSE(refused.ok()) << why;
-        EXPECT_NE(refused.error().find(checkpoint(4) + "/state.json: gradient_buckets " + why), std::string::npos)
+        EXPECT_NE(refused.error().find(checkpoint(4) + "/state.json: gradient_buckets " + why),
+                  std::string::npos)
             << refused.error();
     }
 }

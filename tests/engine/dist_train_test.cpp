@@ -161,8 +161,8 @@ public:
         for (size_t i = 0; i < a.size(); ++i)
             EXPECT_NEAR(a[i], b[i], 1e-5 * std::max(1.0, std::fabs(b[i]))) << what << " #" << i;
     }
-    // `ranks` ranks train 8 steps straight, and again stopped after step 4 (checkpoint-4) and resumed from it:
-    // the same 8 losses, bit for bit. Returns the resumed run's config.
+    // `ranks` ranks train 8 steps straight, and again stopped after step 4 (checkpoint-4) and resumed from
+    // it: the same 8 losses, bit for bit. Returns the resumed run's config.
     std::string expect_resume_continues_the_curve(const nlohmann::json& patch, int ranks = 2) {
         const std::string straight = write_config("straight", patch),
                           resumed = write_config("resumed", patch);

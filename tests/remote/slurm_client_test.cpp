@@ -126,6 +126,43 @@ TEST(SlurmClient, NoSourceKnowsTheJobIsUnknownNeverFailed) {
     EXPECT_EQ(info->source, "none");
 }
 
+// A watcher's poll: one squeue for every job; a job squeue shows finished is confirmed by scontrol, one it
+// no longer knows goes on to scontrol and sacct, each alone; the answers come in the order asked.
+TEST(SlurmClient, SeveralJobsAreAskedWithOneSqueue) {
+    FakeSession session;
+    session.queue_exec(
+        ok("41|RUNNING|None|0:12|2|node[1-2]\n43|PENDING|Priority|0:00|1|(Priority)\n"
+           "44|COMPLETED|None|0:30|1|node1\n"));
+    session.queue_exec(fail(1, "slurm_load_jobs error: Invalid job id specified\n"));  // scontrol of 42
+    session.queue_exec(fail(1, "Slurm accounting storage is disabled\n"));             // sacct of 42
+    session.queue_exec(ok("JobId=44 JobName=x\n   JobState=COMPLETED Reason=None\n   ExitCode=0:0\n"));
+    SlurmClient client(session);
+    Result<std::vector<JobInfo>> jobs = client.jobs({"43", "41", "42", "44"});
+    ASSERT_TRUE(jobs.ok()) << jobs.error();
+    ASSERT_EQ(jobs->size(), 4u);
+    EXPECT_EQ((*jobs)[0].job_id, "43");
+    EXPECT_EQ((*jobs)[0].state, "PENDING");
+    EXPECT_EQ((*jobs)[1].state, "RUNNING");
+    EXPECT_EQ((*jobs)[1].node_list, "node[1-2]");
+    EXPECT_EQ((*jobs)[2].job_id, "42");
+    EXPECT_EQ((*jobs)[2].state, "UNKNOWN");
+    EXPECT_EQ((*jobs)[3].state, "COMPLETED");
+    EXPECT_EQ((*jobs)[3].source, "scontrol");
+    const std::vector<std::string> expected = {
+        "squeue -h -t all -j 43,41,42,44 -o '%i|%T|%r|%M|%D|%R'", "scontrol show job 42",
+        "sacct -n -P -X -j 42 -o JobID,JobName,State,ExitCode,Elapsed,NodeList", "scontrol show job 44"};
+    EXPECT_EQ(session.commands(), expected);
+
+    // One bad id refuses the whole call before anything runs; a failed squeue is an error, not states.
+    FakeSession refused;
+    EXPECT_FALSE(SlurmClient(refused).jobs({"41", "42; rm -rf ~"}).ok());
+    EXPECT_TRUE(refused.commands().empty());
+    refused.queue_exec(fail(1, "squeue: error: Unable to contact slurm controller\n"));
+    const Result<std::vector<JobInfo>> down = SlurmClient(refused).jobs({"41", "42"});
+    ASSERT_FALSE(down.ok());
+    EXPECT_NE(down.error().find("Unable to contact slurm controller"), std::string::npos) << down.error();
+}
+
 TEST(SlurmClient, TimeoutAndDroppedConnectionAreErrorsNotStates) {
     FakeSession session;
     session.fail_next(FakeFault::kTimeout);

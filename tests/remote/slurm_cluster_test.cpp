@@ -116,6 +116,16 @@ TEST(SlurmCluster, CompletedFailedAndCancelledJobsKeepTheirStateAfterTheQueue) {
     ASSERT_FALSE(cancelled.empty());
     EXPECT_EQ(cancelled.back().state, "CANCELLED");
 
+    // The same jobs asked together, as a watcher does (one squeue for all), and one Slurm never had.
+    Result<std::vector<JobInfo>> together = slurm.jobs({sleeper, "987654", bad, ok});
+    ASSERT_TRUE(together.ok()) << together.error();
+    ASSERT_EQ(together->size(), 4u);
+    EXPECT_EQ((*together)[0].state, "CANCELLED");
+    EXPECT_EQ((*together)[1].state, "UNKNOWN");
+    EXPECT_EQ((*together)[2].state, "FAILED");
+    EXPECT_EQ((*together)[2].exit_code, "3:0");
+    EXPECT_EQ((*together)[3].state, "COMPLETED");
+
     Result<std::string> log = c->session->read_range(c->dir + "/slurm-" + ok + ".out", 0, 100);
     ASSERT_TRUE(log.ok()) << log.error();
     EXPECT_EQ(*log, "hello\n");

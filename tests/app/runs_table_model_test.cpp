@@ -1,0 +1,120 @@
+// RunsTableModel over a real run store: the store's rows newest first; a reload merges changes in as row
+// insertions, removals and changed cells (never a model reset), so a view's selection (persistent indexes)
+// survives a store that changes under it; the train_loss curve is sampled data of its column.
+#include <gtest/gtest.h>
+
+#include <QTemporaryDir>
+
+#include "history/run_history.h"
+#include "runs/runs_table_model.h"
+
+namespace slipway::app {
+namespace {
+
+class RunsTableModelTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(dir_.filePath("history.sqlite"));
+        ASSERT_TRUE(store.ok()) << store.error();
+        store_ = std::move(*store);
+    }
+    int64_t add(const QString& name, RunState state = RunState::kRunning) {
+        RunRecord r;
+        r.name = name;
+        r.cluster = QStringLiteral("hpc");
+        r.job_id = QString::number(100 + ++added_);
+        r.state = state;
+        r.started = QDateTime::currentDateTime();
+        const Result<int64_t> id = store_->add_run(r);
+        EXPECT_TRUE(id.ok()) << id.error();
+        return id.ok() ? *id : 0;
+    }
+    static QString cell(const RunsTableModel& model, int row, int column) {
+        return model.index(row, column).data().toString();
+    }
+
+    QTemporaryDir dir_;
+    std::unique_ptr<RunHistory> store_;
+    int added_ = 0;
+};
+
+TEST_F(RunsTableModelTest, StoreChangesAreMergedInAndPersistentIndexesFollowTheirRuns) {
+    const int64_t first = add("first"), second = add("second");
+    RunsTableModel model(store_.get());
+    ASSERT_EQ(model.rowCount(), 2);
+    EXPECT_EQ(model.run_id(0), second);  // newest first
+    EXPECT_EQ(cell(model, 1, RunsTableModel::kNameColumn), "first");
+    EXPECT_EQ(cell(model, 1, RunsTableModel::kStateColumn), display_text(RunState::kRunning));
+    EXPECT_EQ(model.headerData(RunsTableModel::kPointsColumn, Qt::Horizontal).toString(), "Points");
+    const QPersistentModelIndex first_row = model.index(1, RunsTableModel::kNameColumn);
+
+    int resets = 0;
+    std::vector<int> inserted, removed, changed;  // the first row of each report
+    QObject::connect(&model, &QAbstractItemModel::modelReset, [&] { ++resets; });
+    QObject::connect(&model, &QAbstractItemModel::rowsInserted,
+                     [&](const QModelIndex&, int first, int) { inserted.push_back(first); });
+    QObject::connect(&model, &QAbstractItemModel::rowsRemoved,
+                     [&](const QModelIndex&, int first, int) { removed.push_back(first); });
+    QObject::connect(
+        &model, &QAbstractItemModel::dataChanged,
+        [&](const QModelIndex& top_left, const QModelIndex&) { changed.push_back(top_left.row()); });
+
+    model.reload();  // nothing changed: nothing reported
+    EXPECT_EQ(inserted.size() + removed.size() + changed.size(), 0u);
+
+    const int64_t third = add("third");  // another process submitted it
+    ASSERT_TRUE(store_->set_state(first, RunState::kCompleted, QStringLiteral("exit 0")).ok());
+    model.reload();
+    ASSERT_EQ(model.rowCount(), 3);
+    EXPECT_EQ(model.run_id(0), third);
+    EXPECT_EQ(inserted, std::vector<int>{0});
+    EXPECT_EQ(changed, std::vector<int>{2});  // only the run whose state changed
+    EXPECT_EQ(cell(model, 2, RunsTableModel::kStateColumn),
+              QStringLiteral("%1 (exit 0)").arg(display_text(RunState::kCompleted)));
+    ASSERT_TRUE(first_row.isValid());  // a selected row stays on its run
+    EXPECT_EQ(first_row.row(), 2);
+    EXPECT_EQ(first_row.data().toString(), "first");
+
+    ASSERT_TRUE(store_->remove_run(second).ok());
+    model.reload();
+    ASSERT_EQ(model.rowCount(), 2);
+    EXPECT_EQ(removed.size(), 1u);
+    EXPECT_EQ(model.row_of(second), -1);
+    EXPECT_EQ(first_row.row(), 1);
+    EXPECT_EQ(resets, 0);
+}
+
+TEST_F(RunsTableModelTest, TheLossColumnCarriesTheSampledCurveAndSortsByItsLastValue) {
+    const int64_t id = add("curve");
+    std::vector<MetricPointRow> points;
+    for (int step = 1; step <= 300; ++step) {
+        MetricSample sample;
+        sample.samples = step * 8;
+        sample.step = step;
+        sample.value = 5.0 - step * 0.01;
+        points.emplace_back(Metric::kTrainLoss, sample);
+    }
+    ASSERT_TRUE(store_->append(id, points, RunMetrics(), 1000).ok());
+    RunsTableModel model(store_.get());
+    ASSERT_EQ(model.rowCount(), 1);
+    const QModelIndex loss = model.index(0, RunsTableModel::kLossColumn);
+    const QList<double> curve = loss.data(RunsTableModel::kCurveRole).value<QList<double>>();
+    ASSERT_GE(curve.size(), 2);
+    EXPECT_LE(curve.size(), RunsTableModel::kCurvePoints + 1);  // sampled by the store, not read whole
+    EXPECT_DOUBLE_EQ(curve.front(), 4.99);
+    EXPECT_DOUBLE_EQ(curve.back(), 2.0);
+    EXPECT_DOUBLE_EQ(loss.data(RunsTableModel::kSortRole).toDouble(), 2.0);
+    EXPECT_EQ(model.index(0, RunsTableModel::kPointsColumn).data().toString(), "300");
+    EXPECT_EQ(model.index(0, RunsTableModel::kIdColumn).data(RunsTableModel::kSortRole).toLongLong(), id);
+}
+
+TEST_F(RunsTableModelTest, WithoutAStoreTheModelIsEmpty) {
+    RunsTableModel model(nullptr);
+    model.reload();
+    EXPECT_EQ(model.rowCount(), 0);
+    EXPECT_EQ(model.run_id(0), 0);
+    EXPECT_EQ(model.record(-1), nullptr);
+}
+
+}  // namespace
+}  // namespace slipway::app
