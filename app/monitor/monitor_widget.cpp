@@ -14,7 +14,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -28,6 +28,7 @@
 #include <cmath>
 
 #include "monitor/metric_plot.h"
+#include "monitor/shown_runs_model.h"
 
 namespace slipway::app {
 namespace {
@@ -110,7 +111,9 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
     }
 
     // Runs (the legend: check to overlay, select for the status line and log).
-    run_list_ = new QListWidget(this);
+    runs_model_ = new ShownRunsModel(this);
+    run_list_ = new QListView(this);
+    run_list_->setModel(runs_model_);
     run_list_->setMaximumWidth(220);
     run_list_->setToolTip(tr("Checked runs are overlaid; the selected one drives the status line and log"));
     run_list_->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -119,7 +122,7 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
     remove_action->setShortcutContext(Qt::WidgetShortcut);
     run_list_->addAction(remove_action);
     connect(remove_action, &QAction::triggered, this, [this] {
-        if (QListWidgetItem* item = run_list_->currentItem()) remove_run(item->data(Qt::UserRole).toInt());
+        if (const int key = runs_model_->key_at(run_list_->currentIndex().row())) remove_run(key);
     });
 
     // Status and log.
@@ -170,13 +173,13 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
     });
     connect(png_button, &QPushButton::clicked, this, [this] { emit export_requested(true); });
     connect(csv_button, &QPushButton::clicked, this, [this] { emit export_requested(false); });
-    connect(run_list_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
-        if (item != nullptr) set_current_run(item->data(Qt::UserRole).toInt());
-    });
-    connect(run_list_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
-        const int key = item->data(Qt::UserRole).toInt();
+    connect(run_list_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& current) {
+                if (const int key = runs_model_->key_at(current.row())) set_current_run(key);
+            });
+    connect(runs_model_, &ShownRunsModel::shown_changed, this, [this](int key, bool shown) {
         for (MetricPlot* p : plots_) {
-            p->set_run_visible(key, item->checkState() == Qt::Checked);
+            p->set_run_visible(key, shown);
             p->fit();
         }
         refresh_task_curves(key);
@@ -212,22 +215,16 @@ void MonitorWidget::on_run_added(int key) {
     MonitorView& view = views_[key];
     view.key = key;
     view.color = kPalette[(key - 1) % std::size(kPalette)];
-    auto* item = new QListWidgetItem(run->name, run_list_);
-    item->setData(Qt::UserRole, key);
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(Qt::Checked);
-    QPixmap swatch(14, 14);
-    swatch.fill(view.color);
-    item->setIcon(QIcon(swatch));
+    runs_model_->add(key, run->name, view.color);
     replot_run(key);
     update_list_tooltip(key);
-    run_list_->setCurrentItem(item);
+    run_list_->setCurrentIndex(runs_model_->index(runs_model_->row_of(key)));
     update_target_line();
     update_status();
 }
 
 void MonitorWidget::set_run_visible(int key, bool visible) {
-    if (QListWidgetItem* item = list_item(key)) item->setCheckState(visible ? Qt::Checked : Qt::Unchecked);
+    runs_model_->set_shown(key, visible);
 }
 
 void MonitorWidget::remove_run(int key) {
@@ -240,12 +237,12 @@ void MonitorWidget::on_run_released(int key) {
     for (MetricPlot* p : plots_)
         p->remove_run(key);
     remove_task_curves(key);
-    delete list_item(key);
     views_.erase(it);
-    if (current_ == key) {
-        current_ = 0;
-        if (run_list_->currentItem() != nullptr)
-            set_current_run(run_list_->currentItem()->data(Qt::UserRole).toInt());
+    const bool was_current = current_ == key;
+    if (was_current) current_ = 0;
+    runs_model_->remove(key);  // the view moves its current row to a neighbour: that run becomes current
+    if (was_current && current_ == 0) {
+        if (const int next = runs_model_->key_at(run_list_->currentIndex().row())) set_current_run(next);
     }
     update_target_line();
     update_status();
@@ -261,9 +258,9 @@ void MonitorWidget::clear() {
 void MonitorWidget::set_current_run(int key) {
     if (views_.count(key) == 0 || key == current_) return;
     current_ = key;
-    if (QListWidgetItem* item = list_item(key); item != nullptr && run_list_->currentItem() != item) {
-        run_list_->setCurrentItem(item);
-    }
+    if (const QModelIndex row = runs_model_->index(runs_model_->row_of(key));
+        run_list_->currentIndex() != row)
+        run_list_->setCurrentIndex(row);
     update_target_line();
     update_status();
     refresh_log_view();
@@ -289,18 +286,11 @@ std::vector<int> MonitorWidget::run_keys() const {
 void MonitorWidget::update_list_tooltip(int key) {
     // The list is narrow: the whole name and the state are in the tooltip.
     const TrackedRun* r = tracker_->run(key);
-    QListWidgetItem* item = list_item(key);
-    if (r == nullptr || item == nullptr) return;
-    item->setToolTip(r->state_detail.isEmpty()
-                         ? tr("%1: %2").arg(r->name, display_text(r->state))
-                         : tr("%1: %2 (%3)").arg(r->name, display_text(r->state), r->state_detail));
-}
-
-QListWidgetItem* MonitorWidget::list_item(int key) const {
-    for (int i = 0; i < run_list_->count(); ++i) {
-        if (run_list_->item(i)->data(Qt::UserRole).toInt() == key) return run_list_->item(i);
-    }
-    return nullptr;
+    if (r == nullptr) return;
+    runs_model_->set_tooltip(key,
+                             r->state_detail.isEmpty()
+                                 ? tr("%1: %2").arg(r->name, display_text(r->state))
+                                 : tr("%1: %2 (%3)").arg(r->name, display_text(r->state), r->state_detail));
 }
 
 void MonitorWidget::on_batch_applied(int key, const FollowBatch& batch,

@@ -28,14 +28,15 @@ class QCPGraph;
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QListWidget;
-class QListWidgetItem;
+class QListView;
 class QPlainTextEdit;
 class QPushButton;
 class QSlider;
 class QTimer;
 
 namespace slipway::app {
+
+class ShownRunsModel;
 
 class MetricPlot;
 
@@ -125,7 +126,6 @@ private:
     // A line in the log of every stored run: the history's one message when it fails or recovers.
     void note_history(const QString& message);
     void schedule_replot();
-    QListWidgetItem* list_item(int key) const;
     void update_list_tooltip(int key);
 
     RunTracker* tracker_;
@@ -139,7 +139,8 @@ private:
     int next_task_curve_ = 1;
     bool replot_pending_ = false;
 
-    QListWidget* run_list_;
+    ShownRunsModel* runs_model_;  // the run list's rows: which runs are shown
+    QListView* run_list_;
     QComboBox* x_axis_box_;
     QSlider* smoothing_slider_;
     QLabel* smoothing_label_;

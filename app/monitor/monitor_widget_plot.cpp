@@ -5,7 +5,6 @@
 #include <QFile>
 #include <QGridLayout>
 #include <QLabel>
-#include <QListWidget>
 #include <QSlider>
 #include <QTimer>
 
@@ -19,6 +18,7 @@
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "monitor/series_csv.h"
+#include "monitor/shown_runs_model.h"
 #include "monitor/smoothing.h"
 
 namespace slipway::app {
@@ -62,9 +62,7 @@ void MonitorWidget::replot_run(int key) {
             y.push_back(p.value);
         }
         plot(m)->set_run(run.key, run.name, view->color, x, y);
-        if (const QListWidgetItem* item = list_item(run.key)) {
-            plot(m)->set_run_visible(run.key, item->checkState() == Qt::Checked);
-        }
+        plot(m)->set_run_visible(run.key, runs_model_->is_shown(run.key));
         plot(m)->fit();
     }
     mark_resumes(run);
@@ -97,8 +95,7 @@ void MonitorWidget::refresh_task_curves(int key) {
             ++it;
         }
     }
-    const QListWidgetItem* item = list_item(key);
-    const bool shown = item == nullptr || item->checkState() == Qt::Checked;
+    const bool shown = runs_model_->is_shown(key);
     for (size_t i = 0; i < all.size(); ++i) {
         int& curve = task_curves_[{key, all[i].name}];
         if (curve == 0)
@@ -124,9 +121,7 @@ void MonitorWidget::refresh_task_curves(int key) {
 void MonitorWidget::show_task_plots() {
     std::array<bool, kTaskFamilyCount> any{};
     for (const auto& [series, curve] : task_curves_) {
-        const QListWidgetItem* owner = list_item(series.first);
-        if (owner == nullptr || owner->checkState() == Qt::Checked)
-            any[static_cast<size_t>(task_family(series.second))] = true;
+        if (runs_model_->is_shown(series.first)) any[static_cast<size_t>(task_family(series.second))] = true;
     }
     for (TaskFamily family : {TaskFamily::kScore, TaskFamily::kPerplexity}) {
         task_plot(family)->setVisible(any[static_cast<size_t>(family)]);
@@ -153,10 +148,7 @@ QCPGraph* MonitorWidget::task_graph(int key, const std::string& series) const {
 
 void MonitorWidget::update_target_line() {
     // The target of the selected run, else of the first shown run that has one; hidden runs lend none.
-    auto shown = [this](int key) {
-        const QListWidgetItem* item = list_item(key);
-        return item == nullptr || item->checkState() == Qt::Checked;
-    };
+    auto shown = [this](int key) { return runs_model_->is_shown(key); };
     std::optional<double> target;
     if (const TrackedRun* r = run(current_); r != nullptr && shown(current_)) target = r->metrics.target;
     for (const auto& [key, view] : views_) {
@@ -172,9 +164,8 @@ void MonitorWidget::update_target_line() {
 void MonitorWidget::update_eval_title() {
     std::set<EvalMeaning> shown;
     for (const auto& [key, view] : views_) {
-        const QListWidgetItem* item = list_item(key);
         const TrackedRun* r = run(key);
-        if (r == nullptr || (item != nullptr && item->checkState() != Qt::Checked)) continue;
+        if (r == nullptr || !runs_model_->is_shown(key)) continue;
         if (!r->metrics.points(Metric::kEvalAccuracy).empty()) shown.insert(r->metrics.eval_meaning);
     }
     QString title = tr(eval_title(shown.size() == 1 ? *shown.begin() : EvalMeaning::kUnknown));
@@ -242,8 +233,7 @@ Status MonitorWidget::export_png(const QString& path) const {
 Status MonitorWidget::export_csv(const QString& path) const {
     std::vector<ShownSeries> shown;
     for (const auto& [key, view] : views_) {
-        const QListWidgetItem* item = list_item(key);
-        if (item != nullptr && item->checkState() != Qt::Checked) continue;
+        if (!runs_model_->is_shown(key)) continue;
         const TrackedRun* found = run(key);
         if (found == nullptr) continue;
         const TrackedRun& r = *found;

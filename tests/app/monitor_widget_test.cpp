@@ -7,6 +7,7 @@
 
 #include <QFile>
 #include <QImage>
+#include <QListView>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -184,6 +185,41 @@ TEST(MonitorWidget, ExportsWhatIsShown) {
     EXPECT_GT(png.width(), 400);
     EXPECT_GT(png.height(), 300);
     EXPECT_FALSE(monitor.export_png(dir.filePath("no/such/dir/x.png")).ok());
+}
+
+// The run list is a view over the monitor's ShownRunsModel: each run a checkable row in the order opened,
+// with its curve's colour; unchecking a row (as a click does, through the model) hides its curves, selecting
+// one makes it current, removing the current run makes its neighbour current.
+TEST(MonitorWidget, TheRunListIsAViewOfWhichRunsAreShown) {
+    FollowService follow;
+    RunTracker tracker(nullptr, &follow, nullptr, {});
+    MonitorWidget monitor(&tracker);
+    const int juniper = open_and_wait(monitor, fixture_log("juniper-h100n1-result_0.txt"));
+    const int dell = open_and_wait(monitor, fixture_log("dell-xe9680-result_0.txt"));
+    auto* list = monitor.findChild<QListView*>();
+    ASSERT_NE(list, nullptr);
+    QAbstractItemModel* model = list->model();
+    ASSERT_EQ(model->rowCount(), 2);
+    EXPECT_EQ(model->index(0, 0).data().toString(), "juniper-h100n1-result_0.txt");
+    EXPECT_EQ(model->index(1, 0).data(Qt::DecorationRole).value<QColor>(), monitor.view(dell)->color);
+    EXPECT_EQ(model->index(0, 0).data(Qt::CheckStateRole).toInt(), Qt::Checked);
+    EXPECT_TRUE(
+        model->index(0, 0).data(Qt::ToolTipRole).toString().startsWith("juniper-h100n1-result_0.txt: "));
+    EXPECT_EQ(monitor.current_run(), dell);  // the run opened last
+
+    MetricPlot* loss = monitor.plot(Metric::kTrainLoss);
+    ASSERT_TRUE(model->setData(model->index(0, 0), Qt::Unchecked, Qt::CheckStateRole));
+    EXPECT_FALSE(loss->raw_graph(juniper)->visible());
+    EXPECT_TRUE(loss->raw_graph(dell)->visible());
+    monitor.set_run_visible(juniper, true);
+    EXPECT_EQ(model->index(0, 0).data(Qt::CheckStateRole).toInt(), Qt::Checked);
+    EXPECT_TRUE(loss->raw_graph(juniper)->visible());
+
+    list->setCurrentIndex(model->index(0, 0));
+    EXPECT_EQ(monitor.current_run(), juniper);
+    monitor.remove_run(juniper);
+    ASSERT_EQ(model->rowCount(), 1);
+    EXPECT_EQ(monitor.current_run(), dell);
 }
 
 // A log with eval_task lines (as the engine writes them with /eval/tasks): one curve per task and metric on

