@@ -112,19 +112,10 @@ Result<JobInfo> SlurmClient::job(const std::string& job_id) {
     Result<ExecResult> q = run(squeue);
     if (!q.ok()) return q.status();
     // squeue exits 1 with "Invalid job id specified" once the job is purged: that is "left the queue".
-    // A finished job squeue still lists is asked about again (scontrol has its exit code), but squeue's
-    // answer stands if the job is purged in between.
-    std::optional<JobInfo> finished_in_queue;
-    if (q->exit_status == 0) {
-        Result<std::vector<QueueRow>> rows = parse_squeue(q->out);
-        if (!rows.ok()) return Status::Error(session_.describe() + ": " + rows.error());
-        for (const QueueRow& row : *rows) {
-            if (row.job_id != job_id) continue;
-            if (!is_terminal_state(row.state)) return info_from_queue(row);
-            finished_in_queue = info_from_queue(row);
-        }
-    }
-    return job_after_queue(job_id, finished_in_queue);
+    if (q->exit_status != 0) return job_from_queue(job_id, {});
+    Result<std::vector<QueueRow>> rows = parse_squeue(q->out);
+    if (!rows.ok()) return Status::Error(session_.describe() + ": " + rows.error());
+    return job_from_queue(job_id, *rows);
 }
 
 Result<std::vector<JobInfo>> SlurmClient::jobs(const std::vector<std::string>& job_ids) {
@@ -148,25 +139,22 @@ Result<std::vector<JobInfo>> SlurmClient::jobs(const std::vector<std::string>& j
     Result<std::vector<QueueRow>> rows = parse_squeue(q->out);
     if (!rows.ok()) return Status::Error(session_.describe() + ": " + rows.error());
     for (const std::string& id : job_ids) {
-        std::optional<JobInfo> finished_in_queue;
-        std::optional<JobInfo> live;
-        for (const QueueRow& row : *rows) {
-            if (row.job_id != id) continue;
-            (is_terminal_state(row.state) ? finished_in_queue : live) = info_from_queue(row);
-        }
-        if (live) {
-            out.push_back(*live);
-            continue;
-        }
-        Result<JobInfo> ended = job_after_queue(id, finished_in_queue);
-        if (!ended.ok()) return ended.status();
-        out.push_back(*ended);
+        Result<JobInfo> info = job_from_queue(id, *rows);
+        if (!info.ok()) return info.status();
+        out.push_back(*info);
     }
     return out;
 }
 
-Result<JobInfo> SlurmClient::job_after_queue(const std::string& job_id,
-                                             const std::optional<JobInfo>& finished_in_queue) {
+Result<JobInfo> SlurmClient::job_from_queue(const std::string& job_id, const std::vector<QueueRow>& rows) {
+    // A finished job squeue still lists is asked about again (scontrol has its exit code), but squeue's
+    // answer stands if the job is purged in between.
+    std::optional<JobInfo> finished_in_queue;
+    for (const QueueRow& row : rows) {
+        if (row.job_id != job_id) continue;
+        if (!is_terminal_state(row.state)) return info_from_queue(row);
+        finished_in_queue = info_from_queue(row);
+    }
     const std::vector<std::string> scontrol = {"scontrol", "show", "job", job_id};
     Result<ExecResult> c = run(scontrol);
     if (!c.ok()) return c.status();

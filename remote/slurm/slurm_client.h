@@ -4,7 +4,6 @@
 #pragma once
 
 #include <chrono>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,10 +39,9 @@ public:
     Result<std::vector<NodeRow>> nodes(const std::string& host_list);
 
 private:
-    // job()'s answer for a job squeue does not show as live: scontrol, then sacct, then what squeue last
-    // said of it (`finished_in_queue`), else UNKNOWN.
-    Result<JobInfo> job_after_queue(const std::string& job_id,
-                                    const std::optional<JobInfo>& finished_in_queue);
+    // A job's answer from squeue's rows: its live row; else scontrol, then sacct, then the finished row
+    // squeue still listed, else UNKNOWN.
+    Result<JobInfo> job_from_queue(const std::string& job_id, const std::vector<QueueRow>& rows);
     // Runs argv (quoted word by word) in `dir` when given; a non-zero exit is returned as a result, not an
     // error, so callers can tell "Slurm said no" from "the connection failed".
     Result<ExecResult> run(const std::vector<std::string>& argv, const std::string& dir = "");
