@@ -13,7 +13,7 @@
 
 #include "cli/remote_connect.h"
 #include "contract/pipeline.h"
-#include "history/history_run_sink.h"
+#include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "local/local_pipeline.h"
 #include "remote/deploy/deploy.h"
@@ -247,7 +247,8 @@ int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err)
             err << "slipway: cancelled the " << submitted_jobs.size() << " job(s) already queued\n";
         return fail(err, why);
     };
-    const HistoryRunSink sink(**store);
+    HistoryRunStore runs_store(**store);
+    const StoreRunSink sink(runs_store);
     std::string previous;
     for (size_t i = 0; i < p.steps.size(); ++i) {
         const PipelineStep& step = p.steps[i];
@@ -288,7 +289,7 @@ int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err)
             record.slurm_cluster = job->cluster;
             record.remote_dir = step_dir;
             record.submitted = remote::utc_timestamp(std::time(nullptr));
-            if (Status s = sink.save(record); !s.ok()) err << "slipway: warning: " << s.message() << "\n";
+            if (Status s = sink.save(record, {}); !s.ok()) err << "slipway: warning: " << s.message() << "\n";
         }
         if (!sink.problem().empty()) err << "slipway: warning: run history: " << sink.problem() << "\n";
         submitted_jobs.push_back(record.job_id);

@@ -1,21 +1,21 @@
-// `slipway submit | status | cancel | follow | fetch`: a run's life on a cluster, recorded in the run history
-// the app uses too ($XDG_DATA_HOME/slipway/history.sqlite), so every command works from a new process and a
-// run submitted here or in the app is listed, followed and fetched from both. The CLI writes states only;
-// points are the app's (a run followed in both is never stored twice).
+// `slipway submit | status | cancel | follow | fetch`: the command line over the run service
+// (service/slurm_executor.h), which records every run in the history the app uses too
+// ($XDG_DATA_HOME/slipway/history.sqlite), so every command works from a new process and a run submitted here
+// or in the app is listed, followed and fetched from both. What is here: arguments, connecting, printing. The
+// CLI writes states only; points are the app's (a run followed in both is never stored twice).
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "cli/remote_connect.h"
 #include "contract/hf_flags.h"
 #include "contract/mllog_keys.h"
 #include "contract/node_ranks.h"
 #include "contract/run_config.h"
-#include "history/history_run_sink.h"
+#include "history/history_run_store.h"
 #include "history/run_history.h"
-#include "remote/deploy/deploy.h"
-#include "remote/deploy/run_follow.h"
-#include "remote/slurm/slurm_client.h"
+#include "service/slurm_executor.h"
 
 namespace slipway::app {
 namespace {
@@ -37,66 +37,66 @@ std::string input_root_for(const RunConfig& config, const std::string& given) {
     return cwd;
 }
 
+// One cluster's connection and the service over it.
 struct Connected {
     remote::ClusterProfile profile;
     std::unique_ptr<remote::Session> session;
+    std::unique_ptr<SlurmExecutor> executor;
 };
 
-Result<Connected> connect_for(RemoteCommands& c, const std::string& cluster) {
+Result<Connected> connect_for(RemoteCommands& c, const std::string& cluster, RunStore& store) {
     Result<remote::ClusterProfile> profile = profile_store(c).find(cluster);
     if (!profile.ok()) return profile.status();
     Result<std::unique_ptr<remote::Session>> session = connect_cluster(*profile, c.ssh);
     if (!session.ok()) return session.status();
-    return Connected{*profile, std::move(*session)};
-}
-
-Result<std::unique_ptr<RunHistory>> open_store() {
-    return RunHistory::open_default();
-}
-
-// The record follow and fetch work from. Rows the app wrote before schema 3 have no remote folder: their
-// log's folder is it.
-remote::RunRecord to_remote_record(const RunRecord& r) {
-    remote::RunRecord out;
-    out.run_id = (r.run_id.isEmpty() ? QString::number(r.id) : r.run_id).toStdString();
-    out.name = r.name.toStdString();
-    out.cluster = r.cluster.toStdString();
-    out.job_id = r.job_id.toStdString();
-    out.slurm_cluster = r.slurm_cluster.toStdString();
-    out.remote_dir =
-        (r.remote_dir.isEmpty() ? r.log_path.left(r.log_path.lastIndexOf(QLatin1Char('/'))) : r.remote_dir)
-            .toStdString();
-    out.submitted = remote::utc_timestamp(r.created.isValid() ? r.created.toSecsSinceEpoch() : 0);
-    out.last_state = (r.slurm_state.isEmpty() ? QString::fromUtf8(to_db_text(r.state).data()) : r.slurm_state)
-                         .toStdString();
+    Connected out{*profile, std::move(*session), nullptr};
+    out.executor = std::make_unique<SlurmExecutor>(*out.session, out.profile, store);
     return out;
 }
 
-// The stored run named on the command line (a run id, or a row number from the Runs page).
-Result<RunRecord> find_stored(RunHistory& store, const std::string& run_id) {
-    const Result<int64_t> id = store.find_run(QString::fromStdString(run_id));
-    if (!id.ok()) return id.status();
-    return store.run(*id);
+// The history file and the service's view of it.
+struct Store {
+    std::unique_ptr<RunHistory> history;
+    std::unique_ptr<HistoryRunStore> runs;
+};
+
+Result<Store> open_store() {
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open_default();
+    if (!history.ok()) return history.status();
+    Store out{std::move(*history), nullptr};
+    out.runs = std::make_unique<HistoryRunStore>(*out.history);
+    return out;
 }
 
-// Slurm's word for a job, stored as the run's state (never reopening an ended run).
-void store_job_state(RunHistory& store, int64_t id, const remote::JobInfo& job, std::ostream& err) {
-    const RunState state = from_slurm(job.state);
-    const Status s = store.set_state(id, state, QString::fromStdString(job.node_list + job.reason_suffix()),
-                                     QString::fromStdString(job.state),
-                                     is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
-                                     StateWrite::kIfNotEnded);
-    if (!s.ok()) err << "slipway: " << s.message() << "\n";
+// The job of the run named on the command line (a run id, or a row number from the Runs page), connected.
+struct NamedJob {
+    Connected connected;
+    std::optional<SlurmJob> job;
+};
+
+Result<NamedJob> job_for(RemoteCommands& c, RunStore& store) {
+    Result<StoredRun> stored = store.find(c.run_id);
+    if (!stored.ok()) return stored.status();
+    if (stored->job_id.empty()) return Status::Error("run " + c.run_id + " has no Slurm job");
+    Result<Connected> connected = connect_for(c, stored->cluster, store);
+    if (!connected.ok()) return connected.status();
+    NamedJob out{std::move(*connected), std::nullopt};
+    Result<SlurmJob> job = out.connected.executor->job(*stored);
+    if (!job.ok()) return job.status();
+    out.job.emplace(std::move(*job));
+    return out;
 }
 
-// Several jobs' states with one squeue (SlurmClient::jobs), surviving one dropped connection.
-Result<std::vector<remote::JobInfo>> query_jobs(remote::Session& session,
-                                                const std::vector<std::string>& job_ids) {
-    remote::SlurmClient slurm(session);
-    Result<std::vector<remote::JobInfo>> infos = slurm.jobs(job_ids);
-    if (infos.ok() || infos.code() != StatusCode::kUnavailable) return infos;
-    if (Status s = session.reconnect(); !s.ok()) return s;
-    return slurm.jobs(job_ids);
+// The reason stored with an ended job's last state (" (DependencyNeverSatisfied)" of a chained step), from
+// its detail "<node list> (<reason>)"; empty when Slurm gave none.
+std::string stored_reason(const std::string& detail) {
+    if (detail.empty() || detail.back() != ')') return {};
+    const size_t open = detail.rfind(" (");
+    if (open == std::string::npos) return {};
+    // What reason_suffix leaves out, rows written before it may hold.
+    remote::JobInfo job;
+    job.reason = detail.substr(open + 2, detail.size() - open - 3);
+    return job.reason_suffix();
 }
 
 }  // namespace
@@ -116,110 +116,78 @@ int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     if (c.exclude_bad) {
         if (Status s = exclude_bad_nodes(c.cluster, config, err); !s.ok()) return fail(err, s.message());
     }
-    Result<std::unique_ptr<RunHistory>> store = open_store();
+    Result<Store> store = open_store();
     if (!store.ok()) return fail(err, store.error());
-    Result<Connected> connected = connect_for(c, c.cluster);
+    Result<Connected> connected = connect_for(c, c.cluster, *store->runs);
     if (!connected.ok()) return fail(err, connected.error());
-    remote::DeployRequest request;
+    SubmitRequest request;
     request.config = config;
-    request.profile = connected->profile;
-    request.run_id = remote::make_run_id(config.name);
     request.input_root = input_root_for(config, c.inputs);
     if (connected->profile.container == remote::ContainerMode::kNone)
         request.engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
-    // The row exists before anything is uploaded: a submission that fails is listed with its reason.
-    RunRecord row;
-    row.name = QString::fromStdString(config.name);
-    row.cluster = QString::fromStdString(c.cluster);
-    row.state = RunState::kSubmitting;
-    row.started = QDateTime::currentDateTime();
-    row.config_json = QString::fromStdString(to_json(config).dump(2));
-    row.run_id = QString::fromStdString(request.run_id);
-    const Result<int64_t> id = (*store)->add_run(row);
-    if (!id.ok()) return fail(err, id.error());
-    remote::SlurmClient slurm(*connected->session);
-    const HistoryRunSink sink(**store);
-    Result<remote::SubmittedRun> run = remote::submit_run(*connected->session, slurm, request, sink);
-    if (!run.ok()) {
-        (void)(*store)->set_state(*id, RunState::kFailed, QString::fromStdString("submit: " + run.error()),
-                                  {}, QDateTime::currentDateTime());
-        return fail(err, run.error());
-    }
-    if (!sink.problem().empty())
-        err << "slipway: warning: job " << run->record.job_id
-            << " was submitted, but the run history was not "
-            << "updated at once: " << sink.problem() << "\n";
-    // The config as it runs there, and the job again should the sink have failed (a second try).
-    if (Result<RunRecord> stored = (*store)->run(*id); stored.ok()) {
-        stored->config_json = QString::fromStdString(to_json(run->deployment.remote_config).dump(2));
-        stored->job_id = QString::fromStdString(run->record.job_id);
-        stored->remote_dir = QString::fromStdString(run->record.remote_dir);
-        stored->slurm_cluster = QString::fromStdString(run->record.slurm_cluster);
-        stored->log_path = QString::fromStdString(run->record.slurm_log());
-        if (stored->state == RunState::kSubmitting) stored->state = RunState::kPending;
-        if (Status s = (*store)->update_run(*stored); !s.ok()) err << "slipway: " << s.message() << "\n";
-    }
+    Result<Submission> run = connected->executor->submit(request);
+    if (!run.ok()) return fail(err, run.error());
+    if (!run->store_problem.empty())
+        err << "slipway: warning: job " << run->run.job_id << " was submitted, but the run history was not "
+            << "updated: " << run->store_problem << "\n";
     out << "remote folder: " << run->deployment.remote_dir << "\n";
     out << "pre-flight: " << run->test_only << "\n";
-    out << "run_id=" << run->record.run_id << " job_id=" << run->record.job_id << "\n";
+    out << "run_id=" << run->run.run_id << " job_id=" << run->run.job_id << "\n";
     return 0;
 }
 
 int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    Result<std::unique_ptr<RunHistory>> store = open_store();
+    Result<Store> store = open_store();
     if (!store.ok()) return fail(err, store.error());
-    std::vector<RunRecord> runs;
+    RunStore& runs_store = *store->runs;
+    std::vector<StoredRun> runs;
     if (c.run_id.empty()) {
-        Result<std::vector<RunRecord>> all = (*store)->cluster_runs();
+        Result<std::vector<StoredRun>> all = runs_store.cluster_runs();
         if (!all.ok()) return fail(err, all.error());
-        runs = *all;
+        runs = std::move(*all);
     } else {
-        Result<RunRecord> one = find_stored(**store, c.run_id);
+        Result<StoredRun> one = runs_store.find(c.run_id);
         if (!one.ok()) return fail(err, one.error());
-        runs.push_back(*one);
+        runs.push_back(std::move(*one));
     }
     if (runs.empty()) {
-        out << "no cluster runs in " << (*store)->path().toStdString() << "\n";
+        out << "no cluster runs in " << runs_store.location() << "\n";
         return 0;
     }
     // The live runs' jobs, asked per cluster: one connection and one squeue for all of a cluster's jobs.
     std::map<std::string, std::vector<std::string>> live_jobs;  // cluster -> job ids
-    for (const RunRecord& r : runs)
-        if (is_live(r.state) && !r.job_id.isEmpty())
-            live_jobs[r.cluster.toStdString()].push_back(r.job_id.toStdString());
+    for (const StoredRun& r : runs)
+        if (is_live(r.state) && !r.job_id.empty()) live_jobs[r.cluster].push_back(r.job_id);
     std::map<std::pair<std::string, std::string>, Result<remote::JobInfo>> answers;  // (cluster, job) ->
     for (const auto& [cluster, job_ids] : live_jobs) {
-        Result<Connected> connected = connect_for(c, cluster);
-        const Result<std::vector<remote::JobInfo>> infos =
-            connected.ok() ? query_jobs(*connected->session, job_ids) : connected.status();
-        for (size_t i = 0; i < job_ids.size(); ++i)
-            answers.emplace(std::make_pair(cluster, job_ids[i]),
-                            infos.ok() ? Result<remote::JobInfo>((*infos)[i]) : infos.status());
+        Result<Connected> connected = connect_for(c, cluster, runs_store);
+        if (!connected.ok()) {
+            for (const std::string& job : job_ids)
+                answers.emplace(std::make_pair(cluster, job), connected.status());
+            continue;
+        }
+        for (JobAnswer& answer : connected->executor->ask(job_ids))
+            answers.emplace(std::make_pair(cluster, answer.job_id), std::move(answer.info));
     }
     int code = 0;
     std::vector<std::vector<std::string>> rows = {{"RUN_ID", "CLUSTER", "JOB", "STATE", "SUBMITTED"}};
-    for (const RunRecord& r : runs) {
-        remote::RunRecord shown = to_remote_record(r);
-        if (const auto answer = answers.find({shown.cluster, shown.job_id});
+    for (const StoredRun& r : runs) {
+        remote::RunRecord shown = r.remote_record();
+        if (const auto answer = answers.find({r.cluster, r.job_id});
             is_live(r.state) && answer != answers.end()) {
             const Result<remote::JobInfo>& info = answer->second;
             if (info.ok()) {
                 // The reason says why a chained step waits or ended (DependencyNeverSatisfied).
                 shown.last_state = info->state + info->reason_suffix();
-                store_job_state(**store, r.id, *info, err);
+                if (const Status s = store_job_state(runs_store, r.id, *info); !s.ok())
+                    err << "slipway: " << s.message() << "\n";
             } else {
                 err << "slipway: " << shown.run_id << ": " << info.error() << "\n";
                 shown.last_state = "?";
                 code = 1;
             }
         }
-        if (!is_live(r.state) && !r.slurm_state.isEmpty() && r.state_detail.endsWith(QLatin1Char(')'))) {
-            // An ended job shows the reason stored with its last state (a chained step:
-            // DependencyNeverSatisfied).
-            const qsizetype open = r.state_detail.lastIndexOf(QStringLiteral(" ("));
-            if (open >= 0 && r.state_detail.mid(open) != QStringLiteral(" (None)"))
-                shown.last_state += r.state_detail.mid(open).toStdString();
-        }
+        if (!is_live(r.state) && !r.slurm_state.empty()) shown.last_state += stored_reason(r.state_detail);
         rows.push_back({shown.run_id, shown.cluster, shown.job_id, shown.last_state, shown.submitted});
     }
     print_table(out, rows);
@@ -227,29 +195,20 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
 }
 
 int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    Result<std::unique_ptr<RunHistory>> store = open_store();
+    Result<Store> store = open_store();
     if (!store.ok()) return fail(err, store.error());
-    Result<RunRecord> r = find_stored(**store, c.run_id);
-    if (!r.ok()) return fail(err, r.error());
-    if (r->job_id.isEmpty()) return fail(err, "run " + c.run_id + " has no Slurm job");
-    Result<Connected> connected = connect_for(c, r->cluster.toStdString());
-    if (!connected.ok()) return fail(err, connected.error());
-    remote::SlurmClient slurm(*connected->session);
-    if (Status s = slurm.cancel(r->job_id.toStdString()); !s.ok()) return fail(err, s.message());
-    out << "cancelled job " << r->job_id.toStdString() << " (run " << c.run_id << ")\n";
+    Result<NamedJob> named = job_for(c, *store->runs);
+    if (!named.ok()) return fail(err, named.error());
+    if (Status s = named->job->cancel(); !s.ok()) return fail(err, s.message());
+    out << "cancelled job " << named->job->run().job_id << " (run " << c.run_id << ")\n";
     return 0;
 }
 
 int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    Result<std::unique_ptr<RunHistory>> store = open_store();
+    Result<Store> store = open_store();
     if (!store.ok()) return fail(err, store.error());
-    Result<RunRecord> stored = find_stored(**store, c.run_id);
-    if (!stored.ok()) return fail(err, stored.error());
-    if (stored->job_id.isEmpty()) return fail(err, "run " + c.run_id + " has no Slurm job");
-    const remote::RunRecord record = to_remote_record(*stored);
-    Result<Connected> connected = connect_for(c, record.cluster);
-    if (!connected.ok()) return fail(err, connected.error());
-    remote::SlurmClient slurm(*connected->session);
+    Result<NamedJob> named = job_for(c, *store->runs);
+    if (!named.ok()) return fail(err, named.error());
 
     remote::RunFollowOptions options;
     options.interval = std::chrono::milliseconds(static_cast<long long>(c.interval_s * 1000));
@@ -286,18 +245,14 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         out << std::endl;
     };
     callbacks.on_state = [&](const remote::JobInfo& job) {
-        store_job_state(**store, stored->id, job, err);
         out << "state " << job.state << job.reason_suffix() << std::endl;
     };
     callbacks.on_notice = [&](const std::string& notice) { err << "slipway: " << notice << std::endl; };
     callbacks.on_nodes = [&](const std::vector<remote::NodeState>& nodes) {
         out << "node_states " << remote::describe_node_states(nodes, last_node_steps) << std::endl;
     };
-    Result<remote::RunFollowOutcome> outcome =
-        remote::follow_run(*connected->session, slurm, record, options, callbacks);
+    Result<remote::RunFollowOutcome> outcome = named->job->follow(options, std::move(callbacks));
     if (!outcome.ok()) return fail(err, outcome.error());
-
-    store_job_state(**store, stored->id, outcome->job, err);
     out << "final_state=" << outcome->job.state;
     if (outcome->job.state == "UNKNOWN" && !outcome->run_stop_status.empty())
         out << " (run_stop status " << outcome->run_stop_status << ")";
@@ -306,40 +261,15 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
 }
 
 int run_fetch(RemoteCommands& c, std::ostream& out, std::ostream& err) {
-    Result<std::unique_ptr<RunHistory>> store = open_store();
+    Result<Store> store = open_store();
     if (!store.ok()) return fail(err, store.error());
-    Result<RunRecord> stored = find_stored(**store, c.run_id);
-    if (!stored.ok()) return fail(err, stored.error());
-    if (stored->job_id.isEmpty()) return fail(err, "run " + c.run_id + " was not submitted to a cluster");
-    const remote::RunRecord record = to_remote_record(*stored);
-    Result<Connected> connected = connect_for(c, record.cluster);
-    if (!connected.ok()) return fail(err, connected.error());
-    remote::Session& session = *connected->session;
-    Result<std::vector<std::string>> listing =
-        remote::list_run_outputs(session, record.remote_dir, c.checkpoints);
-    if (!listing.ok()) return fail(err, listing.error());
-
-    const fs::path dest = c.fetch_to.empty() ? fs::path(record.run_id) : fs::path(c.fetch_to);
-    size_t files = 0;
-    uintmax_t bytes = 0;
-    for (const std::string& rel : *listing) {
-        const fs::path p(rel);
-        bool safe = !rel.empty() && !p.is_absolute();  // the names come from the server
-        for (const auto& part : p)
-            safe = safe && part != "..";
-        if (!safe) continue;
-        const fs::path local = dest / p;
-        std::error_code ec;
-        fs::create_directories(local.parent_path(), ec);
-        if (ec) return fail(err, local.parent_path().string() + ": " + ec.message());
-        if (Status s = session.download_file(record.remote_dir + "/" + rel, local.string()); !s.ok())
-            return fail(err, s.message());
-        ++files;
-        bytes += fs::file_size(local, ec);
-    }
-    out << "fetched " << files << " files (" << bytes << " bytes) of run " << record.run_id << " to "
-        << dest.string() << "\n";
-    return files > 0 ? 0 : 1;
+    Result<NamedJob> named = job_for(c, *store->runs);
+    if (!named.ok()) return fail(err, named.error());
+    Result<FetchedRun> fetched = named->job->fetch(c.fetch_to, c.checkpoints);
+    if (!fetched.ok()) return fail(err, fetched.error());
+    out << "fetched " << fetched->files << " files (" << fetched->bytes << " bytes) of run "
+        << named->job->run().remote_record().run_id << " to " << fetched->destination << "\n";
+    return fetched->files > 0 ? 0 : 1;
 }
 
 }  // namespace slipway::app

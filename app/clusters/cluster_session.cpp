@@ -9,14 +9,31 @@
 #include <optional>
 
 #include "clusters/cluster_connect.h"
-#include "history/history_run_sink.h"
+#include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "remote/deploy/deploy.h"
 #include "remote/runlog/log_follower.h"
 #include "remote/slurm/slurm_client.h"
 #include "remote/ssh/libssh_session.h"
+#include "service/slurm_executor.h"
 
 namespace slipway::app {
+
+// The store of a ClusterSession without a run history (tests, a history that cannot be opened): nothing is
+// recorded, nothing is found.
+class UnrecordedRuns : public RunStore {
+public:
+    std::string location() const override { return "no run history"; }
+    Result<int64_t> add(const StoredRun&) override { return int64_t{0}; }
+    Status record_job(const remote::RunRecord&, const std::string&) override { return Status::Ok(); }
+    Status set_state(int64_t, RunState, const std::string&, const std::string&, StateWrite) override {
+        return Status::Ok();
+    }
+    Result<StoredRun> find(const std::string& run) const override {
+        return Status::Error(StatusCode::kNotFound, "no run " + run + ": " + location());
+    }
+    Result<std::vector<StoredRun>> cluster_runs() const override { return std::vector<StoredRun>{}; }
+};
 
 class ClusterWorker : public QObject {
     Q_OBJECT
@@ -69,74 +86,70 @@ public slots:
         emit tested(request, true, message, partitions);
     }
 
-    void submit(int request, const QByteArray& config_json, const QString& input_root, const QString& engine,
+public:  // not slots: called through functors (a RunConfig needs no meta-type)
+    // Through the run service on this thread: the row (submitting), deploy, pre-flight, sbatch, and the row
+    // again when Slurm has the job (pending) or refused it (failed), written on this thread's own connection
+    // the moment it happens, so a crash of the app right after cannot lose the job.
+    void submit(int request, const RunConfig& config, const QString& input_root, const QString& engine,
                 const QString& run_id, const QString& store_path) {
         RemoteSubmission out;
+        RunStore& runs = run_store(store_path);
+        Result<StoredRun> row = begin_submission(runs, config, profile_.name, run_id.toStdString());
+        if (!row.ok()) {  // the job goes out all the same; the row is made when sbatch answers, if it can be
+            out.store_problem = QString::fromStdString(row.error());
+            row = StoredRun{};
+            row->run_id = run_id.isEmpty() ? remote::make_run_id(config.name) : run_id.toStdString();
+        }
+        out.run_id = QString::fromStdString(row->run_id);
+        out.store_id = row->id;
         remote::Session* s = session();
         if (s == nullptr) {
+            fail_submission(runs, *row, last_error_.toStdString());
             emit submitted(request, false, last_error_, out);
             return;
         }
-        remote::DeployRequest deploy;
-        deploy.config = parse_run_config(nlohmann::json::parse(config_json.toStdString())).config;
-        deploy.input_root = QFile::encodeName(input_root).toStdString();
-        deploy.profile = profile_;
-        deploy.engine_binary = QFile::encodeName(engine).toStdString();
-        deploy.run_id = run_id.toStdString();
-        remote::SlurmClient slurm(*s);
-        // The job id goes into the run history the moment sbatch answers (this thread's own connection), so
-        // a crash of the app right after cannot lose it; without a history the tracker records it.
-        struct NoRecord : remote::RunRecordSink {
-            Status save(const remote::RunRecord&) const override { return Status::Ok(); }
-        } no_record;
-        std::optional<HistoryRunSink> history_sink;
-        if (RunHistory* store = this->store(store_path)) history_sink.emplace(*store);
-        const remote::RunRecordSink& sink =
-            history_sink ? static_cast<const remote::RunRecordSink&>(*history_sink) : no_record;
-        const Result<remote::SubmittedRun> run = remote::submit_run(*s, slurm, deploy, sink);
-        if (!run.ok()) {
-            emit submitted(request, false, QString::fromStdString(run.error()), out);
+        SubmitRequest submit;
+        submit.config = config;
+        submit.input_root = QFile::encodeName(input_root).toStdString();
+        submit.engine_binary = QFile::encodeName(engine).toStdString();
+        SlurmExecutor executor(*s, profile_, runs);
+        const Result<Submission> sent = executor.submit(submit, std::move(*row));
+        if (!sent.ok()) {
+            emit submitted(request, false, QString::fromStdString(sent.error()), out);
             return;
         }
-        out.run_id = QString::fromStdString(run->record.run_id);
-        out.job_id = QString::fromStdString(run->job.job_id);
-        out.remote_dir = QString::fromStdString(run->deployment.remote_dir);
-        out.log_path = QString::fromStdString(run->record.slurm_log());
-        out.run_json = QString::fromStdString(to_json(run->deployment.remote_config).dump(2));
+        if (!sent->store_problem.empty()) out.store_problem = QString::fromStdString(sent->store_problem);
+        out.job_id = QString::fromStdString(sent->run.job_id);
+        out.remote_dir = QString::fromStdString(sent->run.remote_dir);
+        out.log_path = QString::fromStdString(sent->run.log_path);
         emit submitted(request, true, QString(), out);
     }
 
-    // One squeue for all of them (SlurmClient::jobs); each answer is a job_state_known of this request.
+public slots:
+    // The run service's watcher: one squeue for all of them; each answer is a job_state_known of this
+    // request, and a running job on several nodes also gets its nodes' states.
     void job_states(int request, const QStringList& job_ids) {
         remote::Session* s = session();
-        auto fail_all = [&](const QString& why) {
-            for (const QString& id : job_ids)
-                emit job_state_known(request, false, id, QString(), why);
-        };
         if (s == nullptr) {
-            fail_all(last_error_);
+            for (const QString& id : job_ids)
+                emit job_state_known(request, false, id, QString(), last_error_);
             return;
         }
         std::vector<std::string> ids;
         for (const QString& id : job_ids)
             ids.push_back(id.toStdString());
-        remote::SlurmClient slurm(*s);
-        const Result<std::vector<remote::JobInfo>> jobs = slurm.jobs(ids);
-        if (!jobs.ok()) {
-            fail_all(QString::fromStdString(jobs.error()));
-            return;
-        }
-        for (size_t i = 0; i < jobs->size(); ++i) {
-            const remote::JobInfo& job = (*jobs)[i];
-            const QString& job_id = job_ids[static_cast<int>(i)];  // jobs() answers in the order asked
+        SlurmExecutor executor(*s, profile_, run_store({}));
+        for (const JobAnswer& answer : executor.ask(ids, /*node_states=*/true)) {
+            const QString job_id = QString::fromStdString(answer.job_id);
+            if (!answer.info.ok()) {
+                emit job_state_known(request, false, job_id, QString(),
+                                     QString::fromStdString(answer.info.error()));
+                continue;
+            }
+            const remote::JobInfo& job = *answer.info;
             emit job_state_known(request, true, job_id, QString::fromStdString(job.state),
                                  QString::fromStdString(job.node_list + job.reason_suffix()));
-            // A job running on several nodes: their Slurm states too (one sinfo), shown beside its
-            // heartbeats.
-            if (job.state == "RUNNING" && remote::spans_several_nodes(job.node_list)) {
-                Result<std::vector<remote::NodeState>> nodes = remote::job_node_states(slurm, job.node_list);
-                if (nodes.ok()) emit job_nodes_known(job_id, *nodes);
-            }
+            if (!answer.nodes.empty()) emit job_nodes_known(job_id, answer.nodes);
         }
     }
 
@@ -305,20 +318,25 @@ private:
         if (n > 0 || out.reset || finishing || !out.error.isEmpty()) emit follow_batch(out);
     }
 
-    // The run history at `path` on this thread's own connection, opened on first use; null without one.
-    RunHistory* store(const QString& path) {
-        if (path.isEmpty()) return nullptr;
-        if (!store_ || store_->path() != path) {
+    // The run history at `path` on this thread's own connection, opened on first use; without a path (or
+    // when it cannot be opened) a store that records nothing.
+    RunStore& run_store(const QString& path) {
+        if (path.isEmpty()) return no_store_;
+        if (!history_ || history_->path() != path) {
+            runs_.reset();
             Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(path);
-            store_ = opened.ok() ? std::move(*opened) : nullptr;
+            history_ = opened.ok() ? std::move(*opened) : nullptr;
+            if (history_) runs_ = std::make_unique<HistoryRunStore>(*history_);
         }
-        return store_.get();
+        return runs_ ? static_cast<RunStore&>(*runs_) : no_store_;
     }
 
     remote::ClusterProfile profile_;
     remote::SessionCallbacks callbacks_;
     ClusterSession::Connector connect_;
-    std::unique_ptr<RunHistory> store_;
+    std::unique_ptr<RunHistory> history_;
+    std::unique_ptr<HistoryRunStore> runs_;
+    UnrecordedRuns no_store_;
     std::unique_ptr<remote::Session> session_;
     QString last_error_;
     std::map<int, std::unique_ptr<Follow>> follows_;
@@ -364,10 +382,13 @@ int ClusterSession::test() {
 int ClusterSession::submit(const RunConfig& config, const QString& input_root, const QString& engine_binary,
                            const QString& run_id) {
     const int id = next_request_++;
-    QMetaObject::invokeMethod(worker_, "submit", Qt::QueuedConnection, Q_ARG(int, id),
-                              Q_ARG(QByteArray, QByteArray::fromStdString(to_json(config).dump())),
-                              Q_ARG(QString, input_root), Q_ARG(QString, engine_binary),
-                              Q_ARG(QString, run_id), Q_ARG(QString, store_path_));
+    ClusterWorker* worker = worker_;
+    QMetaObject::invokeMethod(
+        worker_,
+        [worker, id, config, input_root, engine_binary, run_id, store = store_path_] {
+            worker->submit(id, config, input_root, engine_binary, run_id, store);
+        },
+        Qt::QueuedConnection);
     return id;
 }
 

@@ -34,12 +34,14 @@ struct PartitionSummary {
     QString gpu_type;
 };
 
+// A submission's answer. The worker has written the run's row already (store_id; 0 without a history).
 struct RemoteSubmission {
     QString run_id;
+    qint64 store_id = 0;
     QString job_id;
     QString remote_dir;
-    QString log_path;  // <remote_dir>/slurm-<job>.out
-    QString run_json;  // the run config as uploaded
+    QString log_path;       // <remote_dir>/slurm-<job>.out
+    QString store_problem;  // why the run history could not record the submission; empty when it did
 };
 
 class ClusterSession : public QObject {
@@ -58,8 +60,9 @@ public:
 
     // Each returns a request id that the matching signal carries.
     int test();  // connect, `hostname`, sinfo partitions
-    // `run_id` empty: deploy makes one. With a store path, the worker records the job in that run history
-    // the moment sbatch answers.
+    // Through the run service (service/slurm_executor.h) on the worker thread. `run_id` empty: one is made.
+    // With a store path, the worker writes the run's row in that run history: submitting, then pending with
+    // its job the moment sbatch answers, or failed with the reason.
     int submit(const RunConfig& config, const QString& input_root, const QString& engine_binary,
                const QString& run_id = {});
     void set_store_path(const QString& path) { store_path_ = path; }

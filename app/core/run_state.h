@@ -2,10 +2,10 @@
 // state is an enum everywhere inside the app; it becomes text only at the edges: the runs.state column
 // (to_db_text / from_db_text: stable lower-case words, never translated), Slurm's job state words
 // (from_slurm), a finished log's run_stop (from_run_stop), texts older databases and JSON run records hold
-// (from_legacy_text), and the pages (display_text: translated, for display only).
+// (from_legacy_text), and the pages (display_text in core/run_state_display.h: translated, for display only).
+// Qt-free: the run service (app/service) and the CLI hold it too.
 #pragma once
 
-#include <QString>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,7 +80,14 @@ inline bool is_live(RunState state) {
     return !is_terminal(state);
 }
 
-// For the pages: translated with QCoreApplication::translate("RunState", ...).
-QString display_text(RunState state);
+// The untranslated source of a state's display text ("timed out"): what display_text translates.
+const char* display_source_text(RunState state);
+
+// How a state write treats the state already stored.
+enum class StateWrite {
+    kAlways,
+    // Pollers (Slurm's word, a follower): an ended run is never made live again, nor a stalled one running.
+    kIfNotEnded,
+};
 
 }  // namespace slipway::app

@@ -557,7 +557,7 @@ Status RunHistory::remove_run(int64_t run_id) {
                                QStringLiteral("cannot remove run %1").arg(run_id));
 }
 
-Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r) {
+Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const std::string& run_json) {
     QSqlDatabase db = QSqlDatabase::database(connection_);
     const QString run_id = QString::fromStdString(r.run_id);
     const QString log = QString::fromStdString(r.slurm_log());
@@ -572,11 +572,13 @@ Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r) {
         // A row still "submitting" is queued now; one a faster poller already moved on keeps its state.
         q.prepare(
             QStringLiteral("UPDATE runs SET job_id = ?, remote_dir = ?, slurm_cluster = ?, log_path = ?, "
+                           "config_json = COALESCE(?, config_json), "
                            "state = CASE WHEN state = ? THEN ? ELSE state END WHERE id = ?"));
         q.addBindValue(QString::fromStdString(r.job_id));
         q.addBindValue(QString::fromStdString(r.remote_dir));
         q.addBindValue(text_or_null(QString::fromStdString(r.slurm_cluster)));
         q.addBindValue(log);
+        q.addBindValue(text_or_null(QString::fromStdString(run_json)));
         q.addBindValue(db_word(RunState::kSubmitting));
         q.addBindValue(db_word(RunState::kPending));
         q.addBindValue(static_cast<qint64>(id));
@@ -594,6 +596,7 @@ Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r) {
     record.run_id = run_id;
     record.remote_dir = QString::fromStdString(r.remote_dir);
     record.slurm_cluster = QString::fromStdString(r.slurm_cluster);
+    record.config_json = QString::fromStdString(run_json);
     return add_run(record);
 }
 

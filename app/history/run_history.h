@@ -60,13 +60,6 @@ class HistoryWriter;
 inline const QString kLocalProfile = QStringLiteral("This computer");
 // The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
 inline const QString kOpenedLogSource = QStringLiteral("log file");
-// How set_state treats the state already stored.
-enum class StateWrite {
-    kAlways,
-    // Pollers (Slurm's word, a follower): an ended run is never made live again, nor a stalled one running.
-    kIfNotEnded,
-};
-
 // How open() treats what older Slipways left behind.
 struct OpenOptions {
     // The JSON run records of the CLI before schema 3 ($XDG_DATA_HOME/slipway/runs): imported once, when
@@ -102,9 +95,10 @@ public:
                      StateWrite mode = StateWrite::kAlways);
     Status remove_run(int64_t run_id);
 
-    // A submitted cluster run, recorded when sbatch answers: the row with its run id gets the job id, remote
-    // folder and log (pending), or a new row is made (a CLI submission). Returns the row's id.
-    Result<int64_t> record_submission(const remote::RunRecord& record);
+    // A submitted cluster run, recorded when sbatch answers, in one write: the row with its run id gets the
+    // job id, remote folder, log and `run_json` (the config as it runs there, when given) and turns pending,
+    // or a new row is made (an import, a pipeline step). Returns the row's id.
+    Result<int64_t> record_submission(const remote::RunRecord& record, const std::string& run_json = {});
     // The row of a Slipway run id, else of a numeric row id; an error naming the store when there is none.
     Result<int64_t> find_run(const QString& run_id_or_id) const;
     // Runs submitted to clusters (a job id or a Slipway run id on a profile: a failed submission too),

@@ -27,6 +27,7 @@
 
 #include <cmath>
 
+#include "core/run_state_display.h"
 #include "monitor/metric_plot.h"
 #include "monitor/shown_runs_model.h"
 

@@ -135,6 +135,13 @@ int RunTracker::run_for_store(int64_t store_id) const {
     return 0;
 }
 
+bool RunTracker::submitting_run_id(const QString& run_id) const {
+    for (const auto& [key, run] : runs_) {
+        if (!run_id.isEmpty() && run.submit_request != 0 && run.run_id == run_id) return true;
+    }
+    return false;
+}
+
 std::vector<int> RunTracker::keys() const {
     std::vector<int> keys;
     for (const auto& [key, run] : runs_)

@@ -137,6 +137,8 @@ public:
 
     const TrackedRun* run(int key) const;
     int run_for_store(int64_t store_id) const;
+    // A tracked run still waiting for its submission's answer has this Slipway run id.
+    bool submitting_run_id(const QString& run_id) const;
     std::vector<int> keys() const;
     int local_runs_active() const;
     // Connections the tracker holds on ClusterSessions (tests: one set per session, whatever the run count).

@@ -57,29 +57,14 @@ void RunTracker::detach(ClusterSession* session) {
 Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& profile) {
     ClusterSession* session = session_for(profile);
     if (session == nullptr) return Result<int>::Error("no cluster profile named " + profile.toStdString());
-    // Made here so the row and the cluster agree on it: the worker records the job under it at once.
+    // The session's worker writes the run's row (the run service): submitting now, then its job or its
+    // failure.
     const QString run_id = QString::fromStdString(remote::make_run_id(config.name));
-    int64_t store_id = 0;
-    if (store_ != nullptr) {
-        RunRecord record;
-        record.name = QString::fromStdString(config.name);
-        record.cluster = profile;
-        record.run_id = run_id;
-        record.state = RunState::kSubmitting;
-        record.started = QDateTime::currentDateTime();
-        record.config_json = QString::fromStdString(to_json(config).dump(2));
-        if (const Result<int64_t> id = store_->add_run(record); id.ok()) {
-            store_id = *id;
-        } else {
-            emit history_problem(QString::fromStdString(id.error()));
-        }
-    }
     TrackedRun& run =
         add(RunSource::kCluster, QString::fromStdString(config.name) + QStringLiteral(" @ ") + profile,
             RunState::kSubmitting);
     const int key = run.key;
     run.profile = profile;
-    run.store_id = store_id;
     run.live = true;
     attach(session);
     if (config.eval.target) {
@@ -89,7 +74,6 @@ Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& p
     run.run_id = run_id;
     run.submit_request = session->submit(config, options_.resource_root, options_.engine_binary, run_id);
     emit run_added(key);
-    emit store_changed();
     emit message(tr("Submitting %1 to %2...").arg(QString::fromStdString(config.name), profile));
     return key;
 }
@@ -104,26 +88,21 @@ void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, con
     }
     if (run == nullptr) return;  // released meanwhile
     run->submit_request = 0;
+    if (!s.store_problem.isEmpty()) emit history_problem(s.store_problem);
+    // The worker wrote the row's state already: the tracker's copy follows it, then links to the row.
     if (!ok) {
         set_state(*run, RunState::kFailed, QStringLiteral("submit: ") + error);
+        run->store_id = s.store_id;
+        emit store_changed();
         emit alert(run->key, RunAlert{RunAlertKind::kFailed, "submit: " + error.toStdString()});
         return;
     }
     run->job_id = s.job_id;
     run->log_path = s.log_path;
     run->cancellable = true;
-    if (store_ != nullptr && run->store_id != 0) {
-        if (Result<RunRecord> r = store_->run(run->store_id); r.ok()) {
-            r->job_id = s.job_id;
-            r->log_path = s.log_path;
-            r->remote_dir = s.remote_dir;
-            r->run_id = s.run_id;
-            r->config_json = s.run_json;
-            if (const Status st = store_->update_run(*r); !st.ok())
-                emit history_problem(QString::fromStdString(st.message()));
-        }
-    }
     set_state(*run, RunState::kPending);
+    run->store_id = s.store_id;
+    emit store_changed();
     emit message(tr("Submitted job %1 to %2 (%3)").arg(s.job_id, run->profile, s.remote_dir));
     run->follow_id = session->follow(s.log_path, 0);
     ask_state(*run);
@@ -166,7 +145,8 @@ void RunTracker::add_untracked_jobs(std::map<ClusterSession*, QStringList>& asks
     const Result<std::vector<RunRecord>> rows = store_->cluster_runs();
     if (!rows.ok()) return;
     for (const RunRecord& row : *rows) {
-        if (!is_live(row.state) || run_for_store(row.id) != 0) continue;
+        // A row whose submission's answer is on its way is the tracker's already.
+        if (!is_live(row.state) || run_for_store(row.id) != 0 || submitting_run_id(row.run_id)) continue;
         ClusterSession* session = sessions_->existing(row.cluster.toStdString());
         const auto link = links_.find(session);
         if (session == nullptr || link == links_.end() || link->second.up != 1) continue;
@@ -346,9 +326,10 @@ void RunTracker::adopt_lost_submission(TrackedRun& run) {
     // The old session's worker finished the submission (its destructor waited) and recorded the job in the
     // store, but its `submitted` answer went with it.
     run.submit_request = 0;
-    const Result<RunRecord> stored = store_ != nullptr && run.store_id != 0
-                                         ? store_->run(run.store_id)
-                                         : Result<RunRecord>(Status::Error(""));
+    const Result<int64_t> row =
+        store_ != nullptr ? store_->find_run(run.run_id) : Result<int64_t>(Status::Error("no run history"));
+    const Result<RunRecord> stored = row.ok() ? store_->run(*row) : Result<RunRecord>(row.status());
+    if (row.ok()) run.store_id = *row;
     if (!stored.ok() || stored->job_id.isEmpty()) {
         set_state(run, RunState::kUnknown,
                   tr("the cluster profile changed during submission; see the cluster"));

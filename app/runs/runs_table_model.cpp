@@ -1,5 +1,6 @@
 // RunsTableModel (runs_table_model.h): the store's rows, merged in at each reload.
 #include "runs/runs_table_model.h"
+#include "core/run_state_display.h"
 
 #include <QCoreApplication>
 

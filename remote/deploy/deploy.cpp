@@ -239,7 +239,7 @@ Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const Depl
     r.remote_dir = run.deployment.remote_dir;
     r.submitted = utc_timestamp(std::time(nullptr));
     r.last_state = "SUBMITTED";
-    if (Status s = records.save(r); !s.ok()) {
+    if (Status s = records.save(r, to_json(run.deployment.remote_config).dump(2)); !s.ok()) {
         return Status::Error("job " + r.job_id +
                              " was submitted, but its local record could not be saved: " + s.message());
     }

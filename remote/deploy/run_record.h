@@ -42,7 +42,9 @@ std::string default_runs_dir();
 class RunRecordSink {
 public:
     virtual ~RunRecordSink() = default;
-    [[nodiscard]] virtual Status save(const RunRecord& record) const = 0;
+    // `run_json`: the run config as it runs there (deploy_run's remote_config, JSON); empty for a job that is
+    // not a training run (a pipeline's CPU step).
+    [[nodiscard]] virtual Status save(const RunRecord& record, const std::string& run_json) const = 0;
 };
 
 class RunRecordStore : public RunRecordSink {
@@ -50,7 +52,11 @@ public:
     explicit RunRecordStore(std::string dir = default_runs_dir()) : dir_(std::move(dir)) {}
     const std::string& dir() const { return dir_; }
 
-    [[nodiscard]] Status save(const RunRecord& record) const override;
+    // The record alone: the run config stays in the run's folder on the cluster.
+    [[nodiscard]] Status save(const RunRecord& record) const;
+    [[nodiscard]] Status save(const RunRecord& record, const std::string&) const override {
+        return save(record);
+    }
     Result<RunRecord> load(const std::string& run_id) const;
     // All records, oldest first; an unreadable record is an error naming its file.
     Result<std::vector<RunRecord>> list() const;

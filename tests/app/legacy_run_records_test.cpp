@@ -11,7 +11,7 @@
 
 #include <sys/stat.h>
 
-#include "history/history_run_sink.h"
+#include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "raw_sqlite.h"
 #include "remote/deploy/run_record.h"
@@ -139,13 +139,17 @@ TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {
     const int64_t id = *(*app)->add_run(row);
     remote::RunRecord submitted{row.run_id.toStdString(), "demo",     "hpc", "41", "", "/r/demo",
                                 "2026-11-23T10:00:00Z",   "SUBMITTED"};
-    ASSERT_TRUE(HistoryRunSink(**cli).save(submitted).ok());
+    HistoryRunStore cli_store(**cli);
+    const StoreRunSink sink(cli_store);
+    ASSERT_TRUE(sink.save(submitted, R"({"name": "demo as it runs there"})").ok());
+    EXPECT_EQ(sink.problem(), "");
     EXPECT_NE(*(*app)->data_version(), version);  // the app sees the other connection's commit
     const RunRecord stored = *(*app)->run(id);
     EXPECT_EQ(stored.job_id, "41");
     EXPECT_EQ(stored.state, RunState::kPending);
     EXPECT_EQ(stored.log_path, "/r/demo/slurm-41.out");
     EXPECT_EQ(stored.remote_dir, "/r/demo");
+    EXPECT_EQ(stored.config_json, R"({"name": "demo as it runs there"})");  // in the same write
     // A CLI submission without a row gets one.
     remote::RunRecord other = submitted;
     other.run_id = "other-20261123-100001-abce";

@@ -10,6 +10,7 @@
 #include <QPlainTextEdit>
 
 #include "clusters_page.h"
+#include "core/run_state_display.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
 #include "main_window.h"

@@ -2,6 +2,7 @@
 // texts in existing databases and JSON records map to the state they meant, run_stop gives the end state,
 // and only display_text is translated.
 #include "core/run_state.h"
+#include "core/run_state_display.h"
 
 #include <gtest/gtest.h>
 

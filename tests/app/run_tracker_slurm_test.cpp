@@ -8,6 +8,7 @@
 #include <QFile>
 
 #include "contract/hf_flags.h"
+#include "core/run_state_display.h"
 #include "history/run_history.h"
 #include "runs/cluster_sessions.h"
 #include "runs/run_tracker.h"

@@ -5,6 +5,7 @@
 
 #include <QTemporaryDir>
 
+#include "core/run_state_display.h"
 #include "history/run_history.h"
 #include "runs/runs_table_model.h"
 

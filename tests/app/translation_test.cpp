@@ -18,6 +18,7 @@
 
 #include "contract/run_config_schema.h"
 #include "core/run_state.h"
+#include "core/run_state_display.h"
 #include "editor/field_editor.h"
 #include "editor/presets.h"
 #include "i18n/ui_language.h"

@@ -5,7 +5,10 @@
 2. remote/ never includes app/;
 3. app/'s folders form no circle: an include from one folder into another is an arrow, and no arrow may
    close a loop;
-4. app/core (a run's data and its log following) includes no other part of app/: it is under all of them.
+4. app/core (a run's data and its log following) includes no other part of app/: it is under all of them;
+5. app/service (the run service: submit, watch, follow, cancel, fetch) includes no Qt header and, of app/,
+   only app/core: the CLI and the app's cluster worker call it, never the other way round. (Its CMake target
+   also builds without Qt; this names the line.)
 
 An include is resolved the way the build's include folders resolve it: a file in engine/ sees engine/ and the
 top folder; remote/ sees the top folder and engine/; app/ sees app/, engine/ and the top folder. Includes
@@ -19,7 +22,8 @@ import re
 import sys
 from collections import defaultdict
 
-INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
+QT_HEADER = re.compile(r"^Q[A-Za-z]+$|^Qt[A-Za-z]+/")
 SOURCES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 SEARCH = {"engine": ["engine", "."], "remote": [".", "engine"], "app": ["app", "engine", "."]}
 
@@ -57,6 +61,10 @@ def check(root):
                             continue
                         target = resolve(root, top, match.group(1))
                         if target is None:
+                            if top == "app" and part_of(root, path)[1] == "service" and \
+                                    QT_HEADER.match(match.group(1)):
+                                problems.append(f"{rel}:{number}: app/service includes Qt "
+                                                f"(\"{match.group(1)}\"): the run service is Qt-free")
                             continue
                         target_top, target_folder = part_of(root, target)
                         where = f"{rel}:{number}"
@@ -68,7 +76,11 @@ def check(root):
                                             "remote/ never depends on the app")
                         elif top == "app" and target_top == "app":
                             here = part_of(root, path)[1]
-                            if here == "core" and target_folder != "core":
+                            if here == "service" and target_folder not in ("service", "core"):
+                                problems.append(f"{where}: app/service includes app/{target_folder} "
+                                                f"(\"{match.group(1)}\"): the run service stands on app/core "
+                                                "only")
+                            elif here == "core" and target_folder != "core":
                                 problems.append(f"{where}: app/core includes app/{target_folder} "
                                                 f"(\"{match.group(1)}\"): core is under every part of the app")
                             elif here != target_folder and "." not in (here, target_folder):

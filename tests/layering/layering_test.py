@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""ctest `layering_catches_planted_includes`: check_layering.py on a copy of the tree with four planted
-includes (engine/ including remote/, remote/ including app/, a new circle of app/ folders, and app/core
-including a page's folder) must fail
+"""ctest `layering_catches_planted_includes`: check_layering.py on a copy of the tree with planted includes
+(engine/ including remote/, remote/ including app/, a new circle of app/ folders, app/core including a page's
+folder, the run service including the history and Qt) must fail
 and name each planted line; the unplanted copy must pass."""
 import os
 import shutil
@@ -33,6 +33,9 @@ with tempfile.TemporaryDirectory() as work:
         "app/editor/planted.h": '#include "local/local_run.h"\n',
         # up from the bottom, with no circle: core -> editor (editor does not reach core)
         "app/core/planted.h": '#include "editor/presets.h"\n',
+        # the run service standing on the history, and on Qt
+        "app/service/planted.h": '#include "history/run_history.h"\n',
+        "app/service/planted_qt.cpp": '#include <QString>\n',
     }
     for path, text in plants.items():
         with open(os.path.join(work, path), "w") as f:
@@ -44,6 +47,8 @@ with tempfile.TemporaryDirectory() as work:
                      "remote/slurm/planted.cpp:2: remote/ includes app/",
                      "app/editor/planted.h:2: app/editor includes app/local, and app/local reaches app/editor",
                      "app/local/planted.h:2: app/local includes app/editor, and app/editor reaches app/local",
-                     "app/core/planted.h:2: app/core includes app/editor"):
+                     "app/core/planted.h:2: app/core includes app/editor",
+                     "app/service/planted.h:2: app/service includes app/history",
+                     "app/service/planted_qt.cpp:2: app/service includes Qt"):
         assert expected in out, "not reported: " + expected
 print("layering_test: the planted includes were caught")

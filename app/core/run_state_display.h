@@ -1,0 +1,13 @@
+// A run state as the pages show it: translated (the "RunState" context of the .ts files). Apart from
+// core/run_state.h so that the run service and the CLI stay free of Qt.
+#pragma once
+
+#include <QString>
+
+#include "core/run_state.h"
+
+namespace slipway::app {
+
+QString display_text(RunState state);
+
+}  // namespace slipway::app

@@ -1,0 +1,30 @@
+// The run service's RunStore over the SQLite run history (RunHistory): the one store the app and the CLI
+// share. Rows become StoredRun and back; the history's connection belongs to the thread that opened it, so
+// each thread that runs the service (the CLI, a ClusterSession's worker) holds its own RunHistory.
+#pragma once
+
+#include "history/run_history.h"
+#include "service/run_store.h"
+
+namespace slipway::app {
+
+class HistoryRunStore : public RunStore {
+public:
+    explicit HistoryRunStore(RunHistory& history) : history_(history) {}
+
+    std::string location() const override;
+    [[nodiscard]] Result<int64_t> add(const StoredRun& run) override;
+    [[nodiscard]] Status record_job(const remote::RunRecord& record, const std::string& run_json) override;
+    [[nodiscard]] Status set_state(int64_t id, RunState state, const std::string& detail,
+                                   const std::string& slurm_state, StateWrite mode) override;
+    [[nodiscard]] Result<StoredRun> find(const std::string& run_id_or_row) const override;
+    [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const override;
+
+private:
+    RunHistory& history_;
+};
+
+// A history row as the service sees it.
+StoredRun to_stored_run(const RunRecord& row);
+
+}  // namespace slipway::app

@@ -1,0 +1,23 @@
+// StoredRun's remote record.
+#include "service/run_store.h"
+
+namespace slipway::app {
+
+remote::RunRecord StoredRun::remote_record() const {
+    remote::RunRecord out;
+    out.run_id = run_id.empty() ? std::to_string(id) : run_id;
+    out.name = name;
+    out.cluster = cluster;
+    out.job_id = job_id;
+    out.slurm_cluster = slurm_cluster;
+    out.remote_dir = remote_dir;
+    if (out.remote_dir.empty()) {
+        const size_t slash = log_path.rfind('/');
+        if (slash != std::string::npos) out.remote_dir = log_path.substr(0, slash);
+    }
+    out.submitted = remote::utc_timestamp(created);
+    out.last_state = slurm_state.empty() ? std::string(to_db_text(state)) : slurm_state;
+    return out;
+}
+
+}  // namespace slipway::app

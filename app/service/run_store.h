@@ -1,0 +1,77 @@
+// The run store as the run service reads and writes it: one row per run, written once per state change.
+// Qt-free, so the service, the CLI and their tests hold it without Qt; history/history_run_store.h is its
+// implementation over the SQLite run history that the app and the CLI share.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "contract/status.h"
+#include "core/run_state.h"
+#include "remote/deploy/run_record.h"
+
+namespace slipway::app {
+
+// A run as the store holds it: what the service needs to act on it.
+struct StoredRun {
+    int64_t id = 0;
+    std::string run_id;  // Slipway's run id (make_run_id); empty for rows older than schema 3
+    std::string name;
+    std::string cluster;  // profile name
+    std::string job_id;   // Slurm job id; empty until sbatch answered
+    std::string slurm_cluster;
+    std::string remote_dir;
+    std::string log_path;
+    RunState state = RunState::kUnknown;
+    std::string slurm_state;   // Slurm's last word
+    std::string state_detail;  // node list and reason, a submit error
+    std::string config_json;
+    std::time_t created = 0;
+
+    // The record follow and fetch work from. Rows the app wrote before schema 3 have no remote folder and
+    // no run id: their log's folder and their row number stand in.
+    remote::RunRecord remote_record() const;
+};
+
+class RunStore {
+public:
+    virtual ~RunStore() = default;
+
+    // Where the store lives, for messages ("no cluster runs in ...").
+    virtual std::string location() const = 0;
+    // A new row (its id is ignored); the new id.
+    [[nodiscard]] virtual Result<int64_t> add(const StoredRun& run) = 0;
+    // sbatch's answer, in one write: the row of `record.run_id` gets the job id, remote folder, log and
+    // `run_json` (the config as it runs there) and turns pending (a faster poller's state is kept).
+    [[nodiscard]] virtual Status record_job(const remote::RunRecord& record, const std::string& run_json) = 0;
+    // The run's state; an ended state stamps the finished time. `slurm_state` empty keeps the stored one.
+    [[nodiscard]] virtual Status set_state(int64_t id, RunState state, const std::string& detail,
+                                           const std::string& slurm_state, StateWrite mode) = 0;
+    // The row of a Slipway run id, else of a row number; an error naming the store when there is none.
+    [[nodiscard]] virtual Result<StoredRun> find(const std::string& run_id_or_row) const = 0;
+    // Runs submitted to clusters, oldest first.
+    [[nodiscard]] virtual Result<std::vector<StoredRun>> cluster_runs() const = 0;
+};
+
+// submit_run's sink over a store, best effort: once sbatch has the job, a store that cannot be written (a
+// full disk, a lock held too long) must not turn the submission into a failure; the job runs either way.
+// The problem is kept for the caller to report.
+class StoreRunSink : public remote::RunRecordSink {
+public:
+    explicit StoreRunSink(RunStore& store) : store_(store) {}
+    [[nodiscard]] Status save(const remote::RunRecord& record, const std::string& run_json) const override {
+        const Status s = store_.record_job(record, run_json);
+        problem_ = s.ok() ? std::string() : s.message();
+        return Status::Ok();
+    }
+    // Why the last save could not write the store; empty when it did.
+    const std::string& problem() const { return problem_; }
+
+private:
+    RunStore& store_;
+    mutable std::string problem_;
+};
+
+}  // namespace slipway::app

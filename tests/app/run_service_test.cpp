@@ -1,0 +1,244 @@
+// The run service (service/slurm_executor.h) on its own, as the CLI and the app's cluster worker call it:
+// over a FakeCluster (tests/app/fake_cluster.h: FakeSession playing Slurm) and the real run history
+// (HistoryRunStore over a temporary SQLite file), with a store in between that records every write and can
+// refuse one kind (a full disk). What it must do: write a submission's row once per state change, record a
+// refused submission with its reason, keep a job Slurm has even when the store cannot say so, ask every job
+// of a cluster with one squeue, and follow, cancel and fetch a stored run's job, storing what Slurm says.
+#include <gtest/gtest.h>
+
+#include <QTemporaryDir>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fake_cluster.h"
+#include "history/history_run_store.h"
+#include "history/run_history.h"
+#include "service/slurm_executor.h"
+#include "test_util.h"
+
+namespace slipway::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The real store, with every write written down; `refuse` makes one kind of write fail as a full disk would.
+class RecordingStore : public RunStore {
+public:
+    explicit RecordingStore(RunStore& real) : real_(real) {}
+    std::vector<std::string> writes;
+    std::string refuse;  // "add", "record_job" or "set_state"
+
+    std::string location() const override { return real_.location(); }
+    Result<int64_t> add(const StoredRun& run) override {
+        writes.push_back("add " + std::string(to_db_text(run.state)));
+        if (refuse == "add") return Status::Error("database or disk is full");
+        return real_.add(run);
+    }
+    Status record_job(const remote::RunRecord& record, const std::string& run_json) override {
+        writes.push_back("record_job " + record.job_id);
+        if (refuse == "record_job") return Status::Error("database or disk is full");
+        return real_.record_job(record, run_json);
+    }
+    Status set_state(int64_t id, RunState state, const std::string& detail, const std::string& slurm_state,
+                     StateWrite mode) override {
+        writes.push_back("set_state " + std::string(to_db_text(state)));
+        if (refuse == "set_state") return Status::Error("database or disk is full");
+        return real_.set_state(id, state, detail, slurm_state, mode);
+    }
+    Result<StoredRun> find(const std::string& run) const override { return real_.find(run); }
+    Result<std::vector<StoredRun>> cluster_runs() const override { return real_.cluster_runs(); }
+
+private:
+    RunStore& real_;
+};
+
+class RunService : public ::testing::Test {
+protected:
+    void SetUp() override {
+        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir_.filePath("history.sqlite"));
+        ASSERT_TRUE(history.ok()) << history.error();
+        history_ = std::move(*history);
+        real_ = std::make_unique<HistoryRunStore>(*history_);
+        store_ = std::make_unique<RecordingStore>(*real_);
+        Result<std::unique_ptr<remote::Session>> session = cluster_.connector()(profile(), {});
+        ASSERT_TRUE(session.ok());
+        session_ = std::move(*session);
+        executor_ = std::make_unique<SlurmExecutor>(*session_, profile(), *store_);
+    }
+
+    static remote::ClusterProfile profile() {
+        remote::ClusterProfile p;
+        p.name = "hpc";
+        p.host = "login.example.org";
+        p.user = "researcher";
+        return p;
+    }
+    static SubmitRequest demo() {
+        SubmitRequest request;
+        request.config = testing_util::demo_config();
+        request.input_root = SLIPWAY_SOURCE_DIR;
+        request.engine_binary = testing_util::fake_engine().toStdString();
+        return request;
+    }
+    size_t commands_starting(const std::string& prefix) const {
+        size_t n = 0;
+        for (const std::string& c : cluster_.commands())
+            n += c.rfind(prefix, 0) == 0 ? 1 : 0;
+        return n;
+    }
+
+    QTemporaryDir dir_;
+    testing_util::FakeCluster cluster_;
+    std::unique_ptr<RunHistory> history_;
+    std::unique_ptr<HistoryRunStore> real_;
+    std::unique_ptr<RecordingStore> store_;
+    std::unique_ptr<remote::Session> session_;
+    std::unique_ptr<SlurmExecutor> executor_;
+};
+
+TEST_F(RunService, ASubmissionWritesItsRowOncePerStateChange) {
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_TRUE(sent.ok()) << sent.error();
+    // Submitting before anything is uploaded; pending with its job, config and folder in one write.
+    EXPECT_EQ(store_->writes, (std::vector<std::string>{"add submitting", "record_job 100"}));
+    EXPECT_EQ(sent->store_problem, "");
+    const Result<StoredRun> row = real_->find(sent->run.run_id);
+    ASSERT_TRUE(row.ok()) << row.error();
+    EXPECT_EQ(row->id, sent->run.id);
+    EXPECT_EQ(row->state, RunState::kPending);
+    EXPECT_EQ(row->job_id, "100");
+    EXPECT_EQ(row->cluster, "hpc");
+    EXPECT_EQ(row->remote_dir, "/home/researcher/slipway/runs/" + row->run_id);
+    EXPECT_EQ(row->log_path, row->remote_dir + "/slurm-100.out");
+    // The config as it runs there: its inputs point into the run folder.
+    EXPECT_EQ(row->config_json, to_json(sent->deployment.remote_config).dump(2));
+    EXPECT_NE(row->config_json.find(row->remote_dir + "/inputs/"), std::string::npos) << row->config_json;
+    EXPECT_EQ(sent->run.log_path, row->log_path);
+    EXPECT_EQ(cluster_.job_state("100"), "PENDING");
+}
+
+TEST_F(RunService, ARefusedSubmissionIsStoredFailedWithSlurmsReason) {
+    cluster_.refuse_submissions("Requested node configuration is not available");
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_FALSE(sent.ok());
+    EXPECT_NE(sent.error().find("Requested node configuration is not available"), std::string::npos);
+    EXPECT_EQ(store_->writes, (std::vector<std::string>{"add submitting", "set_state failed"}));
+    const Result<std::vector<StoredRun>> runs = real_->cluster_runs();
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 1u);
+    EXPECT_EQ(runs->front().state, RunState::kFailed);
+    EXPECT_EQ(runs->front().state_detail.rfind("submit: pre-flight", 0), 0u) << runs->front().state_detail;
+    EXPECT_EQ(runs->front().job_id, "");
+    EXPECT_EQ(commands_starting("sbatch --parsable"), 0u);  // nothing was queued
+}
+
+TEST_F(RunService, AJobSlurmHasIsKeptWhenTheStoreCannotRecordIt) {
+    store_->refuse = "record_job";
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_TRUE(sent.ok()) << sent.error();  // the job runs either way
+    EXPECT_EQ(sent->run.job_id, "100");
+    EXPECT_EQ(sent->store_problem, "database or disk is full");
+}
+
+TEST_F(RunService, TheWatcherAsksEveryJobOfTheClusterWithOneSqueue) {
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(executor_->submit(demo()).ok());
+    cluster_.set_job("100", "RUNNING");
+    cluster_.set_job_nodes("100", "node[1-2]");
+    cluster_.set_node_state("node1", "allocated");
+    cluster_.set_node_state("node2", "down*");
+    cluster_.set_job("102", "COMPLETED");
+    const size_t squeues = commands_starting("squeue");
+    const size_t writes = store_->writes.size();
+    const std::vector<JobAnswer> answers = executor_->ask({"100", "101", "102"}, /*node_states=*/true);
+    EXPECT_EQ(commands_starting("squeue"), squeues + 1);
+    ASSERT_EQ(answers.size(), 3u);
+    EXPECT_EQ(answers[0].job_id, "100");
+    ASSERT_TRUE(answers[0].info.ok());
+    EXPECT_EQ(answers[0].info->state, "RUNNING");
+    EXPECT_EQ(answers[0].nodes, (std::vector<remote::NodeState>{{"node1", "allocated"}, {"node2", "down*"}}));
+    EXPECT_EQ(answers[1].info->state, "PENDING");
+    EXPECT_TRUE(answers[1].nodes.empty());
+    EXPECT_EQ(answers[2].info->state, "COMPLETED");
+    EXPECT_EQ(store_->writes.size(), writes);  // asking stores nothing: callers apply their end rule first
+
+    // A dropped connection is reconnected once, and the answers still come.
+    cluster_.drop_connection();
+    const std::vector<JobAnswer> again = executor_->ask({"101"});
+    ASSERT_TRUE(again[0].info.ok()) << again[0].info.error();
+    EXPECT_EQ(again[0].info->state, "PENDING");
+}
+
+TEST_F(RunService, AStoredRunsJobIsAskedFollowedCancelledAndFetched) {
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_TRUE(sent.ok()) << sent.error();
+    Result<StoredRun> stored = real_->find(sent->run.run_id);
+    ASSERT_TRUE(stored.ok());
+    Result<SlurmJob> job = executor_->job(*stored);
+    ASSERT_TRUE(job.ok()) << job.error();
+
+    cluster_.set_job("100", "RUNNING");
+    const Result<remote::JobInfo> state = job->state();
+    ASSERT_TRUE(state.ok()) << state.error();
+    EXPECT_EQ(real_->find(sent->run.run_id)->state, RunState::kRunning);
+
+    // Follow: the log's lines in order, every state stored, and the end.
+    cluster_.append_log(stored->log_path, testing_util::mllog_line("train_loss", 2.5, 1, 8));
+    cluster_.set_job("100", "COMPLETED");
+    remote::RunFollowOptions options;
+    options.interval = std::chrono::milliseconds(1);
+    options.end_rule.settle = std::chrono::milliseconds(0);
+    options.sleep = [](std::chrono::milliseconds) {};
+    std::vector<std::string> keys;
+    remote::RunFollowCallbacks callbacks;
+    callbacks.on_line = [&](MllogStreamItem&& item) {
+        if (item.kind == MllogLineKind::kEvent) keys.push_back(item.event.key);
+    };
+    const Result<remote::RunFollowOutcome> outcome = job->follow(options, callbacks);
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->job.state, "COMPLETED");
+    EXPECT_EQ(keys, std::vector<std::string>{"train_loss"});
+    EXPECT_EQ(real_->find(sent->run.run_id)->state, RunState::kCompleted);
+
+    // Fetch: the run's files; a name from the server that would leave the destination is not written.
+    cluster_.append_log(stored->remote_dir + "/output/adapter_config.json", "{}");
+    cluster_.append_log(stored->remote_dir + "/output/checkpoint-2/state.json", "{}");
+    const fs::path dest = fs::path(dir_.path().toStdString()) / "fetched";
+    const Result<FetchedRun> fetched = job->fetch(dest.string(), /*checkpoints=*/false);
+    ASSERT_TRUE(fetched.ok()) << fetched.error();
+    EXPECT_TRUE(fs::exists(dest / "run.json"));
+    EXPECT_TRUE(fs::exists(dest / "run.sbatch"));
+    EXPECT_TRUE(fs::exists(dest / "slurm-100.out"));
+    EXPECT_TRUE(fs::exists(dest / "output/adapter_config.json"));
+    EXPECT_FALSE(fs::exists(dest / "output/checkpoint-2"));
+    EXPECT_EQ(fetched->files, 4u);
+
+    // Cancel a second run's job: Slurm's CANCELLED, stored by the next ask.
+    const Result<Submission> second = executor_->submit(demo());
+    ASSERT_TRUE(second.ok());
+    Result<SlurmJob> other = executor_->job(second->run);
+    ASSERT_TRUE(other.ok());
+    ASSERT_TRUE(other->cancel().ok());
+    EXPECT_EQ(other->state()->state, "CANCELLED");
+    EXPECT_EQ(real_->find(second->run.run_id)->state, RunState::kCancelled);
+
+    // A run without a job is refused by name.
+    StoredRun never;
+    never.id = 7;
+    EXPECT_NE(executor_->job(never).error().find("run 7 has no Slurm job"), std::string::npos);
+}
+
+TEST_F(RunService, AnEndedRunIsNeverMadeLiveAgainByALateAnswer) {
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_TRUE(sent.ok());
+    ASSERT_TRUE(
+        store_->set_state(sent->run.id, RunState::kCancelled, "", "CANCELLED", StateWrite::kAlways).ok());
+    remote::JobInfo late;
+    late.state = "RUNNING";
+    ASSERT_TRUE(store_job_state(*store_, sent->run.id, late).ok());
+    EXPECT_EQ(real_->find(sent->run.run_id)->state, RunState::kCancelled);
+}
+
+}  // namespace
+}  // namespace slipway::app
