@@ -30,6 +30,8 @@
 #include "chat/chat_page.h"
 #include "chat/gguf_export.h"
 #include "chat/run_chat_target.h"
+#include "clusters/cluster_dialogs.h"
+#include "clusters/pipeline_job.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
 #include "core/run_state.h"
@@ -109,8 +111,15 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_->addWidget(adapt_);
     adapt_->set_local_runner(options.engine_binary, history_ != nullptr ? history_->path() : QString());
     connect(adapt_, &AdaptPage::progressed, runs_, &RunsPage::reload);
-    connect(adapt_, &AdaptPage::progressed, this, &MainWindow::follow_pipeline_steps);
-    // A training step of a pipeline on This computer: followed as it starts, from the page's own event.
+    // Pipelines go to a cluster through a PipelineJob with the window's profiles, dialogs and connector.
+    adapt_->set_cluster_jobs([this](const QString& name) -> PipelineJob* {
+        for (const remote::ClusterProfile& profile : clusters_->profiles())
+            if (profile.name == name.toStdString())
+                return new PipelineJob(profile, make_gui_callbacks(this), clusters_->connector());
+        return nullptr;
+    });
+    // A training step of a pipeline, started on This computer or queued on a cluster: followed from the
+    // page's own event.
     connect(adapt_, &AdaptPage::training_step_started, this, [this](qint64 store_id) {
         if (tracker_->run_for_store(store_id) != 0) return;
         if (const Result<int> key = tracker_->resume(store_id); !key.ok())
@@ -250,23 +259,6 @@ void MainWindow::connect_tracker() {
         }
     });
     connect(tracker, &RunTracker::local_run_finished, this, &MainWindow::local_run_finished);
-}
-
-void MainWindow::follow_pipeline_steps() {
-    // A pipeline submitted to a cluster (by the CLI): its steps are found as rows of the history.
-    if (history_ == nullptr || adapt_->started_name().isEmpty() || adapt_->started_cluster().isEmpty())
-        return;
-    const Result<std::vector<RunRecord>> rows = history_->runs();
-    if (!rows.ok()) return;
-    const QString prefix = adapt_->started_name() + QLatin1Char('.');
-    for (const RunRecord& row : *rows) {
-        // Training steps only: they write MLLOG; the other steps' logs are plain text.
-        if (!row.name.startsWith(prefix) || row.log_path.isEmpty() ||
-            !row.config_json.contains(QLatin1String("\"training\"")) || tracker_->run_for_store(row.id) != 0)
-            continue;
-        if (const Result<int> key = tracker_->resume(row.id); !key.ok())
-            statusBar()->showMessage(QString::fromStdString(key.error()));
-    }
 }
 
 QString MainWindow::runs_dir() const {

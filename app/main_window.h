@@ -110,7 +110,6 @@ private:
     void build_menus();
     // The training steps of the pipeline the Adaptation page runs, in the monitor as they start (one that
     // ended between two looks is read once).
-    void follow_pipeline_steps();
     // Where a chat's generator runs: this computer for local runs and model folders (run null), srun on
     // the run's cluster over its session for cluster runs.
     Result<ChatTransport*> chat_transport(const RunRecord* run);

@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QDoubleValidator>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -18,10 +19,10 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QThread>
-#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "clusters/pipeline_job.h"
 #include "contract/file_system.h"
 #include "contract/pipeline.h"
 #include "contract/run_config.h"
@@ -47,7 +48,6 @@ AdaptPage::AdaptPage(QString resource_root, QString local_runs_dir,
       resource_root_(std::move(resource_root)),
       local_runs_dir_(std::move(local_runs_dir)),
       pipelines_dir_(local_runs_dir_ + QStringLiteral("/pipelines")),
-      cli_(QCoreApplication::applicationFilePath()),
       cluster_names_(std::move(cluster_names)) {
     for (auto [preset, name] :
          {std::pair{&embeddings_preset_, "ruadapt-embeddings"}, {&lora_preset_, "ruadapt-lora"}}) {
@@ -239,11 +239,16 @@ AdaptPage::~AdaptPage() {
 }
 
 bool AdaptPage::running() const {
-    return (process_ != nullptr && process_->state() != QProcess::NotRunning) ||
+    return (cluster_job_ != nullptr && cluster_job_->running()) ||
            (local_thread_ != nullptr && local_thread_->isRunning());
 }
 
 void AdaptPage::stop() {
+    if (cluster_job_ != nullptr && cluster_job_->running()) {
+        cluster_job_->stop();
+        if (log_ != nullptr) log_->appendPlainText(tr("Stopping..."));
+        return;
+    }
     if (!stop_local_ || *stop_local_) return;
     stop_local_->store(true);
     if (log_ != nullptr) log_->appendPlainText(tr("Stopping..."));
@@ -263,8 +268,6 @@ Status AdaptPage::start() {
     if (const Status s = save_to(file); !s.ok()) return s;
     const QString cluster = target_->currentData().toString();
     log_->clear();
-    started_name_ = QString::fromStdString(a.name);
-    started_cluster_ = cluster;
     const Status s = cluster.isEmpty() ? start_here(file) : start_on_cluster(file, cluster);
     if (!s.ok()) return s;
     refresh();
@@ -338,30 +341,37 @@ void AdaptPage::on_local_event(const LocalPipelineEvent& e) {
 }
 
 Status AdaptPage::start_on_cluster(const QString& file, const QString& cluster) {
-    const QStringList arguments = {QStringLiteral("submit"), file, QStringLiteral("--cluster"), cluster};
-    if (process_ == nullptr) {
-        process_ = new QProcess(this);
-        process_->setProcessChannelMode(QProcess::MergedChannels);
-        connect(process_, &QProcess::readyRead, this, [this] {
-            log_->appendPlainText(QString::fromUtf8(process_->readAll()).trimmed());
-            emit progressed();
-        });
-        poll_ = new QTimer(this);
-        poll_->setInterval(1000);
-        connect(poll_, &QTimer::timeout, this, &AdaptPage::progressed);
-        connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
-            poll_->stop();
-            log_->appendPlainText(code == 0 ? tr("Finished.") : tr("Stopped with exit code %1.").arg(code));
-            refresh();
-            emit finished(code);
-        });
-    }
-    log_->appendPlainText(QStringLiteral("$ slipway ") + arguments.join(QLatin1Char(' ')));
-    process_->start(cli_, arguments);
-    poll_->start();
-    if (!process_->waitForStarted(10000))
-        return Status::Error(cli_.toStdString() + ": " + process_->errorString().toStdString());
+    Result<Pipeline> pipeline = load_pipeline(file.toStdString());
+    if (!pipeline.ok()) return pipeline.status();
+    PipelineJob* job = make_cluster_job_ ? make_cluster_job_(cluster) : nullptr;
+    if (job == nullptr) return Status::Error("no cluster profile named " + cluster.toStdString());
+    delete cluster_job_;  // the last one has finished (running() said so)
+    stop_local_.reset();
+    cluster_job_ = job;
+    job->setParent(this);
+    connect(job, &ClusterJob::output, this, [this](const QStringList& lines) {
+        for (const QString& line : lines)
+            log_->appendPlainText(line);
+    });
+    connect(job, &PipelineJob::step_queued, this, &AdaptPage::on_step_queued);
+    connect(job, &ClusterJob::finished, this, [this](bool ok, const QString& message) {
+        log_->appendPlainText(message);
+        log_->appendPlainText(ok ? tr("Finished.") : tr("Stopped: the pipeline was not submitted."));
+        refresh();
+        emit progressed();
+        emit finished(ok ? 0 : 1);
+    });
+    PipelineSubmitRequest request;
+    request.input_root = pipeline_input_root(*pipeline, file.toStdString(), {});
+    request.engine_binary = QFile::encodeName(engine_).toStdString();  // for a bare-metal profile
+    log_->appendPlainText(tr("Submitting pipeline %1 to %2").arg(file, cluster));
+    job->start(std::move(*pipeline), std::move(request), store_path_);
     return Status::Ok();
+}
+
+void AdaptPage::on_step_queued(const QueuedStep& step) {
+    if (step.training && step.store_id != 0) emit training_step_started(step.store_id);
+    emit progressed();
 }
 
 }  // namespace slipway::app

@@ -1,7 +1,8 @@
 // "Adapt a model to a language" (seed 001): a form for the chain of language_pipeline.h, its pipeline shown
 // and checked as it is edited, saved as a file, and started: on This computer in-process
 // (local/local_pipeline.h on a thread of its own, the same runner as `slipway pipeline run`: each step's
-// event comes straight to the page), on a cluster through the app's own CLI (`slipway submit --cluster`).
+// event comes straight to the page), or on a cluster in-process too (clusters/pipeline_job.h: the run
+// service's submit_pipeline, the same as `slipway submit PIPELINE.json`, each queued step told to the page).
 // Every step becomes a run in the history that the Runs page lists and the monitor follows like any other.
 #pragma once
 
@@ -9,7 +10,6 @@
 #include <functional>
 #include <memory>
 
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -19,6 +19,7 @@
 #include "adapt/language_pipeline.h"
 #include "contract/status.h"
 #include "local/local_pipeline.h"
+#include "service/slurm_pipeline.h"
 
 class QCheckBox;
 class QComboBox;
@@ -29,9 +30,10 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QThread;
-class QTimer;
 
 namespace slipway::app {
+
+class PipelineJob;
 
 class AdaptPage : public QWidget {
     Q_OBJECT
@@ -60,14 +62,10 @@ public:
         engine_ = engine;
         store_path_ = store_path;
     }
-    // The name of the pipeline started last: its steps are the history rows named "<name>.<step>".
-    QString started_name() const { return started_name_; }
-    // The cluster it was submitted to; empty for This computer.
-    QString started_cluster() const { return started_cluster_; }
-    // The `slipway` program the page runs for clusters (default: this application, whose subcommands are the
-    // CLI).
-    void set_cli_binary(const QString& path) { cli_ = path; }
-
+    // Makes the job that submits a pipeline to the cluster profile named (null: no such profile); the window
+    // gives its profiles, dialogs and connector.
+    using PipelineJobFactory = std::function<PipelineJob*(const QString& cluster)>;
+    void set_cluster_jobs(PipelineJobFactory factory) { make_cluster_job_ = std::move(factory); }
     // The form, for tests and the screenshot.
     QLineEdit* base_edit() const { return base_; }
     QLineEdit* instruct_edit() const { return instruct_; }
@@ -86,11 +84,10 @@ public:
 
 signals:
     void started(const QString& pipeline_file);
-    // A step started or ended (the run history has new rows). A cluster submission: its CLI wrote output or
-    // a second passed.
+    // A step started, ended or was queued on a cluster (the run history has new rows).
     void progressed();
-    // A training step of a pipeline on This computer started: its row in the run history (its mllog is
-    // followed like any local run's).
+    // A training step of a pipeline started on This computer, or was queued on a cluster: its row in the run
+    // history (its log is followed like any run's).
     void training_step_started(qint64 store_id);
     void finished(int exit_code);
 
@@ -98,11 +95,12 @@ private:
     Status start_here(const QString& file);
     Status start_on_cluster(const QString& file, const QString& cluster);
     void on_local_event(const LocalPipelineEvent& event);
+    void on_step_queued(const QueuedStep& step);
     void refresh();
     void refresh_targets();
     QLineEdit* path_row(const QString& label, bool folder, const QString& filter, QFormLayout* form);
 
-    QString resource_root_, local_runs_dir_, pipelines_dir_, cli_;
+    QString resource_root_, local_runs_dir_, pipelines_dir_;
     std::function<QStringList()> cluster_names_;
     nlohmann::json embeddings_preset_, lora_preset_;
     QString preset_problem_;
@@ -114,12 +112,11 @@ private:
     QPlainTextEdit *preview_, *log_;
     QLabel* status_;
     QPushButton *start_, *stop_, *save_;
-    QProcess* process_ = nullptr;  // the CLI's submit to a cluster
-    QTimer* poll_ = nullptr;
-    QThread* local_thread_ = nullptr;  // a pipeline on This computer
+    PipelineJobFactory make_cluster_job_;
+    PipelineJob* cluster_job_ = nullptr;  // the last submission to a cluster (a child of the page)
+    QThread* local_thread_ = nullptr;     // a pipeline on This computer
     std::shared_ptr<std::atomic<bool>> stop_local_;
     QString engine_, store_path_;
-    QString started_name_, started_cluster_;
 };
 
 }  // namespace slipway::app

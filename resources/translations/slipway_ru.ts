@@ -1450,6 +1450,16 @@
 <context>
     <name>slipway::app::AdaptPage</name>
     <message>
+        <location filename="../../app/adapt/adapt_page.cpp" line="+1"/>
+        <source>Stopped: the pipeline was not submitted.</source>
+        <translation>Остановлено: конвейер не отправлен.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Submitting pipeline %1 to %2</source>
+        <translation>Отправка конвейера %1 на %2</translation>
+    </message>
+    <message>
         <location filename="../../app/adapt/adapt_page.cpp" line="+58"/>
         <source>Name</source>
         <translation>Название</translation>
@@ -3163,6 +3173,39 @@
         <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+163"/>
         <source>eval_accuracy (loss and accuracy mixed)</source>
         <translation>eval_accuracy (потери и точность вперемешку)</translation>
+    </message>
+</context>
+<context>
+    <name>slipway::app::PipelineJob</name>
+    <message>
+        <location filename="../../app/clusters/pipeline_job.cpp" line="+1"/>
+        <source>Could not connect to %1: %2</source>
+        <translation>Не удалось подключиться к %1: %2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run history: %1</source>
+        <translation>История запусков: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No run history to record the pipeline&apos;s steps in</source>
+        <translation>Нет истории запусков, куда записать шаги конвейера</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stopped: %1</source>
+        <translation>Остановлено: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Submitting the pipeline failed: %1</source>
+        <translation>Не удалось отправить конвейер: %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pipeline %1 queued as %2 jobs in %3</source>
+        <translation>Конвейер %1 поставлен в очередь: %2 заданий в %3</translation>
     </message>
 </context>
 <context>

@@ -2,9 +2,10 @@
 // errors that name what is missing, and the whole chain started from the page on This computer with the real
 // CLI and engine (two tiny random models as base and instruct, a slice of the demo corpus): every step
 // completes, the adapted instruct model is written, each step is a run on the Runs page and the training
-// steps are followed in the monitor. With
-// SLIPWAY_SCREENSHOT_DIR set, the page and the Runs page are saved as language-this-computer.png and
-// language-runs.png.
+// steps are followed in the monitor. Submitted to a cluster (a FakeCluster playing Slurm), the chain is
+// queued in-process, step by step, each step a row and each training step followed; a step Slurm refuses
+// takes back the jobs already queued. With SLIPWAY_SCREENSHOT_DIR set, the page and the Runs page are saved
+// as language-this-computer.png and language-runs.png.
 #include <gtest/gtest.h>
 
 #include <QComboBox>
@@ -20,6 +21,9 @@
 #include <QTextStream>
 
 #include "adapt/adapt_page.h"
+#include "clusters/pipeline_job.h"
+#include "fake_cluster.h"
+#include "history/run_history.h"
 #include "main_window.h"
 #include "runs/run_tracker.h"
 #include "runs/runs_table_model.h"
@@ -68,6 +72,106 @@ TEST(AdaptPage, TheFormMakesAValidPipelineAndSaysWhatIsMissing) {
     EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["training"]["bf16"], true);
 }
 
+// The page as the window sets it up for clusters: profile "hpc" on `cluster`, the steps' rows in `history`.
+class AdaptPageOnACluster : public ::testing::Test {
+protected:
+    void SetUp() override {
+        Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(home_.path() + "/history.sqlite");
+        ASSERT_TRUE(opened.ok()) << opened.error();
+        history_ = std::move(*opened);
+        page_ = std::make_unique<AdaptPage>(kSource, home_.path() + "/pipelines",
+                                            [] { return QStringList{"hpc"}; });
+        page_->set_local_runner(testing_util::fake_engine(), history_->path());  // uploaded for bare metal
+        page_->set_cluster_jobs([this](const QString& name) -> PipelineJob* {
+            if (name != "hpc") return nullptr;
+            remote::ClusterProfile profile;
+            profile.name = "hpc";
+            profile.host = "login.example.org";
+            profile.user = "researcher";
+            profile.container = remote::ContainerMode::kPyxis;  // the page's cluster steps name an image
+            return new PipelineJob(profile, {}, cluster_.connector());
+        });
+        QObject::connect(page_.get(), &AdaptPage::training_step_started,
+                         [this](qint64 id) { followed_.push_back(id); });
+        QObject::connect(page_.get(), &AdaptPage::finished, [this](int code) { exit_code_ = code; });
+        page_->base_edit()->setText("/models/llama-3-8b");
+        page_->instruct_edit()->setText("/models/llama-3-8b-instruct");
+        page_->corpus_edit()->setText("/data/ru.jsonl");
+        page_->target_box()->setCurrentIndex(page_->target_box()->findData("hpc"));
+        ASSERT_TRUE(page_->pipeline().ok()) << page_->pipeline().error();
+    }
+
+    std::vector<RunRecord> rows_by_job() const {
+        std::vector<RunRecord> rows = *history_->cluster_runs();
+        std::sort(rows.begin(), rows.end(),
+                  [](const RunRecord& a, const RunRecord& b) { return a.job_id.toInt() < b.job_id.toInt(); });
+        return rows;
+    }
+
+    testing_util::IsolatedHome home_;
+    testing_util::FakeCluster cluster_;
+    std::unique_ptr<RunHistory> history_;
+    std::unique_ptr<AdaptPage> page_;
+    std::vector<qint64> followed_;
+    int exit_code_ = -1;
+};
+
+TEST_F(AdaptPageOnACluster, EveryStepIsQueuedInOrderInProcessWithItsRowAndTheTrainingStepsAreFollowed) {
+    ASSERT_TRUE(page_->start().ok());
+    ASSERT_TRUE(wait_until([&] { return exit_code_ != -1; }, 30000))
+        << page_->log()->toPlainText().toStdString();
+    const QString log = page_->log()->toPlainText();
+    ASSERT_EQ(exit_code_, 0) << log.toStdString();
+    // tokenizer, adapt-vocab, embeddings (train), lep, calibration (train): a chain of five jobs.
+    EXPECT_TRUE(log.contains(QStringLiteral("[1/5] tokenizer (tokenizer): job 100, run ")))
+        << log.toStdString();
+    EXPECT_TRUE(log.contains(QStringLiteral("(train): job 102 after 101, run "))) << log.toStdString();
+    EXPECT_TRUE(log.contains(QStringLiteral("[5/5] "))) << log.toStdString();
+    EXPECT_FALSE(log.contains(QStringLiteral("$ slipway"))) << log.toStdString();  // no CLI subprocess
+    const std::vector<RunRecord> rows = rows_by_job();
+    ASSERT_EQ(rows.size(), 5u);
+    std::vector<qint64> training;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(rows[i].job_id, QString::number(100 + i));
+        EXPECT_EQ(rows[i].state, RunState::kPending) << rows[i].name.toStdString();
+        EXPECT_EQ(rows[i].cluster, "hpc");
+        EXPECT_FALSE(rows[i].log_path.isEmpty());
+        if (rows[i].config_json.contains(QStringLiteral("\"training\""))) training.push_back(rows[i].id);
+    }
+    // The training steps' rows, told as they were queued (the window follows them).
+    EXPECT_EQ(training.size(), 2u);
+    EXPECT_EQ(followed_, training);
+    size_t sbatches = 0;
+    for (const std::string& c : cluster_.commands())
+        sbatches += c.find("sbatch --parsable") != std::string::npos ? 1 : 0;
+    EXPECT_EQ(sbatches, 5u);
+    EXPECT_FALSE(page_->running());
+}
+
+TEST_F(AdaptPageOnACluster, AStepSlurmRefusesTakesBackTheJobsAlreadyQueued) {
+    cluster_.refuse_submissions(
+        "Invalid generic resource (gres) specification");  // the first training step's
+    ASSERT_TRUE(page_->start().ok());
+    ASSERT_TRUE(wait_until([&] { return exit_code_ != -1; }, 30000))
+        << page_->log()->toPlainText().toStdString();
+    const QString log = page_->log()->toPlainText();
+    EXPECT_EQ(exit_code_, 1);
+    EXPECT_TRUE(log.contains(QStringLiteral("Invalid generic resource"))) << log.toStdString();
+    EXPECT_TRUE(log.contains(QStringLiteral("cancelled the 2 job(s) already queued"))) << log.toStdString();
+    EXPECT_EQ(cluster_.job_state("100"), "CANCELLED");
+    EXPECT_EQ(cluster_.job_state("101"), "CANCELLED");
+    const std::vector<RunRecord> rows = *history_->cluster_runs();
+    ASSERT_EQ(rows.size(), 3u);  // the two queued steps, cancelled, and the refused one, failed
+    int cancelled = 0, failed = 0;
+    for (const RunRecord& row : rows) {
+        cancelled += row.state == RunState::kCancelled ? 1 : 0;
+        failed += row.state == RunState::kFailed ? 1 : 0;
+    }
+    EXPECT_EQ(cancelled, 2);
+    EXPECT_EQ(failed, 1);
+    EXPECT_TRUE(followed_.empty());
+}
+
 TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
     const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
@@ -86,7 +190,6 @@ TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
     MainWindow window;  // the default history: the one the CLI writes (IsolatedHome's XDG_DATA_HOME)
     window.show_page(MainWindow::kAdaptPage);
     AdaptPage* page = window.adapt_page();
-    page->set_cli_binary(QStringLiteral(SLIPWAY_BIN));
     page->base_edit()->setText(base);
     page->instruct_edit()->setText(instruct);
     page->corpus_edit()->setText(home.path() + "/corpus.jsonl");
