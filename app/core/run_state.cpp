@@ -97,6 +97,12 @@ RunState from_slurm(std::string_view normalized_state) {
     return known_slurm_word(normalized_state).value_or(RunState::kUnknown);
 }
 
+RunState from_slurm(std::string_view normalized_state, std::string_view log_status) {
+    const RunState state = from_slurm(normalized_state);
+    if (state == RunState::kUnknown && log_status == run_stop_status::kSuccess) return RunState::kCompleted;
+    return state;
+}
+
 RunState from_run_stop(const RunMetrics& metrics) {
     if (!metrics.run_stop_ms) return RunState::kIncomplete;
     return from_run_stop_status(metrics.status.value_or(""));

@@ -46,6 +46,10 @@ std::optional<RunState> from_db_text(std::string_view text);
 // states (remote::is_terminal_state) give terminal RunStates and the others live ones; a word Slurm may
 // add later, and Slurm's own UNKNOWN, give kUnknown.
 RunState from_slurm(std::string_view normalized_state);
+// Slurm's word with the log's run_stop status beside it: a job Slurm no longer knows (UNKNOWN: accounting
+// off, or the job aged out) whose log ended with run_stop "success" completed. The app's tracker and the run
+// service both judge a followed job's end by it.
+RunState from_slurm(std::string_view normalized_state, std::string_view log_status);
 
 // A finished log: kIncomplete without run_stop, else from_run_stop_status of its status.
 RunState from_run_stop(const RunMetrics& metrics);

@@ -35,9 +35,15 @@ bool follows_local_file(RunSource source) {
 
 RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
                        QObject* parent)
-    : QObject(parent), store_(store), follow_(follow), sessions_(sessions), options_(std::move(options)) {
+    : QObject(parent),
+      store_(store),
+      follow_(follow),
+      sessions_(sessions),
+      options_(std::move(options)),
+      stored_jobs_(options_.end_rule) {
     connect(follow_, &FollowService::batch, this, &RunTracker::on_file_batch);
     if (store_ != nullptr) {
+        stored_runs_ = std::make_unique<HistoryRunStore>(*store_);
         connect(&store_->writer(), &HistoryWriter::write_failed, this, &RunTracker::history_problem);
         connect(&store_->writer(), &HistoryWriter::write_recovered, this, &RunTracker::history_problem);
     }
@@ -105,7 +111,7 @@ TrackedRun& RunTracker::add(RunSource source, const QString& name, RunState stat
     run.name = name;
     run.state = state;
     run.watch = RunWatch(options_.stall_factor, options_.stall_min_ms);
-    run.end_rule = remote::JobEndRule(options_.end_rule);
+    run.job_watch = JobWatch(options_.end_rule);
     return run;
 }
 
@@ -363,7 +369,7 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
     if (batch.offset > 0) run.log_offset = batch.offset;
     run.bad_lines += batch.bad_lines;
     for (const QString& line : batch.lines)
-        run.end_rule.saw_log_line(line.toStdString());  // a requeue the job's script announces
+        run.job_watch.saw_log_line(line.toStdString());  // a requeue the job's script announces
 
     if (run.loading && !batch.behind && !batch.missing) {
         if (batch.finished) {

@@ -27,9 +27,11 @@
 #include "core/run_metrics.h"
 #include "core/run_state.h"
 #include "core/run_watch.h"
+#include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "remote/deploy/job_end_rule.h"
 #include "remote/deploy/job_nodes.h"
+#include "service/job_watch.h"
 
 namespace slipway::app {
 
@@ -69,12 +71,11 @@ struct TrackedRun {
     bool cancellable = false;
 
     // Internal bookkeeping (the tracker's; shown for tests).
-    int follow_id = 0;            // FollowService id (local files) or the session's follow id; 0: none
-    int submit_request = 0;       // the session's submit request while it is under way
-    bool state_asked = false;     // a job_state request is on its way
-    remote::JobEndRule end_rule;  // when Slurm's ended-looking word is the run's end (not a requeue)
-    int64_t state_answer_ms = 0;  // when Slurm's last word on the job came (ms since the epoch); 0: none
-    QString last_poll_error;      // shown once, not at every poll
+    int follow_id = 0;         // FollowService id (local files) or the session's follow id; 0: none
+    int submit_request = 0;    // the session's submit request while it is under way
+    bool state_asked = false;  // a job_state request is on its way
+    JobWatch job_watch;        // when Slurm's ended-looking word is the run's end (not a requeue)
+    QString last_poll_error;   // shown once, not at every poll
     // Slurm's states of the nodes of a job running on several nodes (empty otherwise, and once it stops).
     std::vector<remote::NodeState> node_states;
 };
@@ -221,13 +222,9 @@ private:
         std::map<int, int> cancel_to_key;  // cancel request -> run key
     };
     std::map<ClusterSession*, SessionLink> links_;
-    std::map<std::pair<QString, QString>, int64_t> untracked_asked_;  // (profile, job) -> store row
-    struct UntrackedJob {
-        explicit UntrackedJob(remote::JobEndRule::Options options) : end_rule(options) {}
-        remote::JobEndRule end_rule;
-        int64_t answer_ms = 0;  // when Slurm last answered about it (ms since the epoch)
-    };
-    std::map<std::pair<QString, QString>, UntrackedJob> untracked_jobs_;  // (profile, job), until it ends
+    // The store's live cluster runs that another process submitted: asked with the tracked ones, stored here.
+    std::unique_ptr<HistoryRunStore> stored_runs_;  // the run service's view of store_
+    StoredJobsWatch stored_jobs_;
     int64_t store_version_ = -1;
     QTimer stall_timer_;
     QTimer poll_timer_;

@@ -141,49 +141,35 @@ void RunTracker::poll_jobs() {
 }
 
 void RunTracker::add_untracked_jobs(std::map<ClusterSession*, QStringList>& asks) {
-    if (store_ == nullptr || sessions_ == nullptr) return;
-    const Result<std::vector<RunRecord>> rows = store_->cluster_runs();
+    if (stored_runs_ == nullptr || sessions_ == nullptr) return;
+    const Result<std::vector<StoredRun>> rows = stored_runs_->cluster_runs();
     if (!rows.ok()) return;
-    for (const RunRecord& row : *rows) {
-        // A row whose submission's answer is on its way is the tracker's already.
-        if (!is_live(row.state) || run_for_store(row.id) != 0 || submitting_run_id(row.run_id)) continue;
-        ClusterSession* session = sessions_->existing(row.cluster.toStdString());
-        const auto link = links_.find(session);
-        if (session == nullptr || link == links_.end() || link->second.up != 1) continue;
-        const auto key = std::make_pair(row.cluster, row.job_id);
-        if (untracked_asked_.count(key) != 0) continue;  // the last answer has not come yet
-        untracked_asked_[key] = row.id;
-        asks[session] << row.job_id;
+    // A row whose submission's answer is on its way is the tracker's already.
+    const auto followed = [this](const StoredRun& row) {
+        return run_for_store(row.id) != 0 || submitting_run_id(QString::fromStdString(row.run_id));
+    };
+    for (auto& [session, link] : links_) {
+        if (link.up != 1 || sessions_->existing(link.profile.toStdString()) != session) continue;
+        for (const std::string& job : stored_jobs_.to_ask(*rows, link.profile.toStdString(), followed))
+            asks[session] << QString::fromStdString(job);
     }
 }
 
 void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& job_id, const QString& word,
                               const QString& detail) {
     const QString profile = links_[session].profile;
-    if (const auto untracked = untracked_asked_.find({profile, job_id});
-        untracked != untracked_asked_.end()) {
-        const int64_t row = untracked->second;
-        const auto key = untracked->first;
-        untracked_asked_.erase(untracked);
-        if (ok && run_for_store(row) == 0) {
-            const RunState state = from_slurm(word.toStdString());
-            // The same end rule as a tracked run's: an ended-looking word is stored once it has stayed (a job
-            // being requeued looks ended for a moment); until then the row stays live and is asked again.
-            UntrackedJob& job = untracked_jobs_.try_emplace(key, options_.end_rule).first->second;
-            const int64_t now = QDateTime::currentMSecsSinceEpoch();
-            const auto since_last = std::chrono::milliseconds(job.answer_ms > 0 ? now - job.answer_ms : 0);
-            job.answer_ms = now;
-            const bool ended =
-                job.end_rule.saw_state(word.toStdString(), since_last) == remote::JobEndRule::Verdict::kEnded;
-            if (!is_terminal(state) || ended) {
-                (void)store_->set_state(row, state, detail, word,
-                                        is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
-                                        StateWrite::kIfNotEnded);
-                emit store_changed();
-            }
-            if (ended) untracked_jobs_.erase(key);
-        }
+    const JobWatch::Clock::time_point now = JobWatch::Clock::now();
+    std::optional<remote::JobInfo> answer;
+    if (ok) {
+        answer.emplace();
+        answer->job_id = job_id.toStdString();
+        answer->state = word.toStdString();
+        answer->node_list = detail.toStdString();  // node list and reason, as the worker wrote them
     }
+    if (stored_runs_ != nullptr &&
+        stored_jobs_.answered(*stored_runs_, profile.toStdString(), job_id.toStdString(), answer, now,
+                              [this](int64_t row) { return run_for_store(row) != 0; }))
+        emit store_changed();
     for (auto& [key, run] : runs_) {
         if (run.source != RunSource::kCluster || run.profile != profile || run.job_id != job_id) continue;
         run.state_asked = false;
@@ -193,22 +179,16 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
             continue;
         }
         run.last_poll_error.clear();
-        RunState state = from_slurm(word.toStdString());
         // Slurm forgot the job: the log's run_stop is the best word left.
-        if (state == RunState::kUnknown && run.metrics.status == run_stop_status::kSuccess)
-            state = RunState::kCompleted;
-        const int64_t now = QDateTime::currentMSecsSinceEpoch();
-        const auto since_last =
-            std::chrono::milliseconds(run.state_answer_ms > 0 ? now - run.state_answer_ms : 0);
-        run.state_answer_ms = now;
-        const remote::JobEndRule::Verdict verdict = run.end_rule.saw_state(word.toStdString(), since_last);
-        if (verdict == remote::JobEndRule::Verdict::kBack)
+        const JobWatch::Judgment judged =
+            run.job_watch.saw(word.toStdString(), run.metrics.status.value_or(""), now);
+        if (judged.verdict == JobWatch::Verdict::kBack)
             emit message(tr("Job %1 is %2 again (requeued): following it on").arg(job_id, word));
-        if (!is_terminal(state)) {
-            set_state(run, state, detail, word, /*from_poller=*/true);
+        if (!is_terminal(judged.state)) {
+            set_state(run, judged.state, detail, word, /*from_poller=*/true);
             continue;
         }
-        if (verdict != remote::JobEndRule::Verdict::kEnded) {
+        if (!judged.counts()) {
             // Ended-looking, not counted yet (a requeue may follow): asked again once it could count.
             const int key = run.key;
             QTimer::singleShot(static_cast<int>(options_.end_rule.settle.count()), this, [this, key] {
@@ -217,8 +197,8 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
             continue;
         }
         if (is_terminal(run.state)) continue;
-        set_state(run, state, detail, word, /*from_poller=*/true);
-        end_cluster_run(run, state, word);
+        set_state(run, judged.state, detail, word, /*from_poller=*/true);
+        end_cluster_run(run, judged.state, word);
     }
 }
 
@@ -301,8 +281,7 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
             emit run_changed(key);
         }
     }
-    for (auto it = untracked_asked_.begin(); it != untracked_asked_.end();)  // answers that will not come
-        it = it->first.first == profile ? untracked_asked_.erase(it) : std::next(it);
+    stored_jobs_.forget_cluster(profile.toStdString());  // answers that will not come
     // The new session exists only once the old one is gone: follow again from where each run stopped.
     if (replaced) QTimer::singleShot(0, this, [this, profile] { refollow(profile); });
 }

@@ -32,9 +32,13 @@ void fail_submission(RunStore& store, StoredRun& run, const std::string& why) {
     (void)store.set_state(run.id, run.state, run.state_detail, {}, StateWrite::kAlways);
 }
 
-Status store_job_state(RunStore& store, int64_t row, const remote::JobInfo& job) {
-    return store.set_state(row, from_slurm(job.state), job.node_list + job.reason_suffix(), job.state,
-                           StateWrite::kIfNotEnded);
+Status store_job_state(RunStore& store, int64_t row, const remote::JobInfo& job,
+                       const std::string& run_stop_status) {
+    std::string detail = job.node_list + job.reason_suffix();
+    const RunState state = from_slurm(job.state, run_stop_status);
+    if (state != from_slurm(job.state))
+        detail = "Slurm no longer knows the job; its log's run_stop: " + run_stop_status;
+    return store.set_state(row, state, detail, job.state, StateWrite::kIfNotEnded);
 }
 
 SlurmExecutor::SlurmExecutor(remote::Session& session, remote::ClusterProfile profile, RunStore& store)
@@ -128,14 +132,19 @@ Result<remote::RunFollowOutcome> SlurmJob::follow(const remote::RunFollowOptions
     std::string store_problem;
     auto on_state = std::move(callbacks.on_state);
     callbacks.on_state = [&, on_state](const remote::JobInfo& job) {
-        if (const Status s = store_job_state(store, row, job); !s.ok() && callbacks.on_notice)
-            callbacks.on_notice(s.message());
+        // Live states as they come; an ended-looking one only as the outcome, once follow_run's end rule
+        // counted it (a job being requeued looks ended for a moment, and an ended row is never reopened).
+        if (is_live(from_slurm(job.state))) {
+            if (const Status s = store_job_state(store, row, job); !s.ok() && callbacks.on_notice)
+                callbacks.on_notice(s.message());
+        }
         if (on_state) on_state(job);
     };
     Result<remote::RunFollowOutcome> outcome =
         remote::follow_run(executor_.session(), executor_.slurm(), run_.remote_record(), options, callbacks);
     if (outcome.ok()) {
-        if (const Status s = store_job_state(store, row, outcome->job); !s.ok() && callbacks.on_notice)
+        if (const Status s = store_job_state(store, row, outcome->job, outcome->run_stop_status);
+            !s.ok() && callbacks.on_notice)
             callbacks.on_notice(s.message());
     }
     return outcome;

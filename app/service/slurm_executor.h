@@ -57,8 +57,10 @@ struct FetchedRun {
                                                  const std::string& cluster, std::string run_id = {});
 // The submission failed before Slurm had a job: the row says why ("submit: <why>").
 void fail_submission(RunStore& store, StoredRun& run, const std::string& why);
-// Slurm's word for a job, stored as its run's state; an ended run is never made live again.
-[[nodiscard]] Status store_job_state(RunStore& store, int64_t row, const remote::JobInfo& job);
+// Slurm's word for a job, stored as its run's state (with the log's run_stop status when known: a job Slurm
+// forgot whose run_stop said success completed); an ended run is never made live again.
+[[nodiscard]] Status store_job_state(RunStore& store, int64_t row, const remote::JobInfo& job,
+                                     const std::string& run_stop_status = {});
 
 class SlurmExecutor;
 
@@ -70,8 +72,8 @@ public:
     // Slurm's state of the job (squeue, else scontrol, else sacct), stored.
     [[nodiscard]] Result<remote::JobInfo> state();
     [[nodiscard]] Status cancel();
-    // Follows the job's log and state to its end (remote::follow_run); every state Slurm gives on the way,
-    // and the last, is stored.
+    // Follows the job's log and state to its end (remote::follow_run); every live state Slurm gives on the
+    // way is stored, and the end once it counts (a requeue's passing FAILED is not).
     [[nodiscard]] Result<remote::RunFollowOutcome> follow(const remote::RunFollowOptions& options,
                                                           remote::RunFollowCallbacks callbacks);
     // The run's outputs (run.json, the script, slurm-*.out, output/, with checkpoints when asked) into

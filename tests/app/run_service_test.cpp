@@ -14,6 +14,8 @@
 #include "fake_cluster.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
+#include "remote/slurm/sbatch_script.h"
+#include "service/job_watch.h"
 #include "service/slurm_executor.h"
 #include "test_util.h"
 
@@ -227,6 +229,129 @@ TEST_F(RunService, AStoredRunsJobIsAskedFollowedCancelledAndFetched) {
     StoredRun never;
     never.id = 7;
     EXPECT_NE(executor_->job(never).error().find("run 7 has no Slurm job"), std::string::npos);
+}
+
+TEST_F(RunService, AJobSlurmForgotWhoseLogSaysSuccessIsStoredCompletedAsTheAppWouldJudgeIt) {
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_TRUE(sent.ok()) << sent.error();
+    Result<SlurmJob> job = executor_->job(sent->run);
+    ASSERT_TRUE(job.ok());
+    cluster_.append_log(sent->run.log_path,
+                        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 9, \"event_type\": \"INTERVAL_END\", "
+                        "\"key\": \"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n");
+    cluster_.set_job("100", "");  // accounting off: squeue, scontrol and sacct no longer know it
+    remote::RunFollowOptions options;
+    options.interval = std::chrono::milliseconds(1);
+    options.end_rule.settle = std::chrono::milliseconds(0);
+    options.sleep = [](std::chrono::milliseconds) {};
+    const Result<remote::RunFollowOutcome> outcome = job->follow(options, {});
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->job.state, "UNKNOWN");
+    EXPECT_TRUE(outcome->success());
+    const Result<StoredRun> row = real_->find(sent->run.run_id);
+    EXPECT_EQ(row->state,
+              RunState::kCompleted);  // RunTracker's word for the same job (from_slurm with the log)
+    EXPECT_EQ(row->slurm_state, "UNKNOWN");
+    EXPECT_NE(row->state_detail.find("run_stop: success"), std::string::npos) << row->state_detail;
+}
+
+TEST(JobWatch, AnEndedLookingWordCountsOnlyOnceItStaysUnlessTheJobComesBack) {
+    remote::JobEndRule::Options options;
+    options.settle = std::chrono::seconds(5);
+    options.requeue_wait = std::chrono::seconds(60);
+    JobWatch watch(options);
+    const JobWatch::Clock::time_point t0{};
+    using std::chrono::seconds;
+    EXPECT_EQ(watch.saw("RUNNING", "", t0).state, RunState::kRunning);
+    EXPECT_TRUE(watch.saw("RUNNING", "", t0 + seconds(1)).counts());
+    // Requeued after its time limit: FAILED for a moment, then PENDING again.
+    JobWatch::Judgment j = watch.saw("FAILED", "", t0 + seconds(2));
+    EXPECT_EQ(j.state, RunState::kFailed);
+    EXPECT_EQ(j.verdict, JobWatch::Verdict::kEnding);
+    EXPECT_FALSE(j.counts());
+    EXPECT_EQ(watch.saw("PENDING", "", t0 + seconds(4)).verdict, JobWatch::Verdict::kBack);
+    // Its real end: COMPLETED over two polls that span the settle time.
+    EXPECT_FALSE(watch.saw("COMPLETED", "", t0 + seconds(10)).counts());
+    j = watch.saw("COMPLETED", "", t0 + seconds(16));
+    EXPECT_EQ(j.verdict, JobWatch::Verdict::kEnded);
+    EXPECT_TRUE(j.counts());
+    // A job whose log announced its requeue may look ended for the requeue's wait, not the settle time.
+    JobWatch announced(options);
+    announced.saw_log_line(std::string(remote::kRequeueAnnouncement) + " 12");
+    announced.saw("RUNNING", "", t0);
+    announced.saw("COMPLETED", "", t0 + seconds(1));
+    EXPECT_FALSE(announced.saw("COMPLETED", "", t0 + seconds(20)).counts());
+    EXPECT_TRUE(announced.saw("COMPLETED", "", t0 + seconds(70)).counts());
+    // Slurm forgot the job and its log said success: completed.
+    JobWatch forgotten(options);
+    EXPECT_EQ(forgotten.saw("UNKNOWN", "success", t0).state, RunState::kCompleted);
+}
+
+TEST_F(RunService, TheStoresOtherJobsAreAskedOnceAnAnswerAndStoredOnceTheirEndCounts) {
+    const Result<Submission> mine = executor_->submit(demo());
+    const Result<Submission> other = executor_->submit(demo());
+    ASSERT_TRUE(mine.ok() && other.ok());
+    remote::JobEndRule::Options options;
+    options.settle = std::chrono::seconds(5);
+    StoredJobsWatch watch(options);
+    const auto followed_here = [&](const StoredRun& row) { return row.id == mine->run.id; };
+    const std::vector<StoredRun> rows = *real_->cluster_runs();
+    EXPECT_EQ(watch.to_ask(rows, "hpc", followed_here), std::vector<std::string>{"101"});
+    EXPECT_TRUE(watch.to_ask(rows, "hpc", followed_here).empty());  // its answer has not come
+    EXPECT_TRUE(watch.to_ask(rows, "elsewhere", followed_here).empty());
+
+    const JobWatch::Clock::time_point t0{};
+    remote::JobInfo job;
+    job.job_id = "101";
+    job.state = "RUNNING";
+    job.node_list = "node01";
+    EXPECT_TRUE(watch.answered(*store_, "hpc", "101", job, t0));
+    EXPECT_EQ(real_->find(other->run.run_id)->state, RunState::kRunning);
+    EXPECT_FALSE(watch.answered(*store_, "hpc", "101", job, t0));  // not asked again yet
+    // Ended-looking: not stored until it has stayed over the settle time.
+    job.state = "COMPLETED";
+    ASSERT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).size(), 1u);
+    EXPECT_FALSE(watch.answered(*store_, "hpc", "101", job, t0 + std::chrono::seconds(1)));
+    EXPECT_EQ(real_->find(other->run.run_id)->state, RunState::kRunning);
+    ASSERT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).size(), 1u);
+    EXPECT_TRUE(watch.answered(*store_, "hpc", "101", job, t0 + std::chrono::seconds(7)));
+    EXPECT_EQ(real_->find(other->run.run_id)->state, RunState::kCompleted);
+    EXPECT_TRUE(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).empty());  // ended: not asked
+
+    // A session that went away: its questions are forgotten and asked again.
+    const Result<Submission> third = executor_->submit(demo());
+    ASSERT_TRUE(third.ok());
+    ASSERT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).size(), 1u);
+    EXPECT_TRUE(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).empty());
+    watch.forget_cluster("hpc");
+    EXPECT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here), std::vector<std::string>{"102"});
+}
+
+TEST_F(RunService, AFollowedJobThatIsRequeuedIsStoredLiveAgainAndEndsCompleted) {
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_TRUE(sent.ok()) << sent.error();
+    Result<SlurmJob> job = executor_->job(sent->run);
+    ASSERT_TRUE(job.ok());
+    // Slurm's word at each poll: the job fails its first run at the time limit and is requeued.
+    const std::vector<std::string> script = {"RUNNING", "FAILED", "PENDING", "RUNNING", "COMPLETED"};
+    size_t poll = 0;
+    cluster_.set_job("100", script[0]);
+    remote::RunFollowOptions options;
+    options.interval = std::chrono::milliseconds(1000);
+    options.end_rule.settle = std::chrono::milliseconds(2500);
+    options.sleep = [&](std::chrono::milliseconds) {
+        poll = std::min(poll + 1, script.size() - 1);
+        cluster_.set_job("100", script[poll]);
+    };
+    store_->writes.clear();
+    const Result<remote::RunFollowOutcome> outcome = job->follow(options, {});
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(outcome->job.state, "COMPLETED");
+    // The passing FAILED is never stored: an ended row is not reopened, so the requeued run would stay
+    // failed.
+    EXPECT_EQ(store_->writes, (std::vector<std::string>{"set_state running", "set_state pending",
+                                                        "set_state running", "set_state completed"}));
+    EXPECT_EQ(real_->find(sent->run.run_id)->state, RunState::kCompleted);
 }
 
 TEST_F(RunService, AnEndedRunIsNeverMadeLiveAgainByALateAnswer) {

@@ -123,6 +123,14 @@ TEST(RunState, LegacyTextsMapToWhatTheyMeant) {
         EXPECT_EQ(from_legacy_text(to_db_text(state)), state);
 }
 
+TEST(RunState, AJobSlurmForgotTakesItsLogsRunStopOnlyWhenItSaysSuccess) {
+    EXPECT_EQ(from_slurm("UNKNOWN", "success"), RunState::kCompleted);
+    EXPECT_EQ(from_slurm("UNKNOWN", "aborted"), RunState::kUnknown);  // Slurm's end is not known: no guess
+    EXPECT_EQ(from_slurm("UNKNOWN", ""), RunState::kUnknown);
+    EXPECT_EQ(from_slurm("FAILED", "success"), RunState::kFailed);  // Slurm's own word wins when it has one
+    EXPECT_EQ(from_slurm("RUNNING", "success"), RunState::kRunning);
+}
+
 TEST(RunState, FromRunStop) {
     RunMetrics m;
     EXPECT_EQ(from_run_stop(m), RunState::kIncomplete);

@@ -291,7 +291,7 @@ TEST_F(RunTrackerCluster, ARequeuedJobIsFollowedIntoItsNextRun) {
     cluster_.append_log(log(key), mllog_line("train_loss", 3.0, 1, 8) + kAborted +
                                       std::string(remote::kRequeueAnnouncement) + job(key) +
                                       " (restart 1 of at most 2)\n");
-    ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->end_rule.requeue_announced(); }));
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->job_watch.requeue_announced(); }));
     cluster_.set_job(job(key), "FAILED");
     // Far past the settle (300 ms): still not ended, Slurm asked again and again.
     EXPECT_FALSE(wait_until([&] { return is_terminal(tracker_->run(key)->state); }, 1500));

@@ -1,0 +1,76 @@
+// The watcher's judgment of Slurm's answers over polls. A job being requeued (after its time limit, on a
+// preemption) looks ended for a while; JobWatch keeps one job's answers spaced in time and its log's lines (a
+// requeue its script announces) and says, by JobEndRule, whether an ended-looking word is the run's end yet.
+// StoredJobsWatch does the same for the store's live runs that nothing here follows (submitted by another
+// process): it says which of a cluster's jobs to ask, and stores each answer once it counts. The app's
+// tracker holds one JobWatch per followed cluster run and one StoredJobsWatch; `slipway follow` has the same
+// rule inside remote::follow_run.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/run_state.h"
+#include "remote/deploy/job_end_rule.h"
+#include "remote/slurm/slurm_parsers.h"
+#include "service/run_store.h"
+
+namespace slipway::app {
+
+class JobWatch {
+public:
+    using Clock = std::chrono::steady_clock;
+    using Verdict = remote::JobEndRule::Verdict;
+
+    explicit JobWatch(remote::JobEndRule::Options options = {}) : rule_(options) {}
+
+    struct Judgment {
+        RunState state = RunState::kUnknown;  // Slurm's word as the run's state (with the log's run_stop)
+        Verdict verdict = Verdict::kLive;
+        // The state may be stored: a live one at once, an ended one only once it is the run's end.
+        bool counts() const { return !is_terminal(state) || verdict == Verdict::kEnded; }
+    };
+
+    // A line of the job's log, in order.
+    void saw_log_line(std::string_view text) { rule_.saw_log_line(text); }
+    bool requeue_announced() const { return rule_.requeue_announced(); }
+    // Slurm's word at a poll that answered at `now`; `log_status` is the log's run_stop status, if any.
+    Judgment saw(std::string_view word, std::string_view log_status, Clock::time_point now);
+
+private:
+    remote::JobEndRule rule_;
+    std::optional<Clock::time_point> last_answer_;
+};
+
+class StoredJobsWatch {
+public:
+    explicit StoredJobsWatch(remote::JobEndRule::Options options = {}) : options_(options) {}
+
+    // The jobs of `cluster` to ask now: its live stored runs with a job, not followed here (`followed`), and
+    // whose last question has been answered. Each is remembered as asked until its answer comes.
+    std::vector<std::string> to_ask(const std::vector<StoredRun>& rows, const std::string& cluster,
+                                    const std::function<bool(const StoredRun&)>& followed);
+    // The answer to a job to_ask gave (`job` empty: the question failed): the row's state stored when it
+    // counts, unless the row is `followed` by now (its follower stores it). False when the job was not asked
+    // here, or nothing was stored.
+    bool answered(RunStore& store, const std::string& cluster, const std::string& job_id,
+                  const std::optional<remote::JobInfo>& job, JobWatch::Clock::time_point now,
+                  const std::function<bool(int64_t row)>& followed = {});
+    // The cluster's session went away: the answers asked of it will not come.
+    void forget_cluster(const std::string& cluster);
+
+private:
+    using Key = std::pair<std::string, std::string>;  // (cluster, job)
+    remote::JobEndRule::Options options_;
+    std::map<Key, int64_t> asked_;     // -> store row, until its answer comes
+    std::map<Key, JobWatch> watches_;  // until the job ends
+};
+
+}  // namespace slipway::app
