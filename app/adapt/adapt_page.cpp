@@ -221,8 +221,9 @@ void AdaptPage::refresh() {
     calibration_data_->setEnabled(calibrate_->isChecked());
     calibration_steps_->setEnabled(calibrate_->isChecked());
     start_->setEnabled(doc.ok() && !running());
-    stop_->setEnabled(local_thread_ != nullptr && local_thread_->isRunning() &&
-                      !(stop_local_ && *stop_local_));
+    stop_->setEnabled(
+        (local_thread_ != nullptr && local_thread_->isRunning() && !(stop_local_ && *stop_local_)) ||
+        (cluster_job_ != nullptr && cluster_job_->running()));
     save_->setEnabled(doc.ok());
 }
 

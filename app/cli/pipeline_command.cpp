@@ -155,8 +155,11 @@ int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err)
     SlurmExecutor executor(**connected, *profile, runs_store);
     PipelineSubmitRequest request;
     request.input_root = pipeline_input_root(p, c.run_file, c.inputs);
-    if (profile->container != remote::ContainerMode::kPyxis)
+    if (profile->container != remote::ContainerMode::kPyxis) {
         request.engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
+        if (request.engine_binary.empty())
+            return fail(err, "slipway-engine was not found next to slipway (give --engine)");
+    }
     Result<SubmittedPipeline> submitted = submit_pipeline(executor, p, request, [&](const QueuedStep& step) {
         if (!step.store_problem.empty())
             err << "slipway: warning: run history: " << step.store_problem << "\n";

@@ -94,17 +94,14 @@ public:  // not slots: called through functors (a RunConfig needs no meta-type)
                 const QString& run_id, const QString& store_path) {
         RemoteSubmission out;
         RunStore& runs = run_store(store_path);
-        Result<StoredRun> row = begin_submission(runs, config, profile_.name, run_id.toStdString());
-        if (!row.ok()) {  // the job goes out all the same; the row is made when sbatch answers, if it can be
-            out.store_problem = QString::fromStdString(row.error());
-            row = StoredRun{};
-            row->run_id = run_id.isEmpty() ? remote::make_run_id(config.name) : run_id.toStdString();
-        }
-        out.run_id = QString::fromStdString(row->run_id);
-        out.store_id = row->id;
+        std::string store_problem = store_path.isEmpty() ? std::string() : history_error_;
+        StoredRun row = begin_submission(runs, config, profile_.name, run_id.toStdString(), store_problem);
+        out.run_id = QString::fromStdString(row.run_id);
+        out.store_id = row.id;
+        out.store_problem = QString::fromStdString(store_problem);
         remote::Session* s = session();
         if (s == nullptr) {
-            fail_submission(runs, *row, last_error_.toStdString());
+            fail_submission(runs, row, last_error_.toStdString());
             emit submitted(request, false, last_error_, out);
             return;
         }
@@ -113,12 +110,13 @@ public:  // not slots: called through functors (a RunConfig needs no meta-type)
         submit.input_root = QFile::encodeName(input_root).toStdString();
         submit.engine_binary = QFile::encodeName(engine).toStdString();
         SlurmExecutor executor(*s, profile_, runs);
-        const Result<Submission> sent = executor.submit(submit, std::move(*row));
+        const Result<Submission> sent = executor.submit(submit, std::move(row), store_problem);
         if (!sent.ok()) {
             emit submitted(request, false, QString::fromStdString(sent.error()), out);
             return;
         }
-        if (!sent->store_problem.empty()) out.store_problem = QString::fromStdString(sent->store_problem);
+        out.store_id = sent->run.id;
+        out.store_problem = QString::fromStdString(sent->store_problem);
         out.job_id = QString::fromStdString(sent->run.job_id);
         out.remote_dir = QString::fromStdString(sent->run.remote_dir);
         out.log_path = QString::fromStdString(sent->run.log_path);
@@ -319,13 +317,14 @@ private:
     }
 
     // The run history at `path` on this thread's own connection, opened on first use; without a path (or
-    // when it cannot be opened) a store that records nothing.
+    // when it cannot be opened: history_error_ says why) a store that records nothing.
     RunStore& run_store(const QString& path) {
         if (path.isEmpty()) return no_store_;
         if (!history_ || history_->path() != path) {
             runs_.reset();
             Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(path);
             history_ = opened.ok() ? std::move(*opened) : nullptr;
+            history_error_ = opened.ok() ? std::string() : "cannot open the run history: " + opened.error();
             if (history_) runs_ = std::make_unique<HistoryRunStore>(*history_);
         }
         return runs_ ? static_cast<RunStore&>(*runs_) : no_store_;
@@ -336,6 +335,7 @@ private:
     ClusterSession::Connector connect_;
     std::unique_ptr<RunHistory> history_;
     std::unique_ptr<HistoryRunStore> runs_;
+    std::string history_error_;  // why the history at the store path could not be opened
     UnrecordedRuns no_store_;
     std::unique_ptr<remote::Session> session_;
     QString last_error_;

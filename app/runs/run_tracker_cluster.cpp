@@ -308,16 +308,24 @@ void RunTracker::adopt_lost_submission(TrackedRun& run) {
     const Result<int64_t> row =
         store_ != nullptr ? store_->find_run(run.run_id) : Result<int64_t>(Status::Error("no run history"));
     const Result<RunRecord> stored = row.ok() ? store_->run(*row) : Result<RunRecord>(row.status());
-    if (row.ok()) run.store_id = *row;
     if (!stored.ok() || stored->job_id.isEmpty()) {
-        set_state(run, RunState::kUnknown,
-                  tr("the cluster profile changed during submission; see the cluster"));
+        if (stored.ok() && is_terminal(stored->state)) {
+            // The worker wrote why the submission failed: the tracked run takes it over before it is linked
+            // to the row, so nothing is written over it.
+            set_state(run, stored->state, stored->state_detail);
+        } else {
+            if (row.ok()) run.store_id = *row;
+            set_state(run, RunState::kUnknown,
+                      tr("the cluster profile changed during submission; see the cluster"));
+        }
+        if (row.ok()) run.store_id = *row;
         return;
     }
     run.job_id = stored->job_id;
     run.log_path = stored->log_path;
     run.cancellable = true;
-    set_state(run, RunState::kPending);
+    set_state(run, RunState::kPending);  // the worker's word already: taken over before the run is linked
+    run.store_id = *row;
 }
 
 Result<int> RunTracker::open_cluster_log(const QString& profile, const QString& path) {

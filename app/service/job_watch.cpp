@@ -1,6 +1,8 @@
 // JobWatch and StoredJobsWatch: JobEndRule over polls, for a followed job and for the store's other jobs.
 #include "service/job_watch.h"
 
+#include <algorithm>
+
 namespace slipway::app {
 
 JobWatch::Judgment JobWatch::saw(std::string_view word, std::string_view log_status, Clock::time_point now) {
@@ -15,6 +17,13 @@ std::vector<std::string> StoredJobsWatch::to_ask(const std::vector<StoredRun>& r
                                                  const std::string& cluster,
                                                  const std::function<bool(const StoredRun&)>& followed) {
     std::vector<std::string> jobs;
+    // Jobs whose rows ended elsewhere (the CLI, a follower) need their watch no more.
+    for (auto it = watches_.begin(); it != watches_.end();) {
+        const bool live = std::any_of(rows.begin(), rows.end(), [&](const StoredRun& row) {
+            return row.cluster == it->first.first && row.job_id == it->first.second && is_live(row.state);
+        });
+        it = it->first.first == cluster && !live ? watches_.erase(it) : std::next(it);
+    }
     for (const StoredRun& row : rows) {
         if (row.cluster != cluster || row.job_id.empty() || !is_live(row.state) || followed(row)) continue;
         if (!asked_.emplace(Key{cluster, row.job_id}, row.id).second)

@@ -10,8 +10,8 @@ namespace slipway::app {
 
 namespace fs = std::filesystem;
 
-Result<StoredRun> begin_submission(RunStore& store, const RunConfig& config, const std::string& cluster,
-                                   std::string run_id) {
+StoredRun begin_submission(RunStore& store, const RunConfig& config, const std::string& cluster,
+                           std::string run_id, std::string& problem) {
     StoredRun run;
     run.run_id = run_id.empty() ? remote::make_run_id(config.name) : std::move(run_id);
     run.name = config.name;
@@ -19,9 +19,11 @@ Result<StoredRun> begin_submission(RunStore& store, const RunConfig& config, con
     run.state = RunState::kSubmitting;
     run.config_json = to_json(config).dump(2);
     run.created = std::time(nullptr);
-    const Result<int64_t> id = store.add(run);
-    if (!id.ok()) return id.status();
-    run.id = *id;
+    if (const Result<int64_t> id = store.add(run); id.ok()) {
+        run.id = *id;
+    } else {
+        problem = id.error();
+    }
     return run;
 }
 
@@ -45,12 +47,13 @@ SlurmExecutor::SlurmExecutor(remote::Session& session, remote::ClusterProfile pr
     : session_(session), profile_(std::move(profile)), store_(store), slurm_(session) {}
 
 Result<Submission> SlurmExecutor::submit(const SubmitRequest& request) {
-    Result<StoredRun> row = begin_submission(store_, request.config, profile_.name, request.run_id);
-    if (!row.ok()) return row.status();
-    return submit(request, std::move(*row));
+    std::string problem;
+    StoredRun row = begin_submission(store_, request.config, profile_.name, request.run_id, problem);
+    return submit(request, std::move(row), std::move(problem));
 }
 
-Result<Submission> SlurmExecutor::submit(const SubmitRequest& request, StoredRun row) {
+Result<Submission> SlurmExecutor::submit(const SubmitRequest& request, StoredRun row,
+                                         std::string store_problem) {
     remote::DeployRequest deploy;
     deploy.config = request.config;
     deploy.input_root = request.input_root;
@@ -64,13 +67,22 @@ Result<Submission> SlurmExecutor::submit(const SubmitRequest& request, StoredRun
         return sent.status();
     }
     Submission out;
-    out.store_problem = sink.problem();
     const remote::RunRecord& record = sent->record;
+    const std::string run_json = to_json(sent->deployment.remote_config).dump(2);
+    if (!sink.problem().empty()) {
+        // The job is queued either way; a second try (a lock held a moment too long is the usual cause).
+        if (const Status again = store_.record_job(record, run_json); !again.ok())
+            store_problem = again.message();
+    }
+    if (row.id == 0) {  // the row could not be added before: sbatch's answer may have made it
+        if (const Result<StoredRun> made = store_.find(row.run_id); made.ok()) row.id = made->id;
+    }
+    out.store_problem = std::move(store_problem);
     row.job_id = record.job_id;
     row.slurm_cluster = record.slurm_cluster;
     row.remote_dir = record.remote_dir;
     row.log_path = record.slurm_log();
-    row.config_json = to_json(sent->deployment.remote_config).dump(2);
+    row.config_json = run_json;
     row.state = RunState::kPending;
     out.run = std::move(row);
     out.deployment = std::move(sent->deployment);
@@ -85,7 +97,8 @@ std::vector<JobAnswer> SlurmExecutor::ask(const std::vector<std::string>& job_id
     if (job_ids.empty()) return answers;
     Result<std::vector<remote::JobInfo>> infos = slurm_.jobs(job_ids);
     if (!infos.ok() && infos.code() == StatusCode::kUnavailable) {  // a dropped connection: once more
-        if (const Status s = session_.reconnect(); s.ok()) infos = slurm_.jobs(job_ids);
+        const Status reconnected = session_.reconnect();
+        infos = reconnected.ok() ? slurm_.jobs(job_ids) : Result<std::vector<remote::JobInfo>>(reconnected);
     }
     for (size_t i = 0; i < answers.size(); ++i) {
         JobAnswer& answer = answers[i];
@@ -129,7 +142,6 @@ Result<remote::RunFollowOutcome> SlurmJob::follow(const remote::RunFollowOptions
                                                   remote::RunFollowCallbacks callbacks) {
     RunStore& store = executor_.store();
     const int64_t row = run_.id;
-    std::string store_problem;
     auto on_state = std::move(callbacks.on_state);
     callbacks.on_state = [&, on_state](const remote::JobInfo& job) {
         // Live states as they come; an ended-looking one only as the outcome, once follow_run's end rule

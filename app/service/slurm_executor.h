@@ -30,10 +30,10 @@ struct SubmitRequest {
 };
 
 struct Submission {
-    StoredRun run;  // as stored: pending, with its job
+    StoredRun run;  // pending, with its job; its id is 0 when the store could not record it
     remote::Deployment deployment;
     std::string test_only;  // Slurm's answer to the pre-flight
-    // Why the store could not record the job at once (the job was submitted all the same); empty when it did.
+    // Why the store could not record the run (the job was submitted all the same); empty when it did.
     std::string store_problem;
 };
 
@@ -52,9 +52,11 @@ struct FetchedRun {
 };
 
 // The row a submission fills, made before anything is uploaded (state submitting): a submission that
-// fails is listed with its reason. The run id is made here when `run_id` is empty.
-[[nodiscard]] Result<StoredRun> begin_submission(RunStore& store, const RunConfig& config,
-                                                 const std::string& cluster, std::string run_id = {});
+// fails is listed with its reason. The run id is made here when `run_id` is empty. A store that cannot add
+// the row does not stop the submission: the row's id is 0, `problem` says why, and sbatch's answer makes
+// the row then if the store can.
+StoredRun begin_submission(RunStore& store, const RunConfig& config, const std::string& cluster,
+                           std::string run_id, std::string& problem);
 // The submission failed before Slurm had a job: the row says why ("submit: <why>").
 void fail_submission(RunStore& store, StoredRun& run, const std::string& why);
 // Slurm's word for a job, stored as its run's state (with the log's run_stop status when known: a job Slurm
@@ -69,7 +71,8 @@ class SlurmJob {
 public:
     const StoredRun& run() const { return run_; }
 
-    // Slurm's state of the job (squeue, else scontrol, else sacct), stored.
+    // Slurm's state of the job (squeue, else scontrol, else sacct), stored. One answer has no end rule: a
+    // job being requeued is stored as its passing FAILED (the watchers, JobWatch, wait for the end to count).
     [[nodiscard]] Result<remote::JobInfo> state();
     [[nodiscard]] Status cancel();
     // Follows the job's log and state to its end (remote::follow_run); every live state Slurm gives on the
@@ -101,8 +104,10 @@ public:
 
     // begin_submission, then deploy, pre-flight and sbatch; the row gets the job the moment sbatch answers.
     [[nodiscard]] Result<Submission> submit(const SubmitRequest& request);
-    // The same for a row begin_submission made (its run id is the submission's).
-    [[nodiscard]] Result<Submission> submit(const SubmitRequest& request, StoredRun row);
+    // The same for a row begin_submission made (its run id is the submission's; `store_problem`: what
+    // begin_submission said).
+    [[nodiscard]] Result<Submission> submit(const SubmitRequest& request, StoredRun row,
+                                            std::string store_problem = {});
 
     // The watcher: every job's state with one squeue (one reconnect when the connection dropped), in the
     // order asked; with `node_states`, also the nodes of each job running on several nodes (one sinfo each).

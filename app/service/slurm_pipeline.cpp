@@ -91,7 +91,8 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
     remote::StepScriptInputs cpu = cpu_step_inputs(p, profile, out.run_dir, runs_dir);
     if (profile.container != remote::ContainerMode::kPyxis) {
         if (request.engine_binary.empty())
-            return Status::Error("slipway-engine was not found next to slipway (give --engine)");
+            return Status::Error("no slipway-engine to deploy for the pipeline's steps on " + profile.name +
+                                 " (a bare-metal profile)");
         if (Status s = session.upload_file(request.engine_binary, cpu.engine, 0755); !s.ok()) return s;
     }
 
@@ -101,15 +102,20 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
         return upload_step_input(session, request.input_root, out.run_dir, pointer, path);
     };
     auto abandon = [&](const std::string& why) -> Status {
-        // Jobs already queued would wait on a chain that will never finish: take them back.
+        // Jobs already queued would wait on a chain that will never finish: take them back. A row says
+        // cancelled only when scancel took its job; one it refused stays live and is named.
+        std::string kept;
         for (const QueuedStep& queued : out.steps) {
-            (void)executor.slurm().cancel(queued.job_id);
+            if (const Status s = executor.slurm().cancel(queued.job_id); !s.ok()) {
+                kept += "; job " + queued.job_id + " could not be cancelled: " + s.message();
+                continue;
+            }
             (void)store.set_state(queued.store_id, RunState::kCancelled, "pipeline stopped: " + why,
                                   "CANCELLED", StateWrite::kAlways);
         }
         if (out.steps.empty()) return Status::Error(why);
         return Status::Error(why + " (cancelled the " + std::to_string(out.steps.size()) +
-                             " job(s) already queued)");
+                             " job(s) already queued" + kept + ")");
     };
     const StoreRunSink sink(store);
     std::string previous;

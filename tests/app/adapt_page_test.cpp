@@ -172,6 +172,21 @@ TEST_F(AdaptPageOnACluster, AStepSlurmRefusesTakesBackTheJobsAlreadyQueued) {
     EXPECT_TRUE(followed_.empty());
 }
 
+TEST_F(AdaptPageOnACluster, AJobScancelRefusesStaysLiveAndIsNamed) {
+    cluster_.refuse_submissions("Invalid generic resource (gres) specification");
+    cluster_.refuse_scancel("scancel: error: Kill job error on job id 100: Access/permission denied");
+    ASSERT_TRUE(page_->start().ok());
+    ASSERT_TRUE(wait_until([&] { return exit_code_ != -1; }, 30000))
+        << page_->log()->toPlainText().toStdString();
+    const QString log = page_->log()->toPlainText();
+    EXPECT_EQ(exit_code_, 1);
+    EXPECT_TRUE(log.contains(QStringLiteral("job 100 could not be cancelled: "))) << log.toStdString();
+    EXPECT_TRUE(log.contains(QStringLiteral("Access/permission denied"))) << log.toStdString();
+    // Rows say what Slurm has: the jobs it kept are still live (pending), not cancelled.
+    for (const RunRecord& row : rows_by_job())
+        if (!row.job_id.isEmpty()) EXPECT_EQ(row.state, RunState::kPending) << row.job_id.toStdString();
+}
+
 TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
     const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();

@@ -30,25 +30,31 @@ public:
     explicit RecordingStore(RunStore& real) : real_(real) {}
     std::vector<std::string> writes;
     std::string refuse;  // "add", "record_job" or "set_state"
+    bool refuse_once = false;
 
     std::string location() const override { return real_.location(); }
     Result<int64_t> add(const StoredRun& run) override {
         writes.push_back("add " + std::string(to_db_text(run.state)));
-        if (refuse == "add") return Status::Error("database or disk is full");
+        if (refused("add")) return Status::Error("database or disk is full");
         return real_.add(run);
     }
     Status record_job(const remote::RunRecord& record, const std::string& run_json) override {
         writes.push_back("record_job " + record.job_id);
-        if (refuse == "record_job") return Status::Error("database or disk is full");
+        if (refused("record_job")) return Status::Error("database or disk is full");
         return real_.record_job(record, run_json);
     }
     Status set_state(int64_t id, RunState state, const std::string& detail, const std::string& slurm_state,
                      StateWrite mode) override {
         writes.push_back("set_state " + std::string(to_db_text(state)));
-        if (refuse == "set_state") return Status::Error("database or disk is full");
+        if (refused("set_state")) return Status::Error("database or disk is full");
         return real_.set_state(id, state, detail, slurm_state, mode);
     }
     Result<StoredRun> find(const std::string& run) const override { return real_.find(run); }
+    bool refused(const std::string& kind) {
+        if (refuse != kind) return false;
+        if (refuse_once) refuse.clear();
+        return true;
+    }
     Result<std::vector<StoredRun>> cluster_runs() const override { return real_.cluster_runs(); }
 
 private:
@@ -141,6 +147,33 @@ TEST_F(RunService, AJobSlurmHasIsKeptWhenTheStoreCannotRecordIt) {
     ASSERT_TRUE(sent.ok()) << sent.error();  // the job runs either way
     EXPECT_EQ(sent->run.job_id, "100");
     EXPECT_EQ(sent->store_problem, "database or disk is full");
+}
+
+TEST_F(RunService, AJobTheStoreMissedOnceIsRecordedAtTheSecondTry) {
+    store_->refuse = "record_job";
+    store_->refuse_once = true;  // a lock held a moment too long
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_TRUE(sent.ok()) << sent.error();
+    EXPECT_EQ(sent->store_problem, "");
+    EXPECT_EQ(store_->writes,
+              (std::vector<std::string>{"add submitting", "record_job 100", "record_job 100"}));
+    const Result<StoredRun> row = real_->find(sent->run.run_id);
+    EXPECT_EQ(row->state, RunState::kPending);
+    EXPECT_EQ(row->job_id, "100");
+}
+
+TEST_F(RunService, ARowTheStoreCouldNotAddIsMadeWhenSbatchAnswers) {
+    store_->refuse = "add";
+    store_->refuse_once = true;
+    const Result<Submission> sent = executor_->submit(demo());
+    ASSERT_TRUE(sent.ok()) << sent.error();  // the job goes out all the same
+    EXPECT_EQ(sent->store_problem, "database or disk is full");
+    EXPECT_NE(sent->run.id, 0);
+    const Result<StoredRun> row = real_->find(sent->run.run_id);
+    ASSERT_TRUE(row.ok()) << row.error();
+    EXPECT_EQ(row->id, sent->run.id);
+    EXPECT_EQ(row->job_id, "100");
+    EXPECT_EQ(row->state, RunState::kPending);
 }
 
 TEST_F(RunService, TheWatcherAsksEveryJobOfTheClusterWithOneSqueue) {
