@@ -2,7 +2,9 @@
 // cluster) and its whole life: submit, state changes (one place: set_state, which also writes the store),
 // log following, history writes, alerts, stalls, cancel, release. No widgets: the pages draw TrackedRun and
 // forward what the user asks for. The cluster half (submit over a ClusterSession, Slurm state polling,
-// remote log following, reconnects) is in run_tracker_cluster.cpp.
+// remote log following, reconnects) is in run_tracker_cluster.cpp; what it decides about Slurm jobs is the
+// run service's (app/service): the session's worker submits and asks through SlurmExecutor (the worker, not
+// the tracker, writes a submission's row), and JobWatch / StoredJobsWatch judge Slurm's answers.
 //
 // Connections: one set per ClusterSession, made the first time a run uses it and dispatched by request,
 // follow and job id to the run; dropped when ClusterSessions replaces or removes the session. A run's own
