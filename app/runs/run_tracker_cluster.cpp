@@ -309,15 +309,13 @@ void RunTracker::adopt_lost_submission(TrackedRun& run) {
         store_ != nullptr ? store_->find_run(run.run_id) : Result<int64_t>(Status::Error("no run history"));
     const Result<RunRecord> stored = row.ok() ? store_->run(*row) : Result<RunRecord>(row.status());
     if (!stored.ok() || stored->job_id.isEmpty()) {
-        if (stored.ok() && is_terminal(stored->state)) {
-            // The worker wrote why the submission failed: the tracked run takes it over before it is linked
-            // to the row, so nothing is written over it.
-            set_state(run, stored->state, stored->state_detail);
-        } else {
-            if (row.ok()) run.store_id = *row;
-            set_state(run, RunState::kUnknown,
-                      tr("the cluster profile changed during submission; see the cluster"));
-        }
+        // The worker wrote why the submission failed: the tracked run takes it over before it is linked to
+        // the row, so nothing is written over it. Otherwise the row is told its fate is unknown.
+        const bool failed = stored.ok() && is_terminal(stored->state);
+        if (!failed && row.ok()) run.store_id = *row;
+        set_state(run, failed ? stored->state : RunState::kUnknown,
+                  failed ? stored->state_detail
+                         : tr("the cluster profile changed during submission; see the cluster"));
         if (row.ok()) run.store_id = *row;
         return;
     }

@@ -29,9 +29,7 @@ Result<std::string> upload_step_input(remote::Session& session, const std::strin
                                       const std::string& run_dir, const std::string& pointer,
                                       const std::string& path) {
     const fs::path rel = fs::path(path).lexically_normal();
-    for (const auto& part : rel)
-        if (part == "..")
-            return Status::Error(pointer + ": \"" + path + "\": '..' is not allowed in an uploaded input");
+    if (Status s = remote::check_relative_input(pointer, rel.string()); !s.ok()) return s;
     const std::string local = (fs::path(input_root) / rel).string();
     const std::string remote_path = run_dir + "/inputs/" + rel.string();
     if (Status s = session.mkdir_p(fs::path(remote_path).parent_path().string(), 0755); !s.ok()) return s;

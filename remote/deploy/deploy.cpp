@@ -22,15 +22,6 @@ std::string trim_newlines(std::string text) {
     return text;
 }
 
-// A relative input path must stay inside input_root's tree when mirrored under inputs/.
-Status check_relative(const std::string& pointer, const std::string& path) {
-    for (const auto& part : fs::path(path)) {
-        if (part == "..")
-            return Status::Error(pointer + ": \"" + path + "\": '..' is not allowed in an uploaded input");
-    }
-    return Status::Ok();
-}
-
 class Uploader {
 public:
     Uploader(Session& session, Deployment& deployment) : session_(session), deployment_(deployment) {}
@@ -51,7 +42,7 @@ public:
     // A local file or folder (its regular files, not recursive: an HF model folder) -> inputs/<path>.
     Status input(const std::string& pointer, std::string& path, const std::string& input_root) {
         if (path.empty() || fs::path(path).is_absolute()) return Status::Ok();  // on the cluster already
-        if (Status s = check_relative(pointer, path); !s.ok()) return s;
+        if (Status s = check_relative_input(pointer, path); !s.ok()) return s;
         const fs::path local = fs::path(input_root) / path;
         const std::string remote =
             deployment_.remote_dir + "/inputs/" + fs::path(path).lexically_normal().string();
@@ -105,6 +96,14 @@ private:
 };
 
 }  // namespace
+
+Status check_relative_input(const std::string& pointer, const std::string& path) {
+    for (const auto& part : fs::path(path)) {
+        if (part == "..")
+            return Status::Error(pointer + ": \"" + path + "\": '..' is not allowed in an uploaded input");
+    }
+    return Status::Ok();
+}
 
 Result<std::string> resolve_remote_path(Session& session, const std::string& path) {
     if (!path.empty() && path[0] == '/') return path;

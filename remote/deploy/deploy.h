@@ -34,6 +34,10 @@ struct Deployment {
     std::vector<std::string> uploaded;  // remote paths, in upload order
 };
 
+// A relative input path (`pointer` names its field) must stay inside the local input folder's tree when it is
+// mirrored under the run's inputs/: no "..".
+[[nodiscard]] Status check_relative_input(const std::string& pointer, const std::string& path);
+
 // "~/x", "x" -> "<remote $HOME>/x"; absolute paths unchanged. Asks the remote for $HOME once per call.
 Result<std::string> resolve_remote_path(Session& session, const std::string& path);
 
