@@ -1,6 +1,7 @@
 // ClustersPage: profile list, profile dialogs, connection tests, the Health view and its doctor runs.
 #include "clusters_page.h"
 
+#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,7 +15,8 @@
 #include "clusters/cluster_dialogs.h"
 #include "clusters/doctor_job.h"
 #include "clusters/health_view.h"
-#include "local/engine_command.h"
+#include "core/engine_command.h"
+#include "core/install_paths.h"
 
 namespace slipway::app {
 namespace {
@@ -184,7 +186,7 @@ void ClustersPage::run_doctor() {
             doctor_->deleteLater();
     }
     DoctorOptions options = health_->doctor_options();
-    options.engine = find_engine_binary().toStdString();  // as a run on a bare-metal cluster deploys it
+    options.engine = find_engine_binary();  // as a run on a bare-metal cluster deploys it
     auto* job = new DoctorJob(profile, make_gui_callbacks(window()), connector(), this);
     doctor_ = job;
     doctor_log_.clear();
@@ -246,7 +248,7 @@ void ClustersPage::show_details() {
     if (row <= 0) {
         partitions_->hide();
         health_->hide();
-        const QString engine = find_engine_binary();
+        const QString engine = QFile::decodeName(find_engine_binary().c_str());
         text = tr(
             "<h3>This computer</h3>"
             "<p>The embedded default: runs <code>slipway-engine</code> here, without SSH or Slurm. "
@@ -259,8 +261,9 @@ void ClustersPage::show_details() {
                                   : engine.toHtmlEscaped());
         add_row(
             tr("Command"),
-            QStringLiteral("<code>slipway-engine %1</code>")
-                .arg(engine_arguments(QStringLiteral("RUN.json"), 2).join(QLatin1Char(' ')).toHtmlEscaped()));
+            QStringLiteral("<code>%1</code>")
+                .arg(QString::fromStdString(command_line("slipway-engine", engine_arguments("RUN.json", 2)))
+                         .toHtmlEscaped()));
         add_row(tr("CPU cores"), QString::number(QThread::idealThreadCount()));
         add_row(tr("Resource folder"),
                 resource_root_.isEmpty() ? tr("not found") : resource_root_.toHtmlEscaped());

@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -34,13 +35,13 @@
 #include "clusters/pipeline_job.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
+#include "core/install_paths.h"
 #include "core/run_state.h"
 #include "editor/container_panel.h"
 #include "editor/field_editor.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
 #include "i18n/ui_language.h"
-#include "local/engine_command.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "remote/slurm/cluster_profile.h"
@@ -55,7 +56,7 @@ constexpr int kMaxRecent = 8;
 }  // namespace
 
 MainWindow::MainWindow(const QString& history_path, QWidget* parent)
-    : QMainWindow(parent), resource_root_(resource_root()) {
+    : QMainWindow(parent), resource_root_(QString::fromStdString(resource_root())) {
     setWindowTitle(QStringLiteral("Slipway"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/slipway.png")));
     resize(1280, 820);
@@ -74,7 +75,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     RunTracker::Options options;
     options.resource_root = resource_root_;
     options.local_runs_dir = runs_dir();
-    options.engine_binary = find_engine_binary();
+    options.engine_binary = QFile::decodeName(find_engine_binary().c_str());
     tracker_ = std::make_unique<RunTracker>(history_.get(), &follow_, &sessions_, options);
 
     nav_ = new QListWidget(this);
@@ -262,9 +263,7 @@ void MainWindow::connect_tracker() {
 }
 
 QString MainWindow::runs_dir() const {
-    // Not slipway/runs: that folder holds the cluster run records (remote/deploy/run_record.h).
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
-           QStringLiteral("/slipway/local-runs");
+    return QFile::decodeName(default_local_runs_dir().c_str());
 }
 
 void MainWindow::build_menus() {

@@ -1,5 +1,6 @@
 // MainWindow, the cluster half: submitting the editor's run to a cluster profile and opening a log that
 // lives on a cluster (both handed to the RunTracker), and building or importing the run's image there.
+#include <QFile>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMessageBox>
@@ -12,11 +13,11 @@
 #include "clusters/cluster_session.h"
 #include "clusters/remote_browser.h"
 #include "clusters_page.h"
+#include "core/install_paths.h"
 #include "editor/container_panel.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
 #include "images/image_job.h"
-#include "local/engine_command.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
 #include "remote/slurm/chat_srun.h"
@@ -26,7 +27,7 @@ namespace slipway::app {
 
 Result<ChatTransport*> MainWindow::chat_transport(const RunRecord* run) {
     if (run == nullptr || run->cluster == kLocalProfile) {
-        const QString engine = find_engine_binary();
+        const QString engine = QFile::decodeName(find_engine_binary().c_str());
         if (engine.isEmpty())
             return Status::Error("no slipway-engine found (next to slipway, on PATH, or $SLIPWAY_ENGINE)");
         return static_cast<ChatTransport*>(new LocalChatTransport(engine));

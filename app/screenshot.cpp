@@ -11,12 +11,12 @@
 #include <QScrollArea>
 #include <QTabWidget>
 
+#include "core/install_paths.h"
 #include "editor/container_panel.h"
 #include "editor/data_preview_panel.h"
 #include "editor/model_picker.h"
 #include "editor/preset_gallery.h"
 #include "editor/run_editor.h"
-#include "local/engine_command.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
 #include "runs/run_tracker.h"
@@ -36,7 +36,7 @@ void settle(int ms = 150) {
 
 Result<QStringList> take_screenshots(MainWindow& window, const QString& dir) {
     if (!QDir().mkpath(dir)) return Result<QStringList>::Error("cannot create " + dir.toStdString());
-    const QString root = resource_root();
+    const QString root = QString::fromStdString(resource_root());
     if (root.isEmpty())
         return Result<QStringList>::Error("resources/presets not found: cannot load the demo run");
     if (const Status s =

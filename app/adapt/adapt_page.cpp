@@ -26,8 +26,10 @@
 #include "contract/file_system.h"
 #include "contract/pipeline.h"
 #include "contract/run_config.h"
+#include "core/install_paths.h"
+#include "history/history_run_store.h"
 #include "history/run_history.h"
-#include "local/local_pipeline.h"
+#include "service/local_pipeline.h"
 
 namespace slipway::app {
 namespace {
@@ -282,9 +284,9 @@ Status AdaptPage::start_here(const QString& file) {
     if (engine_.isEmpty() || !QFileInfo(engine_).isExecutable())
         return Status::Error("slipway-engine was not found: " + engine_.toStdString());
     LocalPipelineOptions options;
-    options.engine = engine_;
-    options.input_root = pipeline_input_root(*pipeline, file.toStdString(), {});
-    options.runs_dir = local_runs_dir_;
+    options.engine = QFile::encodeName(engine_).toStdString();
+    options.input_root = pipeline_input_root(*pipeline, file.toStdString(), {}, resource_root());
+    options.runs_dir = QFile::encodeName(local_runs_dir_).toStdString();
     auto stop = std::make_shared<std::atomic<bool>>(false);
     stop_local_ = stop;
     options.stop_requested = [stop] { return stop->load(); };
@@ -301,7 +303,9 @@ Status AdaptPage::start_here(const QString& file) {
             else
                 store_error = opened.error();
         }
-        options.store = store.get();
+        std::unique_ptr<HistoryRunStore> runs_store;
+        if (store) runs_store = std::make_unique<HistoryRunStore>(*store);
+        options.store = runs_store.get();
         Result<LocalPipelineOutcome> outcome =
             run_local_pipeline(p, options, [this](const LocalPipelineEvent& e) {
                 QMetaObject::invokeMethod(
@@ -363,7 +367,7 @@ Status AdaptPage::start_on_cluster(const QString& file, const QString& cluster) 
         emit finished(ok ? 0 : 1);
     });
     PipelineSubmitRequest request;
-    request.input_root = pipeline_input_root(*pipeline, file.toStdString(), {});
+    request.input_root = pipeline_input_root(*pipeline, file.toStdString(), {}, resource_root());
     request.engine_binary = QFile::encodeName(engine_).toStdString();  // for a bare-metal profile
     log_->appendPlainText(tr("Submitting pipeline %1 to %2").arg(file, cluster));
     job->start(std::move(*pipeline), std::move(request), store_path_);

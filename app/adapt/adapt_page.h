@@ -1,6 +1,6 @@
 // "Adapt a model to a language" (seed 001): a form for the chain of language_pipeline.h, its pipeline shown
 // and checked as it is edited, saved as a file, and started: on This computer in-process
-// (local/local_pipeline.h on a thread of its own, the same runner as `slipway pipeline run`: each step's
+// (service/local_pipeline.h on a thread of its own, the same runner as `slipway pipeline run`: each step's
 // event comes straight to the page), or on a cluster in-process too (clusters/pipeline_job.h: the run
 // service's submit_pipeline, the same as `slipway submit PIPELINE.json`, each queued step told to the page).
 // Every step becomes a run in the history that the Runs page lists and the monitor follows like any other.
@@ -18,7 +18,7 @@
 
 #include "adapt/language_pipeline.h"
 #include "contract/status.h"
-#include "local/local_pipeline.h"
+#include "service/local_pipeline.h"
 #include "service/slurm_pipeline.h"
 
 class QCheckBox;

@@ -2,9 +2,10 @@
 #include "chat/gguf_export.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 
-#include "local/engine_command.h"
+#include "core/install_paths.h"
 
 namespace slipway::app {
 
@@ -50,7 +51,7 @@ QStringList GgufExport::arguments(const ChatTarget& target, const QString& out, 
 Status GgufExport::start(const ChatTarget& target, const QString& out, const QString& type) {
     if (running()) return Status::Error("an export is running");
     if (Status s = check_local(target); !s.ok()) return s;
-    const QString engine = find_engine_binary();
+    const QString engine = QFile::decodeName(find_engine_binary().c_str());
     if (engine.isEmpty()) return Status::Error("slipway-engine not found (set SLIPWAY_ENGINE)");
     out_ = out;
     process_.start(engine, arguments(target, out, type));

@@ -1,6 +1,6 @@
 // `slipway pipeline validate | render | run` and `slipway submit PIPELINE.json`: a pipeline
 // (contract/pipeline.h) checked, shown as the sbatch scripts of its chain, run step by step with the local
-// engine (local/local_pipeline.h, which the Adaptation page runs too), or submitted as a chain of Slurm
+// engine (service/local_pipeline.h, which the Adaptation page runs too), or submitted as a chain of Slurm
 // jobs, each waiting for the one before it (--dependency=afterok). Every step is a row in the run history,
 // so `slipway status` lists the chain and the app follows each step like any other run.
 #include <QDateTime>
@@ -15,8 +15,8 @@
 #include "contract/pipeline.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
-#include "local/local_pipeline.h"
 #include "remote/slurm/sbatch_script.h"
+#include "service/local_pipeline.h"
 #include "service/slurm_pipeline.h"
 
 namespace slipway::app {
@@ -114,15 +114,15 @@ int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err) 
     if (!loaded.ok()) return fail(err, loaded.error(), 2);
     const Pipeline& p = *loaded;
     LocalPipelineOptions options;
-    options.engine = QString::fromStdString(c.engine.empty() ? engine_next_to_slipway() : c.engine);
-    if (options.engine.isEmpty() || !QFileInfo(options.engine).isExecutable())
+    options.engine = c.engine.empty() ? engine_next_to_slipway() : c.engine;
+    if (options.engine.empty() || !QFileInfo(QString::fromStdString(options.engine)).isExecutable())
         return fail(err, "slipway-engine was not found next to slipway or on PATH (or give --engine)");
-    options.input_root = pipeline_input_root(p, c.run_file, c.inputs);
-    options.runs_dir = c.runs_dir.empty() ? QDir::homePath() + "/.local/share/slipway/local-runs"
-                                          : QString::fromStdString(c.runs_dir);
+    options.input_root = pipeline_input_root(p, c.run_file, c.inputs, resource_root());
+    options.runs_dir = c.runs_dir.empty() ? default_local_runs_dir() : c.runs_dir;
     Result<std::unique_ptr<RunHistory>> store = open_store();
     if (!store.ok()) return fail(err, store.error());
-    options.store = store->get();
+    HistoryRunStore runs_store(**store);
+    options.store = &runs_store;
     Result<LocalPipelineOutcome> outcome = run_local_pipeline(p, options, [&](const LocalPipelineEvent& e) {
         if (!e.store_problem.empty()) err << "slipway: warning: run history: " << e.store_problem << "\n";
         if (const std::string line = describe_pipeline_event(e); !line.empty()) out << line << std::endl;
@@ -154,7 +154,7 @@ int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err)
     HistoryRunStore runs_store(**store);
     SlurmExecutor executor(**connected, *profile, runs_store);
     PipelineSubmitRequest request;
-    request.input_root = pipeline_input_root(p, c.run_file, c.inputs);
+    request.input_root = pipeline_input_root(p, c.run_file, c.inputs, resource_root());
     if (profile->container != remote::ContainerMode::kPyxis) {
         request.engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
         if (request.engine_binary.empty())

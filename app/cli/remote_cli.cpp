@@ -102,6 +102,21 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
     c.submit->add_option("OVERRIDES", c.overrides, "After --: training-script flags, e.g. -- --max_steps 40");
     add_ssh_options(c.submit, c.ssh);
 
+    c.run_local = cli.add_subcommand(
+        "run",
+        "Run a run config on This computer (as the app's Run button does): progress as it trains, the run in "
+        "the history; Ctrl-C stops it (the engine saves a checkpoint)");
+    c.run_local->add_option("RUN", c.run_file, "Run config JSON")->required();
+    c.run_local->add_option("--name", c.run_name, "Run name (overrides the config's)");
+    c.run_local->add_option("--engine", c.engine,
+                            "slipway-engine to run (default: $SLIPWAY_ENGINE, next to slipway, PATH)");
+    c.run_local->add_option("--inputs", c.inputs, "Folder that relative input paths are relative to");
+    c.run_local->add_option("--runs-dir", c.runs_dir,
+                            "Where the run's folder goes (default ~/.local/share/slipway/local-runs)");
+    c.run_local->add_flag("--raw", c.raw, "Print every log line as it is, not only the metrics");
+    c.run_local->add_option("OVERRIDES", c.overrides,
+                            "After --: training-script flags, e.g. -- --max_steps 40");
+
     CLI::App* pipeline = cli.add_subcommand(
         "pipeline",
         "Pipelines: a chain of engine steps (tokenizer, adapt-vocab, train, lep, eval) in one JSON file");
@@ -221,6 +236,7 @@ std::optional<int> run_remote_commands(RemoteCommands& c, std::ostream& out, std
         {c.pipeline_validate, run_pipeline_validate},
         {c.pipeline_render, run_pipeline_render},
         {c.pipeline_run, run_pipeline_local},
+        {c.run_local, run_local},
         {c.status, run_status},
         {c.cancel, run_cancel},
         {c.follow, run_follow},

@@ -62,7 +62,11 @@ struct RemoteCommands {
     CLI::App* pipeline_validate = nullptr;
     CLI::App* pipeline_render = nullptr;
     CLI::App* pipeline_run = nullptr;
-    std::string runs_dir;  // pipeline run: where its folder goes (default ~/.local/share/slipway/local-runs)
+    std::string
+        runs_dir;  // pipeline run, run: where its folder goes (default ~/.local/share/slipway/local-runs)
+
+    // run: a run on This computer (run_file, run_name, engine, inputs, runs_dir, overrides, raw)
+    CLI::App* run_local = nullptr;
 
     // status / cancel / follow / fetch
     CLI::App* status = nullptr;

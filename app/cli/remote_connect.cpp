@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
+#include "contract/mllog_keys.h"
 #include "contract/run_config.h"
 #include "remote/ssh/libssh_session.h"
 #include "remote/ssh/prompt_text.h"
@@ -84,6 +86,28 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
         }
         out << line << "\n";
     }
+}
+
+std::string input_root_for(const RunConfig& config, const std::string& given) {
+    namespace fs = std::filesystem;
+    if (!given.empty()) return given;
+    std::error_code ec;
+    const std::string cwd = fs::current_path(ec).string();
+    for (const std::string* path : {&config.model.path, &config.tokenizer.path, &config.data.train_file}) {
+        if (path->empty() || fs::path(*path).is_absolute()) continue;
+        if (fs::exists(fs::path(cwd) / *path, ec)) return cwd;
+        const std::string root = resource_root();
+        if (!root.empty() && fs::exists(fs::path(root) / *path, ec)) return root;
+    }
+    return cwd;
+}
+
+void print_metric_event(const MllogEvent& e, std::ostream& out) {
+    if (e.key != mllog_key::kTrainLoss && e.key != mllog_key::kEvalAccuracy) return;
+    out << e.key << " " << format_python_json(e.value);
+    if (const auto step = e.step_num()) out << " step " << static_cast<long long>(*step);
+    if (const auto samples = e.samples_count()) out << " samples " << static_cast<long long>(*samples);
+    out << std::endl;
 }
 
 }  // namespace slipway::app

@@ -11,6 +11,7 @@
 
 #include "cli/remote_cli.h"
 #include "clusters/cluster_connect.h"
+#include "contract/mllog.h"
 #include "contract/run_config.h"
 #include "contract/status.h"
 #include "core/install_paths.h"
@@ -35,6 +36,14 @@ inline int fail(std::ostream& err, const std::string& message, int code = 1) {
     return code;
 }
 
+// Where a run config's relative input paths point: `given` (--inputs), else the current folder when it holds
+// them, else the resource root (presets name resources/demo/...).
+std::string input_root_for(const RunConfig& config, const std::string& given);
+
+// "train_loss 2.5 step 10 samples 80" for a train_loss or eval_accuracy event (nothing for other keys): the
+// progress line `slipway follow` and `slipway run` print.
+void print_metric_event(const MllogEvent& event, std::ostream& out);
+
 // Rows printed as left-aligned columns two spaces apart (the first row is the header).
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
 
@@ -45,6 +54,8 @@ int run_clusters_list(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_pipeline_validate(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_pipeline_render(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err);
+// local_run_command.cpp: `slipway run`, a run on This computer.
+int run_local(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err);
 bool is_pipeline_file(const std::string& path);
 int run_clusters_add(RemoteCommands& c, std::ostream& out, std::ostream& err);

@@ -22,21 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Where relative input paths point: --inputs, else the current folder when it holds them, else the
-// resource root (presets name resources/demo/...).
-std::string input_root_for(const RunConfig& config, const std::string& given) {
-    if (!given.empty()) return given;
-    std::error_code ec;
-    const std::string cwd = fs::current_path(ec).string();
-    for (const std::string* path : {&config.model.path, &config.tokenizer.path, &config.data.train_file}) {
-        if (path->empty() || fs::path(*path).is_absolute()) continue;
-        if (fs::exists(fs::path(cwd) / *path, ec)) return cwd;
-        const std::string root = resource_root();
-        if (!root.empty() && fs::exists(fs::path(root) / *path, ec)) return root;
-    }
-    return cwd;
-}
-
 // One cluster's connection and the service over it.
 struct Connected {
     remote::ClusterProfile profile;
@@ -238,11 +223,7 @@ int run_follow(RemoteCommands& c, std::ostream& out, std::ostream& err) {
                 out << "lost_nodes " << it->dump() << std::endl;
             return;
         }
-        if (e.key != mllog_key::kTrainLoss && e.key != mllog_key::kEvalAccuracy) return;
-        out << e.key << " " << format_python_json(e.value);
-        if (const auto step = e.step_num()) out << " step " << static_cast<long long>(*step);
-        if (const auto samples = e.samples_count()) out << " samples " << static_cast<long long>(*samples);
-        out << std::endl;
+        print_metric_event(e, out);
     };
     callbacks.on_state = [&](const remote::JobInfo& job) {
         out << "state " << job.state << job.reason_suffix() << std::endl;

@@ -11,5 +11,11 @@ namespace slipway::app {
 std::string resource_root();
 // slipway-engine next to this executable, or empty.
 std::string engine_next_to_slipway();
+// Where runs on This computer get their folders: $XDG_DATA_HOME/slipway/local-runs (~/.local/share/...).
+// Not slipway/runs: that folder holds the cluster run records (remote/deploy/run_record.h).
+std::string default_local_runs_dir();
+// The engine the app runs: $SLIPWAY_ENGINE when set (tests, an engine built elsewhere), else the one next to
+// this executable (build/bin, /usr/bin), else the one on PATH, else "".
+std::string find_engine_binary();
 
 }  // namespace slipway::app

@@ -22,6 +22,7 @@
 #include "core/run_metrics.h"
 #include "core/run_state.h"
 #include "remote/deploy/run_record.h"
+#include "service/run_store.h"
 
 namespace slipway::app {
 
@@ -56,8 +57,8 @@ struct RunFacts {
 
 class HistoryWriter;
 
-// The cluster column of a run on this machine (the "This computer" profile).
-inline const QString kLocalProfile = QStringLiteral("This computer");
+// The cluster column of a run on this machine (the "This computer" profile): the run service's kLocalCluster.
+inline const QString kLocalProfile = QString::fromUtf8(kLocalCluster);
 // The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
 inline const QString kOpenedLogSource = QStringLiteral("log file");
 // How open() treats what older Slipways left behind.

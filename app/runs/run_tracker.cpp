@@ -4,13 +4,14 @@
 #include "runs/run_tracker.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QFileInfo>
 #include <QtDebug>
 
 #include "contract/mllog_keys.h"
+#include "core/engine_command.h"
 #include "history/history_writer.h"
 #include "history/run_history.h"
-#include "local/local_run.h"
 #include "runs/cluster_sessions.h"
 
 namespace slipway::app {
@@ -58,6 +59,17 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
         connect(sessions_, &ClusterSessions::session_created, this,
                 [this](const QString&, ClusterSession* session) { attach(session); });
     }
+    RunStore* runs_store = stored_runs_.get();
+    if (runs_store == nullptr) {
+        no_store_ = std::make_unique<NoRunStore>();
+        runs_store = no_store_.get();
+    }
+    local_executor_ = std::make_unique<LocalExecutor>(
+        *runs_store,
+        LocalExecutor::Options{options_.resource_root.toStdString(), options_.local_runs_dir.toStdString(),
+                               QFile::encodeName(options_.engine_binary).toStdString()});
+    local_timer_.setInterval(options_.local_poll_ms);
+    connect(&local_timer_, &QTimer::timeout, this, &RunTracker::poll_local);
     stall_timer_.setInterval(options_.stall_check_ms);
     connect(&stall_timer_, &QTimer::timeout, this, &RunTracker::check_stalls);
     stall_timer_.start();
@@ -78,7 +90,16 @@ void RunTracker::watch_store() {
     if (!version.ok()) return;
     const bool changed = store_version_ >= 0 && *version != store_version_;
     store_version_ = *version;
-    if (changed) emit store_changed();
+    if (!changed) return;
+    // Runs another process runs here: their rows say how they go.
+    for (auto& [key, run] : runs_) {
+        if (!run.state_from_store || run.store_id == 0) continue;
+        const Result<RunRecord> row = store_->run(run.store_id);
+        if (!row.ok()) continue;
+        set_state(run, row->state, row->state_detail, {}, StateSource::kService);
+        if (is_terminal(row->state) && run.follow_id != 0) follow_->finish(run.follow_id);  // its last lines
+    }
+    emit store_changed();
 }
 
 RunTracker::~RunTracker() {
@@ -87,9 +108,10 @@ RunTracker::~RunTracker() {
             disconnect(c);
     }
     links_.clear();
-    for (auto& [key, runner] : local_) {
-        disconnect(runner, nullptr, this, nullptr);  // no state writes from a dying tracker
-    }
+    // Engines still training are stopped with the app: their rows say so (the next start's sweep need not).
+    for (auto& [key, job] : local_)
+        (void)job.interrupt("slipway was closed while it ran", std::chrono::seconds(5));
+    local_.clear();
     for (auto& [key, run] : runs_) {
         if (run.follow_id != 0 && follows_local_file(run.source)) follow_->stop(run.follow_id);
         if (run.store_id != 0) close_store_queue(run.store_id);
@@ -179,8 +201,8 @@ void RunTracker::set_target(int key, std::optional<double> target, bool higher_i
 }
 
 void RunTracker::set_state(TrackedRun& run, RunState state, const QString& detail, const QString& slurm_state,
-                           bool from_poller) {
-    if (from_poller) {
+                           StateSource source) {
+    if (source == StateSource::kPoller) {
         // Pollers never reopen an ended run, nor call a stalled one running.
         if (is_terminal(run.state)) return;
         if (run.state == RunState::kStalled && state == RunState::kRunning) state = RunState::kStalled;
@@ -193,10 +215,11 @@ void RunTracker::set_state(TrackedRun& run, RunState state, const QString& detai
     if (!slurm_state.isEmpty()) run.slurm_state = slurm_state;
     if (state != RunState::kRunning && state != RunState::kStalled) run.node_states.clear();
     if (is_terminal(state)) run.cancellable = false;
-    if (store_ != nullptr && run.store_id != 0) {
-        const Status s = store_->set_state(run.store_id, state, detail, slurm_state,
-                                           is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
-                                           from_poller ? StateWrite::kIfNotEnded : StateWrite::kAlways);
+    if (store_ != nullptr && run.store_id != 0 && source != StateSource::kService && !run.state_from_store) {
+        const Status s =
+            store_->set_state(run.store_id, state, detail, slurm_state,
+                              is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
+                              source == StateSource::kPoller ? StateWrite::kIfNotEnded : StateWrite::kAlways);
         if (!s.ok()) emit history_problem(QString::fromStdString(s.message()));
         emit store_changed();
     }
@@ -206,88 +229,67 @@ void RunTracker::set_state(TrackedRun& run, RunState state, const QString& detai
 // ---- This computer ----
 
 Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList& overrides) {
-    Result<LocalRunPlan> plan = plan_local_run(config, options_.resource_root, options_.local_runs_dir,
-                                               options_.engine_binary, overrides);
-    if (!plan.ok()) return plan.status();
-
-    TrackedRun& run = add(RunSource::kLocal, QString::fromStdString(plan->config.name), RunState::kRunning);
+    std::vector<std::string> flags;
+    for (const QString& o : overrides)
+        flags.push_back(o.toStdString());
+    Result<LocalJob> started = local_executor_->submit(config, flags);
+    if (!started.ok()) {
+        emit store_changed();  // a run that could not start is stored failed
+        return started.status();
+    }
+    const LocalRunPlan& plan = started->plan();
+    TrackedRun& run = add(RunSource::kLocal, QString::fromStdString(plan.config.name), RunState::kRunning);
     const int key = run.key;
     run.profile = kLocalProfile;
-    run.log_path = plan->mllog_path;
+    run.log_path = QString::fromStdString(plan.mllog_path);
+    run.job_id = QString::number(started->pid());
+    run.store_id = started->run().id;
+    run.cancellable = true;
     run.live = true;
-    if (plan->config.eval.target) {
-        run.metrics.target = plan->config.eval.target;
-        run.metrics.target_higher_is_better = plan->config.eval_higher_is_better();
+    if (plan.config.eval.target) {
+        run.metrics.target = plan.config.eval.target;
+        run.metrics.target_higher_is_better = plan.config.eval_higher_is_better();
     }
-    if (store_ != nullptr) {
-        RunRecord record;
-        record.name = run.name;
-        record.cluster = kLocalProfile;
-        record.state = RunState::kRunning;
-        record.started = QDateTime::currentDateTime();
-        record.config_json = QString::fromStdString(to_json(plan->config).dump(2));
-        record.log_path = plan->mllog_path;
-        if (const Result<int64_t> id = store_->add_run(record); id.ok()) {
-            run.store_id = *id;
-        } else {
-            emit history_problem(QString::fromStdString(id.error()));
-        }
-    }
-    run.follow_id = follow_->follow(plan->mllog_path);
-
-    auto* runner = new LocalRunner(this);
-    local_[key] = runner;
-    connect(runner, &LocalRunner::started, this, [this, key](qint64 pid) {
-        TrackedRun* r = find(key);
-        if (r == nullptr) return;
-        r->job_id = QString::number(pid);
-        r->cancellable = true;
-        if (store_ != nullptr && r->store_id != 0) {
-            if (Result<RunRecord> stored = store_->run(r->store_id); stored.ok()) {
-                stored->job_id = r->job_id;
-                if (const Status s = store_->update_run(*stored); !s.ok())
-                    emit history_problem(QString::fromStdString(s.message()));
-            }
-            emit store_changed();
-        }
-        emit run_changed(key);
-    });
-    connect(runner, &LocalRunner::finished, this,
-            [this, key, runner, store_id = run.store_id](int code, bool cancelled, const QString& error) {
-                local_.erase(key);
-                runner->deleteLater();
-                const RunState state = cancelled   ? RunState::kCancelled
-                                       : code == 0 ? RunState::kCompleted
-                                                   : RunState::kFailed;
-                const QString detail =
-                    state == RunState::kFailed ? QStringLiteral("exit code %1").arg(code) : QString();
-                TrackedRun* r = find(key);
-                if (r == nullptr) {
-                    // Removed from the monitor while it trained: its row still learns how it ended.
-                    if (store_ != nullptr && store_id != 0) {
-                        (void)store_->set_state(store_id, state, detail, {}, QDateTime::currentDateTime());
-                        emit store_changed();
-                    }
-                    emit local_run_finished(key, code);
-                    return;
-                }
-                if (r->follow_id != 0) follow_->finish(r->follow_id);  // the engine's last lines too
-                set_state(*r, state, detail);
-                // One end alert: none when the log's run_stop gave it, or for a cancel (asked for).
-                if (!cancelled && code != 0 && !r->watch.ended()) {
-                    r->watch.mark_ended();
-                    emit alert(key, RunAlert{RunAlertKind::kFailed,
-                                             (error.isEmpty() ? tr("the engine exited with code %1").arg(code)
-                                                              : error)
-                                                 .toStdString()});
-                }
-                emit local_run_finished(key, code);
-            });
+    if (!started->store_problem().empty())
+        emit history_problem(QString::fromStdString(started->store_problem()));
+    run.follow_id = follow_->follow(run.log_path);
+    const QString command = QString::fromStdString(command_line(plan.engine, plan.arguments));
+    local_.emplace(key, std::move(*started));
+    if (!local_timer_.isActive()) local_timer_.start();
     emit run_added(key);
-    runner->start(*plan);
     emit store_changed();
-    emit message(tr("Started %1: %2 %3").arg(run.name, plan->engine, plan->arguments.join(QLatin1Char(' '))));
+    emit message(tr("Started %1: %2").arg(run.name, command));
     return key;
+}
+
+void RunTracker::poll_local() {
+    for (auto it = local_.begin(); it != local_.end();) {
+        const int key = it->first;
+        const std::optional<LocalEnd> end = it->second.poll();
+        if (!end) {
+            ++it;
+            continue;
+        }
+        // The run service stored the end in the run's row.
+        if (!it->second.store_problem().empty())
+            emit history_problem(QString::fromStdString(it->second.store_problem()));
+        it = local_.erase(it);
+        emit store_changed();
+        // A run removed from the monitor while it trained has no entry: its row learnt how it ended.
+        if (TrackedRun* r = find(key)) {
+            if (r->follow_id != 0) follow_->finish(r->follow_id);  // the engine's last lines too
+            set_state(*r, end->state, QString::fromStdString(end->detail), {}, StateSource::kService);
+            // One end alert: none when the log's run_stop gave it, or for a cancel (asked for).
+            if (end->state == RunState::kFailed && !r->watch.ended()) {
+                r->watch.mark_ended();
+                emit alert(key, RunAlert{RunAlertKind::kFailed, tr("the engine ended with %1")
+                                                                    .arg(QString::fromStdString(end->detail))
+                                                                    .toStdString()});
+            }
+        }
+        emit local_run_finished(key, end->exit.signal == 0 ? end->exit.code : -1);
+    }
+    if (local_.empty()) local_timer_.stop();
 }
 
 // ---- Log files ----
@@ -392,7 +394,8 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
         !run.metrics.run_stop_ms.has_value())
         set_state(run, RunState::kRunning);
     const bool stop_now = !had_stop && run.metrics.run_stop_ms.has_value();
-    if (stop_now && (run.source == RunSource::kLogFile || run.source == RunSource::kClusterLog) && run.live) {
+    if (stop_now && (run.source == RunSource::kLogFile || run.source == RunSource::kClusterLog) && run.live &&
+        !run.state_from_store) {
         // Nobody else knows how a followed log ends: its run_stop says so.
         set_state(run, from_run_stop(run.metrics), run_stop_detail(run.metrics));
         if (store_ != nullptr && run.store_id != 0)
@@ -519,9 +522,11 @@ Result<int> RunTracker::resume(int64_t store_id) {
         return run.key;
     }
     // A local file (a run on This computer or a log being written) is followed on from the stored offset.
-    // An engine an earlier session started is not ours any more: only its log says how it goes.
+    // An engine an earlier session started is not ours any more: only its log says how it goes. A local run
+    // still live in the store is another process's (the startup sweep ended this app's own): its row does.
     TrackedRun& run = add_stored(*record, std::move(*metrics), RunSource::kLogFile);
     run.live = true;
+    run.state_from_store = record->cluster == kLocalProfile && is_live(record->state);
     run.follow_id = follow_->follow(record->log_path, record->log_offset);
     emit run_added(run.key);
     return run.key;
@@ -532,7 +537,7 @@ Status RunTracker::cancel(int key) {
     if (run == nullptr) return Status::Error("no such run");
     if (const auto it = local_.find(key); it != local_.end()) {
         run->watch.mark_ended();  // the engine's run_stop "aborted" answers the cancel: no failure alert
-        it->second->cancel();
+        it->second.cancel(std::chrono::milliseconds(options_.local_cancel_grace_ms));
         emit message(tr("Cancelling %1...").arg(run->name));
         return Status::Ok();
     }

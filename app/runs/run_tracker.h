@@ -1,14 +1,17 @@
 // Every run the app knows while it is open (a run on This computer, a Slurm job, a log file, a log on a
 // cluster) and its whole life: submit, state changes (one place: set_state, which also writes the store),
 // log following, history writes, alerts, stalls, cancel, release. No widgets: the pages draw TrackedRun and
-// forward what the user asks for. The cluster half (submit over a ClusterSession, Slurm state polling,
-// remote log following, reconnects) is in run_tracker_cluster.cpp; what it decides about Slurm jobs is the
-// run service's (app/service): the session's worker submits and asks through SlurmExecutor (the worker, not
-// the tracker, writes a submission's row), and JobWatch / StoredJobsWatch judge Slurm's answers.
+// forward what the user asks for. Runs on This computer are the run service's LocalJobs (app/service/
+// local_executor.h: the engine's process, its row written once per state change), polled from a timer here.
+// The cluster half (submit over a ClusterSession, Slurm state polling, remote log following, reconnects) is
+// in run_tracker_cluster.cpp; what it decides about Slurm jobs is the run service's too: the session's worker
+// submits and asks through SlurmExecutor (the worker, not the tracker, writes a submission's row), and
+// JobWatch / StoredJobsWatch judge Slurm's answers.
 //
 // Connections: one set per ClusterSession, made the first time a run uses it and dispatched by request,
 // follow and job id to the run; dropped when ClusterSessions replaces or removes the session. A run's own
-// resources (its follow, its local process, its writer queue) are released when it ends or is released.
+// resources (its follow, its writer queue) are released when it ends or is released; a local engine stays
+// polled until it exits, so its row learns its end also after the run left the monitor.
 #pragma once
 
 #include <QMetaObject>
@@ -34,12 +37,12 @@
 #include "remote/deploy/job_end_rule.h"
 #include "remote/deploy/job_nodes.h"
 #include "service/job_watch.h"
+#include "service/local_executor.h"
 
 namespace slipway::app {
 
 class ClusterSession;
 class ClusterSessions;
-class LocalRunner;
 struct RemoteSubmission;
 
 enum class RunSource {
@@ -71,6 +74,9 @@ struct TrackedRun {
     bool live = false;       // being followed: alerts and stall checks apply
     bool loading = false;    // an opened file still being read
     bool cancellable = false;
+    // A run on This computer that another process runs (`slipway run`, another window): its row, which that
+    // process writes, says its state; the tracker follows its log and never writes its state.
+    bool state_from_store = false;
 
     // Internal bookkeeping (the tracker's; shown for tests).
     int follow_id = 0;         // FollowService id (local files) or the session's follow id; 0: none
@@ -93,9 +99,11 @@ public:
         double stall_factor = 5.0;
         int64_t stall_min_ms = 60'000;
         int stall_check_ms = 5000;
-        int job_poll_ms = 10'000;      // Slurm state of live cluster runs (one timer for all)
-        int after_run_stop_ms = 1500;  // ask Slurm this soon after the log's run_stop
-        int store_watch_ms = 2000;     // how often rows written by another process are looked for
+        int job_poll_ms = 10'000;            // Slurm state of live cluster runs (one timer for all)
+        int after_run_stop_ms = 1500;        // ask Slurm this soon after the log's run_stop
+        int store_watch_ms = 2000;           // how often rows written by another process are looked for
+        int local_poll_ms = 200;             // how soon a local engine's exit is seen
+        int local_cancel_grace_ms = 10'000;  // a cancelled local engine's time to save and exit
         // When an ended-looking Slurm state is the run's end (a requeued job looks ended for a moment).
         remote::JobEndRule::Options end_rule;
     };
@@ -175,12 +183,17 @@ private:
     static RunSource source_of(const RunRecord& record);
     TrackedRun* find(int key);
     TrackedRun* find_by_follow(RunSource source, int follow_id);
-    // The only place a run's state changes; writes the store (`mode` for pollers).
+    // Who says a run's state: the tracker (the log, a submission), a poller (Slurm's answers: an ended
+    // run is never reopened, a stalled one never called running), or the run service, which stored it.
+    enum class StateSource { kTracker, kPoller, kService };
+    // The only place a run's state changes; writes the store unless the service did.
     void set_state(TrackedRun& run, RunState state, const QString& detail = {},
-                   const QString& slurm_state = {}, bool from_poller = false);
+                   const QString& slurm_state = {}, StateSource source = StateSource::kTracker);
     void apply(TrackedRun& run, const FollowBatch& batch);
     void on_file_batch(const FollowBatch& batch);
     void check_stalls();
+    // Every local engine's exit (the run service stores it); the timer runs while one is training.
+    void poll_local();
     void close_store_queue(int64_t store_id);
 
     // The cluster half (run_tracker_cluster.cpp).
@@ -215,7 +228,10 @@ private:
     ClusterSessions* sessions_;
     Options options_;
     std::map<int, TrackedRun> runs_;
-    std::map<int, LocalRunner*> local_;  // key -> its engine process (a child; deleted at its end)
+    // key -> its engine, until it exits (also after the run was released: its end is still stored).
+    std::map<int, LocalJob> local_;
+    std::unique_ptr<RunStore> no_store_;  // the executor's store when the app has no run history
+    std::unique_ptr<LocalExecutor> local_executor_;
     int next_key_ = 1;
     struct SessionLink {
         QString profile;
@@ -231,6 +247,7 @@ private:
     QTimer stall_timer_;
     QTimer poll_timer_;
     QTimer store_timer_;
+    QTimer local_timer_;
 };
 
 }  // namespace slipway::app

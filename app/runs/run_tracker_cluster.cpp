@@ -185,7 +185,7 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
         if (judged.verdict == JobWatch::Verdict::kBack)
             emit message(tr("Job %1 is %2 again (requeued): following it on").arg(job_id, word));
         if (!is_terminal(judged.state)) {
-            set_state(run, judged.state, detail, word, /*from_poller=*/true);
+            set_state(run, judged.state, detail, word, StateSource::kPoller);
             continue;
         }
         if (!judged.counts()) {
@@ -197,7 +197,7 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
             continue;
         }
         if (is_terminal(run.state)) continue;
-        set_state(run, judged.state, detail, word, /*from_poller=*/true);
+        set_state(run, judged.state, detail, word, StateSource::kPoller);
         end_cluster_run(run, judged.state, word);
     }
 }

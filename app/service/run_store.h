@@ -14,6 +14,9 @@
 
 namespace slipway::app {
 
+// The cluster column of a run on this machine (the "This computer" profile).
+inline constexpr const char* kLocalCluster = "This computer";
+
 // A run as the store holds it: what the service needs to act on it.
 struct StoredRun {
     int64_t id = 0;
@@ -53,6 +56,26 @@ public:
     [[nodiscard]] virtual Result<StoredRun> find(const std::string& run_id_or_row) const = 0;
     // Runs submitted to clusters, oldest first.
     [[nodiscard]] virtual Result<std::vector<StoredRun>> cluster_runs() const = 0;
+};
+
+// A store that keeps nothing (an app that could not open its run history): writes succeed, rows have id 0.
+class NoRunStore : public RunStore {
+public:
+    std::string location() const override { return "no run history"; }
+    [[nodiscard]] Result<int64_t> add(const StoredRun&) override { return int64_t{0}; }
+    [[nodiscard]] Status record_job(const remote::RunRecord&, const std::string&) override {
+        return Status::Ok();
+    }
+    [[nodiscard]] Status set_state(int64_t, RunState, const std::string&, const std::string&,
+                                   StateWrite) override {
+        return Status::Ok();
+    }
+    [[nodiscard]] Result<StoredRun> find(const std::string& run_id_or_row) const override {
+        return Status::Error("no run " + run_id_or_row + ": there is no run history");
+    }
+    [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const override {
+        return std::vector<StoredRun>{};
+    }
 };
 
 // submit_run's sink over a store, best effort: once sbatch has the job, a store that cannot be written (a

@@ -3672,13 +3672,13 @@ Model config: %1</source>
     <name>slipway::app::RunTracker</name>
     <message>
         <location filename="../../app/runs/run_tracker.cpp" line="+257"/>
-        <source>the engine exited with code %1</source>
-        <translation>движок завершился с кодом %1</translation>
+        <source>the engine ended with %1</source>
+        <translation>движок завершился: %1</translation>
     </message>
     <message>
         <location line="+9"/>
-        <source>Started %1: %2 %3</source>
-        <translation>Запущен %1: %2 %3</translation>
+        <source>Started %1: %2</source>
+        <translation>Запущен %1: %2</translation>
     </message>
     <message>
         <location line="+105"/>

@@ -6,25 +6,27 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 
+#include "core/engine_command.h"
 #include "editor/run_editor.h"
 #include "history/run_history.h"
-#include "local/engine_command.h"
-#include "local/local_run.h"
 #include "main_window.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "runs/run_tracker.h"
+#include "service/local_executor.h"
 #include "test_util.h"
 
 namespace slipway::app {
 namespace {
 
 TEST(EngineCommand, OneFunctionBuildsTheCommandLine) {
+    using Words = std::vector<std::string>;
     EXPECT_EQ(engine_arguments("/r/run.json", 2, {"--max_steps", "10"}, 8),
-              (QStringList{"launch", "--nproc", "2", "--", "train", "--threads", "4", "/r/run.json",
-                           "--max_steps", "10"}));
+              (Words{"launch", "--nproc", "2", "--", "train", "--threads", "4", "/r/run.json", "--max_steps",
+                     "10"}));
     EXPECT_EQ(engine_arguments("/r/run.json", 4, {}, 2),
-              (QStringList{"launch", "--nproc", "4", "--", "train", "--threads", "1", "/r/run.json"}));
+              (Words{"launch", "--nproc", "4", "--", "train", "--threads", "1", "/r/run.json"}));
+    EXPECT_EQ(command_line("slipway-engine", {"train", "run.json"}), "slipway-engine train run.json");
 }
 
 TEST(LocalRunPlan, ResolvesInputsWritesRunJsonAndRefusesWithoutAnEngine) {
@@ -32,17 +34,21 @@ TEST(LocalRunPlan, ResolvesInputsWritesRunJsonAndRefusesWithoutAnEngine) {
     QTemporaryDir runs;
     const Result<RunConfig> demo = load_run_config(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json");
     ASSERT_TRUE(demo.ok()) << demo.error();
-    EXPECT_FALSE(plan_local_run(*demo, SLIPWAY_SOURCE_DIR, runs.path(), "").ok());
-    const Result<LocalRunPlan> plan = plan_local_run(*demo, SLIPWAY_SOURCE_DIR, runs.path(), "/bin/true");
+    EXPECT_FALSE(plan_local_run(*demo, SLIPWAY_SOURCE_DIR, runs.path().toStdString(), "").ok());
+    const Result<LocalRunPlan> plan =
+        plan_local_run(*demo, SLIPWAY_SOURCE_DIR, runs.path().toStdString(), "/bin/true");
     ASSERT_TRUE(plan.ok()) << plan.error();
     EXPECT_EQ(plan->config.model.path, SLIPWAY_SOURCE_DIR "/resources/demo/model");
     EXPECT_EQ(plan->config.data.train_file, SLIPWAY_SOURCE_DIR "/resources/demo/corpus.jsonl");
-    EXPECT_TRUE(QString::fromStdString(plan->config.training.output_dir).startsWith(plan->run_dir));
-    EXPECT_EQ(plan->mllog_path, QString::fromStdString(plan->config.training.output_dir) + "/mllog.txt");
-    const Result<RunConfig> written = load_run_config(plan->run_json.toStdString());
+    EXPECT_EQ(plan->run_dir.rfind(runs.path().toStdString() + "/demo-tiny-", 0), 0u) << plan->run_dir;
+    EXPECT_EQ(plan->config.training.output_dir, plan->run_dir + "/output");
+    EXPECT_EQ(plan->mllog_path, plan->config.training.output_dir + "/mllog.txt");
+    EXPECT_EQ(plan->engine_log, plan->run_dir + "/engine.log");
+    const Result<RunConfig> written = load_run_config(plan->run_json);
     ASSERT_TRUE(written.ok()) << written.error();
     EXPECT_EQ(to_json(*written), to_json(plan->config));
-    EXPECT_EQ(plan->arguments.mid(0, 3), (QStringList{"launch", "--nproc", "2"}));  // ntasks_per_node 2
+    EXPECT_EQ(std::vector<std::string>(plan->arguments.begin(), plan->arguments.begin() + 3),
+              (std::vector<std::string>{"launch", "--nproc", "2"}));  // ntasks_per_node 2
 }
 
 TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {

@@ -14,8 +14,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include "history/history_run_store.h"
 #include "history/run_history.h"
-#include "local/local_pipeline.h"
+#include "service/local_pipeline.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -150,10 +151,11 @@ TEST(LocalPipeline, AStopKillsTheRunningStepAndEndsItCancelled) {
     Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
     ASSERT_TRUE(store.ok()) << store.error();
     LocalPipelineOptions options;
-    options.engine = engine;
+    options.engine = engine.toStdString();
     options.input_root = home.path().toStdString();
-    options.runs_dir = home.path() + "/runs";
-    options.store = store->get();
+    options.runs_dir = (home.path() + "/runs").toStdString();
+    HistoryRunStore runs_store(**store);
+    options.store = &runs_store;
     QElapsedTimer since_start;
     std::vector<LocalPipelineEvent> events;
     options.stop_requested = [&] { return since_start.isValid() && since_start.elapsed() > 300; };

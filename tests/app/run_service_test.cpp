@@ -14,6 +14,7 @@
 #include "fake_cluster.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
+#include "recording_store.h"
 #include "remote/slurm/sbatch_script.h"
 #include "service/job_watch.h"
 #include "service/slurm_executor.h"
@@ -23,43 +24,6 @@ namespace slipway::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The real store, with every write written down; `refuse` makes one kind of write fail as a full disk would.
-class RecordingStore : public RunStore {
-public:
-    explicit RecordingStore(RunStore& real) : real_(real) {}
-    std::vector<std::string> writes;
-    std::string refuse;  // "add", "record_job" or "set_state"
-    bool refuse_once = false;
-
-    std::string location() const override { return real_.location(); }
-    Result<int64_t> add(const StoredRun& run) override {
-        writes.push_back("add " + std::string(to_db_text(run.state)));
-        if (refused("add")) return Status::Error("database or disk is full");
-        return real_.add(run);
-    }
-    Status record_job(const remote::RunRecord& record, const std::string& run_json) override {
-        writes.push_back("record_job " + record.job_id);
-        if (refused("record_job")) return Status::Error("database or disk is full");
-        return real_.record_job(record, run_json);
-    }
-    Status set_state(int64_t id, RunState state, const std::string& detail, const std::string& slurm_state,
-                     StateWrite mode) override {
-        writes.push_back("set_state " + std::string(to_db_text(state)));
-        if (refused("set_state")) return Status::Error("database or disk is full");
-        return real_.set_state(id, state, detail, slurm_state, mode);
-    }
-    Result<StoredRun> find(const std::string& run) const override { return real_.find(run); }
-    bool refused(const std::string& kind) {
-        if (refuse != kind) return false;
-        if (refuse_once) refuse.clear();
-        return true;
-    }
-    Result<std::vector<StoredRun>> cluster_runs() const override { return real_.cluster_runs(); }
-
-private:
-    RunStore& real_;
-};
 
 class RunService : public ::testing::Test {
 protected:

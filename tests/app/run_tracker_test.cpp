@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
+
+#include <signal.h>
 
 #include "history/history_writer.h"
 #include "history/run_history.h"
@@ -91,12 +95,68 @@ TEST_F(RunTrackerTest, ALocalRunThatFailsSaysItsExitCodeOnce) {
     const int key = run_local("fail");
     const TrackedRun* run = tracker_->run(key);
     EXPECT_EQ(run->state, RunState::kFailed);
-    EXPECT_EQ(run->state_detail, "exit code 3");
+    // The engine's last words (its engine.log) with its exit: the run says why without opening a file.
+    EXPECT_EQ(run->state_detail, "exit code 3: fake engine: failing on purpose");
     EXPECT_EQ(alerts_for(key, RunAlertKind::kFailed), 1);
     EXPECT_EQ(alerts_.size(), 1u);
+    for (const auto& [k, a] : alerts_)
+        EXPECT_EQ(a.message, "the engine ended with exit code 3: fake engine: failing on purpose");
     const RunRecord stored = *store_->run(run->store_id);
     EXPECT_EQ(stored.state, RunState::kFailed);
-    EXPECT_EQ(stored.state_detail, "exit code 3");
+    EXPECT_EQ(stored.state_detail, run->state_detail);
+}
+
+TEST_F(RunTrackerTest, AnEngineThatCannotStartIsRefusedAndStoredFailed) {
+    const QString broken = dir_.filePath("broken-engine");
+    QFile script(broken);
+    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
+    script.write("#!/nonexistent/interpreter\n");
+    script.close();
+    ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    RunTracker::Options options;
+    options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+    options.local_runs_dir = dir_.filePath("runs");
+    options.engine_binary = broken;
+    RunTracker tracker(store_.get(), &follow_, nullptr, options);
+    int store_changes = 0;
+    QObject::connect(&tracker, &RunTracker::store_changed, [&] { ++store_changes; });
+    const Result<int> key = tracker.submit_local(testing_util::demo_config());
+    ASSERT_FALSE(key.ok());
+    EXPECT_EQ(key.error(), "cannot start " + broken.toStdString() + ": No such file or directory");
+    EXPECT_TRUE(tracker.keys().empty());
+    EXPECT_EQ(store_changes, 1);
+    const Result<std::vector<RunRecord>> rows = store_->runs();
+    ASSERT_TRUE(rows.ok());
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_EQ(rows->front().state, RunState::kFailed);
+    EXPECT_EQ(rows->front().state_detail.toStdString(), key.error());
+}
+
+TEST_F(RunTrackerTest, ClosingTheTrackerStopsItsEnginesAndTheirRowsSaySo) {
+    qputenv("FAKE_ENGINE_MODE", "hang");
+    const Result<int> key = tracker_->submit_local(testing_util::demo_config());
+    ASSERT_TRUE(key.ok()) << key.error();
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(*key)->metrics.total_points() > 0; }));
+    const int64_t id = tracker_->run(*key)->store_id;
+    const pid_t pid = tracker_->run(*key)->job_id.toInt();
+    tracker_.reset();
+    EXPECT_NE(::kill(pid, 0), 0);  // stopped and reaped
+    const RunRecord stored = *store_->run(id);
+    EXPECT_EQ(stored.state, RunState::kInterrupted);
+    EXPECT_EQ(stored.state_detail, "slipway was closed while it ran");
+}
+
+TEST_F(RunTrackerTest, ARunReleasedWhileItTrainsStillHasItsEndStored) {
+    qputenv("FAKE_ENGINE_MODE", "hang");
+    const Result<int> key = tracker_->submit_local(testing_util::demo_config());
+    ASSERT_TRUE(key.ok()) << key.error();
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(*key)->metrics.total_points() > 0; }));
+    const int64_t id = tracker_->run(*key)->store_id;
+    ASSERT_TRUE(tracker_->cancel(*key).ok());
+    tracker_->release(*key);
+    EXPECT_EQ(tracker_->local_runs_active(), 1);  // its engine is still ours until it exits
+    EXPECT_TRUE(wait_until([&] { return tracker_->local_runs_active() == 0; }, 15000));
+    EXPECT_EQ(store_->run(id)->state, RunState::kCancelled);
 }
 
 TEST_F(RunTrackerTest, ACancelledLocalRunIsCancelledWithoutAFailureAlert) {
@@ -116,6 +176,48 @@ TEST_F(RunTrackerTest, AnEngineThatAbortsAndExitsGivesOneAlert) {
     EXPECT_EQ(tracker_->run(key)->metrics.status, "aborted");
     EXPECT_EQ(alerts_for(key, RunAlertKind::kFailed), 1);
     EXPECT_EQ(alerts_.size(), 1u);
+}
+
+// The other door: `slipway run` (the run service in another process) runs the engine; the app follows its
+// log and shows the state the CLI stores, never writing one of its own (a cancel is the CLI's "cancelled",
+// not the app's reading of the log's run_stop "aborted").
+TEST(RunTrackerAndCli, ALocalRunTheCliRunsIsFollowedByTheAppWhichLeavesItsStateToTheCli) {
+    testing_util::IsolatedHome home;
+    Result<std::unique_ptr<RunHistory>> store = RunHistory::open(RunHistory::default_path());
+    ASSERT_TRUE(store.ok()) << store.error();
+    FollowService follow(20);
+    RunTracker::Options options;
+    options.store_watch_ms = 100;
+    RunTracker tracker(store->get(), &follow, nullptr, options);
+
+    QProcess cli;
+    qputenv("FAKE_ENGINE_MODE", "hang");
+    cli.start(QStringLiteral(SLIPWAY_BIN), {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json",
+                                            "--engine", testing_util::fake_engine()});
+    qunsetenv("FAKE_ENGINE_MODE");
+    ASSERT_TRUE(cli.waitForStarted(10000));
+    int64_t id = 0;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            const Result<std::vector<RunRecord>> rows = (*store)->runs();
+            if (rows.ok() && !rows->empty() && rows->front().state == RunState::kRunning)
+                id = rows->front().id;
+            return id != 0;
+        },
+        15000));
+    const Result<int> key = tracker.resume(id);
+    ASSERT_TRUE(key.ok()) << key.error();
+    EXPECT_TRUE(tracker.run(*key)->state_from_store);
+    ASSERT_TRUE(
+        wait_until([&] { return tracker.run(*key)->metrics.points(Metric::kTrainLoss).size() == 2; }));
+
+    ::kill(static_cast<pid_t>(cli.processId()), SIGINT);  // Ctrl-C in the CLI's terminal
+    ASSERT_TRUE(cli.waitForFinished(20000));
+    EXPECT_EQ(cli.exitCode(), 1) << cli.readAllStandardError().toStdString();
+    ASSERT_TRUE(wait_until([&] { return tracker.run(*key)->state == RunState::kCancelled; }, 10000))
+        << to_db_text(tracker.run(*key)->state);
+    EXPECT_EQ(tracker.run(*key)->metrics.status, "aborted");  // its log was read to the end
+    EXPECT_EQ((*store)->run(id)->state, RunState::kCancelled);
 }
 
 TEST_F(RunTrackerTest, RunsTheLastSessionLeftLiveAreInterruptedOrIncomplete) {

@@ -1,11 +1,13 @@
 // Runs the built `slipway` binary as a user would: `logs summary` on the real MLPerf logs, errors, --version,
-// and `status` over the run history it shares with the app (the cluster half is in tests/app cluster tests
-// and tests/remote/e2e_cluster_test.sh).
+// `status` over the run history it shares with the app, and `run` on This computer with the stand-in engine
+// (the cluster half is in tests/app cluster tests and tests/remote/e2e_cluster_test.sh).
 #include <gtest/gtest.h>
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStringList>
+#include <QThread>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,8 @@
 #include "history/run_history.h"
 #include "remote/deploy/run_record.h"
 #include "test_util.h"
+
+#include <signal.h>
 
 #include <sstream>
 #include <string>
@@ -287,6 +291,88 @@ TEST(SlipwayCliStore, OldJsonRunRecordsAreImportedOnceAndListed) {
     EXPECT_TRUE(QFileInfo::exists(QString::fromStdString(dir) + ".imported"));
     const ProcessResult second = run_slipway({"status"});
     EXPECT_EQ(lines_of(second.out).size(), 2u) << second.out;  // listed once
+}
+
+// `slipway run`: the run service on This computer from the command line, the row in the history the app
+// reads.
+class SlipwayCliLocalRun : public ::testing::Test {
+protected:
+    void TearDown() override { qunsetenv("FAKE_ENGINE_MODE"); }
+    QStringList run_args() const {
+        return {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json", "--engine",
+                slipway::app::testing_util::fake_engine()};
+    }
+    static std::vector<slipway::app::RunRecord> rows() {
+        auto store = slipway::app::RunHistory::open(slipway::app::RunHistory::default_path());
+        if (!store.ok()) return {};
+        auto runs = (*store)->runs();
+        return runs.ok() ? *runs : std::vector<slipway::app::RunRecord>{};
+    }
+    slipway::app::testing_util::IsolatedHome home_;
+};
+
+TEST_F(SlipwayCliLocalRun, ARunPrintsItsProgressAndItsEndAndIsStoredForTheApp) {
+    qputenv("FAKE_ENGINE_MODE", "complete");
+    const ProcessResult done = run_slipway(run_args());
+    EXPECT_EQ(done.exit_code, 0) << done.out << done.err;
+    EXPECT_NE(done.out.find("train_loss 3.0 step 1 samples 8\ntrain_loss 2.5 step 2 samples 16\n"),
+              std::string::npos)
+        << done.out;
+    EXPECT_NE(done.out.find(" started: " + slipway::app::testing_util::fake_engine().toStdString() +
+                            " launch --nproc 2 -- train"),
+              std::string::npos)
+        << done.out;
+    EXPECT_EQ(lines_of(done.out).back(), "final_state=completed");
+    std::vector<slipway::app::RunRecord> stored = rows();
+    ASSERT_EQ(stored.size(), 1u);
+    EXPECT_EQ(stored[0].state, slipway::app::RunState::kCompleted);
+    EXPECT_EQ(stored[0].cluster, slipway::app::kLocalProfile);
+    EXPECT_FALSE(stored[0].job_id.isEmpty());
+    // Under the app's folder for local runs ($XDG_DATA_HOME/slipway/local-runs).
+    EXPECT_TRUE(stored[0].log_path.startsWith(home_.path() + "/data/slipway/local-runs/demo-tiny-"))
+        << stored[0].log_path.toStdString();
+
+    qputenv("FAKE_ENGINE_MODE", "fail");
+    const ProcessResult failed = run_slipway(run_args());
+    EXPECT_EQ(failed.exit_code, 1);
+    EXPECT_EQ(lines_of(failed.out).back(),
+              "final_state=failed (exit code 3: fake engine: failing on purpose)");
+    stored = rows();
+    ASSERT_EQ(stored.size(), 2u);
+    EXPECT_EQ(stored[0].state, slipway::app::RunState::kFailed);  // newest first
+
+    const ProcessResult no_engine = run_slipway(
+        {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json", "--engine", "/nonexistent"});
+    EXPECT_EQ(no_engine.exit_code, 1);
+    EXPECT_NE(no_engine.err.find("slipway-engine was not found"), std::string::npos) << no_engine.err;
+}
+
+TEST_F(SlipwayCliLocalRun, CtrlCStopsTheEngineAndTheRunIsCancelled) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("FAKE_ENGINE_MODE", "hang");
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(SLIPWAY_BIN), run_args());
+    ASSERT_TRUE(process.waitForStarted(10000));
+    QByteArray out;
+    QElapsedTimer waited;
+    waited.start();
+    while (!out.contains("train_loss 2.5") && waited.elapsed() < 15000) {
+        process.waitForReadyRead(200);
+        out += process.readAllStandardOutput();
+    }
+    ASSERT_TRUE(out.contains("train_loss 2.5")) << out.toStdString();
+    ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+    ASSERT_TRUE(process.waitForFinished(20000));
+    out += process.readAllStandardOutput();
+    const std::string err = process.readAllStandardError().toStdString();
+    EXPECT_EQ(process.exitCode(), 1);
+    EXPECT_NE(err.find("stopping the engine"), std::string::npos) << err;
+    EXPECT_EQ(lines_of(out.toStdString()).back(), "final_state=cancelled") << out.toStdString();
+    const std::vector<slipway::app::RunRecord> stored = rows();
+    ASSERT_EQ(stored.size(), 1u);
+    EXPECT_EQ(stored[0].state, slipway::app::RunState::kCancelled);
 }
 
 }  // namespace

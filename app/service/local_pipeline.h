@@ -1,11 +1,11 @@
 // A pipeline (contract/pipeline.h) run on This computer, step by step with the local engine: each step a
-// child process waited for on the calling thread, each a row in the run history (a training step is an
-// ordinary local run: its run.json, output folder and mllog). `slipway pipeline run` and the Adaptation page
-// both run it in-process and get the same step events; the page runs it on a thread of its own.
+// ChildProcess waited for on the calling thread, each a row in the run store (a training step is an ordinary
+// local run: plan_local_run's run.json, output folder and mllog). `slipway pipeline run` and the Adaptation
+// page both run it in-process and get the same step events; the page runs it on a thread of its own. A stop
+// asks the step's engine to stop (SIGTERM), and kills it and its ranks when it has not 10 s later. Qt-free.
 #pragma once
 
-#include <QString>
-
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -15,16 +15,17 @@
 
 namespace slipway::app {
 
-class RunHistory;
+class RunStore;
 
 struct LocalPipelineOptions {
-    QString engine;          // slipway-engine
+    std::string engine;      // slipway-engine
     std::string input_root;  // where the pipeline's relative input paths point
-    QString runs_dir;        // the pipeline's folder is made here: <runs_dir>/<name>-<UTC stamp>
+    std::string runs_dir;    // the pipeline's folder is made here: <runs_dir>/<name>-<UTC stamp>
     // Each step's row (not owned; used on the calling thread only). Null: nothing is stored.
-    RunHistory* store = nullptr;
+    RunStore* store = nullptr;
     // Asked while a step runs: true stops the step's process and the pipeline.
     std::function<bool()> stop_requested;
+    std::chrono::milliseconds stop_grace{10'000};  // a stopped step's time to exit before it is killed
 };
 
 struct LocalPipelineEvent {
@@ -57,8 +58,10 @@ struct LocalPipelineOutcome {
 };
 
 // Where a pipeline's relative input paths point: `given` (--inputs), else the folder of the pipeline `file`
-// when the first of them is there, else the resource root (the presets name resources/demo/...).
-std::string pipeline_input_root(const Pipeline& pipeline, const std::string& file, const std::string& given);
+// when the first of them is there, else `resource_root` (the presets name resources/demo/...), else the
+// current folder.
+std::string pipeline_input_root(const Pipeline& pipeline, const std::string& file, const std::string& given,
+                                const std::string& resource_root);
 
 // What `slipway pipeline run` prints for an event, and the Adaptation page shows: "pipeline NAME: 5 steps in
 // DIR", "[2/5] lep (lep): ENGINE ARGS", "    done in 3.2 s; out PATH"; empty for a step that failed (the

@@ -1,18 +1,16 @@
 // A pipeline run on This computer, step by step (see local_pipeline.h).
-#include "local/local_pipeline.h"
-
-#include <QDateTime>
-#include <QDir>
-#include <QFileInfo>
-#include <QProcess>
+#include "service/local_pipeline.h"
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <system_error>
 
-#include "core/install_paths.h"
-#include "history/run_history.h"
-#include "local/local_run.h"
+#include "core/engine_command.h"
+#include "service/child_process.h"
+#include "service/local_executor.h"
+#include "service/run_store.h"
 
 namespace slipway::app {
 namespace {
@@ -23,20 +21,25 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Waits for the step's process; a stop request kills it. Its exit code, -1 when it did not start or
-// crashed (or was stopped).
-int wait_for_step(QProcess& process, const std::function<bool()>& stop_requested, bool& stopped) {
-    if (!process.waitForStarted(30000)) return -1;
-    while (!process.waitForFinished(200)) {
-        if (process.state() == QProcess::NotRunning) break;
-        if (stop_requested && stop_requested()) {
+// Waits for the step's process. A stop request asks it to stop and kills it (and its ranks) after `grace`.
+ProcessExit wait_for_step(ChildProcess& process, const LocalPipelineOptions& options, bool& stopped) {
+    for (;;) {
+        if (std::optional<ProcessExit> exit = process.wait_for(std::chrono::milliseconds(200))) return *exit;
+        if (options.stop_requested && options.stop_requested()) {
             stopped = true;
-            process.kill();
-            process.waitForFinished(5000);
-            return -1;
+            return process.stop(options.stop_grace);
         }
     }
-    return process.exitStatus() == QProcess::CrashExit ? -1 : process.exitCode();
+}
+
+// yyyyMMdd-HHmmss in UTC.
+std::string utc_stamp() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y%m%d-%H%M%S", &utc);
+    return text;
 }
 
 std::string one_decimal(double value) {
@@ -47,9 +50,9 @@ std::string one_decimal(double value) {
 
 }  // namespace
 
-std::string pipeline_input_root(const Pipeline& pipeline, const std::string& file, const std::string& given) {
+std::string pipeline_input_root(const Pipeline& pipeline, const std::string& file, const std::string& given,
+                                const std::string& root) {
     if (!given.empty()) return given;
-    const std::string root = resource_root();
     const fs::path here = fs::absolute(fs::path(file)).parent_path();
     for (const auto& [name, value] : pipeline.vars) {
         if (value.empty() || value[0] == '/' || value.find("${") != std::string::npos) continue;
@@ -86,12 +89,13 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         e.steps = p.steps.size();
         if (on_event) on_event(e);
     };
-    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    const QString run_dir =
-        QDir(options.runs_dir).absoluteFilePath(QString::fromStdString(p.name) + "-" + stamp);
-    if (!QDir().mkpath(run_dir + "/steps")) return Status::Error("cannot create " + run_dir.toStdString());
+    const std::string run_dir =
+        (fs::absolute(options.runs_dir) / (p.name + "-" + utc_stamp())).lexically_normal().string();
+    std::error_code ec;
+    fs::create_directories(run_dir + "/steps", ec);
+    if (ec) return Status::Error("cannot create " + run_dir + ": " + ec.message());
     LocalPipelineOutcome outcome;
-    outcome.run_dir = run_dir.toStdString();
+    outcome.run_dir = run_dir;
     LocalPipelineEvent started;
     started.run_dir = outcome.run_dir;
     emit_event(started);
@@ -107,69 +111,72 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         const std::string where =
             "pipeline " + p.name + " stopped at step " + std::to_string(i) + " \"" + step.name + "\"";
         const auto start = std::chrono::steady_clock::now();
-        const QString step_dir = run_dir + "/steps/" + QString::fromStdString(step.name);
-        QDir().mkpath(step_dir);
-        const QString log = step_dir + "/engine.log";
+        const std::string step_dir = run_dir + "/steps/" + step.name;
+        fs::create_directories(step_dir, ec);
+        const std::string log = step_dir + "/engine.log";
         Result<ResolvedStep> r = resolve_step(p, i, context);
         if (!r.ok()) return Status::Error(where + ": " + r.error());
-        QStringList arguments;
-        RunRecord row;
-        row.name = QString::fromStdString(p.name + "." + step.name);
-        row.cluster = kLocalProfile;
+        std::vector<std::string> arguments;
+        StoredRun row;
+        row.name = p.name + "." + step.name;
+        row.cluster = kLocalCluster;
         row.state = RunState::kRunning;
-        row.started = QDateTime::currentDateTime();
+        row.created = std::time(nullptr);
         row.log_path = log;
         if (r->config) {
             // A training step is an ordinary local run: its run.json, its output folder, its mllog.
-            Result<LocalRunPlan> plan = plan_local_run(*r->config, QString::fromStdString(options.input_root),
-                                                       step_dir, options.engine);
+            Result<LocalRunPlan> plan =
+                plan_local_run(*r->config, options.input_root, step_dir, options.engine);
             if (!plan.ok()) return Status::Error("step \"" + step.name + "\": " + plan.error());
             arguments = plan->arguments;
             r->out = plan->config.training.output_dir;
-            row.config_json = QString::fromStdString(to_json(plan->config).dump(2));
+            row.config_json = to_json(plan->config).dump(2);
             row.log_path = plan->mllog_path;
         } else {
-            for (const std::string& a : r->engine_args)
-                arguments << QString::fromStdString(a);
-            row.config_json = QString::fromStdString(step.spec.dump(2));
-            if (!r->out.empty()) QDir().mkpath(QFileInfo(QString::fromStdString(r->out)).absolutePath());
+            arguments = r->engine_args;
+            row.config_json = step.spec.dump(2);
+            if (!r->out.empty()) fs::create_directories(fs::absolute(r->out).parent_path(), ec);
+        }
+        ProcessSpec spec{options.engine, arguments, step_dir, log, {}, false};
+        if (!r->stdout_file.empty()) {
+            spec.output_file = r->stdout_file;  // the step's product
+            spec.truncate_output = true;
+            spec.error_file = log;
+        }
+        Result<ChildProcess> process = ChildProcess::start(spec);
+        if (process.ok()) {
+            row.job_id = std::to_string(process->pid());
+        } else {
+            row.state = RunState::kFailed;
+            row.state_detail = process.error();
         }
         LocalPipelineEvent step_started;
         step_started.kind = LocalPipelineEvent::Kind::kStepStarted;
         step_started.step = i;
         step_started.name = step.name;
         step_started.step_kind = step.kind;
-        step_started.command = (options.engine + " " + arguments.join(' ')).toStdString();
-        step_started.log_path = row.log_path.toStdString();
+        step_started.command = command_line(options.engine, arguments);
+        step_started.log_path = row.log_path;
         step_started.training = r->config.has_value();
         if (options.store != nullptr) {
-            if (Result<int64_t> id = options.store->add_run(row); id.ok())
+            if (Result<int64_t> id = options.store->add(row); id.ok())
                 step_started.store_id = *id;
             else
                 step_started.store_problem = id.error();
         }
         emit_event(step_started);
 
-        QProcess process;
-        process.setWorkingDirectory(step_dir);
-        if (!r->stdout_file.empty()) {
-            process.setStandardOutputFile(QString::fromStdString(r->stdout_file));
-            process.setStandardErrorFile(log);
-        } else {
-            process.setProcessChannelMode(QProcess::MergedChannels);
-            process.setStandardOutputFile(log);
-        }
-        process.start(options.engine, arguments);
         bool stopped = false;
-        const int code = wait_for_step(process, options.stop_requested, stopped);
+        const ProcessExit exit =
+            process.ok() ? wait_for_step(*process, options, stopped) : ProcessExit{-1, 0};
+        const int code = exit.signal == 0 ? exit.code : -1;
         LocalPipelineEvent finished;
-        if (step_started.store_id != 0) {
+        if (step_started.store_id != 0 && process.ok()) {
             const RunState state =
-                code == 0 ? RunState::kCompleted : (stopped ? RunState::kCancelled : RunState::kFailed);
-            const QString detail =
-                stopped ? QStringLiteral("stopped") : QStringLiteral("exit code %1").arg(code);
-            if (Status s = options.store->set_state(step_started.store_id, state, detail, {},
-                                                    QDateTime::currentDateTime());
+                exit.success() ? RunState::kCompleted : (stopped ? RunState::kCancelled : RunState::kFailed);
+            const std::string detail = stopped ? "stopped" : exit.describe();
+            if (Status s =
+                    options.store->set_state(step_started.store_id, state, detail, {}, StateWrite::kAlways);
                 !s.ok())
                 finished.store_problem = s.message();
         }
@@ -180,16 +187,15 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         finished.exit_code = code;
         finished.seconds = seconds_since(start);
         finished.out = r->out;
-        finished.log_path = log.toStdString();
+        finished.log_path = log;
         finished.store_id = step_started.store_id;
         emit_event(finished);
-        if (stopped) return Status::Error(where + " (" + step.kind + "): stopped; log " + log.toStdString());
-        if (code != 0) {
-            const std::string why = process.error() == QProcess::FailedToStart
-                                        ? " (" + process.errorString().toStdString() + ")"
-                                        : std::string();
-            return Status::Error(where + " (" + step.kind + "): exit code " + std::to_string(code) + why +
-                                 "; log " + log.toStdString());
+        if (!process.ok()) return Status::Error(where + " (" + step.kind + "): " + process.error());
+        if (stopped) return Status::Error(where + " (" + step.kind + "): stopped; log " + log);
+        if (!exit.success()) {
+            const std::string said = last_line_of(log);
+            return Status::Error(where + " (" + step.kind + "): " + exit.describe() +
+                                 (said.empty() ? std::string() : " (" + said + ")") + "; log " + log);
         }
         context.outs[step.name] = r->out;
     }

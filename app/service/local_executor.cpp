@@ -1,0 +1,182 @@
+// Local runs: the plan (paths, run.json, command), the engine's process and its row (see local_executor.h).
+#include "service/local_executor.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <system_error>
+
+#include "core/engine_command.h"
+
+namespace slipway::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+void resolve(std::string& path, const fs::path& base) {
+    if (path.empty() || fs::path(path).is_absolute()) return;
+    path = (base / path).lexically_normal().string();
+}
+
+// A folder name from a run name: letters, digits, '-' and '_' kept (UTF-8 letters too), the rest '_'.
+std::string safe_name(const std::string& name) {
+    std::string out;
+    for (const char c : name) {
+        const auto u = static_cast<unsigned char>(c);
+        out += (u >= 0x80 || std::isalnum(u) != 0 || c == '-' || c == '_') ? c : '_';
+    }
+    if (out.size() > 64) {
+        size_t cut = 64;
+        while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80)
+            --cut;  // not inside a UTF-8 character
+        out.resize(cut);
+    }
+    return out.empty() ? "run" : out;
+}
+
+// yyyyMMdd-HHmmss-mmm, local time: two runs of one preset started in one second get two folders.
+std::string local_stamp() {
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm local{};
+    localtime_r(&seconds, &local);
+    char text[32];
+    const size_t n = std::strftime(text, sizeof text, "%Y%m%d-%H%M%S", &local);
+    std::snprintf(text + n, sizeof text - n, "-%03d", static_cast<int>(ms));
+    return text;
+}
+
+}  // namespace
+
+Result<LocalRunPlan> plan_local_run(const RunConfig& config, const std::string& resource_root,
+                                    const std::string& runs_dir, const std::string& engine,
+                                    const std::vector<std::string>& overrides) {
+    std::error_code ec;
+    if (engine.empty() || !fs::is_regular_file(engine, ec) || ::access(engine.c_str(), X_OK) != 0) {
+        return Result<LocalRunPlan>::Error(
+            "slipway-engine was not found next to slipway or on PATH; build it (SLIPWAY_BUILD_ENGINE=ON)");
+    }
+    LocalRunPlan plan;
+    plan.config = config;
+    plan.engine = engine;
+    const fs::path runs = fs::absolute(runs_dir, ec);
+    plan.run_dir = (runs / (safe_name(config.name) + "-" + local_stamp())).string();
+    fs::create_directories(plan.run_dir, ec);
+    if (ec)
+        return Result<LocalRunPlan>::Error("cannot create run folder " + plan.run_dir + ": " + ec.message());
+    // Inputs are relative to the resource root (presets name resources/demo/...); outputs go to the run
+    // folder, so two runs of one preset never write over each other.
+    const fs::path inputs =
+        fs::absolute(resource_root.empty() ? fs::current_path(ec) : fs::path(resource_root), ec);
+    RunConfig& c = plan.config;
+    resolve(c.model.path, inputs);
+    resolve(c.tokenizer.path, inputs);
+    resolve(c.data.train_file, inputs);
+    resolve(c.data.validation_file, inputs);
+    resolve(c.data.chat_template, inputs);
+    resolve(c.eval.tasks, inputs);  // its data files are relative to it
+    if (c.training.resume_from_checkpoint != "latest") resolve(c.training.resume_from_checkpoint, inputs);
+    c.training.output_dir = (fs::path(plan.run_dir) / "output").string();
+    if (!c.data.cache_dir.empty() && !fs::path(c.data.cache_dir).is_absolute()) {
+        // A cache shared by the runs: the same corpus is tokenized once for all of them.
+        c.data.cache_dir =
+            (runs / ".." / "cache" / fs::path(c.data.cache_dir).filename()).lexically_normal().string();
+    }
+    plan.run_json = plan.run_dir + "/run.json";
+    if (const Status s = save_run_config(c, plan.run_json); !s.ok()) return s;
+    plan.mllog_path = c.training.output_dir + "/mllog.txt";
+    plan.engine_log = plan.run_dir + "/engine.log";
+    plan.arguments = engine_arguments(plan.run_json, static_cast<int>(c.tasks_per_node()), overrides);
+    return plan;
+}
+
+Result<LocalJob> LocalExecutor::submit(const RunConfig& config, const std::vector<std::string>& overrides) {
+    Result<LocalRunPlan> plan =
+        plan_local_run(config, options_.resource_root, options_.runs_dir, options_.engine, overrides);
+    if (!plan.ok()) return plan.status();
+    Result<ChildProcess> process =
+        ChildProcess::start({plan->engine, plan->arguments, plan->run_dir, plan->engine_log, {}});
+
+    StoredRun row;
+    row.name = plan->config.name;
+    row.cluster = kLocalCluster;
+    row.log_path = plan->mllog_path;
+    row.config_json = to_json(plan->config).dump(2);
+    row.created = std::time(nullptr);
+    if (process.ok()) {
+        row.state = RunState::kRunning;
+        row.job_id = std::to_string(process->pid());
+    } else {
+        row.state = RunState::kFailed;
+        row.state_detail = process.error();
+    }
+    std::string store_problem;
+    if (Result<int64_t> id = store_.add(row); id.ok())
+        row.id = *id;
+    else
+        store_problem = id.error();
+    if (!process.ok()) return process.status();
+    LocalJob job(store_, std::move(row), std::move(*plan), std::move(*process));
+    job.store_problem_ = std::move(store_problem);
+    return job;
+}
+
+LocalEnd LocalJob::end_of(const ProcessExit& exit) const {
+    LocalEnd end;
+    end.exit = exit;
+    if (cancel_deadline_) {
+        end.state = RunState::kCancelled;
+    } else if (exit.success()) {
+        end.state = RunState::kCompleted;
+    } else {
+        end.state = RunState::kFailed;
+        end.detail = exit.describe();
+        if (const std::string said = last_line_of(plan_.engine_log); !said.empty()) end.detail += ": " + said;
+    }
+    return end;
+}
+
+void LocalJob::store_end(const LocalEnd& end) {
+    if (run_.id == 0) return;
+    run_.state = end.state;
+    run_.state_detail = end.detail;
+    const Status s = store_->set_state(run_.id, end.state, end.detail, {}, StateWrite::kAlways);
+    if (!s.ok()) store_problem_ = s.message();
+}
+
+std::optional<LocalEnd> LocalJob::poll() {
+    if (end_) return end_;
+    std::optional<ProcessExit> exit = process_.poll();
+    if (!exit && cancel_deadline_ && std::chrono::steady_clock::now() >= *cancel_deadline_) {
+        process_.kill_group();  // it did not stop when asked: the ranks go with it
+        exit = process_.wait_for(std::chrono::seconds(2));
+    }
+    if (!exit) return std::nullopt;
+    end_ = end_of(*exit);
+    store_end(*end_);
+    return end_;
+}
+
+void LocalJob::cancel(std::chrono::milliseconds grace) {
+    if (end_ || cancel_deadline_) return;
+    cancel_deadline_ = std::chrono::steady_clock::now() + grace;
+    process_.terminate();
+}
+
+LocalEnd LocalJob::interrupt(const std::string& why, std::chrono::milliseconds grace) {
+    if (end_) return *end_;
+    LocalEnd end = end_of(process_.stop(grace));
+    end.state = RunState::kInterrupted;
+    end.detail = why;
+    end_ = end;
+    store_end(end);
+    return end;
+}
+
+}  // namespace slipway::app
