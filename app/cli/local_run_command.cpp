@@ -6,6 +6,7 @@
 // later.
 #include <signal.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -27,27 +28,34 @@ void ask_stop(int) {
     g_stop_asked = true;
 }
 
-// Ctrl-C and SIGTERM set the flag for the loop (restored when the run ends).
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+// Ctrl-C, SIGTERM and a closed terminal (SIGHUP) set the flag for the loop: the engine, in a process group
+// of its own, does not get them itself. A signal ignored when slipway started (nohup) stays ignored. The
+// old handlers come back when the run ends.
 class StopSignals {
 public:
     StopSignals() {
         g_stop_asked = false;
         struct sigaction action = {};
         action.sa_handler = ask_stop;
+        action.sa_flags = SA_RESTART;  // a write to stdout is not cut short
         sigemptyset(&action.sa_mask);
-        sigaction(SIGINT, &action, &old_int_);
-        sigaction(SIGTERM, &action, &old_term_);
+        for (size_t i = 0; i < kSignals.size(); ++i) {
+            sigaction(kSignals[i], nullptr, &old_[i]);
+            if (old_[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
+        }
     }
     ~StopSignals() {
-        sigaction(SIGINT, &old_int_, nullptr);
-        sigaction(SIGTERM, &old_term_, nullptr);
+        for (size_t i = 0; i < kSignals.size(); ++i)
+            sigaction(kSignals[i], &old_[i], nullptr);
     }
     StopSignals(const StopSignals&) = delete;
     StopSignals& operator=(const StopSignals&) = delete;
 
 private:
-    struct sigaction old_int_ = {};
-    struct sigaction old_term_ = {};
+    static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+    std::array<struct sigaction, 3> old_ = {};
 };
 
 }  // namespace

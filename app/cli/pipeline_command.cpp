@@ -13,6 +13,7 @@
 
 #include "cli/remote_connect.h"
 #include "contract/pipeline.h"
+#include "core/engine_command.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "remote/slurm/sbatch_script.h"
@@ -114,9 +115,9 @@ int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err) 
     if (!loaded.ok()) return fail(err, loaded.error(), 2);
     const Pipeline& p = *loaded;
     LocalPipelineOptions options;
-    options.engine = c.engine.empty() ? engine_next_to_slipway() : c.engine;
-    if (options.engine.empty() || !QFileInfo(QString::fromStdString(options.engine)).isExecutable())
-        return fail(err, "slipway-engine was not found next to slipway or on PATH (or give --engine)");
+    options.engine = c.engine.empty() ? find_engine_binary() : c.engine;
+    if (const std::string problem = engine_binary_problem(options.engine); !problem.empty())
+        return fail(err, problem);
     options.input_root = pipeline_input_root(p, c.run_file, c.inputs, resource_root());
     options.runs_dir = c.runs_dir.empty() ? default_local_runs_dir() : c.runs_dir;
     Result<std::unique_ptr<RunHistory>> store = open_store();

@@ -1,7 +1,10 @@
 // The engine's command line (see engine_command.h).
 #include "core/engine_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 namespace slipway::app {
@@ -16,6 +19,15 @@ std::vector<std::string> engine_arguments(const std::string& run_json, int nproc
     out.insert(out.end(), {"train", "--threads", std::to_string(threads), run_json});
     out.insert(out.end(), overrides.begin(), overrides.end());
     return out;
+}
+
+std::string engine_binary_problem(const std::string& engine) {
+    if (engine.empty())
+        return "slipway-engine was not found next to slipway or on PATH; build it (SLIPWAY_BUILD_ENGINE=ON), "
+               "set SLIPWAY_ENGINE or give --engine";
+    if (::access(engine.c_str(), X_OK) != 0 || std::filesystem::is_directory(engine))
+        return "slipway-engine " + engine + " is not an executable file";
+    return "";
 }
 
 std::string command_line(const std::string& program, const std::vector<std::string>& arguments) {

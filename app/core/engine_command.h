@@ -18,6 +18,10 @@ inline constexpr bool kEngineHasLaunch = true;
 std::vector<std::string> engine_arguments(const std::string& run_json, int nproc,
                                           const std::vector<std::string>& overrides = {}, int cores = 0);
 
+// An engine that can be run: an error naming what is missing otherwise (the one message for the app's Run
+// button, `slipway run` and `slipway pipeline run`).
+std::string engine_binary_problem(const std::string& engine);
+
 // The program and its arguments as a shell would show them (for logs and messages, not for running).
 std::string command_line(const std::string& program, const std::vector<std::string>& arguments);
 

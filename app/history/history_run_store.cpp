@@ -37,6 +37,7 @@ Result<int64_t> HistoryRunStore::add(const StoredRun& run) {
     row.state_detail = QString::fromStdString(run.state_detail);
     row.created = run.created > 0 ? QDateTime::fromSecsSinceEpoch(run.created) : QDateTime::currentDateTime();
     row.started = row.created;
+    if (is_terminal(run.state)) row.finished = row.created;  // added ended (an engine that could not start)
     row.config_json = QString::fromStdString(run.config_json);
     row.log_path = QString::fromStdString(run.log_path);
     row.run_id = QString::fromStdString(run.run_id);

@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#include <QThread>
 #include <QtDebug>
 
 #include "contract/mllog_keys.h"
@@ -108,9 +109,18 @@ RunTracker::~RunTracker() {
             disconnect(c);
     }
     links_.clear();
-    // Engines still training are stopped with the app: their rows say so (the next start's sweep need not).
+    // Engines still training are stopped with the app, all asked at once and waited for together (at most
+    // a few seconds: the window is closing); their rows say so, so the next start's sweep need not.
     for (auto& [key, job] : local_)
-        (void)job.interrupt("slipway was closed while it ran", std::chrono::seconds(5));
+        job.interrupt("slipway was closed while it ran", std::chrono::seconds(3));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    bool running = true;
+    while (running && std::chrono::steady_clock::now() < deadline) {
+        running = false;
+        for (auto& [key, job] : local_)
+            running = !job.poll().has_value() || running;
+        if (running) QThread::msleep(20);
+    }
     local_.clear();
     for (auto& [key, run] : runs_) {
         if (run.follow_id != 0 && follows_local_file(run.source)) follow_->stop(run.follow_id);
@@ -429,6 +439,7 @@ void RunTracker::check_stalls() {
     const int64_t now = now_ms();
     std::vector<std::pair<int, RunAlert>> alerts;
     for (auto& [key, run] : runs_) {
+        if (run.state_from_store && !is_terminal(run.state)) take_over_if_orphaned(run);
         if (!run.live || is_terminal(run.state)) continue;
         if (const std::optional<RunAlert> a = run.watch.check_stall(now)) {
             set_state(run, RunState::kStalled, QString::fromStdString(a->message));
@@ -437,6 +448,26 @@ void RunTracker::check_stalls() {
     }
     for (const auto& [key, a] : alerts)
         emit alert(key, a);
+}
+
+void RunTracker::take_over_if_orphaned(TrackedRun& run) {
+    const Result<RunRecord> row = store_->run(run.store_id);
+    if (!row.ok() || !is_live(row->state) || check_local_engine(to_stored_run(*row)).ok()) {
+        run.orphan_checks = 0;
+        return;
+    }
+    // Its engine is gone and the row still live: the process that ran it died without storing the end (its
+    // owner stores it within a poll, 200 ms). After two checks the tracker says what the log says.
+    if (++run.orphan_checks < 2) return;
+    run.state_from_store = false;
+    run.cancellable = false;
+    if (run.metrics.run_stop_ms.has_value()) {
+        set_state(run, from_run_stop(run.metrics), run_stop_detail(run.metrics));
+    } else {
+        set_state(run, RunState::kInterrupted,
+                  tr("the process that ran it ended without saying how it ended"));
+    }
+    if (run.follow_id != 0) follow_->finish(run.follow_id);
 }
 
 // ---- Stored runs ----
@@ -491,6 +522,23 @@ Result<int> RunTracker::resume(int64_t store_id) {
         if (local_.count(existing) != 0) return existing;  // its engine is ours and still training
         release(existing);
     }
+    // Ours, released from the monitor while it trained: shown again as our own run.
+    for (auto it = local_.begin(); it != local_.end(); ++it) {
+        if (it->second.run().id != store_id) continue;
+        const Result<RunRecord> record = store_->run(store_id);
+        if (!record.ok()) return record.status();
+        Result<RunMetrics> metrics = store_->load_metrics(store_id);
+        if (!metrics.ok()) return metrics.status();
+        TrackedRun& run = add_stored(*record, std::move(*metrics), RunSource::kLocal);
+        run.live = true;
+        run.cancellable = !it->second.cancel_asked();
+        run.follow_id = follow_->follow(record->log_path, record->log_offset);
+        LocalJob job = std::move(it->second);
+        local_.erase(it);
+        local_.emplace(run.key, std::move(job));
+        emit run_added(run.key);
+        return run.key;
+    }
     const Result<RunRecord> record = store_->run(store_id);
     if (!record.ok()) return record.status();
     Result<RunMetrics> metrics = store_->load_metrics(store_id);
@@ -527,6 +575,7 @@ Result<int> RunTracker::resume(int64_t store_id) {
     TrackedRun& run = add_stored(*record, std::move(*metrics), RunSource::kLogFile);
     run.live = true;
     run.state_from_store = record->cluster == kLocalProfile && is_live(record->state);
+    run.cancellable = run.state_from_store;  // its engine can be asked to stop (stop_local_run)
     run.follow_id = follow_->follow(record->log_path, record->log_offset);
     emit run_added(run.key);
     return run.key;
@@ -538,6 +587,15 @@ Status RunTracker::cancel(int key) {
     if (const auto it = local_.find(key); it != local_.end()) {
         run->watch.mark_ended();  // the engine's run_stop "aborted" answers the cancel: no failure alert
         it->second.cancel(std::chrono::milliseconds(options_.local_cancel_grace_ms));
+        emit message(tr("Cancelling %1...").arg(run->name));
+        return Status::Ok();
+    }
+    if (run->state_from_store && !is_terminal(run->state)) {
+        // Another process runs it here: its engine is asked to stop, and that process stores the end.
+        const Result<RunRecord> row = store_->run(run->store_id);
+        if (!row.ok()) return row.status();
+        if (Status s = stop_local_run(to_stored_run(*row)); !s.ok()) return s;
+        run->watch.mark_ended();  // the engine's run_stop "aborted" answers the cancel: no failure alert
         emit message(tr("Cancelling %1...").arg(run->name));
         return Status::Ok();
     }
@@ -608,7 +666,10 @@ void RunTracker::recover_after_restart() {
     for (const RunRecord& r : *runs) {
         if (!is_live(r.state)) continue;
         if (r.cluster == kLocalProfile) {
-            (void)store_->set_state(r.id, RunState::kInterrupted);  // its engine died with that session
+            // Another process's run (`slipway run`, another window) trains on; one whose engine is gone died
+            // with the session that ran it.
+            if (check_local_engine(to_stored_run(r)).ok()) continue;
+            (void)store_->set_state(r.id, RunState::kInterrupted);
         } else if (r.cluster == kOpenedLogSource || r.state == RunState::kFollowing) {
             (void)store_->set_state(r.id, RunState::kIncomplete);  // a log no longer read or followed
         } else if (r.state == RunState::kSubmitting && r.job_id.isEmpty() && r.created.isValid() &&

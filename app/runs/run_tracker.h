@@ -77,6 +77,7 @@ struct TrackedRun {
     // A run on This computer that another process runs (`slipway run`, another window): its row, which that
     // process writes, says its state; the tracker follows its log and never writes its state.
     bool state_from_store = false;
+    int orphan_checks = 0;  // stall checks that found its engine gone and its row still live
 
     // Internal bookkeeping (the tracker's; shown for tests).
     int follow_id = 0;         // FollowService id (local files) or the session's follow id; 0: none
@@ -194,6 +195,9 @@ private:
     void check_stalls();
     // Every local engine's exit (the run service stores it); the timer runs while one is training.
     void poll_local();
+    // A run another process runs here whose engine is gone while its row is still live: that process died
+    // without storing the end; the tracker takes the run over (the log's run_stop, else interrupted).
+    void take_over_if_orphaned(TrackedRun& run);
     void close_store_queue(int64_t store_id);
 
     // The cluster half (run_tracker_cluster.cpp).
@@ -228,10 +232,6 @@ private:
     ClusterSessions* sessions_;
     Options options_;
     std::map<int, TrackedRun> runs_;
-    // key -> its engine, until it exits (also after the run was released: its end is still stored).
-    std::map<int, LocalJob> local_;
-    std::unique_ptr<RunStore> no_store_;  // the executor's store when the app has no run history
-    std::unique_ptr<LocalExecutor> local_executor_;
     int next_key_ = 1;
     struct SessionLink {
         QString profile;
@@ -243,6 +243,11 @@ private:
     // The store's live cluster runs that another process submitted: asked with the tracked ones, stored here.
     std::unique_ptr<HistoryRunStore> stored_runs_;  // the run service's view of store_
     StoredJobsWatch stored_jobs_;
+    // Declared after the stores they write to: destroyed first.
+    std::unique_ptr<RunStore> no_store_;  // the executor's store when the app has no run history
+    std::unique_ptr<LocalExecutor> local_executor_;
+    // key -> its engine, until it exits (also after the run was released: its end is still stored).
+    std::map<int, LocalJob> local_;
     int64_t store_version_ = -1;
     QTimer stall_timer_;
     QTimer poll_timer_;

@@ -129,16 +129,25 @@ ChildProcess::~ChildProcess() {
 
 std::optional<ProcessExit> ChildProcess::poll() {
     if (exit_ || pid_ <= 0) return exit_;
+    // Seen exited but not reaped yet (WNOWAIT): while its zombie holds the group id, whatever it left in its
+    // group is killed, so nothing outlives it and no later process that got the number is ever signalled.
+    siginfo_t info = {};
+    int rc = 0;
+    do {
+        rc = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
+    } while (rc < 0 && errno == EINTR);
+    if (rc < 0) {
+        exit_ = ProcessExit{-1, 0};  // reaped by someone else (ECHILD): its status is lost
+        return exit_;
+    }
+    if (info.si_pid != pid_) return std::nullopt;  // still running
+    ::kill(-pid_, SIGKILL);
     int status = 0;
     pid_t done = 0;
     do {
-        done = ::waitpid(pid_, &status, WNOHANG);
+        done = ::waitpid(pid_, &status, 0);
     } while (done < 0 && errno == EINTR);
-    if (done == pid_) {
-        exit_ = exit_of(status);
-    } else if (done < 0) {
-        exit_ = ProcessExit{-1, 0};  // reaped by someone else (ECHILD): its status is lost
-    }
+    exit_ = done == pid_ ? exit_of(status) : ProcessExit{-1, 0};
     return exit_;
 }
 
@@ -156,8 +165,7 @@ void ChildProcess::terminate() {
 }
 
 void ChildProcess::kill_group() {
-    // Also after the leader exited: ranks it left behind are still in its group.
-    if (pid_ > 0) ::kill(-pid_, SIGKILL);
+    if (pid_ > 0 && !exit_) ::kill(-pid_, SIGKILL);
 }
 
 ProcessExit ChildProcess::stop(std::chrono::milliseconds grace) {

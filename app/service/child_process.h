@@ -1,8 +1,10 @@
 // A child process of the run service on This computer (the engine of a local run, a pipeline step): started
 // with posix_spawn in a process group of its own, its output in a file, waited for without blocking, and
-// stopped the way the engine wants (SIGTERM to it, which `slipway-engine launch` forwards to every rank so a
-// checkpoint is saved; SIGKILL to the whole group, ranks included, only when it has not exited in time).
-// Qt-free: the app's tracker polls it from a timer, the pipeline runner waits on its own thread.
+// stopped the way the engine wants: SIGTERM to it, which `slipway-engine launch` forwards to every rank so a
+// checkpoint is saved; SIGKILL to its group only when it has not exited in time (the launcher's ranks, in
+// groups of their own, die with it through PR_SET_PDEATHSIG). When it exits, whatever it left in its group
+// is killed before it is reaped. Qt-free: the app's tracker polls it from a timer, the pipeline runner waits
+// on its own thread.
 #pragma once
 
 #include <sys/types.h>
@@ -48,13 +50,15 @@ public:
     ~ChildProcess();
 
     pid_t pid() const { return pid_; }
-    // Its exit once it has exited (reaped then; asked again, the same answer), nullopt while it runs.
+    // Its exit once it has exited (what it left in its group is killed, then it is reaped; asked again, the
+    // same answer), nullopt while it runs.
     std::optional<ProcessExit> poll();
     // poll() until it exits or `timeout` has passed.
     std::optional<ProcessExit> wait_for(std::chrono::milliseconds timeout);
     // SIGTERM to the process itself.
     void terminate();
-    // SIGKILL to its process group: the process and everything it started that did not leave the group.
+    // SIGKILL to its process group while it runs: the process and everything it started that did not leave
+    // the group.
     void kill_group();
     // terminate(), up to `grace` for it to exit, then kill_group(); its exit.
     ProcessExit stop(std::chrono::milliseconds grace);

@@ -1,14 +1,20 @@
 // Local runs: the plan (paths, run.json, command), the engine's process and its row (see local_executor.h).
 #include "service/local_executor.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
+#include <thread>
 
 #include "core/engine_command.h"
 
@@ -54,19 +60,23 @@ std::string local_stamp() {
 
 }  // namespace
 
+std::string run_folder_name(const std::string& name) {
+    return safe_name(name) + "-" + local_stamp();
+}
+
 Result<LocalRunPlan> plan_local_run(const RunConfig& config, const std::string& resource_root,
                                     const std::string& runs_dir, const std::string& engine,
                                     const std::vector<std::string>& overrides) {
+    if (const std::string problem = engine_binary_problem(engine); !problem.empty())
+        return Result<LocalRunPlan>::Error(problem);
     std::error_code ec;
-    if (engine.empty() || !fs::is_regular_file(engine, ec) || ::access(engine.c_str(), X_OK) != 0) {
-        return Result<LocalRunPlan>::Error(
-            "slipway-engine was not found next to slipway or on PATH; build it (SLIPWAY_BUILD_ENGINE=ON)");
-    }
     LocalRunPlan plan;
     plan.config = config;
-    plan.engine = engine;
-    const fs::path runs = fs::absolute(runs_dir, ec);
-    plan.run_dir = (runs / (safe_name(config.name) + "-" + local_stamp())).string();
+    // Absolute: the engine starts in the run's folder.
+    plan.engine = fs::absolute(engine, ec).string();
+    const fs::path runs =
+        fs::absolute(runs_dir.empty() ? fs::path(".") : fs::path(runs_dir), ec).lexically_normal();
+    plan.run_dir = (runs / run_folder_name(config.name)).string();
     fs::create_directories(plan.run_dir, ec);
     if (ec)
         return Result<LocalRunPlan>::Error("cannot create run folder " + plan.run_dir + ": " + ec.message());
@@ -130,8 +140,14 @@ Result<LocalJob> LocalExecutor::submit(const RunConfig& config, const std::vecto
 LocalEnd LocalJob::end_of(const ProcessExit& exit) const {
     LocalEnd end;
     end.exit = exit;
-    if (cancel_deadline_) {
+    // The engine answers SIGTERM by saving a checkpoint and exiting 128 + 15: a stop asked here, or by
+    // another door (the app cancelling a run `slipway run` runs).
+    const bool terminated = exit.signal == SIGTERM || (exit.signal == 0 && exit.code == 128 + SIGTERM);
+    if (stop_deadline_) {
         end.state = RunState::kCancelled;
+    } else if (terminated) {
+        end.state = RunState::kCancelled;
+        end.detail = "stopped by SIGTERM from another process";
     } else if (exit.success()) {
         end.state = RunState::kCompleted;
     } else {
@@ -152,31 +168,75 @@ void LocalJob::store_end(const LocalEnd& end) {
 
 std::optional<LocalEnd> LocalJob::poll() {
     if (end_) return end_;
-    std::optional<ProcessExit> exit = process_.poll();
-    if (!exit && cancel_deadline_ && std::chrono::steady_clock::now() >= *cancel_deadline_) {
-        process_.kill_group();  // it did not stop when asked: the ranks go with it
-        exit = process_.wait_for(std::chrono::seconds(2));
+    const std::optional<ProcessExit> exit = process_.poll();
+    if (!exit) {
+        if (stop_deadline_ && !killed_ && std::chrono::steady_clock::now() >= *stop_deadline_) {
+            process_.kill_group();  // it did not stop when asked; reaped at a later poll
+            killed_ = true;
+        }
+        return std::nullopt;
     }
-    if (!exit) return std::nullopt;
-    end_ = end_of(*exit);
-    store_end(*end_);
+    LocalEnd end = end_of(*exit);
+    if (interrupted_) {
+        end.state = RunState::kInterrupted;
+        end.detail = *interrupted_;
+    }
+    end_ = end;
+    store_end(end);
     return end_;
 }
 
-void LocalJob::cancel(std::chrono::milliseconds grace) {
-    if (end_ || cancel_deadline_) return;
-    cancel_deadline_ = std::chrono::steady_clock::now() + grace;
+std::optional<LocalEnd> LocalJob::wait(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        if (std::optional<LocalEnd> end = poll()) return end;
+        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+void LocalJob::ask_stop(std::chrono::milliseconds grace) {
+    if (end_ || poll() || stop_deadline_) return;  // ended already: its own end stands
+    stop_deadline_ = std::chrono::steady_clock::now() + grace;
     process_.terminate();
 }
 
-LocalEnd LocalJob::interrupt(const std::string& why, std::chrono::milliseconds grace) {
-    if (end_) return *end_;
-    LocalEnd end = end_of(process_.stop(grace));
-    end.state = RunState::kInterrupted;
-    end.detail = why;
-    end_ = end;
-    store_end(end);
-    return end;
+void LocalJob::cancel(std::chrono::milliseconds grace) {
+    ask_stop(grace);
+}
+
+void LocalJob::interrupt(const std::string& why, std::chrono::milliseconds grace) {
+    if (end_ || poll()) return;
+    interrupted_ = why;
+    ask_stop(grace);
+}
+
+Status check_local_engine(const StoredRun& run) {
+    if (run.cluster != kLocalCluster || run.job_id.empty())
+        return Status::Error("run " + run.name + " is not a run on this computer with an engine");
+    char* end = nullptr;
+    const long pid = std::strtol(run.job_id.c_str(), &end, 10);
+    if (end == run.job_id.c_str() || *end != '\0' || pid <= 1)
+        return Status::Error("run " + run.name + ": \"" + run.job_id + "\" is not a process id");
+    // <run_dir>/output/mllog.txt -> <run_dir>/run.json: the engine's command line names it.
+    const std::string run_json = (fs::path(run.log_path).parent_path().parent_path() / "run.json").string();
+    std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+    const std::string words((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    const std::string wanted = run_json + '\0';
+    if (words.find('\0' + wanted) == std::string::npos) {
+        return Status::Error(
+            "run " + run.name + ": process " + run.job_id +
+            (words.empty() ? " has ended" : " is not its engine (it does not run " + run_json + ")"));
+    }
+    return Status::Ok();
+}
+
+Status stop_local_run(const StoredRun& run) {
+    if (Status s = check_local_engine(run); !s.ok()) return s;
+    if (::kill(static_cast<pid_t>(std::stol(run.job_id)), SIGTERM) != 0)
+        return Status::Error("run " + run.name + ": cannot signal process " + run.job_id + ": " +
+                             std::strerror(errno));
+    return Status::Ok();
 }
 
 }  // namespace slipway::app

@@ -29,6 +29,10 @@ struct LocalRunPlan {
     std::vector<std::string> arguments;
 };
 
+// "<name>-yyyyMMdd-HHmmss-mmm" (local time; the name with only letters, digits, '-' and '_'): a run's or a
+// pipeline's folder, two started in one second apart.
+std::string run_folder_name(const std::string& name);
+
 // Resolves paths, writes run.json and chooses the command. `overrides` are HF-style flags appended to the
 // engine's command line (tests use --max_steps). Fails when there is no engine or run.json cannot be written.
 [[nodiscard]] Result<LocalRunPlan> plan_local_run(const RunConfig& config, const std::string& resource_root,
@@ -42,8 +46,8 @@ struct LocalEnd {
     std::string detail;  // "exit code 1: <the engine's last line>"; empty when it completed
 };
 
-// A started engine. Movable; one still running when it is destroyed is stopped (its row is not written:
-// interrupt() is the way to say why).
+// A started engine. Movable. Nothing here blocks but wait(): poll() is for a GUI timer. One still running
+// when it is destroyed is stopped (its row is not written: interrupt() is the way to say why).
 class LocalJob {
 public:
     const StoredRun& run() const { return run_; }
@@ -52,15 +56,18 @@ public:
     // Why the store could not take the run's row or its end; empty when it did (the run goes on regardless).
     const std::string& store_problem() const { return store_problem_; }
 
-    // Its end, once the engine has exited: stored in its row, the same answer when asked again. A cancel
-    // that was not obeyed within its grace turns into SIGKILL for the engine and its ranks here.
+    // Its end, once the engine has exited: stored in its row, the same answer when asked again. A stop that
+    // was not obeyed within its grace turns into SIGKILL for the engine's group here (once).
     std::optional<LocalEnd> poll();
-    // SIGTERM to the engine (it saves a checkpoint; `launch` passes it to every rank); SIGKILL to all of
-    // them when it has not exited `grace` later (checked by poll()).
+    // poll() until it ends or `timeout` has passed.
+    std::optional<LocalEnd> wait(std::chrono::milliseconds timeout);
+    // SIGTERM to the engine (it saves a checkpoint; `launch` passes it to every rank); SIGKILL when it has
+    // not exited `grace` later (checked by poll()). Its end is stored cancelled.
     void cancel(std::chrono::milliseconds grace);
-    bool cancel_asked() const { return cancel_deadline_.has_value(); }
-    // Stops it now and waits (slipway is closing): its row says interrupted, with `why`.
-    LocalEnd interrupt(const std::string& why, std::chrono::milliseconds grace);
+    bool cancel_asked() const { return stop_deadline_.has_value(); }
+    // The same stop when slipway is closing: its end is stored interrupted, with `why` (an engine that had
+    // ended already keeps its own end).
+    void interrupt(const std::string& why, std::chrono::milliseconds grace);
 
 private:
     friend class LocalExecutor;
@@ -68,15 +75,29 @@ private:
         : store_(&store), run_(std::move(run)), plan_(std::move(plan)), process_(std::move(process)) {}
     LocalEnd end_of(const ProcessExit& exit) const;
     void store_end(const LocalEnd& end);
+    void ask_stop(std::chrono::milliseconds grace);
 
     RunStore* store_;
     StoredRun run_;
     LocalRunPlan plan_;
     ChildProcess process_;
-    std::optional<std::chrono::steady_clock::time_point> cancel_deadline_;
+    std::optional<std::chrono::steady_clock::time_point> stop_deadline_;
+    bool killed_ = false;
+    std::optional<std::string> interrupted_;  // why, when the stop is slipway closing
     std::optional<LocalEnd> end_;
     std::string store_problem_;
 };
+
+// Whether the process in the row of a run on This computer is still that run's engine: its command line
+// names the run's run.json (<run_dir>/run.json, beside output/mllog.txt). An error says why not (no pid, it
+// has ended, the number now belongs to another program).
+[[nodiscard]] Status check_local_engine(const StoredRun& run);
+// Asks the engine of a run on This computer that another process started (`slipway run`, another window) to
+// stop: SIGTERM to the pid in its row, the way that process's own cancel starts (the engine saves a
+// checkpoint and exits; that process stores the run cancelled). Refused, naming why, when the row has no pid
+// or the process is no longer the run's engine (its command line does not name the run's run.json): a pid
+// the system has given to another program since is never signalled.
+[[nodiscard]] Status stop_local_run(const StoredRun& run);
 
 class LocalExecutor {
 public:

@@ -32,16 +32,6 @@ ProcessExit wait_for_step(ChildProcess& process, const LocalPipelineOptions& opt
     }
 }
 
-// yyyyMMdd-HHmmss in UTC.
-std::string utc_stamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y%m%d-%H%M%S", &utc);
-    return text;
-}
-
 std::string one_decimal(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f", value);
@@ -89,9 +79,13 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         e.steps = p.steps.size();
         if (on_event) on_event(e);
     };
-    const std::string run_dir =
-        (fs::absolute(options.runs_dir) / (p.name + "-" + utc_stamp())).lexically_normal().string();
+    if (const std::string problem = engine_binary_problem(options.engine); !problem.empty())
+        return Status::Error(problem);
     std::error_code ec;
+    const fs::path runs =
+        fs::absolute(options.runs_dir.empty() ? fs::path(".") : fs::path(options.runs_dir), ec);
+    const std::string run_dir = (runs / run_folder_name(p.name)).lexically_normal().string();
+    const std::string engine = fs::absolute(options.engine, ec).string();  // steps start in their own folders
     fs::create_directories(run_dir + "/steps", ec);
     if (ec) return Status::Error("cannot create " + run_dir + ": " + ec.message());
     LocalPipelineOutcome outcome;
@@ -125,8 +119,7 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         row.log_path = log;
         if (r->config) {
             // A training step is an ordinary local run: its run.json, its output folder, its mllog.
-            Result<LocalRunPlan> plan =
-                plan_local_run(*r->config, options.input_root, step_dir, options.engine);
+            Result<LocalRunPlan> plan = plan_local_run(*r->config, options.input_root, step_dir, engine);
             if (!plan.ok()) return Status::Error("step \"" + step.name + "\": " + plan.error());
             arguments = plan->arguments;
             r->out = plan->config.training.output_dir;
@@ -137,7 +130,7 @@ Result<LocalPipelineOutcome> run_local_pipeline(
             row.config_json = step.spec.dump(2);
             if (!r->out.empty()) fs::create_directories(fs::absolute(r->out).parent_path(), ec);
         }
-        ProcessSpec spec{options.engine, arguments, step_dir, log, {}, false};
+        ProcessSpec spec{engine, arguments, step_dir, log, {}, false};
         if (!r->stdout_file.empty()) {
             spec.output_file = r->stdout_file;  // the step's product
             spec.truncate_output = true;
@@ -155,7 +148,7 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         step_started.step = i;
         step_started.name = step.name;
         step_started.step_kind = step.kind;
-        step_started.command = command_line(options.engine, arguments);
+        step_started.command = command_line(engine, arguments);
         step_started.log_path = row.log_path;
         step_started.training = r->config.has_value();
         if (options.store != nullptr) {
@@ -173,7 +166,7 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         LocalPipelineEvent finished;
         if (step_started.store_id != 0 && process.ok()) {
             const RunState state =
-                exit.success() ? RunState::kCompleted : (stopped ? RunState::kCancelled : RunState::kFailed);
+                stopped ? RunState::kCancelled : (exit.success() ? RunState::kCompleted : RunState::kFailed);
             const std::string detail = stopped ? "stopped" : exit.describe();
             if (Status s =
                     options.store->set_state(step_started.store_id, state, detail, {}, StateWrite::kAlways);

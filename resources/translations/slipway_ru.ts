@@ -3681,6 +3681,11 @@ Model config: %1</source>
         <translation>Запущен %1: %2</translation>
     </message>
     <message>
+        <location line="+9"/>
+        <source>the process that ran it ended without saying how it ended</source>
+        <translation>процесс, который его запускал, завершился, не сообщив, чем закончился запуск</translation>
+    </message>
+    <message>
         <location line="+105"/>
         <location line="+22"/>
         <source>run_stop status %1</source>

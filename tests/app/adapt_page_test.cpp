@@ -183,8 +183,11 @@ TEST_F(AdaptPageOnACluster, AJobScancelRefusesStaysLiveAndIsNamed) {
     EXPECT_TRUE(log.contains(QStringLiteral("job 100 could not be cancelled: "))) << log.toStdString();
     EXPECT_TRUE(log.contains(QStringLiteral("Access/permission denied"))) << log.toStdString();
     // Rows say what Slurm has: the jobs it kept are still live (pending), not cancelled.
-    for (const RunRecord& row : rows_by_job())
-        if (!row.job_id.isEmpty()) EXPECT_EQ(row.state, RunState::kPending) << row.job_id.toStdString();
+    for (const RunRecord& row : rows_by_job()) {
+        if (!row.job_id.isEmpty()) {
+            EXPECT_EQ(row.state, RunState::kPending) << row.job_id.toStdString();
+        }
+    }
 }
 
 TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {

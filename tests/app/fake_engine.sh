@@ -4,7 +4,8 @@
 # then per FAKE_ENGINE_MODE, as the engine does: "complete" logs run_stop success and exits 0; "fail" exits 3
 # without run_stop (a crash); "abort" logs run_stop aborted and exits 1 (a non-finite loss); "hang" waits
 # for SIGTERM, then logs run_stop aborted and exits 143 (after its checkpoint); "deaf" ignores SIGTERM and
-# starts a rank of its own (a background sleep, its pid in rank.pid), as a wedged launcher would.
+# leaves a helper in its process group (a background sleep, its pid in rank.pid), as a wedged launcher
+# would (the real launcher's ranks have groups of their own and die with it through PR_SET_PDEATHSIG).
 mkdir -p output || exit 2
 log=output/mllog.txt
 line() { printf ':::MLLOG {"namespace": "", "time_ms": %s, "event_type": "POINT_IN_TIME", "key": "%s", "value": %s, "metadata": {"step_num": %s, "samples_count": %s}}\n' "$1" "$2" "$3" "$4" "$5" >>"$log"; }

@@ -48,9 +48,12 @@ protected:
         if (!key.ok()) return 0;
         if (std::string(mode) == "hang") {
             // Started, and past its first lines (its SIGTERM handler is set by then).
-            EXPECT_TRUE(wait_until([&] {
-                return tracker_->run(*key)->cancellable && tracker_->run(*key)->metrics.total_points() > 0;
-            }));
+            EXPECT_TRUE(wait_until(
+                [&] {
+                    return tracker_->run(*key)->cancellable &&
+                           tracker_->run(*key)->metrics.total_points() > 0;
+                },
+                15000));
             EXPECT_TRUE(tracker_->cancel(*key).ok());
         }
         EXPECT_TRUE(wait_until([&] { return finished == *key; }, 15000));
@@ -136,7 +139,7 @@ TEST_F(RunTrackerTest, ClosingTheTrackerStopsItsEnginesAndTheirRowsSaySo) {
     qputenv("FAKE_ENGINE_MODE", "hang");
     const Result<int> key = tracker_->submit_local(testing_util::demo_config());
     ASSERT_TRUE(key.ok()) << key.error();
-    ASSERT_TRUE(wait_until([&] { return tracker_->run(*key)->metrics.total_points() > 0; }));
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(*key)->metrics.total_points() > 0; }, 15000));
     const int64_t id = tracker_->run(*key)->store_id;
     const pid_t pid = tracker_->run(*key)->job_id.toInt();
     tracker_.reset();
@@ -146,15 +149,24 @@ TEST_F(RunTrackerTest, ClosingTheTrackerStopsItsEnginesAndTheirRowsSaySo) {
     EXPECT_EQ(stored.state_detail, "slipway was closed while it ran");
 }
 
-TEST_F(RunTrackerTest, ARunReleasedWhileItTrainsStillHasItsEndStored) {
+TEST_F(RunTrackerTest, ARunReleasedWhileItTrainsIsStillOursAndHasItsEndStored) {
     qputenv("FAKE_ENGINE_MODE", "hang");
     const Result<int> key = tracker_->submit_local(testing_util::demo_config());
     ASSERT_TRUE(key.ok()) << key.error();
-    ASSERT_TRUE(wait_until([&] { return tracker_->run(*key)->metrics.total_points() > 0; }));
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(*key)->metrics.total_points() > 0; }, 15000));
     const int64_t id = tracker_->run(*key)->store_id;
-    ASSERT_TRUE(tracker_->cancel(*key).ok());
     tracker_->release(*key);
     EXPECT_EQ(tracker_->local_runs_active(), 1);  // its engine is still ours until it exits
+    // Opened again from the Runs page: our own run again (not another process's), cancellable.
+    const Result<int> again = tracker_->resume(id);
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_EQ(tracker_->run(*again)->source, RunSource::kLocal);
+    EXPECT_FALSE(tracker_->run(*again)->state_from_store);
+    EXPECT_TRUE(tracker_->run(*again)->cancellable);
+    ASSERT_TRUE(tracker_->cancel(*again).ok());
+    // Released once more while it stops: its row still learns the end.
+    ASSERT_TRUE(wait_until([&] { return tracker_->run(*again)->state == RunState::kCancelled; }, 15000));
+    tracker_->release(*again);
     EXPECT_TRUE(wait_until([&] { return tracker_->local_runs_active() == 0; }, 15000));
     EXPECT_EQ(store_->run(id)->state, RunState::kCancelled);
 }
@@ -180,8 +192,28 @@ TEST_F(RunTrackerTest, AnEngineThatAbortsAndExitsGivesOneAlert) {
 
 // The other door: `slipway run` (the run service in another process) runs the engine; the app follows its
 // log and shows the state the CLI stores, never writing one of its own (a cancel is the CLI's "cancelled",
-// not the app's reading of the log's run_stop "aborted").
-TEST(RunTrackerAndCli, ALocalRunTheCliRunsIsFollowedByTheAppWhichLeavesItsStateToTheCli) {
+// not the app's reading of the log's run_stop "aborted"), and its Cancel asks that engine to stop.
+// `slipway run` of the demo with the stand-in engine waiting to be stopped; the id of its row once it runs
+// (the newest row, the `runs`-th), 0 when it did not start.
+int64_t start_cli_run(QProcess& cli, RunHistory& store, size_t runs) {
+    qputenv("FAKE_ENGINE_MODE", "hang");
+    cli.start(QStringLiteral(SLIPWAY_BIN), {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json",
+                                            "--engine", testing_util::fake_engine()});
+    qunsetenv("FAKE_ENGINE_MODE");
+    if (!cli.waitForStarted(10000)) return 0;
+    int64_t id = 0;
+    wait_until(
+        [&] {
+            const Result<std::vector<RunRecord>> rows = store.runs();
+            if (rows.ok() && rows->size() == runs && rows->front().state == RunState::kRunning)
+                id = rows->front().id;
+            return id != 0;
+        },
+        15000);
+    return id;
+}
+
+TEST(RunTrackerAndCli, ALocalRunTheCliRunsIsFollowedAndCancelledByTheAppWhichLeavesItsStateToTheCli) {
     testing_util::IsolatedHome home;
     Result<std::unique_ptr<RunHistory>> store = RunHistory::open(RunHistory::default_path());
     ASSERT_TRUE(store.ok()) << store.error();
@@ -191,25 +223,16 @@ TEST(RunTrackerAndCli, ALocalRunTheCliRunsIsFollowedByTheAppWhichLeavesItsStateT
     RunTracker tracker(store->get(), &follow, nullptr, options);
 
     QProcess cli;
-    qputenv("FAKE_ENGINE_MODE", "hang");
-    cli.start(QStringLiteral(SLIPWAY_BIN), {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json",
-                                            "--engine", testing_util::fake_engine()});
-    qunsetenv("FAKE_ENGINE_MODE");
-    ASSERT_TRUE(cli.waitForStarted(10000));
-    int64_t id = 0;
-    ASSERT_TRUE(wait_until(
-        [&] {
-            const Result<std::vector<RunRecord>> rows = (*store)->runs();
-            if (rows.ok() && !rows->empty() && rows->front().state == RunState::kRunning)
-                id = rows->front().id;
-            return id != 0;
-        },
-        15000));
+    const int64_t id = start_cli_run(cli, **store, 1);
+    ASSERT_NE(id, 0);
+    // A second window's startup sweep leaves it alone: its engine is alive.
+    tracker.recover_after_restart();
+    EXPECT_EQ((*store)->run(id)->state, RunState::kRunning);
     const Result<int> key = tracker.resume(id);
     ASSERT_TRUE(key.ok()) << key.error();
     EXPECT_TRUE(tracker.run(*key)->state_from_store);
     ASSERT_TRUE(
-        wait_until([&] { return tracker.run(*key)->metrics.points(Metric::kTrainLoss).size() == 2; }));
+        wait_until([&] { return tracker.run(*key)->metrics.points(Metric::kTrainLoss).size() == 2; }, 15000));
 
     ::kill(static_cast<pid_t>(cli.processId()), SIGINT);  // Ctrl-C in the CLI's terminal
     ASSERT_TRUE(cli.waitForFinished(20000));
@@ -218,6 +241,24 @@ TEST(RunTrackerAndCli, ALocalRunTheCliRunsIsFollowedByTheAppWhichLeavesItsStateT
         << to_db_text(tracker.run(*key)->state);
     EXPECT_EQ(tracker.run(*key)->metrics.status, "aborted");  // its log was read to the end
     EXPECT_EQ((*store)->run(id)->state, RunState::kCancelled);
+
+    // And the app cancels a run the CLI runs: its engine is asked to stop, the CLI stores the end.
+    QProcess second;
+    const int64_t second_id = start_cli_run(second, **store, 2);
+    ASSERT_NE(second_id, 0);
+    const Result<int> second_key = tracker.resume(second_id);
+    ASSERT_TRUE(second_key.ok()) << second_key.error();
+    EXPECT_TRUE(tracker.run(*second_key)->cancellable);
+    ASSERT_TRUE(wait_until(
+        [&] { return tracker.run(*second_key)->metrics.points(Metric::kTrainLoss).size() == 2; }, 15000));
+    ASSERT_TRUE(tracker.cancel(*second_key).ok());
+    ASSERT_TRUE(second.waitForFinished(20000));
+    EXPECT_EQ(second.exitCode(), 1);
+    EXPECT_TRUE(second.readAllStandardOutput().contains(
+        "final_state=cancelled (stopped by SIGTERM from another process)"));
+    ASSERT_TRUE(wait_until([&] { return tracker.run(*second_key)->state == RunState::kCancelled; }, 10000));
+    EXPECT_FALSE(tracker.run(*second_key)->cancellable);
+    EXPECT_EQ((*store)->run(second_id)->state_detail, "stopped by SIGTERM from another process");
 }
 
 TEST_F(RunTrackerTest, RunsTheLastSessionLeftLiveAreInterruptedOrIncomplete) {

@@ -344,7 +344,8 @@ TEST_F(SlipwayCliLocalRun, ARunPrintsItsProgressAndItsEndAndIsStoredForTheApp) {
     const ProcessResult no_engine = run_slipway(
         {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json", "--engine", "/nonexistent"});
     EXPECT_EQ(no_engine.exit_code, 1);
-    EXPECT_NE(no_engine.err.find("slipway-engine was not found"), std::string::npos) << no_engine.err;
+    EXPECT_NE(no_engine.err.find("slipway-engine /nonexistent is not an executable file"), std::string::npos)
+        << no_engine.err;
 }
 
 TEST_F(SlipwayCliLocalRun, CtrlCStopsTheEngineAndTheRunIsCancelled) {
