@@ -31,8 +31,9 @@ void ask_stop(int) {
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
 
 // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) set the flag for the loop: the engine, in a process group
-// of its own, does not get them itself. A signal ignored when slipway started (nohup) stays ignored. The
-// old handlers come back when the run ends.
+// of its own, does not get them itself. A signal ignored when slipway started (nohup) stays ignored. A
+// reader that went away (`| head`) must not kill slipway before it stops the engine and stores the end:
+// SIGPIPE is ignored meanwhile. The old handlers come back when the run ends.
 class StopSignals {
 public:
     StopSignals() {
@@ -45,10 +46,15 @@ public:
             sigaction(kSignals[i], nullptr, &old_[i]);
             if (old_[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
         }
+        struct sigaction ignore = {};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        sigaction(SIGPIPE, &ignore, &old_pipe_);
     }
     ~StopSignals() {
         for (size_t i = 0; i < kSignals.size(); ++i)
             sigaction(kSignals[i], &old_[i], nullptr);
+        sigaction(SIGPIPE, &old_pipe_, nullptr);
     }
     StopSignals(const StopSignals&) = delete;
     StopSignals& operator=(const StopSignals&) = delete;
@@ -56,6 +62,7 @@ public:
 private:
     static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
     std::array<struct sigaction, 3> old_ = {};
+    struct sigaction old_pipe_ = {};
 };
 
 }  // namespace
@@ -89,9 +96,9 @@ int run_local(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     std::optional<LocalEnd> end;
     while (!(end = job->poll())) {
         if (g_stop_asked && !job->cancel_asked()) {
+            job->cancel(std::chrono::seconds(10));
             err << "slipway: stopping the engine (it saves a checkpoint; killed in 10 s otherwise)"
                 << std::endl;
-            job->cancel(std::chrono::seconds(10));
         }
         if (Result<remote::PollResult> read = log.poll(); !read.ok())
             err << "slipway: " << read.error() << std::endl;

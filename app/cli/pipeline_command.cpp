@@ -116,8 +116,8 @@ int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err) 
     const Pipeline& p = *loaded;
     LocalPipelineOptions options;
     options.engine = c.engine.empty() ? find_engine_binary() : c.engine;
-    if (const std::string problem = engine_binary_problem(options.engine); !problem.empty())
-        return fail(err, problem);
+    if (const Status usable = check_engine_binary(options.engine); !usable.ok())
+        return fail(err, usable.message());
     options.input_root = pipeline_input_root(p, c.run_file, c.inputs, resource_root());
     options.runs_dir = c.runs_dir.empty() ? default_local_runs_dir() : c.runs_dir;
     Result<std::unique_ptr<RunHistory>> store = open_store();

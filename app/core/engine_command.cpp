@@ -21,13 +21,16 @@ std::vector<std::string> engine_arguments(const std::string& run_json, int nproc
     return out;
 }
 
-std::string engine_binary_problem(const std::string& engine) {
+Status check_engine_binary(const std::string& engine) {
     if (engine.empty())
-        return "slipway-engine was not found next to slipway or on PATH; build it (SLIPWAY_BUILD_ENGINE=ON), "
-               "set SLIPWAY_ENGINE or give --engine";
-    if (::access(engine.c_str(), X_OK) != 0 || std::filesystem::is_directory(engine))
-        return "slipway-engine " + engine + " is not an executable file";
-    return "";
+        return Status::Error(
+            "slipway-engine was not found next to slipway or on PATH; build it (SLIPWAY_BUILD_ENGINE=ON), "
+            "set "
+            "SLIPWAY_ENGINE or give --engine");
+    std::error_code ec;
+    if (::access(engine.c_str(), X_OK) != 0 || std::filesystem::is_directory(engine, ec))
+        return Status::Error("slipway-engine " + engine + " is not an executable file");
+    return Status::Ok();
 }
 
 std::string command_line(const std::string& program, const std::vector<std::string>& arguments) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "contract/status.h"
+
 namespace slipway::app {
 
 // `slipway-engine launch --nproc N -- train ...` runs N local ranks (torchrun-like); false falls back to one
@@ -20,7 +22,7 @@ std::vector<std::string> engine_arguments(const std::string& run_json, int nproc
 
 // An engine that can be run: an error naming what is missing otherwise (the one message for the app's Run
 // button, `slipway run` and `slipway pipeline run`).
-std::string engine_binary_problem(const std::string& engine);
+[[nodiscard]] Status check_engine_binary(const std::string& engine);
 
 // The program and its arguments as a shell would show them (for logs and messages, not for running).
 std::string command_line(const std::string& program, const std::vector<std::string>& arguments);

@@ -669,7 +669,7 @@ void RunTracker::recover_after_restart() {
             // Another process's run (`slipway run`, another window) trains on; one whose engine is gone died
             // with the session that ran it.
             if (check_local_engine(to_stored_run(r)).ok()) continue;
-            (void)store_->set_state(r.id, RunState::kInterrupted);
+            (void)store_->set_state(r.id, RunState::kInterrupted, {}, {}, {}, StateWrite::kIfNotEnded);
         } else if (r.cluster == kOpenedLogSource || r.state == RunState::kFollowing) {
             (void)store_->set_state(r.id, RunState::kIncomplete);  // a log no longer read or followed
         } else if (r.state == RunState::kSubmitting && r.job_id.isEmpty() && r.created.isValid() &&

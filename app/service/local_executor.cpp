@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -67,8 +68,7 @@ std::string run_folder_name(const std::string& name) {
 Result<LocalRunPlan> plan_local_run(const RunConfig& config, const std::string& resource_root,
                                     const std::string& runs_dir, const std::string& engine,
                                     const std::vector<std::string>& overrides) {
-    if (const std::string problem = engine_binary_problem(engine); !problem.empty())
-        return Result<LocalRunPlan>::Error(problem);
+    if (const Status usable = check_engine_binary(engine); !usable.ok()) return usable;
     std::error_code ec;
     LocalRunPlan plan;
     plan.config = config;
@@ -137,13 +137,13 @@ Result<LocalJob> LocalExecutor::submit(const RunConfig& config, const std::vecto
     return job;
 }
 
-LocalEnd LocalJob::end_of(const ProcessExit& exit) const {
+LocalEnd local_end(const ProcessExit& exit, bool stop_asked, const std::string& log) {
     LocalEnd end;
     end.exit = exit;
     // The engine answers SIGTERM by saving a checkpoint and exiting 128 + 15: a stop asked here, or by
     // another door (the app cancelling a run `slipway run` runs).
     const bool terminated = exit.signal == SIGTERM || (exit.signal == 0 && exit.code == 128 + SIGTERM);
-    if (stop_deadline_) {
+    if (stop_asked) {
         end.state = RunState::kCancelled;
     } else if (terminated) {
         end.state = RunState::kCancelled;
@@ -153,7 +153,7 @@ LocalEnd LocalJob::end_of(const ProcessExit& exit) const {
     } else {
         end.state = RunState::kFailed;
         end.detail = exit.describe();
-        if (const std::string said = last_line_of(plan_.engine_log); !said.empty()) end.detail += ": " + said;
+        if (const std::string said = last_line_of(log); !said.empty()) end.detail += ": " + said;
     }
     return end;
 }
@@ -176,7 +176,7 @@ std::optional<LocalEnd> LocalJob::poll() {
         }
         return std::nullopt;
     }
-    LocalEnd end = end_of(*exit);
+    LocalEnd end = local_end(*exit, stop_deadline_.has_value(), plan_.engine_log);
     if (interrupted_) {
         end.state = RunState::kInterrupted;
         end.detail = *interrupted_;
@@ -207,33 +207,44 @@ void LocalJob::cancel(std::chrono::milliseconds grace) {
 
 void LocalJob::interrupt(const std::string& why, std::chrono::milliseconds grace) {
     if (end_ || poll()) return;
+    if (stop_deadline_) {
+        // A cancel under way stays a cancel, with the closing's shorter grace.
+        stop_deadline_ = std::min(*stop_deadline_, std::chrono::steady_clock::now() + grace);
+        return;
+    }
     interrupted_ = why;
     ask_stop(grace);
 }
 
-Status check_local_engine(const StoredRun& run) {
+Result<pid_t> check_local_engine(const StoredRun& run) {
     if (run.cluster != kLocalCluster || run.job_id.empty())
-        return Status::Error("run " + run.name + " is not a run on this computer with an engine");
+        return Result<pid_t>::Error("run " + run.name + " is not a run on this computer with an engine");
     char* end = nullptr;
     const long pid = std::strtol(run.job_id.c_str(), &end, 10);
     if (end == run.job_id.c_str() || *end != '\0' || pid <= 1)
-        return Status::Error("run " + run.name + ": \"" + run.job_id + "\" is not a process id");
-    // <run_dir>/output/mllog.txt -> <run_dir>/run.json: the engine's command line names it.
-    const std::string run_json = (fs::path(run.log_path).parent_path().parent_path() / "run.json").string();
-    std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+        return Result<pid_t>::Error("run " + run.name + ": \"" + run.job_id + "\" is not a process id");
+    const std::string proc = "/proc/" + std::to_string(pid);
+    std::ifstream cmdline(proc + "/cmdline", std::ios::binary);
     const std::string words((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-    const std::string wanted = run_json + '\0';
-    if (words.find('\0' + wanted) == std::string::npos) {
-        return Status::Error(
-            "run " + run.name + ": process " + run.job_id +
-            (words.empty() ? " has ended" : " is not its engine (it does not run " + run_json + ")"));
-    }
-    return Status::Ok();
+    if (words.empty())
+        return Result<pid_t>::Error("run " + run.name + ": process " + run.job_id + " has ended");
+    // A training run: <run_dir>/output/mllog.txt is its log, and its command line names <run_dir>/run.json.
+    const fs::path log(run.log_path);
+    const std::string run_json = (log.parent_path().parent_path() / "run.json").string();
+    if (words.find('\0' + run_json + '\0') != std::string::npos) return static_cast<pid_t>(pid);
+    // A pipeline's other steps: started in the folder of their engine.log.
+    std::error_code ec;
+    if (log.filename() == "engine.log" &&
+        fs::equivalent(fs::read_symlink(proc + "/cwd", ec), log.parent_path(), ec))
+        return static_cast<pid_t>(pid);
+    return Result<pid_t>::Error("run " + run.name + ": process " + run.job_id +
+                                " is not its engine (it does not run " + run_json + ")");
 }
 
 Status stop_local_run(const StoredRun& run) {
-    if (Status s = check_local_engine(run); !s.ok()) return s;
-    if (::kill(static_cast<pid_t>(std::stol(run.job_id)), SIGTERM) != 0)
+    const Result<pid_t> pid = check_local_engine(run);
+    if (!pid.ok()) return pid.status();
+    if (::kill(*pid, SIGTERM) != 0)
         return Status::Error("run " + run.name + ": cannot signal process " + run.job_id + ": " +
                              std::strerror(errno));
     return Status::Ok();

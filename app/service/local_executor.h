@@ -46,6 +46,11 @@ struct LocalEnd {
     std::string detail;  // "exit code 1: <the engine's last line>"; empty when it completed
 };
 
+// The one rule for a local engine's end (a run's, a pipeline step's): cancelled when a stop was asked, or
+// when it answered a SIGTERM from elsewhere (exit 143 or the signal: another door's cancel; a logout or a
+// shutdown looks the same), completed on exit 0, else failed with its exit and the last line of `log`.
+LocalEnd local_end(const ProcessExit& exit, bool stop_asked, const std::string& log);
+
 // A started engine. Movable. Nothing here blocks but wait(): poll() is for a GUI timer. One still running
 // when it is destroyed is stopped (its row is not written: interrupt() is the way to say why).
 class LocalJob {
@@ -73,7 +78,6 @@ private:
     friend class LocalExecutor;
     LocalJob(RunStore& store, StoredRun run, LocalRunPlan plan, ChildProcess process)
         : store_(&store), run_(std::move(run)), plan_(std::move(plan)), process_(std::move(process)) {}
-    LocalEnd end_of(const ProcessExit& exit) const;
     void store_end(const LocalEnd& end);
     void ask_stop(std::chrono::milliseconds grace);
 
@@ -88,10 +92,11 @@ private:
     std::string store_problem_;
 };
 
-// Whether the process in the row of a run on This computer is still that run's engine: its command line
-// names the run's run.json (<run_dir>/run.json, beside output/mllog.txt). An error says why not (no pid, it
-// has ended, the number now belongs to another program).
-[[nodiscard]] Status check_local_engine(const StoredRun& run);
+// The pid in the row of a run on This computer, while that process is still the run's engine: its command
+// line names the run's run.json (<run_dir>/run.json, beside output/mllog.txt), or, for a pipeline step whose
+// log is <step folder>/engine.log, it runs in that folder. An error says why not (no pid, it has ended, the
+// number now belongs to another program).
+[[nodiscard]] Result<pid_t> check_local_engine(const StoredRun& run);
 // Asks the engine of a run on This computer that another process started (`slipway run`, another window) to
 // stop: SIGTERM to the pid in its row, the way that process's own cancel starts (the engine saves a
 // checkpoint and exits; that process stores the run cancelled). Refused, naming why, when the row has no pid

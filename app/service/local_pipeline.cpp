@@ -79,8 +79,7 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         e.steps = p.steps.size();
         if (on_event) on_event(e);
     };
-    if (const std::string problem = engine_binary_problem(options.engine); !problem.empty())
-        return Status::Error(problem);
+    if (const Status usable = check_engine_binary(options.engine); !usable.ok()) return usable;
     std::error_code ec;
     const fs::path runs =
         fs::absolute(options.runs_dir.empty() ? fs::path(".") : fs::path(options.runs_dir), ec);
@@ -164,12 +163,11 @@ Result<LocalPipelineOutcome> run_local_pipeline(
             process.ok() ? wait_for_step(*process, options, stopped) : ProcessExit{-1, 0};
         const int code = exit.signal == 0 ? exit.code : -1;
         LocalPipelineEvent finished;
+        LocalEnd end = local_end(exit, stopped, log);
+        if (stopped) end.detail = "stopped";
         if (step_started.store_id != 0 && process.ok()) {
-            const RunState state =
-                stopped ? RunState::kCancelled : (exit.success() ? RunState::kCompleted : RunState::kFailed);
-            const std::string detail = stopped ? "stopped" : exit.describe();
-            if (Status s =
-                    options.store->set_state(step_started.store_id, state, detail, {}, StateWrite::kAlways);
+            if (Status s = options.store->set_state(step_started.store_id, end.state, end.detail, {},
+                                                    StateWrite::kAlways);
                 !s.ok())
                 finished.store_problem = s.message();
         }

@@ -329,8 +329,27 @@ TEST_F(LocalExecutorTest, AnotherDoorStopsARunOnlyThroughItsOwnEngine) {
     const LocalEnd end = wait_end(*job);
     EXPECT_EQ(end.state, RunState::kCancelled);
     EXPECT_EQ(end.detail, "stopped by SIGTERM from another process");
-    EXPECT_EQ(stop_local_run(row(job->run().id)).message(),
-              "run demo-tiny: process " + std::to_string(job->pid()) + " has ended");
+    EXPECT_FALSE(stop_local_run(row(job->run().id)).ok());  // ended (or its number reused): not signalled
+
+    // A pipeline's step that is not a training run: known by the folder it runs in, beside its engine.log.
+    const std::string step_dir = dir_.filePath("steps/tok").toStdString();
+    fs::create_directories(step_dir);
+    ProcessSpec spec = shell("exec sleep 300", step_dir + "/engine.log");
+    spec.working_dir = step_dir;
+    Result<ChildProcess> step = ChildProcess::start(spec);
+    ASSERT_TRUE(step.ok()) << step.error();
+    StoredRun step_row;
+    step_row.name = "pipeline.tok";
+    step_row.cluster = kLocalCluster;
+    step_row.job_id = std::to_string(step->pid());
+    step_row.log_path = step_dir + "/engine.log";
+    ASSERT_TRUE(testing_util::wait_until([&] { return check_local_engine(step_row).ok(); }, 15000));
+    EXPECT_EQ(*check_local_engine(step_row), step->pid());
+    StoredRun elsewhere_step = step_row;
+    elsewhere_step.log_path = dir_.filePath("steps/other/engine.log").toStdString();
+    EXPECT_FALSE(check_local_engine(elsewhere_step).ok());
+    ASSERT_TRUE(stop_local_run(step_row).ok());
+    EXPECT_EQ(step->wait_for(15s)->signal, SIGTERM);
 }
 
 }  // namespace

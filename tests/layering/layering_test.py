@@ -28,9 +28,9 @@ with tempfile.TemporaryDirectory() as work:
     plants = {
         "engine/train/planted.cpp": '#include "remote/slurm/sbatch_script.h"\n',
         "remote/slurm/planted.cpp": '#include "app/core/run_metrics.h"\n',
-        # local -> editor is new, and editor -> local closes it
-        "app/local/planted.h": '#include "editor/run_editor.h"\n',
-        "app/editor/planted.h": '#include "local/local_run.h"\n',
+        # images -> adapt is new, and adapt -> images closes it
+        "app/images/planted.h": '#include "adapt/language_pipeline.h"\n',
+        "app/adapt/planted.h": '#include "images/image_tasks.h"\n',
         # up from the bottom, with no circle: core -> editor (editor does not reach core)
         "app/core/planted.h": '#include "editor/presets.h"\n',
         # the run service standing on the history, and on Qt
@@ -45,8 +45,8 @@ with tempfile.TemporaryDirectory() as work:
     assert code == 1, "the planted tree passed"
     for expected in ("engine/train/planted.cpp:2: engine/ includes remote/",
                      "remote/slurm/planted.cpp:2: remote/ includes app/",
-                     "app/editor/planted.h:2: app/editor includes app/local, and app/local reaches app/editor",
-                     "app/local/planted.h:2: app/local includes app/editor, and app/editor reaches app/local",
+                     "app/adapt/planted.h:2: app/adapt includes app/images, and app/images reaches app/adapt",
+                     "app/images/planted.h:2: app/images includes app/adapt, and app/adapt reaches app/images",
                      "app/core/planted.h:2: app/core includes app/editor",
                      "app/service/planted.h:2: app/service includes app/history",
                      "app/service/planted_qt.cpp:2: app/service includes Qt"):
