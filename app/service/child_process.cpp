@@ -152,12 +152,7 @@ std::optional<ProcessExit> ChildProcess::poll() {
 }
 
 std::optional<ProcessExit> ChildProcess::wait_for(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        if (std::optional<ProcessExit> done = poll()) return done;
-        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    return poll_until(timeout, [this] { return poll(); });
 }
 
 void ChildProcess::terminate() {

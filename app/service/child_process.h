@@ -12,6 +12,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "contract/status.h"
@@ -69,6 +70,18 @@ private:
     pid_t pid_ = -1;
     std::optional<ProcessExit> exit_;
 };
+
+// Asks `poll` (returning an optional) every 20 ms until it answers or `timeout` has passed: the one wait
+// loop of ChildProcess::wait_for and LocalJob::wait.
+template <typename Poll>
+auto poll_until(std::chrono::milliseconds timeout, Poll poll) -> decltype(poll()) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        if (auto answer = poll()) return answer;
+        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
 
 // The last non-empty line of a text file (at most `max_chars` of it), "" when there is none: what a failed
 // step or engine said last, for its error.

@@ -187,12 +187,7 @@ std::optional<LocalEnd> LocalJob::poll() {
 }
 
 std::optional<LocalEnd> LocalJob::wait(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        if (std::optional<LocalEnd> end = poll()) return end;
-        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    return poll_until(timeout, [this] { return poll(); });
 }
 
 void LocalJob::ask_stop(std::chrono::milliseconds grace) {
