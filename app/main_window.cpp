@@ -46,6 +46,7 @@
 #include "monitor/monitor_widget.h"
 #include "remote/slurm/cluster_profile.h"
 #include "runs/run_tracker.h"
+#include "runs/runs_model.h"
 #include "runs_page.h"
 
 namespace slipway::app {
@@ -86,9 +87,12 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     nav_->setFont(nav_font);
     nav_->setSpacing(3);
     stack_ = new QStackedWidget(this);
-    runs_ = new RunsPage(history_.get(), stack_);
+    // Every run, stored or followed: the Runs page shows its stored rows, the monitor's list its followed
+    // ones.
+    runs_model_ = std::make_unique<RunsModel>(history_.get(), tracker_.get());
+    runs_ = new RunsPage(history_.get(), runs_model_.get(), stack_);
     editor_ = new RunEditor(resource_root_, stack_);
-    monitor_ = new MonitorWidget(tracker_.get(), stack_);
+    monitor_ = new MonitorWidget(tracker_.get(), runs_model_.get(), stack_);
     clusters_ = new ClustersPage(&sessions_, resource_root_, runs_dir(), stack_);
     stack_->addWidget(runs_);
     stack_->addWidget(editor_);

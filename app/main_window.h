@@ -35,6 +35,7 @@ class MonitorWidget;
 class RunEditor;
 class RunHistory;
 struct RunRecord;
+class RunsModel;
 class RunsPage;
 class RunTracker;
 
@@ -136,6 +137,7 @@ private:
     FollowService follow_;
     ClusterSessions sessions_;
     std::unique_ptr<RunTracker> tracker_;
+    std::unique_ptr<RunsModel> runs_model_;  // the pages' view of the tracker and the store: destroyed first
     QListWidget* nav_;
     QStackedWidget* stack_;
     RunsPage* runs_;

@@ -1,5 +1,5 @@
-// RunsPage: a sortable, filtered view over RunsTableModel (the store's rows), with a sparkline of each run's
-// train_loss (sampled by SQLite, so a long run is not read whole) drawn by the view's delegate.
+// RunsPage: a sortable, filtered view over the stored rows of the shared RunsModel, with a sparkline of each
+// run's train_loss (sampled by SQLite, so a long run is not read whole) drawn by the view's delegate.
 #include "runs_page.h"
 
 #include <QHBoxLayout>
@@ -20,24 +20,35 @@
 #include <algorithm>
 
 #include "history/run_history.h"
-#include "runs/runs_table_model.h"
+#include "runs/runs_model.h"
 
 namespace slipway::app {
 namespace {
 
 constexpr QSize kCurveSize(96, 22);
 
-// The filter box matches a run's name, cluster, job or state; the columns sort by RunsTableModel::kSortRole.
+// The stored rows only (a run the monitor shows from a log without a stored row is not the history's); the
+// filter box matches a run's name, cluster, job or state; the columns sort by RunsModel::kSortRole. A run in
+// the monitor keeps its colour swatch here; whether it is shown there is the monitor's to say, not a check
+// box of this table.
 class RunsFilter : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
 
+    QVariant data(const QModelIndex& index, int role) const override {
+        return role == Qt::CheckStateRole ? QVariant() : QSortFilterProxyModel::data(index, role);
+    }
+    Qt::ItemFlags flags(const QModelIndex& index) const override {
+        return QSortFilterProxyModel::flags(index) & ~Qt::ItemIsUserCheckable;
+    }
+
 protected:
     bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
+        if (sourceModel()->index(row, 0, parent).data(RunsModel::kRunIdRole).toLongLong() == 0) return false;
         const QString text = filterRegularExpression().pattern();
         if (text.isEmpty()) return true;
-        for (int c : {RunsTableModel::kNameColumn, RunsTableModel::kClusterColumn, RunsTableModel::kJobColumn,
-                      RunsTableModel::kStateColumn}) {
+        for (int c : {RunsModel::kNameColumn, RunsModel::kClusterColumn, RunsModel::kJobColumn,
+                      RunsModel::kStateColumn}) {
             if (sourceModel()->index(row, c, parent).data().toString().contains(text, Qt::CaseInsensitive))
                 return true;
         }
@@ -53,7 +64,7 @@ public:
     void paint(QPainter* painter, const QStyleOptionViewItem& option,
                const QModelIndex& index) const override {
         QStyledItemDelegate::paint(painter, option, index);  // selection background
-        const QList<double> values = index.data(RunsTableModel::kCurveRole).value<QList<double>>();
+        const QList<double> values = index.data(RunsModel::kCurveRole).value<QList<double>>();
         if (values.size() < 2) return;
         const QRectF box = QRectF(option.rect).adjusted(2, 2, -2, -2);
         const auto [low, high] = std::minmax_element(values.begin(), values.end());
@@ -80,18 +91,18 @@ public:
 
 }  // namespace
 
-RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), history_(history) {
-    model_ = new RunsTableModel(history, this);
+RunsPage::RunsPage(RunHistory* history, RunsModel* model, QWidget* parent)
+    : QWidget(parent), history_(history), model_(model) {
     proxy_ = new RunsFilter(this);
     proxy_->setSourceModel(model_);
-    proxy_->setSortRole(RunsTableModel::kSortRole);
+    proxy_->setSortRole(RunsModel::kSortRole);
     table_ = new QTableView(this);
     table_->setModel(proxy_);
-    table_->setItemDelegateForColumn(RunsTableModel::kLossColumn, new SparklineDelegate(table_));
+    table_->setItemDelegateForColumn(RunsModel::kLossColumn, new SparklineDelegate(table_));
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     table_->setSortingEnabled(true);
-    table_->sortByColumn(RunsTableModel::kIdColumn, Qt::DescendingOrder);  // newest first, as the store gives
+    table_->sortByColumn(RunsModel::kIdColumn, Qt::DescendingOrder);  // newest first
     filter_ = new QLineEdit(this);
     filter_->setPlaceholderText(tr("Filter by name, cluster, job or state"));
     filter_->setClearButtonEnabled(true);
@@ -102,7 +113,7 @@ RunsPage::RunsPage(RunHistory* history, QWidget* parent) : QWidget(parent), hist
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setStretchLastSection(true);
-    table_->horizontalHeader()->setSectionResizeMode(RunsTableModel::kNameColumn, QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(RunsModel::kNameColumn, QHeaderView::Stretch);
 
     show_ = new QPushButton(tr("Show in monitor"), this);
     follow_ = new QPushButton(tr("Resume following"), this);
@@ -180,13 +191,13 @@ QList<qint64> RunsPage::selected_runs() const {
               [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
     QList<qint64> ids;
     for (const QModelIndex& row : rows)
-        ids << row.data(RunsTableModel::kRunIdRole).toLongLong();
+        ids << row.data(RunsModel::kRunIdRole).toLongLong();
     return ids;
 }
 
 int64_t RunsPage::selected_run() const {
     const QModelIndex current = table_->currentIndex();
-    return current.isValid() ? current.data(RunsTableModel::kRunIdRole).toLongLong() : 0;
+    return current.isValid() ? current.data(RunsModel::kRunIdRole).toLongLong() : 0;
 }
 
 int RunsPage::shown_rows() const {

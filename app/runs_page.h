@@ -1,9 +1,10 @@
 // The runs page: every run in the history (name, cluster, job, state, times, points, a small train_loss
 // curve) in a sortable table, a filter, and actions to show a run's curves in the monitor, compare several
 // there (overlaid), resume following its log from the stored offset, open its config in the editor, chat
-// with its model, or delete it. The table is a view over RunsTableModel (through a filtering, sorting
-// proxy): a reload merges the store's changes in, so the selection and the scroll position stay. It only
-// reads the store; what it asks for goes to the window.
+// with its model, or delete it. The table is a view of the stored rows of the RunsModel it shares with the
+// monitor's run list (through a filtering, sorting proxy): a reload merges the store's changes in and the
+// tracker's changes come as they happen, so the selection and the scroll position stay. It only reads the
+// store; what it asks for goes to the window.
 #pragma once
 
 #include <QWidget>
@@ -20,17 +21,18 @@ class QTableView;
 namespace slipway::app {
 
 class RunHistory;
-class RunsTableModel;
+class RunsModel;
 
 class RunsPage : public QWidget {
     Q_OBJECT
 
 public:
-    explicit RunsPage(RunHistory* history, QWidget* parent = nullptr);
+    // Neither is owned; `history` may be null (no store), `model` must outlive the page.
+    RunsPage(RunHistory* history, RunsModel* model, QWidget* parent = nullptr);
 
     void reload();
     QTableView* table() const { return table_; }
-    RunsTableModel* model() const { return model_; }
+    RunsModel* model() const { return model_; }  // every run; the table shows the stored ones
     QLineEdit* filter_box() const { return filter_; }
     QPushButton* compare_button() const { return compare_; }
     QPushButton* export_gguf_button() const { return export_gguf_; }
@@ -51,7 +53,7 @@ signals:
 
 private:
     RunHistory* history_;
-    RunsTableModel* model_;
+    RunsModel* model_;
     QSortFilterProxyModel* proxy_;
     QTableView* table_;
     QLineEdit* filter_;

@@ -20,6 +20,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSlider>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -29,16 +30,10 @@
 
 #include "core/run_state_display.h"
 #include "monitor/metric_plot.h"
-#include "monitor/shown_runs_model.h"
+#include "runs/runs_model.h"
 
 namespace slipway::app {
 namespace {
-
-// Matplotlib's tab10: distinct on white, in the order people know from other plots.
-const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
-                           QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
-                           QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
-                           QColor(23, 190, 207)};
 
 QString duration_text(int64_t ms) {
     const int64_t s = ms / 1000;
@@ -48,9 +43,29 @@ QString duration_text(int64_t ms) {
         .arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
+// The run list's rows: the runs model's tracked rows, in the order they were added (the legend's order), and
+// of its columns the name (with the check box, the swatch and the tooltip).
+class TrackedRunsFilter : public QSortFilterProxyModel {
+public:
+    explicit TrackedRunsFilter(RunsModel* runs, QObject* parent) : QSortFilterProxyModel(parent) {
+        setSourceModel(runs);
+        setSortRole(RunsModel::kTrackedOrderRole);
+        sort(0);  // its one column
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
+        return sourceModel()->index(row, 0, parent).data(RunsModel::kTrackerKeyRole).toInt() != 0;
+    }
+    bool filterAcceptsColumn(int column, const QModelIndex&) const override {
+        return column == RunsModel::kNameColumn;
+    }
+};
+
 }  // namespace
 
-MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(parent), tracker_(tracker) {
+MonitorWidget::MonitorWidget(RunTracker* tracker, RunsModel* runs, QWidget* parent)
+    : QWidget(parent), tracker_(tracker), runs_model_(runs) {
     // Controls row.
     x_axis_box_ = new QComboBox(this);
     for (XAxis axis : {XAxis::kSamples, XAxis::kSteps, XAxis::kWallTime})
@@ -112,9 +127,10 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
     }
 
     // Runs (the legend: check to overlay, select for the status line and log).
-    runs_model_ = new ShownRunsModel(this);
+    if (runs_model_ == nullptr) runs_model_ = new RunsModel(nullptr, tracker_, this);
+    run_list_rows_ = new TrackedRunsFilter(runs_model_, this);
     run_list_ = new QListView(this);
-    run_list_->setModel(runs_model_);
+    run_list_->setModel(run_list_rows_);
     run_list_->setMaximumWidth(220);
     run_list_->setToolTip(tr("Checked runs are overlaid; the selected one drives the status line and log"));
     run_list_->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -123,7 +139,7 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
     remove_action->setShortcutContext(Qt::WidgetShortcut);
     run_list_->addAction(remove_action);
     connect(remove_action, &QAction::triggered, this, [this] {
-        if (const int key = runs_model_->key_at(run_list_->currentIndex().row())) remove_run(key);
+        if (const int key = key_at(run_list_->currentIndex())) remove_run(key);
     });
 
     // Status and log.
@@ -176,9 +192,9 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
     connect(csv_button, &QPushButton::clicked, this, [this] { emit export_requested(false); });
     connect(run_list_->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) {
-                if (const int key = runs_model_->key_at(current.row())) set_current_run(key);
+                if (const int key = key_at(current)) set_current_run(key);
             });
-    connect(runs_model_, &ShownRunsModel::shown_changed, this, [this](int key, bool shown) {
+    connect(runs_model_, &RunsModel::shown_changed, this, [this](int key, bool shown) {
         for (MetricPlot* p : plots_) {
             p->set_run_visible(key, shown);
             p->fit();
@@ -199,7 +215,6 @@ MonitorWidget::MonitorWidget(RunTracker* tracker, QWidget* parent) : QWidget(par
     connect(tracker_, &RunTracker::run_added, this, &MonitorWidget::on_run_added);
     connect(tracker_, &RunTracker::batch_applied, this, &MonitorWidget::on_batch_applied);
     connect(tracker_, &RunTracker::run_changed, this, [this](int key) {
-        update_list_tooltip(key);
         if (key == current_) update_status();
         if (key == current_) update_target_line();
     });
@@ -215,11 +230,10 @@ void MonitorWidget::on_run_added(int key) {
     if (run == nullptr || views_.count(key) != 0) return;
     MonitorView& view = views_[key];
     view.key = key;
-    view.color = kPalette[(key - 1) % std::size(kPalette)];
-    runs_model_->add(key, run->name, view.color);
+    view.color = RunsModel::color_of(key);
+    runs_model_->track(key);  // the model hears run_added too; this one is not left to connection order
     replot_run(key);
-    update_list_tooltip(key);
-    run_list_->setCurrentIndex(runs_model_->index(runs_model_->row_of(key)));
+    run_list_->setCurrentIndex(list_row_of(key));
     update_target_line();
     update_status();
 }
@@ -241,9 +255,10 @@ void MonitorWidget::on_run_released(int key) {
     views_.erase(it);
     const bool was_current = current_ == key;
     if (was_current) current_ = 0;
-    runs_model_->remove(key);  // the view moves its current row to a neighbour: that run becomes current
+    // The model drops the row (run_released), and the list moves its current row to a neighbour: that run
+    // becomes current.
     if (was_current && current_ == 0) {
-        if (const int next = runs_model_->key_at(run_list_->currentIndex().row())) set_current_run(next);
+        if (const int next = key_at(run_list_->currentIndex()); next != key) set_current_run(next);
     }
     update_target_line();
     update_status();
@@ -259,8 +274,7 @@ void MonitorWidget::clear() {
 void MonitorWidget::set_current_run(int key) {
     if (views_.count(key) == 0 || key == current_) return;
     current_ = key;
-    if (const QModelIndex row = runs_model_->index(runs_model_->row_of(key));
-        run_list_->currentIndex() != row)
+    if (const QModelIndex row = list_row_of(key); run_list_->currentIndex() != row)
         run_list_->setCurrentIndex(row);
     update_target_line();
     update_status();
@@ -284,14 +298,14 @@ std::vector<int> MonitorWidget::run_keys() const {
     return keys;
 }
 
-void MonitorWidget::update_list_tooltip(int key) {
-    // The list is narrow: the whole name and the state are in the tooltip.
-    const TrackedRun* r = tracker_->run(key);
-    if (r == nullptr) return;
-    runs_model_->set_tooltip(key,
-                             r->state_detail.isEmpty()
-                                 ? tr("%1: %2").arg(r->name, display_text(r->state))
-                                 : tr("%1: %2 (%3)").arg(r->name, display_text(r->state), r->state_detail));
+int MonitorWidget::key_at(const QModelIndex& list_row) const {
+    return list_row.isValid() ? list_row.data(RunsModel::kTrackerKeyRole).toInt() : 0;
+}
+
+QModelIndex MonitorWidget::list_row_of(int key) const {
+    const int row = runs_model_->row_of_tracked(key);
+    return row < 0 ? QModelIndex()
+                   : run_list_rows_->mapFromSource(runs_model_->index(row, RunsModel::kNameColumn));
 }
 
 void MonitorWidget::on_batch_applied(int key, const FollowBatch& batch,

@@ -29,6 +29,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListView;
+class QSortFilterProxyModel;
 class QPlainTextEdit;
 class QPushButton;
 class QSlider;
@@ -36,7 +37,7 @@ class QTimer;
 
 namespace slipway::app {
 
-class ShownRunsModel;
+class RunsModel;
 
 class MetricPlot;
 
@@ -55,8 +56,9 @@ class MonitorWidget : public QWidget {
 public:
     static constexpr int kMaxLogLines = 20000;
 
-    // `tracker` is not owned and must outlive the widget.
-    explicit MonitorWidget(RunTracker* tracker, QWidget* parent = nullptr);
+    // Neither is owned; both must outlive the widget. The run list is a view of `runs`' tracked rows (the
+    // model the Runs page shares); null: the monitor keeps a model of its own over the tracker.
+    explicit MonitorWidget(RunTracker* tracker, RunsModel* runs = nullptr, QWidget* parent = nullptr);
 
     // Shows or hides a run's curves (the check box in the run list).
     void set_run_visible(int key, bool visible);
@@ -126,7 +128,6 @@ private:
     // A line in the log of every stored run: the history's one message when it fails or recovers.
     void note_history(const QString& message);
     void schedule_replot();
-    void update_list_tooltip(int key);
 
     RunTracker* tracker_;
     std::map<int, MonitorView> views_;
@@ -139,7 +140,12 @@ private:
     int next_task_curve_ = 1;
     bool replot_pending_ = false;
 
-    ShownRunsModel* runs_model_;  // the run list's rows: which runs are shown
+    // The run at a row of the run list; 0 for none.
+    int key_at(const QModelIndex& list_row) const;
+    QModelIndex list_row_of(int key) const;
+
+    RunsModel* runs_model_;                 // which runs are shown, and their rows
+    QSortFilterProxyModel* run_list_rows_;  // its tracked rows, in the order they were added
     QListView* run_list_;
     QComboBox* x_axis_box_;
     QSlider* smoothing_slider_;

@@ -18,7 +18,7 @@
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "monitor/series_csv.h"
-#include "monitor/shown_runs_model.h"
+#include "runs/runs_model.h"
 #include "monitor/smoothing.h"
 
 namespace slipway::app {

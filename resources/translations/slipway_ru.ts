@@ -3745,7 +3745,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunsPage</name>
     <message>
-        <location filename="../../app/runs/runs_table_model.cpp" line="+1"/>
+        <location filename="../../app/runs/runs_model.cpp" line="+1"/>
         <source>last train_loss %1</source>
         <translation>последний train_loss %1</translation>
     </message>

@@ -26,7 +26,7 @@
 #include "history/run_history.h"
 #include "main_window.h"
 #include "runs/run_tracker.h"
-#include "runs/runs_table_model.h"
+#include "runs/runs_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 

@@ -22,7 +22,7 @@
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "runs/run_tracker.h"
-#include "runs/runs_table_model.h"
+#include "runs/runs_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -248,11 +248,11 @@ TEST_F(MainWindowTest, RunsPageCurvesFilterAndCompare) {
     int with_curve = 0;
     int juniper_row = -1;
     for (int row = 0; row < shown_model->rowCount(); ++row) {
-        const QList<double> curve = shown_model->index(row, RunsTableModel::kLossColumn)
-                                        .data(RunsTableModel::kCurveRole)
+        const QList<double> curve = shown_model->index(row, RunsModel::kLossColumn)
+                                        .data(RunsModel::kCurveRole)
                                         .value<QList<double>>();
         with_curve += curve.size() >= 2 ? 1 : 0;
-        if (shown_model->index(row, RunsTableModel::kNameColumn).data().toString().startsWith("juniper"))
+        if (shown_model->index(row, RunsModel::kNameColumn).data().toString().startsWith("juniper"))
             juniper_row = row;
     }
     EXPECT_EQ(with_curve, 1);  // only juniper's log has train_loss
@@ -264,8 +264,8 @@ TEST_F(MainWindowTest, RunsPageCurvesFilterAndCompare) {
         QPainter painter(&image);
         QStyleOptionViewItem option;
         option.rect = image.rect();
-        table->itemDelegateForColumn(RunsTableModel::kLossColumn)
-            ->paint(&painter, option, shown_model->index(juniper_row, RunsTableModel::kLossColumn));
+        table->itemDelegateForColumn(RunsModel::kLossColumn)
+            ->paint(&painter, option, shown_model->index(juniper_row, RunsModel::kLossColumn));
     }
     const QColor line(31, 119, 180);
     int drawn = 0;  // pixels the line covers (antialiased: near its colour)
@@ -280,8 +280,8 @@ TEST_F(MainWindowTest, RunsPageCurvesFilterAndCompare) {
         }
     }
     EXPECT_GT(drawn, image.width() / 2);
-    const int64_t juniper_id = shown_model->index(juniper_row, RunsTableModel::kIdColumn)
-                                   .data(RunsTableModel::kRunIdRole)
+    const int64_t juniper_id = shown_model->index(juniper_row, RunsModel::kIdColumn)
+                                   .data(RunsModel::kRunIdRole)
                                    .toLongLong();
     const Result<std::vector<double>> sampled =
         window.history()->sampled_values(juniper_id, Metric::kTrainLoss, 10);

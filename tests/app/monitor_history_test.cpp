@@ -3,15 +3,20 @@
 // again, and the history then holds every point once with the offset of the end of the log.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <QFileInfo>
+#include <QListView>
+#include <QTableView>
 #include <QTemporaryDir>
 
+#include "core/run_state_display.h"
 #include "history/history_writer.h"
 #include "history/run_history.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "raw_sqlite.h"
-#include "runs/runs_table_model.h"
+#include "runs/runs_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 
@@ -19,6 +24,7 @@ namespace slipway::app {
 namespace {
 
 using testing_util::append_file;
+using testing_util::fixture_log;
 using testing_util::mllog_line;
 using testing_util::RawSqlite;
 using testing_util::wait_until;
@@ -100,14 +106,133 @@ TEST(MonitorHistory, ARequeuedRunKeepsItsRestartsInTheStore) {
         const auto runs = (*history)->runs();
         return runs.ok() && runs->size() == 1 && runs->front().restarts == 1;
     }));
-    RunsPage page(history->get());
-    const RunsTableModel* model = page.model();
+    RunsModel runs(history->get(), &tracker);
+    RunsPage page(history->get(), &runs);
+    const RunsModel* model = page.model();
     ASSERT_EQ(model->rowCount(), 1);
-    const QString state = model->index(0, RunsTableModel::kStateColumn).data().toString();
+    const QString state = model->index(0, RunsModel::kStateColumn).data().toString();
     EXPECT_TRUE(state.endsWith(QStringLiteral(", restarts: 1"))) << state.toStdString();
     const Result<RunMetrics> stored = (*history)->load_metrics(model->run_id(0));
     ASSERT_TRUE(stored.ok()) << stored.error();
     ASSERT_EQ(stored->resumes.size(), 1u);
+}
+
+// The Runs page and the monitor's run list are two views of one RunsModel: a stored run shown in the monitor
+// is one row of both (with its curves' colour on the Runs page too); a followed log with no stored row is the
+// monitor's only; a run's state reaches both through the model as the tracker learns it, with no reload of
+// the store; removing a run from the monitor leaves its stored row, and the Runs page's selection on it.
+TEST(SharedRunsModel, BothViewsShowOneRowPerRunAndHearItsChangesThroughTheModel) {
+    QTemporaryDir dir;
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")));
+    ASSERT_TRUE(history.ok()) << history.error();
+    FollowService follow(50);
+    RunTracker tracker(history->get(), &follow, nullptr, {});
+    RunsModel runs(history->get(), &tracker);
+    RunsPage page(history->get(), &runs);
+    MonitorWidget monitor(&tracker, &runs);
+    QObject::connect(&tracker, &RunTracker::store_changed, &page, &RunsPage::reload);  // as the window does
+    QAbstractItemModel* list = monitor.findChild<QListView*>()->model();
+    QAbstractItemModel* table = page.table()->model();
+
+    int loaded = 0;
+    QObject::connect(&tracker, &RunTracker::loaded, [&](int key) { loaded = key; });
+    ASSERT_TRUE(tracker.open_log(fixture_log("juniper-h100n1-result_0.txt")).ok());
+    ASSERT_TRUE(wait_until([&] { return loaded != 0; }));
+    const int stored_key = loaded;
+    const int64_t stored_id = tracker.run(stored_key)->store_id;
+    ASSERT_NE(stored_id, 0);
+    ASSERT_EQ(runs.rowCount(), 1);  // one run, one row: stored and in the monitor
+    EXPECT_EQ(runs.run_id(runs.row_of_tracked(stored_key)), stored_id);
+    ASSERT_EQ(page.shown_rows(), 1);
+    ASSERT_EQ(list->rowCount(), 1);
+    EXPECT_EQ(list->index(0, 0).data().toString(), "juniper-h100n1-result_0.txt");
+    const QModelIndex page_name = table->index(0, RunsModel::kNameColumn);
+    EXPECT_EQ(page_name.data(Qt::DecorationRole).value<QColor>(), monitor.view(stored_key)->color);
+    EXPECT_FALSE(page_name.data(Qt::CheckStateRole).isValid());  // shown or not is the monitor's to say
+    EXPECT_FALSE(table->flags(page_name).testFlag(Qt::ItemIsUserCheckable));
+    ASSERT_TRUE(page.select_run(stored_id));
+
+    // A log followed without a stored row: the monitor's only.
+    const QString log = dir.filePath(QStringLiteral("live.txt"));
+    append_file(log, mllog_line("train_loss", 3.0, 1, 8));
+    const int live_key = tracker.follow_log(log, QStringLiteral("live"));
+    ASSERT_TRUE(
+        wait_until([&] { return monitor.run(live_key)->metrics.points(Metric::kTrainLoss).size() == 1; }));
+    EXPECT_EQ(runs.rowCount(), 2);
+    EXPECT_EQ(page.shown_rows(), 1);
+    ASSERT_EQ(list->rowCount(), 2);
+    EXPECT_EQ(list->index(1, 0).data().toString(), "live");  // in the order opened
+    EXPECT_EQ(page.selected_run(), stored_id);
+
+    // Its end reaches the model's rows as the tracker reads it: the list's tooltip and the State cell.
+    const int live_row = runs.row_of_tracked(live_key);
+    std::vector<int> changed_rows;
+    QObject::connect(
+        &runs, &QAbstractItemModel::dataChanged,
+        [&](const QModelIndex& top_left, const QModelIndex&) { changed_rows.push_back(top_left.row()); });
+    append_file(log,
+                ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"INTERVAL_END\", \"key\": "
+                "\"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n");
+    ASSERT_TRUE(wait_until([&] { return tracker.run(live_key)->state == RunState::kCompleted; }));
+    EXPECT_NE(std::find(changed_rows.begin(), changed_rows.end(), live_row), changed_rows.end());
+    EXPECT_EQ(runs.index(live_row, RunsModel::kStateColumn).data().toString(),
+              display_text(RunState::kCompleted));
+    EXPECT_EQ(list->index(1, 0).data(Qt::ToolTipRole).toString(),
+              QStringLiteral("live: %1").arg(display_text(RunState::kCompleted)));
+
+    // Unchecked in the list: the model says so to the monitor, which hides its curves.
+    ASSERT_TRUE(list->setData(list->index(0, 0), Qt::Unchecked, Qt::CheckStateRole));
+    EXPECT_FALSE(runs.is_shown(stored_key));
+    EXPECT_FALSE(monitor.plot(Metric::kTrainLoss)->raw_graph(stored_key)->visible());
+
+    // Removed from the monitor: its stored row stays on the Runs page, selected; the unstored run is gone.
+    monitor.remove_run(stored_key);
+    ASSERT_EQ(list->rowCount(), 1);
+    EXPECT_EQ(monitor.current_run(), live_key);
+    EXPECT_EQ(page.shown_rows(), 1);
+    EXPECT_EQ(page.selected_run(), stored_id);
+    EXPECT_FALSE(table->index(0, RunsModel::kNameColumn).data(Qt::DecorationRole).isValid());
+    monitor.remove_run(live_key);
+    EXPECT_EQ(list->rowCount(), 0);
+    EXPECT_EQ(runs.rowCount(), 1);
+}
+
+// A run the tracker adds before the model has read its stored row is one row once the store is read (the row
+// joins it), and a stored row deleted while the monitor shows its run leaves the Runs page but not the
+// monitor.
+TEST(SharedRunsModel, AStoredRowJoinsItsFollowedRunAndItsDeletionLeavesTheMonitorAlone) {
+    QTemporaryDir dir;
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")));
+    ASSERT_TRUE(history.ok()) << history.error();
+    FollowService follow;
+    RunTracker tracker(history->get(), &follow, nullptr, {});
+    RunsModel runs(history->get(), &tracker);
+    RunsPage page(history->get(), &runs);
+    MonitorWidget monitor(&tracker, &runs);
+    QAbstractItemModel* list = monitor.findChild<QListView*>()->model();
+
+    int loaded = 0;
+    QObject::connect(&tracker, &RunTracker::loaded, [&](int key) { loaded = key; });
+    ASSERT_TRUE(tracker.open_log(fixture_log("dell-xe9680-result_0.txt")).ok());
+    ASSERT_TRUE(wait_until([&] { return loaded != 0; }));
+    const int64_t id = tracker.run(loaded)->store_id;
+    ASSERT_EQ(runs.rowCount(), 1);  // the tracker's run; the store not read since
+    EXPECT_EQ(page.shown_rows(), 0);
+    const QPersistentModelIndex monitor_row = list->index(0, 0);
+
+    page.reload();
+    ASSERT_EQ(runs.rowCount(), 1);  // joined, not a second row
+    EXPECT_EQ(runs.run_id(0), id);
+    EXPECT_EQ(page.shown_rows(), 1);
+    EXPECT_TRUE(monitor_row.isValid());  // the monitor's row (its current run) stayed
+    EXPECT_EQ(monitor.current_run(), loaded);
+
+    ASSERT_TRUE((*history)->remove_run(id).ok());
+    page.reload();
+    EXPECT_EQ(page.shown_rows(), 0);
+    ASSERT_EQ(list->rowCount(), 1);
+    EXPECT_EQ(runs.run_id(0), 0);
+    EXPECT_EQ(monitor.current_run(), loaded);
 }
 
 }  // namespace

@@ -187,9 +187,9 @@ TEST(MonitorWidget, ExportsWhatIsShown) {
     EXPECT_FALSE(monitor.export_png(dir.filePath("no/such/dir/x.png")).ok());
 }
 
-// The run list is a view over the monitor's ShownRunsModel: each run a checkable row in the order opened,
-// with its curve's colour; unchecking a row (as a click does, through the model) hides its curves, selecting
-// one makes it current, removing the current run makes its neighbour current.
+// The run list is a view of the tracked rows of the monitor's RunsModel: each run a checkable row in the
+// order opened, with its curve's colour; unchecking a row (as a click does, through the model) hides its
+// curves, selecting one makes it current, removing the current run makes its neighbour current.
 TEST(MonitorWidget, TheRunListIsAViewOfWhichRunsAreShown) {
     FollowService follow;
     RunTracker tracker(nullptr, &follow, nullptr, {});
