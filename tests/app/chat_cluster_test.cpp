@@ -21,7 +21,6 @@
 #include "history/run_history.h"
 #include "main_window.h"
 #include "remote/ssh/libssh_session.h"
-#include "runs/runs_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 

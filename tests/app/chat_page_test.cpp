@@ -20,7 +20,6 @@
 #include "chat/gguf_export.h"
 #include "history/run_history.h"
 #include "main_window.h"
-#include "runs/runs_model.h"
 #include "runs_page.h"
 #include "test_util.h"
 
