@@ -29,6 +29,7 @@
 #include "core/install_paths.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
+#include "service/local_executor.h"
 #include "service/local_pipeline.h"
 
 namespace slipway::app {
@@ -223,9 +224,8 @@ void AdaptPage::refresh() {
     calibration_data_->setEnabled(calibrate_->isChecked());
     calibration_steps_->setEnabled(calibrate_->isChecked());
     start_->setEnabled(doc.ok() && !running());
-    stop_->setEnabled(
-        (local_thread_ != nullptr && local_thread_->isRunning() && !(stop_local_ && *stop_local_)) ||
-        (cluster_job_ != nullptr && cluster_job_->running()));
+    stop_->setEnabled((local_thread_ != nullptr && local_thread_->isRunning() && !local_stop_asked()) ||
+                      (cluster_job_ != nullptr && cluster_job_->running()));
     save_->setEnabled(doc.ok());
 }
 
@@ -237,6 +237,9 @@ Status AdaptPage::save_to(const QString& path) const {
 
 AdaptPage::~AdaptPage() {
     stop();
+    // The window is closing: a step still running has the closing grace, not a user's stop's, to save and
+    // exit (unless the runner already began the longer one).
+    if (stop_local_) stop_local_->store(kClosingGrace.count());
     if (local_thread_ != nullptr) local_thread_->wait();
     delete local_thread_;  // no parent: a QThread::create thread
 }
@@ -252,8 +255,8 @@ void AdaptPage::stop() {
         if (log_ != nullptr) log_->appendPlainText(tr("Stopping..."));
         return;
     }
-    if (!stop_local_ || *stop_local_) return;
-    stop_local_->store(true);
+    if (!stop_local_ || local_stop_asked()) return;
+    stop_local_->store(kStopGrace.count());
     if (log_ != nullptr) log_->appendPlainText(tr("Stopping..."));
     refresh();
 }
@@ -287,9 +290,13 @@ Status AdaptPage::start_here(const QString& file) {
     options.engine = QFile::encodeName(engine_).toStdString();
     options.input_root = pipeline_input_root(*pipeline, file.toStdString(), {}, resource_root());
     options.runs_dir = QFile::encodeName(local_runs_dir_).toStdString();
-    auto stop = std::make_shared<std::atomic<bool>>(false);
+    auto stop = std::make_shared<std::atomic<int64_t>>(kNoStop);
     stop_local_ = stop;
-    options.stop_requested = [stop] { return stop->load(); };
+    options.stop_requested = [stop]() -> std::optional<std::chrono::milliseconds> {
+        const int64_t grace_ms = stop->load();
+        if (grace_ms == kNoStop) return std::nullopt;
+        return std::chrono::milliseconds(grace_ms);
+    };
     log_->appendPlainText(tr("Running pipeline %1 on This computer").arg(file));
     delete local_thread_;
     // The runner waits for each step's process on its own thread; its events come back to the page queued.

@@ -115,7 +115,11 @@ private:
     PipelineJobFactory make_cluster_job_;
     PipelineJob* cluster_job_ = nullptr;  // the last submission to a cluster (a child of the page)
     QThread* local_thread_ = nullptr;     // a pipeline on This computer
-    std::shared_ptr<std::atomic<bool>> stop_local_;
+    // The grace (ms) a stop gives the step running on This computer; kNoStop until one is asked. Shared with
+    // the runner's thread, which reads it between its polls of the step.
+    static constexpr int64_t kNoStop = -1;
+    std::shared_ptr<std::atomic<int64_t>> stop_local_;
+    bool local_stop_asked() const { return stop_local_ && stop_local_->load() != kNoStop; }
     QString engine_, store_path_;
 };
 

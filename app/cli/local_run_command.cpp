@@ -4,14 +4,11 @@
 // follow its log), its progress printed as `slipway follow` prints a cluster run's. Ctrl-C (or SIGTERM) asks
 // the engine to stop: it saves a checkpoint, and it and its ranks are killed when it has not exited 10 s
 // later.
-#include <signal.h>
-
-#include <array>
-#include <atomic>
 #include <chrono>
 #include <thread>
 
 #include "cli/remote_connect.h"
+#include "cli/stop_signals.h"
 #include "contract/mllog_keys.h"
 #include "core/engine_command.h"
 #include "history/history_run_store.h"
@@ -20,52 +17,6 @@
 #include "service/local_executor.h"
 
 namespace slipway::app {
-namespace {
-
-std::atomic<bool> g_stop_asked{false};
-
-void ask_stop(int) {
-    g_stop_asked = true;
-}
-
-static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
-
-// Ctrl-C, SIGTERM and a closed terminal (SIGHUP) set the flag for the loop: the engine, in a process group
-// of its own, does not get them itself. A signal ignored when slipway started (nohup) stays ignored. A
-// reader that went away (`| head`) must not kill slipway before it stops the engine and stores the end:
-// SIGPIPE is ignored meanwhile. The old handlers come back when the run ends.
-class StopSignals {
-public:
-    StopSignals() {
-        g_stop_asked = false;
-        struct sigaction action = {};
-        action.sa_handler = ask_stop;
-        action.sa_flags = SA_RESTART;  // a write to stdout is not cut short
-        sigemptyset(&action.sa_mask);
-        for (size_t i = 0; i < kSignals.size(); ++i) {
-            sigaction(kSignals[i], nullptr, &old_[i]);
-            if (old_[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
-        }
-        struct sigaction ignore = {};
-        ignore.sa_handler = SIG_IGN;
-        sigemptyset(&ignore.sa_mask);
-        sigaction(SIGPIPE, &ignore, &old_pipe_);
-    }
-    ~StopSignals() {
-        for (size_t i = 0; i < kSignals.size(); ++i)
-            sigaction(kSignals[i], &old_[i], nullptr);
-        sigaction(SIGPIPE, &old_pipe_, nullptr);
-    }
-    StopSignals(const StopSignals&) = delete;
-    StopSignals& operator=(const StopSignals&) = delete;
-
-private:
-    static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
-    std::array<struct sigaction, 3> old_ = {};
-    struct sigaction old_pipe_ = {};
-};
-
-}  // namespace
 
 int run_local(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     Result<RunConfig> config = load_run_file(c.run_file);
@@ -95,8 +46,8 @@ int run_local(RemoteCommands& c, std::ostream& out, std::ostream& err) {
                             });
     std::optional<LocalEnd> end;
     while (!(end = job->poll())) {
-        if (g_stop_asked && !job->cancel_asked()) {
-            job->cancel(std::chrono::seconds(10));
+        if (stop_signals.asked() && !job->cancel_asked()) {
+            job->cancel(kStopGrace);
             err << "slipway: stopping the engine (it saves a checkpoint; killed in 10 s otherwise)"
                 << std::endl;
         }

@@ -8,15 +8,19 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "cli/remote_connect.h"
+#include "cli/stop_signals.h"
 #include "contract/pipeline.h"
 #include "core/engine_command.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "remote/slurm/sbatch_script.h"
+#include "service/local_executor.h"
 #include "service/local_pipeline.h"
 #include "service/slurm_pipeline.h"
 
@@ -124,6 +128,13 @@ int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err) 
     if (!store.ok()) return fail(err, store.error());
     HistoryRunStore runs_store(**store);
     options.store = &runs_store;
+    // Ctrl-C stops the running step (in a process group of its own, it does not get the terminal's SIGINT)
+    // and the pipeline, and the step's row says so.
+    const StopSignals stop_signals;
+    options.stop_requested = [&]() -> std::optional<std::chrono::milliseconds> {
+        if (!stop_signals.asked()) return std::nullopt;
+        return kStopGrace;
+    };
     Result<LocalPipelineOutcome> outcome = run_local_pipeline(p, options, [&](const LocalPipelineEvent& e) {
         if (!e.store_problem.empty()) err << "slipway: warning: run history: " << e.store_problem << "\n";
         if (const std::string line = describe_pipeline_event(e); !line.empty()) out << line << std::endl;

@@ -112,8 +112,8 @@ RunTracker::~RunTracker() {
     // Engines still training are stopped with the app, all asked at once and waited for together (at most
     // a few seconds: the window is closing); their rows say so, so the next start's sweep need not.
     for (auto& [key, job] : local_)
-        job.interrupt("slipway was closed while it ran", std::chrono::seconds(3));
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        job.interrupt("slipway was closed while it ran", kClosingGrace);
+    const auto deadline = std::chrono::steady_clock::now() + kClosingGrace + std::chrono::seconds(2);
     bool running = true;
     while (running && std::chrono::steady_clock::now() < deadline) {
         running = false;

@@ -100,11 +100,12 @@ public:
         double stall_factor = 5.0;
         int64_t stall_min_ms = 60'000;
         int stall_check_ms = 5000;
-        int job_poll_ms = 10'000;            // Slurm state of live cluster runs (one timer for all)
-        int after_run_stop_ms = 1500;        // ask Slurm this soon after the log's run_stop
-        int store_watch_ms = 2000;           // how often rows written by another process are looked for
-        int local_poll_ms = 200;             // how soon a local engine's exit is seen
-        int local_cancel_grace_ms = 10'000;  // a cancelled local engine's time to save and exit
+        int job_poll_ms = 10'000;      // Slurm state of live cluster runs (one timer for all)
+        int after_run_stop_ms = 1500;  // ask Slurm this soon after the log's run_stop
+        int store_watch_ms = 2000;     // how often rows written by another process are looked for
+        int local_poll_ms = 200;       // how soon a local engine's exit is seen
+        int local_cancel_grace_ms =
+            static_cast<int>(kStopGrace.count());  // a cancelled engine's time to save
         // When an ended-looking Slurm state is the run's end (a requeued job looks ended for a moment).
         remote::JobEndRule::Options end_rule;
     };

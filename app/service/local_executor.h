@@ -19,6 +19,11 @@
 
 namespace slipway::app {
 
+// How long a stopped engine (a run, a pipeline step) has to save a checkpoint and exit before it and its
+// ranks are killed; and the shorter time it has when slipway itself is closing (a window waits for it).
+inline constexpr std::chrono::milliseconds kStopGrace{10'000};
+inline constexpr std::chrono::milliseconds kClosingGrace{3'000};
+
 struct LocalRunPlan {
     RunConfig config;        // as it will be run: absolute paths
     std::string run_dir;     // <runs dir>/<name>-<local time>

@@ -21,13 +21,14 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Waits for the step's process. A stop request asks it to stop and kills it (and its ranks) after `grace`.
+// Waits for the step's process. A stop request asks it to stop and kills it (and its ranks) after its grace.
 ProcessExit wait_for_step(ChildProcess& process, const LocalPipelineOptions& options, bool& stopped) {
     for (;;) {
         if (std::optional<ProcessExit> exit = process.wait_for(std::chrono::milliseconds(200))) return *exit;
-        if (options.stop_requested && options.stop_requested()) {
+        if (!options.stop_requested) continue;
+        if (const std::optional<std::chrono::milliseconds> grace = options.stop_requested()) {
             stopped = true;
-            return process.stop(options.stop_grace);
+            return process.stop(*grace);
         }
     }
 }

@@ -2,12 +2,14 @@
 // ChildProcess waited for on the calling thread, each a row in the run store (a training step is an ordinary
 // local run: plan_local_run's run.json, output folder and mllog). `slipway pipeline run` and the Adaptation
 // page both run it in-process and get the same step events; the page runs it on a thread of its own. A stop
-// asks the step's engine to stop (SIGTERM), and kills it and its ranks when it has not 10 s later. Qt-free.
+// asks the step's engine to stop (SIGTERM), and kills it and its ranks when it has not exited within the
+// stop's grace. Qt-free.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "contract/pipeline.h"
@@ -23,9 +25,9 @@ struct LocalPipelineOptions {
     std::string runs_dir;    // the pipeline's folder is made here: <runs_dir>/<name>-<UTC stamp>
     // Each step's row (not owned; used on the calling thread only). Null: nothing is stored.
     RunStore* store = nullptr;
-    // Asked while a step runs: true stops the step's process and the pipeline.
-    std::function<bool()> stop_requested;
-    std::chrono::milliseconds stop_grace{10'000};  // a stopped step's time to exit before it is killed
+    // Asked while a step runs: a value stops the step's process and the pipeline, giving the process that
+    // long to exit before it is killed (kStopGrace for a user's stop, kClosingGrace for a closing window).
+    std::function<std::optional<std::chrono::milliseconds>()> stop_requested;
 };
 
 struct LocalPipelineEvent {

@@ -6,10 +6,13 @@
 // queued in-process, step by step, each step a row and each training step followed; a step Slurm refuses
 // takes back the jobs already queued. With SLIPWAY_SCREENSHOT_DIR set, the page and the Runs page are saved
 // as language-this-computer.png and language-runs.png.
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
 #include <QComboBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -28,6 +31,7 @@
 #include "runs/run_tracker.h"
 #include "runs/runs_model.h"
 #include "runs_page.h"
+#include "service/local_executor.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -254,6 +258,54 @@ TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
     // Every step that trains is a completed run on the Runs page; the others are rows too.
     ASSERT_TRUE(wait_until([&] { return window.runs_page()->model()->rowCount() >= 6; }, 10000))
         << window.runs_page()->model()->rowCount();
+}
+
+// Closing the page while a step runs on This computer (the window closing) gives the step the closing grace,
+// not a user's Stop's: a step deaf to SIGTERM is killed, with its group, a few seconds after the close, and
+// its row says it was stopped.
+TEST(AdaptPage, ClosingWhileAStepRunsKillsItAfterTheClosingGrace) {
+    testing_util::IsolatedHome home;
+    const QString engine = home.path() + "/deaf-engine.sh";
+    QFile script(engine);
+    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
+    script.write("#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n");
+    script.close();
+    ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(home.path() + "/history.sqlite");
+    ASSERT_TRUE(history.ok()) << history.error();
+    auto page =
+        std::make_unique<AdaptPage>(kSource, home.path() + "/pipelines", [] { return QStringList{}; });
+    page->set_local_runner(engine, (*history)->path());
+    page->base_edit()->setText(home.path() + "/base");
+    page->instruct_edit()->setText(home.path() + "/instruct");
+    page->corpus_edit()->setText(home.path() + "/corpus.jsonl");
+    ASSERT_TRUE(page->pipeline().ok()) << page->pipeline().error();
+    const Status started = page->start();
+    ASSERT_TRUE(started.ok()) << started.message();
+    pid_t step = 0;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            const Result<std::vector<RunRecord>> rows = (*history)->runs();
+            if (!rows.ok() || rows->empty()) return false;
+            step = static_cast<pid_t>(rows->front().job_id.toLongLong());
+            return step > 0;
+        },
+        20000));
+    ASSERT_EQ(::kill(step, 0), 0);
+
+    QElapsedTimer closing;
+    closing.start();
+    page.reset();
+    const qint64 closed_ms = closing.elapsed();
+    EXPECT_GE(closed_ms, kClosingGrace.count() - 500);  // asked first, killed after the grace
+    EXPECT_LT(closed_ms, kStopGrace.count());           // not a user's stop's grace
+    const bool step_gone = ::kill(step, 0) == -1;
+    if (!step_gone) ::kill(step, SIGKILL);
+    EXPECT_TRUE(step_gone);
+    const Result<std::vector<RunRecord>> rows = (*history)->runs();
+    ASSERT_TRUE(rows.ok());
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_EQ(rows->front().state, RunState::kCancelled);
 }
 
 }  // namespace

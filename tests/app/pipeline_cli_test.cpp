@@ -3,6 +3,8 @@
 // in `slipway-engine generate`, eval's JSON is written, and every step is a completed row in the run history;
 // a failing middle step stops the chain naming the step, and the steps after it never run. Skipped without an
 // engine.
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
 #include <QDir>
@@ -16,6 +18,7 @@
 
 #include "history/history_run_store.h"
 #include "history/run_history.h"
+#include "service/local_executor.h"
 #include "service/local_pipeline.h"
 #include "test_util.h"
 
@@ -158,7 +161,10 @@ TEST(LocalPipeline, AStopKillsTheRunningStepAndEndsItCancelled) {
     options.store = &runs_store;
     QElapsedTimer since_start;
     std::vector<LocalPipelineEvent> events;
-    options.stop_requested = [&] { return since_start.isValid() && since_start.elapsed() > 300; };
+    options.stop_requested = [&]() -> std::optional<std::chrono::milliseconds> {
+        if (!since_start.isValid() || since_start.elapsed() <= 300) return std::nullopt;
+        return kStopGrace;
+    };
     Result<LocalPipelineOutcome> outcome =
         run_local_pipeline(*pipeline, options, [&](const LocalPipelineEvent& e) {
             events.push_back(e);
@@ -179,6 +185,62 @@ TEST(LocalPipeline, AStopKillsTheRunningStepAndEndsItCancelled) {
     EXPECT_EQ(rows->front().id, events[1].store_id);
     EXPECT_EQ(rows->front().state, RunState::kCancelled);
     EXPECT_EQ(rows->front().state_detail, QStringLiteral("stopped"));
+}
+
+// Ctrl-C in `slipway pipeline run`: the running step, in a process group of its own, never gets the
+// terminal's SIGINT, so the CLI stops it itself: the step's process is gone (not left running behind a dead
+// CLI), its row ends cancelled, the next step never starts, and the CLI exits non-zero naming the step.
+TEST(PipelineCli, CtrlCStopsTheRunningStepAndItsRowSaysSo) {
+    testing_util::IsolatedHome home;
+    const QString engine = home.path() + "/slow-engine.sh";
+    QFile script(engine);
+    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
+    script.write("#!/bin/sh\nexec sleep 60\n");
+    script.close();
+    ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    const QString path = home.path() + "/slow.json";
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(R"({"schema": "slipway.pipeline/1", "name": "slow", "steps": [
+      {"name": "tok", "kind": "tokenizer", "corpus": "corpus.jsonl", "vocab_size": 400, "out": "t.json"},
+      {"name": "tok2", "kind": "tokenizer", "corpus": "corpus.jsonl", "vocab_size": 400, "out": "t2.json"}]})");
+    file.close();
+
+    QProcess cli;
+    cli.start(QStringLiteral(SLIPWAY_BIN),
+              {"pipeline", "run", path, "--engine", engine, "--runs-dir", home.path() + "/runs"});
+    ASSERT_TRUE(cli.waitForStarted(10000));
+    QByteArray out;
+    QElapsedTimer waited;
+    waited.start();
+    while (!out.contains("[1/2] tok") && waited.elapsed() < 20000) {
+        cli.waitForReadyRead(200);
+        out += cli.readAllStandardOutput();
+    }
+    ASSERT_TRUE(out.contains("[1/2] tok")) << out.toStdString();
+    Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
+    ASSERT_TRUE(store.ok()) << store.error();
+    Result<std::vector<RunRecord>> rows = (*store)->runs();
+    ASSERT_TRUE(rows.ok() && rows->size() == 1u);
+    const pid_t step = static_cast<pid_t>(rows->front().job_id.toLongLong());
+    ASSERT_GT(step, 0);
+    ASSERT_EQ(::kill(step, 0), 0);  // the step runs
+
+    ::kill(static_cast<pid_t>(cli.processId()), SIGINT);
+    ASSERT_TRUE(cli.waitForFinished(20000));
+    out += cli.readAllStandardOutput();
+    const std::string err = cli.readAllStandardError().toStdString();
+    EXPECT_EQ(cli.exitStatus(), QProcess::NormalExit);  // it handled the signal, it was not killed by it
+    EXPECT_NE(cli.exitCode(), 0);
+    EXPECT_NE(err.find("stopped at step 0 \"tok\" (tokenizer): stopped"), std::string::npos) << err;
+    EXPECT_FALSE(out.contains("[2/2]")) << out.toStdString();
+    const bool step_gone = ::kill(step, 0) == -1;  // and reaped
+    if (!step_gone) ::kill(step, SIGKILL);
+    EXPECT_TRUE(step_gone);
+    rows = (*store)->runs();
+    ASSERT_TRUE(rows.ok());
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_EQ(rows->front().state, RunState::kCancelled);
 }
 
 }  // namespace
