@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 
 #include <iterator>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/run_state_display.h"
@@ -33,6 +34,15 @@ QString where_text(const QString& cluster) {
     return cluster;
 }
 
+// The State column: the state, what it does not say (node list, exit code), and how often a requeued job
+// resumed.
+QString state_text(RunState state, const QString& detail, int restarts) {
+    QString text =
+        detail.isEmpty() ? display_text(state) : runs_page_text("%1 (%2)").arg(display_text(state), detail);
+    if (restarts > 0) text += runs_page_text(", restarts: %1").arg(restarts);
+    return text;
+}
+
 QDateTime started_of(const RunRecord& r) {
     return r.started.isValid() ? r.started : r.created;
 }
@@ -58,14 +68,6 @@ RunsModel::RunsModel(RunHistory* history, RunTracker* tracker, QObject* parent)
 
 QColor RunsModel::color_of(int key) {
     return kPalette[static_cast<size_t>(key > 0 ? key - 1 : 0) % std::size(kPalette)];
-}
-
-QString RunsModel::state_text(const RunRecord& r) {
-    QString text = r.state_detail.isEmpty()
-                       ? display_text(r.state)
-                       : runs_page_text("%1 (%2)").arg(display_text(r.state), r.state_detail);
-    if (r.restarts > 0) text += runs_page_text(", restarts: %1").arg(r.restarts);
-    return text;
 }
 
 void RunsModel::read_points(Row& row, const Row* before) const {
@@ -96,7 +98,7 @@ bool RunsModel::same_cells(const Row& a, const Row& b) const {
     return a.points == b.points && a.curve == b.curve;
 }
 
-void RunsModel::changed(int row) {
+void RunsModel::report_row_changed(int row) {
     emit dataChanged(index(row, 0), index(row, kColumnCount - 1));
 }
 
@@ -132,11 +134,15 @@ void RunsModel::reload() {
         }
         row.record.reset();  // deleted while the monitor shows it: the monitor keeps it, the Runs page not
         read_points(row, nullptr);
-        changed(i);
+        row.tracked->cells = cells_of(row);
+        report_row_changed(i);
     }
+    std::unordered_map<int64_t, size_t> stored_at;
+    for (size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].record) stored_at.emplace(rows_[i].record->id, i);
     for (const RunRecord& record : now) {
-        int at = row_of(record.id);
-        if (at < 0) at = row_awaiting(record.id);  // a tracked run whose row the store now has
+        const auto found = stored_at.find(record.id);
+        int at = found != stored_at.end() ? static_cast<int>(found->second) : row_awaiting(record.id);
         if (at < 0) {
             Row row;
             row.record = record;
@@ -152,46 +158,74 @@ void RunsModel::reload() {
         row.record = record;  // what no cell shows (its log offset, its config) stays current too
         row.points = fresh.points;
         row.curve = std::move(fresh.curve);
-        if (!same) changed(at);
+        if (row.tracked) row.tracked->cells = cells_of(row);
+        if (!same) report_row_changed(at);
     }
+    join_stored_rows();  // a run whose stored row came before the tracker knew its id
 }
 
 bool RunsModel::track(int key) {
     if (row_of_tracked(key) >= 0) return true;
     const TrackedRun* run = tracker_ != nullptr ? tracker_->run(key) : nullptr;
     if (run == nullptr) return false;
-    const Tracked tracked{key, next_order_++, true};
+    Tracked tracked;
+    tracked.key = key;
+    tracked.order = next_order_++;
+    tracked.store_id = run->store_id;
     if (const int stored = run->store_id != 0 ? row_of(run->store_id) : -1;
         stored >= 0 && !rows_[static_cast<size_t>(stored)].tracked) {
-        rows_[static_cast<size_t>(stored)].tracked = tracked;
-        changed(stored);
+        Row& row = rows_[static_cast<size_t>(stored)];
+        row.tracked = std::move(tracked);
+        row.tracked->cells = cells_of(row);
+        report_row_changed(stored);
         return true;
     }
     Row row;
-    row.tracked = tracked;
+    row.tracked = std::move(tracked);
+    row.tracked->cells = cells_of(row);
     insert(std::move(row));
     return true;
 }
 
-void RunsModel::join_stored(int at) {
-    Row& row = rows_[static_cast<size_t>(at)];
-    const TrackedRun* run = tracker_->run(row.tracked->key);
-    if (run == nullptr || run->store_id == 0 || row.record) return;
-    const int stored = row_of(run->store_id);
-    if (stored < 0 || rows_[static_cast<size_t>(stored)].tracked) return;
-    // The tracked row takes the stored one in: the monitor's row (its current run) stays. The stored row
-    // came with the store's last change, too new for the Runs page to have made it current.
-    row.record = std::move(rows_[static_cast<size_t>(stored)].record);
-    row.points = rows_[static_cast<size_t>(stored)].points;
-    row.curve = std::move(rows_[static_cast<size_t>(stored)].curve);
-    changed(at);
-    remove(stored);
+void RunsModel::join_stored_rows() {
+    for (size_t i = 0; i < rows_.size(); ++i) {
+        if (rows_[i].record) continue;
+        const TrackedRun* run = tracked_run(rows_[i]);
+        const int stored = run != nullptr && run->store_id != 0 ? row_of(run->store_id) : -1;
+        if (stored < 0 || rows_[static_cast<size_t>(stored)].tracked) continue;
+        join(static_cast<int>(i), stored);
+        i = static_cast<size_t>(-1);  // rows moved: look again from the top (the loop's ++ makes it 0)
+    }
+}
+
+void RunsModel::join(int tracked_row, int stored_row) {
+    // The tracked part moves onto the stored row as a layout change: the persistent indexes on the tracked
+    // row (the monitor's current run) move with it, those on the stored row (the Runs page's selection) stay.
+    emit layoutAboutToBeChanged();
+    Row& from = rows_[static_cast<size_t>(tracked_row)];
+    Row& to = rows_[static_cast<size_t>(stored_row)];
+    to.tracked = std::move(from.tracked);
+    from.tracked.reset();
+    to.tracked->cells = cells_of(to);
+    for (int c = 0; c < kColumnCount; ++c)
+        changePersistentIndex(index(tracked_row, c), index(stored_row, c));
+    emit layoutChanged();
+    remove(tracked_row);  // neither stored nor tracked now: in no view
 }
 
 void RunsModel::on_run_changed(int key) {
-    if (const int at = row_of_tracked(key); at >= 0) {
-        changed(at);
-        join_stored(at);
+    const int at = row_of_tracked(key);
+    if (at < 0) return;
+    Row& row = rows_[static_cast<size_t>(at)];
+    QStringList cells = cells_of(row);
+    if (cells != row.tracked->cells) {
+        row.tracked->cells = std::move(cells);
+        report_row_changed(at);
+    }
+    const TrackedRun* run = tracked_run(row);
+    if (run != nullptr && run->store_id != row.tracked->store_id) {
+        row.tracked->store_id = run->store_id;
+        join_stored_rows();
     }
 }
 
@@ -204,7 +238,7 @@ void RunsModel::on_run_released(int key) {
         return;
     }
     row.tracked.reset();
-    changed(at);
+    report_row_changed(at);  // its state is the store's again, and its swatch goes
 }
 
 void RunsModel::set_shown(int key, bool shown) {
@@ -261,28 +295,67 @@ int RunsModel::row_awaiting(int64_t run_id) const {
     return -1;
 }
 
-QString RunsModel::name_of(const Row& row) const {
-    const TrackedRun* run = row.tracked && tracker_ != nullptr ? tracker_->run(row.tracked->key) : nullptr;
-    if (run != nullptr) return run->name;
-    return row.record ? row.record->name : QString();
+const TrackedRun* RunsModel::tracked_run(const Row& row) const {
+    return row.tracked && tracker_ != nullptr ? tracker_->run(row.tracked->key) : nullptr;
 }
 
-// A tracked run's state is the tracker's, which is ahead of the store's row (the store is written after it
-// changes, and read back at the next reload).
-QString RunsModel::state_of(const Row& row) const {
-    const TrackedRun* run = row.tracked && tracker_ != nullptr ? tracker_->run(row.tracked->key) : nullptr;
-    if (run == nullptr) return row.record ? state_text(*row.record) : QString();
-    RunRecord shown = row.record.value_or(RunRecord{});
-    shown.state = run->state;
-    shown.state_detail = run->state_detail;
-    return state_text(shown);
+bool RunsModel::tracker_says_state(const Row& row) const {
+    const TrackedRun* run = tracked_run(row);
+    return run != nullptr && (!row.record || run->live || run->state_from_store);
+}
+
+QString RunsModel::text_of(const Row& row, int column) const {
+    const RunRecord* r = row.record ? &*row.record : nullptr;
+    const TrackedRun* run = tracked_run(row);
+    // Where the tracker says the state it is ahead of the stored row (written after the change, read back
+    // at the next reload); a stored run it only shows is the store's.
+    const TrackedRun* live = tracker_says_state(row) ? run : nullptr;
+    switch (column) {
+        case kIdColumn:
+            return r != nullptr ? QString::number(r->id) : QString();
+        case kNameColumn:
+            return r != nullptr ? r->name : run != nullptr ? run->name : QString();
+        case kClusterColumn:
+            return where_text(r != nullptr ? r->cluster : run != nullptr ? run->profile : QString());
+        case kJobColumn:
+            if (live != nullptr && !live->job_id.isEmpty()) return live->job_id;
+            return r != nullptr ? r->job_id : QString();
+        case kStateColumn:
+            if (live != nullptr)
+                return state_text(live->state, live->state_detail, r != nullptr ? r->restarts : 0);
+            return r != nullptr ? state_text(r->state, r->state_detail, r->restarts) : QString();
+        case kStartedColumn:
+            return r != nullptr ? time_text(started_of(*r)) : QString();
+        case kFinishedColumn:
+            return r != nullptr ? time_text(r->finished) : QString();
+        case kPointsColumn:
+            return row.points >= 0 ? QString::number(row.points) : QString();
+        default:
+            return {};
+    }
+}
+
+QString RunsModel::tooltip_of(const Row& row) const {
+    // The monitor's list is narrow: a tracked run's whole name and its state are in the name's tooltip.
+    const TrackedRun* run = tracked_run(row);
+    if (run == nullptr) return text_of(row, kNameColumn);
+    return run->state_detail.isEmpty()
+               ? monitor_text("%1: %2").arg(run->name, display_text(run->state))
+               : monitor_text("%1: %2 (%3)").arg(run->name, display_text(run->state), run->state_detail);
+}
+
+QStringList RunsModel::cells_of(const Row& row) const {
+    QStringList cells;
+    for (int c = 0; c < kColumnCount; ++c)
+        cells << text_of(row, c);
+    cells << tooltip_of(row);
+    return cells;
 }
 
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= static_cast<int>(rows_.size())) return {};
     const Row& row = rows_[static_cast<size_t>(index.row())];
     const RunRecord* r = row.record ? &*row.record : nullptr;
-    const TrackedRun* run = row.tracked && tracker_ != nullptr ? tracker_->run(row.tracked->key) : nullptr;
     const int column = index.column();
     switch (role) {
         case kRunIdRole:
@@ -299,13 +372,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
             if (column != kNameColumn || !row.tracked) return {};
             return row.tracked->shown ? Qt::Checked : Qt::Unchecked;
         case Qt::ToolTipRole:
-            // The monitor's list is narrow: the whole name and the state are in the name's tooltip.
-            if (column == kNameColumn && run != nullptr) {
-                return run->state_detail.isEmpty()
-                           ? monitor_text("%1: %2").arg(run->name, display_text(run->state))
-                           : monitor_text("%1: %2 (%3)")
-                                 .arg(run->name, display_text(run->state), run->state_detail);
-            }
+            if (column == kNameColumn) return tooltip_of(row);
             if (column == kLossColumn)
                 return row.curve.isEmpty()
                            ? QVariant()
@@ -316,7 +383,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
                 case kIdColumn:
                     return static_cast<qlonglong>(r != nullptr ? r->id : 0);
                 case kJobColumn:
-                    return data(index, Qt::DisplayRole).toString().toLongLong();  // a Slurm job or a pid
+                    return text_of(row, column).toLongLong();  // a Slurm job or a pid
                 case kLossColumn:
                     return row.curve.isEmpty() ? QVariant() : QVariant(row.curve.back());
                 case kStartedColumn:
@@ -334,28 +401,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
         default:
             return {};
     }
-    switch (column) {
-        case kIdColumn:
-            return r != nullptr ? QString::number(r->id) : QString();
-        case kNameColumn:
-            return name_of(row);
-        case kClusterColumn:
-            return where_text(run != nullptr ? run->profile : r != nullptr ? r->cluster : QString());
-        case kJobColumn:
-            return run != nullptr ? run->job_id : r != nullptr ? r->job_id : QString();
-        case kStateColumn:
-            return state_of(row);
-        case kLossColumn:
-            return {};
-        case kStartedColumn:
-            return r != nullptr ? time_text(started_of(*r)) : QString();
-        case kFinishedColumn:
-            return r != nullptr ? time_text(r->finished) : QString();
-        case kPointsColumn:
-            return row.points >= 0 ? QString::number(row.points) : QString();
-        default:
-            return {};
-    }
+    return column == kLossColumn ? QVariant() : QVariant(text_of(row, column));
 }
 
 bool RunsModel::setData(const QModelIndex& index, const QVariant& value, int role) {

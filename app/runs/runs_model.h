@@ -13,6 +13,7 @@
 #include <QAbstractTableModel>
 #include <QColor>
 #include <QList>
+#include <QStringList>
 
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,7 @@
 namespace slipway::app {
 
 class RunTracker;
+struct TrackedRun;
 
 class RunsModel : public QAbstractTableModel {
     Q_OBJECT
@@ -80,19 +82,19 @@ public:
 
     // The colour of a tracked run's curves, its swatch in the monitor's list.
     static QColor color_of(int key);
-    // The State column's text of a stored run: the state, what it does not say (node list, exit code), and
-    // how often a requeued job resumed.
-    static QString state_text(const RunRecord& run);
-
 signals:
     void shown_changed(int key, bool shown);
 
 private:
-    // What the tracker says of a run it follows.
+    // A run in the monitor: the model's bookkeeping of it.
     struct Tracked {
         int key = 0;
-        int order = 0;
-        bool shown = true;
+        int order = 0;         // when the monitor got it (rising)
+        bool shown = true;     // its curves overlaid
+        int64_t store_id = 0;  // the tracker's stored id of it when last seen (a change may join two rows)
+        // Its cells as last reported: a run_changed that changes none (most are a log batch's) reports
+        // nothing.
+        QStringList cells;
     };
     struct Row {
         std::optional<RunRecord> record;  // the stored row
@@ -102,17 +104,24 @@ private:
     };
     void read_points(Row& row, const Row* before) const;
     bool same_cells(const Row& a, const Row& b) const;
-    void changed(int row);
+    void report_row_changed(int row);
     void insert(Row row);
     void remove(int row);
-    // A tracked row that the tracker now knows by its stored id takes that stored row over (one row a run).
-    void join_stored(int row);
+    // A tracked row without a stored row, whose run the tracker now knows by the id of a stored row the model
+    // has untracked, becomes that row (one row a run); each view's current row and selection stay on the run.
+    void join_stored_rows();
+    void join(int tracked_row, int stored_row);
     // The tracked row with no stored row yet whose run the tracker knows by this stored id; -1: none.
     int row_awaiting(int64_t run_id) const;
     void on_run_changed(int key);
     void on_run_released(int key);
-    QString name_of(const Row& row) const;
-    QString state_of(const Row& row) const;
+    const TrackedRun* tracked_run(const Row& row) const;
+    // Whether the tracker, not the stored row, says the run's state: it follows the run live, or mirrors
+    // the row another process writes; a stored run only shown (its curves) is the store's to say.
+    bool tracker_says_state(const Row& row) const;
+    QString text_of(const Row& row, int column) const;  // a cell's DisplayRole
+    QString tooltip_of(const Row& row) const;           // the Name column's
+    QStringList cells_of(const Row& row) const;         // every text a row shows
 
     RunHistory* history_;
     RunTracker* tracker_;

@@ -256,8 +256,8 @@ TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
     ASSERT_TRUE(wait_until([&] { return window.tracker()->keys().size() >= 2; }, 10000))
         << window.tracker()->keys().size();
     // Every step that trains is a completed run on the Runs page; the others are rows too.
-    ASSERT_TRUE(wait_until([&] { return window.runs_page()->model()->rowCount() >= 6; }, 10000))
-        << window.runs_page()->model()->rowCount();
+    ASSERT_TRUE(wait_until([&] { return window.runs_page()->shown_rows() >= 6; }, 10000))
+        << window.runs_page()->shown_rows();
 }
 
 // Closing the page while a step runs on This computer (the window closing) gives the step the closing grace,
@@ -266,11 +266,7 @@ TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
 TEST(AdaptPage, ClosingWhileAStepRunsKillsItAfterTheClosingGrace) {
     testing_util::IsolatedHome home;
     const QString engine = home.path() + "/deaf-engine.sh";
-    QFile script(engine);
-    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
-    script.write("#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n");
-    script.close();
-    ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    ASSERT_TRUE(testing_util::write_script(engine, "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n"));
     Result<std::unique_ptr<RunHistory>> history = RunHistory::open(home.path() + "/history.sqlite");
     ASSERT_TRUE(history.ok()) << history.error();
     auto page =

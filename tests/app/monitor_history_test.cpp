@@ -11,11 +11,14 @@
 #include <QTemporaryDir>
 
 #include "core/run_state_display.h"
+#include "fake_cluster.h"
 #include "history/history_writer.h"
 #include "history/run_history.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "raw_sqlite.h"
+#include "runs/cluster_sessions.h"
+#include "runs/run_tracker.h"
 #include "runs/runs_model.h"
 #include "runs_page.h"
 #include "test_util.h"
@@ -227,12 +230,96 @@ TEST(SharedRunsModel, AStoredRowJoinsItsFollowedRunAndItsDeletionLeavesTheMonito
     EXPECT_TRUE(monitor_row.isValid());  // the monitor's row (its current run) stayed
     EXPECT_EQ(monitor.current_run(), loaded);
 
+    // The monitor lists its runs in the order it got them, whatever their order in the model: an older
+    // stored run shown after a followed log comes after it.
+    RunRecord older;
+    older.name = QStringLiteral("older");
+    older.cluster = QStringLiteral("hpc");
+    older.state = RunState::kCompleted;
+    const Result<int64_t> older_id = (*history)->add_run(older);
+    ASSERT_TRUE(older_id.ok()) << older_id.error();
+    page.reload();
+    const QString log = dir.filePath(QStringLiteral("live.txt"));
+    append_file(log, mllog_line("train_loss", 3.0, 1, 8));
+    const int live_key = tracker.follow_log(log, QStringLiteral("live"));
+    const Result<int> older_key = tracker.show_stored(*older_id);
+    ASSERT_TRUE(older_key.ok()) << older_key.error();
+    ASSERT_EQ(runs.rowCount(), 3);
+    ASSERT_LT(runs.row_of(*older_id),
+              runs.row_of_tracked(live_key));  // the model's order is not the monitor's
+    ASSERT_EQ(list->rowCount(), 3);
+    EXPECT_EQ(list->index(0, 0).data().toString(), "dell-xe9680-result_0.txt");
+    EXPECT_EQ(list->index(1, 0).data().toString(), "live");
+    EXPECT_EQ(list->index(2, 0).data().toString(), "older");
+    monitor.remove_run(*older_key);
+    tracker.release(live_key);
+    ASSERT_EQ(list->rowCount(), 1);
+
     ASSERT_TRUE((*history)->remove_run(id).ok());
     page.reload();
-    EXPECT_EQ(page.shown_rows(), 0);
+    EXPECT_EQ(page.shown_rows(), 1);  // the older run
     ASSERT_EQ(list->rowCount(), 1);
-    EXPECT_EQ(runs.run_id(0), 0);
+    EXPECT_EQ(runs.run_id(runs.row_of_tracked(loaded)), 0);
     EXPECT_EQ(monitor.current_run(), loaded);
+}
+
+// A cluster submission: the session's worker writes the run's row while the tracker waits for its answer, so
+// the model can read the row (another reload) before the tracker knows its id. The two rows are one once it
+// does: at the next reload, with the Runs page's selection and the monitor's current run on the run still.
+TEST(SharedRunsModel, ASubmissionsRowReadBeforeTheTrackerKnowsItsIdJoinsItsRun) {
+    QTemporaryDir dir;
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")));
+    ASSERT_TRUE(history.ok()) << history.error();
+    testing_util::FakeCluster cluster;
+    cluster.refuse_submissions("Requested node configuration is not available");
+    ClusterSessions sessions;
+    sessions.set_connector(cluster.connector());
+    remote::ClusterProfile hpc;
+    hpc.name = "hpc";
+    hpc.host = "login.example.org";
+    hpc.user = "researcher";
+    sessions.set_profiles({hpc});
+    sessions.set_store_path((*history)->path());
+    FollowService follow;
+    RunTracker::Options options;
+    options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+    options.engine_binary = testing_util::fake_engine();
+    RunTracker tracker(history->get(), &follow, &sessions, options);
+    // Heard before the model hears it: the answer's state comes before the tracker links the row.
+    std::unique_ptr<RunsPage> page;
+    QObject::connect(&tracker, &RunTracker::run_changed, [&](int key) {
+        if (tracker.run(key)->state == RunState::kFailed && tracker.run(key)->store_id == 0) page->reload();
+    });
+    RunsModel runs(history->get(), &tracker);
+    page = std::make_unique<RunsPage>(history->get(), &runs);
+    MonitorWidget monitor(&tracker, &runs);
+    auto* list = monitor.findChild<QListView*>();
+
+    const Result<int> key = tracker.submit_cluster(testing_util::demo_config(), "hpc");
+    ASSERT_TRUE(key.ok()) << key.error();
+    ASSERT_TRUE(wait_until([&] { return tracker.run(*key)->store_id != 0; }));
+    const int64_t id = tracker.run(*key)->store_id;
+    ASSERT_EQ(runs.rowCount(), 2);  // the row read early, and the tracker's run
+    ASSERT_TRUE(page->select_run(id));
+    const QPersistentModelIndex current = list->currentIndex();
+    ASSERT_TRUE(current.isValid());
+    EXPECT_EQ(monitor.current_run(), *key);
+
+    page->reload();
+    ASSERT_EQ(runs.rowCount(), 1);
+    const int row = runs.row_of(id);
+    EXPECT_EQ(runs.row_of_tracked(*key), row);
+    EXPECT_EQ(page->selected_run(), id);
+    EXPECT_EQ(page->shown_rows(), 1);
+    ASSERT_EQ(list->model()->rowCount(), 1);
+    EXPECT_TRUE(current.isValid());  // the monitor's current row moved with its run
+    EXPECT_EQ(list->currentIndex(), list->model()->index(0, 0));
+    EXPECT_EQ(monitor.current_run(), *key);
+    EXPECT_EQ(runs.index(row, RunsModel::kStateColumn)
+                  .data()
+                  .toString()
+                  .left(display_text(RunState::kFailed).size()),
+              display_text(RunState::kFailed));
 }
 
 }  // namespace

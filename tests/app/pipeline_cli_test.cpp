@@ -139,11 +139,7 @@ TEST(PipelineCli, AFailingStepStopsTheChain) {
 TEST(LocalPipeline, AStopKillsTheRunningStepAndEndsItCancelled) {
     testing_util::IsolatedHome home;
     const QString engine = home.path() + "/slow-engine.sh";
-    QFile script(engine);
-    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
-    script.write("#!/bin/sh\nexec sleep 60\n");
-    script.close();
-    ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    ASSERT_TRUE(testing_util::write_script(engine, "#!/bin/sh\nexec sleep 60\n"));
     const ParsedPipeline parsed = parse_pipeline(nlohmann::json::parse(R"({"schema": "slipway.pipeline/1",
       "name": "slow", "steps": [
         {"name": "tok", "kind": "tokenizer", "corpus": "corpus.jsonl", "vocab_size": 400, "out": "t.json"},
@@ -193,11 +189,7 @@ TEST(LocalPipeline, AStopKillsTheRunningStepAndEndsItCancelled) {
 TEST(PipelineCli, CtrlCStopsTheRunningStepAndItsRowSaysSo) {
     testing_util::IsolatedHome home;
     const QString engine = home.path() + "/slow-engine.sh";
-    QFile script(engine);
-    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
-    script.write("#!/bin/sh\nexec sleep 60\n");
-    script.close();
-    ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    ASSERT_TRUE(testing_util::write_script(engine, "#!/bin/sh\nexec sleep 60\n"));
     const QString path = home.path() + "/slow.json";
     QFile file(path);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));

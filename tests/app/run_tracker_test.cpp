@@ -111,11 +111,7 @@ TEST_F(RunTrackerTest, ALocalRunThatFailsSaysItsExitCodeOnce) {
 
 TEST_F(RunTrackerTest, AnEngineThatCannotStartIsRefusedAndStoredFailed) {
     const QString broken = dir_.filePath("broken-engine");
-    QFile script(broken);
-    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
-    script.write("#!/nonexistent/interpreter\n");
-    script.close();
-    ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    ASSERT_TRUE(testing_util::write_script(broken, "#!/nonexistent/interpreter\n"));
     RunTracker::Options options;
     options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
     options.local_runs_dir = dir_.filePath("runs");

@@ -55,6 +55,15 @@ inline std::string mllog_line(const std::string& key, double value, long step, l
            ", \"step_num\": " + std::to_string(step) + "}}\n";
 }
 
+// An executable script at `path` (a stand-in engine: slow, deaf to SIGTERM, one that cannot start).
+inline bool write_script(const QString& path, const char* text) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return false;
+    f.write(text);
+    f.close();
+    return f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+}
+
 inline void append_file(const QString& path, const std::string& bytes) {
     QFile f(path);
     if (!f.open(QIODevice::Append)) return;
