@@ -60,7 +60,7 @@ class HistoryWriter;
 // The cluster column of a run on this machine (the "This computer" profile): the run service's kLocalCluster.
 inline const QString kLocalProfile = QString::fromUtf8(kLocalCluster);
 // The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
-inline const QString kOpenedLogSource = QStringLiteral("log file");
+inline const QString kOpenedLogSource = QString::fromUtf8(kOpenedLogCluster);
 // How open() treats what older Slipways left behind.
 struct OpenOptions {
     // The JSON run records of the CLI before schema 3 ($XDG_DATA_HOME/slipway/runs): imported once, when

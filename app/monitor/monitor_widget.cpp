@@ -342,7 +342,7 @@ void MonitorWidget::on_batch_applied(int key, const FollowBatch& batch,
     if (key == current_ && showing_end) {
         if (run->loading) {
             // shown when read
-        } else if (batch.reset || (batch.finished && run->source == RunSource::kLogFile && !run->live)) {
+        } else if (batch.reset || (batch.finished && run->source == RunKind::kLogFile && !run->live)) {
             refresh_log_view();
         } else if (!batch.lines.isEmpty() || batch.lines_skipped > 0) {
             QStringList shown = batch.lines;

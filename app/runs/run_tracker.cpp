@@ -9,11 +9,14 @@
 #include <QThread>
 #include <QtDebug>
 
+#include <ctime>
+
 #include "contract/mllog_keys.h"
 #include "core/engine_command.h"
 #include "history/history_writer.h"
 #include "history/run_history.h"
 #include "runs/cluster_sessions.h"
+#include "service/stale_runs.h"
 
 namespace slipway::app {
 namespace {
@@ -31,8 +34,8 @@ QString run_stop_detail(const RunMetrics& metrics) {
 
 }  // namespace
 
-bool follows_local_file(RunSource source) {
-    return source == RunSource::kLocal || source == RunSource::kLogFile;
+bool follows_local_file(RunKind source) {
+    return source == RunKind::kLocal || source == RunKind::kLogFile;
 }
 
 RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
@@ -135,7 +138,7 @@ void RunTracker::set_stall_policy(double factor, int64_t min_ms, int check_ms) {
     stall_timer_.setInterval(check_ms);
 }
 
-TrackedRun& RunTracker::add(RunSource source, const QString& name, RunState state) {
+TrackedRun& RunTracker::add(RunKind source, const QString& name, RunState state) {
     const int key = next_key_++;
     TrackedRun& run = runs_[key];
     run.key = key;
@@ -157,7 +160,7 @@ const TrackedRun* RunTracker::run(int key) const {
     return it == runs_.end() ? nullptr : &it->second;
 }
 
-TrackedRun* RunTracker::find_by_follow(RunSource source, int follow_id) {
+TrackedRun* RunTracker::find_by_follow(RunKind source, int follow_id) {
     if (follow_id == 0) return nullptr;
     const bool file_follow = follows_local_file(source);
     for (auto& [key, run] : runs_) {
@@ -248,7 +251,7 @@ Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList&
         return started.status();
     }
     const LocalRunPlan& plan = started->plan();
-    TrackedRun& run = add(RunSource::kLocal, QString::fromStdString(plan.config.name), RunState::kRunning);
+    TrackedRun& run = add(RunKind::kLocal, QString::fromStdString(plan.config.name), RunState::kRunning);
     const int key = run.key;
     run.profile = kLocalProfile;
     run.log_path = QString::fromStdString(plan.mllog_path);
@@ -323,7 +326,7 @@ Result<int> RunTracker::open_log(const QString& path) {
             emit history_problem(QString::fromStdString(id.error()));
         }
     }
-    TrackedRun& run = add(RunSource::kLogFile, info.fileName(), RunState::kReading);
+    TrackedRun& run = add(RunKind::kLogFile, info.fileName(), RunState::kReading);
     run.profile = kOpenedLogSource;
     run.log_path = info.absoluteFilePath();
     run.store_id = store_id;
@@ -335,7 +338,7 @@ Result<int> RunTracker::open_log(const QString& path) {
 }
 
 int RunTracker::follow_log(const QString& path, const QString& name) {
-    TrackedRun& run = add(RunSource::kLogFile, name, RunState::kRunning);
+    TrackedRun& run = add(RunKind::kLogFile, name, RunState::kRunning);
     run.profile = kOpenedLogSource;
     run.log_path = path;
     run.live = true;
@@ -345,7 +348,7 @@ int RunTracker::follow_log(const QString& path, const QString& name) {
 }
 
 void RunTracker::on_file_batch(const FollowBatch& batch) {
-    if (TrackedRun* run = find_by_follow(RunSource::kLogFile, batch.follow_id)) apply(*run, batch);
+    if (TrackedRun* run = find_by_follow(RunKind::kLogFile, batch.follow_id)) apply(*run, batch);
 }
 
 void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
@@ -400,24 +403,24 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
         set_state(run, RunState::kRunning);  // steps again
     // A job whose log has new steps runs, whatever Slurm said at the last poll (one every job_poll_ms).
     if ((run.state == RunState::kPending || run.state == RunState::kSubmitting) &&
-        run.source == RunSource::kCluster && run.metrics.last_step != step_before && !had_stop &&
+        run.source == RunKind::kClusterJob && run.metrics.last_step != step_before && !had_stop &&
         !run.metrics.run_stop_ms.has_value())
         set_state(run, RunState::kRunning);
     const bool stop_now = !had_stop && run.metrics.run_stop_ms.has_value();
-    if (stop_now && (run.source == RunSource::kLogFile || run.source == RunSource::kClusterLog) && run.live &&
+    if (stop_now && (run.source == RunKind::kLogFile || run.source == RunKind::kClusterLog) && run.live &&
         !run.state_from_store) {
         // Nobody else knows how a followed log ends: its run_stop says so.
         set_state(run, from_run_stop(run.metrics), run_stop_detail(run.metrics));
         if (store_ != nullptr && run.store_id != 0)
             (void)store_->finish_opened_log(run.store_id, run.metrics);
     }
-    if (stop_now && run.source == RunSource::kCluster && !is_terminal(run.state)) {
+    if (stop_now && run.source == RunKind::kClusterJob && !is_terminal(run.state)) {
         // The engine logged run_stop: ask Slurm soon rather than at the next poll.
         QTimer::singleShot(options_.after_run_stop_ms, this, [this, key] {
             if (TrackedRun* r = find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
         });
     }
-    if (!run.loading && batch.finished && run.source == RunSource::kLogFile && !run.live &&
+    if (!run.loading && batch.finished && run.source == RunKind::kLogFile && !run.live &&
         run.state == RunState::kReading) {
         // An opened file read to its end: its state from its run_stop, stored with start and end.
         if (store_ != nullptr && run.store_id != 0) {
@@ -473,19 +476,13 @@ void RunTracker::take_over_if_orphaned(TrackedRun& run) {
 // ---- Stored runs ----
 
 int RunTracker::show_curves(const QString& name, RunMetrics metrics, RunState state) {
-    TrackedRun& run = add(RunSource::kLogFile, name, state);
+    TrackedRun& run = add(RunKind::kLogFile, name, state);
     run.metrics = std::move(metrics);
     emit run_added(run.key);
     return run.key;
 }
 
-RunSource RunTracker::source_of(const RunRecord& record) {
-    if (record.cluster == kLocalProfile) return RunSource::kLocal;
-    if (record.cluster.isEmpty() || record.cluster == kOpenedLogSource) return RunSource::kLogFile;
-    return record.job_id.isEmpty() ? RunSource::kClusterLog : RunSource::kCluster;
-}
-
-TrackedRun& RunTracker::add_stored(const RunRecord& record, RunMetrics metrics, RunSource source) {
+TrackedRun& RunTracker::add_stored(const RunRecord& record, RunMetrics metrics, RunKind source) {
     TrackedRun& run = add(source, record.name, record.state);
     run.profile = record.cluster;
     run.state_detail = record.state_detail;
@@ -505,7 +502,7 @@ Result<int> RunTracker::show_stored(int64_t store_id) {
     if (!record.ok()) return record.status();
     Result<RunMetrics> metrics = store_->load_metrics(store_id);
     if (!metrics.ok()) return metrics.status();
-    const TrackedRun& run = add_stored(*record, std::move(*metrics), source_of(*record));
+    const TrackedRun& run = add_stored(*record, std::move(*metrics), to_stored_run(*record).kind());
     emit run_added(run.key);
     return run.key;
 }
@@ -529,7 +526,7 @@ Result<int> RunTracker::resume(int64_t store_id) {
         if (!record.ok()) return record.status();
         Result<RunMetrics> metrics = store_->load_metrics(store_id);
         if (!metrics.ok()) return metrics.status();
-        TrackedRun& run = add_stored(*record, std::move(*metrics), RunSource::kLocal);
+        TrackedRun& run = add_stored(*record, std::move(*metrics), RunKind::kLocal);
         run.live = true;
         run.cancellable = !it->second.cancel_asked();
         run.follow_id = follow_->follow(record->log_path, record->log_offset);
@@ -543,12 +540,12 @@ Result<int> RunTracker::resume(int64_t store_id) {
     if (!record.ok()) return record.status();
     Result<RunMetrics> metrics = store_->load_metrics(store_id);
     if (!metrics.ok()) return metrics.status();
-    const RunSource source = source_of(*record);
+    const RunKind source = to_stored_run(*record).kind();
     // A log on a cluster opened by hand: followed again there from where it stopped.
-    if (source == RunSource::kClusterLog) return open_cluster_log(record->cluster, record->log_path);
+    if (source == RunKind::kClusterLog) return open_cluster_log(record->cluster, record->log_path);
     // A cluster run: its log is on the login node; followed there from the stored offset (a reconnect after
     // the app or the connection went away), and Slurm is asked for the job's state again.
-    if (source == RunSource::kCluster) {
+    if (source == RunKind::kClusterJob) {
         ClusterSession* session = session_for(record->cluster);
         if (session == nullptr) {
             return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " +
@@ -572,7 +569,7 @@ Result<int> RunTracker::resume(int64_t store_id) {
     // A local file (a run on This computer or a log being written) is followed on from the stored offset.
     // An engine an earlier session started is not ours any more: only its log says how it goes. A local run
     // still live in the store is another process's (the startup sweep ended this app's own): its row does.
-    TrackedRun& run = add_stored(*record, std::move(*metrics), RunSource::kLogFile);
+    TrackedRun& run = add_stored(*record, std::move(*metrics), RunKind::kLogFile);
     run.live = true;
     run.state_from_store = record->cluster == kLocalProfile && is_live(record->state);
     run.cancellable = run.state_from_store;  // its engine can be asked to stop (stop_local_run)
@@ -599,7 +596,7 @@ Status RunTracker::cancel(int key) {
         emit message(tr("Cancelling %1...").arg(run->name));
         return Status::Ok();
     }
-    if (run->source != RunSource::kCluster || run->job_id.isEmpty() || is_terminal(run->state))
+    if (run->source != RunKind::kClusterJob || run->job_id.isEmpty() || is_terminal(run->state))
         return Status::Error(run->name.toStdString() + " is not a running job");
     ClusterSession* session = session_for(run->profile);
     if (session == nullptr) return Status::Error("no cluster profile named " + run->profile.toStdString());
@@ -631,7 +628,7 @@ void RunTracker::release(int key) {
         }
     }
     // A log on a cluster no longer followed, which has not said how it ended.
-    if (run.source == RunSource::kClusterLog && run.state == RunState::kFollowing && run.store_id != 0 &&
+    if (run.source == RunKind::kClusterLog && run.state == RunState::kFollowing && run.store_id != 0 &&
         store_ != nullptr) {
         (void)store_->set_state(run.store_id, RunState::kIncomplete);
         emit store_changed();
@@ -660,25 +657,15 @@ Status RunTracker::delete_stored(int64_t store_id) {
 
 void RunTracker::recover_after_restart() {
     if (store_ == nullptr) return;
-    const auto runs = store_->runs();
-    if (!runs.ok()) return;
-    const QDateTime hour_ago = QDateTime::currentDateTime().addSecs(-3600);
-    for (const RunRecord& r : *runs) {
-        if (!is_live(r.state)) continue;
-        if (r.cluster == kLocalProfile) {
-            // Another process's run (`slipway run`, another window) trains on; one whose engine is gone died
-            // with the session that ran it.
-            if (check_local_engine(to_stored_run(r)).ok()) continue;
-            (void)store_->set_state(r.id, RunState::kInterrupted, {}, {}, {}, StateWrite::kIfNotEnded);
-        } else if (r.cluster == kOpenedLogSource || r.state == RunState::kFollowing) {
-            (void)store_->set_state(r.id, RunState::kIncomplete);  // a log no longer read or followed
-        } else if (r.state == RunState::kSubmitting && r.job_id.isEmpty() && r.created.isValid() &&
-                   r.created < hour_ago) {
-            // Never got a job (a crash or Ctrl-C during the upload); younger ones may still be uploading.
-            (void)store_->set_state(r.id, RunState::kIncomplete, QStringLiteral("submission interrupted"));
-        }
-    }
-    emit store_changed();
+    const Result<std::vector<RunRecord>> rows = store_->runs();
+    if (!rows.ok()) return;
+    std::vector<StoredRun> stored;
+    stored.reserve(rows->size());
+    for (const RunRecord& row : *rows)
+        stored.push_back(to_stored_run(row));
+    StaleRunsOptions options;
+    options.now = std::time(nullptr);
+    if (end_stale_runs(stored, *stored_runs_, options) > 0) emit store_changed();
 }
 
 }  // namespace slipway::app

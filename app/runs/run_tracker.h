@@ -45,19 +45,14 @@ class ClusterSession;
 class ClusterSessions;
 struct RemoteSubmission;
 
-enum class RunSource {
-    kLocal,       // slipway-engine started here
-    kCluster,     // a Slurm job we submitted (or one of ours resumed from the store)
-    kLogFile,     // a log file on this machine, read once or followed
-    kClusterLog,  // a log on a cluster opened by hand
-};
-
 // Its log is a file on this machine, followed by the FollowService (else by its cluster's session).
-bool follows_local_file(RunSource source);
+bool follows_local_file(RunKind source);
 
 struct TrackedRun {
     int key = 0;
-    RunSource source = RunSource::kLogFile;
+    // What the tracker follows it as: kLocal only for an engine this app runs (an engine another process
+    // runs is followed as its log file, kLogFile), kClusterJob for a Slurm job.
+    RunKind source = RunKind::kLogFile;
     QString name;
     QString profile;  // cluster profile; kLocalProfile; kOpenedLogSource for files
     RunState state = RunState::kSubmitting;
@@ -179,12 +174,11 @@ signals:
     void store_changed();
 
 private:
-    TrackedRun& add(RunSource source, const QString& name, RunState state);
+    TrackedRun& add(RunKind source, const QString& name, RunState state);
     // A stored run as a tracked one (not live yet).
-    TrackedRun& add_stored(const RunRecord& record, RunMetrics metrics, RunSource source);
-    static RunSource source_of(const RunRecord& record);
+    TrackedRun& add_stored(const RunRecord& record, RunMetrics metrics, RunKind source);
     TrackedRun* find(int key);
-    TrackedRun* find_by_follow(RunSource source, int follow_id);
+    TrackedRun* find_by_follow(RunKind source, int follow_id);
     // Who says a run's state: the tracker (the log, a submission), a poller (Slurm's answers: an ended
     // run is never reopened, a stalled one never called running), or the run service, which stored it.
     enum class StateSource { kTracker, kPoller, kService };

@@ -61,7 +61,7 @@ Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& p
     // failure.
     const QString run_id = QString::fromStdString(remote::make_run_id(config.name));
     TrackedRun& run =
-        add(RunSource::kCluster, QString::fromStdString(config.name) + QStringLiteral(" @ ") + profile,
+        add(RunKind::kClusterJob, QString::fromStdString(config.name) + QStringLiteral(" @ ") + profile,
             RunState::kSubmitting);
     const int key = run.key;
     run.profile = profile;
@@ -82,7 +82,7 @@ void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, con
                               const RemoteSubmission& s) {
     TrackedRun* run = nullptr;
     for (auto& [key, r] : runs_) {
-        if (r.source == RunSource::kCluster && r.submit_request == request &&
+        if (r.source == RunKind::kClusterJob && r.submit_request == request &&
             r.profile == links_[session].profile)
             run = &r;
     }
@@ -109,7 +109,7 @@ void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, con
 }
 
 ClusterSession* RunTracker::session_to_ask(TrackedRun& run) {
-    if (run.source != RunSource::kCluster || run.job_id.isEmpty() || is_terminal(run.state) ||
+    if (run.source != RunKind::kClusterJob || run.job_id.isEmpty() || is_terminal(run.state) ||
         run.state_asked)
         return nullptr;
     ClusterSession* session = session_for(run.profile);
@@ -171,7 +171,7 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
                               [this](int64_t row) { return run_for_store(row) != 0; }))
         emit store_changed();
     for (auto& [key, run] : runs_) {
-        if (run.source != RunSource::kCluster || run.profile != profile || run.job_id != job_id) continue;
+        if (run.source != RunKind::kClusterJob || run.profile != profile || run.job_id != job_id) continue;
         run.state_asked = false;
         if (!ok) {
             if (detail != run.last_poll_error) emit message(tr("Job %1: %2").arg(job_id, detail));
@@ -206,7 +206,7 @@ void RunTracker::on_job_nodes(ClusterSession* session, const QString& job_id,
                               const std::vector<remote::NodeState>& nodes) {
     const QString profile = links_[session].profile;
     for (auto& [key, run] : runs_) {
-        if (run.source != RunSource::kCluster || run.profile != profile || run.job_id != job_id) continue;
+        if (run.source != RunKind::kClusterJob || run.profile != profile || run.job_id != job_id) continue;
         if ((run.state != RunState::kRunning && run.state != RunState::kStalled) || run.node_states == nodes)
             continue;
         run.node_states = nodes;
@@ -245,7 +245,7 @@ void RunTracker::on_cancelled(ClusterSession* session, int request, bool ok, con
 void RunTracker::on_session_batch(ClusterSession* session, const FollowBatch& batch) {
     const QString profile = links_[session].profile;
     for (auto& [key, run] : runs_) {
-        if ((run.source == RunSource::kCluster || run.source == RunSource::kClusterLog) &&
+        if ((run.source == RunKind::kClusterJob || run.source == RunKind::kClusterLog) &&
             run.profile == profile && run.follow_id == batch.follow_id && batch.follow_id != 0) {
             apply(run, batch);
             return;
@@ -264,7 +264,7 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
     detach(old_session);  // the old session's follows die with it
     for (auto& [key, run] : runs_) {
         if (run.profile != profile ||
-            (run.source != RunSource::kCluster && run.source != RunSource::kClusterLog))
+            (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog))
             continue;
         run.follow_id = 0;
         run.state_asked = false;
@@ -290,11 +290,11 @@ void RunTracker::refollow(const QString& profile) {
     ClusterSession* session = session_for(profile);
     if (session == nullptr) return;
     for (auto& [key, run] : runs_) {
-        if (run.profile == profile && run.source == RunSource::kCluster && run.submit_request != 0)
+        if (run.profile == profile && run.source == RunKind::kClusterJob && run.submit_request != 0)
             adopt_lost_submission(run);
         if (run.profile != profile || run.follow_id != 0 || !run.live || run.log_path.isEmpty()) continue;
-        if (run.source == RunSource::kCluster && is_terminal(run.state)) continue;
-        if (run.source != RunSource::kCluster && run.source != RunSource::kClusterLog) continue;
+        if (run.source == RunKind::kClusterJob && is_terminal(run.state)) continue;
+        if (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog) continue;
         attach(session);
         run.follow_id = session->follow(run.log_path, run.log_offset);
         ask_state(run);
@@ -349,7 +349,7 @@ Result<int> RunTracker::open_cluster_log(const QString& profile, const QString& 
             }
         }
     }
-    TrackedRun& run = add(RunSource::kClusterLog, name, RunState::kFollowing);
+    TrackedRun& run = add(RunKind::kClusterLog, name, RunState::kFollowing);
     run.profile = profile;
     run.log_path = path;
     run.log_offset = offset;

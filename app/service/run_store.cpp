@@ -1,4 +1,4 @@
-// StoredRun's remote record.
+// StoredRun's remote record and kind.
 #include "service/run_store.h"
 
 namespace slipway::app {
@@ -18,6 +18,14 @@ remote::RunRecord StoredRun::remote_record() const {
     out.submitted = remote::utc_timestamp(created);
     out.last_state = slurm_state.empty() ? std::string(to_db_text(state)) : slurm_state;
     return out;
+}
+
+RunKind StoredRun::kind() const {
+    if (cluster == kLocalCluster) return RunKind::kLocal;
+    if (cluster.empty() || cluster == kOpenedLogCluster) return RunKind::kLogFile;
+    // A submission has a run id from its start (a job id once sbatch answered; rows older than run ids had
+    // theirs at once); a log opened by hand has neither.
+    return job_id.empty() && run_id.empty() ? RunKind::kClusterLog : RunKind::kClusterJob;
 }
 
 }  // namespace slipway::app

@@ -14,8 +14,18 @@
 
 namespace slipway::app {
 
-// The cluster column of a run on this machine (the "This computer" profile).
+// The cluster column of a run on this machine (the "This computer" profile), and of a log file opened by
+// hand on this machine.
 inline constexpr const char* kLocalCluster = "This computer";
+inline constexpr const char* kOpenedLogCluster = "log file";
+
+// What a run is, which says what follows it and what can end it.
+enum class RunKind {
+    kLocal,       // slipway-engine on This computer
+    kLogFile,     // a log file on this machine, opened by hand
+    kClusterJob,  // a Slurm job submitted to a cluster
+    kClusterLog,  // a log on a cluster opened by hand (no job)
+};
 
 // A run as the store holds it: what the service needs to act on it.
 struct StoredRun {
@@ -36,6 +46,9 @@ struct StoredRun {
     // The record follow and fetch work from. Rows the app wrote before schema 3 have no remote folder and
     // no run id: their log's folder and their row number stand in.
     remote::RunRecord remote_record() const;
+    // From its cluster column, run id and job: a row with no cluster is a log file (rows older than the
+    // column).
+    RunKind kind() const;
 };
 
 class RunStore {

@@ -156,7 +156,7 @@ TEST_F(RunTrackerTest, ARunReleasedWhileItTrainsIsStillOursAndHasItsEndStored) {
     // Opened again from the Runs page: our own run again (not another process's), cancellable.
     const Result<int> again = tracker_->resume(id);
     ASSERT_TRUE(again.ok()) << again.error();
-    EXPECT_EQ(tracker_->run(*again)->source, RunSource::kLocal);
+    EXPECT_EQ(tracker_->run(*again)->source, RunKind::kLocal);
     EXPECT_FALSE(tracker_->run(*again)->state_from_store);
     EXPECT_TRUE(tracker_->run(*again)->cancellable);
     ASSERT_TRUE(tracker_->cancel(*again).ok());

@@ -1,0 +1,123 @@
+// The startup sweep over a real run store (service/stale_runs.h): which live rows nothing will end any more,
+// and what each is ended as; rows another process still runs, cluster jobs (Slurm's to say) and young
+// submissions are left alone; a refused write leaves its row as it was. And what kind of run a row is.
+#include <gtest/gtest.h>
+
+#include <QTemporaryDir>
+
+#include "history/history_run_store.h"
+#include "history/run_history.h"
+#include "recording_store.h"
+#include "service/stale_runs.h"
+
+namespace slipway::app {
+namespace {
+
+class StaleRuns : public ::testing::Test {
+protected:
+    void SetUp() override {
+        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir_.filePath("history.sqlite"));
+        ASSERT_TRUE(history.ok()) << history.error();
+        history_ = std::move(*history);
+        real_ = std::make_unique<HistoryRunStore>(*history_);
+        store_ = std::make_unique<RecordingStore>(*real_);
+    }
+    int64_t add(const std::string& name, const std::string& cluster, RunState state, std::time_t created,
+                const std::string& run_id = {}, const std::string& job_id = {}) {
+        StoredRun row;
+        row.name = name;
+        row.cluster = cluster;
+        row.state = state;
+        row.created = created;
+        row.run_id = run_id;
+        row.job_id = job_id;
+        const Result<int64_t> id = real_->add(row);
+        EXPECT_TRUE(id.ok()) << id.error();
+        return id.ok() ? *id : 0;
+    }
+    std::vector<StoredRun> rows() const {
+        std::vector<StoredRun> out;
+        const Result<std::vector<RunRecord>> all = history_->runs();
+        EXPECT_TRUE(all.ok());
+        if (all.ok()) {
+            for (const RunRecord& r : *all)
+                out.push_back(to_stored_run(r));
+        }
+        return out;
+    }
+    StoredRun row(int64_t id) const { return to_stored_run(*history_->run(id)); }
+
+    QTemporaryDir dir_;
+    std::unique_ptr<RunHistory> history_;
+    std::unique_ptr<HistoryRunStore> real_;
+    std::unique_ptr<RecordingStore> store_;
+};
+
+TEST_F(StaleRuns, EndsWhatNothingWillEndAndLeavesTheRest) {
+    const std::time_t now = std::time(nullptr);
+    const int64_t dead_engine = add("dead", kLocalCluster, RunState::kRunning, now - 60, "", "4242");
+    const int64_t other_process = add("cli", kLocalCluster, RunState::kRunning, now - 60, "", "4343");
+    const int64_t opened_log = add("opened", kOpenedLogCluster, RunState::kReading, now - 60);
+    const int64_t cluster_log = add("slurm-7.out @ hpc", "hpc", RunState::kFollowing, now - 60);
+    const int64_t lost_upload =
+        add("lost", "hpc", RunState::kSubmitting, now - 2 * 3600, "lost-20261128-010000-abcd");
+    const int64_t young_upload =
+        add("young", "hpc", RunState::kSubmitting, now - 600, "young-20261128-055000-abcd");
+    const int64_t job = add("job", "hpc", RunState::kRunning, now - 60, "job-20261128-055000-abcd", "117");
+    const int64_t ended = add("ended", kLocalCluster, RunState::kCompleted, now - 60, "", "4444");
+
+    StaleRunsOptions options;
+    options.now = now;
+    std::vector<std::string> asked;
+    options.engine_alive = [&](const StoredRun& r) {
+        asked.push_back(r.name);
+        return r.job_id == "4343";
+    };
+    EXPECT_EQ(end_stale_runs(rows(), *store_, options), 4);
+    EXPECT_EQ(asked.size(), 2u);  // only the live local rows' engines are looked for
+    EXPECT_EQ(row(dead_engine).state, RunState::kInterrupted);
+    EXPECT_EQ(row(other_process).state, RunState::kRunning);
+    EXPECT_EQ(row(opened_log).state, RunState::kIncomplete);
+    EXPECT_EQ(row(cluster_log).state, RunState::kIncomplete);
+    EXPECT_EQ(row(lost_upload).state, RunState::kIncomplete);
+    EXPECT_EQ(row(lost_upload).state_detail, "submission interrupted");
+    EXPECT_EQ(row(young_upload).state, RunState::kSubmitting);
+    EXPECT_EQ(row(job).state, RunState::kRunning);
+    EXPECT_EQ(row(ended).state, RunState::kCompleted);
+    EXPECT_EQ(store_->writes.size(), 4u);  // one write a row ended, none for the others
+
+    // A second sweep finds nothing more to end.
+    store_->writes.clear();
+    EXPECT_EQ(end_stale_runs(rows(), *store_, options), 0);
+    EXPECT_TRUE(store_->writes.empty());
+}
+
+TEST_F(StaleRuns, ARefusedWriteLeavesItsRowAsItWas) {
+    const std::time_t now = std::time(nullptr);
+    const int64_t opened_log = add("opened", kOpenedLogCluster, RunState::kReading, now - 60);
+    store_->refuse = "set_state";
+    StaleRunsOptions options;
+    options.now = now;
+    EXPECT_EQ(end_stale_runs(rows(), *store_, options), 0);
+    EXPECT_EQ(row(opened_log).state, RunState::kReading);
+}
+
+TEST(StoredRunKind, TheRowSaysWhatKindOfRunItIs) {
+    StoredRun r;
+    r.cluster = kLocalCluster;
+    EXPECT_EQ(r.kind(), RunKind::kLocal);
+    r.cluster = kOpenedLogCluster;
+    EXPECT_EQ(r.kind(), RunKind::kLogFile);
+    r.cluster.clear();  // rows older than the cluster column
+    EXPECT_EQ(r.kind(), RunKind::kLogFile);
+    r.cluster = "hpc";
+    EXPECT_EQ(r.kind(), RunKind::kClusterLog);  // neither run id nor job: a log opened by hand
+    r.run_id = "demo-20261128-010000-abcd";
+    EXPECT_EQ(r.kind(), RunKind::kClusterJob);  // a submission still uploading
+    r.run_id.clear();
+    r.job_id = "117";
+    EXPECT_EQ(r.kind(), RunKind::kClusterJob);  // a job from before run ids
+}
+
+}  // namespace
+}  // namespace slipway::app
