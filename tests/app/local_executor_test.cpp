@@ -19,7 +19,7 @@
 
 #include "history/history_run_store.h"
 #include "history/run_history.h"
-#include "recording_store.h"
+#include "real_store_test.h"
 #include "service/child_process.h"
 #include "service/local_executor.h"
 #include "test_util.h"
@@ -165,15 +165,10 @@ TEST(ChildProcess, LastLineOfAFileIsItsLastWords) {
 }
 
 // The executor over the real history, every write recorded; fake_engine.sh stands in for the engine.
-class LocalExecutorTest : public ::testing::Test {
+class LocalExecutorTest : public RealStoreTest {
 protected:
     void SetUp() override {
-        ASSERT_TRUE(dir_.isValid());
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir_.filePath("history.sqlite"));
-        ASSERT_TRUE(history.ok()) << history.error();
-        history_ = std::move(*history);
-        real_ = std::make_unique<HistoryRunStore>(*history_);
-        store_ = std::make_unique<RecordingStore>(*real_);
+        RealStoreTest::SetUp();
         executor_ = std::make_unique<LocalExecutor>(
             *store_, LocalExecutor::Options{SLIPWAY_SOURCE_DIR, dir_.filePath("runs").toStdString(),
                                             testing_util::fake_engine().toStdString()});
@@ -194,10 +189,6 @@ protected:
         return found.ok() ? *found : StoredRun{};
     }
 
-    QTemporaryDir dir_;
-    std::unique_ptr<RunHistory> history_;
-    std::unique_ptr<HistoryRunStore> real_;
-    std::unique_ptr<RecordingStore> store_;
     std::unique_ptr<LocalExecutor> executor_;
 };
 

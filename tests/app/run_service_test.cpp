@@ -14,7 +14,7 @@
 #include "fake_cluster.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
-#include "recording_store.h"
+#include "real_store_test.h"
 #include "remote/slurm/sbatch_script.h"
 #include "service/job_watch.h"
 #include "service/slurm_executor.h"
@@ -25,14 +25,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class RunService : public ::testing::Test {
+class RunService : public RealStoreTest {
 protected:
     void SetUp() override {
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir_.filePath("history.sqlite"));
-        ASSERT_TRUE(history.ok()) << history.error();
-        history_ = std::move(*history);
-        real_ = std::make_unique<HistoryRunStore>(*history_);
-        store_ = std::make_unique<RecordingStore>(*real_);
+        RealStoreTest::SetUp();
         Result<std::unique_ptr<remote::Session>> session = cluster_.connector()(profile(), {});
         ASSERT_TRUE(session.ok());
         session_ = std::move(*session);
@@ -60,11 +56,7 @@ protected:
         return n;
     }
 
-    QTemporaryDir dir_;
     testing_util::FakeCluster cluster_;
-    std::unique_ptr<RunHistory> history_;
-    std::unique_ptr<HistoryRunStore> real_;
-    std::unique_ptr<RecordingStore> store_;
     std::unique_ptr<remote::Session> session_;
     std::unique_ptr<SlurmExecutor> executor_;
 };

@@ -7,21 +7,14 @@
 
 #include "history/history_run_store.h"
 #include "history/run_history.h"
-#include "recording_store.h"
+#include "real_store_test.h"
 #include "service/stale_runs.h"
 
 namespace slipway::app {
 namespace {
 
-class StaleRuns : public ::testing::Test {
+class StaleRuns : public RealStoreTest {
 protected:
-    void SetUp() override {
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir_.filePath("history.sqlite"));
-        ASSERT_TRUE(history.ok()) << history.error();
-        history_ = std::move(*history);
-        real_ = std::make_unique<HistoryRunStore>(*history_);
-        store_ = std::make_unique<RecordingStore>(*real_);
-    }
     int64_t add(const std::string& name, const std::string& cluster, RunState state, std::time_t created,
                 const std::string& run_id = {}, const std::string& job_id = {}) {
         StoredRun row;
@@ -46,11 +39,6 @@ protected:
         return out;
     }
     StoredRun row(int64_t id) const { return to_stored_run(*history_->run(id)); }
-
-    QTemporaryDir dir_;
-    std::unique_ptr<RunHistory> history_;
-    std::unique_ptr<HistoryRunStore> real_;
-    std::unique_ptr<RecordingStore> store_;
 };
 
 TEST_F(StaleRuns, EndsWhatNothingWillEndAndLeavesTheRest) {
