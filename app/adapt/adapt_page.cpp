@@ -236,10 +236,16 @@ Status AdaptPage::save_to(const QString& path) const {
 }
 
 AdaptPage::~AdaptPage() {
-    stop();
-    // The window is closing: a step still running has the closing grace, not a user's stop's, to save and
-    // exit (unless the runner already began the longer one).
-    if (stop_local_) stop_local_->store(kClosingGrace.count());
+    // The window is closing: a step running here has the closing grace, not a user's Stop's, to save and exit
+    // (set before anything else the runner could read first; a Stop the runner already carries out keeps
+    // its grace).
+    if (stop_local_) {
+        int64_t asked = stop_local_->load();
+        while ((asked == kNoStop || asked > kClosingGrace.count()) &&
+               !stop_local_->compare_exchange_weak(asked, kClosingGrace.count())) {
+        }
+    }
+    stop();  // a submission to a cluster
     if (local_thread_ != nullptr) local_thread_->wait();
     delete local_thread_;  // no parent: a QThread::create thread
 }

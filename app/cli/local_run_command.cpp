@@ -2,8 +2,8 @@
 // (service/local_executor.h), the same code as the app's Run button: its folder, run.json and engine.log
 // under the local runs folder, its row in the history the app lists (the Runs page shows it; the monitor can
 // follow its log), its progress printed as `slipway follow` prints a cluster run's. Ctrl-C (or SIGTERM) asks
-// the engine to stop: it saves a checkpoint, and it and its ranks are killed when it has not exited 10 s
-// later.
+// the engine to stop: it saves a checkpoint, and it and its ranks are killed when it has not exited within
+// kStopGrace.
 #include <chrono>
 #include <thread>
 
@@ -48,8 +48,7 @@ int run_local(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     while (!(end = job->poll())) {
         if (stop_signals.asked() && !job->cancel_asked()) {
             job->cancel(kStopGrace);
-            err << "slipway: stopping the engine (it saves a checkpoint; killed in 10 s otherwise)"
-                << std::endl;
+            err << "slipway: stopping the engine " << stop_grace_text() << std::endl;
         }
         if (Result<remote::PollResult> read = log.poll(); !read.ok())
             err << "slipway: " << read.error() << std::endl;

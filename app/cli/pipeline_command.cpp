@@ -131,8 +131,13 @@ int run_pipeline_local(RemoteCommands& c, std::ostream& out, std::ostream& err) 
     // Ctrl-C stops the running step (in a process group of its own, it does not get the terminal's SIGINT)
     // and the pipeline, and the step's row says so.
     const StopSignals stop_signals;
+    bool said_stopping = false;
     options.stop_requested = [&]() -> std::optional<std::chrono::milliseconds> {
         if (!stop_signals.asked()) return std::nullopt;
+        if (!said_stopping) {
+            err << "slipway: stopping the pipeline " << stop_grace_text() << std::endl;
+            said_stopping = true;
+        }
         return kStopGrace;
     };
     Result<LocalPipelineOutcome> outcome = run_local_pipeline(p, options, [&](const LocalPipelineEvent& e) {

@@ -3,6 +3,8 @@
 
 #include <atomic>
 
+#include "service/local_executor.h"
+
 namespace slipway::app {
 namespace {
 
@@ -40,6 +42,10 @@ StopSignals::~StopSignals() {
 
 bool StopSignals::asked() const {
     return g_stop_asked;
+}
+
+std::string stop_grace_text() {
+    return "(it saves a checkpoint; killed in " + std::to_string(kStopGrace.count() / 1000) + " s otherwise)";
 }
 
 }  // namespace slipway::app

@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include <array>
+#include <string>
 
 namespace slipway::app {
 
@@ -28,5 +29,9 @@ private:
     std::array<struct sigaction, 3> old_ = {};
     struct sigaction old_pipe_ = {};
 };
+
+// What a stop does, for the line the command prints when it begins one: "(it saves a checkpoint; killed in
+// 10 s otherwise)".
+std::string stop_grace_text();
 
 }  // namespace slipway::app

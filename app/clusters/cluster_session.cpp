@@ -21,20 +21,6 @@ namespace slipway::app {
 
 // The store of a ClusterSession without a run history (tests, a history that cannot be opened): nothing is
 // recorded, nothing is found.
-class UnrecordedRuns : public RunStore {
-public:
-    std::string location() const override { return "no run history"; }
-    Result<int64_t> add(const StoredRun&) override { return int64_t{0}; }
-    Status record_job(const remote::RunRecord&, const std::string&) override { return Status::Ok(); }
-    Status set_state(int64_t, RunState, const std::string&, const std::string&, StateWrite) override {
-        return Status::Ok();
-    }
-    Result<StoredRun> find(const std::string& run) const override {
-        return Status::Error(StatusCode::kNotFound, "no run " + run + ": " + location());
-    }
-    Result<std::vector<StoredRun>> cluster_runs() const override { return std::vector<StoredRun>{}; }
-};
-
 class ClusterWorker : public QObject {
     Q_OBJECT
 
@@ -336,7 +322,7 @@ private:
     std::unique_ptr<RunHistory> history_;
     std::unique_ptr<HistoryRunStore> runs_;
     std::string history_error_;  // why the history at the store path could not be opened
-    UnrecordedRuns no_store_;
+    NoRunStore no_store_;
     std::unique_ptr<remote::Session> session_;
     QString last_error_;
     std::map<int, std::unique_ptr<Follow>> follows_;

@@ -113,6 +113,11 @@ RunState from_run_stop_status(std::string_view status) {
     return status == run_stop_status::kSuccess ? RunState::kCompleted : RunState::kFailed;
 }
 
+std::string run_stop_detail(std::string_view status) {
+    if (status.empty() || status == run_stop_status::kSuccess) return {};
+    return "run_stop status " + std::string(status);
+}
+
 LegacyState parse_legacy_text(std::string_view text) {
     if (text.empty()) return {};
     if (const std::optional<RunState> ours = from_db_text(text)) return {*ours, {}, {}};

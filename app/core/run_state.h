@@ -56,6 +56,9 @@ RunState from_run_stop(const RunMetrics& metrics);
 // run_stop's status: "success" is kCompleted, an empty status kUnknown, any other (MLPerf's "aborted")
 // kFailed. The status itself is worth showing beside the state.
 RunState from_run_stop_status(std::string_view status);
+// What a run_stop's status adds to its state's word: nothing for "success" or no status, else
+// "run_stop status aborted".
+std::string run_stop_detail(std::string_view status);
 
 // A state text from before schema 2 (or a JSON record's last_state), never failing: our own words as
 // to_db_text writes them, "opened" (a file being read), any Slurm word (upper case, including the

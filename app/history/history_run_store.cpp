@@ -56,6 +56,11 @@ Status HistoryRunStore::set_state(int64_t id, RunState state, const std::string&
                               is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(), mode);
 }
 
+Status HistoryRunStore::end_unseen(int64_t id, RunState state, const std::string& detail) {
+    return history_.set_state(id, state, QString::fromStdString(detail), {}, QDateTime(),
+                              StateWrite::kIfNotEnded);
+}
+
 Result<StoredRun> HistoryRunStore::find(const std::string& run_id_or_row) const {
     const Result<int64_t> id = history_.find_run(QString::fromStdString(run_id_or_row));
     if (!id.ok()) return id.status();

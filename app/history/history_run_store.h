@@ -17,6 +17,7 @@ public:
     [[nodiscard]] Status record_job(const remote::RunRecord& record, const std::string& run_json) override;
     [[nodiscard]] Status set_state(int64_t id, RunState state, const std::string& detail,
                                    const std::string& slurm_state, StateWrite mode) override;
+    [[nodiscard]] Status end_unseen(int64_t id, RunState state, const std::string& detail) override;
     [[nodiscard]] Result<StoredRun> find(const std::string& run_id_or_row) const override;
     [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const override;
 

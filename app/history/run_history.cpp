@@ -48,11 +48,6 @@ QDateTime time_from(const QVariant& v) {
     return v.isNull() ? QDateTime() : QDateTime::fromMSecsSinceEpoch(v.toLongLong());
 }
 
-// The state_detail of a log whose run_stop status is not success.
-QString run_stop_detail(const std::string& status) {
-    return QStringLiteral("run_stop status ") + QString::fromStdString(status);
-}
-
 // What a migration step's code may use and report.
 struct MigrationContext {
     QSqlDatabase db;
@@ -80,8 +75,7 @@ Status normalize_states(MigrationContext& ctx) {
         const LegacyState old = parse_legacy_text(text.toStdString());
         update.addBindValue(db_word(old.state));
         update.addBindValue(text_or_null(QString::fromStdString(old.slurm_state)));
-        update.addBindValue(
-            text_or_null(old.run_stop_status.empty() ? QString() : run_stop_detail(old.run_stop_status)));
+        update.addBindValue(text_or_null(QString::fromStdString(run_stop_detail(old.run_stop_status))));
         update.addBindValue(id);
         if (!update.exec()) return Status::Error(update.lastError().text().toStdString());
     }
@@ -693,8 +687,7 @@ Status RunHistory::finish_opened_log(int64_t run_id, const RunMetrics& metrics) 
     Result<RunRecord> record = run(run_id);
     if (!record.ok()) return record.status();
     record->state = from_run_stop(metrics);
-    record->state_detail =
-        record->state == RunState::kFailed ? run_stop_detail(metrics.status.value_or("")) : QString();
+    record->state_detail = QString::fromStdString(run_stop_detail(metrics.status.value_or("")));
     const std::optional<int64_t> start = metrics.run_start_ms ? metrics.run_start_ms : metrics.first_time_ms;
     record->started = start ? QDateTime::fromMSecsSinceEpoch(*start) : QDateTime();
     record->finished =

@@ -16,6 +16,7 @@
 #include "history/history_writer.h"
 #include "history/run_history.h"
 #include "runs/cluster_sessions.h"
+#include "service/log_state.h"
 #include "service/stale_runs.h"
 
 namespace slipway::app {
@@ -23,13 +24,6 @@ namespace {
 
 int64_t now_ms() {
     return QDateTime::currentMSecsSinceEpoch();
-}
-
-// What a followed log's run_stop adds to its state: nothing for success or no status, else the status.
-QString run_stop_detail(const RunMetrics& metrics) {
-    const std::string status = metrics.status.value_or(std::string());
-    if (status.empty() || status == run_stop_status::kSuccess) return {};
-    return RunTracker::tr("run_stop status %1").arg(QString::fromStdString(status));
 }
 
 }  // namespace
@@ -398,40 +392,38 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
     }
     emit batch_applied(key, batch, first_new);
 
-    // State changes the log itself decides.
-    if (run.state == RunState::kStalled && run.metrics.last_step != step_before)
-        set_state(run, RunState::kRunning);  // steps again
-    // A job whose log has new steps runs, whatever Slurm said at the last poll (one every job_poll_ms).
-    if ((run.state == RunState::kPending || run.state == RunState::kSubmitting) &&
-        run.source == RunKind::kClusterJob && run.metrics.last_step != step_before && !had_stop &&
-        !run.metrics.run_stop_ms.has_value())
-        set_state(run, RunState::kRunning);
-    const bool stop_now = !had_stop && run.metrics.run_stop_ms.has_value();
-    if (stop_now && (run.source == RunKind::kLogFile || run.source == RunKind::kClusterLog) && run.live &&
-        !run.state_from_store) {
-        // Nobody else knows how a followed log ends: its run_stop says so.
-        set_state(run, from_run_stop(run.metrics), run_stop_detail(run.metrics));
-        if (store_ != nullptr && run.store_id != 0)
-            (void)store_->finish_opened_log(run.store_id, run.metrics);
-    }
-    if (stop_now && run.source == RunKind::kClusterJob && !is_terminal(run.state)) {
-        // The engine logged run_stop: ask Slurm soon rather than at the next poll.
-        QTimer::singleShot(options_.after_run_stop_ms, this, [this, key] {
-            if (TrackedRun* r = find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
-        });
-    }
-    if (!run.loading && batch.finished && run.source == RunKind::kLogFile && !run.live &&
-        run.state == RunState::kReading) {
-        // An opened file read to its end: its state from its run_stop, stored with start and end.
-        if (store_ != nullptr && run.store_id != 0) {
+    // What the log itself says of the run's state (the run service's rule).
+    LogReading reading;
+    reading.followed_as = run.source;
+    reading.state = run.state;
+    reading.live = run.live;
+    reading.state_from_store = run.state_from_store;
+    reading.new_steps = run.metrics.last_step != step_before;
+    reading.stopped_before = had_stop;
+    reading.stopped = run.metrics.run_stop_ms.has_value();
+    reading.stop_status = run.metrics.status.value_or(std::string());
+    reading.read_to_end = !run.loading && batch.finished;
+    const LogVerdict verdict = read_log_state(reading);
+    const bool stored = store_ != nullptr && run.store_id != 0;
+    if (verdict.state && verdict.ended_by_log && !run.live) {
+        // An opened file read to its end: its state, start and end stored in one write.
+        if (stored) {
             if (const Status s = store_->finish_opened_log(run.store_id, run.metrics); !s.ok())
                 emit history_problem(QString::fromStdString(s.message()));
             emit store_changed();
         }
-        run.state = from_run_stop(run.metrics);
-        run.state_detail = run_stop_detail(run.metrics);
+        run.state = *verdict.state;
+        run.state_detail = QString::fromStdString(verdict.detail);
         emit run_changed(key);
         emit loaded(key);
+    } else if (verdict.state) {
+        set_state(run, *verdict.state, QString::fromStdString(verdict.detail));
+        if (verdict.ended_by_log && stored) (void)store_->finish_opened_log(run.store_id, run.metrics);
+    }
+    if (verdict.ask_slurm_now) {
+        QTimer::singleShot(options_.after_run_stop_ms, this, [this, key] {
+            if (TrackedRun* r = find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
+        });
     }
     for (const RunAlert& a : alerts)
         emit alert(key, a);
@@ -465,7 +457,8 @@ void RunTracker::take_over_if_orphaned(TrackedRun& run) {
     run.state_from_store = false;
     run.cancellable = false;
     if (run.metrics.run_stop_ms.has_value()) {
-        set_state(run, from_run_stop(run.metrics), run_stop_detail(run.metrics));
+        set_state(run, from_run_stop(run.metrics),
+                  QString::fromStdString(run_stop_detail(run.metrics.status.value_or(std::string()))));
     } else {
         set_state(run, RunState::kInterrupted,
                   tr("the process that ran it ended without saying how it ended"));
@@ -663,9 +656,7 @@ void RunTracker::recover_after_restart() {
     stored.reserve(rows->size());
     for (const RunRecord& row : *rows)
         stored.push_back(to_stored_run(row));
-    StaleRunsOptions options;
-    options.now = std::time(nullptr);
-    if (end_stale_runs(stored, *stored_runs_, options) > 0) emit store_changed();
+    if (end_stale_runs(stored, *stored_runs_, std::time(nullptr)) > 0) emit store_changed();
 }
 
 }  // namespace slipway::app

@@ -137,12 +137,18 @@ void RunsModel::reload() {
         row.tracked->cells = cells_of(row);
         report_row_changed(i);
     }
-    std::unordered_map<int64_t, size_t> stored_at;
-    for (size_t i = 0; i < rows_.size(); ++i)
-        if (rows_[i].record) stored_at.emplace(rows_[i].record->id, i);
+    // Each stored id's row: its stored row, or the tracked row awaiting it (the tracker knows the run by it).
+    std::unordered_map<int64_t, size_t> row_for;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+        if (rows_[i].record) {
+            row_for[rows_[i].record->id] = i;
+        } else if (const TrackedRun* run = tracked_run(rows_[i]); run != nullptr && run->store_id != 0) {
+            row_for.emplace(run->store_id, i);  // a stored row of the id wins
+        }
+    }
     for (const RunRecord& record : now) {
-        const auto found = stored_at.find(record.id);
-        int at = found != stored_at.end() ? static_cast<int>(found->second) : row_awaiting(record.id);
+        const auto found = row_for.find(record.id);
+        const int at = found != row_for.end() ? static_cast<int>(found->second) : -1;
         if (at < 0) {
             Row row;
             row.record = record;
@@ -158,8 +164,13 @@ void RunsModel::reload() {
         row.record = record;  // what no cell shows (its log offset, its config) stays current too
         row.points = fresh.points;
         row.curve = std::move(fresh.curve);
-        if (row.tracked) row.tracked->cells = cells_of(row);
-        if (!same) report_row_changed(at);
+        bool tracked_cells_changed = false;
+        if (row.tracked) {
+            QStringList cells = cells_of(row);
+            tracked_cells_changed = cells != row.tracked->cells;
+            row.tracked->cells = std::move(cells);
+        }
+        if (!same || tracked_cells_changed) report_row_changed(at);
     }
     join_stored_rows();  // a run whose stored row came before the tracker knew its id
 }
@@ -285,16 +296,6 @@ int RunsModel::row_of_tracked(int key) const {
     return -1;
 }
 
-int RunsModel::row_awaiting(int64_t run_id) const {
-    if (tracker_ == nullptr) return -1;
-    for (size_t i = 0; i < rows_.size(); ++i) {
-        if (rows_[i].record || !rows_[i].tracked) continue;
-        const TrackedRun* run = tracker_->run(rows_[i].tracked->key);
-        if (run != nullptr && run->store_id == run_id) return static_cast<int>(i);
-    }
-    return -1;
-}
-
 const TrackedRun* RunsModel::tracked_run(const Row& row) const {
     return row.tracked && tracker_ != nullptr ? tracker_->run(row.tracked->key) : nullptr;
 }
@@ -336,12 +337,11 @@ QString RunsModel::text_of(const Row& row, int column) const {
 }
 
 QString RunsModel::tooltip_of(const Row& row) const {
-    // The monitor's list is narrow: a tracked run's whole name and its state are in the name's tooltip.
+    // The monitor's list is narrow: a tracked run's whole name and its state (the State column's) are in the
+    // name's tooltip.
     const TrackedRun* run = tracked_run(row);
     if (run == nullptr) return text_of(row, kNameColumn);
-    return run->state_detail.isEmpty()
-               ? monitor_text("%1: %2").arg(run->name, display_text(run->state))
-               : monitor_text("%1: %2 (%3)").arg(run->name, display_text(run->state), run->state_detail);
+    return monitor_text("%1: %2").arg(run->name, text_of(row, kStateColumn));
 }
 
 QStringList RunsModel::cells_of(const Row& row) const {

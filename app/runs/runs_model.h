@@ -111,8 +111,6 @@ private:
     // has untracked, becomes that row (one row a run); each view's current row and selection stay on the run.
     void join_stored_rows();
     void join(int tracked_row, int stored_row);
-    // The tracked row with no stored row yet whose run the tracker knows by this stored id; -1: none.
-    int row_awaiting(int64_t run_id) const;
     void on_run_changed(int key);
     void on_run_released(int key);
     const TrackedRun* tracked_run(const Row& row) const;

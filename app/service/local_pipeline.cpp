@@ -104,6 +104,9 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         const PipelineStep& step = p.steps[i];
         const std::string where =
             "pipeline " + p.name + " stopped at step " + std::to_string(i) + " \"" + step.name + "\"";
+        // A stop asked while the last step ended (or between steps): the next one never starts.
+        if (options.stop_requested && options.stop_requested())
+            return Status::Error(where + " (" + step.kind + "): stopped before it started");
         const auto start = std::chrono::steady_clock::now();
         const std::string step_dir = run_dir + "/steps/" + step.name;
         fs::create_directories(step_dir, ec);

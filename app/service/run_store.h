@@ -46,8 +46,8 @@ struct StoredRun {
     // The record follow and fetch work from. Rows the app wrote before schema 3 have no remote folder and
     // no run id: their log's folder and their row number stand in.
     remote::RunRecord remote_record() const;
-    // From its cluster column, run id and job: a row with no cluster is a log file (rows older than the
-    // column).
+    // From its cluster column, run id and job (a row with no cluster, which nothing writes, is read as a log
+    // file).
     RunKind kind() const;
 };
 
@@ -65,6 +65,9 @@ public:
     // The run's state; an ended state stamps the finished time. `slurm_state` empty keeps the stored one.
     [[nodiscard]] virtual Status set_state(int64_t id, RunState state, const std::string& detail,
                                            const std::string& slurm_state, StateWrite mode) = 0;
+    // An end nobody saw (the process that ran or followed the run is gone): the ended state, unless the row
+    // ended meanwhile, and no finished time, since nobody knows when it ended.
+    [[nodiscard]] virtual Status end_unseen(int64_t id, RunState state, const std::string& detail) = 0;
     // The row of a Slipway run id, else of a row number; an error naming the store when there is none.
     [[nodiscard]] virtual Result<StoredRun> find(const std::string& run_id_or_row) const = 0;
     // Runs submitted to clusters, oldest first.
@@ -83,8 +86,9 @@ public:
                                    StateWrite) override {
         return Status::Ok();
     }
+    [[nodiscard]] Status end_unseen(int64_t, RunState, const std::string&) override { return Status::Ok(); }
     [[nodiscard]] Result<StoredRun> find(const std::string& run_id_or_row) const override {
-        return Status::Error("no run " + run_id_or_row + ": there is no run history");
+        return Status::Error(StatusCode::kNotFound, "no run " + run_id_or_row + ": there is no run history");
     }
     [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const override {
         return std::vector<StoredRun>{};

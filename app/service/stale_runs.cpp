@@ -5,10 +5,11 @@
 
 namespace slipway::app {
 
-int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, const StaleRunsOptions& options) {
+int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, std::time_t now,
+                   const StaleRunsOptions& options) {
     int ended = 0;
     auto end = [&](const StoredRun& row, RunState state, const std::string& detail) {
-        if (store.set_state(row.id, state, detail, {}, StateWrite::kIfNotEnded).ok()) ++ended;
+        if (store.end_unseen(row.id, state, detail).ok()) ++ended;
     };
     for (const StoredRun& row : rows) {
         if (!is_live(row.state)) continue;
@@ -27,7 +28,7 @@ int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, const St
                 if (row.state == RunState::kFollowing) {
                     end(row, RunState::kIncomplete, {});
                 } else if (row.state == RunState::kSubmitting && row.job_id.empty() && row.created > 0 &&
-                           row.created < options.now - options.upload_limit_s) {
+                           row.created < now - options.upload_limit_s) {
                     end(row, RunState::kIncomplete, "submission interrupted");
                 }
                 break;

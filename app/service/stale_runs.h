@@ -16,14 +16,14 @@
 namespace slipway::app {
 
 struct StaleRunsOptions {
-    std::time_t now = 0;
     std::time_t upload_limit_s = 3600;  // a submission with no job this long after it began is dead
     // Whether a local row's engine still runs (another process's run): check_local_engine by default.
     std::function<bool(const StoredRun& row)> engine_alive;
 };
 
-// Ends the stale ones of `rows` in `store`, writing as a poller (an end stored meanwhile stands); returns
-// how many it ended. A row it cannot write stays as it is.
-int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, const StaleRunsOptions& options);
+// Ends the stale ones of `rows` in `store` as ends nobody saw (RunStore::end_unseen: no finished time, an
+// end stored meanwhile stands); returns how many it ended. A row it cannot write stays as it is.
+int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, std::time_t now,
+                   const StaleRunsOptions& options = {});
 
 }  // namespace slipway::app

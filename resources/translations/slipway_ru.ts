@@ -3686,12 +3686,6 @@ Model config: %1</source>
         <translation>процесс, который его запускал, завершился, не сообщив, чем закончился запуск</translation>
     </message>
     <message>
-        <location line="+105"/>
-        <location line="+22"/>
-        <source>run_stop status %1</source>
-        <translation>статус run_stop: %1</translation>
-    </message>
-    <message>
         <location line="+120"/>
         <source>Cancelling %1...</source>
         <translation>Отмена %1...</translation>

@@ -280,9 +280,8 @@ TEST_F(MainWindowTest, RunsPageCurvesFilterAndCompare) {
         }
     }
     EXPECT_GT(drawn, image.width() / 2);
-    const int64_t juniper_id = shown_model->index(juniper_row, RunsModel::kIdColumn)
-                                   .data(RunsModel::kRunIdRole)
-                                   .toLongLong();
+    const int64_t juniper_id =
+        shown_model->index(juniper_row, RunsModel::kIdColumn).data(RunsModel::kRunIdRole).toLongLong();
     const Result<std::vector<double>> sampled =
         window.history()->sampled_values(juniper_id, Metric::kTrainLoss, 10);
     ASSERT_TRUE(sampled.ok());

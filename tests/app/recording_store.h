@@ -14,7 +14,7 @@ class RecordingStore : public RunStore {
 public:
     explicit RecordingStore(RunStore& real) : real_(real) {}
     std::vector<std::string> writes;
-    std::string refuse;  // "add", "record_job" or "set_state"
+    std::string refuse;  // "add", "record_job", "set_state" or "end_unseen"
     bool refuse_once = false;
 
     std::string location() const override { return real_.location(); }
@@ -33,6 +33,11 @@ public:
         writes.push_back("set_state " + std::string(to_db_text(state)));
         if (refused("set_state")) return Status::Error("database or disk is full");
         return real_.set_state(id, state, detail, slurm_state, mode);
+    }
+    Status end_unseen(int64_t id, RunState state, const std::string& detail) override {
+        writes.push_back("end_unseen " + std::string(to_db_text(state)));
+        if (refused("end_unseen")) return Status::Error("database or disk is full");
+        return real_.end_unseen(id, state, detail);
     }
     Result<StoredRun> find(const std::string& run) const override { return real_.find(run); }
     bool refused(const std::string& kind) {

@@ -151,6 +151,7 @@ TEST(RunHistorySchema, Version1StatesAreTypedAndSlurmWordsKept) {
         {"interrupted", RunState::kInterrupted, "", ""},
         {"stopped", RunState::kUnknown, "", ""},
         {"aborted", RunState::kFailed, "", "run_stop status aborted"},
+        {"success", RunState::kCompleted, "", ""},  // a success says nothing beside "completed"
     };
     {
         RawSqlite old(db);
@@ -179,7 +180,7 @@ TEST(RunHistorySchema, Version1StatesAreTypedAndSlurmWordsKept) {
     RawSqlite after(db);
     EXPECT_EQ(after
                   .value("SELECT COUNT(*) FROM runs WHERE state NOT IN ('pending', 'running', 'failed', "
-                         "'submitting', 'following', 'interrupted', 'unknown')")
+                         "'submitting', 'following', 'interrupted', 'unknown', 'completed')")
                   .toInt(),
               0);
 }

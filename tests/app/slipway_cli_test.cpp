@@ -354,6 +354,9 @@ TEST_F(SlipwayCliLocalRun, CtrlCStopsTheEngineAndTheRunIsCancelled) {
     env.insert("FAKE_ENGINE_MODE", "hang");
     env.insert("QT_QPA_PLATFORM", "offscreen");
     process.setProcessEnvironment(env);
+    // As a terminal starts it: SIGINT not ignored (a test run in the background inherits it ignored, which
+    // slipway keeps).
+    process.setChildProcessModifier([] { ::signal(SIGINT, SIG_DFL); });
     process.start(QStringLiteral(SLIPWAY_BIN), run_args());
     ASSERT_TRUE(process.waitForStarted(10000));
     QByteArray out;

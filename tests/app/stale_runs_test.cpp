@@ -5,8 +5,10 @@
 
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include "history/history_run_store.h"
 #include "history/run_history.h"
+
 #include "real_store_test.h"
 #include "service/stale_runs.h"
 
@@ -55,13 +57,12 @@ TEST_F(StaleRuns, EndsWhatNothingWillEndAndLeavesTheRest) {
     const int64_t ended = add("ended", kLocalCluster, RunState::kCompleted, now - 60, "", "4444");
 
     StaleRunsOptions options;
-    options.now = now;
     std::vector<std::string> asked;
     options.engine_alive = [&](const StoredRun& r) {
         asked.push_back(r.name);
         return r.job_id == "4343";
     };
-    EXPECT_EQ(end_stale_runs(rows(), *store_, options), 4);
+    EXPECT_EQ(end_stale_runs(rows(), *store_, now, options), 4);
     EXPECT_EQ(asked.size(), 2u);  // only the live local rows' engines are looked for
     EXPECT_EQ(row(dead_engine).state, RunState::kInterrupted);
     EXPECT_EQ(row(other_process).state, RunState::kRunning);
@@ -72,21 +73,25 @@ TEST_F(StaleRuns, EndsWhatNothingWillEndAndLeavesTheRest) {
     EXPECT_EQ(row(young_upload).state, RunState::kSubmitting);
     EXPECT_EQ(row(job).state, RunState::kRunning);
     EXPECT_EQ(row(ended).state, RunState::kCompleted);
-    EXPECT_EQ(store_->writes.size(), 4u);  // one write a row ended, none for the others
+    // One write a row it ended, none for the others; and no finished time: nobody saw when they ended.
+    std::vector<std::string> writes = store_->writes;
+    std::sort(writes.begin(), writes.end());
+    EXPECT_EQ(writes, (std::vector<std::string>{"end_unseen incomplete", "end_unseen incomplete",
+                                                "end_unseen incomplete", "end_unseen interrupted"}));
+    EXPECT_FALSE(history_->run(dead_engine)->finished.isValid());
+    EXPECT_FALSE(history_->run(cluster_log)->finished.isValid());
 
     // A second sweep finds nothing more to end.
     store_->writes.clear();
-    EXPECT_EQ(end_stale_runs(rows(), *store_, options), 0);
+    EXPECT_EQ(end_stale_runs(rows(), *store_, now, options), 0);
     EXPECT_TRUE(store_->writes.empty());
 }
 
 TEST_F(StaleRuns, ARefusedWriteLeavesItsRowAsItWas) {
     const std::time_t now = std::time(nullptr);
     const int64_t opened_log = add("opened", kOpenedLogCluster, RunState::kReading, now - 60);
-    store_->refuse = "set_state";
-    StaleRunsOptions options;
-    options.now = now;
-    EXPECT_EQ(end_stale_runs(rows(), *store_, options), 0);
+    store_->refuse = "end_unseen";
+    EXPECT_EQ(end_stale_runs(rows(), *store_, now), 0);
     EXPECT_EQ(row(opened_log).state, RunState::kReading);
 }
 
