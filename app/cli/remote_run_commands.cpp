@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "cli/remote_connect.h"
 #include "contract/hf_flags.h"
@@ -15,6 +16,7 @@
 #include "contract/run_config.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
+#include "service/job_watch.h"
 #include "service/slurm_executor.h"
 
 namespace slipway::app {
@@ -139,21 +141,30 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         out << "no cluster runs in " << runs_store.location() << "\n";
         return 0;
     }
-    // The live runs' jobs, asked per cluster: one connection and one squeue for all of a cluster's jobs.
-    std::map<std::string, std::vector<std::string>> live_jobs;  // cluster -> job ids
-    for (const StoredRun& r : runs)
-        if (is_live(r.state) && !r.job_id.empty()) live_jobs[r.cluster].push_back(r.job_id);
-    std::map<std::pair<std::string, std::string>, Result<remote::JobInfo>> answers;  // (cluster, job) ->
-    for (const auto& [cluster, job_ids] : live_jobs) {
-        Result<Connected> connected = connect_for(c, cluster, runs_store);
-        if (!connected.ok()) {
-            for (const std::string& job : job_ids)
-                answers.emplace(std::make_pair(cluster, job), connected.status());
-            continue;
-        }
-        for (JobAnswer& answer : connected->executor->ask(job_ids))
-            answers.emplace(std::make_pair(cluster, answer.job_id), std::move(answer.info));
-    }
+    // The live runs' jobs, asked per cluster: one connection and one squeue for all of a cluster's jobs,
+    // kept for a second question when a job looks ended (it may be being requeued).
+    std::map<std::string, Result<Connected>> connections;
+    const AskJobs ask = [&](const std::string& cluster, const std::vector<std::string>& jobs) {
+        auto connection = connections.find(cluster);
+        if (connection == connections.end())
+            connection = connections.emplace(cluster, connect_for(c, cluster, runs_store)).first;
+        std::map<std::string, Result<remote::JobInfo>> out;
+        for (const std::string& job : jobs)
+            if (!connection->second.ok()) out.emplace(job, connection->second.status());
+        if (!connection->second.ok()) return out;
+        for (JobAnswer& answer : connection->second->executor->ask(jobs))
+            out.emplace(answer.job_id, std::move(answer.info));
+        return out;
+    };
+    const auto wait = [&](std::chrono::milliseconds settle) {
+        err << "slipway: a job looks ended; asking Slurm again in " << (settle.count() + 999) / 1000
+            << " s (a job being requeued looks ended for a moment)" << std::endl;
+        std::this_thread::sleep_for(settle);
+    };
+    const LiveJobsCheck checked = check_live_jobs(runs_store, runs, ask, wait);
+    for (const std::string& problem : checked.store_problems)
+        err << "slipway: run history: " << problem << "\n";
+    const std::map<JobKey, Result<remote::JobInfo>>& answers = checked.answers;
     int code = 0;
     std::vector<std::vector<std::string>> rows = {{"RUN_ID", "CLUSTER", "JOB", "STATE", "SUBMITTED"}};
     for (const StoredRun& r : runs) {
@@ -164,8 +175,6 @@ int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err) {
             if (info.ok()) {
                 // The reason says why a chained step waits or ended (DependencyNeverSatisfied).
                 shown.last_state = info->state + info->reason_suffix();
-                if (const Status s = store_job_state(runs_store, r.id, *info); !s.ok())
-                    err << "slipway: " << s.message() << "\n";
             } else {
                 err << "slipway: " << shown.run_id << ": " << info.error() << "\n";
                 shown.last_state = "?";

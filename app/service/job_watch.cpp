@@ -2,6 +2,7 @@
 #include "service/job_watch.h"
 
 #include <algorithm>
+#include <set>
 
 namespace slipway::app {
 
@@ -36,6 +37,7 @@ std::vector<std::string> StoredJobsWatch::to_ask(const std::vector<StoredRun>& r
 bool StoredJobsWatch::answered(RunStore& store, const std::string& cluster, const std::string& job_id,
                                const std::optional<remote::JobInfo>& job, JobWatch::Clock::time_point now,
                                const std::function<bool(int64_t row)>& followed) {
+    store_problem_.clear();
     const auto asked = asked_.find({cluster, job_id});
     if (asked == asked_.end()) return false;
     const int64_t row = asked->second;
@@ -47,15 +49,59 @@ bool StoredJobsWatch::answered(RunStore& store, const std::string& cluster, cons
     if (judged.verdict == JobWatch::Verdict::kEnded) watches_.erase(key);
     // An ended-looking word not yet counted leaves the row live: it is asked again.
     if (!judged.counts()) return false;
-    return store
-        .set_state(row, judged.state, job->node_list + job->reason_suffix(), job->state,
-                   StateWrite::kIfNotEnded)
-        .ok();
+    const Status stored = store.set_state(row, judged.state, job->node_list + job->reason_suffix(),
+                                          job->state, StateWrite::kIfNotEnded);
+    store_problem_ = stored.ok() ? std::string() : stored.message();
+    return stored.ok();
 }
 
 void StoredJobsWatch::forget_cluster(const std::string& cluster) {
     for (auto it = asked_.begin(); it != asked_.end();)
         it = it->first.first == cluster ? asked_.erase(it) : std::next(it);
+}
+
+LiveJobsCheck check_live_jobs(RunStore& store, const std::vector<StoredRun>& rows, const AskJobs& ask,
+                              const std::function<void(std::chrono::milliseconds)>& wait,
+                              remote::JobEndRule::Options rule) {
+    StoredJobsWatch watch(rule);
+    LiveJobsCheck out;
+    std::set<std::string> clusters;
+    for (const StoredRun& row : rows)
+        if (is_live(row.state) && !row.job_id.empty()) clusters.insert(row.cluster);
+    // The watch's clock: a second round is the settle time after the first, as `wait` slept it.
+    JobWatch::Clock::time_point now = JobWatch::Clock::now();
+    auto ask_all = [&] {
+        bool ending = false;
+        for (const std::string& cluster : clusters) {
+            const std::vector<std::string> jobs =
+                watch.to_ask(rows, cluster, [](const StoredRun&) { return false; });
+            if (jobs.empty()) continue;
+            std::map<std::string, Result<remote::JobInfo>> answers = ask(cluster, jobs);
+            for (const std::string& job : jobs) {
+                const auto it = answers.find(job);
+                Result<remote::JobInfo> info =
+                    it != answers.end()
+                        ? std::move(it->second)
+                        : Result<remote::JobInfo>(Status::Error("Slurm did not answer for job " + job));
+                const std::optional<remote::JobInfo> answer =
+                    info.ok() ? std::optional<remote::JobInfo>(*info) : std::nullopt;
+                const bool stored = watch.answered(store, cluster, job, answer, now);
+                if (!watch.store_problem().empty()) {
+                    out.store_problems.push_back(watch.store_problem());
+                } else if (answer && remote::is_terminal_state(answer->state) && !stored) {
+                    ending = true;
+                }
+                out.answers.insert_or_assign(JobKey{cluster, job}, std::move(info));
+            }
+        }
+        return ending;
+    };
+    if (ask_all()) {
+        wait(rule.settle);
+        now += rule.settle;
+        ask_all();
+    }
+    return out;
 }
 
 }  // namespace slipway::app

@@ -4,7 +4,7 @@
 // StoredJobsWatch does the same for the store's live runs that nothing here follows (submitted by another
 // process): it says which of a cluster's jobs to ask, and stores each answer once it counts. The app's
 // tracker holds one JobWatch per followed cluster run and one StoredJobsWatch; `slipway follow` has the same
-// rule inside remote::follow_run.
+// rule inside remote::follow_run; `slipway status`, which asks once, has check_live_jobs.
 #pragma once
 
 #include <chrono>
@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "contract/status.h"
 #include "core/run_state.h"
 #include "remote/deploy/job_end_rule.h"
 #include "remote/slurm/slurm_parsers.h"
@@ -65,12 +66,31 @@ public:
                   const std::function<bool(int64_t row)>& followed = {});
     // The cluster's session went away: the answers asked of it will not come.
     void forget_cluster(const std::string& cluster);
+    // Why the store refused the last answer it was to store; empty when it took it (or none was due).
+    const std::string& store_problem() const { return store_problem_; }
 
 private:
     using Key = std::pair<std::string, std::string>;  // (cluster, job)
     remote::JobEndRule::Options options_;
     std::map<Key, int64_t> asked_;     // -> store row, until its answer comes
     std::map<Key, JobWatch> watches_;  // until the job ends
+    std::string store_problem_;
 };
+
+// The live cluster jobs of `rows` asked by a command that asks once (`slipway status`), one `ask` (one
+// squeue) per cluster, their answers stored as the end rule allows. An ended-looking answer is no end at its
+// first poll (a job being requeued looks ended for a moment): then every cluster is asked again after the
+// rule's settle time (`wait`, which sleeps), and an end is stored only if Slurm still says it. Returns each
+// asked job's last answer, by (cluster, job), and what the store refused.
+using JobKey = std::pair<std::string, std::string>;
+using AskJobs = std::function<std::map<std::string, Result<remote::JobInfo>>(
+    const std::string& cluster, const std::vector<std::string>& jobs)>;
+struct LiveJobsCheck {
+    std::map<JobKey, Result<remote::JobInfo>> answers;
+    std::vector<std::string> store_problems;  // one a refused write
+};
+LiveJobsCheck check_live_jobs(RunStore& store, const std::vector<StoredRun>& rows, const AskJobs& ask,
+                              const std::function<void(std::chrono::milliseconds)>& wait,
+                              remote::JobEndRule::Options rule = {});
 
 }  // namespace slipway::app

@@ -316,6 +316,70 @@ TEST_F(RunService, TheStoresOtherJobsAreAskedOnceAnAnswerAndStoredOnceTheirEndCo
     EXPECT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here), std::vector<std::string>{"102"});
 }
 
+// `slipway status` asks once: a job that looks ended at that moment is asked again after the settle time,
+// so a job being requeued (FAILED for a moment, then PENDING) is stored live again, never ended; an end
+// Slurm still says then is stored; a cluster that cannot be asked is named per job; without an
+// ended-looking answer nothing waits; a store that refuses a write is reported.
+TEST_F(RunService, AStatusThatAsksOnceAsksAgainBeforeStoringAnEnd) {
+    const Result<Submission> requeued = executor_->submit(demo());
+    const Result<Submission> completed = executor_->submit(demo());
+    const Result<Submission> elsewhere = executor_->submit(demo());
+    ASSERT_TRUE(requeued.ok() && completed.ok() && elsewhere.ok());
+    std::vector<StoredRun> rows = *real_->cluster_runs();
+    for (StoredRun& row : rows)
+        if (row.id == elsewhere->run.id) row.cluster = "gpu";  // a second cluster, which is unreachable
+    auto info = [](const std::string& job, const std::string& state) {
+        remote::JobInfo out;
+        out.job_id = job;
+        out.state = state;
+        return out;
+    };
+    int round = 0;
+    std::vector<std::string> asked;
+    const AskJobs ask = [&](const std::string& cluster, const std::vector<std::string>& jobs) {
+        std::map<std::string, Result<remote::JobInfo>> out;
+        for (const std::string& job : jobs) {
+            asked.push_back(cluster + ":" + job);
+            if (cluster == "gpu") {
+                out.emplace(job, Status::Error("cannot connect to gpu: Connection refused"));
+            } else if (job == requeued->run.job_id) {
+                out.emplace(job, info(job, round == 0 ? "FAILED" : "PENDING"));
+            } else {
+                out.emplace(job, info(job, "COMPLETED"));
+            }
+        }
+        if (cluster == "hpc") ++round;
+        return out;
+    };
+    std::vector<std::chrono::milliseconds> waits;
+    remote::JobEndRule::Options rule;
+    rule.settle = std::chrono::seconds(5);
+    const LiveJobsCheck checked = check_live_jobs(
+        *store_, rows, ask, [&](std::chrono::milliseconds d) { waits.push_back(d); }, rule);
+    EXPECT_EQ(waits, std::vector<std::chrono::milliseconds>{std::chrono::seconds(5)});
+    EXPECT_EQ(round, 2);
+    EXPECT_EQ(real_->find(requeued->run.run_id)->state, RunState::kPending);  // never stored failed
+    EXPECT_EQ(real_->find(completed->run.run_id)->state, RunState::kCompleted);
+    EXPECT_EQ(real_->find(elsewhere->run.run_id)->state, RunState::kPending);
+    const auto unreachable = checked.answers.find({"gpu", elsewhere->run.job_id});
+    ASSERT_NE(unreachable, checked.answers.end());
+    EXPECT_EQ(unreachable->second.error(), "cannot connect to gpu: Connection refused");
+    EXPECT_EQ(checked.answers.at({"hpc", requeued->run.job_id})->state, "PENDING");  // the last answer
+    EXPECT_TRUE(checked.store_problems.empty());
+
+    // Nothing ended-looking: one question, no wait. A refused write is reported.
+    waits.clear();
+    asked.clear();
+    store_->refuse = "set_state";
+    const LiveJobsCheck again = check_live_jobs(
+        *store_, {*real_->find(requeued->run.run_id)}, ask,
+        [&](std::chrono::milliseconds d) { waits.push_back(d); }, rule);
+    EXPECT_TRUE(waits.empty());
+    EXPECT_EQ(asked, std::vector<std::string>{"hpc:" + requeued->run.job_id});
+    ASSERT_FALSE(again.store_problems.empty());
+    EXPECT_EQ(again.store_problems.front(), "database or disk is full");
+}
+
 TEST_F(RunService, AFollowedJobThatIsRequeuedIsStoredLiveAgainAndEndsCompleted) {
     const Result<Submission> sent = executor_->submit(demo());
     ASSERT_TRUE(sent.ok()) << sent.error();
