@@ -82,6 +82,7 @@ public:
 
     // The colour of a tracked run's curves, its swatch in the monitor's list.
     static QColor color_of(int key);
+
 signals:
     void shown_changed(int key, bool shown);
 
