@@ -113,9 +113,33 @@ RunState from_run_stop_status(std::string_view status) {
     return status == run_stop_status::kSuccess ? RunState::kCompleted : RunState::kFailed;
 }
 
+namespace {
+
+constexpr const char* kRunStopDetail = QT_TRANSLATE_NOOP("RunState", "run_stop status %1");
+constexpr std::string_view kArgument = "%1";
+
+}  // namespace
+
+const char* const kClosedWhileRunningDetail =
+    QT_TRANSLATE_NOOP("RunState", "slipway was closed while it ran");
+const char* const kOwnerEndedUnsaidDetail =
+    QT_TRANSLATE_NOOP("RunState", "the process that ran it ended without saying how it ended");
+
 std::string run_stop_detail(std::string_view status) {
     if (status.empty() || status == run_stop_status::kSuccess) return {};
-    return "run_stop status " + std::string(status);
+    std::string detail = kRunStopDetail;
+    return detail.replace(detail.find(kArgument), kArgument.size(), status);
+}
+
+std::optional<DetailSource> service_detail_source(std::string_view detail) {
+    for (const char* fixed : {kClosedWhileRunningDetail, kOwnerEndedUnsaidDetail}) {
+        if (detail == fixed) return DetailSource{fixed, {}};
+    }
+    const std::string_view pattern = kRunStopDetail;
+    const std::string_view prefix = pattern.substr(0, pattern.find(kArgument));
+    if (detail.size() > prefix.size() && detail.substr(0, prefix.size()) == prefix)
+        return DetailSource{kRunStopDetail, std::string(detail.substr(prefix.size()))};
+    return std::nullopt;
 }
 
 LegacyState parse_legacy_text(std::string_view text) {

@@ -60,6 +60,18 @@ RunState from_run_stop_status(std::string_view status);
 // "run_stop status aborted".
 std::string run_stop_detail(std::string_view status);
 
+// Details the run service itself writes beside a state, stored in English and translated where they are
+// shown (display_detail, run_state_display.h).
+extern const char* const kClosedWhileRunningDetail;  // slipway closed and stopped the engine
+extern const char* const kOwnerEndedUnsaidDetail;    // another process's run whose process died untold
+// The translator's source text of a detail the run service wrote ("run_stop status %1") and the argument
+// it carries ("aborted"); nullopt for any other detail (Slurm's, the engine's last words, a user's).
+struct DetailSource {
+    const char* source = nullptr;
+    std::string argument;
+};
+std::optional<DetailSource> service_detail_source(std::string_view detail);
+
 // A state text from before schema 2 (or a JSON record's last_state), never failing: our own words as
 // to_db_text writes them, "opened" (a file being read), any Slurm word (upper case, including the
 // records' "SUBMITTED"), "stopped" (run_stop without a status), and otherwise a run_stop status written

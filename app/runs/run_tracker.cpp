@@ -6,7 +6,6 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
-#include <QThread>
 #include <QtDebug>
 
 #include <ctime>
@@ -16,6 +15,7 @@
 #include "history/history_writer.h"
 #include "history/run_history.h"
 #include "runs/cluster_sessions.h"
+#include "service/follow_again.h"
 #include "service/log_state.h"
 #include "service/stale_runs.h"
 
@@ -106,19 +106,9 @@ RunTracker::~RunTracker() {
             disconnect(c);
     }
     links_.clear();
-    // Engines still training are stopped with the app, all asked at once and waited for together (at most
-    // a few seconds: the window is closing); their rows say so, so the next start's sweep need not.
-    for (auto& [key, job] : local_)
-        job.interrupt("slipway was closed while it ran", kClosingGrace);
-    const auto deadline = std::chrono::steady_clock::now() + kClosingGrace + std::chrono::seconds(2);
-    bool running = true;
-    while (running && std::chrono::steady_clock::now() < deadline) {
-        running = false;
-        for (auto& [key, job] : local_)
-            running = !job.poll().has_value() || running;
-        if (running) QThread::msleep(20);
-    }
-    local_.clear();
+    // Engines still training are stopped with the app, all at once (a few seconds at most: the window is
+    // closing); their rows say so, so the next start's sweep need not.
+    (void)local_.close_all(kClosedWhileRunningDetail, kClosingGrace);
     for (auto& [key, run] : runs_) {
         if (run.follow_id != 0 && follows_local_file(run.source)) follow_->stop(run.follow_id);
         if (run.store_id != 0) close_store_queue(run.store_id);
@@ -185,7 +175,7 @@ std::vector<int> RunTracker::keys() const {
 }
 
 int RunTracker::local_runs_active() const {
-    return static_cast<int>(local_.size());
+    return local_.size();
 }
 
 int RunTracker::session_connections() const {
@@ -261,7 +251,7 @@ Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList&
         emit history_problem(QString::fromStdString(started->store_problem()));
     run.follow_id = follow_->follow(run.log_path);
     const QString command = QString::fromStdString(command_line(plan.engine, plan.arguments));
-    local_.emplace(key, std::move(*started));
+    local_.add(key, std::move(*started));
     if (!local_timer_.isActive()) local_timer_.start();
     emit run_added(key);
     emit store_changed();
@@ -270,31 +260,25 @@ Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList&
 }
 
 void RunTracker::poll_local() {
-    for (auto it = local_.begin(); it != local_.end();) {
-        const int key = it->first;
-        const std::optional<LocalEnd> end = it->second.poll();
-        if (!end) {
-            ++it;
-            continue;
-        }
+    for (const LocalJobs::Ended& ended : local_.poll()) {
         // The run service stored the end in the run's row.
-        if (!it->second.store_problem().empty())
-            emit history_problem(QString::fromStdString(it->second.store_problem()));
-        it = local_.erase(it);
+        if (!ended.store_problem.empty()) emit history_problem(QString::fromStdString(ended.store_problem));
         emit store_changed();
+        const LocalEnd& end = ended.end;
         // A run removed from the monitor while it trained has no entry: its row learnt how it ended.
-        if (TrackedRun* r = find(key)) {
+        if (TrackedRun* r = find(ended.key)) {
             if (r->follow_id != 0) follow_->finish(r->follow_id);  // the engine's last lines too
-            set_state(*r, end->state, QString::fromStdString(end->detail), {}, StateSource::kService);
+            set_state(*r, end.state, QString::fromStdString(end.detail), {}, StateSource::kService);
             // One end alert: none when the log's run_stop gave it, or for a cancel (asked for).
-            if (end->state == RunState::kFailed && !r->watch.ended()) {
+            if (end.state == RunState::kFailed && !r->watch.ended()) {
                 r->watch.mark_ended();
-                emit alert(key, RunAlert{RunAlertKind::kFailed, tr("the engine ended with %1")
-                                                                    .arg(QString::fromStdString(end->detail))
-                                                                    .toStdString()});
+                emit alert(ended.key,
+                           RunAlert{RunAlertKind::kFailed, tr("the engine ended with %1")
+                                                               .arg(QString::fromStdString(end.detail))
+                                                               .toStdString()});
             }
         }
-        emit local_run_finished(key, end->exit.signal == 0 ? end->exit.code : -1);
+        emit local_run_finished(ended.key, end.exit.signal == 0 ? end.exit.code : -1);
     }
     if (local_.empty()) local_timer_.stop();
 }
@@ -447,22 +431,14 @@ void RunTracker::check_stalls() {
 
 void RunTracker::take_over_if_orphaned(TrackedRun& run) {
     const Result<RunRecord> row = store_->run(run.store_id);
-    if (!row.ok() || !is_live(row->state) || check_local_engine(to_stored_run(*row)).ok()) {
-        run.orphan_checks = 0;
-        return;
-    }
-    // Its engine is gone and the row still live: the process that ran it died without storing the end (its
-    // owner stores it within a poll, 200 ms). After two checks the tracker says what the log says.
-    if (++run.orphan_checks < 2) return;
+    if (!row.ok()) return;
+    const std::optional<std::string> log_stop =
+        run.metrics.run_stop_ms ? std::optional(run.metrics.status.value_or(std::string())) : std::nullopt;
+    const std::optional<OrphanEnd> end = run.orphan_check.check(to_stored_run(*row), log_stop);
+    if (!end) return;
     run.state_from_store = false;
     run.cancellable = false;
-    if (run.metrics.run_stop_ms.has_value()) {
-        set_state(run, from_run_stop(run.metrics),
-                  QString::fromStdString(run_stop_detail(run.metrics.status.value_or(std::string()))));
-    } else {
-        set_state(run, RunState::kInterrupted,
-                  tr("the process that ran it ended without saying how it ended"));
-    }
+    set_state(run, end->state, QString::fromStdString(end->detail));
     if (run.follow_id != 0) follow_->finish(run.follow_id);
 }
 
@@ -502,81 +478,56 @@ Result<int> RunTracker::show_stored(int64_t store_id) {
 
 Result<int> RunTracker::resume(int64_t store_id) {
     if (store_ == nullptr) return Result<int>::Error("no run history");
-    if (const Result<RunRecord> before = store_->run(store_id); !before.ok() || before->log_path.isEmpty()) {
-        return before.ok() ? Result<int>::Error("run " + std::to_string(store_id) + " has no log to follow")
-                           : Result<int>(before.status());
-    }
+    const int existing = run_for_store(store_id);
+    if (existing != 0 && local_.find(existing) != nullptr) return existing;  // ours, still training
+    const Result<RunRecord> before = store_->run(store_id);
+    if (!before.ok()) return before.status();
+    const int own_key = local_.key_of_run(store_id);  // ours, released from the monitor while it trained
+    const Result<FollowAgain> plan = plan_follow_again(to_stored_run(*before), local_.find(own_key));
+    if (!plan.ok()) return plan.status();
     // The shown run goes before the offset and points are read: releasing it flushes its queued points
     // (history_writer.h), so the resumed follower neither skips nor repeats a point.
-    if (const int existing = run_for_store(store_id)) {
-        if (local_.count(existing) != 0) return existing;  // its engine is ours and still training
-        release(existing);
-    }
-    // Ours, released from the monitor while it trained: shown again as our own run.
-    for (auto it = local_.begin(); it != local_.end(); ++it) {
-        if (it->second.run().id != store_id) continue;
-        const Result<RunRecord> record = store_->run(store_id);
-        if (!record.ok()) return record.status();
-        Result<RunMetrics> metrics = store_->load_metrics(store_id);
-        if (!metrics.ok()) return metrics.status();
-        TrackedRun& run = add_stored(*record, std::move(*metrics), RunKind::kLocal);
-        run.live = true;
-        run.cancellable = !it->second.cancel_asked();
-        run.follow_id = follow_->follow(record->log_path, record->log_offset);
-        LocalJob job = std::move(it->second);
-        local_.erase(it);
-        local_.emplace(run.key, std::move(job));
-        emit run_added(run.key);
-        return run.key;
-    }
+    if (existing != 0) release(existing);
     const Result<RunRecord> record = store_->run(store_id);
     if (!record.ok()) return record.status();
-    Result<RunMetrics> metrics = store_->load_metrics(store_id);
-    if (!metrics.ok()) return metrics.status();
-    const RunKind source = to_stored_run(*record).kind();
     // A log on a cluster opened by hand: followed again there from where it stopped.
-    if (source == RunKind::kClusterLog) return open_cluster_log(record->cluster, record->log_path);
-    // A cluster run: its log is on the login node; followed there from the stored offset (a reconnect after
-    // the app or the connection went away), and Slurm is asked for the job's state again.
-    if (source == RunKind::kClusterJob) {
-        ClusterSession* session = session_for(record->cluster);
+    if (plan->followed_as == RunKind::kClusterLog) return open_cluster_log(record->cluster, record->log_path);
+    ClusterSession* session = nullptr;
+    if (plan->followed_as == RunKind::kClusterJob) {
+        session = session_for(record->cluster);
         if (session == nullptr) {
             return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " +
                                       record->cluster.toStdString() + ", which has no profile any more");
         }
-        TrackedRun& run = add_stored(*record, std::move(*metrics), source);
+    }
+    Result<RunMetrics> metrics = store_->load_metrics(store_id);
+    if (!metrics.ok()) return metrics.status();
+    TrackedRun& run = add_stored(*record, std::move(*metrics), plan->followed_as);
+    run.live = plan->live;
+    run.cancellable = plan->cancellable;
+    run.state_from_store = plan->state_from_store;
+    if (session != nullptr) {
+        // Its log is on the login node: followed there from the stored offset (a reconnect after the app or
+        // the connection went away); an ended job's is read to its end once, not polled for ever.
         run.name = record->name + QStringLiteral(" @ ") + record->cluster;
-        run.live = true;
-        run.cancellable = is_live(record->state);
         attach(session);
         run.follow_id = session->follow(record->log_path, record->log_offset);
-        if (is_terminal(record->state)) {
-            // Ended already: its log is read to the end once, not polled for ever.
-            session->finish_follow(run.follow_id);
-            run.live = false;
-        }
-        emit run_added(run.key);
-        ask_state(run);
-        return run.key;
+        if (!plan->live) session->finish_follow(run.follow_id);
+    } else {
+        run.follow_id = follow_->follow(record->log_path, record->log_offset);
     }
-    // A local file (a run on This computer or a log being written) is followed on from the stored offset.
-    // An engine an earlier session started is not ours any more: only its log says how it goes. A local run
-    // still live in the store is another process's (the startup sweep ended this app's own): its row does.
-    TrackedRun& run = add_stored(*record, std::move(*metrics), RunKind::kLogFile);
-    run.live = true;
-    run.state_from_store = record->cluster == kLocalProfile && is_live(record->state);
-    run.cancellable = run.state_from_store;  // its engine can be asked to stop (stop_local_run)
-    run.follow_id = follow_->follow(record->log_path, record->log_offset);
+    if (own_key != 0) (void)local_.rekey(own_key, run.key);
     emit run_added(run.key);
+    if (plan->ask_slurm) ask_state(run);
     return run.key;
 }
 
 Status RunTracker::cancel(int key) {
     TrackedRun* run = find(key);
     if (run == nullptr) return Status::Error("no such run");
-    if (const auto it = local_.find(key); it != local_.end()) {
+    if (LocalJob* job = local_.find(key)) {
         run->watch.mark_ended();  // the engine's run_stop "aborted" answers the cancel: no failure alert
-        it->second.cancel(std::chrono::milliseconds(options_.local_cancel_grace_ms));
+        job->cancel(std::chrono::milliseconds(options_.local_cancel_grace_ms));
         emit message(tr("Cancelling %1...").arg(run->name));
         return Status::Ok();
     }
@@ -640,7 +591,7 @@ void RunTracker::release_all() {
 Status RunTracker::delete_stored(int64_t store_id) {
     if (store_ == nullptr) return Status::Error("no run history");
     if (const int shown = run_for_store(store_id)) {
-        if (local_.count(shown) != 0) return Status::Error("the run is still training; cancel it first");
+        if (local_.find(shown) != nullptr) return Status::Error("the run is still training; cancel it first");
         release(shown);
     }
     const Status s = store_->remove_run(store_id);

@@ -38,6 +38,8 @@
 #include "remote/deploy/job_nodes.h"
 #include "service/job_watch.h"
 #include "service/local_executor.h"
+#include "service/local_jobs.h"
+#include "service/orphaned_run.h"
 
 namespace slipway::app {
 
@@ -72,7 +74,7 @@ struct TrackedRun {
     // A run on This computer that another process runs (`slipway run`, another window): its row, which that
     // process writes, says its state; the tracker follows its log and never writes its state.
     bool state_from_store = false;
-    int orphan_checks = 0;  // stall checks that found its engine gone and its row still live
+    OrphanedRunCheck orphan_check;  // whether that process died without storing the end
 
     // Internal bookkeeping (the tracker's; shown for tests).
     int follow_id = 0;         // FollowService id (local files) or the session's follow id; 0: none
@@ -242,7 +244,7 @@ private:
     std::unique_ptr<RunStore> no_store_;  // the executor's store when the app has no run history
     std::unique_ptr<LocalExecutor> local_executor_;
     // key -> its engine, until it exits (also after the run was released: its end is still stored).
-    std::map<int, LocalJob> local_;
+    LocalJobs local_;
     int64_t store_version_ = -1;
     QTimer stall_timer_;
     QTimer poll_timer_;

@@ -37,8 +37,9 @@ QString where_text(const QString& cluster) {
 // The State column: the state, what it does not say (node list, exit code), and how often a requeued job
 // resumed.
 QString state_text(RunState state, const QString& detail, int restarts) {
-    QString text =
-        detail.isEmpty() ? display_text(state) : runs_page_text("%1 (%2)").arg(display_text(state), detail);
+    QString text = detail.isEmpty()
+                       ? display_text(state)
+                       : runs_page_text("%1 (%2)").arg(display_text(state), display_detail(detail));
     if (restarts > 0) text += runs_page_text(", restarts: %1").arg(restarts);
     return text;
 }

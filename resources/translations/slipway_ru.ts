@@ -1446,6 +1446,18 @@
         <source>following</source>
         <translation>отслеживается</translation>
     </message>
+    <message>
+        <source>run_stop status %1</source>
+        <translation>статус run_stop: %1</translation>
+    </message>
+    <message>
+        <source>slipway was closed while it ran</source>
+        <translation>slipway закрыли, пока запуск шёл</translation>
+    </message>
+    <message>
+        <source>the process that ran it ended without saying how it ended</source>
+        <translation>процесс, который его запускал, завершился, не сообщив, чем закончился запуск</translation>
+    </message>
 </context>
 <context>
     <name>slipway::app::AdaptPage</name>
@@ -3679,11 +3691,6 @@ Model config: %1</source>
         <location line="+9"/>
         <source>Started %1: %2</source>
         <translation>Запущен %1: %2</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>the process that ran it ended without saying how it ended</source>
-        <translation>процесс, который его запускал, завершился, не сообщив, чем закончился запуск</translation>
     </message>
     <message>
         <location line="+120"/>

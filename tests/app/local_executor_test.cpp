@@ -3,7 +3,9 @@
 // a store in between that records every write. What it must do: report a child's exit code or signal, put
 // its output in its file, name a program that cannot start, stop a child politely first and then kill its
 // whole group (ranks included), write a local run's row once per state change, say a failed engine's last
-// words, and never lose a run because the store failed.
+// words, and never lose a run because the store failed. And what a window needs beyond one job: LocalJobs
+// (polled together, closed together), its own engine followed again as its own run (follow_again.h), and
+// another process's run taken over when that process died untold (orphaned_run.h).
 #include <gtest/gtest.h>
 
 #include <QTemporaryDir>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,7 +24,10 @@
 #include "history/run_history.h"
 #include "real_store_test.h"
 #include "service/child_process.h"
+#include "service/follow_again.h"
 #include "service/local_executor.h"
+#include "service/local_jobs.h"
+#include "service/orphaned_run.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -341,6 +347,140 @@ TEST_F(LocalExecutorTest, AnotherDoorStopsARunOnlyThroughItsOwnEngine) {
     EXPECT_FALSE(check_local_engine(elsewhere_step).ok());
     ASSERT_TRUE(stop_local_run(step_row).ok());
     EXPECT_EQ(step->wait_for(15s)->signal, SIGTERM);
+}
+
+// LocalJobs (service/local_jobs.h): the engines a window runs, polled together and closed together.
+TEST_F(LocalExecutorTest, HeldEnginesEndOnceAndLeaveTheSet) {
+    LocalJobs jobs;
+    Result<LocalJob> done = submit("complete");
+    ASSERT_TRUE(done.ok()) << done.error();
+    Result<LocalJob> failing = submit("fail");
+    ASSERT_TRUE(failing.ok()) << failing.error();
+    const int64_t failing_row = failing->run().id;
+    jobs.add(1, std::move(*done));
+    jobs.add(2, std::move(*failing));
+    EXPECT_EQ(jobs.key_of_run(failing_row), 2);
+    EXPECT_EQ(jobs.key_of_run(0), 0);  // a job whose row the store refused is nobody's row
+
+    // Shown again under a new key: the same engine.
+    EXPECT_TRUE(jobs.rekey(2, 5));
+    EXPECT_FALSE(jobs.rekey(2, 6));  // nothing under 2 any more
+    EXPECT_EQ(jobs.key_of_run(failing_row), 5);
+    ASSERT_NE(jobs.find(5), nullptr);
+    EXPECT_EQ(jobs.find(2), nullptr);
+
+    std::vector<LocalJobs::Ended> ended;
+    ASSERT_TRUE(testing_util::wait_until(
+        [&] {
+            for (LocalJobs::Ended& e : jobs.poll())
+                ended.push_back(std::move(e));
+            return ended.size() == 2;
+        },
+        15000));
+    EXPECT_TRUE(jobs.empty());
+    EXPECT_TRUE(jobs.poll().empty());  // each end once
+    std::sort(ended.begin(), ended.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+    EXPECT_EQ(ended[0].key, 1);
+    EXPECT_EQ(ended[0].end.state, RunState::kCompleted);
+    EXPECT_EQ(ended[1].key, 5);
+    EXPECT_EQ(ended[1].end.state, RunState::kFailed);
+    EXPECT_EQ(ended[1].end.detail, "exit code 3: fake engine: failing on purpose");
+    EXPECT_EQ(row(failing_row).state, RunState::kFailed);  // stored by the job, not by the set's caller
+}
+
+TEST_F(LocalExecutorTest, ClosingStopsEveryHeldEngineTogetherAndTheirRowsSaySo) {
+    Result<LocalJob> deaf = submit("deaf");  // ignores SIGTERM: killed with its rank after the grace
+    ASSERT_TRUE(deaf.ok()) << deaf.error();
+    Result<LocalJob> polite = submit("hang");
+    ASSERT_TRUE(polite.ok()) << polite.error();
+    Result<LocalJob> cancelled = submit("hang");
+    ASSERT_TRUE(cancelled.ok()) << cancelled.error();
+    const pid_t rank = pid_in(deaf->plan().run_dir + "/rank.pid");
+    ASSERT_GT(rank, 0);
+    for (const LocalJob* job : {&*polite, &*cancelled})
+        ASSERT_TRUE(testing_util::wait_until([&] { return fs::exists(job->plan().mllog_path); }, 15000));
+    std::this_thread::sleep_for(200ms);  // past their first lines: their SIGTERM handlers are set
+    cancelled->cancel(10s);              // a cancel under way stays a cancel
+    const std::vector<int64_t> rows{deaf->run().id, polite->run().id, cancelled->run().id};
+    const std::vector<pid_t> pids{deaf->pid(), polite->pid(), cancelled->pid()};
+
+    LocalJobs jobs;
+    jobs.add(1, std::move(*deaf));
+    jobs.add(2, std::move(*polite));
+    jobs.add(3, std::move(*cancelled));
+    EXPECT_EQ(jobs.close_all("the window was closed", 500ms), 3);
+    EXPECT_TRUE(jobs.empty());
+    for (const pid_t pid : pids)
+        EXPECT_FALSE(alive(pid)) << pid;
+    EXPECT_TRUE(testing_util::wait_until([&] { return !alive(rank); }, 5000));
+    EXPECT_EQ(row(rows[0]).state, RunState::kInterrupted);
+    EXPECT_EQ(row(rows[0]).state_detail, "the window was closed");
+    EXPECT_EQ(row(rows[1]).state, RunState::kInterrupted);
+    EXPECT_EQ(row(rows[2]).state, RunState::kCancelled);
+}
+
+// The caller's own engine is its own run again when it is followed again (service/follow_again.h).
+TEST_F(LocalExecutorTest, ItsOwnEngineIsFollowedAgainAsItsOwnRun) {
+    Result<LocalJob> job = submit("hang");
+    ASSERT_TRUE(job.ok()) << job.error();
+    const StoredRun stored = row(job->run().id);
+    const Result<FollowAgain> own = plan_follow_again(stored, &*job);
+    ASSERT_TRUE(own.ok()) << own.error();
+    EXPECT_EQ(own->followed_as, RunKind::kLocal);
+    EXPECT_TRUE(own->live);
+    EXPECT_TRUE(own->cancellable);
+    EXPECT_FALSE(own->state_from_store);
+    // The same row without its engine: another process's run, its row says its state.
+    EXPECT_TRUE(plan_follow_again(stored, nullptr)->state_from_store);
+
+    job->cancel(10s);
+    EXPECT_FALSE(plan_follow_again(stored, &*job)->cancellable);  // a cancel is under way already
+    EXPECT_EQ(wait_end(*job).state, RunState::kCancelled);
+}
+
+// Another process's local run whose engine is gone while its row is live (service/orphaned_run.h).
+TEST_F(LocalExecutorTest, AnOrphanedRunIsTakenOverAtTheSecondCheckOnce) {
+    Result<ChildProcess> gone = ChildProcess::start(shell("exit 0"));
+    ASSERT_TRUE(gone.ok()) << gone.error();
+    ASSERT_TRUE(gone->wait_for(10s).has_value());
+    StoredRun orphan;
+    orphan.name = "elsewhere";
+    orphan.cluster = kLocalCluster;
+    orphan.job_id = std::to_string(gone->pid());
+    orphan.log_path = dir_.filePath("elsewhere/output/mllog.txt").toStdString();
+    orphan.state = RunState::kRunning;
+
+    OrphanedRunCheck check;
+    EXPECT_FALSE(check.check(orphan, std::nullopt));  // its owner stores an end within a poll
+    const std::optional<OrphanEnd> end = check.check(orphan, std::nullopt);
+    ASSERT_TRUE(end.has_value());
+    EXPECT_EQ(end->state, RunState::kInterrupted);
+    EXPECT_EQ(end->detail, kOwnerEndedUnsaidDetail);
+    EXPECT_FALSE(check.check(orphan, std::nullopt));  // once
+
+    // Its log's run_stop says how it ended.
+    OrphanedRunCheck stopped;
+    EXPECT_FALSE(stopped.check(orphan, std::string("aborted")));
+    const std::optional<OrphanEnd> aborted = stopped.check(orphan, std::string("aborted"));
+    ASSERT_TRUE(aborted.has_value());
+    EXPECT_EQ(aborted->state, RunState::kFailed);
+    EXPECT_EQ(aborted->detail, "run_stop status aborted");
+
+    // A row that ended between two checks starts the count again; so does an engine still running.
+    OrphanedRunCheck interrupted_count;
+    EXPECT_FALSE(interrupted_count.check(orphan, std::nullopt));
+    StoredRun ended = orphan;
+    ended.state = RunState::kCompleted;
+    EXPECT_FALSE(interrupted_count.check(ended, std::nullopt));
+    EXPECT_FALSE(interrupted_count.check(orphan, std::nullopt));
+    Result<LocalJob> alive_job = submit("hang");
+    ASSERT_TRUE(alive_job.ok()) << alive_job.error();
+    ASSERT_TRUE(testing_util::wait_until([&] { return fs::exists(alive_job->plan().mllog_path); }, 15000));
+    OrphanedRunCheck running;
+    for (int i = 0; i < 3; ++i)
+        EXPECT_FALSE(running.check(row(alive_job->run().id), std::nullopt));
+    alive_job->cancel(10s);
+    EXPECT_EQ(wait_end(*alive_job).state, RunState::kCancelled);
 }
 
 }  // namespace

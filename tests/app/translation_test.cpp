@@ -100,6 +100,17 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
         << label_texts(window.monitor()).join(QLatin1Char('|')).toStdString();
     EXPECT_EQ(display_text(RunState::kRunning), QStringLiteral("выполняется"));
     EXPECT_EQ(display_text(RunState::kCompleted), QStringLiteral("завершён"));
+    // The details the run service stores in English are shown in Russian; Slurm's and the engine's as they
+    // are.
+    EXPECT_EQ(display_detail(QString::fromStdString(run_stop_detail("aborted"))),
+              QStringLiteral("статус run_stop: aborted"));
+    EXPECT_EQ(display_detail(QString::fromUtf8(kClosedWhileRunningDetail)),
+              QStringLiteral("slipway закрыли, пока запуск шёл"));
+    EXPECT_NE(display_detail(QString::fromUtf8(kOwnerEndedUnsaidDetail)),
+              QString::fromUtf8(kOwnerEndedUnsaidDetail));
+    EXPECT_EQ(display_detail(QStringLiteral("exit code 3: out of memory")),
+              QStringLiteral("exit code 3: out of memory"));
+    EXPECT_EQ(display_detail(QStringLiteral("run_stop status ")), QStringLiteral("run_stop status "));
     EXPECT_EQ(field_label(*find_field("/training/learning_rate")), QStringLiteral("Скорость обучения"));
     for (const remote::LintSeverity severity :
          {remote::LintSeverity::kError, remote::LintSeverity::kWarning, remote::LintSeverity::kInfo}) {
