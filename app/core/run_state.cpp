@@ -124,6 +124,10 @@ const char* const kClosedWhileRunningDetail =
     QT_TRANSLATE_NOOP("RunState", "slipway was closed while it ran");
 const char* const kOwnerEndedUnsaidDetail =
     QT_TRANSLATE_NOOP("RunState", "the process that ran it ended without saying how it ended");
+const char* const kProfileChangedDuringSubmitDetail =
+    QT_TRANSLATE_NOOP("RunState", "the cluster profile changed during submission; see the cluster");
+const char* const kProfileRemovedDuringSubmitDetail =
+    QT_TRANSLATE_NOOP("RunState", "cluster profile removed during submission");
 
 std::string run_stop_detail(std::string_view status) {
     if (status.empty() || status == run_stop_status::kSuccess) return {};
@@ -132,7 +136,8 @@ std::string run_stop_detail(std::string_view status) {
 }
 
 std::optional<DetailSource> service_detail_source(std::string_view detail) {
-    for (const char* fixed : {kClosedWhileRunningDetail, kOwnerEndedUnsaidDetail}) {
+    for (const char* fixed : {kClosedWhileRunningDetail, kOwnerEndedUnsaidDetail,
+                              kProfileChangedDuringSubmitDetail, kProfileRemovedDuringSubmitDetail}) {
         if (detail == fixed) return DetailSource{fixed, {}};
     }
     const std::string_view pattern = kRunStopDetail;

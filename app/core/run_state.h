@@ -64,6 +64,8 @@ std::string run_stop_detail(std::string_view status);
 // shown (display_detail, run_state_display.h).
 extern const char* const kClosedWhileRunningDetail;  // slipway closed and stopped the engine
 extern const char* const kOwnerEndedUnsaidDetail;    // another process's run whose process died untold
+extern const char* const kProfileChangedDuringSubmitDetail;  // the submission's answer went with its session
+extern const char* const kProfileRemovedDuringSubmitDetail;  // ... and its cluster profile with it
 // The translator's source text of a detail the run service wrote ("run_stop status %1") and the argument
 // it carries ("aborted"); nullopt for any other detail (Slurm's, the engine's last words, a user's).
 struct DetailSource {

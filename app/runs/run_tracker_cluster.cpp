@@ -12,6 +12,7 @@
 #include "remote/deploy/run_record.h"
 #include "runs/cluster_sessions.h"
 #include "runs/run_tracker.h"
+#include "service/lost_submission.h"
 
 namespace slipway::app {
 
@@ -272,7 +273,7 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
             // Its answer died with the session: the store says whether sbatch got the job (refollow below
             // for a replaced profile; a removed one cannot be followed any more).
             run.submit_request = 0;
-            set_state(run, RunState::kUnknown, tr("cluster profile removed during submission"));
+            set_state(run, RunState::kUnknown, QString::fromUtf8(kProfileRemovedDuringSubmitDetail));
             continue;
         }
         if (!replaced && is_live(run.state)) {
@@ -302,28 +303,22 @@ void RunTracker::refollow(const QString& profile) {
 }
 
 void RunTracker::adopt_lost_submission(TrackedRun& run) {
-    // The old session's worker finished the submission (its destructor waited) and recorded the job in the
-    // store, but its `submitted` answer went with it.
+    // The old session's worker finished the submission (its destructor waited) and recorded the outcome in
+    // the store, but its `submitted` answer went with it.
     run.submit_request = 0;
-    const Result<int64_t> row =
-        store_ != nullptr ? store_->find_run(run.run_id) : Result<int64_t>(Status::Error("no run history"));
-    const Result<RunRecord> stored = row.ok() ? store_->run(*row) : Result<RunRecord>(row.status());
-    if (!stored.ok() || stored->job_id.isEmpty()) {
-        // The worker wrote why the submission failed: the tracked run takes it over before it is linked to
-        // the row, so nothing is written over it. Otherwise the row is told its fate is unknown.
-        const bool failed = stored.ok() && is_terminal(stored->state);
-        if (!failed && row.ok()) run.store_id = *row;
-        set_state(run, failed ? stored->state : RunState::kUnknown,
-                  failed ? stored->state_detail
-                         : tr("the cluster profile changed during submission; see the cluster"));
-        if (row.ok()) run.store_id = *row;
-        return;
+    const LostSubmission fate =
+        lost_submission(stored_runs_ != nullptr ? stored_runs_->find(run.run_id.toStdString())
+                                                : Result<StoredRun>(Status::Error("no run history")));
+    if (!fate.job_id.empty()) {
+        run.job_id = QString::fromStdString(fate.job_id);
+        run.log_path = QString::fromStdString(fate.log_path);
     }
-    run.job_id = stored->job_id;
-    run.log_path = stored->log_path;
-    run.cancellable = true;
-    set_state(run, RunState::kPending);  // the worker's word already: taken over before the run is linked
-    run.store_id = *row;
+    run.cancellable = fate.cancellable;
+    // Linked to the row after taking its word over, so nothing is written over it; before, when the row is
+    // to be told.
+    if (fate.write_to_row) run.store_id = fate.row;
+    set_state(run, fate.state, QString::fromStdString(fate.detail));
+    run.store_id = fate.row;
 }
 
 Result<int> RunTracker::open_cluster_log(const QString& profile, const QString& path) {

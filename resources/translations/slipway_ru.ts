@@ -1458,6 +1458,14 @@
         <source>the process that ran it ended without saying how it ended</source>
         <translation>процесс, который его запускал, завершился, не сообщив, чем закончился запуск</translation>
     </message>
+    <message>
+        <source>cluster profile removed during submission</source>
+        <translation>профиль кластера удалён во время отправки</translation>
+    </message>
+    <message>
+        <source>the cluster profile changed during submission; see the cluster</source>
+        <translation>профиль кластера изменился во время отправки; проверьте кластер</translation>
+    </message>
 </context>
 <context>
     <name>slipway::app::AdaptPage</name>
@@ -3728,19 +3736,9 @@ Model config: %1</source>
         <translation>Не удалось отменить задачу %1: %2</translation>
     </message>
     <message>
-        <location line="+37"/>
-        <source>cluster profile removed during submission</source>
-        <translation>профиль кластера удалён во время отправки</translation>
-    </message>
-    <message>
         <location line="+5"/>
         <source>cluster profile removed; no longer followed</source>
         <translation>профиль кластера удалён; запуск больше не отслеживается</translation>
-    </message>
-    <message>
-        <location line="+34"/>
-        <source>the cluster profile changed during submission; see the cluster</source>
-        <translation>профиль кластера изменился во время отправки; проверьте кластер</translation>
     </message>
 </context>
 <context>

@@ -42,16 +42,6 @@ echo "fake enroot $*"
 echo "[INFO] Creating squashfs filesystem..."
 )sh";
 
-bool write_script(const QString& path, const char* text) {
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) return false;
-    f.write(text);
-    f.close();
-    return f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
-                            QFileDevice::ReadGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther |
-                            QFileDevice::ExeOther);
-}
-
 class ImageCluster : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -63,8 +53,8 @@ protected:
         // The profile's folder on the "cluster" (this machine), owned by the test user, tools in bin/.
         workdir_ = env_["SLIPWAY_REMOTE_DIR"] + QStringLiteral("/gui-image-%1").arg(::getpid());
         ASSERT_TRUE(QDir().mkpath(workdir_ + "/bin"));
-        ASSERT_TRUE(write_script(workdir_ + "/bin/docker", kFakeDocker));
-        ASSERT_TRUE(write_script(workdir_ + "/bin/enroot", kFakeEnroot));
+        ASSERT_TRUE(testing_util::write_script(workdir_ + "/bin/docker", kFakeDocker));
+        ASSERT_TRUE(testing_util::write_script(workdir_ + "/bin/enroot", kFakeEnroot));
         const QString owner = env_["SLIPWAY_SSH_USER"];
         ASSERT_EQ(std::system(("chown -R '" + owner + "' '" + workdir_ + "'").toLocal8Bit().constData()), 0);
 

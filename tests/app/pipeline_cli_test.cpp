@@ -199,20 +199,11 @@ TEST(PipelineCli, CtrlCStopsTheRunningStepAndItsRowSaysSo) {
     file.close();
 
     QProcess cli;
-    // As a terminal starts it: SIGINT not ignored (a test run in the background inherits it ignored, which
-    // slipway keeps).
-    cli.setChildProcessModifier([] { ::signal(SIGINT, SIG_DFL); });
-    cli.start(QStringLiteral(SLIPWAY_BIN),
-              {"pipeline", "run", path, "--engine", engine, "--runs-dir", home.path() + "/runs"});
-    ASSERT_TRUE(cli.waitForStarted(10000));
+    ASSERT_TRUE(testing_util::start_as_from_terminal(
+        cli, QStringLiteral(SLIPWAY_BIN),
+        {"pipeline", "run", path, "--engine", engine, "--runs-dir", home.path() + "/runs"}));
     QByteArray out;
-    QElapsedTimer waited;
-    waited.start();
-    while (!out.contains("[1/2] tok") && waited.elapsed() < 20000) {
-        cli.waitForReadyRead(200);
-        out += cli.readAllStandardOutput();
-    }
-    ASSERT_TRUE(out.contains("[1/2] tok")) << out.toStdString();
+    ASSERT_TRUE(testing_util::read_until(cli, out, "[1/2] tok")) << out.toStdString();
     Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
     ASSERT_TRUE(store.ok()) << store.error();
     Result<std::vector<RunRecord>> rows = (*store)->runs();

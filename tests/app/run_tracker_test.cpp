@@ -13,6 +13,7 @@
 
 #include "history/history_writer.h"
 #include "history/run_history.h"
+#include "real_store_test.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -20,18 +21,15 @@ namespace {
 
 using testing_util::wait_until;
 
-class RunTrackerTest : public ::testing::Test {
+class RunTrackerTest : public RealStoreTest {
 protected:
     void SetUp() override {
-        ASSERT_TRUE(dir_.isValid());
-        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(dir_.filePath("history.sqlite"));
-        ASSERT_TRUE(store.ok()) << store.error();
-        store_ = std::move(*store);
+        RealStoreTest::SetUp();
         RunTracker::Options options;
         options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
         options.local_runs_dir = dir_.filePath("runs");
         options.engine_binary = testing_util::fake_engine();
-        tracker_ = std::make_unique<RunTracker>(store_.get(), &follow_, nullptr, options);
+        tracker_ = std::make_unique<RunTracker>(history_.get(), &follow_, nullptr, options);
         QObject::connect(tracker_.get(), &RunTracker::alert,
                          [this](int key, const RunAlert& a) { alerts_.emplace_back(key, a); });
     }
@@ -69,8 +67,6 @@ protected:
         return n;
     }
 
-    QTemporaryDir dir_;
-    std::unique_ptr<RunHistory> store_;
     FollowService follow_{20};
     std::unique_ptr<RunTracker> tracker_;
     std::vector<std::pair<int, RunAlert>> alerts_;
@@ -85,13 +81,13 @@ TEST_F(RunTrackerTest, ALocalRunThatCompletesIsStoredWithItsPointsAndOneAlert) {
     EXPECT_EQ(tracker_->local_runs_active(), 0);
     EXPECT_EQ(alerts_for(key, RunAlertKind::kFinished), 1);  // from run_stop; the exit adds none
     EXPECT_EQ(alerts_.size(), 1u);
-    const RunRecord stored = *store_->run(run->store_id);
+    const RunRecord stored = *history_->run(run->store_id);
     EXPECT_EQ(stored.state, RunState::kCompleted);
     EXPECT_EQ(stored.cluster, kLocalProfile);
     EXPECT_FALSE(stored.job_id.isEmpty());  // the engine's pid
     EXPECT_TRUE(stored.finished.isValid());
-    ASSERT_TRUE(store_->writer().flush().ok());
-    EXPECT_EQ(*store_->point_count(run->store_id), 2);
+    ASSERT_TRUE(history_->writer().flush().ok());
+    EXPECT_EQ(*history_->point_count(run->store_id), 2);
 }
 
 TEST_F(RunTrackerTest, ALocalRunThatFailsSaysItsExitCodeOnce) {
@@ -104,7 +100,7 @@ TEST_F(RunTrackerTest, ALocalRunThatFailsSaysItsExitCodeOnce) {
     EXPECT_EQ(alerts_.size(), 1u);
     for (const auto& [k, a] : alerts_)
         EXPECT_EQ(a.message, "the engine ended with exit code 3: fake engine: failing on purpose");
-    const RunRecord stored = *store_->run(run->store_id);
+    const RunRecord stored = *history_->run(run->store_id);
     EXPECT_EQ(stored.state, RunState::kFailed);
     EXPECT_EQ(stored.state_detail, run->state_detail);
 }
@@ -116,7 +112,7 @@ TEST_F(RunTrackerTest, AnEngineThatCannotStartIsRefusedAndStoredFailed) {
     options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
     options.local_runs_dir = dir_.filePath("runs");
     options.engine_binary = broken;
-    RunTracker tracker(store_.get(), &follow_, nullptr, options);
+    RunTracker tracker(history_.get(), &follow_, nullptr, options);
     int store_changes = 0;
     QObject::connect(&tracker, &RunTracker::store_changed, [&] { ++store_changes; });
     const Result<int> key = tracker.submit_local(testing_util::demo_config());
@@ -124,7 +120,7 @@ TEST_F(RunTrackerTest, AnEngineThatCannotStartIsRefusedAndStoredFailed) {
     EXPECT_EQ(key.error(), "cannot start " + broken.toStdString() + ": No such file or directory");
     EXPECT_TRUE(tracker.keys().empty());
     EXPECT_EQ(store_changes, 1);
-    const Result<std::vector<RunRecord>> rows = store_->runs();
+    const Result<std::vector<RunRecord>> rows = history_->runs();
     ASSERT_TRUE(rows.ok());
     ASSERT_EQ(rows->size(), 1u);
     EXPECT_EQ(rows->front().state, RunState::kFailed);
@@ -140,7 +136,7 @@ TEST_F(RunTrackerTest, ClosingTheTrackerStopsItsEnginesAndTheirRowsSaySo) {
     const pid_t pid = tracker_->run(*key)->job_id.toInt();
     tracker_.reset();
     EXPECT_NE(::kill(pid, 0), 0);  // stopped and reaped
-    const RunRecord stored = *store_->run(id);
+    const RunRecord stored = *history_->run(id);
     EXPECT_EQ(stored.state, RunState::kInterrupted);
     EXPECT_EQ(stored.state_detail, "slipway was closed while it ran");
 }
@@ -163,7 +159,7 @@ TEST_F(RunTrackerTest, ARunReleasedWhileItTrainsIsStillOursAndHasItsEndStored) {
     // Released once more while it stops: its row still learns the end.
     tracker_->release(*again);
     EXPECT_TRUE(wait_until([&] { return tracker_->local_runs_active() == 0; }, 15000));
-    EXPECT_EQ(store_->run(id)->state, RunState::kCancelled);
+    EXPECT_EQ(history_->run(id)->state, RunState::kCancelled);
 }
 
 TEST_F(RunTrackerTest, ACancelledLocalRunIsCancelledWithoutAFailureAlert) {
@@ -172,7 +168,7 @@ TEST_F(RunTrackerTest, ACancelledLocalRunIsCancelledWithoutAFailureAlert) {
     EXPECT_EQ(run->state, RunState::kCancelled);
     EXPECT_EQ(run->metrics.status, "aborted");  // the engine's answer to SIGTERM: not a failure here
     EXPECT_EQ(alerts_for(key, RunAlertKind::kFailed), 0);
-    EXPECT_EQ(store_->run(run->store_id)->state, RunState::kCancelled);
+    EXPECT_EQ(history_->run(run->store_id)->state, RunState::kCancelled);
     EXPECT_EQ(tracker_->local_runs_active(), 0);
     EXPECT_FALSE(tracker_->cancel(key).ok());  // nothing left to cancel
 }
@@ -270,11 +266,12 @@ TEST_F(RunTrackerTest, RunsTheLastSessionLeftLiveAreInterruptedOrIncomplete) {
     job.cluster = "hpc";
     job.job_id = "12";
     job.state = RunState::kPending;
-    const int64_t a = *store_->add_run(local), b = *store_->add_run(followed), c = *store_->add_run(job);
+    const int64_t a = *history_->add_run(local), b = *history_->add_run(followed),
+                  c = *history_->add_run(job);
     tracker_->recover_after_restart();
-    EXPECT_EQ(store_->run(a)->state, RunState::kInterrupted);  // its engine died with that session
-    EXPECT_EQ(store_->run(b)->state, RunState::kIncomplete);
-    EXPECT_EQ(store_->run(c)->state, RunState::kPending);  // Slurm still has it: resumed later
+    EXPECT_EQ(history_->run(a)->state, RunState::kInterrupted);  // its engine died with that session
+    EXPECT_EQ(history_->run(b)->state, RunState::kIncomplete);
+    EXPECT_EQ(history_->run(c)->state, RunState::kPending);  // Slurm still has it: resumed later
 }
 
 TEST_F(RunTrackerTest, AnOpenedLogIsReadOnceAndStoredOncePerFile) {
@@ -286,12 +283,12 @@ TEST_F(RunTrackerTest, AnOpenedLogIsReadOnceAndStoredOncePerFile) {
         ASSERT_TRUE(wait_until([&] { return loaded.size() == 3u * (pass + 1); }));
     }
     EXPECT_EQ(tracker_->keys().size(), 3u);  // opening a file again replaces its run
-    EXPECT_EQ(store_->runs()->size(), 3u);
+    EXPECT_EQ(history_->runs()->size(), 3u);
     for (int key : tracker_->keys()) {
         const TrackedRun* run = tracker_->run(key);
         EXPECT_FALSE(run->loading);
         EXPECT_EQ(run->state, RunState::kCompleted) << run->name.toStdString();  // run_stop success
-        EXPECT_EQ(store_->run(run->store_id)->state, RunState::kCompleted);
+        EXPECT_EQ(history_->run(run->store_id)->state, RunState::kCompleted);
         EXPECT_TRUE(alerts_.empty());  // reading a finished log alerts nobody
     }
     EXPECT_FALSE(tracker_->open_log(dir_.filePath("missing.txt")).ok());

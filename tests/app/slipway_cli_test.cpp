@@ -354,19 +354,10 @@ TEST_F(SlipwayCliLocalRun, CtrlCStopsTheEngineAndTheRunIsCancelled) {
     env.insert("FAKE_ENGINE_MODE", "hang");
     env.insert("QT_QPA_PLATFORM", "offscreen");
     process.setProcessEnvironment(env);
-    // As a terminal starts it: SIGINT not ignored (a test run in the background inherits it ignored, which
-    // slipway keeps).
-    process.setChildProcessModifier([] { ::signal(SIGINT, SIG_DFL); });
-    process.start(QStringLiteral(SLIPWAY_BIN), run_args());
-    ASSERT_TRUE(process.waitForStarted(10000));
+    ASSERT_TRUE(
+        slipway::app::testing_util::start_as_from_terminal(process, QStringLiteral(SLIPWAY_BIN), run_args()));
     QByteArray out;
-    QElapsedTimer waited;
-    waited.start();
-    while (!out.contains("train_loss 2.5") && waited.elapsed() < 15000) {
-        process.waitForReadyRead(200);
-        out += process.readAllStandardOutput();
-    }
-    ASSERT_TRUE(out.contains("train_loss 2.5")) << out.toStdString();
+    ASSERT_TRUE(slipway::app::testing_util::read_until(process, out, "train_loss 2.5")) << out.toStdString();
     ::kill(static_cast<pid_t>(process.processId()), SIGINT);
     ASSERT_TRUE(process.waitForFinished(20000));
     out += process.readAllStandardOutput();

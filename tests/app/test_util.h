@@ -13,6 +13,8 @@
 #include <QString>
 #include <QTemporaryDir>
 
+#include <signal.h>
+
 #include <functional>
 #include <map>
 #include <string>
@@ -55,13 +57,16 @@ inline std::string mllog_line(const std::string& key, double value, long step, l
            ", \"step_num\": " + std::to_string(step) + "}}\n";
 }
 
-// An executable script at `path` (a stand-in engine: slow, deaf to SIGTERM, one that cannot start).
+// A script at `path` that anyone may run (a stand-in engine: slow, deaf to SIGTERM, one that cannot start;
+// a stand-in tool the local cluster's user runs).
 inline bool write_script(const QString& path, const char* text) {
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return false;
     f.write(text);
     f.close();
-    return f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+    return f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                            QFileDevice::ReadGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther |
+                            QFileDevice::ExeOther);
 }
 
 inline void append_file(const QString& path, const std::string& bytes) {
@@ -195,6 +200,25 @@ inline Cli run_program(const QString& program, const QStringList& args, int time
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+// Starts `program` as a terminal does: SIGINT at its default (a test run in the background inherits it
+// ignored, which a program keeps), so a test can press Ctrl-C (SIGINT) at it.
+inline bool start_as_from_terminal(QProcess& process, const QString& program, const QStringList& args) {
+    process.setChildProcessModifier([] { ::signal(SIGINT, SIG_DFL); });
+    process.start(program, args);
+    return process.waitForStarted(10000);
+}
+
+// Reads `process`'s output into `out` until it holds `text` or `timeout_ms` has passed; whether it does.
+inline bool read_until(QProcess& process, QByteArray& out, const char* text, int timeout_ms = 20000) {
+    QElapsedTimer waited;
+    waited.start();
+    while (!out.contains(text) && waited.elapsed() < timeout_ms) {
+        process.waitForReadyRead(200);
+        out += process.readAllStandardOutput();
+    }
+    return out.contains(text);
 }
 
 #ifdef SLIPWAY_BIN
