@@ -22,7 +22,7 @@ Result<FollowAgain> plan_follow_again(const StoredRun& row, const LocalJob* own_
             plan.followed_as = RunKind::kClusterJob;
             plan.live = !is_terminal(row.state);
             plan.cancellable = is_live(row.state);
-            plan.ask_slurm = true;
+            plan.ask_slurm = plan.live;  // an ended job's row keeps Slurm's last word
             return plan;
         case RunKind::kLocal:
         case RunKind::kLogFile:

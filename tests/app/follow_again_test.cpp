@@ -42,12 +42,12 @@ TEST(FollowAgain, AJobIsFollowedOnItsClusterAndSlurmIsAskedAgain) {
     EXPECT_TRUE(live.ask_slurm);
     EXPECT_FALSE(live.state_from_store);
 
-    // Ended: its log is read to its end once, nothing to cancel, Slurm asked all the same (a requeue).
+    // Ended: its log is read to its end once, nothing to cancel, Slurm's last word stands.
     const FollowAgain ended = plan(row("hpc", RunState::kFailed, "12"));
     EXPECT_EQ(ended.followed_as, RunKind::kClusterJob);
     EXPECT_FALSE(ended.live);
     EXPECT_FALSE(ended.cancellable);
-    EXPECT_TRUE(ended.ask_slurm);
+    EXPECT_FALSE(ended.ask_slurm);
 
     // A submission with a run id and no job yet is a job too.
     EXPECT_EQ(plan(row("hpc", RunState::kSubmitting, {}, "demo-20261128-1")).followed_as,
