@@ -128,22 +128,43 @@ const char* const kProfileChangedDuringSubmitDetail =
     QT_TRANSLATE_NOOP("RunState", "the cluster profile changed during submission; see the cluster");
 const char* const kProfileRemovedDuringSubmitDetail =
     QT_TRANSLATE_NOOP("RunState", "cluster profile removed during submission");
+const char* const kStoppedFromElsewhereDetail =
+    QT_TRANSLATE_NOOP("RunState", "stopped by SIGTERM from another process");
+const char* const kSubmissionInterruptedDetail = QT_TRANSLATE_NOOP("RunState", "submission interrupted");
+const char* const kStepStoppedDetail = QT_TRANSLATE_NOOP("RunState", "stopped");
+const char* const kSlurmForgotDetail =
+    QT_TRANSLATE_NOOP("RunState", "Slurm no longer knows the job; its log's run_stop: %1");
+
+std::string detail_with(const char* source, std::string_view argument) {
+    std::string detail = source;
+    if (const size_t at = detail.find(kArgument); at != std::string::npos)
+        detail.replace(at, kArgument.size(), argument);
+    return detail;
+}
 
 std::string run_stop_detail(std::string_view status) {
     if (status.empty() || status == run_stop_status::kSuccess) return {};
-    std::string detail = kRunStopDetail;
-    return detail.replace(detail.find(kArgument), kArgument.size(), status);
+    return detail_with(kRunStopDetail, status);
 }
 
 std::optional<DetailSource> service_detail_source(std::string_view detail) {
-    for (const char* fixed : {kClosedWhileRunningDetail, kOwnerEndedUnsaidDetail,
-                              kProfileChangedDuringSubmitDetail, kProfileRemovedDuringSubmitDetail}) {
-        if (detail == fixed) return DetailSource{fixed, {}};
+    for (const char* source :
+         {kClosedWhileRunningDetail, kOwnerEndedUnsaidDetail, kProfileChangedDuringSubmitDetail,
+          kProfileRemovedDuringSubmitDetail, kStoppedFromElsewhereDetail, kSubmissionInterruptedDetail,
+          kStepStoppedDetail, kSlurmForgotDetail, kRunStopDetail}) {
+        const std::string_view text = source;
+        const size_t at = text.find(kArgument);
+        if (at == std::string_view::npos) {
+            if (detail == text) return DetailSource{source, {}};
+            continue;
+        }
+        // The text around "%1" with something in between.
+        const std::string_view before = text.substr(0, at), after = text.substr(at + kArgument.size());
+        if (detail.size() > before.size() + after.size() && detail.substr(0, before.size()) == before &&
+            detail.substr(detail.size() - after.size()) == after)
+            return DetailSource{source, std::string(detail.substr(
+                                            before.size(), detail.size() - before.size() - after.size()))};
     }
-    const std::string_view pattern = kRunStopDetail;
-    const std::string_view prefix = pattern.substr(0, pattern.find(kArgument));
-    if (detail.size() > prefix.size() && detail.substr(0, prefix.size()) == prefix)
-        return DetailSource{kRunStopDetail, std::string(detail.substr(prefix.size()))};
     return std::nullopt;
 }
 

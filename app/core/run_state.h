@@ -61,11 +61,17 @@ RunState from_run_stop_status(std::string_view status);
 std::string run_stop_detail(std::string_view status);
 
 // Details the run service itself writes beside a state, stored in English and translated where they are
-// shown (display_detail, run_state_display.h).
+// shown (display_detail, run_state_display.h). A "%1" in one is filled by detail_with().
 extern const char* const kClosedWhileRunningDetail;  // slipway closed and stopped the engine
 extern const char* const kOwnerEndedUnsaidDetail;    // another process's run whose process died untold
 extern const char* const kProfileChangedDuringSubmitDetail;  // the submission's answer went with its session
 extern const char* const kProfileRemovedDuringSubmitDetail;  // ... and its cluster profile with it
+extern const char* const kStoppedFromElsewhereDetail;        // its engine obeyed another door's SIGTERM
+extern const char* const kSubmissionInterruptedDetail;  // the startup sweep: a submission nobody finished
+extern const char* const kStepStoppedDetail;            // a pipeline's step, stopped with its pipeline
+extern const char* const kSlurmForgotDetail;            // "...; its log's run_stop: %1"
+// `source` with its "%1" replaced by `argument`.
+std::string detail_with(const char* source, std::string_view argument);
 // The translator's source text of a detail the run service wrote ("run_stop status %1") and the argument
 // it carries ("aborted"); nullopt for any other detail (Slurm's, the engine's last words, a user's).
 struct DetailSource {

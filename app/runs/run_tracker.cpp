@@ -39,7 +39,7 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
       follow_(follow),
       sessions_(sessions),
       options_(std::move(options)),
-      stored_jobs_(options_.end_rule) {
+      jobs_(options_.end_rule) {
     connect(follow_, &FollowService::batch, this, &RunTracker::on_file_batch);
     if (store_ != nullptr) {
         stored_runs_ = std::make_unique<HistoryRunStore>(*store_);
@@ -480,26 +480,28 @@ Result<int> RunTracker::resume(int64_t store_id) {
     if (store_ == nullptr) return Result<int>::Error("no run history");
     const int existing = run_for_store(store_id);
     if (existing != 0 && local_.find(existing) != nullptr) return existing;  // ours, still training
+    const int own_key = local_.key_of_run(store_id);  // ours, released from the monitor while it trained
+    // Refused before the shown run goes: a row with no log, a job whose cluster has no profile any more.
     const Result<RunRecord> before = store_->run(store_id);
     if (!before.ok()) return before.status();
-    const int own_key = local_.key_of_run(store_id);  // ours, released from the monitor while it trained
-    const Result<FollowAgain> plan = plan_follow_again(to_stored_run(*before), local_.find(own_key));
-    if (!plan.ok()) return plan.status();
+    if (Result<FollowAgain> refused = plan_follow_again(to_stored_run(*before), local_.find(own_key));
+        !refused.ok())
+        return refused.status();
+    if (to_stored_run(*before).kind() == RunKind::kClusterJob && session_for(before->cluster) == nullptr) {
+        return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " +
+                                  before->cluster.toStdString() + ", which has no profile any more");
+    }
     // The shown run goes before the offset and points are read: releasing it flushes its queued points
     // (history_writer.h), so the resumed follower neither skips nor repeats a point.
     if (existing != 0) release(existing);
     const Result<RunRecord> record = store_->run(store_id);
     if (!record.ok()) return record.status();
+    const Result<FollowAgain> plan = plan_follow_again(to_stored_run(*record), local_.find(own_key));
+    if (!plan.ok()) return plan.status();
     // A log on a cluster opened by hand: followed again there from where it stopped.
     if (plan->followed_as == RunKind::kClusterLog) return open_cluster_log(record->cluster, record->log_path);
-    ClusterSession* session = nullptr;
-    if (plan->followed_as == RunKind::kClusterJob) {
-        session = session_for(record->cluster);
-        if (session == nullptr) {
-            return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " +
-                                      record->cluster.toStdString() + ", which has no profile any more");
-        }
-    }
+    ClusterSession* session =
+        plan->followed_as == RunKind::kClusterJob ? session_for(record->cluster) : nullptr;
     Result<RunMetrics> metrics = store_->load_metrics(store_id);
     if (!metrics.ok()) return metrics.status();
     TrackedRun& run = add_stored(*record, std::move(*metrics), plan->followed_as);
@@ -594,6 +596,8 @@ Status RunTracker::delete_stored(int64_t store_id) {
         if (local_.find(shown) != nullptr) return Status::Error("the run is still training; cancel it first");
         release(shown);
     }
+    // Ours, released from the monitor while it trains: its end is still to be stored in the row.
+    if (local_.key_of_run(store_id) != 0) return Status::Error("the run is still training; cancel it first");
     const Status s = store_->remove_run(store_id);
     emit store_changed();
     return s;

@@ -6,7 +6,8 @@
 // The cluster half (submit over a ClusterSession, Slurm state polling, remote log following, reconnects) is
 // in run_tracker_cluster.cpp; what it decides about Slurm jobs is the run service's too: the session's worker
 // submits and asks through SlurmExecutor (the worker, not the tracker, writes a submission's row), and
-// JobWatch / StoredJobsWatch judge Slurm's answers.
+// JobsWatch (one question per cluster per poll, for followed and stored jobs alike) and JobWatch judge
+// Slurm's answers.
 //
 // Connections: one set per ClusterSession, made the first time a run uses it and dispatched by request,
 // follow and job id to the run; dropped when ClusterSessions replaces or removes the session. A run's own
@@ -77,11 +78,10 @@ struct TrackedRun {
     OrphanedRunCheck orphan_check;  // whether that process died without storing the end
 
     // Internal bookkeeping (the tracker's; shown for tests).
-    int follow_id = 0;         // FollowService id (local files) or the session's follow id; 0: none
-    int submit_request = 0;    // the session's submit request while it is under way
-    bool state_asked = false;  // a job_state request is on its way
-    JobWatch job_watch;        // when Slurm's ended-looking word is the run's end (not a requeue)
-    QString last_poll_error;   // shown once, not at every poll
+    int follow_id = 0;        // FollowService id (local files) or the session's follow id; 0: none
+    int submit_request = 0;   // the session's submit request while it is under way
+    JobWatch job_watch;       // when Slurm's ended-looking word is the run's end (not a requeue)
+    QString last_poll_error;  // shown once, not at every poll
     // Slurm's states of the nodes of a job running on several nodes (empty otherwise, and once it stops).
     std::vector<remote::NodeState> node_states;
 };
@@ -213,12 +213,11 @@ private:
     void on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced);
     void refollow(const QString& profile);
     void adopt_lost_submission(TrackedRun& run);
-    // Every live job's Slurm state, one request (one squeue) per cluster.
+    // Every live job's Slurm state, one request (one squeue) per cluster: the tracked runs' jobs, and the
+    // store's live jobs that no tracked run owns (submitted from the CLI) when their cluster's session is
+    // connected already (never a new SSH prompt); their answers are stored.
     void poll_jobs();
-    // Live cluster runs in the store that no tracked run owns (submitted from the CLI) join `asks` when
-    // their cluster's session is connected already (never a new SSH prompt); their answers are stored.
-    void add_untracked_jobs(std::map<ClusterSession*, QStringList>& asks);
-    // The session to ask about a live cluster run's job (attached), or null when no ask is due.
+    // The session to ask about a live cluster run's job (attached), or null when it has no live job.
     ClusterSession* session_to_ask(TrackedRun& run);
     void watch_store();
     void ask_state(TrackedRun& run);
@@ -237,9 +236,9 @@ private:
         std::map<int, int> cancel_to_key;  // cancel request -> run key
     };
     std::map<ClusterSession*, SessionLink> links_;
-    // The store's live cluster runs that another process submitted: asked with the tracked ones, stored here.
     std::unique_ptr<HistoryRunStore> stored_runs_;  // the run service's view of store_
-    StoredJobsWatch stored_jobs_;
+    // Every job asked about: the tracked runs' and the store's others (another process submitted them).
+    JobsWatch jobs_;
     // Declared after the stores they write to: destroyed first.
     std::unique_ptr<RunStore> no_store_;  // the executor's store when the app has no run history
     std::unique_ptr<LocalExecutor> local_executor_;

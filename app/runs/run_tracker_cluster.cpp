@@ -110,9 +110,7 @@ void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, con
 }
 
 ClusterSession* RunTracker::session_to_ask(TrackedRun& run) {
-    if (run.source != RunKind::kClusterJob || run.job_id.isEmpty() || is_terminal(run.state) ||
-        run.state_asked)
-        return nullptr;
+    if (run.source != RunKind::kClusterJob || run.job_id.isEmpty() || is_terminal(run.state)) return nullptr;
     ClusterSession* session = session_for(run.profile);
     if (session != nullptr) attach(session);
     return session;
@@ -120,39 +118,37 @@ ClusterSession* RunTracker::session_to_ask(TrackedRun& run) {
 
 void RunTracker::ask_state(TrackedRun& run) {
     ClusterSession* session = session_to_ask(run);
-    if (session == nullptr) return;
-    run.state_asked = true;
-    session->job_state(run.job_id);
+    if (session != nullptr && jobs_.ask(run.profile.toStdString(), run.job_id.toStdString()))
+        session->job_state(run.job_id);
 }
 
 void RunTracker::poll_jobs() {
-    // One watcher: every live job of a cluster, tracked or only stored, is asked with one squeue per poll.
-    std::map<ClusterSession*, QStringList> asks;
+    // The tracked runs' live jobs, per session.
+    std::map<ClusterSession*, std::vector<std::string>> followed;
     for (auto& [key, run] : runs_) {
-        if (ClusterSession* session = session_to_ask(run)) {
-            run.state_asked = true;
-            asks[session] << run.job_id;
-        }
+        if (ClusterSession* session = session_to_ask(run))
+            followed[session].push_back(run.job_id.toStdString());
     }
-    add_untracked_jobs(asks);
-    for (auto& [session, job_ids] : asks) {
-        job_ids.removeDuplicates();
-        session->job_states(job_ids);
+    // The store's other live jobs join the question of a session that is up already.
+    std::optional<std::vector<StoredRun>> rows;
+    if (stored_runs_ != nullptr) {
+        if (Result<std::vector<StoredRun>> all = stored_runs_->cluster_runs(); all.ok())
+            rows = std::move(*all);
     }
-}
-
-void RunTracker::add_untracked_jobs(std::map<ClusterSession*, QStringList>& asks) {
-    if (stored_runs_ == nullptr || sessions_ == nullptr) return;
-    const Result<std::vector<StoredRun>> rows = stored_runs_->cluster_runs();
-    if (!rows.ok()) return;
     // A row whose submission's answer is on its way is the tracker's already.
-    const auto followed = [this](const StoredRun& row) {
+    const auto is_followed = [this](const StoredRun& row) {
         return run_for_store(row.id) != 0 || submitting_run_id(QString::fromStdString(row.run_id));
     };
     for (auto& [session, link] : links_) {
-        if (link.up != 1 || sessions_->existing(link.profile.toStdString()) != session) continue;
-        for (const std::string& job : stored_jobs_.to_ask(*rows, link.profile.toStdString(), followed))
-            asks[session] << QString::fromStdString(job);
+        const bool up = link.up == 1 && sessions_ != nullptr &&
+                        sessions_->existing(link.profile.toStdString()) == session;
+        if (!up && followed.count(session) == 0) continue;
+        const std::vector<std::string> jobs = jobs_.to_ask(link.profile.toStdString(), followed[session],
+                                                           up && rows ? &*rows : nullptr, is_followed);
+        QStringList ids;
+        for (const std::string& job : jobs)
+            ids << QString::fromStdString(job);
+        if (!ids.isEmpty()) session->job_states(ids);
     }
 }
 
@@ -167,13 +163,11 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
         answer->state = word.toStdString();
         answer->node_list = detail.toStdString();  // node list and reason, as the worker wrote them
     }
-    if (stored_runs_ != nullptr &&
-        stored_jobs_.answered(*stored_runs_, profile.toStdString(), job_id.toStdString(), answer, now,
-                              [this](int64_t row) { return run_for_store(row) != 0; }))
+    if (jobs_.answered(stored_runs_.get(), profile.toStdString(), job_id.toStdString(), answer, now,
+                       [this](int64_t row) { return run_for_store(row) != 0; }))
         emit store_changed();
     for (auto& [key, run] : runs_) {
         if (run.source != RunKind::kClusterJob || run.profile != profile || run.job_id != job_id) continue;
-        run.state_asked = false;
         if (!ok) {
             if (detail != run.last_poll_error) emit message(tr("Job %1: %2").arg(job_id, detail));
             run.last_poll_error = detail;
@@ -268,7 +262,6 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
             (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog))
             continue;
         run.follow_id = 0;
-        run.state_asked = false;
         if (!replaced && run.submit_request != 0) {
             // Its answer died with the session: the store says whether sbatch got the job (refollow below
             // for a replaced profile; a removed one cannot be followed any more).
@@ -282,7 +275,7 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
             emit run_changed(key);
         }
     }
-    stored_jobs_.forget_cluster(profile.toStdString());  // answers that will not come
+    jobs_.forget_cluster(profile.toStdString());  // answers that will not come
     // The new session exists only once the old one is gone: follow again from where each run stopped.
     if (replaced) QTimer::singleShot(0, this, [this, profile] { refollow(profile); });
 }

@@ -1,9 +1,9 @@
 // The watcher's judgment of Slurm's answers over polls. A job being requeued (after its time limit, on a
 // preemption) looks ended for a while; JobWatch keeps one job's answers spaced in time and its log's lines (a
 // requeue its script announces) and says, by JobEndRule, whether an ended-looking word is the run's end yet.
-// StoredJobsWatch does the same for the store's live runs that nothing here follows (submitted by another
-// process): it says which of a cluster's jobs to ask, and stores each answer once it counts. The app's
-// tracker holds one JobWatch per followed cluster run and one StoredJobsWatch; `slipway follow` has the same
+// JobsWatch is the one watcher over all of a caller's jobs: which to ask at each poll, one question per
+// cluster, and the store's answers for the jobs nobody here follows (submitted by another process). The
+// app's tracker holds one JobWatch per followed cluster run and one JobsWatch; `slipway follow` has the same
 // rule inside remote::follow_run; `slipway status`, which asks once, has check_live_jobs.
 #pragma once
 
@@ -50,20 +50,32 @@ private:
     std::optional<Clock::time_point> last_answer_;
 };
 
-class StoredJobsWatch {
+// The one watcher of a caller's Slurm jobs (the app's, as submitit's InfoWatcher is a script's): each poll
+// asks every live job of a cluster in one question (one squeue), the jobs the caller follows and the store's
+// others (another process submitted them) alike, and a job is asked again only once its last question was
+// answered. An answer about a followed job is the follower's to judge (its JobWatch also reads the job's
+// log); one about a stored job is judged here and stored once it counts.
+class JobsWatch {
 public:
-    explicit StoredJobsWatch(remote::JobEndRule::Options options = {}) : options_(options) {}
+    explicit JobsWatch(remote::JobEndRule::Options options = {}) : options_(options) {}
 
-    // The jobs of `cluster` to ask now: its live stored runs with a job, not followed here (`followed`), and
-    // whose last question has been answered. Each is remembered as asked until its answer comes.
-    std::vector<std::string> to_ask(const std::vector<StoredRun>& rows, const std::string& cluster,
-                                    const std::function<bool(const StoredRun&)>& followed);
-    // The answer to a job to_ask gave (`job` empty: the question failed): the row's state stored when it
-    // counts, unless the row is `followed` by now (its follower stores it). False when the job was not asked
-    // here, or nothing was stored.
-    bool answered(RunStore& store, const std::string& cluster, const std::string& job_id,
+    // One followed job to ask about now (after its submission, its run_stop, a cancel): false when a question
+    // about it is on its way already. It counts as asked until its answer (or forget_cluster).
+    bool ask(const std::string& cluster, const std::string& job);
+    // A poll's question to `cluster`: the `followed` jobs (the caller's live ones there) and, with `rows`,
+    // the store's live jobs there that nobody here follows (`is_followed(row)`: a submission whose answer is
+    // on its way counts as followed); a job whose last question is unanswered is left out. Pass no rows when
+    // the cluster's session is not up: the store's jobs never cause a new login.
+    std::vector<std::string> to_ask(const std::string& cluster, const std::vector<std::string>& followed,
+                                    const std::vector<StoredRun>* rows,
+                                    const std::function<bool(const StoredRun&)>& is_followed);
+    // The answer to a question (`job` empty: the question failed). A stored job's state is stored in `store`
+    // when it counts, unless its row is followed by now (`is_followed_row`: its follower stores it). True
+    // when something was stored; false for a followed job's answer, an answer nobody asked for, or nothing
+    // due.
+    bool answered(RunStore* store, const std::string& cluster, const std::string& job_id,
                   const std::optional<remote::JobInfo>& job, JobWatch::Clock::time_point now,
-                  const std::function<bool(int64_t row)>& followed = {});
+                  const std::function<bool(int64_t row)>& is_followed_row = {});
     // The cluster's session went away: the answers asked of it will not come.
     void forget_cluster(const std::string& cluster);
     // Why the store refused the last answer it was to store; empty when it took it (or none was due).
@@ -71,9 +83,10 @@ public:
 
 private:
     using Key = std::pair<std::string, std::string>;  // (cluster, job)
+    static constexpr int64_t kFollowedJob = 0;        // asked_'s row of a followed job
     remote::JobEndRule::Options options_;
-    std::map<Key, int64_t> asked_;     // -> store row, until its answer comes
-    std::map<Key, JobWatch> watches_;  // until the job ends
+    std::map<Key, int64_t> asked_;     // -> the stored row asked about, until its answer comes
+    std::map<Key, JobWatch> watches_;  // the store's jobs, until they end
     std::string store_problem_;
 };
 

@@ -147,7 +147,7 @@ LocalEnd local_end(const ProcessExit& exit, bool stop_asked, const std::string& 
         end.state = RunState::kCancelled;
     } else if (terminated) {
         end.state = RunState::kCancelled;
-        end.detail = "stopped by SIGTERM from another process";
+        end.detail = kStoppedFromElsewhereDetail;
     } else if (exit.success()) {
         end.state = RunState::kCompleted;
     } else {

@@ -1,6 +1,7 @@
 // The engines a long-lived caller runs on This computer (see local_jobs.h).
 #include "service/local_jobs.h"
 
+#include <cassert>
 #include <thread>
 
 namespace slipway::app {
@@ -10,7 +11,9 @@ LocalJobs::~LocalJobs() {
 }
 
 void LocalJobs::add(int key, LocalJob job) {
-    jobs_.emplace(key, std::move(job));
+    const bool added = jobs_.emplace(key, std::move(job)).second;
+    assert(added && "a key holds one engine");
+    (void)added;
 }
 
 LocalJob* LocalJobs::find(int key) {

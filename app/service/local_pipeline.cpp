@@ -168,7 +168,7 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         const int code = exit.signal == 0 ? exit.code : -1;
         LocalPipelineEvent finished;
         LocalEnd end = local_end(exit, stopped, log);
-        if (stopped) end.detail = "stopped";
+        if (stopped) end.detail = kStepStoppedDetail;
         if (step_started.store_id != 0 && process.ok()) {
             if (Status s = options.store->set_state(step_started.store_id, end.state, end.detail, {},
                                                     StateWrite::kAlways);

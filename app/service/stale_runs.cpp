@@ -29,7 +29,7 @@ int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, std::tim
                     end(row, RunState::kIncomplete, {});
                 } else if (row.state == RunState::kSubmitting && row.job_id.empty() && row.created > 0 &&
                            row.created < now - options.upload_limit_s) {
-                    end(row, RunState::kIncomplete, "submission interrupted");
+                    end(row, RunState::kIncomplete, kSubmissionInterruptedDetail);
                 }
                 break;
         }

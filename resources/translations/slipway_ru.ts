@@ -1463,6 +1463,22 @@
         <translation>профиль кластера удалён во время отправки</translation>
     </message>
     <message>
+        <source>stopped by SIGTERM from another process</source>
+        <translation>остановлен сигналом SIGTERM из другого процесса</translation>
+    </message>
+    <message>
+        <source>submission interrupted</source>
+        <translation>отправка прервана</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>остановлен</translation>
+    </message>
+    <message>
+        <source>Slurm no longer knows the job; its log&apos;s run_stop: %1</source>
+        <translation>Slurm больше не знает задачу; run_stop в её журнале: %1</translation>
+    </message>
+    <message>
         <source>the cluster profile changed during submission; see the cluster</source>
         <translation>профиль кластера изменился во время отправки; проверьте кластер</translation>
     </message>

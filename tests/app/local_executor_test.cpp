@@ -175,6 +175,7 @@ class LocalExecutorTest : public RealStoreTest {
 protected:
     void SetUp() override {
         RealStoreTest::SetUp();
+        if (HasFatalFailure()) return;
         executor_ = std::make_unique<LocalExecutor>(
             *store_, LocalExecutor::Options{SLIPWAY_SOURCE_DIR, dir_.filePath("runs").toStdString(),
                                             testing_util::fake_engine().toStdString()});
@@ -360,9 +361,10 @@ TEST_F(LocalExecutorTest, HeldEnginesEndOnceAndLeaveTheSet) {
     jobs.add(1, std::move(*done));
     jobs.add(2, std::move(*failing));
     EXPECT_EQ(jobs.key_of_run(failing_row), 2);
-    EXPECT_EQ(jobs.key_of_run(0), 0);  // a job whose row the store refused is nobody's row
+    EXPECT_EQ(jobs.key_of_run(failing_row + 100), 0);
 
     // Shown again under a new key: the same engine.
+    EXPECT_FALSE(jobs.rekey(2, 1));  // 1 holds an engine
     EXPECT_TRUE(jobs.rekey(2, 5));
     EXPECT_FALSE(jobs.rekey(2, 6));  // nothing under 2 any more
     EXPECT_EQ(jobs.key_of_run(failing_row), 5);
@@ -395,20 +397,27 @@ TEST_F(LocalExecutorTest, ClosingStopsEveryHeldEngineTogetherAndTheirRowsSaySo) 
     ASSERT_TRUE(polite.ok()) << polite.error();
     Result<LocalJob> cancelled = submit("hang");
     ASSERT_TRUE(cancelled.ok()) << cancelled.error();
+    Result<LocalJob> done = submit("complete");  // ended before the close, never polled: keeps its end
+    ASSERT_TRUE(done.ok()) << done.error();
+    ASSERT_TRUE(testing_util::wait_until([&] { return !alive(done->pid()); }, 15000));
     const pid_t rank = pid_in(deaf->plan().run_dir + "/rank.pid");
     ASSERT_GT(rank, 0);
     for (const LocalJob* job : {&*polite, &*cancelled})
         ASSERT_TRUE(testing_util::wait_until([&] { return fs::exists(job->plan().mllog_path); }, 15000));
     std::this_thread::sleep_for(200ms);  // past their first lines: their SIGTERM handlers are set
     cancelled->cancel(10s);              // a cancel under way stays a cancel
-    const std::vector<int64_t> rows{deaf->run().id, polite->run().id, cancelled->run().id};
+    const std::vector<int64_t> rows{deaf->run().id, polite->run().id, cancelled->run().id, done->run().id};
     const std::vector<pid_t> pids{deaf->pid(), polite->pid(), cancelled->pid()};
 
     LocalJobs jobs;
     jobs.add(1, std::move(*deaf));
     jobs.add(2, std::move(*polite));
     jobs.add(3, std::move(*cancelled));
-    EXPECT_EQ(jobs.close_all("the window was closed", 500ms), 3);
+    jobs.add(4, std::move(*done));
+    // Still running when asked: the deaf and the polite one, and the cancelled one unless it obeyed already.
+    const int running = jobs.close_all("the window was closed", 500ms);
+    EXPECT_GE(running, 2);
+    EXPECT_LE(running, 3);
     EXPECT_TRUE(jobs.empty());
     for (const pid_t pid : pids)
         EXPECT_FALSE(alive(pid)) << pid;
@@ -417,6 +426,7 @@ TEST_F(LocalExecutorTest, ClosingStopsEveryHeldEngineTogetherAndTheirRowsSaySo) 
     EXPECT_EQ(row(rows[0]).state_detail, "the window was closed");
     EXPECT_EQ(row(rows[1]).state, RunState::kInterrupted);
     EXPECT_EQ(row(rows[2]).state, RunState::kCancelled);
+    EXPECT_EQ(row(rows[3]).state, RunState::kCompleted);
 }
 
 // The caller's own engine is its own run again when it is followed again (service/follow_again.h).
@@ -431,10 +441,14 @@ TEST_F(LocalExecutorTest, ItsOwnEngineIsFollowedAgainAsItsOwnRun) {
     EXPECT_TRUE(own->cancellable);
     EXPECT_FALSE(own->state_from_store);
     // The same row without its engine: another process's run, its row says its state.
-    EXPECT_TRUE(plan_follow_again(stored, nullptr)->state_from_store);
+    const Result<FollowAgain> elsewhere = plan_follow_again(stored, nullptr);
+    ASSERT_TRUE(elsewhere.ok()) << elsewhere.error();
+    EXPECT_TRUE(elsewhere->state_from_store);
 
     job->cancel(10s);
-    EXPECT_FALSE(plan_follow_again(stored, &*job)->cancellable);  // a cancel is under way already
+    const Result<FollowAgain> cancelling = plan_follow_again(stored, &*job);
+    ASSERT_TRUE(cancelling.ok()) << cancelling.error();
+    EXPECT_FALSE(cancelling->cancellable);  // a cancel is under way already
     EXPECT_EQ(wait_end(*job).state, RunState::kCancelled);
 }
 

@@ -29,6 +29,7 @@ class RunService : public RealStoreTest {
 protected:
     void SetUp() override {
         RealStoreTest::SetUp();
+        if (HasFatalFailure()) return;
         Result<std::unique_ptr<remote::Session>> session = cluster_.connector()(profile(), {});
         ASSERT_TRUE(session.ok());
         session_ = std::move(*session);
@@ -282,38 +283,78 @@ TEST_F(RunService, TheStoresOtherJobsAreAskedOnceAnAnswerAndStoredOnceTheirEndCo
     ASSERT_TRUE(mine.ok() && other.ok());
     remote::JobEndRule::Options options;
     options.settle = std::chrono::seconds(5);
-    StoredJobsWatch watch(options);
+    JobsWatch watch(options);
     const auto followed_here = [&](const StoredRun& row) { return row.id == mine->run.id; };
     const std::vector<StoredRun> rows = *real_->cluster_runs();
-    EXPECT_EQ(watch.to_ask(rows, "hpc", followed_here), std::vector<std::string>{"101"});
-    EXPECT_TRUE(watch.to_ask(rows, "hpc", followed_here).empty());  // its answer has not come
-    EXPECT_TRUE(watch.to_ask(rows, "elsewhere", followed_here).empty());
+    EXPECT_EQ(watch.to_ask("hpc", {}, &rows, followed_here), std::vector<std::string>{"101"});
+    EXPECT_TRUE(watch.to_ask("hpc", {}, &rows, followed_here).empty());  // its answer has not come
+    EXPECT_TRUE(watch.to_ask("elsewhere", {}, &rows, followed_here).empty());
 
     const JobWatch::Clock::time_point t0{};
     remote::JobInfo job;
     job.job_id = "101";
     job.state = "RUNNING";
     job.node_list = "node01";
-    EXPECT_TRUE(watch.answered(*store_, "hpc", "101", job, t0));
+    EXPECT_TRUE(watch.answered(store_.get(), "hpc", "101", job, t0));
     EXPECT_EQ(real_->find(other->run.run_id)->state, RunState::kRunning);
-    EXPECT_FALSE(watch.answered(*store_, "hpc", "101", job, t0));  // not asked again yet
+    EXPECT_FALSE(watch.answered(store_.get(), "hpc", "101", job, t0));  // not asked again yet
     // Ended-looking: not stored until it has stayed over the settle time.
     job.state = "COMPLETED";
-    ASSERT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).size(), 1u);
-    EXPECT_FALSE(watch.answered(*store_, "hpc", "101", job, t0 + std::chrono::seconds(1)));
+    ASSERT_EQ(watch.to_ask("hpc", {}, &*real_->cluster_runs(), followed_here).size(), 1u);
+    EXPECT_FALSE(watch.answered(store_.get(), "hpc", "101", job, t0 + std::chrono::seconds(1)));
     EXPECT_EQ(real_->find(other->run.run_id)->state, RunState::kRunning);
-    ASSERT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).size(), 1u);
-    EXPECT_TRUE(watch.answered(*store_, "hpc", "101", job, t0 + std::chrono::seconds(7)));
+    ASSERT_EQ(watch.to_ask("hpc", {}, &*real_->cluster_runs(), followed_here).size(), 1u);
+    EXPECT_TRUE(watch.answered(store_.get(), "hpc", "101", job, t0 + std::chrono::seconds(7)));
     EXPECT_EQ(real_->find(other->run.run_id)->state, RunState::kCompleted);
-    EXPECT_TRUE(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).empty());  // ended: not asked
+    EXPECT_TRUE(watch.to_ask("hpc", {}, &*real_->cluster_runs(), followed_here).empty());  // ended: not asked
 
     // A session that went away: its questions are forgotten and asked again.
     const Result<Submission> third = executor_->submit(demo());
     ASSERT_TRUE(third.ok());
-    ASSERT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).size(), 1u);
-    EXPECT_TRUE(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here).empty());
+    ASSERT_EQ(watch.to_ask("hpc", {}, &*real_->cluster_runs(), followed_here).size(), 1u);
+    EXPECT_TRUE(watch.to_ask("hpc", {}, &*real_->cluster_runs(), followed_here).empty());
     watch.forget_cluster("hpc");
-    EXPECT_EQ(watch.to_ask(*real_->cluster_runs(), "hpc", followed_here), std::vector<std::string>{"102"});
+    EXPECT_EQ(watch.to_ask("hpc", {}, &*real_->cluster_runs(), followed_here),
+              std::vector<std::string>{"102"});
+}
+
+// The one watcher asks a followed job and the store's other jobs in one question per cluster, and never
+// asks a job again while a question about it is on its way, whoever asked it.
+TEST_F(RunService, OneWatcherAsksFollowedAndStoredJobsOnceUntilAnswered) {
+    const Result<Submission> followed = executor_->submit(demo());
+    const Result<Submission> other = executor_->submit(demo());
+    ASSERT_TRUE(followed.ok() && other.ok());
+    const std::string mine = followed->run.job_id, theirs = other->run.job_id;
+    JobsWatch watch;
+    const auto is_followed = [&](const StoredRun& row) { return row.id == followed->run.id; };
+    const std::vector<StoredRun> rows = *real_->cluster_runs();
+
+    // One poll's question: the followed job and the store's other one.
+    EXPECT_EQ(watch.to_ask("hpc", {mine}, &rows, is_followed), (std::vector<std::string>{mine, theirs}));
+    EXPECT_FALSE(watch.ask("hpc", mine));  // on its way already: a run_stop's ask waits for it
+    EXPECT_TRUE(watch.to_ask("hpc", {mine}, &rows, is_followed).empty());
+    // A session that is not up asks only what is followed: the store's jobs never cause a login.
+    EXPECT_EQ(watch.to_ask("gpu", {"7"}, nullptr, is_followed), std::vector<std::string>{"7"});
+
+    // A followed job's answer is its follower's: nothing stored; it can be asked again.
+    remote::JobInfo running;
+    running.job_id = mine;
+    running.state = "RUNNING";
+    EXPECT_FALSE(watch.answered(store_.get(), "hpc", mine, running, {}));
+    EXPECT_EQ(real_->find(followed->run.run_id)->state, RunState::kPending);
+    EXPECT_TRUE(watch.ask("hpc", mine));
+    EXPECT_FALSE(watch.answered(store_.get(), "hpc", mine, std::nullopt, {}));  // a failed question
+    EXPECT_TRUE(watch.ask("hpc", mine));
+
+    // A stored job followed by the time its answer comes (the user resumed it) is its follower's too.
+    running.job_id = theirs;
+    EXPECT_FALSE(watch.answered(store_.get(), "hpc", theirs, running, {}, [](int64_t) { return true; }));
+    EXPECT_EQ(real_->find(other->run.run_id)->state, RunState::kPending);
+    // An answer nobody asked for is nobody's.
+    EXPECT_FALSE(watch.answered(store_.get(), "hpc", theirs, running, {}));
+    // A followed job's question dies with its session like any other.
+    watch.forget_cluster("hpc");
+    EXPECT_TRUE(watch.ask("hpc", mine));
 }
 
 // `slipway status` asks once: a job that looks ended at that moment is asked again after the settle time,

@@ -25,6 +25,7 @@ class RunTrackerTest : public RealStoreTest {
 protected:
     void SetUp() override {
         RealStoreTest::SetUp();
+        if (HasFatalFailure()) return;
         RunTracker::Options options;
         options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
         options.local_runs_dir = dir_.filePath("runs");

@@ -111,6 +111,9 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
     EXPECT_EQ(display_detail(QStringLiteral("exit code 3: out of memory")),
               QStringLiteral("exit code 3: out of memory"));
     EXPECT_EQ(display_detail(QStringLiteral("run_stop status ")), QStringLiteral("run_stop status "));
+    EXPECT_EQ(display_detail(QString::fromStdString(detail_with(kSlurmForgotDetail, "success"))),
+              QStringLiteral("Slurm больше не знает задачу; run_stop в её журнале: success"));
+    EXPECT_EQ(display_detail(QString::fromUtf8(kStepStoppedDetail)), QStringLiteral("остановлен"));
     EXPECT_EQ(field_label(*find_field("/training/learning_rate")), QStringLiteral("Скорость обучения"));
     for (const remote::LintSeverity severity :
          {remote::LintSeverity::kError, remote::LintSeverity::kWarning, remote::LintSeverity::kInfo}) {
