@@ -1,13 +1,17 @@
 // Every run the app knows while it is open (a run on This computer, a Slurm job, a log file, a log on a
 // cluster) and its whole life: submit, state changes (one place: set_state, which also writes the store),
 // log following, history writes, alerts, stalls, cancel, release. No widgets: the pages draw TrackedRun and
-// forward what the user asks for. Runs on This computer are the run service's LocalJobs (app/service/
-// local_executor.h: the engine's process, its row written once per state change), polled from a timer here.
-// The cluster half (submit over a ClusterSession, Slurm state polling, remote log following, reconnects) is
-// in run_tracker_cluster.cpp; what it decides about Slurm jobs is the run service's too: the session's worker
-// submits and asks through SlurmExecutor (the worker, not the tracker, writes a submission's row), and
-// JobsWatch (one question per cluster per poll, for followed and stored jobs alike) and JobWatch judge
-// Slurm's answers.
+// forward what the user asks for. The tracker is the Qt side of the run service (app/service/): it wires
+// follows, cluster sessions and timers, and applies what the service's rules decide:
+// - runs on This computer are LocalJobs (local_jobs.h: the engines, polled from a timer here, stopped
+//   together when the app closes; each row written once per state change by the job);
+// - what a followed log says of its run's state (log_state.h), how a stored run is followed again
+//   (follow_again.h), when another process's orphaned run is taken over (orphaned_run.h), the startup
+//   sweep (stale_runs.h);
+// - Slurm: the session's worker submits and asks through SlurmExecutor (the worker, not the tracker, writes
+//   a submission's row), JobsWatch asks every job once per poll (one question per cluster, followed and
+//   stored jobs alike), JobWatch judges a followed job's answers, and lost_submission.h says what became
+//   of a submission whose answer was lost. The cluster half is in run_tracker_cluster.cpp.
 //
 // Connections: one set per ClusterSession, made the first time a run uses it and dispatched by request,
 // follow and job id to the run; dropped when ClusterSessions replaces or removes the session. A run's own

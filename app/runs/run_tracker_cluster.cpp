@@ -95,7 +95,7 @@ void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, con
         set_state(*run, RunState::kFailed, QStringLiteral("submit: ") + error);
         run->store_id = s.store_id;
         emit store_changed();
-        emit alert(run->key, RunAlert{RunAlertKind::kFailed, "submit: " + error.toStdString()});
+        emit alert(run->key, RunAlert{RunAlertKind::kFailed, tr("submit: %1").arg(error).toStdString()});
         return;
     }
     run->job_id = s.job_id;
@@ -218,7 +218,7 @@ void RunTracker::end_cluster_run(TrackedRun& run, RunState state, const QString&
     if (run.watch.ended()) return;
     run.watch.mark_ended();
     emit alert(run.key, RunAlert{is_success(state) ? RunAlertKind::kFinished : RunAlertKind::kFailed,
-                                 "job " + run.job_id.toStdString() + " ended " + word.toStdString()});
+                                 tr("job %1 ended %2").arg(run.job_id, word).toStdString()});
 }
 
 void RunTracker::on_cancelled(ClusterSession* session, int request, bool ok, const QString& text) {

@@ -3707,6 +3707,14 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunTracker</name>
     <message>
+        <source>submit: %1</source>
+        <translation>отправка: %1</translation>
+    </message>
+    <message>
+        <source>job %1 ended %2</source>
+        <translation>задача %1 завершилась: %2</translation>
+    </message>
+    <message>
         <location filename="../../app/runs/run_tracker.cpp" line="+257"/>
         <source>the engine ended with %1</source>
         <translation>движок завершился: %1</translation>
