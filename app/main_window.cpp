@@ -37,6 +37,7 @@
 #include "clusters_page.h"
 #include "core/install_paths.h"
 #include "core/run_state.h"
+#include "core/run_state_display.h"
 #include "editor/container_panel.h"
 #include "editor/field_editor.h"
 #include "editor/run_editor.h"
@@ -585,7 +586,8 @@ void MainWindow::notify(const QString& run_name, const RunAlert& alert) {
     static const char* titles[] = {QT_TR_NOOP("finished"), QT_TR_NOOP("failed"),
                                    QT_TR_NOOP("reached its target"), QT_TR_NOOP("stalled")};
     const QString title = tr("Slipway: %1 %2").arg(run_name, tr(titles[static_cast<int>(alert.kind)]));
-    const QString message = QStringLiteral("%1: %2").arg(run_name, QString::fromStdString(alert.message));
+    const QString message =
+        QStringLiteral("%1: %2").arg(run_name, display_detail(QString::fromStdString(alert.message)));
     if (tray_ != nullptr) {
         tray_->showMessage(title, message,
                            alert.kind == RunAlertKind::kFailed || alert.kind == RunAlertKind::kStalled

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <tuple>
+#include <utility>
 
 #include "contract/mllog_keys.h"
 
@@ -116,7 +118,49 @@ RunState from_run_stop_status(std::string_view status) {
 namespace {
 
 constexpr const char* kRunStopDetail = QT_TRANSLATE_NOOP("RunState", "run_stop status %1");
-constexpr std::string_view kArgument = "%1";
+
+// Where "%N" (N = 1..9) starts in `text` from `from`, and its N; npos when there is none.
+std::pair<size_t, int> next_placeholder(std::string_view text, size_t from) {
+    for (size_t at = text.find('%', from); at != std::string_view::npos; at = text.find('%', at + 1)) {
+        if (at + 1 < text.size() && text[at + 1] >= '1' && text[at + 1] <= '9')
+            return {at, text[at + 1] - '0'};
+    }
+    return {std::string_view::npos, 0};
+}
+
+// `text` as `source` filled in: its arguments, or nullopt. Each argument is at least one character; the
+// literal after one is looked for at its first place, the last one at the end.
+std::optional<std::vector<std::string>> match(std::string_view source, std::string_view text) {
+    std::vector<std::string_view> literals;
+    size_t from = 0;
+    for (auto [at, n] = next_placeholder(source, 0); at != std::string_view::npos;
+         std::tie(at, n) = next_placeholder(source, from)) {
+        literals.push_back(source.substr(from, at - from));
+        from = at + 2;
+    }
+    literals.push_back(source.substr(from));
+    if (text.substr(0, literals[0].size()) != literals[0]) return std::nullopt;
+    if (literals.size() == 1)
+        return text.size() == literals[0].size() ? std::optional(std::vector<std::string>{}) : std::nullopt;
+    std::vector<std::string> arguments;
+    size_t pos = literals[0].size();
+    for (size_t i = 1; i < literals.size(); ++i) {
+        const std::string_view literal = literals[i];
+        const bool last = i + 1 == literals.size();
+        size_t end = std::string_view::npos;
+        if (last) {
+            if (text.size() >= pos + 1 + literal.size() &&
+                text.substr(text.size() - literal.size()) == literal)
+                end = text.size() - literal.size();
+        } else if (pos + 1 <= text.size()) {
+            end = text.find(literal, pos + 1);
+        }
+        if (end == std::string_view::npos || end <= pos) return std::nullopt;
+        arguments.emplace_back(text.substr(pos, end - pos));
+        pos = end + literal.size();
+    }
+    return arguments;
+}
 
 }  // namespace
 
@@ -134,36 +178,42 @@ const char* const kSubmissionInterruptedDetail = QT_TRANSLATE_NOOP("RunState", "
 const char* const kStepStoppedDetail = QT_TRANSLATE_NOOP("RunState", "stopped");
 const char* const kSlurmForgotDetail =
     QT_TRANSLATE_NOOP("RunState", "Slurm no longer knows the job; its log's run_stop: %1");
+const char* const kFinishedAlert = QT_TRANSLATE_NOOP("RunState", "finished (status success)");
+const char* const kStoppedWithStatusAlert = QT_TRANSLATE_NOOP("RunState", "stopped with status %1");
+const char* const kTargetReachedAlert =
+    QT_TRANSLATE_NOOP("RunState", "reached its target: eval_accuracy %1 (target %2)");
+const char* const kExitedCleanAlert = QT_TRANSLATE_NOOP("RunState", "finished (exit code 0)");
+const char* const kExitedWithCodeAlert = QT_TRANSLATE_NOOP("RunState", "failed with exit code %1");
+const char* const kStalledAlert =
+    QT_TRANSLATE_NOOP("RunState", "stalled: no new step for %1 s (median step interval %2 ms)");
 
-std::string detail_with(const char* source, std::string_view argument) {
-    std::string detail = source;
-    if (const size_t at = detail.find(kArgument); at != std::string::npos)
-        detail.replace(at, kArgument.size(), argument);
-    return detail;
+std::string fill_text(const char* source, std::initializer_list<std::string_view> arguments) {
+    const std::string_view text = source;
+    std::string out;
+    size_t from = 0;
+    for (auto [at, n] = next_placeholder(text, 0); at != std::string_view::npos;
+         std::tie(at, n) = next_placeholder(text, from)) {
+        out += text.substr(from, at - from);
+        if (static_cast<size_t>(n) <= arguments.size()) out += *(arguments.begin() + (n - 1));
+        from = at + 2;
+    }
+    out += text.substr(from);
+    return out;
 }
 
 std::string run_stop_detail(std::string_view status) {
     if (status.empty() || status == run_stop_status::kSuccess) return {};
-    return detail_with(kRunStopDetail, status);
+    return fill_text(kRunStopDetail, {status});
 }
 
-std::optional<DetailSource> service_detail_source(std::string_view detail) {
+std::optional<TextSource> text_source(std::string_view text) {
     for (const char* source :
          {kClosedWhileRunningDetail, kOwnerEndedUnsaidDetail, kProfileChangedDuringSubmitDetail,
           kProfileRemovedDuringSubmitDetail, kStoppedFromElsewhereDetail, kSubmissionInterruptedDetail,
-          kStepStoppedDetail, kSlurmForgotDetail, kRunStopDetail}) {
-        const std::string_view text = source;
-        const size_t at = text.find(kArgument);
-        if (at == std::string_view::npos) {
-            if (detail == text) return DetailSource{source, {}};
-            continue;
-        }
-        // The text around "%1" with something in between.
-        const std::string_view before = text.substr(0, at), after = text.substr(at + kArgument.size());
-        if (detail.size() > before.size() + after.size() && detail.substr(0, before.size()) == before &&
-            detail.substr(detail.size() - after.size()) == after)
-            return DetailSource{source, std::string(detail.substr(
-                                            before.size(), detail.size() - before.size() - after.size()))};
+          kStepStoppedDetail, kSlurmForgotDetail, kRunStopDetail, kFinishedAlert, kStoppedWithStatusAlert,
+          kTargetReachedAlert, kExitedCleanAlert, kExitedWithCodeAlert, kStalledAlert}) {
+        if (std::optional<std::vector<std::string>> arguments = match(source, text))
+            return TextSource{source, std::move(*arguments)};
     }
     return std::nullopt;
 }

@@ -6,9 +6,11 @@
 // Qt-free: the run service (app/service) and the CLI hold it too.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/run_metrics.h"
 
@@ -60,8 +62,9 @@ RunState from_run_stop_status(std::string_view status);
 // "run_stop status aborted".
 std::string run_stop_detail(std::string_view status);
 
-// Details the run service itself writes beside a state, stored in English and translated where they are
-// shown (display_detail, run_state_display.h). A "%1" in one is filled by detail_with().
+// Texts the Qt-free code writes in English, translated where they are shown (display_detail,
+// run_state_display.h): the details the run service stores beside a state, and RunWatch's alerts (the
+// stall's is also the stalled state's detail). "%1", "%2" in one are filled by fill_text().
 extern const char* const kClosedWhileRunningDetail;  // slipway closed and stopped the engine
 extern const char* const kOwnerEndedUnsaidDetail;    // another process's run whose process died untold
 extern const char* const kProfileChangedDuringSubmitDetail;  // the submission's answer went with its session
@@ -70,15 +73,21 @@ extern const char* const kStoppedFromElsewhereDetail;        // its engine obeye
 extern const char* const kSubmissionInterruptedDetail;  // the startup sweep: a submission nobody finished
 extern const char* const kStepStoppedDetail;            // a pipeline's step, stopped with its pipeline
 extern const char* const kSlurmForgotDetail;            // "...; its log's run_stop: %1"
-// `source` with its "%1" replaced by `argument`.
-std::string detail_with(const char* source, std::string_view argument);
-// The translator's source text of a detail the run service wrote ("run_stop status %1") and the argument
-// it carries ("aborted"); nullopt for any other detail (Slurm's, the engine's last words, a user's).
-struct DetailSource {
+extern const char* const kFinishedAlert;                // the log's run_stop said success
+extern const char* const kStoppedWithStatusAlert;       // "... %1": any other run_stop status
+extern const char* const kTargetReachedAlert;           // "... %1 (target %2)"
+extern const char* const kExitedCleanAlert;             // exit code 0
+extern const char* const kExitedWithCodeAlert;          // "... %1"
+extern const char* const kStalledAlert;                 // "... %1 s (median step interval %2 ms)"
+// `source` with "%1", "%2", ... replaced by `arguments` in order.
+std::string fill_text(const char* source, std::initializer_list<std::string_view> arguments);
+// The translator's source text of one of those texts ("run_stop status %1") and the arguments it carries
+// ("aborted"); nullopt for any other text (Slurm's reason, the engine's last words, a user's).
+struct TextSource {
     const char* source = nullptr;
-    std::string argument;
+    std::vector<std::string> arguments;
 };
-std::optional<DetailSource> service_detail_source(std::string_view detail);
+std::optional<TextSource> text_source(std::string_view text);
 
 // A state text from before schema 2 (or a JSON record's last_state), never failing: our own words as
 // to_db_text writes them, "opened" (a file being read), any Slurm word (upper case, including the

@@ -2,6 +2,7 @@
 #include "core/run_state_display.h"
 
 #include <QCoreApplication>
+#include <QStringList>
 
 namespace slipway::app {
 
@@ -10,10 +11,22 @@ QString display_text(RunState state) {
 }
 
 QString display_detail(const QString& detail) {
-    const std::optional<DetailSource> source = service_detail_source(detail.toStdString());
+    if (detail.isEmpty()) return detail;
+    const std::optional<TextSource> source = text_source(detail.toStdString());
     if (!source) return detail;
     const QString text = QCoreApplication::translate("RunState", source->source);
-    return source->argument.empty() ? text : text.arg(QString::fromStdString(source->argument));
+    QStringList args;
+    for (const std::string& argument : source->arguments)
+        args << QString::fromStdString(argument);
+    // All at once: an argument that holds "%2" itself stays as it is.
+    switch (args.size()) {
+        case 0:
+            return text;
+        case 1:
+            return text.arg(args[0]);
+        default:
+            return text.arg(args[0], args[1]);
+    }
 }
 
 }  // namespace slipway::app

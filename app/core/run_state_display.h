@@ -9,8 +9,8 @@
 namespace slipway::app {
 
 QString display_text(RunState state);
-// A state's detail as the pages show it: one the run service wrote (service_detail_source) translated, any
-// other (Slurm's reason, the engine's last words) as it is.
+// A state's detail or an alert as the pages show it: one the Qt-free code wrote (text_source) translated,
+// any other (Slurm's reason, the engine's last words) as it is.
 QString display_detail(const QString& detail);
 
 }  // namespace slipway::app

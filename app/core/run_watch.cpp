@@ -1,12 +1,23 @@
 // RunWatch: finish / failure / target / stall rules.
 #include "core/run_watch.h"
 #include "contract/mllog_keys.h"
+#include "core/run_state.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace slipway::app {
+namespace {
+
+// "%.4g": a target and a score as people read them.
+std::string shortest(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", value);
+    return text;
+}
+
+}  // namespace
 
 RunWatch::RunWatch(double stall_factor, int64_t min_stall_ms)
     : stall_factor_(stall_factor), min_stall_ms_(min_stall_ms) {}
@@ -20,9 +31,9 @@ std::vector<RunAlert> RunWatch::on_event(const MllogEvent& event, const RunMetri
         ended_ = true;
         const std::string status = metrics.status.value_or("unknown");
         if (status == run_stop_status::kSuccess) {
-            alerts.push_back({RunAlertKind::kFinished, "finished (status success)"});
+            alerts.push_back({RunAlertKind::kFinished, kFinishedAlert});
         } else {
-            alerts.push_back({RunAlertKind::kFailed, "stopped with status " + status});
+            alerts.push_back({RunAlertKind::kFailed, fill_text(kStoppedWithStatusAlert, {status})});
         }
         return alerts;
     }
@@ -39,10 +50,9 @@ std::vector<RunAlert> RunWatch::on_event(const MllogEvent& event, const RunMetri
     if (event.key == mllog_key::kEvalAccuracy && event.value.is_number() && !target_reported_ &&
         metrics.meets_target(event.value.get<double>())) {
         target_reported_ = true;
-        char text[96];
-        std::snprintf(text, sizeof text, "reached its target: eval_accuracy %.4g (target %.4g)",
-                      event.value.get<double>(), *metrics.target);
-        alerts.push_back({RunAlertKind::kTargetReached, text});
+        alerts.push_back({RunAlertKind::kTargetReached,
+                          fill_text(kTargetReachedAlert,
+                                    {shortest(event.value.get<double>()), shortest(*metrics.target)})});
     }
     return alerts;
 }
@@ -50,8 +60,8 @@ std::vector<RunAlert> RunWatch::on_event(const MllogEvent& event, const RunMetri
 std::optional<RunAlert> RunWatch::on_exit(int exit_code) {
     if (ended_) return std::nullopt;
     ended_ = true;
-    if (exit_code == 0) return RunAlert{RunAlertKind::kFinished, "finished (exit code 0)"};
-    return RunAlert{RunAlertKind::kFailed, "failed with exit code " + std::to_string(exit_code)};
+    if (exit_code == 0) return RunAlert{RunAlertKind::kFinished, kExitedCleanAlert};
+    return RunAlert{RunAlertKind::kFailed, fill_text(kExitedWithCodeAlert, {std::to_string(exit_code)})};
 }
 
 std::optional<int64_t> RunWatch::median_step_interval_ms() const {
@@ -70,9 +80,8 @@ std::optional<RunAlert> RunWatch::check_stall(int64_t now_ms) {
     const int64_t quiet = now_ms - *last_step_at_ms_;
     if (quiet < limit) return std::nullopt;
     stall_reported_ = true;
-    return RunAlert{RunAlertKind::kStalled, "stalled: no new step for " + std::to_string(quiet / 1000) +
-                                                " s (median step interval " + std::to_string(*median) +
-                                                " ms)"};
+    return RunAlert{RunAlertKind::kStalled,
+                    fill_text(kStalledAlert, {std::to_string(quiet / 1000), std::to_string(*median)})};
 }
 
 }  // namespace slipway::app

@@ -38,7 +38,7 @@ Status store_job_state(RunStore& store, int64_t row, const remote::JobInfo& job,
                        const std::string& run_stop_status) {
     std::string detail = job.node_list + job.reason_suffix();
     const RunState state = from_slurm(job.state, run_stop_status);
-    if (state != from_slurm(job.state)) detail = detail_with(kSlurmForgotDetail, run_stop_status);
+    if (state != from_slurm(job.state)) detail = fill_text(kSlurmForgotDetail, {run_stop_status});
     return store.set_state(row, state, detail, job.state, StateWrite::kIfNotEnded);
 }
 

@@ -1479,6 +1479,30 @@
         <translation>Slurm больше не знает задачу; run_stop в её журнале: %1</translation>
     </message>
     <message>
+        <source>finished (status success)</source>
+        <translation>завершён (статус success)</translation>
+    </message>
+    <message>
+        <source>stopped with status %1</source>
+        <translation>остановлен со статусом %1</translation>
+    </message>
+    <message>
+        <source>reached its target: eval_accuracy %1 (target %2)</source>
+        <translation>достиг цели: eval_accuracy %1 (цель %2)</translation>
+    </message>
+    <message>
+        <source>finished (exit code 0)</source>
+        <translation>завершён (код выхода 0)</translation>
+    </message>
+    <message>
+        <source>failed with exit code %1</source>
+        <translation>завершился с ошибкой: код выхода %1</translation>
+    </message>
+    <message>
+        <source>stalled: no new step for %1 s (median step interval %2 ms)</source>
+        <translation>завис: нет нового шага %1 с (медианный интервал шага %2 мс)</translation>
+    </message>
+    <message>
         <source>the cluster profile changed during submission; see the cluster</source>
         <translation>профиль кластера изменился во время отправки; проверьте кластер</translation>
     </message>

@@ -171,5 +171,35 @@ TEST(RunState, OnlyDisplayTextIsTranslated) {
     EXPECT_EQ(display_text(RunState::kRunning), QStringLiteral("running"));
 }
 
+// The texts the Qt-free code writes in English are found again with their arguments, so the pages can
+// translate them; any other text is nobody's.
+TEST(RunStateTexts, FilledTextsAreFoundWithTheirArguments) {
+    EXPECT_EQ(fill_text(kStalledAlert, {"6", "1000"}),
+              "stalled: no new step for 6 s (median step interval 1000 ms)");
+    EXPECT_EQ(fill_text(kStalledAlert, {"6"}), "stalled: no new step for 6 s (median step interval  ms)");
+    EXPECT_EQ(run_stop_detail("aborted"), "run_stop status aborted");
+
+    const std::optional<TextSource> stall = text_source(fill_text(kStalledAlert, {"6", "1000"}));
+    ASSERT_TRUE(stall.has_value());
+    EXPECT_STREQ(stall->source, kStalledAlert);
+    EXPECT_EQ(stall->arguments, (std::vector<std::string>{"6", "1000"}));
+    const std::optional<TextSource> stop = text_source("run_stop status aborted");
+    ASSERT_TRUE(stop.has_value());
+    EXPECT_EQ(stop->arguments, std::vector<std::string>{"aborted"});
+    const std::optional<TextSource> fixed = text_source(kStepStoppedDetail);
+    ASSERT_TRUE(fixed.has_value());
+    EXPECT_TRUE(fixed->arguments.empty());
+    // An argument with spaces and parentheses of its own: the last literal is found at the end.
+    const std::optional<TextSource> odd = text_source("stopped with status out (of) memory");
+    ASSERT_TRUE(odd.has_value());
+    EXPECT_EQ(odd->arguments, std::vector<std::string>{"out (of) memory"});
+
+    EXPECT_FALSE(text_source("run_stop status "));  // an argument is never empty
+    EXPECT_FALSE(text_source("stopped early"));     // a text without arguments matches whole
+    EXPECT_FALSE(text_source("exit code 3: out of memory"));
+    EXPECT_FALSE(text_source(""));
+    EXPECT_FALSE(text_source("stalled: no new step for 6 s"));  // cut short
+}
+
 }  // namespace
 }  // namespace slipway::app

@@ -19,6 +19,7 @@
 #include "contract/run_config_schema.h"
 #include "core/run_state.h"
 #include "core/run_state_display.h"
+#include "core/run_watch.h"
 #include "editor/field_editor.h"
 #include "editor/presets.h"
 #include "i18n/ui_language.h"
@@ -111,9 +112,27 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
     EXPECT_EQ(display_detail(QStringLiteral("exit code 3: out of memory")),
               QStringLiteral("exit code 3: out of memory"));
     EXPECT_EQ(display_detail(QStringLiteral("run_stop status ")), QStringLiteral("run_stop status "));
-    EXPECT_EQ(display_detail(QString::fromStdString(detail_with(kSlurmForgotDetail, "success"))),
+    EXPECT_EQ(display_detail(QString::fromStdString(fill_text(kSlurmForgotDetail, {"success"}))),
               QStringLiteral("Slurm больше не знает задачу; run_stop в её журнале: success"));
     EXPECT_EQ(display_detail(QString::fromUtf8(kStepStoppedDetail)), QStringLiteral("остановлен"));
+    // RunWatch's alerts (the stall's is also a stored detail), with their arguments where they were.
+    RunWatch watch(5.0, 1000);
+    RunMetrics metrics;
+    for (int step = 1; step <= 3; ++step) {
+        MllogEvent event;
+        event.key = "train_loss";
+        event.value = 2.0;
+        event.metadata = {{"step_num", step}, {"samples_count", step * 8}};
+        metrics.add(event);
+        (void)watch.on_event(event, metrics, step * 1000);
+    }
+    const std::optional<RunAlert> stall = watch.check_stall(9000);
+    ASSERT_TRUE(stall.has_value());
+    EXPECT_EQ(stall->message, "stalled: no new step for 6 s (median step interval 1000 ms)");
+    EXPECT_EQ(display_detail(QString::fromStdString(stall->message)),
+              QStringLiteral("завис: нет нового шага 6 с (медианный интервал шага 1000 мс)"));
+    EXPECT_EQ(display_detail(QString::fromStdString(watch.on_exit(3)->message)),
+              QStringLiteral("завершился с ошибкой: код выхода 3"));
     EXPECT_EQ(field_label(*find_field("/training/learning_rate")), QStringLiteral("Скорость обучения"));
     for (const remote::LintSeverity severity :
          {remote::LintSeverity::kError, remote::LintSeverity::kWarning, remote::LintSeverity::kInfo}) {
