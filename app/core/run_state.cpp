@@ -128,14 +128,17 @@ std::pair<size_t, int> next_placeholder(std::string_view text, size_t from) {
     return {std::string_view::npos, 0};
 }
 
-// `text` as `source` filled in: its arguments, or nullopt. Each argument is at least one character; the
-// literal after one is looked for at its first place, the last one at the end.
+// `text` as `source` filled in: its arguments by number (arguments[0] is %1's), or nullopt. Each argument
+// is at least one character; the literal after one is looked for at its first place, the last one at the
+// end.
 std::optional<std::vector<std::string>> match(std::string_view source, std::string_view text) {
     std::vector<std::string_view> literals;
+    std::vector<int> numbers;  // of the placeholders, in the order they stand
     size_t from = 0;
     for (auto [at, n] = next_placeholder(source, 0); at != std::string_view::npos;
          std::tie(at, n) = next_placeholder(source, from)) {
         literals.push_back(source.substr(from, at - from));
+        numbers.push_back(n);
         from = at + 2;
     }
     literals.push_back(source.substr(from));
@@ -156,7 +159,9 @@ std::optional<std::vector<std::string>> match(std::string_view source, std::stri
             end = text.find(literal, pos + 1);
         }
         if (end == std::string_view::npos || end <= pos) return std::nullopt;
-        arguments.emplace_back(text.substr(pos, end - pos));
+        const size_t number = static_cast<size_t>(numbers[i - 1]);
+        if (arguments.size() < number) arguments.resize(number);
+        arguments[number - 1] = std::string(text.substr(pos, end - pos));
         pos = end + literal.size();
     }
     return arguments;

@@ -18,14 +18,16 @@ QString display_detail(const QString& detail) {
     QStringList args;
     for (const std::string& argument : source->arguments)
         args << QString::fromStdString(argument);
-    // All at once: an argument that holds "%2" itself stays as it is.
+    // All at once, so an argument that holds "%2" itself stays as it is (the core's texts have two at most).
     switch (args.size()) {
         case 0:
             return text;
         case 1:
             return text.arg(args[0]);
-        default:
+        case 2:
             return text.arg(args[0], args[1]);
+        default:
+            return text.arg(args[0], args[1], args[2]);
     }
 }
 

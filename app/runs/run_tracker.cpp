@@ -487,7 +487,9 @@ Result<int> RunTracker::resume(int64_t store_id) {
     if (Result<FollowAgain> refused = plan_follow_again(to_stored_run(*before), local_.find(own_key));
         !refused.ok())
         return refused.status();
-    if (to_stored_run(*before).kind() == RunKind::kClusterJob && session_for(before->cluster) == nullptr) {
+    if (const RunKind kind = to_stored_run(*before).kind();
+        (kind == RunKind::kClusterJob || kind == RunKind::kClusterLog) &&
+        session_for(before->cluster) == nullptr) {
         return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " +
                                   before->cluster.toStdString() + ", which has no profile any more");
     }
@@ -592,12 +594,10 @@ void RunTracker::release_all() {
 
 Status RunTracker::delete_stored(int64_t store_id) {
     if (store_ == nullptr) return Status::Error("no run history");
-    if (const int shown = run_for_store(store_id)) {
-        if (local_.find(shown) != nullptr) return Status::Error("the run is still training; cancel it first");
-        release(shown);
-    }
-    // Ours, released from the monitor while it trains: its end is still to be stored in the row.
+    // Ours and still training (shown, or released from the monitor): its end is still to be stored in the
+    // row.
     if (local_.key_of_run(store_id) != 0) return Status::Error("the run is still training; cancel it first");
+    if (const int shown = run_for_store(store_id)) release(shown);
     const Status s = store_->remove_run(store_id);
     emit store_changed();
     return s;

@@ -83,7 +83,7 @@ public:
 
 private:
     using Key = std::pair<std::string, std::string>;  // (cluster, job)
-    static constexpr int64_t kFollowedJob = 0;        // asked_'s row of a followed job
+    static constexpr int64_t kFollowedJob = 0;        // asked_'s row of a followed job (stores count from 1)
     remote::JobEndRule::Options options_;
     std::map<Key, int64_t> asked_;     // -> the stored row asked about, until its answer comes
     std::map<Key, JobWatch> watches_;  // the store's jobs, until they end

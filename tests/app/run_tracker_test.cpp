@@ -148,8 +148,12 @@ TEST_F(RunTrackerTest, ARunReleasedWhileItTrainsIsStillOursAndHasItsEndStored) {
     ASSERT_TRUE(key.ok()) << key.error();
     ASSERT_TRUE(wait_until([&] { return tracker_->run(*key)->metrics.total_points() > 0; }, 15000));
     const int64_t id = tracker_->run(*key)->store_id;
+    const std::string training = "the run is still training; cancel it first";
+    EXPECT_EQ(tracker_->delete_stored(id).message(), training);
     tracker_->release(*key);
-    EXPECT_EQ(tracker_->local_runs_active(), 1);  // its engine is still ours until it exits
+    EXPECT_EQ(tracker_->local_runs_active(), 1);                 // its engine is still ours until it exits
+    EXPECT_EQ(tracker_->delete_stored(id).message(), training);  // released, its end is still to be stored
+    EXPECT_TRUE(history_->run(id).ok());
     // Opened again from the Runs page: our own run again (not another process's), cancellable.
     const Result<int> again = tracker_->resume(id);
     ASSERT_TRUE(again.ok()) << again.error();
@@ -161,6 +165,41 @@ TEST_F(RunTrackerTest, ARunReleasedWhileItTrainsIsStillOursAndHasItsEndStored) {
     tracker_->release(*again);
     EXPECT_TRUE(wait_until([&] { return tracker_->local_runs_active() == 0; }, 15000));
     EXPECT_EQ(history_->run(id)->state, RunState::kCancelled);
+    EXPECT_TRUE(tracker_->delete_stored(id).ok());  // ended: it may go
+}
+
+// Resume refuses what it cannot follow before it lets the shown run go: a row without a log, a run on a
+// cluster with no profile (this tracker has no clusters at all).
+TEST_F(RunTrackerTest, AResumeThatCannotFollowLeavesTheShownRunAsItWas) {
+    RunRecord failed_submit;
+    failed_submit.name = "refused";
+    failed_submit.cluster = QStringLiteral("hpc");
+    failed_submit.run_id = QStringLiteral("refused-20261128-1");
+    failed_submit.state = RunState::kFailed;
+    const Result<int64_t> no_log_row = history_->add_run(failed_submit);
+    ASSERT_TRUE(no_log_row.ok()) << no_log_row.error();
+    const int64_t no_log = *no_log_row;
+    const Result<int> shown = tracker_->show_stored(no_log);
+    ASSERT_TRUE(shown.ok()) << shown.error();
+    const Result<int> refused = tracker_->resume(no_log);
+    ASSERT_FALSE(refused.ok()) << *refused;
+    EXPECT_EQ(refused.error(), "run " + std::to_string(no_log) + " has no log to follow");
+    EXPECT_NE(tracker_->run(*shown), nullptr);
+
+    RunRecord on_cluster = failed_submit;
+    on_cluster.run_id = QStringLiteral("refused-20261128-2");  // run ids are unique
+    on_cluster.job_id = QStringLiteral("12");
+    on_cluster.log_path = QStringLiteral("/home/u/slipway/runs/x/mllog.txt");
+    const Result<int64_t> job_row = history_->add_run(on_cluster);
+    ASSERT_TRUE(job_row.ok()) << job_row.error();
+    const int64_t job = *job_row;
+    const Result<int> shown_job = tracker_->show_stored(job);
+    ASSERT_TRUE(shown_job.ok()) << shown_job.error();
+    const Result<int> no_profile = tracker_->resume(job);
+    ASSERT_FALSE(no_profile.ok()) << *no_profile;
+    EXPECT_EQ(no_profile.error(),
+              "run " + std::to_string(job) + " ran on cluster hpc, which has no profile any more");
+    EXPECT_NE(tracker_->run(*shown_job), nullptr);
 }
 
 TEST_F(RunTrackerTest, ACancelledLocalRunIsCancelledWithoutAFailureAlert) {
