@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <tuple>
-#include <utility>
 
 #include "contract/mllog_keys.h"
 
@@ -119,29 +117,32 @@ namespace {
 
 constexpr const char* kRunStopDetail = QT_TRANSLATE_NOOP("RunState", "run_stop status %1");
 
-// Where "%N" (N = 1..9) starts in `text` from `from`, and its N; npos when there is none.
-std::pair<size_t, int> next_placeholder(std::string_view text, size_t from) {
-    for (size_t at = text.find('%', from); at != std::string_view::npos; at = text.find('%', at + 1)) {
-        if (at + 1 < text.size() && text[at + 1] >= '1' && text[at + 1] <= '9')
-            return {at, text[at + 1] - '0'};
+// A source text cut at its placeholders ("%1".."%9"): the literals around them (one more than there are
+// placeholders) and each placeholder's number, in the order they stand.
+struct Placeholders {
+    std::vector<std::string_view> literals;
+    std::vector<int> numbers;
+};
+
+Placeholders split_at_placeholders(std::string_view source) {
+    Placeholders out;
+    size_t from = 0;
+    for (size_t at = source.find('%'); at != std::string_view::npos; at = source.find('%', at + 1)) {
+        if (at + 1 >= source.size() || source[at + 1] < '1' || source[at + 1] > '9') continue;
+        out.literals.push_back(source.substr(from, at - from));
+        out.numbers.push_back(source[at + 1] - '0');
+        from = at + 2;
+        ++at;
     }
-    return {std::string_view::npos, 0};
+    out.literals.push_back(source.substr(from));
+    return out;
 }
 
 // `text` as `source` filled in: its arguments by number (arguments[0] is %1's), or nullopt. Each argument
 // is at least one character; the literal after one is looked for at its first place, the last one at the
 // end.
 std::optional<std::vector<std::string>> match(std::string_view source, std::string_view text) {
-    std::vector<std::string_view> literals;
-    std::vector<int> numbers;  // of the placeholders, in the order they stand
-    size_t from = 0;
-    for (auto [at, n] = next_placeholder(source, 0); at != std::string_view::npos;
-         std::tie(at, n) = next_placeholder(source, from)) {
-        literals.push_back(source.substr(from, at - from));
-        numbers.push_back(n);
-        from = at + 2;
-    }
-    literals.push_back(source.substr(from));
+    const auto [literals, numbers] = split_at_placeholders(source);
     if (text.substr(0, literals[0].size()) != literals[0]) return std::nullopt;
     if (literals.size() == 1)
         return text.size() == literals[0].size() ? std::optional(std::vector<std::string>{}) : std::nullopt;
@@ -193,16 +194,13 @@ const char* const kStalledAlert =
     QT_TRANSLATE_NOOP("RunState", "stalled: no new step for %1 s (median step interval %2 ms)");
 
 std::string fill_text(const char* source, std::initializer_list<std::string_view> arguments) {
-    const std::string_view text = source;
-    std::string out;
-    size_t from = 0;
-    for (auto [at, n] = next_placeholder(text, 0); at != std::string_view::npos;
-         std::tie(at, n) = next_placeholder(text, from)) {
-        out += text.substr(from, at - from);
-        if (static_cast<size_t>(n) <= arguments.size()) out += *(arguments.begin() + (n - 1));
-        from = at + 2;
+    const auto [literals, numbers] = split_at_placeholders(source);
+    std::string out(literals[0]);
+    for (size_t i = 0; i < numbers.size(); ++i) {
+        if (static_cast<size_t>(numbers[i]) <= arguments.size())
+            out += *(arguments.begin() + (numbers[i] - 1));
+        out += literals[i + 1];
     }
-    out += text.substr(from);
     return out;
 }
 

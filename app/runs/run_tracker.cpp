@@ -484,14 +484,13 @@ Result<int> RunTracker::resume(int64_t store_id) {
     // Refused before the shown run goes: a row with no log, a job whose cluster has no profile any more.
     const Result<RunRecord> before = store_->run(store_id);
     if (!before.ok()) return before.status();
-    if (Result<FollowAgain> refused = plan_follow_again(to_stored_run(*before), local_.find(own_key));
-        !refused.ok())
+    const StoredRun row = to_stored_run(*before);
+    if (Result<FollowAgain> refused = plan_follow_again(row, local_.find(own_key)); !refused.ok())
         return refused.status();
-    if (const RunKind kind = to_stored_run(*before).kind();
-        (kind == RunKind::kClusterJob || kind == RunKind::kClusterLog) &&
+    if ((row.kind() == RunKind::kClusterJob || row.kind() == RunKind::kClusterLog) &&
         session_for(before->cluster) == nullptr) {
-        return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " +
-                                  before->cluster.toStdString() + ", which has no profile any more");
+        return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " + row.cluster +
+                                  ", which has no profile any more");
     }
     // The shown run goes before the offset and points are read: releasing it flushes its queued points
     // (history_writer.h), so the resumed follower neither skips nor repeats a point.
