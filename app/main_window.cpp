@@ -99,7 +99,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_->addWidget(editor_);
     stack_->addWidget(monitor_);
     chat_ = new ChatPage(
-        history_.get(), [this](const RunRecord* run) { return chat_transport(run); }, stack_);
+        history_.get(), [this](const StoredRun* run) { return chat_transport(run); }, stack_);
     // Pipelines started on the Adaptation page: each step is a row in the history the Runs page reads.
     adapt_ = new AdaptPage(
         resource_root_, runs_dir(),
@@ -167,9 +167,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
                                     : tr("GGUF export failed: %1").arg(message));
     });
     connect(runs_, &RunsPage::export_gguf_requested, this, [this](int64_t id) {
-        const Result<RunRecord> run = history_->run(id);
+        const Result<StoredRun> run = history_->run(id);
         Result<ChatTarget> target = run.ok() ? chat_target_of_run(*run) : Result<ChatTarget>(run.status());
-        const Status s = target.ok() ? export_gguf(*target, run->name) : target.status();
+        const Status s =
+            target.ok() ? export_gguf(*target, QString::fromStdString(run->name)) : target.status();
         if (!s.ok()) statusBar()->showMessage(QString::fromStdString(s.message()));
     });
     connect(chat_, &ChatPage::export_gguf_requested, this, [this](const ChatTarget& target) {
@@ -181,9 +182,9 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
             statusBar()->showMessage(QString::fromStdString(s.message()));
     });
     connect(runs_, &RunsPage::edit_requested, this, [this](int64_t id) {
-        const Result<RunRecord> run = history_->run(id);
+        const Result<StoredRun> run = history_->run(id);
         if (!run.ok()) return;
-        const nlohmann::json doc = nlohmann::json::parse(run->config_json.toStdString(), nullptr, false);
+        const nlohmann::json doc = nlohmann::json::parse(run->config_json, nullptr, false);
         if (doc.is_discarded()) return;
         RunDocument d;
         d.set_config(parse_run_config(doc).config);

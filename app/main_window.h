@@ -34,7 +34,7 @@ enum class ImageAction;
 class MonitorWidget;
 class RunEditor;
 class RunHistory;
-struct RunRecord;
+struct StoredRun;
 class RunsModel;
 class RunsPage;
 class RunTracker;
@@ -113,7 +113,7 @@ private:
     // ended between two looks is read once).
     // Where a chat's generator runs: this computer for local runs and model folders (run null), srun on
     // the run's cluster over its session for cluster runs.
-    Result<ChatTransport*> chat_transport(const RunRecord* run);
+    Result<ChatTransport*> chat_transport(const StoredRun* run);
     // View > Language: System / English / Русский, saved for the next start.
     void build_language_menu(QMenu* menu);
     void restore_settings();

@@ -25,25 +25,23 @@
 
 namespace slipway::app {
 
-Result<ChatTransport*> MainWindow::chat_transport(const RunRecord* run) {
-    if (run == nullptr || run->cluster == kLocalProfile) {
+Result<ChatTransport*> MainWindow::chat_transport(const StoredRun* run) {
+    if (run == nullptr || run->cluster == kLocalCluster) {
         const QString engine = QFile::decodeName(find_engine_binary().c_str());
         if (engine.isEmpty())
             return Status::Error("no slipway-engine found (next to slipway, on PATH, or $SLIPWAY_ENGINE)");
         return static_cast<ChatTransport*>(new LocalChatTransport(engine));
     }
-    ClusterSession* session = sessions_.session(run->cluster.toStdString());
+    ClusterSession* session = sessions_.session(run->cluster);
     if (session == nullptr)
-        return Status::Error("run \"" + run->name.toStdString() + "\": no cluster profile named \"" +
-                             run->cluster.toStdString() + "\"");
-    if (run->remote_dir.isEmpty())
-        return Status::Error("run \"" + run->name.toStdString() + "\" has no run folder on " +
-                             run->cluster.toStdString());
+        return Status::Error("run \"" + run->name + "\": no cluster profile named \"" + run->cluster + "\"");
+    if (run->remote_dir.empty())
+        return Status::Error("run \"" + run->name + "\" has no run folder on " + run->cluster);
     const Result<RunConfig> stored = stored_run_config(*run);
     if (!stored.ok()) return stored.status();
     const RunConfig config = *stored;
     const remote::ClusterProfile profile = session->profile();
-    const std::string run_dir = run->remote_dir.toStdString();
+    const std::string run_dir = run->remote_dir;
     auto command_of = [config, profile, run_dir](const QStringList& arguments) {
         std::vector<std::string> args;
         for (const QString& a : arguments)

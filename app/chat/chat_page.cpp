@@ -132,18 +132,20 @@ void ChatPage::reload() {
     runs_->clear();
     runs_->addItem(tr("(choose a run)"), qint64(0));
     if (history_ == nullptr) return;
-    const Result<std::vector<RunRecord>> runs = history_->runs();
+    const Result<std::vector<StoredRun>> runs = history_->runs();
     if (!runs.ok()) return;
-    for (const RunRecord& run : *runs) {
-        if (run.state != RunState::kCompleted || run.config_json.isEmpty()) continue;
-        runs_->addItem(QStringLiteral("%1 (%2)").arg(run.name, run.cluster), qint64(run.id));
+    for (const StoredRun& run : *runs) {
+        if (run.state != RunState::kCompleted || run.config_json.empty()) continue;
+        runs_->addItem(QStringLiteral("%1 (%2)").arg(QString::fromStdString(run.name),
+                                                     QString::fromStdString(run.cluster)),
+                       qint64(run.id));
     }
     if (const int index = runs_->findData(current); index > 0) runs_->setCurrentIndex(index);
 }
 
 Status ChatPage::choose_run(int64_t run_id) {
     if (history_ == nullptr) return Status::Error("no run history");
-    const Result<RunRecord> run = history_->run(run_id);
+    const Result<StoredRun> run = history_->run(run_id);
     if (!run.ok()) return run.status();
     const Result<ChatTarget> target = chat_target_of_run(*run);
     if (!target.ok()) return target.status();
@@ -152,7 +154,9 @@ Status ChatPage::choose_run(int64_t run_id) {
     if (int index = runs_->findData(qint64(run_id)); index >= 0) {
         runs_->setCurrentIndex(index);
     } else {
-        runs_->addItem(QStringLiteral("%1 (%2)").arg(run->name, run->cluster), qint64(run_id));
+        runs_->addItem(QStringLiteral("%1 (%2)").arg(QString::fromStdString(run->name),
+                                                     QString::fromStdString(run->cluster)),
+                       qint64(run_id));
         runs_->setCurrentIndex(runs_->count() - 1);
     }
     use(*transport, *target);

@@ -26,14 +26,14 @@ namespace slipway::app {
 
 class ChatTransport;
 class RunHistory;
-struct RunRecord;
+struct StoredRun;
 
 class ChatPage : public QWidget {
     Q_OBJECT
 
 public:
     // The transport for a run (null: a model folder on this computer); an error says why there is none.
-    using TransportFactory = std::function<Result<ChatTransport*>(const RunRecord* run)>;
+    using TransportFactory = std::function<Result<ChatTransport*>(const StoredRun* run)>;
 
     ChatPage(RunHistory* history, TransportFactory transports, QWidget* parent = nullptr);
 

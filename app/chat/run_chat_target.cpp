@@ -5,20 +5,19 @@
 
 namespace slipway::app {
 
-Result<RunConfig> stored_run_config(const RunRecord& run) {
+Result<RunConfig> stored_run_config(const StoredRun& run) {
     const nlohmann::json document =
-        nlohmann::json::parse(run.config_json.toStdString(), nullptr, /*allow_exceptions=*/false);
-    if (!document.is_object())
-        return Status::Error("run \"" + run.name.toStdString() + "\" has no stored run config");
+        nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
+    if (!document.is_object()) return Status::Error("run \"" + run.name + "\" has no stored run config");
     return parse_run_config(document).config;
 }
 
-Result<ChatTarget> chat_target_of_run(const RunRecord& run) {
+Result<ChatTarget> chat_target_of_run(const StoredRun& run) {
     const Result<RunConfig> stored = stored_run_config(run);
     if (!stored.ok()) return stored.status();
     const RunConfig& config = *stored;
     ChatTarget target;
-    target.label = run.name;
+    target.label = QString::fromStdString(run.name);
     const QString output = QString::fromStdString(config.training.output_dir);
     if (config.adapter.method == "lora") {
         target.model_dir = QString::fromStdString(config.model.path);

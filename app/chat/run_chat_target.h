@@ -11,9 +11,9 @@
 namespace slipway::app {
 
 // The run config stored with the run; fails, naming the run, when there is none readable.
-[[nodiscard]] Result<RunConfig> stored_run_config(const RunRecord& run);
+[[nodiscard]] Result<RunConfig> stored_run_config(const StoredRun& run);
 
 // Fails, naming the run, when it has no readable run config.
-[[nodiscard]] Result<ChatTarget> chat_target_of_run(const RunRecord& run);
+[[nodiscard]] Result<ChatTarget> chat_target_of_run(const StoredRun& run);
 
 }  // namespace slipway::app

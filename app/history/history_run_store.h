@@ -1,5 +1,5 @@
 // The run service's RunStore over the SQLite run history (RunHistory): the one store the app and the CLI
-// share. Rows become StoredRun and back; the history's connection belongs to the thread that opened it, so
+// share. Its rows are StoredRun both ways; the history's connection belongs to the thread that opened it, so
 // each thread that runs the service (the CLI, a ClusterSession's worker) holds its own RunHistory.
 #pragma once
 
@@ -24,8 +24,5 @@ public:
 private:
     RunHistory& history_;
 };
-
-// A history row as the service sees it.
-StoredRun to_stored_run(const RunRecord& row);
 
 }  // namespace slipway::app

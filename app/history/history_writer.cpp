@@ -11,14 +11,6 @@
 #include <iterator>
 
 namespace slipway::app {
-namespace {
-
-int64_t now_ms() {
-    return QDateTime::currentMSecsSinceEpoch();
-}
-
-}  // namespace
-
 HistoryWriter::HistoryWriter(RunHistory* history) : history_(history), retry_timer_(new QTimer(this)) {
     retry_timer_->setSingleShot(true);
     connect(retry_timer_, &QTimer::timeout, this, [this] { (void)flush(); });

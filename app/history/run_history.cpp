@@ -3,6 +3,7 @@
 #include "history/run_history.h"
 
 #include <QAtomicInteger>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -40,12 +41,23 @@ QVariant text_or_null(const QString& text) {
     return text.isEmpty() ? QVariant() : QVariant(text);
 }
 
-QVariant time_value(const QDateTime& t) {
-    return t.isValid() ? QVariant(t.toMSecsSinceEpoch()) : QVariant();
+// An unknown time (0) is stored as NULL.
+QVariant time_value(int64_t ms) {
+    return ms != 0 ? QVariant(static_cast<qint64>(ms)) : QVariant();
 }
 
-QDateTime time_from(const QVariant& v) {
-    return v.isNull() ? QDateTime() : QDateTime::fromMSecsSinceEpoch(v.toLongLong());
+int64_t time_from(const QVariant& v) {
+    return v.isNull() ? 0 : static_cast<int64_t>(v.toLongLong());
+}
+
+QString text(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// A record's submitted time (remote::utc_timestamp) in milliseconds; 0 when it is not one.
+int64_t submitted_ms(const remote::RunRecord& r) {
+    const QDateTime t = QDateTime::fromString(QString::fromStdString(r.submitted), Qt::ISODate);
+    return t.isValid() ? t.toMSecsSinceEpoch() : 0;
 }
 
 // What a migration step's code may use and report.
@@ -118,8 +130,7 @@ Status import_json_run_records(MigrationContext& ctx) {
             write.addBindValue(existing);
         } else {
             const LegacyState old = parse_legacy_text(r.last_state);
-            const QDateTime submitted =
-                QDateTime::fromString(QString::fromStdString(r.submitted), Qt::ISODate);
+            const int64_t submitted = submitted_ms(r);
             write.prepare(
                 QStringLiteral("INSERT INTO runs (name, cluster, job_id, state, slurm_state, created_ms, "
                                "started_ms, log_path, "
@@ -298,25 +309,25 @@ void apply_meta(const QString& text, RunMetrics& m) {
     }
 }
 
-RunRecord record_from(const QSqlQuery& q) {
-    RunRecord r;
+StoredRun record_from(const QSqlQuery& q) {
+    StoredRun r;
     r.id = q.value(0).toLongLong();
-    r.name = q.value(1).toString();
-    r.cluster = q.value(2).toString();
-    r.job_id = q.value(3).toString();
+    r.name = q.value(1).toString().toStdString();
+    r.cluster = q.value(2).toString().toStdString();
+    r.job_id = q.value(3).toString().toStdString();
     // Schema 2 wrote DB words; a Slipway of schema 1 still running beside us may write its old texts.
     r.state = from_legacy_text(q.value(4).toString().toStdString());
-    r.created = time_from(q.value(5));
-    r.started = time_from(q.value(6));
-    r.finished = time_from(q.value(7));
-    r.config_json = q.value(8).toString();
-    r.log_path = q.value(9).toString();
+    r.created_ms = time_from(q.value(5));
+    r.started_ms = time_from(q.value(6));
+    r.finished_ms = time_from(q.value(7));
+    r.config_json = q.value(8).toString().toStdString();
+    r.log_path = q.value(9).toString().toStdString();
     r.log_offset = static_cast<uint64_t>(q.value(10).toLongLong());
-    r.slurm_state = q.value(11).toString();
-    r.state_detail = q.value(12).toString();
-    r.run_id = q.value(13).toString();
-    r.remote_dir = q.value(14).toString();
-    r.slurm_cluster = q.value(15).toString();
+    r.slurm_state = q.value(11).toString().toStdString();
+    r.state_detail = q.value(12).toString().toStdString();
+    r.run_id = q.value(13).toString().toStdString();
+    r.remote_dir = q.value(14).toString().toStdString();
+    r.slurm_cluster = q.value(15).toString().toStdString();
     const nlohmann::json facts = nlohmann::json::parse(q.value(16).toString().toStdString(), nullptr, false);
     if (facts.is_object() && facts.contains("resumes") && facts["resumes"].is_array())
         r.restarts = static_cast<int>(facts["resumes"].size());
@@ -469,58 +480,58 @@ Status RunHistory::exec(const QString& sql) const {
     return Status::Ok();
 }
 
-Result<int64_t> RunHistory::add_run(const RunRecord& run) {
+Result<int64_t> RunHistory::add_run(const StoredRun& run) {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(QStringLiteral(
         "INSERT INTO runs (name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, "
         "log_path, log_offset, slurm_state, state_detail, run_id, remote_dir, slurm_cluster) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    q.addBindValue(run.name);
-    q.addBindValue(run.cluster);
-    q.addBindValue(run.job_id);
+    q.addBindValue(text(run.name));
+    q.addBindValue(text(run.cluster));
+    q.addBindValue(text(run.job_id));
     q.addBindValue(db_word(run.state));
-    q.addBindValue(time_value(run.created.isValid() ? run.created : QDateTime::currentDateTime()));
-    q.addBindValue(time_value(run.started));
-    q.addBindValue(time_value(run.finished));
-    q.addBindValue(run.config_json);
-    q.addBindValue(run.log_path);
+    q.addBindValue(time_value(run.created_ms != 0 ? run.created_ms : now_ms()));
+    q.addBindValue(time_value(run.started_ms));
+    q.addBindValue(time_value(run.finished_ms));
+    q.addBindValue(text(run.config_json));
+    q.addBindValue(text(run.log_path));
     q.addBindValue(static_cast<qint64>(run.log_offset));
-    q.addBindValue(text_or_null(run.slurm_state));
-    q.addBindValue(text_or_null(run.state_detail));
-    q.addBindValue(text_or_null(run.run_id));
-    q.addBindValue(text_or_null(run.remote_dir));
-    q.addBindValue(text_or_null(run.slurm_cluster));
+    q.addBindValue(text_or_null(text(run.slurm_state)));
+    q.addBindValue(text_or_null(text(run.state_detail)));
+    q.addBindValue(text_or_null(text(run.run_id)));
+    q.addBindValue(text_or_null(text(run.remote_dir)));
+    q.addBindValue(text_or_null(text(run.slurm_cluster)));
     if (!q.exec()) return sql_error(QStringLiteral("cannot add run to history"), q.lastError());
     return static_cast<int64_t>(q.lastInsertId().toLongLong());
 }
 
-Status RunHistory::update_run(const RunRecord& run) {
+Status RunHistory::update_run(const StoredRun& run) {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(QStringLiteral(
         "UPDATE runs SET name = ?, cluster = ?, job_id = ?, state = ?, created_ms = ?, started_ms = ?, "
         "finished_ms = ?, config_json = ?, log_path = ?, slurm_state = ?, state_detail = ?, run_id = ?, "
         "remote_dir = ?, slurm_cluster = ? WHERE id = ?"));
-    q.addBindValue(run.name);
-    q.addBindValue(run.cluster);
-    q.addBindValue(run.job_id);
+    q.addBindValue(text(run.name));
+    q.addBindValue(text(run.cluster));
+    q.addBindValue(text(run.job_id));
     q.addBindValue(db_word(run.state));
-    q.addBindValue(time_value(run.created));
-    q.addBindValue(time_value(run.started));
-    q.addBindValue(time_value(run.finished));
-    q.addBindValue(run.config_json);
-    q.addBindValue(run.log_path);
-    q.addBindValue(text_or_null(run.slurm_state));
-    q.addBindValue(text_or_null(run.state_detail));
-    q.addBindValue(text_or_null(run.run_id));
-    q.addBindValue(text_or_null(run.remote_dir));
-    q.addBindValue(text_or_null(run.slurm_cluster));
+    q.addBindValue(time_value(run.created_ms));
+    q.addBindValue(time_value(run.started_ms));
+    q.addBindValue(time_value(run.finished_ms));
+    q.addBindValue(text(run.config_json));
+    q.addBindValue(text(run.log_path));
+    q.addBindValue(text_or_null(text(run.slurm_state)));
+    q.addBindValue(text_or_null(text(run.state_detail)));
+    q.addBindValue(text_or_null(text(run.run_id)));
+    q.addBindValue(text_or_null(text(run.remote_dir)));
+    q.addBindValue(text_or_null(text(run.slurm_cluster)));
     q.addBindValue(static_cast<qint64>(run.id));
     if (!q.exec()) return sql_error(QStringLiteral("cannot update run %1").arg(run.id), q.lastError());
     return Status::Ok();
 }
 
 Status RunHistory::set_state(int64_t run_id, RunState state, const QString& detail,
-                             const QString& slurm_state, const QDateTime& finished, StateWrite mode) {
+                             const QString& slurm_state, int64_t finished_ms, StateWrite mode) {
     QString guard;
     if (mode == StateWrite::kIfNotEnded) {
         QStringList kept;  // the states this write must not replace
@@ -538,7 +549,7 @@ Status RunHistory::set_state(int64_t run_id, RunState state, const QString& deta
     q.addBindValue(db_word(state));
     q.addBindValue(text_or_null(detail));
     q.addBindValue(text_or_null(slurm_state));
-    q.addBindValue(time_value(finished));
+    q.addBindValue(time_value(finished_ms));
     q.addBindValue(static_cast<qint64>(run_id));
     if (!q.exec()) return sql_error(QStringLiteral("cannot set state of run %1").arg(run_id), q.lastError());
     return Status::Ok();
@@ -579,18 +590,17 @@ Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const 
         if (!q.exec()) return sql_error(QStringLiteral("cannot record run ") + run_id, q.lastError());
         return id;
     }
-    RunRecord record;
-    record.name = QString::fromStdString(r.name);
-    record.cluster = QString::fromStdString(r.cluster);
-    record.job_id = QString::fromStdString(r.job_id);
+    StoredRun record;
+    record.name = r.name;
+    record.cluster = r.cluster;
+    record.job_id = r.job_id;
     record.state = RunState::kPending;
-    record.created = QDateTime::fromString(QString::fromStdString(r.submitted), Qt::ISODate);
-    record.started = record.created;
-    record.log_path = log;
-    record.run_id = run_id;
-    record.remote_dir = QString::fromStdString(r.remote_dir);
-    record.slurm_cluster = QString::fromStdString(r.slurm_cluster);
-    record.config_json = QString::fromStdString(run_json);
+    record.created_ms = record.started_ms = submitted_ms(r);
+    record.log_path = r.slurm_log();
+    record.run_id = r.run_id;
+    record.remote_dir = r.remote_dir;
+    record.slurm_cluster = r.slurm_cluster;
+    record.config_json = run_json;
     return add_run(record);
 }
 
@@ -613,7 +623,7 @@ Result<int64_t> RunHistory::find_run(const QString& run_id_or_id) const {
     return static_cast<int64_t>(q.value(0).toLongLong());
 }
 
-Result<std::vector<RunRecord>> RunHistory::cluster_runs() const {
+Result<std::vector<StoredRun>> RunHistory::cluster_runs() const {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(QStringLiteral("SELECT %1 FROM runs WHERE (COALESCE(job_id, '') <> '' OR run_id IS NOT NULL) "
                              "AND cluster NOT IN (?, ?) "
@@ -622,7 +632,7 @@ Result<std::vector<RunRecord>> RunHistory::cluster_runs() const {
     q.addBindValue(kLocalProfile);
     q.addBindValue(kOpenedLogSource);
     if (!q.exec()) return sql_error(QStringLiteral("cannot list the cluster runs"), q.lastError());
-    std::vector<RunRecord> runs;
+    std::vector<StoredRun> runs;
     while (q.next())
         runs.push_back(record_from(q));
     return runs;
@@ -659,11 +669,11 @@ Result<int64_t> RunHistory::record_remote_log(const QString& profile, const QStr
         if (Status s = set_state(*existing, RunState::kFollowing); !s.ok()) return s;
         return existing;
     }
-    RunRecord record;
-    record.name = name;
-    record.cluster = profile;
+    StoredRun record;
+    record.name = name.toStdString();
+    record.cluster = profile.toStdString();
     record.state = RunState::kFollowing;
-    record.log_path = path;
+    record.log_path = path.toStdString();
     return add_run(record);
 }
 
@@ -671,11 +681,11 @@ Result<int64_t> RunHistory::record_opened_log(const QString& path, const QString
     const Result<int64_t> existing = find_opened_log(path);
     if (!existing.ok()) return existing;
     if (*existing == 0) {
-        RunRecord record;
-        record.name = name;
-        record.cluster = kOpenedLogSource;
+        StoredRun record;
+        record.name = name.toStdString();
+        record.cluster = kOpenedLogCluster;
         record.state = RunState::kReading;
-        record.log_path = path;
+        record.log_path = path.toStdString();
         return add_run(record);
     }
     if (Status s = reset_points(*existing); !s.ok()) return s;
@@ -684,14 +694,13 @@ Result<int64_t> RunHistory::record_opened_log(const QString& path, const QString
 }
 
 Status RunHistory::finish_opened_log(int64_t run_id, const RunMetrics& metrics) {
-    Result<RunRecord> record = run(run_id);
+    Result<StoredRun> record = run(run_id);
     if (!record.ok()) return record.status();
     record->state = from_run_stop(metrics);
-    record->state_detail = QString::fromStdString(run_stop_detail(metrics.status.value_or("")));
+    record->state_detail = run_stop_detail(metrics.status.value_or(""));
     const std::optional<int64_t> start = metrics.run_start_ms ? metrics.run_start_ms : metrics.first_time_ms;
-    record->started = start ? QDateTime::fromMSecsSinceEpoch(*start) : QDateTime();
-    record->finished =
-        metrics.run_stop_ms ? QDateTime::fromMSecsSinceEpoch(*metrics.run_stop_ms) : QDateTime();
+    record->started_ms = start.value_or(0);
+    record->finished_ms = metrics.run_stop_ms.value_or(0);
     return update_run(*record);
 }
 
@@ -750,23 +759,23 @@ Status RunHistory::reset_stored_points(int64_t run_id) {
                                QStringLiteral("cannot reset points of run %1").arg(run_id));
 }
 
-Result<std::vector<RunRecord>> RunHistory::runs() const {
+Result<std::vector<StoredRun>> RunHistory::runs() const {
     QSqlQuery q(QSqlDatabase::database(connection_));
     if (!q.exec(QStringLiteral("SELECT %1 FROM runs ORDER BY id DESC").arg(QLatin1String(kRunColumns)))) {
         return sql_error(QStringLiteral("cannot list runs"), q.lastError());
     }
-    std::vector<RunRecord> out;
+    std::vector<StoredRun> out;
     while (q.next())
         out.push_back(record_from(q));
     return out;
 }
 
-Result<RunRecord> RunHistory::run(int64_t run_id) const {
+Result<StoredRun> RunHistory::run(int64_t run_id) const {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare(QStringLiteral("SELECT %1 FROM runs WHERE id = ?").arg(QLatin1String(kRunColumns)));
     q.addBindValue(static_cast<qint64>(run_id));
     if (!q.exec()) return sql_error(QStringLiteral("cannot read run %1").arg(run_id), q.lastError());
-    if (!q.next()) return Result<RunRecord>::Error("no run " + std::to_string(run_id) + " in the history");
+    if (!q.next()) return Result<StoredRun>::Error("no run " + std::to_string(run_id) + " in the history");
     return record_from(q);
 }
 

@@ -8,7 +8,6 @@
 // timeout): a run submitted from either is listed, followed and fetched from both.
 #pragma once
 
-#include <QDateTime>
 #include <QString>
 #include <QStringList>
 
@@ -25,26 +24,6 @@
 #include "service/run_store.h"
 
 namespace slipway::app {
-
-struct RunRecord {
-    int64_t id = 0;
-    QString name;
-    QString cluster;  // profile name, "This computer" for local runs
-    QString job_id;   // Slurm job id, or the local process id
-    RunState state = RunState::kUnknown;
-    QString slurm_state;   // Slurm's last word for the job ("NODE_FAIL"); empty for runs Slurm does not run
-    QString state_detail;  // what the state alone does not say: node list, exit code, run_stop status
-    QDateTime created;
-    QDateTime started;
-    QDateTime finished;
-    QString config_json;  // the run config exactly as submitted
-    QString log_path;     // the followed log (local path, or remote path on the cluster)
-    uint64_t log_offset = 0;
-    QString run_id;         // Slipway's run id of a submitted cluster run (make_run_id); empty otherwise
-    QString remote_dir;     // that run's folder on the login node
-    QString slurm_cluster;  // sbatch's ";cluster" part, if any
-    int restarts = 0;       // how often a requeued job resumed (its log's resume events, kept with its facts)
-};
 
 using MetricPointRow = std::pair<Metric, MetricSample>;
 
@@ -87,12 +66,12 @@ public:
     RunHistory(const RunHistory&) = delete;
     RunHistory& operator=(const RunHistory&) = delete;
 
-    // Inserts `run` (its id is ignored) and returns the new id.
-    Result<int64_t> add_run(const RunRecord& run);
-    Status update_run(const RunRecord& run);  // every column but the points and offset
-    // `slurm_state` empty keeps the stored one; `finished` invalid keeps the stored time.
+    // Inserts `run` (its id and log offset are ignored; created_ms 0 is now) and returns the new id.
+    Result<int64_t> add_run(const StoredRun& run);
+    Status update_run(const StoredRun& run);  // every column but the points and offset
+    // `slurm_state` empty keeps the stored one; `finished_ms` 0 keeps the stored time.
     Status set_state(int64_t run_id, RunState state, const QString& detail = {},
-                     const QString& slurm_state = {}, const QDateTime& finished = {},
+                     const QString& slurm_state = {}, int64_t finished_ms = 0,
                      StateWrite mode = StateWrite::kAlways);
     Status remove_run(int64_t run_id);
 
@@ -104,7 +83,7 @@ public:
     Result<int64_t> find_run(const QString& run_id_or_id) const;
     // Runs submitted to clusters (a job id or a Slipway run id on a profile: a failed submission too),
     // oldest first: what `slipway status` lists.
-    Result<std::vector<RunRecord>> cluster_runs() const;
+    Result<std::vector<StoredRun>> cluster_runs() const;
     // Changes when another connection (the CLI, a worker thread, another app) commits to the file.
     Result<int64_t> data_version() const;
 
@@ -138,8 +117,8 @@ public:
     // A run written through it must not also be written with append() directly.
     HistoryWriter& writer() { return *writer_; }
 
-    Result<std::vector<RunRecord>> runs() const;  // newest first
-    Result<RunRecord> run(int64_t run_id) const;
+    Result<std::vector<StoredRun>> runs() const;  // newest first
+    Result<StoredRun> run(int64_t run_id) const;
     Result<RunMetrics> load_metrics(int64_t run_id) const;
     Result<int64_t> point_count(int64_t run_id) const;
     // At most `max_points` values of one metric, evenly spaced over the run, in log order, with the last

@@ -20,14 +20,6 @@
 #include "service/stale_runs.h"
 
 namespace slipway::app {
-namespace {
-
-int64_t now_ms() {
-    return QDateTime::currentMSecsSinceEpoch();
-}
-
-}  // namespace
-
 bool follows_local_file(RunKind source) {
     return source == RunKind::kLocal || source == RunKind::kLogFile;
 }
@@ -92,9 +84,9 @@ void RunTracker::watch_store() {
     // Runs another process runs here: their rows say how they go.
     for (auto& [key, run] : runs_) {
         if (!run.state_from_store || run.store_id == 0) continue;
-        const Result<RunRecord> row = store_->run(run.store_id);
+        const Result<StoredRun> row = store_->run(run.store_id);
         if (!row.ok()) continue;
-        set_state(run, row->state, row->state_detail, {}, StateSource::kService);
+        set_state(run, row->state, QString::fromStdString(row->state_detail), {}, StateSource::kService);
         if (is_terminal(row->state) && run.follow_id != 0) follow_->finish(run.follow_id);  // its last lines
     }
     emit store_changed();
@@ -214,8 +206,7 @@ void RunTracker::set_state(TrackedRun& run, RunState state, const QString& detai
     if (is_terminal(state)) run.cancellable = false;
     if (store_ != nullptr && run.store_id != 0 && source != StateSource::kService && !run.state_from_store) {
         const Status s =
-            store_->set_state(run.store_id, state, detail, slurm_state,
-                              is_terminal(state) ? QDateTime::currentDateTime() : QDateTime(),
+            store_->set_state(run.store_id, state, detail, slurm_state, is_terminal(state) ? now_ms() : 0,
                               source == StateSource::kPoller ? StateWrite::kIfNotEnded : StateWrite::kAlways);
         if (!s.ok()) emit history_problem(QString::fromStdString(s.message()));
         emit store_changed();
@@ -430,11 +421,11 @@ void RunTracker::check_stalls() {
 }
 
 void RunTracker::take_over_if_orphaned(TrackedRun& run) {
-    const Result<RunRecord> row = store_->run(run.store_id);
+    const Result<StoredRun> row = store_->run(run.store_id);
     if (!row.ok()) return;
     const std::optional<std::string> log_stop =
         run.metrics.run_stop_ms ? std::optional(run.metrics.status.value_or(std::string())) : std::nullopt;
-    const std::optional<OrphanEnd> end = run.orphan_check.check(to_stored_run(*row), log_stop);
+    const std::optional<OrphanEnd> end = run.orphan_check.check(*row, log_stop);
     if (!end) return;
     run.state_from_store = false;
     run.cancellable = false;
@@ -451,13 +442,13 @@ int RunTracker::show_curves(const QString& name, RunMetrics metrics, RunState st
     return run.key;
 }
 
-TrackedRun& RunTracker::add_stored(const RunRecord& record, RunMetrics metrics, RunKind source) {
-    TrackedRun& run = add(source, record.name, record.state);
-    run.profile = record.cluster;
-    run.state_detail = record.state_detail;
-    run.slurm_state = record.slurm_state;
-    run.job_id = record.job_id;
-    run.log_path = record.log_path;
+TrackedRun& RunTracker::add_stored(const StoredRun& record, RunMetrics metrics, RunKind source) {
+    TrackedRun& run = add(source, QString::fromStdString(record.name), record.state);
+    run.profile = QString::fromStdString(record.cluster);
+    run.state_detail = QString::fromStdString(record.state_detail);
+    run.slurm_state = QString::fromStdString(record.slurm_state);
+    run.job_id = QString::fromStdString(record.job_id);
+    run.log_path = QString::fromStdString(record.log_path);
     run.log_offset = record.log_offset;
     run.store_id = record.id;
     run.metrics = std::move(metrics);
@@ -467,11 +458,11 @@ TrackedRun& RunTracker::add_stored(const RunRecord& record, RunMetrics metrics, 
 Result<int> RunTracker::show_stored(int64_t store_id) {
     if (store_ == nullptr) return Result<int>::Error("no run history");
     if (const int existing = run_for_store(store_id)) return existing;
-    const Result<RunRecord> record = store_->run(store_id);
+    const Result<StoredRun> record = store_->run(store_id);
     if (!record.ok()) return record.status();
     Result<RunMetrics> metrics = store_->load_metrics(store_id);
     if (!metrics.ok()) return metrics.status();
-    const TrackedRun& run = add_stored(*record, std::move(*metrics), to_stored_run(*record).kind());
+    const TrackedRun& run = add_stored(*record, std::move(*metrics), record->kind());
     emit run_added(run.key);
     return run.key;
 }
@@ -482,27 +473,28 @@ Result<int> RunTracker::resume(int64_t store_id) {
     if (existing != 0 && local_.find(existing) != nullptr) return existing;  // ours, still training
     const int own_key = local_.key_of_run(store_id);  // ours, released from the monitor while it trained
     // Refused before the shown run goes: a row with no log, a job whose cluster has no profile any more.
-    const Result<RunRecord> before = store_->run(store_id);
+    const Result<StoredRun> before = store_->run(store_id);
     if (!before.ok()) return before.status();
-    const StoredRun row = to_stored_run(*before);
+    const StoredRun row = *before;
     if (Result<FollowAgain> refused = plan_follow_again(row, local_.find(own_key)); !refused.ok())
         return refused.status();
     if ((row.kind() == RunKind::kClusterJob || row.kind() == RunKind::kClusterLog) &&
-        session_for(before->cluster) == nullptr) {
+        session_for(QString::fromStdString(row.cluster)) == nullptr) {
         return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " + row.cluster +
                                   ", which has no profile any more");
     }
     // The shown run goes before the offset and points are read: releasing it flushes its queued points
     // (history_writer.h), so the resumed follower neither skips nor repeats a point.
     if (existing != 0) release(existing);
-    const Result<RunRecord> record = store_->run(store_id);
+    const Result<StoredRun> record = store_->run(store_id);
     if (!record.ok()) return record.status();
-    const Result<FollowAgain> plan = plan_follow_again(to_stored_run(*record), local_.find(own_key));
+    const Result<FollowAgain> plan = plan_follow_again(*record, local_.find(own_key));
     if (!plan.ok()) return plan.status();
     // A log on a cluster opened by hand: followed again there from where it stopped.
-    if (plan->followed_as == RunKind::kClusterLog) return open_cluster_log(record->cluster, record->log_path);
-    ClusterSession* session =
-        plan->followed_as == RunKind::kClusterJob ? session_for(record->cluster) : nullptr;
+    const QString cluster = QString::fromStdString(record->cluster);
+    const QString log_path = QString::fromStdString(record->log_path);
+    if (plan->followed_as == RunKind::kClusterLog) return open_cluster_log(cluster, log_path);
+    ClusterSession* session = plan->followed_as == RunKind::kClusterJob ? session_for(cluster) : nullptr;
     Result<RunMetrics> metrics = store_->load_metrics(store_id);
     if (!metrics.ok()) return metrics.status();
     TrackedRun& run = add_stored(*record, std::move(*metrics), plan->followed_as);
@@ -512,12 +504,12 @@ Result<int> RunTracker::resume(int64_t store_id) {
     if (session != nullptr) {
         // Its log is on the login node: followed there from the stored offset (a reconnect after the app or
         // the connection went away); an ended job's is read to its end once, not polled for ever.
-        run.name = record->name + QStringLiteral(" @ ") + record->cluster;
+        run.name = run.name + QStringLiteral(" @ ") + cluster;
         attach(session);
-        run.follow_id = session->follow(record->log_path, record->log_offset);
+        run.follow_id = session->follow(log_path, record->log_offset);
         if (!plan->live) session->finish_follow(run.follow_id);
     } else {
-        run.follow_id = follow_->follow(record->log_path, record->log_offset);
+        run.follow_id = follow_->follow(log_path, record->log_offset);
     }
     if (own_key != 0) (void)local_.rekey(own_key, run.key);
     emit run_added(run.key);
@@ -536,9 +528,9 @@ Status RunTracker::cancel(int key) {
     }
     if (run->state_from_store && !is_terminal(run->state)) {
         // Another process runs it here: its engine is asked to stop, and that process stores the end.
-        const Result<RunRecord> row = store_->run(run->store_id);
+        const Result<StoredRun> row = store_->run(run->store_id);
         if (!row.ok()) return row.status();
-        if (Status s = stop_local_run(to_stored_run(*row)); !s.ok()) return s;
+        if (Status s = stop_local_run(*row); !s.ok()) return s;
         run->watch.mark_ended();  // the engine's run_stop "aborted" answers the cancel: no failure alert
         emit message(tr("Cancelling %1...").arg(run->name));
         return Status::Ok();
@@ -604,13 +596,9 @@ Status RunTracker::delete_stored(int64_t store_id) {
 
 void RunTracker::recover_after_restart() {
     if (store_ == nullptr) return;
-    const Result<std::vector<RunRecord>> rows = store_->runs();
+    const Result<std::vector<StoredRun>> rows = store_->runs();
     if (!rows.ok()) return;
-    std::vector<StoredRun> stored;
-    stored.reserve(rows->size());
-    for (const RunRecord& row : *rows)
-        stored.push_back(to_stored_run(row));
-    if (end_stale_runs(stored, *stored_runs_, std::time(nullptr)) > 0) emit store_changed();
+    if (end_stale_runs(*rows, *stored_runs_, std::time(nullptr)) > 0) emit store_changed();
 }
 
 }  // namespace slipway::app

@@ -182,7 +182,7 @@ signals:
 private:
     TrackedRun& add(RunKind source, const QString& name, RunState state);
     // A stored run as a tracked one (not live yet).
-    TrackedRun& add_stored(const RunRecord& record, RunMetrics metrics, RunKind source);
+    TrackedRun& add_stored(const StoredRun& record, RunMetrics metrics, RunKind source);
     TrackedRun* find(int key);
     TrackedRun* find_by_follow(RunKind source, int follow_id);
     // Who says a run's state: the tracker (the log, a submission), a poller (Slurm's answers: an ended

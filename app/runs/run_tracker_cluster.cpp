@@ -328,7 +328,7 @@ Result<int> RunTracker::open_cluster_log(const QString& profile, const QString& 
             if (const int shown = run_for_store(*before)) release(shown);
         }
         if (const Result<int64_t> id = store_->record_remote_log(profile, path, name); id.ok()) {
-            const Result<RunRecord> record = store_->run(*id);
+            const Result<StoredRun> record = store_->run(*id);
             Result<RunMetrics> metrics = store_->load_metrics(*id);
             if (record.ok() && metrics.ok()) {
                 store_id = *id;

@@ -3,6 +3,7 @@
 #include "runs/runs_model.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 
 #include <iterator>
 #include <unordered_map>
@@ -44,8 +45,13 @@ QString state_text(RunState state, const QString& detail, int restarts) {
     return text;
 }
 
-QDateTime started_of(const RunRecord& r) {
-    return r.started.isValid() ? r.started : r.created;
+// A stored time (ms since the epoch, 0 when not known) as the views sort and show it.
+QDateTime date_of(int64_t ms) {
+    return ms != 0 ? QDateTime::fromMSecsSinceEpoch(ms) : QDateTime();
+}
+
+QDateTime started_of(const StoredRun& r) {
+    return date_of(r.started_ms != 0 ? r.started_ms : r.created_ms);
 }
 
 // Matplotlib's tab10: distinct on white, in the order people know from other plots.
@@ -90,10 +96,10 @@ void RunsModel::read_points(Row& row, const Row* before) const {
 bool RunsModel::same_cells(const Row& a, const Row& b) const {
     if (a.record.has_value() != b.record.has_value()) return false;
     if (a.record) {
-        const RunRecord &x = *a.record, &y = *b.record;
+        const StoredRun &x = *a.record, &y = *b.record;
         if (!(x.name == y.name && x.cluster == y.cluster && x.job_id == y.job_id && x.state == y.state &&
-              x.state_detail == y.state_detail && x.restarts == y.restarts && x.created == y.created &&
-              x.started == y.started && x.finished == y.finished))
+              x.state_detail == y.state_detail && x.restarts == y.restarts && x.created_ms == y.created_ms &&
+              x.started_ms == y.started_ms && x.finished_ms == y.finished_ms))
             return false;
     }
     return a.points == b.points && a.curve == b.curve;
@@ -117,14 +123,14 @@ void RunsModel::remove(int row) {
 }
 
 void RunsModel::reload() {
-    std::vector<RunRecord> now;
+    std::vector<StoredRun> now;
     if (history_ != nullptr) {
-        Result<std::vector<RunRecord>> runs = history_->runs();
+        Result<std::vector<StoredRun>> runs = history_->runs();
         if (!runs.ok()) return;  // keep what is shown; the store's writer reports its own problems
         now = std::move(*runs);
     }
     std::unordered_set<int64_t> wanted;
-    for (const RunRecord& r : now)
+    for (const StoredRun& r : now)
         wanted.insert(r.id);
     for (int i = static_cast<int>(rows_.size()) - 1; i >= 0; --i) {  // gone from the store
         Row& row = rows_[static_cast<size_t>(i)];
@@ -147,7 +153,7 @@ void RunsModel::reload() {
             row_for.emplace(run->store_id, i);  // a stored row of the id wins
         }
     }
-    for (const RunRecord& record : now) {
+    for (const StoredRun& record : now) {
         const auto found = row_for.find(record.id);
         const int at = found != row_for.end() ? static_cast<int>(found->second) : -1;
         if (at < 0) {
@@ -274,14 +280,14 @@ int RunsModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : kColumnCount;
 }
 
-const RunRecord* RunsModel::record(int row) const {
+const StoredRun* RunsModel::record(int row) const {
     if (row < 0 || row >= static_cast<int>(rows_.size())) return nullptr;
-    const std::optional<RunRecord>& r = rows_[static_cast<size_t>(row)].record;
+    const std::optional<StoredRun>& r = rows_[static_cast<size_t>(row)].record;
     return r ? &*r : nullptr;
 }
 
 int64_t RunsModel::run_id(int row) const {
-    const RunRecord* r = record(row);
+    const StoredRun* r = record(row);
     return r != nullptr ? r->id : 0;
 }
 
@@ -307,7 +313,7 @@ bool RunsModel::tracker_says_state(const Row& row) const {
 }
 
 QString RunsModel::text_of(const Row& row, int column) const {
-    const RunRecord* r = row.record ? &*row.record : nullptr;
+    const StoredRun* r = row.record ? &*row.record : nullptr;
     const TrackedRun* run = tracked_run(row);
     // Where the tracker says the state it is ahead of the stored row (written after the change, read back
     // at the next reload); a stored run it only shows is the store's.
@@ -316,20 +322,23 @@ QString RunsModel::text_of(const Row& row, int column) const {
         case kIdColumn:
             return r != nullptr ? QString::number(r->id) : QString();
         case kNameColumn:
-            return r != nullptr ? r->name : run != nullptr ? run->name : QString();
+            return r != nullptr ? QString::fromStdString(r->name) : run != nullptr ? run->name : QString();
         case kClusterColumn:
-            return where_text(r != nullptr ? r->cluster : run != nullptr ? run->profile : QString());
+            return where_text(r != nullptr     ? QString::fromStdString(r->cluster)
+                              : run != nullptr ? run->profile
+                                               : QString());
         case kJobColumn:
             if (live != nullptr && !live->job_id.isEmpty()) return live->job_id;
-            return r != nullptr ? r->job_id : QString();
+            return r != nullptr ? QString::fromStdString(r->job_id) : QString();
         case kStateColumn:
             if (live != nullptr)
                 return state_text(live->state, live->state_detail, r != nullptr ? r->restarts : 0);
-            return r != nullptr ? state_text(r->state, r->state_detail, r->restarts) : QString();
+            return r != nullptr ? state_text(r->state, QString::fromStdString(r->state_detail), r->restarts)
+                                : QString();
         case kStartedColumn:
             return r != nullptr ? time_text(started_of(*r)) : QString();
         case kFinishedColumn:
-            return r != nullptr ? time_text(r->finished) : QString();
+            return r != nullptr ? time_text(date_of(r->finished_ms)) : QString();
         case kPointsColumn:
             return row.points >= 0 ? QString::number(row.points) : QString();
         default:
@@ -356,7 +365,7 @@ QStringList RunsModel::cells_of(const Row& row) const {
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= static_cast<int>(rows_.size())) return {};
     const Row& row = rows_[static_cast<size_t>(index.row())];
-    const RunRecord* r = row.record ? &*row.record : nullptr;
+    const StoredRun* r = row.record ? &*row.record : nullptr;
     const int column = index.column();
     switch (role) {
         case kRunIdRole:
@@ -390,7 +399,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
                 case kStartedColumn:
                     return r != nullptr ? QVariant(started_of(*r)) : QVariant();
                 case kFinishedColumn:
-                    return r != nullptr ? QVariant(r->finished) : QVariant();
+                    return r != nullptr ? QVariant(date_of(r->finished_ms)) : QVariant();
                 case kPointsColumn:
                     return static_cast<qlonglong>(row.points);
                 default:

@@ -70,7 +70,7 @@ public:
     int64_t run_id(int row) const;           // 0 for a row out of range or not stored
     int row_of(int64_t run_id) const;        // -1 when no row is that stored run
     int row_of_tracked(int key) const;       // -1 when no row is that tracked run
-    const RunRecord* record(int row) const;  // null when out of range or not stored
+    const StoredRun* record(int row) const;  // null when out of range or not stored
 
     // A tracked run's row (idempotent: the tracker's run_added does the same); false when the tracker has
     // no such run.
@@ -98,7 +98,7 @@ private:
         QStringList cells;
     };
     struct Row {
-        std::optional<RunRecord> record;  // the stored row
+        std::optional<StoredRun> record;  // the stored row
         std::optional<Tracked> tracked;
         int64_t points = -1;  // -1: not known
         QList<double> curve;  // sampled train_loss, read again only when `points` changed

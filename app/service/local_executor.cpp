@@ -118,7 +118,7 @@ Result<LocalJob> LocalExecutor::submit(const RunConfig& config, const std::vecto
     row.cluster = kLocalCluster;
     row.log_path = plan->mllog_path;
     row.config_json = to_json(plan->config).dump(2);
-    row.created = std::time(nullptr);
+    row.created_ms = now_ms();
     if (process.ok()) {
         row.state = RunState::kRunning;
         row.job_id = std::to_string(process->pid());

@@ -118,7 +118,7 @@ Result<LocalPipelineOutcome> run_local_pipeline(
         row.name = p.name + "." + step.name;
         row.cluster = kLocalCluster;
         row.state = RunState::kRunning;
-        row.created = std::time(nullptr);
+        row.created_ms = now_ms();
         row.log_path = log;
         if (r->config) {
             // A training step is an ordinary local run: its run.json, its output folder, its mllog.

@@ -1,5 +1,8 @@
-// StoredRun's remote record and kind.
+// StoredRun's remote record and kind, and the clock rows keep their times by.
 #include "service/run_store.h"
+
+#include <chrono>
+#include <ctime>
 
 namespace slipway::app {
 
@@ -15,9 +18,15 @@ remote::RunRecord StoredRun::remote_record() const {
         const size_t slash = log_path.rfind('/');
         if (slash != std::string::npos) out.remote_dir = log_path.substr(0, slash);
     }
-    out.submitted = remote::utc_timestamp(created);
+    out.submitted = remote::utc_timestamp(static_cast<std::time_t>(created_ms / 1000));
     out.last_state = slurm_state.empty() ? std::string(to_db_text(state)) : slurm_state;
     return out;
+}
+
+int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 RunKind StoredRun::kind() const {

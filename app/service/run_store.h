@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -27,21 +26,28 @@ enum class RunKind {
     kClusterLog,  // a log on a cluster opened by hand (no job)
 };
 
-// A run as the store holds it: what the service needs to act on it.
+// A run as the store holds it: the one row type of the run history, which the service, the CLI and the
+// app's pages all read (the pages turn its texts into QString where they show them).
 struct StoredRun {
     int64_t id = 0;
     std::string run_id;  // Slipway's run id (make_run_id); empty for rows older than schema 3
     std::string name;
-    std::string cluster;  // profile name
+    std::string cluster;  // profile name: kLocalCluster for runs on this machine, kOpenedLogCluster for a log
     std::string job_id;   // Slurm job id; empty until sbatch answered
-    std::string slurm_cluster;
-    std::string remote_dir;
-    std::string log_path;
+    std::string slurm_cluster;  // sbatch's ";cluster" part, if any
+    std::string remote_dir;     // a submitted run's folder on the login node
+    std::string log_path;       // the followed log (a local path, or a path on the cluster)
+    uint64_t log_offset = 0;    // bytes of the log folded into the stored points
     RunState state = RunState::kUnknown;
-    std::string slurm_state;   // Slurm's last word
-    std::string state_detail;  // node list and reason, a submit error
-    std::string config_json;
-    std::time_t created = 0;
+    std::string slurm_state;   // Slurm's last word ("NODE_FAIL"); empty for runs Slurm does not run
+    std::string state_detail;  // what the state alone does not say: node list, exit code, a submit error
+    std::string config_json;   // the run config exactly as submitted
+    // Milliseconds since the epoch; 0 when not known (a run that has not started or ended, an end nobody
+    // saw).
+    int64_t created_ms = 0;
+    int64_t started_ms = 0;
+    int64_t finished_ms = 0;
+    int restarts = 0;  // how often a requeued job resumed (its log's resume events, kept with its facts)
 
     // The record follow and fetch work from. Rows the app wrote before schema 3 have no remote folder and
     // no run id: their log's folder and their row number stand in.
@@ -50,6 +56,9 @@ struct StoredRun {
     // file).
     RunKind kind() const;
 };
+
+// The wall clock in milliseconds since the epoch, as rows keep their times.
+int64_t now_ms();
 
 class RunStore {
 public:

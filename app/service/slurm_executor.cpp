@@ -18,7 +18,7 @@ StoredRun begin_submission(RunStore& store, const RunConfig& config, const std::
     run.cluster = cluster;
     run.state = RunState::kSubmitting;
     run.config_json = to_json(config).dump(2);
-    run.created = std::time(nullptr);
+    run.created_ms = now_ms();
     if (const Result<int64_t> id = store.add(run); id.ok()) {
         run.id = *id;
     } else {

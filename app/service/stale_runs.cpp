@@ -27,8 +27,8 @@ int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, std::tim
             case RunKind::kClusterJob:
                 if (row.state == RunState::kFollowing) {
                     end(row, RunState::kIncomplete, {});
-                } else if (row.state == RunState::kSubmitting && row.job_id.empty() && row.created > 0 &&
-                           row.created < now - options.upload_limit_s) {
+                } else if (row.state == RunState::kSubmitting && row.job_id.empty() && row.created_ms > 0 &&
+                           row.created_ms / 1000 < now - options.upload_limit_s) {
                     end(row, RunState::kIncomplete, kSubmissionInterruptedDetail);
                 }
                 break;

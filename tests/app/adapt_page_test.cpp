@@ -105,10 +105,11 @@ protected:
         ASSERT_TRUE(page_->pipeline().ok()) << page_->pipeline().error();
     }
 
-    std::vector<RunRecord> rows_by_job() const {
-        std::vector<RunRecord> rows = *history_->cluster_runs();
-        std::sort(rows.begin(), rows.end(),
-                  [](const RunRecord& a, const RunRecord& b) { return a.job_id.toInt() < b.job_id.toInt(); });
+    std::vector<StoredRun> rows_by_job() const {
+        std::vector<StoredRun> rows = *history_->cluster_runs();
+        std::sort(rows.begin(), rows.end(), [](const StoredRun& a, const StoredRun& b) {
+            return std::atoi(a.job_id.c_str()) < std::atoi(b.job_id.c_str());
+        });
         return rows;
     }
 
@@ -132,15 +133,15 @@ TEST_F(AdaptPageOnACluster, EveryStepIsQueuedInOrderInProcessWithItsRowAndTheTra
     EXPECT_TRUE(log.contains(QStringLiteral("(train): job 102 after 101, run "))) << log.toStdString();
     EXPECT_TRUE(log.contains(QStringLiteral("[5/5] "))) << log.toStdString();
     EXPECT_FALSE(log.contains(QStringLiteral("$ slipway"))) << log.toStdString();  // no CLI subprocess
-    const std::vector<RunRecord> rows = rows_by_job();
+    const std::vector<StoredRun> rows = rows_by_job();
     ASSERT_EQ(rows.size(), 5u);
     std::vector<qint64> training;
     for (size_t i = 0; i < rows.size(); ++i) {
-        EXPECT_EQ(rows[i].job_id, QString::number(100 + i));
-        EXPECT_EQ(rows[i].state, RunState::kPending) << rows[i].name.toStdString();
+        EXPECT_EQ(rows[i].job_id, std::to_string(100 + i));
+        EXPECT_EQ(rows[i].state, RunState::kPending) << rows[i].name;
         EXPECT_EQ(rows[i].cluster, "hpc");
-        EXPECT_FALSE(rows[i].log_path.isEmpty());
-        if (rows[i].config_json.contains(QStringLiteral("\"training\""))) training.push_back(rows[i].id);
+        EXPECT_FALSE(rows[i].log_path.empty());
+        if (rows[i].config_json.find("\"training\"") != std::string::npos) training.push_back(rows[i].id);
     }
     // The training steps' rows, told as they were queued (the window follows them).
     EXPECT_EQ(training.size(), 2u);
@@ -164,10 +165,10 @@ TEST_F(AdaptPageOnACluster, AStepSlurmRefusesTakesBackTheJobsAlreadyQueued) {
     EXPECT_TRUE(log.contains(QStringLiteral("cancelled the 2 job(s) already queued"))) << log.toStdString();
     EXPECT_EQ(cluster_.job_state("100"), "CANCELLED");
     EXPECT_EQ(cluster_.job_state("101"), "CANCELLED");
-    const std::vector<RunRecord> rows = *history_->cluster_runs();
+    const std::vector<StoredRun> rows = *history_->cluster_runs();
     ASSERT_EQ(rows.size(), 3u);  // the two queued steps, cancelled, and the refused one, failed
     int cancelled = 0, failed = 0;
-    for (const RunRecord& row : rows) {
+    for (const StoredRun& row : rows) {
         cancelled += row.state == RunState::kCancelled ? 1 : 0;
         failed += row.state == RunState::kFailed ? 1 : 0;
     }
@@ -187,9 +188,9 @@ TEST_F(AdaptPageOnACluster, AJobScancelRefusesStaysLiveAndIsNamed) {
     EXPECT_TRUE(log.contains(QStringLiteral("job 100 could not be cancelled: "))) << log.toStdString();
     EXPECT_TRUE(log.contains(QStringLiteral("Access/permission denied"))) << log.toStdString();
     // Rows say what Slurm has: the jobs it kept are still live (pending), not cancelled.
-    for (const RunRecord& row : rows_by_job()) {
-        if (!row.job_id.isEmpty()) {
-            EXPECT_EQ(row.state, RunState::kPending) << row.job_id.toStdString();
+    for (const StoredRun& row : rows_by_job()) {
+        if (!row.job_id.empty()) {
+            EXPECT_EQ(row.state, RunState::kPending) << row.job_id;
         }
     }
 }
@@ -281,9 +282,9 @@ TEST(AdaptPage, ClosingWhileAStepRunsKillsItAfterTheClosingGrace) {
     pid_t step = 0;
     ASSERT_TRUE(wait_until(
         [&] {
-            const Result<std::vector<RunRecord>> rows = (*history)->runs();
+            const Result<std::vector<StoredRun>> rows = (*history)->runs();
             if (!rows.ok() || rows->empty()) return false;
-            step = static_cast<pid_t>(rows->front().job_id.toLongLong());
+            step = static_cast<pid_t>(std::atoll(rows->front().job_id.c_str()));
             return step > 0;
         },
         20000));
@@ -298,7 +299,7 @@ TEST(AdaptPage, ClosingWhileAStepRunsKillsItAfterTheClosingGrace) {
     const bool step_gone = ::kill(step, 0) == -1;
     if (!step_gone) ::kill(step, SIGKILL);
     EXPECT_TRUE(step_gone);
-    const Result<std::vector<RunRecord>> rows = (*history)->runs();
+    const Result<std::vector<StoredRun>> rows = (*history)->runs();
     ASSERT_TRUE(rows.ok());
     ASSERT_EQ(rows->size(), 1u);
     EXPECT_EQ(rows->front().state, RunState::kCancelled);

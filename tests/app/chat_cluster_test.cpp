@@ -73,12 +73,12 @@ TEST(ChatOnTheLocalCluster, ARunsModelAnswersThroughSrunAndStopEndsTheJob) {
     config.training.output_dir = run_dir + "/output";
     config.tokenizer.path.clear();
     config.slurm.time = "00:05:00";
-    RunRecord record;
+    StoredRun record;
     record.name = "chat-e2e";
-    record.cluster = QString::fromStdString(profile.name);
+    record.cluster = profile.name;
     record.state = RunState::kCompleted;
-    record.remote_dir = QString::fromStdString(run_dir);
-    record.config_json = QString::fromStdString(to_json(config).dump());
+    record.remote_dir = run_dir;
+    record.config_json = to_json(config).dump();
     const Result<int64_t> id = window.history()->add_run(record);
     ASSERT_TRUE(id.ok()) << id.error();
     window.runs_page()->reload();

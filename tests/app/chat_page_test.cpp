@@ -177,11 +177,11 @@ TEST(ChatPage, TheRunsPagesChatButtonOpensAStoredRunsModel) {
     config.adapter.method = "full";
     config.training.output_dir = model.toStdString();
     config.tokenizer.path.clear();
-    RunRecord record;
+    StoredRun record;
     record.name = "finished-demo";
-    record.cluster = kLocalProfile;
+    record.cluster = kLocalCluster;
     record.state = RunState::kCompleted;
-    record.config_json = QString::fromStdString(to_json(config).dump());
+    record.config_json = to_json(config).dump();
     const Result<int64_t> id = w.window->history()->add_run(record);
     ASSERT_TRUE(id.ok()) << id.error();
     w.window->runs_page()->reload();

@@ -80,9 +80,9 @@ TEST(ChatTarget, ALoraRunTalksThroughItsBaseWithItsAdapterAFullRunThroughItsOutp
     config.tokenizer.path = "/models/base/tokenizer.json";
     config.training.output_dir = "/runs/r1/output";
     config.adapter.method = "lora";
-    RunRecord run;
+    StoredRun run;
     run.name = "r1";
-    run.config_json = QString::fromStdString(to_json(config).dump());
+    run.config_json = to_json(config).dump();
     Result<ChatTarget> lora = chat_target_of_run(run);
     ASSERT_TRUE(lora.ok()) << lora.error();
     EXPECT_EQ(lora->model_dir, "/models/base");
@@ -91,7 +91,7 @@ TEST(ChatTarget, ALoraRunTalksThroughItsBaseWithItsAdapterAFullRunThroughItsOutp
     EXPECT_EQ(lora->label, "r1");
     for (const char* method : {"full", "embeddings"}) {
         config.adapter.method = method;
-        run.config_json = QString::fromStdString(to_json(config).dump());
+        run.config_json = to_json(config).dump();
         Result<ChatTarget> whole = chat_target_of_run(run);
         ASSERT_TRUE(whole.ok()) << whole.error();
         EXPECT_EQ(whole->model_dir, "/runs/r1/output") << method;

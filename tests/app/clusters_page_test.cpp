@@ -104,7 +104,7 @@ TEST(ClustersPage, AClusterRunResumesFromTheStoredOffsetOverSsh) {
         return Result<std::unique_ptr<remote::Session>>(std::unique_ptr<remote::Session>(std::move(fake)));
     });
     ASSERT_TRUE(window.clusters_page()->add_profile(profile("hpc")).ok());
-    RunRecord record;
+    StoredRun record;
     record.name = "r1";
     record.cluster = "hpc";
     record.job_id = "77";
@@ -213,9 +213,9 @@ TEST(ClustersPage, ARemoteLogIsStoredOnceAndResumedFromItsOffset) {
         id = window.monitor()->run(*key)->store_id;
         ASSERT_NE(id, 0);
         ASSERT_TRUE(testing_util::wait_until([&] { return *window.history()->point_count(id) == 2; }));
-        const RunRecord stored = *window.history()->run(id);
+        const StoredRun stored = *window.history()->run(id);
         EXPECT_EQ(stored.cluster, "hpc");
-        EXPECT_EQ(stored.log_path.toStdString(), path);
+        EXPECT_EQ(stored.log_path, path);
         EXPECT_EQ(stored.state, RunState::kFollowing);
         EXPECT_EQ(stored.log_offset, first.size());  // the unfinished last line is read later
 

@@ -52,7 +52,7 @@ std::vector<double> steps_up_to(int last) {
 }
 
 uint64_t stored_offset(RunHistory& history, int64_t run_id) {
-    const Result<RunRecord> r = history.run(run_id);
+    const Result<StoredRun> r = history.run(run_id);
     return r.ok() ? r->log_offset : ~uint64_t{0};
 }
 
@@ -69,7 +69,7 @@ protected:
         Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(db_);
         ASSERT_TRUE(opened.ok()) << opened.error();
         history_ = std::move(*opened);
-        RunRecord run;
+        StoredRun run;
         run.name = "live";
         run.state = RunState::kRunning;
         run_id_ = *history_->add_run(run);

@@ -48,9 +48,9 @@ protected:
         bad.write("{\"run_id\": ");
     }
     QString db() const { return dir_.filePath("history.sqlite"); }
-    const RunRecord* by_name(const std::vector<RunRecord>& runs, const char* name) {
-        for (const RunRecord& r : runs) {
-            if (r.name == QLatin1String(name)) return &r;
+    const StoredRun* by_name(const std::vector<StoredRun>& runs, const char* name) {
+        for (const StoredRun& r : runs) {
+            if (r.name == name) return &r;
         }
         return nullptr;
     }
@@ -64,16 +64,17 @@ TEST_F(LegacyRunRecords, EveryReadableRecordIsImportedOnceWithTypedStates) {
     {
         Result<std::unique_ptr<RunHistory>> store = RunHistory::open(db(), options_);
         ASSERT_TRUE(store.ok()) << store.error();
-        const std::vector<RunRecord> runs = *(*store)->cluster_runs();
+        const std::vector<StoredRun> runs = *(*store)->cluster_runs();
         ASSERT_EQ(runs.size(), 3u);
-        const RunRecord* queued = by_name(runs, "queued");
+        const StoredRun* queued = by_name(runs, "queued");
         ASSERT_NE(queued, nullptr);
         EXPECT_EQ(queued->state, RunState::kPending);
         EXPECT_EQ(queued->slurm_state, "");  // SUBMITTED was ours, not Slurm's
         EXPECT_EQ(queued->log_path, "/home/u/slipway/runs/queued/slurm-11.out");
         EXPECT_EQ(queued->remote_dir, "/home/u/slipway/runs/queued");
         EXPECT_EQ(queued->run_id, "queued-20261120-100000-00a1");
-        EXPECT_EQ(queued->created.toUTC().toString(Qt::ISODate), "2026-11-20T10:00:01Z");
+        EXPECT_EQ(QDateTime::fromMSecsSinceEpoch(queued->created_ms).toUTC().toString(Qt::ISODate),
+                  "2026-11-20T10:00:01Z");
         EXPECT_EQ(by_name(runs, "done")->state, RunState::kCompleted);
         EXPECT_EQ(by_name(runs, "lost")->state, RunState::kFailed);
         EXPECT_EQ(by_name(runs, "lost")->slurm_state, "NODE_FAIL");
@@ -100,7 +101,7 @@ TEST_F(LegacyRunRecords, AnAppRowOfTheSameJobIsMergedNotDuplicated) {
         // A schema-2 history in which the app recorded job 12 itself (it wrote the JSON record too).
         Result<std::unique_ptr<RunHistory>> fresh = RunHistory::open(db());
         ASSERT_TRUE(fresh.ok());
-        RunRecord app;
+        StoredRun app;
         app.name = "done";
         app.cluster = "hpc";
         app.job_id = "12";
@@ -118,7 +119,7 @@ TEST_F(LegacyRunRecords, AnAppRowOfTheSameJobIsMergedNotDuplicated) {
     }
     Result<std::unique_ptr<RunHistory>> store = RunHistory::open(db(), options_);
     ASSERT_TRUE(store.ok()) << store.error();
-    const std::vector<RunRecord> runs = *(*store)->cluster_runs();
+    const std::vector<StoredRun> runs = *(*store)->cluster_runs();
     ASSERT_EQ(runs.size(), 3u);  // done once
     EXPECT_EQ(by_name(runs, "done")->run_id, "done-20261120-100000-00a2");
     EXPECT_EQ(by_name(runs, "done")->state, RunState::kCompleted);
@@ -131,20 +132,20 @@ TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {
     ASSERT_TRUE(app.ok() && cli.ok());
     const int64_t version = *(*app)->data_version();
     // The app's row, made before the upload, gets the job when sbatch answers (the worker's connection).
-    RunRecord row;
+    StoredRun row;
     row.name = "demo";
     row.cluster = "hpc";
     row.state = RunState::kSubmitting;
     row.run_id = "demo-20261123-100000-abcd";
     const int64_t id = *(*app)->add_run(row);
-    remote::RunRecord submitted{row.run_id.toStdString(), "demo",     "hpc", "41", "", "/r/demo",
-                                "2026-11-23T10:00:00Z",   "SUBMITTED"};
+    remote::RunRecord submitted{row.run_id, "demo", "hpc", "41", "", "/r/demo", "2026-11-23T10:00:00Z",
+                                "SUBMITTED"};
     HistoryRunStore cli_store(**cli);
     const StoreRunSink sink(cli_store);
     ASSERT_TRUE(sink.save(submitted, R"({"name": "demo as it runs there"})").ok());
     EXPECT_EQ(sink.problem(), "");
     EXPECT_NE(*(*app)->data_version(), version);  // the app sees the other connection's commit
-    const RunRecord stored = *(*app)->run(id);
+    const StoredRun stored = *(*app)->run(id);
     EXPECT_EQ(stored.job_id, "41");
     EXPECT_EQ(stored.state, RunState::kPending);
     EXPECT_EQ(stored.log_path, "/r/demo/slurm-41.out");
@@ -160,7 +161,7 @@ TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {
     EXPECT_EQ(*(*app)->find_run("other-20261123-100001-abce"), *new_row);
     // A row number names only rows without a run id (a Slurm job id typed by habit picks nothing else).
     EXPECT_FALSE((*app)->find_run(QString::number(id)).ok());
-    RunRecord opened;
+    StoredRun opened;
     opened.name = "an app row from before run ids";
     opened.cluster = "hpc";
     opened.job_id = "7";
@@ -171,7 +172,7 @@ TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {
     EXPECT_NE((*app)->find_run("nope").error().find("h.sqlite"), std::string::npos);
     EXPECT_EQ((*app)->cluster_runs()->size(), 3u);
     // Run ids are unique.
-    RunRecord twin = row;
+    StoredRun twin = row;
     EXPECT_FALSE((*app)->add_run(twin).ok());
 }
 

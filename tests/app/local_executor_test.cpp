@@ -241,11 +241,11 @@ TEST_F(LocalExecutorTest, AnEngineThatCannotStartIsStoredFailedWithWhy) {
     ASSERT_FALSE(job.ok());
     EXPECT_EQ(job.error(), "cannot start " + broken + ": No such file or directory");
     EXPECT_EQ(store_->writes, (std::vector<std::string>{"add failed"}));
-    Result<std::vector<RunRecord>> rows = history_->runs();
+    Result<std::vector<StoredRun>> rows = history_->runs();
     ASSERT_TRUE(rows.ok());
     ASSERT_EQ(rows->size(), 1u);
     EXPECT_EQ(rows->front().state, RunState::kFailed);
-    EXPECT_EQ(rows->front().state_detail.toStdString(), job.error());
+    EXPECT_EQ(rows->front().state_detail, job.error());
 }
 
 TEST_F(LocalExecutorTest, ACancelIsAskedThenEnforcedOnTheEngineAndItsRanks) {

@@ -97,12 +97,12 @@ TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {
     EXPECT_EQ(run->state, RunState::kCompleted);
     EXPECT_TRUE(notified.join("\n").contains("finished")) << notified.join("\n").toStdString();
 
-    const Result<std::vector<RunRecord>> runs = window.history()->runs();
+    const Result<std::vector<StoredRun>> runs = window.history()->runs();
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 1u);
     EXPECT_EQ(runs->front().state, RunState::kCompleted);
     EXPECT_EQ(runs->front().cluster, "This computer");
-    EXPECT_FALSE(runs->front().job_id.isEmpty());
+    EXPECT_FALSE(runs->front().job_id.empty());
     EXPECT_EQ(*window.history()->point_count(runs->front().id), 8);
     EXPECT_EQ(runs->front().log_offset, static_cast<uint64_t>(QFileInfo(run->log_path).size()));
     qunsetenv("SLIPWAY_ENGINE");

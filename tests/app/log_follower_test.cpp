@@ -114,9 +114,9 @@ TEST(FollowerResume, DisconnectMidLineThenRestartFromTheStoredOffset) {
     {
         Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
         ASSERT_TRUE(history.ok()) << history.error();
-        RunRecord run;
+        StoredRun run;
         run.name = "resume";
-        run.log_path = log;
+        run.log_path = log.toStdString();
         run.state = RunState::kRunning;
         run_id = *(*history)->add_run(run);
         RunMetrics metrics;
@@ -135,7 +135,7 @@ TEST(FollowerResume, DisconnectMidLineThenRestartFromTheStoredOffset) {
     {
         Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
         ASSERT_TRUE(history.ok());
-        const RunRecord run = *(*history)->run(run_id);
+        const StoredRun run = *(*history)->run(run_id);
         Result<RunMetrics> metrics = (*history)->load_metrics(run_id);
         ASSERT_TRUE(metrics.ok());
         EXPECT_EQ(loss_steps(*metrics), (std::vector<double>{1, 2, 3}));
@@ -167,12 +167,12 @@ TEST(RunHistory, RunsAndPointsSurviveARestart) {
     {
         auto history = RunHistory::open(db);
         ASSERT_TRUE(history.ok()) << history.error();
-        RunRecord run;
+        StoredRun run;
         run.name = "juniper";
         run.cluster = "This computer";
         run.job_id = "4242";
         run.state = RunState::kRunning;
-        run.started = QDateTime::fromMSecsSinceEpoch(1715151007632);
+        run.started_ms = 1715151007632;
         run.config_json = R"({"name": "juniper"})";
         id = *(*history)->add_run(run);
         std::vector<MetricPointRow> rows;
@@ -180,24 +180,21 @@ TEST(RunHistory, RunsAndPointsSurviveARestart) {
             for (const MetricSample& s : metrics.points(m))
                 rows.emplace_back(m, s);
         ASSERT_TRUE((*history)->append(id, rows, metrics, 12345).ok());
-        ASSERT_TRUE(
-            (*history)
-                ->set_state(id, RunState::kCompleted, {}, {}, QDateTime::fromMSecsSinceEpoch(1715157924000))
-                .ok());
+        ASSERT_TRUE((*history)->set_state(id, RunState::kCompleted, {}, {}, 1715157924000).ok());
     }
     auto history = RunHistory::open(db);
     ASSERT_TRUE(history.ok());
     const auto runs = (*history)->runs();
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 1u);
-    const RunRecord& run = runs->front();
+    const StoredRun& run = runs->front();
     EXPECT_EQ(run.id, id);
     EXPECT_EQ(run.name, "juniper");
     EXPECT_EQ(run.cluster, "This computer");
     EXPECT_EQ(run.job_id, "4242");
     EXPECT_EQ(run.state, RunState::kCompleted);
-    EXPECT_EQ(run.started.toMSecsSinceEpoch(), 1715151007632);
-    EXPECT_EQ(run.finished.toMSecsSinceEpoch(), 1715157924000);
+    EXPECT_EQ(run.started_ms, 1715151007632);
+    EXPECT_EQ(run.finished_ms, 1715157924000);
     EXPECT_EQ(run.config_json, R"({"name": "juniper"})");
     EXPECT_EQ(run.log_offset, 12345u);
     const Result<RunMetrics> loaded = (*history)->load_metrics(id);

@@ -168,10 +168,10 @@ TEST_F(MainWindowTest, FollowedRunComesBackFromTheHistoryAfterARestart) {
     int64_t id = 0;
     {
         MainWindow window(history_path());
-        RunRecord record;
+        StoredRun record;
         record.name = "stored";
         record.state = RunState::kRunning;
-        record.log_path = log;
+        record.log_path = log.toStdString();
         id = *window.history()->add_run(record);
         append_file(log, mllog_line("train_loss", 3.0, 1, 8) + mllog_line("train_loss", 2.0, 2, 16));
         ASSERT_TRUE(window.resume_history_run(id).ok());
@@ -200,17 +200,17 @@ TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
         MainWindow window(history_path());
         open_and_wait(window, juniper);
         open_and_wait(window, unfinished);
-        const Result<std::vector<RunRecord>> runs = window.history()->runs();
+        const Result<std::vector<StoredRun>> runs = window.history()->runs();
         ASSERT_TRUE(runs.ok());
         ASSERT_EQ(runs->size(), 2u);
-        const RunRecord& mlperf = (*runs)[1];  // newest first
+        const StoredRun& mlperf = (*runs)[1];  // newest first
         id = mlperf.id;
         EXPECT_EQ(mlperf.name, "juniper-h100n1-result_0.txt");
-        EXPECT_EQ(mlperf.cluster, kOpenedLogSource);
-        EXPECT_EQ(mlperf.log_path, QFileInfo(juniper).canonicalFilePath());
-        EXPECT_EQ(mlperf.state, RunState::kCompleted);                  // run_stop status success
-        EXPECT_EQ(mlperf.finished.toMSecsSinceEpoch(), 1715157926587);  // run_stop's time_ms
-        EXPECT_TRUE(mlperf.started.isValid());
+        EXPECT_EQ(mlperf.cluster, kOpenedLogCluster);
+        EXPECT_EQ(mlperf.log_path, QFileInfo(juniper).canonicalFilePath().toStdString());
+        EXPECT_EQ(mlperf.state, RunState::kCompleted);  // run_stop status success
+        EXPECT_EQ(mlperf.finished_ms, 1715157926587);   // run_stop's time_ms
+        EXPECT_NE(mlperf.started_ms, 0);
         EXPECT_EQ(*window.history()->point_count(id), 46 + 7);  // train_loss + eval_accuracy
         EXPECT_EQ((*runs)[0].state, RunState::kIncomplete);     // no run_stop
         EXPECT_EQ(*window.history()->point_count((*runs)[0].id), 2);

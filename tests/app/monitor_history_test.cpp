@@ -46,11 +46,11 @@ TEST(MonitorHistory, KeepsPlottingWhileTheHistoryIsLockedAndCatchesUpAfter) {
     Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
     ASSERT_TRUE(history.ok()) << history.error();
     (*history)->writer().set_retry_policy({.first_delay_ms = 50, .max_delay_ms = 200, .busy_timeout_ms = 50});
-    RunRecord record;
+    StoredRun record;
     record.name = "live";
-    record.log_path = log;
+    record.log_path = log.toStdString();
     record.state = RunState::kRunning;
-    record.cluster = kLocalProfile;
+    record.cluster = kLocalCluster;
     const int64_t id = *(*history)->add_run(record);
     FollowService follow(20);
     RunTracker tracker(history->get(), &follow, nullptr, {});
@@ -232,9 +232,9 @@ TEST(SharedRunsModel, AStoredRowJoinsItsFollowedRunAndItsDeletionLeavesTheMonito
 
     // The monitor lists its runs in the order it got them, whatever their order in the model: an older
     // stored run shown after a followed log comes after it.
-    RunRecord older;
-    older.name = QStringLiteral("older");
-    older.cluster = QStringLiteral("hpc");
+    StoredRun older;
+    older.name = "older";
+    older.cluster = "hpc";
     older.state = RunState::kCompleted;
     const Result<int64_t> older_id = (*history)->add_run(older);
     ASSERT_TRUE(older_id.ok()) << older_id.error();

@@ -94,13 +94,13 @@ TEST(PipelineCli, DemoRunsOnThisComputer) {
     // Every step is a completed run in the history the app shows.
     Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
     ASSERT_TRUE(store.ok()) << store.error();
-    Result<std::vector<RunRecord>> rows = (*store)->runs();
+    Result<std::vector<StoredRun>> rows = (*store)->runs();
     ASSERT_TRUE(rows.ok());
     ASSERT_EQ(rows->size(), 8u);
-    for (const RunRecord& row : *rows) {
-        EXPECT_EQ(row.state, RunState::kCompleted) << row.name.toStdString();
-        EXPECT_EQ(row.cluster, kLocalProfile);
-        EXPECT_TRUE(row.name.startsWith("ruadapt-demo.")) << row.name.toStdString();
+    for (const StoredRun& row : *rows) {
+        EXPECT_EQ(row.state, RunState::kCompleted) << row.name;
+        EXPECT_EQ(row.cluster, kLocalCluster);
+        EXPECT_EQ(row.name.rfind("ruadapt-demo.", 0), 0u) << row.name;
     }
 }
 
@@ -128,7 +128,7 @@ TEST(PipelineCli, AFailingStepStopsTheChain) {
     EXPECT_FALSE(r.out.contains("[3/3]")) << r.out.toStdString();
     Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
     ASSERT_TRUE(store.ok());
-    Result<std::vector<RunRecord>> rows = (*store)->runs();
+    Result<std::vector<StoredRun>> rows = (*store)->runs();
     ASSERT_TRUE(rows.ok());
     ASSERT_EQ(rows->size(), 2u);  // eval never started
 }
@@ -175,12 +175,12 @@ TEST(LocalPipeline, AStopKillsTheRunningStepAndEndsItCancelled) {
               0u)
         << describe_pipeline_event(events[1]);
     EXPECT_EQ(events[2].exit_code, -1);
-    Result<std::vector<RunRecord>> rows = (*store)->runs();
+    Result<std::vector<StoredRun>> rows = (*store)->runs();
     ASSERT_TRUE(rows.ok());
     ASSERT_EQ(rows->size(), 1u);
     EXPECT_EQ(rows->front().id, events[1].store_id);
     EXPECT_EQ(rows->front().state, RunState::kCancelled);
-    EXPECT_EQ(rows->front().state_detail, QStringLiteral("stopped"));
+    EXPECT_EQ(rows->front().state_detail, "stopped");
 }
 
 // Ctrl-C in `slipway pipeline run`: the running step, in a process group of its own, never gets the
@@ -206,9 +206,9 @@ TEST(PipelineCli, CtrlCStopsTheRunningStepAndItsRowSaysSo) {
     ASSERT_TRUE(testing_util::read_until(cli, out, "[1/2] tok")) << out.toStdString();
     Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
     ASSERT_TRUE(store.ok()) << store.error();
-    Result<std::vector<RunRecord>> rows = (*store)->runs();
+    Result<std::vector<StoredRun>> rows = (*store)->runs();
     ASSERT_TRUE(rows.ok() && rows->size() == 1u);
-    const pid_t step = static_cast<pid_t>(rows->front().job_id.toLongLong());
+    const pid_t step = static_cast<pid_t>(std::atoll(rows->front().job_id.c_str()));
     ASSERT_GT(step, 0);
     ASSERT_EQ(::kill(step, 0), 0);  // the step runs
 

@@ -73,7 +73,7 @@ TEST(RunHistorySchema, AFileWithoutAVersionIsMigratedAndKeepsItsRows) {
     {
         Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
         ASSERT_TRUE(history.ok()) << history.error();
-        const Result<std::vector<RunRecord>> runs = (*history)->runs();
+        const Result<std::vector<StoredRun>> runs = (*history)->runs();
         ASSERT_TRUE(runs.ok());
         ASSERT_EQ(runs->size(), 1u);
         EXPECT_EQ(runs->front().name, "old run");
@@ -165,16 +165,16 @@ TEST(RunHistorySchema, Version1StatesAreTypedAndSlurmWordsKept) {
     }
     Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
     ASSERT_TRUE(history.ok()) << history.error();
-    const Result<std::vector<RunRecord>> runs = (*history)->runs();
+    const Result<std::vector<StoredRun>> runs = (*history)->runs();
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), std::size(kRows));
-    for (const RunRecord& run : *runs) {
+    for (const StoredRun& run : *runs) {
         const auto row = std::find_if(std::begin(kRows), std::end(kRows),
-                                      [&](const auto& r) { return run.name == QLatin1String(r.old_state); });
-        ASSERT_NE(row, std::end(kRows)) << run.name.toStdString();
+                                      [&](const auto& r) { return run.name == r.old_state; });
+        ASSERT_NE(row, std::end(kRows)) << run.name;
         EXPECT_EQ(run.state, row->state) << row->old_state;
-        EXPECT_EQ(run.slurm_state, QLatin1String(row->slurm_state)) << row->old_state;
-        EXPECT_EQ(run.state_detail, QLatin1String(row->detail)) << row->old_state;
+        EXPECT_EQ(run.slurm_state, row->slurm_state) << row->old_state;
+        EXPECT_EQ(run.state_detail, row->detail) << row->old_state;
     }
     // The column holds RunState's words only.
     RawSqlite after(db);
@@ -190,8 +190,8 @@ TEST(RunHistoryState, PollerNeverReopensAnEndedRun) {
     Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath("history.sqlite"));
     ASSERT_TRUE(history.ok()) << history.error();
     RunHistory& store = **history;
-    RunRecord record;
-    record.name = QStringLiteral("job");
+    StoredRun record;
+    record.name = "job";
     record.state = RunState::kPending;
     const Result<int64_t> id = store.add_run(record);
     ASSERT_TRUE(id.ok()) << id.error();
@@ -205,16 +205,16 @@ TEST(RunHistoryState, PollerNeverReopensAnEndedRun) {
     ASSERT_TRUE(store.set_state(*id, RunState::kRunning, {}, "RUNNING", {}, StateWrite::kIfNotEnded).ok());
     EXPECT_EQ(store.run(*id)->state, RunState::kStalled);
 
-    const QDateTime end = QDateTime::fromMSecsSinceEpoch(1715157924000);
+    const int64_t end = 1715157924000;
     ASSERT_TRUE(
         store.set_state(*id, RunState::kCompleted, {}, "COMPLETED", end, StateWrite::kIfNotEnded).ok());
     // A late poll answer from before the end changes nothing.
     ASSERT_TRUE(store.set_state(*id, RunState::kRunning, {}, "RUNNING", {}, StateWrite::kIfNotEnded).ok());
-    Result<RunRecord> stored = store.run(*id);
+    Result<StoredRun> stored = store.run(*id);
     ASSERT_TRUE(stored.ok());
     EXPECT_EQ(stored->state, RunState::kCompleted);
     EXPECT_EQ(stored->slurm_state, "COMPLETED");
-    EXPECT_EQ(stored->finished, end);
+    EXPECT_EQ(stored->finished_ms, end);
     // A user's own decision (kAlways) still may.
     ASSERT_TRUE(store.set_state(*id, RunState::kRunning).ok());
     EXPECT_EQ(store.run(*id)->state, RunState::kRunning);
@@ -227,7 +227,7 @@ TEST(RunHistoryFile, IsCreatedPrivateInPrivateFolders) {
     const QString db = dir.filePath("data/slipway/history.sqlite");
     Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
     ASSERT_TRUE(history.ok()) << history.error();
-    RunRecord run;
+    StoredRun run;
     run.name = "private";
     const Result<int64_t> id = (*history)->add_run(run);
     ASSERT_TRUE(id.ok());
@@ -249,7 +249,7 @@ TEST(RunHistoryFile, AFileOthersCanReadIsTightenedAndSaysSo) {
     {
         Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
         ASSERT_TRUE(history.ok());
-        RunRecord run;
+        StoredRun run;
         run.name = "kept";
         ASSERT_TRUE((*history)->add_run(run).ok());
     }

@@ -283,8 +283,8 @@ TEST(RunMetrics, ARequeuedJobIsOneRunWithItsResumeMarked) {
     QTemporaryDir dir;
     auto history = RunHistory::open(dir.filePath(QStringLiteral("history.sqlite")));
     ASSERT_TRUE(history.ok()) << history.error();
-    RunRecord run;
-    run.name = QStringLiteral("requeued");
+    StoredRun run;
+    run.name = "requeued";
     const int64_t id = *(*history)->add_run(run);
     ASSERT_TRUE((*history)->append(id, {}, m, 1).ok());
     const Result<RunMetrics> loaded = (*history)->load_metrics(id);

@@ -81,13 +81,13 @@ protected:
     std::string job(int key) const { return tracker_->run(key)->job_id.toStdString(); }
     // A row another process (the CLI) wrote for its job on this cluster: no tracked run owns it.
     int64_t add_row_of_another_process(const QString& job_id, RunState state) {
-        RunRecord other;
-        other.name = QStringLiteral("from-the-cli");
-        other.cluster = QStringLiteral("hpc");
-        other.run_id = QStringLiteral("from-the-cli-20261127-030000-") + job_id;
-        other.job_id = job_id;
+        StoredRun other;
+        other.name = "from-the-cli";
+        other.cluster = "hpc";
+        other.run_id = "from-the-cli-20261127-030000-" + job_id.toStdString();
+        other.job_id = job_id.toStdString();
         other.state = state;
-        other.started = QDateTime::currentDateTime();
+        other.started_ms = now_ms();
         const Result<int64_t> row = store_->add_run(other);
         EXPECT_TRUE(row.ok()) << row.error();
         return row.ok() ? *row : 0;
@@ -134,11 +134,11 @@ TEST_F(RunTrackerCluster, SubmittedPendingRunningCompleted) {
     EXPECT_FALSE(run->cancellable);
     EXPECT_EQ(alerts_for(key), 1);  // run_stop's "finished"; Slurm's COMPLETED adds none
     EXPECT_EQ(alerts_.front().second.kind, RunAlertKind::kFinished);
-    const RunRecord stored = *store_->run(run->store_id);
+    const StoredRun stored = *store_->run(run->store_id);
     EXPECT_EQ(stored.state, RunState::kCompleted);
     EXPECT_EQ(stored.slurm_state, "COMPLETED");
-    EXPECT_EQ(stored.job_id.toStdString(), job(key));
-    EXPECT_EQ(stored.log_path.toStdString(), log(key));
+    EXPECT_EQ(stored.job_id, job(key));
+    EXPECT_EQ(stored.log_path, log(key));
     ASSERT_TRUE(wait_until([&] { return *store_->point_count(run->store_id) == 2; }));
     EXPECT_EQ(tracker_->session_connections(), 6);  // one set for the session, not one per run
     tracker_->release(key);
@@ -358,8 +358,8 @@ TEST_F(RunTrackerCluster, ARunAnotherProcessSubmittedEndsByTheSameRule) {
     const int64_t row = add_row_of_another_process(QStringLiteral("555"), RunState::kRunning);
     ASSERT_NE(row, 0);
     const auto stored_state = [&] {
-        const Result<std::vector<RunRecord>> runs = store_->cluster_runs();
-        for (const RunRecord& r : runs.ok() ? *runs : std::vector<RunRecord>{})
+        const Result<std::vector<StoredRun>> runs = store_->cluster_runs();
+        for (const StoredRun& r : runs.ok() ? *runs : std::vector<StoredRun>{})
             if (r.id == row) return r.state;
         return RunState::kUnknown;
     };

@@ -82,11 +82,11 @@ TEST_F(RunTrackerTest, ALocalRunThatCompletesIsStoredWithItsPointsAndOneAlert) {
     EXPECT_EQ(tracker_->local_runs_active(), 0);
     EXPECT_EQ(alerts_for(key, RunAlertKind::kFinished), 1);  // from run_stop; the exit adds none
     EXPECT_EQ(alerts_.size(), 1u);
-    const RunRecord stored = *history_->run(run->store_id);
+    const StoredRun stored = *history_->run(run->store_id);
     EXPECT_EQ(stored.state, RunState::kCompleted);
-    EXPECT_EQ(stored.cluster, kLocalProfile);
-    EXPECT_FALSE(stored.job_id.isEmpty());  // the engine's pid
-    EXPECT_TRUE(stored.finished.isValid());
+    EXPECT_EQ(stored.cluster, kLocalCluster);
+    EXPECT_FALSE(stored.job_id.empty());  // the engine's pid
+    EXPECT_NE(stored.finished_ms, 0);
     ASSERT_TRUE(history_->writer().flush().ok());
     EXPECT_EQ(*history_->point_count(run->store_id), 2);
 }
@@ -101,9 +101,9 @@ TEST_F(RunTrackerTest, ALocalRunThatFailsSaysItsExitCodeOnce) {
     EXPECT_EQ(alerts_.size(), 1u);
     for (const auto& [k, a] : alerts_)
         EXPECT_EQ(a.message, "the engine ended with exit code 3: fake engine: failing on purpose");
-    const RunRecord stored = *history_->run(run->store_id);
+    const StoredRun stored = *history_->run(run->store_id);
     EXPECT_EQ(stored.state, RunState::kFailed);
-    EXPECT_EQ(stored.state_detail, run->state_detail);
+    EXPECT_EQ(stored.state_detail, run->state_detail.toStdString());
 }
 
 TEST_F(RunTrackerTest, AnEngineThatCannotStartIsRefusedAndStoredFailed) {
@@ -121,11 +121,11 @@ TEST_F(RunTrackerTest, AnEngineThatCannotStartIsRefusedAndStoredFailed) {
     EXPECT_EQ(key.error(), "cannot start " + broken.toStdString() + ": No such file or directory");
     EXPECT_TRUE(tracker.keys().empty());
     EXPECT_EQ(store_changes, 1);
-    const Result<std::vector<RunRecord>> rows = history_->runs();
+    const Result<std::vector<StoredRun>> rows = history_->runs();
     ASSERT_TRUE(rows.ok());
     ASSERT_EQ(rows->size(), 1u);
     EXPECT_EQ(rows->front().state, RunState::kFailed);
-    EXPECT_EQ(rows->front().state_detail.toStdString(), key.error());
+    EXPECT_EQ(rows->front().state_detail, key.error());
 }
 
 TEST_F(RunTrackerTest, ClosingTheTrackerStopsItsEnginesAndTheirRowsSaySo) {
@@ -137,7 +137,7 @@ TEST_F(RunTrackerTest, ClosingTheTrackerStopsItsEnginesAndTheirRowsSaySo) {
     const pid_t pid = tracker_->run(*key)->job_id.toInt();
     tracker_.reset();
     EXPECT_NE(::kill(pid, 0), 0);  // stopped and reaped
-    const RunRecord stored = *history_->run(id);
+    const StoredRun stored = *history_->run(id);
     EXPECT_EQ(stored.state, RunState::kInterrupted);
     EXPECT_EQ(stored.state_detail, "slipway was closed while it ran");
 }
@@ -171,10 +171,10 @@ TEST_F(RunTrackerTest, ARunReleasedWhileItTrainsIsStillOursAndHasItsEndStored) {
 // Resume refuses what it cannot follow before it lets the shown run go: a row without a log, a run on a
 // cluster with no profile (this tracker has no clusters at all).
 TEST_F(RunTrackerTest, AResumeThatCannotFollowLeavesTheShownRunAsItWas) {
-    RunRecord failed_submit;
+    StoredRun failed_submit;
     failed_submit.name = "refused";
-    failed_submit.cluster = QStringLiteral("hpc");
-    failed_submit.run_id = QStringLiteral("refused-20261128-1");
+    failed_submit.cluster = "hpc";
+    failed_submit.run_id = "refused-20261128-1";
     failed_submit.state = RunState::kFailed;
     const Result<int64_t> no_log_row = history_->add_run(failed_submit);
     ASSERT_TRUE(no_log_row.ok()) << no_log_row.error();
@@ -186,10 +186,10 @@ TEST_F(RunTrackerTest, AResumeThatCannotFollowLeavesTheShownRunAsItWas) {
     EXPECT_EQ(refused.error(), "run " + std::to_string(no_log) + " has no log to follow");
     EXPECT_NE(tracker_->run(*shown), nullptr);
 
-    RunRecord on_cluster = failed_submit;
-    on_cluster.run_id = QStringLiteral("refused-20261128-2");  // run ids are unique
-    on_cluster.job_id = QStringLiteral("12");
-    on_cluster.log_path = QStringLiteral("/home/u/slipway/runs/x/mllog.txt");
+    StoredRun on_cluster = failed_submit;
+    on_cluster.run_id = "refused-20261128-2";  // run ids are unique
+    on_cluster.job_id = "12";
+    on_cluster.log_path = "/home/u/slipway/runs/x/mllog.txt";
     const Result<int64_t> job_row = history_->add_run(on_cluster);
     ASSERT_TRUE(job_row.ok()) << job_row.error();
     const int64_t job = *job_row;
@@ -235,7 +235,7 @@ int64_t start_cli_run(QProcess& cli, RunHistory& store, size_t runs) {
     int64_t id = 0;
     wait_until(
         [&] {
-            const Result<std::vector<RunRecord>> rows = store.runs();
+            const Result<std::vector<StoredRun>> rows = store.runs();
             if (rows.ok() && rows->size() == runs && rows->front().state == RunState::kRunning)
                 id = rows->front().id;
             return id != 0;
@@ -293,15 +293,15 @@ TEST(RunTrackerAndCli, ALocalRunTheCliRunsIsFollowedAndCancelledByTheAppWhichLea
 }
 
 TEST_F(RunTrackerTest, RunsTheLastSessionLeftLiveAreInterruptedOrIncomplete) {
-    RunRecord local;
+    StoredRun local;
     local.name = "was training";
-    local.cluster = kLocalProfile;
+    local.cluster = kLocalCluster;
     local.state = RunState::kRunning;
-    RunRecord followed = local;
+    StoredRun followed = local;
     followed.name = "was followed";
     followed.cluster = "hpc";
     followed.state = RunState::kFollowing;
-    RunRecord job = local;
+    StoredRun job = local;
     job.name = "a queued job";
     job.cluster = "hpc";
     job.job_id = "12";

@@ -20,12 +20,12 @@ protected:
         store_ = std::move(*store);
     }
     int64_t add(const QString& name, RunState state = RunState::kRunning) {
-        RunRecord r;
-        r.name = name;
-        r.cluster = QStringLiteral("hpc");
-        r.job_id = QString::number(100 + ++added_);
+        StoredRun r;
+        r.name = name.toStdString();
+        r.cluster = "hpc";
+        r.job_id = std::to_string(100 + ++added_);
         r.state = state;
-        r.started = QDateTime::currentDateTime();
+        r.started_ms = now_ms();
         const Result<int64_t> id = store_->add_run(r);
         EXPECT_TRUE(id.ok()) << id.error();
         return id.ok() ? *id : 0;

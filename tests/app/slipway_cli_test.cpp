@@ -216,17 +216,18 @@ TEST(SlipwayCli, UnknownLanguageIsAUsageError) {
 }
 
 // The history `slipway status` reads: $XDG_DATA_HOME/slipway/history.sqlite of an isolated home.
-slipway::app::RunRecord cluster_row(const char* name, const char* run_id, const char* job,
+slipway::app::StoredRun cluster_row(const char* name, const char* run_id, const char* job,
                                     slipway::app::RunState state, const char* slurm_state) {
-    slipway::app::RunRecord r;
-    r.name = QString::fromLatin1(name);
-    r.cluster = QStringLiteral("gone");  // no such profile: status must not need it for ended runs
-    r.job_id = QString::fromLatin1(job);
-    r.run_id = QString::fromLatin1(run_id);
+    slipway::app::StoredRun r;
+    r.name = name;
+    r.cluster = "gone";  // no such profile: status must not need it for ended runs
+    r.job_id = job;
+    r.run_id = run_id;
     r.state = state;
-    r.slurm_state = QString::fromLatin1(slurm_state);
-    r.created = QDateTime::fromString(QStringLiteral("2026-11-23T09:00:00Z"), Qt::ISODate);
-    r.log_path = QStringLiteral("/home/u/slipway/runs/%1/slurm-%2.out").arg(run_id, job);
+    r.slurm_state = slurm_state;
+    r.created_ms =
+        QDateTime::fromString(QStringLiteral("2026-11-23T09:00:00Z"), Qt::ISODate).toMSecsSinceEpoch();
+    r.log_path = std::string("/home/u/slipway/runs/") + run_id + "/slurm-" + job + ".out";
     return r;
 }
 
@@ -239,10 +240,10 @@ TEST(SlipwayCliStore, StatusListsClusterRunsFromTheHistoryAndAsksSlurmOnlyAboutL
                         ->add_run(cluster_row("done", "done-20261123-090000-0001", "7",
                                               slipway::app::RunState::kCompleted, "COMPLETED"))
                         .ok());
-        slipway::app::RunRecord local;
-        local.name = QStringLiteral("on this computer");
-        local.cluster = slipway::app::kLocalProfile;
-        local.job_id = QStringLiteral("4242");  // a pid: not a Slurm job
+        slipway::app::StoredRun local;
+        local.name = "on this computer";
+        local.cluster = slipway::app::kLocalCluster;
+        local.job_id = "4242";  // a pid: not a Slurm job
         ASSERT_TRUE((*store)->add_run(local).ok());
     }
     const ProcessResult ended = run_slipway({"status"});
@@ -302,11 +303,11 @@ protected:
         return {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json", "--engine",
                 slipway::app::testing_util::fake_engine()};
     }
-    static std::vector<slipway::app::RunRecord> rows() {
+    static std::vector<slipway::app::StoredRun> rows() {
         auto store = slipway::app::RunHistory::open(slipway::app::RunHistory::default_path());
         if (!store.ok()) return {};
         auto runs = (*store)->runs();
-        return runs.ok() ? *runs : std::vector<slipway::app::RunRecord>{};
+        return runs.ok() ? *runs : std::vector<slipway::app::StoredRun>{};
     }
     slipway::app::testing_util::IsolatedHome home_;
 };
@@ -323,14 +324,15 @@ TEST_F(SlipwayCliLocalRun, ARunPrintsItsProgressAndItsEndAndIsStoredForTheApp) {
               std::string::npos)
         << done.out;
     EXPECT_EQ(lines_of(done.out).back(), "final_state=completed");
-    std::vector<slipway::app::RunRecord> stored = rows();
+    std::vector<slipway::app::StoredRun> stored = rows();
     ASSERT_EQ(stored.size(), 1u);
     EXPECT_EQ(stored[0].state, slipway::app::RunState::kCompleted);
-    EXPECT_EQ(stored[0].cluster, slipway::app::kLocalProfile);
-    EXPECT_FALSE(stored[0].job_id.isEmpty());
+    EXPECT_EQ(stored[0].cluster, slipway::app::kLocalCluster);
+    EXPECT_FALSE(stored[0].job_id.empty());
     // Under the app's folder for local runs ($XDG_DATA_HOME/slipway/local-runs).
-    EXPECT_TRUE(stored[0].log_path.startsWith(home_.path() + "/data/slipway/local-runs/demo-tiny-"))
-        << stored[0].log_path.toStdString();
+    EXPECT_EQ(
+        stored[0].log_path.rfind((home_.path() + "/data/slipway/local-runs/demo-tiny-").toStdString(), 0), 0u)
+        << stored[0].log_path;
 
     qputenv("FAKE_ENGINE_MODE", "fail");
     const ProcessResult failed = run_slipway(run_args());
@@ -365,7 +367,7 @@ TEST_F(SlipwayCliLocalRun, CtrlCStopsTheEngineAndTheRunIsCancelled) {
     EXPECT_EQ(process.exitCode(), 1);
     EXPECT_NE(err.find("stopping the engine"), std::string::npos) << err;
     EXPECT_EQ(lines_of(out.toStdString()).back(), "final_state=cancelled") << out.toStdString();
-    const std::vector<slipway::app::RunRecord> stored = rows();
+    const std::vector<slipway::app::StoredRun> stored = rows();
     ASSERT_EQ(stored.size(), 1u);
     EXPECT_EQ(stored[0].state, slipway::app::RunState::kCancelled);
 }

@@ -17,13 +17,13 @@ namespace {
 
 class StaleRuns : public RealStoreTest {
 protected:
-    int64_t add(const std::string& name, const std::string& cluster, RunState state, std::time_t created,
+    int64_t add(const std::string& name, const std::string& cluster, RunState state, std::time_t created_s,
                 const std::string& run_id = {}, const std::string& job_id = {}) {
         StoredRun row;
         row.name = name;
         row.cluster = cluster;
         row.state = state;
-        row.created = created;
+        row.created_ms = int64_t{created_s} * 1000;
         row.run_id = run_id;
         row.job_id = job_id;
         const Result<int64_t> id = real_->add(row);
@@ -31,16 +31,11 @@ protected:
         return id.ok() ? *id : 0;
     }
     std::vector<StoredRun> rows() const {
-        std::vector<StoredRun> out;
-        const Result<std::vector<RunRecord>> all = history_->runs();
+        const Result<std::vector<StoredRun>> all = history_->runs();
         EXPECT_TRUE(all.ok());
-        if (all.ok()) {
-            for (const RunRecord& r : *all)
-                out.push_back(to_stored_run(r));
-        }
-        return out;
+        return all.ok() ? *all : std::vector<StoredRun>{};
     }
-    StoredRun row(int64_t id) const { return to_stored_run(*history_->run(id)); }
+    StoredRun row(int64_t id) const { return *history_->run(id); }
 };
 
 TEST_F(StaleRuns, EndsWhatNothingWillEndAndLeavesTheRest) {
@@ -78,8 +73,8 @@ TEST_F(StaleRuns, EndsWhatNothingWillEndAndLeavesTheRest) {
     std::sort(writes.begin(), writes.end());
     EXPECT_EQ(writes, (std::vector<std::string>{"end_unseen incomplete", "end_unseen incomplete",
                                                 "end_unseen incomplete", "end_unseen interrupted"}));
-    EXPECT_FALSE(history_->run(dead_engine)->finished.isValid());
-    EXPECT_FALSE(history_->run(cluster_log)->finished.isValid());
+    EXPECT_EQ(history_->run(dead_engine)->finished_ms, 0);
+    EXPECT_EQ(history_->run(cluster_log)->finished_ms, 0);
 
     // A second sweep finds nothing more to end.
     store_->writes.clear();
