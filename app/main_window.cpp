@@ -246,7 +246,7 @@ void MainWindow::connect_tracker() {
     RunTracker* tracker = tracker_.get();
     connect(tracker, &RunTracker::alert, this, [this](int key, const RunAlert& alert) {
         const TrackedRun* run = tracker_->run(key);
-        notify(run != nullptr ? run->name : QString(), alert);
+        notify(run != nullptr ? QString::fromStdString(run->name) : QString(), alert);
     });
     connect(tracker, &RunTracker::message, this,
             [this](const QString& text) { statusBar()->showMessage(text); });
@@ -260,7 +260,7 @@ void MainWindow::connect_tracker() {
     connect(tracker, &RunTracker::loaded, this, [this](int key) {
         if (const TrackedRun* r = tracker_->run(key)) {
             statusBar()->showMessage(tr("Read %1: %2 points, %3 bad MLLOG lines")
-                                         .arg(r->log_path)
+                                         .arg(QString::fromStdString(r->log_path))
                                          .arg(r->metrics.total_points())
                                          .arg(r->bad_lines));
         }

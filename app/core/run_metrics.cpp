@@ -1,8 +1,8 @@
 // RunMetrics: folds MLLOG events into the monitor's four curves plus what the status line needs.
 #include "core/run_metrics.h"
 #include "contract/mllog_keys.h"
+#include "core/translatable.h"
 
-#include <QtGlobal>
 #include <algorithm>
 #include <cmath>
 

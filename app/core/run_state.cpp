@@ -6,11 +6,7 @@
 #include <iterator>
 
 #include "contract/mllog_keys.h"
-
-// lupdate finds the display texts by this marker; the file itself builds without Qt.
-#ifndef QT_TRANSLATE_NOOP
-#define QT_TRANSLATE_NOOP(scope, text) text
-#endif
+#include "core/translatable.h"
 
 namespace slipway::app {
 namespace {

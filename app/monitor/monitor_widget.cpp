@@ -368,10 +368,11 @@ void MonitorWidget::update_status() {
     }
     const RunMetrics& m = r->metrics;
     QStringList parts;
-    parts << QStringLiteral("<b>%1</b>").arg(r->name.toHtmlEscaped())
-          << (r->state_detail.isEmpty() ? display_text(r->state)
-                                        : tr("%1 (%2)").arg(display_text(r->state),
-                                                            display_detail(r->state_detail).toHtmlEscaped()));
+    const QString detail = QString::fromStdString(r->state_detail);
+    parts << QStringLiteral("<b>%1</b>").arg(QString::fromStdString(r->name).toHtmlEscaped())
+          << (detail.isEmpty()
+                  ? display_text(r->state)
+                  : tr("%1 (%2)").arg(display_text(r->state), display_detail(detail).toHtmlEscaped()));
     if (m.status) parts << tr("run_stop: %1").arg(QString::fromStdString(*m.status));
     if (!m.resumes.empty()) parts << tr("restarts: %1").arg(m.resumes.size());
     if (m.nodes.size() > 1)

@@ -18,8 +18,8 @@
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "monitor/series_csv.h"
-#include "runs/runs_model.h"
 #include "monitor/smoothing.h"
+#include "runs/runs_model.h"
 
 namespace slipway::app {
 
@@ -61,7 +61,7 @@ void MonitorWidget::replot_run(int key) {
             x.push_back(run.metrics.x_of(p, x_axis_));
             y.push_back(p.value);
         }
-        plot(m)->set_run(run.key, run.name, view->color, x, y);
+        plot(m)->set_run(run.key, QString::fromStdString(run.name), view->color, x, y);
         plot(m)->set_run_visible(run.key, runs_model_->is_shown(run.key));
         plot(m)->fit();
     }
@@ -111,8 +111,10 @@ void MonitorWidget::refresh_task_curves(int key) {
                                              view->color.hsvSaturation(), view->color.value());
         const QString series = QString::fromStdString(all[i].name);
         MetricPlot* plot = task_plot(task_family(all[i].name));
-        plot->set_run(curve, views_.size() > 1 ? run->name + QStringLiteral(": ") + series : series, color, x,
-                      y);
+        plot->set_run(
+            curve,
+            views_.size() > 1 ? QString::fromStdString(run->name) + QStringLiteral(": ") + series : series,
+            color, x, y);
         plot->set_run_visible(curve, shown);
     }
     show_task_plots();
@@ -239,7 +241,7 @@ Status MonitorWidget::export_csv(const QString& path) const {
         const TrackedRun& r = *found;
         for (Metric m : kAllMetrics) {
             ShownSeries s;
-            s.run = r.name.toStdString();
+            s.run = r.name;
             s.metric = metric_key(m);
             s.x_name = x_axis_title(x_axis_);
             for (const MetricSample& p : r.metrics.points(m)) {
@@ -255,7 +257,7 @@ Status MonitorWidget::export_csv(const QString& path) const {
         }
         for (const TaskSeries& series : r.metrics.task_series) {  // the task plot's curves: never smoothed
             ShownSeries s;
-            s.run = r.name.toStdString();
+            s.run = r.name;
             s.metric = std::string(mllog_key::kEvalTask) + ":" + series.name;
             s.x_name = x_axis_title(x_axis_);
             for (const MetricSample& p : series.points) {

@@ -23,13 +23,13 @@ bool MonitorWidget::find_in_log(const QString& text, bool backward) {
     const MonitorView* v = view(current_);
     const bool partial = r != nullptr && v != nullptr &&
                          (v->lines_dropped > 0 || v->lines_not_sent > 0 || file_window_line_ >= 0);
-    if (!partial || !QFileInfo(r->log_path).isFile()) {
+    if (!partial || !QFileInfo(QString::fromStdString(r->log_path)).isFile()) {
         // Everything is shown (or there is no file to read): wrap around once.
         log_view_->moveCursor(backward ? QTextCursor::End : QTextCursor::Start);
         return log_view_->find(text, flags);
     }
     LogSearchRequest request;
-    request.path = r->log_path;
+    request.path = QString::fromStdString(r->log_path);
     request.text = text;
     request.backward = backward;
     request.from_line = file_window_line_;  // on from the last hit; from the file's start (or end) at first

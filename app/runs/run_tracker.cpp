@@ -20,9 +20,13 @@
 #include "service/stale_runs.h"
 
 namespace slipway::app {
-bool follows_local_file(RunKind source) {
-    return source == RunKind::kLocal || source == RunKind::kLogFile;
+namespace {
+
+QString text(const std::string& s) {
+    return QString::fromStdString(s);
 }
+
+}  // namespace
 
 RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
                        QObject* parent)
@@ -31,10 +35,11 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
       follow_(follow),
       sessions_(sessions),
       options_(std::move(options)),
-      jobs_(options_.end_rule) {
+      stored_runs_(store_ != nullptr ? std::make_unique<HistoryRunStore>(*store_) : nullptr),
+      jobs_(options_.end_rule),
+      registry_({options_.stall_factor, options_.stall_min_ms, options_.end_rule}, stored_runs_.get()) {
     connect(follow_, &FollowService::batch, this, &RunTracker::on_file_batch);
     if (store_ != nullptr) {
-        stored_runs_ = std::make_unique<HistoryRunStore>(*store_);
         connect(&store_->writer(), &HistoryWriter::write_failed, this, &RunTracker::history_problem);
         connect(&store_->writer(), &HistoryWriter::write_recovered, this, &RunTracker::history_problem);
     }
@@ -82,11 +87,11 @@ void RunTracker::watch_store() {
     store_version_ = *version;
     if (!changed) return;
     // Runs another process runs here: their rows say how they go.
-    for (auto& [key, run] : runs_) {
+    for (auto& [key, run] : registry_) {
         if (!run.state_from_store || run.store_id == 0) continue;
         const Result<StoredRun> row = store_->run(run.store_id);
         if (!row.ok()) continue;
-        set_state(run, row->state, QString::fromStdString(row->state_detail), {}, StateSource::kService);
+        set_state(run, row->state, row->state_detail, {}, StateSource::kService);
         if (is_terminal(row->state) && run.follow_id != 0) follow_->finish(run.follow_id);  // its last lines
     }
     emit store_changed();
@@ -101,7 +106,7 @@ RunTracker::~RunTracker() {
     // Engines still training are stopped with the app, all at once (a few seconds at most: the window is
     // closing); their rows say so, so the next start's sweep need not.
     (void)local_.close_all(kClosedWhileRunningDetail, kClosingGrace);
-    for (auto& [key, run] : runs_) {
+    for (auto& [key, run] : registry_) {
         if (run.follow_id != 0 && follows_local_file(run.source)) follow_->stop(run.follow_id);
         if (run.store_id != 0) close_store_queue(run.store_id);
     }
@@ -111,59 +116,24 @@ void RunTracker::set_stall_policy(double factor, int64_t min_ms, int check_ms) {
     options_.stall_factor = factor;
     options_.stall_min_ms = min_ms;
     options_.stall_check_ms = check_ms;
+    registry_.set_stall_policy(factor, min_ms);
     stall_timer_.setInterval(check_ms);
 }
 
-TrackedRun& RunTracker::add(RunKind source, const QString& name, RunState state) {
-    const int key = next_key_++;
-    TrackedRun& run = runs_[key];
-    run.key = key;
-    run.source = source;
-    run.name = name;
-    run.state = state;
-    run.watch = RunWatch(options_.stall_factor, options_.stall_min_ms);
-    run.job_watch = JobWatch(options_.end_rule);
-    return run;
-}
-
-TrackedRun* RunTracker::find(int key) {
-    const auto it = runs_.find(key);
-    return it == runs_.end() ? nullptr : &it->second;
-}
-
 const TrackedRun* RunTracker::run(int key) const {
-    const auto it = runs_.find(key);
-    return it == runs_.end() ? nullptr : &it->second;
-}
-
-TrackedRun* RunTracker::find_by_follow(RunKind source, int follow_id) {
-    if (follow_id == 0) return nullptr;
-    const bool file_follow = follows_local_file(source);
-    for (auto& [key, run] : runs_) {
-        if (run.follow_id == follow_id && follows_local_file(run.source) == file_follow) return &run;
-    }
-    return nullptr;
+    return registry_.find(key);
 }
 
 int RunTracker::run_for_store(int64_t store_id) const {
-    for (const auto& [key, run] : runs_) {
-        if (store_id != 0 && run.store_id == store_id) return key;
-    }
-    return 0;
+    return registry_.run_for_store(store_id);
 }
 
 bool RunTracker::submitting_run_id(const QString& run_id) const {
-    for (const auto& [key, run] : runs_) {
-        if (!run_id.isEmpty() && run.submit_request != 0 && run.run_id == run_id) return true;
-    }
-    return false;
+    return registry_.submitting_run_id(run_id.toStdString());
 }
 
 std::vector<int> RunTracker::keys() const {
-    std::vector<int> keys;
-    for (const auto& [key, run] : runs_)
-        keys.push_back(key);
-    return keys;
+    return registry_.keys();
 }
 
 int RunTracker::local_runs_active() const {
@@ -182,33 +152,19 @@ bool RunTracker::store_failing() const {
 }
 
 void RunTracker::set_target(int key, std::optional<double> target, bool higher_is_better) {
-    TrackedRun* run = find(key);
+    TrackedRun* run = registry_.find(key);
     if (run == nullptr) return;
     run->metrics.target = target;
     run->metrics.target_higher_is_better = higher_is_better;
     emit run_changed(key);
 }
 
-void RunTracker::set_state(TrackedRun& run, RunState state, const QString& detail, const QString& slurm_state,
-                           StateSource source) {
-    if (source == StateSource::kPoller) {
-        // Pollers never reopen an ended run, nor call a stalled one running.
-        if (is_terminal(run.state)) return;
-        if (run.state == RunState::kStalled && state == RunState::kRunning) state = RunState::kStalled;
-    }
-    const bool changed = run.state != state || run.state_detail != detail ||
-                         (!slurm_state.isEmpty() && run.slurm_state != slurm_state);
-    if (!changed) return;
-    run.state = state;
-    run.state_detail = detail;
-    if (!slurm_state.isEmpty()) run.slurm_state = slurm_state;
-    if (state != RunState::kRunning && state != RunState::kStalled) run.node_states.clear();
-    if (is_terminal(state)) run.cancellable = false;
-    if (store_ != nullptr && run.store_id != 0 && source != StateSource::kService && !run.state_from_store) {
-        const Status s =
-            store_->set_state(run.store_id, state, detail, slurm_state, is_terminal(state) ? now_ms() : 0,
-                              source == StateSource::kPoller ? StateWrite::kIfNotEnded : StateWrite::kAlways);
-        if (!s.ok()) emit history_problem(QString::fromStdString(s.message()));
+void RunTracker::set_state(TrackedRun& run, RunState state, const std::string& detail,
+                           const std::string& slurm_state, StateSource source) {
+    const StateChange change = registry_.set_state(run, state, detail, slurm_state, source);
+    if (!change.changed) return;
+    if (change.stored) {
+        if (!change.store_problem.empty()) emit history_problem(text(change.store_problem));
         emit store_changed();
     }
     emit run_changed(run.key);
@@ -226,11 +182,11 @@ Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList&
         return started.status();
     }
     const LocalRunPlan& plan = started->plan();
-    TrackedRun& run = add(RunKind::kLocal, QString::fromStdString(plan.config.name), RunState::kRunning);
+    TrackedRun& run = registry_.add(RunKind::kLocal, plan.config.name, RunState::kRunning);
     const int key = run.key;
-    run.profile = kLocalProfile;
-    run.log_path = QString::fromStdString(plan.mllog_path);
-    run.job_id = QString::number(started->pid());
+    run.profile = kLocalCluster;
+    run.log_path = plan.mllog_path;
+    run.job_id = std::to_string(started->pid());
     run.store_id = started->run().id;
     run.cancellable = true;
     run.live = true;
@@ -240,13 +196,13 @@ Result<int> RunTracker::submit_local(const RunConfig& config, const QStringList&
     }
     if (!started->store_problem().empty())
         emit history_problem(QString::fromStdString(started->store_problem()));
-    run.follow_id = follow_->follow(run.log_path);
+    run.follow_id = follow_->follow(text(run.log_path));
     const QString command = QString::fromStdString(command_line(plan.engine, plan.arguments));
     local_.add(key, std::move(*started));
     if (!local_timer_.isActive()) local_timer_.start();
     emit run_added(key);
     emit store_changed();
-    emit message(tr("Started %1: %2").arg(run.name, command));
+    emit message(tr("Started %1: %2").arg(text(run.name), command));
     return key;
 }
 
@@ -257,9 +213,9 @@ void RunTracker::poll_local() {
         emit store_changed();
         const LocalEnd& end = ended.end;
         // A run removed from the monitor while it trained has no entry: its row learnt how it ended.
-        if (TrackedRun* r = find(ended.key)) {
+        if (TrackedRun* r = registry_.find(ended.key)) {
             if (r->follow_id != 0) follow_->finish(r->follow_id);  // the engine's last lines too
-            set_state(*r, end.state, QString::fromStdString(end.detail), {}, StateSource::kService);
+            set_state(*r, end.state, end.detail, {}, StateSource::kService);
             // One end alert: none when the log's run_stop gave it, or for a cancel (asked for).
             if (end.state == RunState::kFailed && !r->watch.ended()) {
                 r->watch.mark_ended();
@@ -287,7 +243,7 @@ Result<int> RunTracker::open_log(const QString& path) {
     if (store_ != nullptr) {
         const QString canonical = info.canonicalFilePath();
         if (const Result<int64_t> before = store_->find_opened_log(canonical); before.ok()) {
-            if (const int shown = run_for_store(*before)) release(shown);  // before its points go
+            if (const int shown = registry_.run_for_store(*before)) release(shown);  // before its points go
         }
         if (const Result<int64_t> id = store_->record_opened_log(canonical, info.fileName()); id.ok()) {
             store_id = *id;
@@ -295,21 +251,21 @@ Result<int> RunTracker::open_log(const QString& path) {
             emit history_problem(QString::fromStdString(id.error()));
         }
     }
-    TrackedRun& run = add(RunKind::kLogFile, info.fileName(), RunState::kReading);
-    run.profile = kOpenedLogSource;
-    run.log_path = info.absoluteFilePath();
+    TrackedRun& run = registry_.add(RunKind::kLogFile, info.fileName().toStdString(), RunState::kReading);
+    run.profile = kOpenedLogCluster;
+    run.log_path = info.absoluteFilePath().toStdString();
     run.store_id = store_id;
     run.loading = true;
-    run.follow_id = follow_->follow(run.log_path);
+    run.follow_id = follow_->follow(info.absoluteFilePath());
     emit run_added(run.key);
     emit store_changed();
     return run.key;
 }
 
 int RunTracker::follow_log(const QString& path, const QString& name) {
-    TrackedRun& run = add(RunKind::kLogFile, name, RunState::kRunning);
-    run.profile = kOpenedLogSource;
-    run.log_path = path;
+    TrackedRun& run = registry_.add(RunKind::kLogFile, name.toStdString(), RunState::kRunning);
+    run.profile = kOpenedLogCluster;
+    run.log_path = path.toStdString();
     run.live = true;
     run.follow_id = follow_->follow(path);
     emit run_added(run.key);
@@ -317,7 +273,7 @@ int RunTracker::follow_log(const QString& path, const QString& name) {
 }
 
 void RunTracker::on_file_batch(const FollowBatch& batch) {
-    if (TrackedRun* run = find_by_follow(RunKind::kLogFile, batch.follow_id)) apply(*run, batch);
+    if (TrackedRun* run = registry_.find_by_follow(RunKind::kLogFile, batch.follow_id)) apply(*run, batch);
 }
 
 void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
@@ -329,7 +285,7 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
         fresh.target = run.metrics.target;
         fresh.target_higher_is_better = run.metrics.target_higher_is_better;
         run.metrics = std::move(fresh);
-        run.watch = RunWatch(options_.stall_factor, options_.stall_min_ms);
+        registry_.restart_watch(run);
         if (writer != nullptr) writer->reset(run.store_id);
     }
     std::array<size_t, kMetricCount> first_new{};
@@ -388,16 +344,16 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
             emit store_changed();
         }
         run.state = *verdict.state;
-        run.state_detail = QString::fromStdString(verdict.detail);
+        run.state_detail = verdict.detail;
         emit run_changed(key);
         emit loaded(key);
     } else if (verdict.state) {
-        set_state(run, *verdict.state, QString::fromStdString(verdict.detail));
+        set_state(run, *verdict.state, verdict.detail);
         if (verdict.ended_by_log && stored) (void)store_->finish_opened_log(run.store_id, run.metrics);
     }
     if (verdict.ask_slurm_now) {
         QTimer::singleShot(options_.after_run_stop_ms, this, [this, key] {
-            if (TrackedRun* r = find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
+            if (TrackedRun* r = registry_.find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
         });
     }
     for (const RunAlert& a : alerts)
@@ -406,18 +362,15 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
 }
 
 void RunTracker::check_stalls() {
-    const int64_t now = now_ms();
-    std::vector<std::pair<int, RunAlert>> alerts;
-    for (auto& [key, run] : runs_) {
+    for (auto& [key, run] : registry_) {
         if (run.state_from_store && !is_terminal(run.state)) take_over_if_orphaned(run);
-        if (!run.live || is_terminal(run.state)) continue;
-        if (const std::optional<RunAlert> a = run.watch.check_stall(now)) {
-            set_state(run, RunState::kStalled, QString::fromStdString(a->message));
-            alerts.emplace_back(key, *a);
-        }
     }
-    for (const auto& [key, a] : alerts)
-        emit alert(key, a);
+    for (const Stall& stall : registry_.check_stalls(now_ms())) {
+        if (!stall.change.store_problem.empty()) emit history_problem(text(stall.change.store_problem));
+        if (stall.change.stored) emit store_changed();
+        emit run_changed(stall.key);
+        emit alert(stall.key, stall.alert);
+    }
 }
 
 void RunTracker::take_over_if_orphaned(TrackedRun& run) {
@@ -429,26 +382,26 @@ void RunTracker::take_over_if_orphaned(TrackedRun& run) {
     if (!end) return;
     run.state_from_store = false;
     run.cancellable = false;
-    set_state(run, end->state, QString::fromStdString(end->detail));
+    set_state(run, end->state, end->detail);
     if (run.follow_id != 0) follow_->finish(run.follow_id);
 }
 
 // ---- Stored runs ----
 
 int RunTracker::show_curves(const QString& name, RunMetrics metrics, RunState state) {
-    TrackedRun& run = add(RunKind::kLogFile, name, state);
+    TrackedRun& run = registry_.add(RunKind::kLogFile, name.toStdString(), state);
     run.metrics = std::move(metrics);
     emit run_added(run.key);
     return run.key;
 }
 
 TrackedRun& RunTracker::add_stored(const StoredRun& record, RunMetrics metrics, RunKind source) {
-    TrackedRun& run = add(source, QString::fromStdString(record.name), record.state);
-    run.profile = QString::fromStdString(record.cluster);
-    run.state_detail = QString::fromStdString(record.state_detail);
-    run.slurm_state = QString::fromStdString(record.slurm_state);
-    run.job_id = QString::fromStdString(record.job_id);
-    run.log_path = QString::fromStdString(record.log_path);
+    TrackedRun& run = registry_.add(source, record.name, record.state);
+    run.profile = record.cluster;
+    run.state_detail = record.state_detail;
+    run.slurm_state = record.slurm_state;
+    run.job_id = record.job_id;
+    run.log_path = record.log_path;
     run.log_offset = record.log_offset;
     run.store_id = record.id;
     run.metrics = std::move(metrics);
@@ -457,7 +410,7 @@ TrackedRun& RunTracker::add_stored(const StoredRun& record, RunMetrics metrics, 
 
 Result<int> RunTracker::show_stored(int64_t store_id) {
     if (store_ == nullptr) return Result<int>::Error("no run history");
-    if (const int existing = run_for_store(store_id)) return existing;
+    if (const int existing = registry_.run_for_store(store_id)) return existing;
     const Result<StoredRun> record = store_->run(store_id);
     if (!record.ok()) return record.status();
     Result<RunMetrics> metrics = store_->load_metrics(store_id);
@@ -469,7 +422,7 @@ Result<int> RunTracker::show_stored(int64_t store_id) {
 
 Result<int> RunTracker::resume(int64_t store_id) {
     if (store_ == nullptr) return Result<int>::Error("no run history");
-    const int existing = run_for_store(store_id);
+    const int existing = registry_.run_for_store(store_id);
     if (existing != 0 && local_.find(existing) != nullptr) return existing;  // ours, still training
     const int own_key = local_.key_of_run(store_id);  // ours, released from the monitor while it trained
     // Refused before the shown run goes: a row with no log, a job whose cluster has no profile any more.
@@ -504,7 +457,7 @@ Result<int> RunTracker::resume(int64_t store_id) {
     if (session != nullptr) {
         // Its log is on the login node: followed there from the stored offset (a reconnect after the app or
         // the connection went away); an ended job's is read to its end once, not polled for ever.
-        run.name = run.name + QStringLiteral(" @ ") + cluster;
+        run.name += " @ " + record->cluster;
         attach(session);
         run.follow_id = session->follow(log_path, record->log_offset);
         if (!plan->live) session->finish_follow(run.follow_id);
@@ -518,12 +471,12 @@ Result<int> RunTracker::resume(int64_t store_id) {
 }
 
 Status RunTracker::cancel(int key) {
-    TrackedRun* run = find(key);
+    TrackedRun* run = registry_.find(key);
     if (run == nullptr) return Status::Error("no such run");
     if (LocalJob* job = local_.find(key)) {
         run->watch.mark_ended();  // the engine's run_stop "aborted" answers the cancel: no failure alert
         job->cancel(std::chrono::milliseconds(options_.local_cancel_grace_ms));
-        emit message(tr("Cancelling %1...").arg(run->name));
+        emit message(tr("Cancelling %1...").arg(text(run->name)));
         return Status::Ok();
     }
     if (run->state_from_store && !is_terminal(run->state)) {
@@ -532,17 +485,17 @@ Status RunTracker::cancel(int key) {
         if (!row.ok()) return row.status();
         if (Status s = stop_local_run(*row); !s.ok()) return s;
         run->watch.mark_ended();  // the engine's run_stop "aborted" answers the cancel: no failure alert
-        emit message(tr("Cancelling %1...").arg(run->name));
+        emit message(tr("Cancelling %1...").arg(text(run->name)));
         return Status::Ok();
     }
-    if (run->source != RunKind::kClusterJob || run->job_id.isEmpty() || is_terminal(run->state))
-        return Status::Error(run->name.toStdString() + " is not a running job");
-    ClusterSession* session = session_for(run->profile);
-    if (session == nullptr) return Status::Error("no cluster profile named " + run->profile.toStdString());
+    if (run->source != RunKind::kClusterJob || run->job_id.empty() || is_terminal(run->state))
+        return Status::Error(run->name + " is not a running job");
+    ClusterSession* session = session_for(text(run->profile));
+    if (session == nullptr) return Status::Error("no cluster profile named " + run->profile);
     attach(session);
-    const int request = session->cancel(run->job_id);
+    const int request = session->cancel(text(run->job_id));
     links_[session].cancel_to_key[request] = key;
-    emit message(tr("scancel %1 sent").arg(run->job_id));
+    emit message(tr("scancel %1 sent").arg(text(run->job_id)));
     return Status::Ok();
 }
 
@@ -555,15 +508,14 @@ void RunTracker::close_store_queue(int64_t store_id) {
 }
 
 void RunTracker::release(int key) {
-    const auto it = runs_.find(key);
-    if (it == runs_.end()) return;
-    TrackedRun& run = it->second;
+    TrackedRun* found = registry_.find(key);
+    if (found == nullptr) return;
+    TrackedRun& run = *found;
     if (run.follow_id != 0) {
         if (follows_local_file(run.source)) {
             follow_->stop(run.follow_id);
         } else if (sessions_ != nullptr) {
-            if (ClusterSession* s = sessions_->existing(run.profile.toStdString()))
-                s->stop_follow(run.follow_id);
+            if (ClusterSession* s = sessions_->existing(run.profile)) s->stop_follow(run.follow_id);
         }
     }
     // A log on a cluster no longer followed, which has not said how it ended.
@@ -573,14 +525,14 @@ void RunTracker::release(int key) {
         emit store_changed();
     }
     const int64_t store_id = run.store_id;
-    runs_.erase(it);
+    registry_.remove(key);
     close_store_queue(store_id);
     emit run_released(key);
 }
 
 void RunTracker::release_all() {
-    while (!runs_.empty())
-        release(runs_.begin()->first);
+    while (!registry_.empty())
+        release(registry_.begin()->first);
 }
 
 Status RunTracker::delete_stored(int64_t store_id) {
@@ -588,7 +540,7 @@ Status RunTracker::delete_stored(int64_t store_id) {
     // Ours and still training (shown, or released from the monitor): its end is still to be stored in the
     // row.
     if (local_.key_of_run(store_id) != 0) return Status::Error("the run is still training; cancel it first");
-    if (const int shown = run_for_store(store_id)) release(shown);
+    if (const int shown = registry_.run_for_store(store_id)) release(shown);
     const Status s = store_->remove_run(store_id);
     emit store_changed();
     return s;

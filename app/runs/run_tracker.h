@@ -1,8 +1,11 @@
 // Every run the app knows while it is open (a run on This computer, a Slurm job, a log file, a log on a
-// cluster) and its whole life: submit, state changes (one place: set_state, which also writes the store),
-// log following, history writes, alerts, stalls, cancel, release. No widgets: the pages draw TrackedRun and
-// forward what the user asks for. The tracker is the Qt side of the run service (app/service/): it wires
-// follows, cluster sessions and timers, and applies what the service's rules decide:
+// cluster) and its whole life: submit, state changes, log following, history writes, alerts, stalls,
+// cancel, release. No widgets: the pages draw TrackedRun and forward what the user asks for. The tracker is
+// the Qt side of the run service (app/service/): it wires follows, cluster sessions and timers, says in
+// signals what changed, and applies what the service's rules decide:
+// - the runs themselves are a RunRegistry (run_registry.h: TrackedRun in std types, by key), whose
+//   set_state is the one rule by which a state changes and a row is written, and whose stall check turns a
+//   quiet live run stalled;
 // - runs on This computer are LocalJobs (local_jobs.h: the engines, polled from a timer here, stopped
 //   together when the app closes; each row written once per state change by the job);
 // - what a followed log says of its run's state (log_state.h), how a stored run is followed again
@@ -44,51 +47,13 @@
 #include "service/job_watch.h"
 #include "service/local_executor.h"
 #include "service/local_jobs.h"
-#include "service/orphaned_run.h"
+#include "service/run_registry.h"
 
 namespace slipway::app {
 
 class ClusterSession;
 class ClusterSessions;
 struct RemoteSubmission;
-
-// Its log is a file on this machine, followed by the FollowService (else by its cluster's session).
-bool follows_local_file(RunKind source);
-
-struct TrackedRun {
-    int key = 0;
-    // What the tracker follows it as: kLocal only for an engine this app runs (an engine another process
-    // runs is followed as its log file, kLogFile), kClusterJob for a Slurm job.
-    RunKind source = RunKind::kLogFile;
-    QString name;
-    QString profile;  // cluster profile; kLocalProfile; kOpenedLogSource for files
-    RunState state = RunState::kSubmitting;
-    QString state_detail;  // node list, pending reason, exit code, run_stop status
-    QString slurm_state;   // Slurm's last word; empty for runs Slurm does not run
-    QString job_id;        // Slurm job id, or the local engine's pid
-    QString run_id;        // Slipway's run id of a cluster submission (what `slipway status` lists)
-    QString log_path;
-    int64_t store_id = 0;  // runs.id; 0: not stored
-    RunMetrics metrics;
-    RunWatch watch;
-    qint64 bad_lines = 0;
-    quint64 log_offset = 0;  // bytes of the log folded in so far
-    bool live = false;       // being followed: alerts and stall checks apply
-    bool loading = false;    // an opened file still being read
-    bool cancellable = false;
-    // A run on This computer that another process runs (`slipway run`, another window): its row, which that
-    // process writes, says its state; the tracker follows its log and never writes its state.
-    bool state_from_store = false;
-    OrphanedRunCheck orphan_check;  // whether that process died without storing the end
-
-    // Internal bookkeeping (the tracker's; shown for tests).
-    int follow_id = 0;        // FollowService id (local files) or the session's follow id; 0: none
-    int submit_request = 0;   // the session's submit request while it is under way
-    JobWatch job_watch;       // when Slurm's ended-looking word is the run's end (not a requeue)
-    QString last_poll_error;  // shown once, not at every poll
-    // Slurm's states of the nodes of a job running on several nodes (empty otherwise, and once it stops).
-    std::vector<remote::NodeState> node_states;
-};
 
 class RunTracker : public QObject {
     Q_OBJECT
@@ -180,17 +145,11 @@ signals:
     void store_changed();
 
 private:
-    TrackedRun& add(RunKind source, const QString& name, RunState state);
     // A stored run as a tracked one (not live yet).
     TrackedRun& add_stored(const StoredRun& record, RunMetrics metrics, RunKind source);
-    TrackedRun* find(int key);
-    TrackedRun* find_by_follow(RunKind source, int follow_id);
-    // Who says a run's state: the tracker (the log, a submission), a poller (Slurm's answers: an ended
-    // run is never reopened, a stalled one never called running), or the run service, which stored it.
-    enum class StateSource { kTracker, kPoller, kService };
-    // The only place a run's state changes; writes the store unless the service did.
-    void set_state(TrackedRun& run, RunState state, const QString& detail = {},
-                   const QString& slurm_state = {}, StateSource source = StateSource::kTracker);
+    // A run's state changes by the registry's rule (which writes the row); this says so in signals.
+    void set_state(TrackedRun& run, RunState state, const std::string& detail = {},
+                   const std::string& slurm_state = {}, StateSource source = StateSource::kTracker);
     void apply(TrackedRun& run, const FollowBatch& batch);
     void on_file_batch(const FollowBatch& batch);
     void check_stalls();
@@ -231,8 +190,6 @@ private:
     FollowService* follow_;
     ClusterSessions* sessions_;
     Options options_;
-    std::map<int, TrackedRun> runs_;
-    int next_key_ = 1;
     struct SessionLink {
         QString profile;
         std::vector<QMetaObject::Connection> connections;
@@ -243,6 +200,8 @@ private:
     std::unique_ptr<HistoryRunStore> stored_runs_;  // the run service's view of store_
     // Every job asked about: the tracked runs' and the store's others (another process submitted them).
     JobsWatch jobs_;
+    // The runs shown, by key, and the state rule (writes rows through stored_runs_).
+    RunRegistry registry_;
     // Declared after the stores they write to: destroyed first.
     std::unique_ptr<RunStore> no_store_;  // the executor's store when the app has no run history
     std::unique_ptr<LocalExecutor> local_executor_;

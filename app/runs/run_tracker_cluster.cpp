@@ -15,6 +15,13 @@
 #include "service/lost_submission.h"
 
 namespace slipway::app {
+namespace {
+
+QString text(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+}  // namespace
 
 ClusterSession* RunTracker::session_for(const QString& profile) {
     return sessions_ == nullptr ? nullptr : sessions_->session(profile.toStdString());
@@ -60,12 +67,11 @@ Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& p
     if (session == nullptr) return Result<int>::Error("no cluster profile named " + profile.toStdString());
     // The session's worker writes the run's row (the run service): submitting now, then its job or its
     // failure.
-    const QString run_id = QString::fromStdString(remote::make_run_id(config.name));
-    TrackedRun& run =
-        add(RunKind::kClusterJob, QString::fromStdString(config.name) + QStringLiteral(" @ ") + profile,
-            RunState::kSubmitting);
+    const std::string run_id = remote::make_run_id(config.name);
+    TrackedRun& run = registry_.add(RunKind::kClusterJob, config.name + " @ " + profile.toStdString(),
+                                    RunState::kSubmitting);
     const int key = run.key;
-    run.profile = profile;
+    run.profile = profile.toStdString();
     run.live = true;
     attach(session);
     if (config.eval.target) {
@@ -73,7 +79,8 @@ Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& p
         run.metrics.target_higher_is_better = config.eval_higher_is_better();
     }
     run.run_id = run_id;
-    run.submit_request = session->submit(config, options_.resource_root, options_.engine_binary, run_id);
+    run.submit_request = session->submit(config, options_.resource_root, options_.engine_binary,
+                                         QString::fromStdString(run_id));
     emit run_added(key);
     emit message(tr("Submitting %1 to %2...").arg(QString::fromStdString(config.name), profile));
     return key;
@@ -82,9 +89,9 @@ Result<int> RunTracker::submit_cluster(const RunConfig& config, const QString& p
 void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, const QString& error,
                               const RemoteSubmission& s) {
     TrackedRun* run = nullptr;
-    for (auto& [key, r] : runs_) {
+    for (auto& [key, r] : registry_) {
         if (r.source == RunKind::kClusterJob && r.submit_request == request &&
-            r.profile == links_[session].profile)
+            r.profile == links_[session].profile.toStdString())
             run = &r;
     }
     if (run == nullptr) return;  // released meanwhile
@@ -92,42 +99,40 @@ void RunTracker::on_submitted(ClusterSession* session, int request, bool ok, con
     if (!s.store_problem.isEmpty()) emit history_problem(s.store_problem);
     // The worker wrote the row's state already: the tracker's copy follows it, then links to the row.
     if (!ok) {
-        set_state(*run, RunState::kFailed, QStringLiteral("submit: ") + error);
+        set_state(*run, RunState::kFailed, "submit: " + error.toStdString());
         run->store_id = s.store_id;
         emit store_changed();
         emit alert(run->key, RunAlert{RunAlertKind::kFailed, tr("submit: %1").arg(error).toStdString()});
         return;
     }
-    run->job_id = s.job_id;
-    run->log_path = s.log_path;
+    run->job_id = s.job_id.toStdString();
+    run->log_path = s.log_path.toStdString();
     run->cancellable = true;
     set_state(*run, RunState::kPending);
     run->store_id = s.store_id;
     emit store_changed();
-    emit message(tr("Submitted job %1 to %2 (%3)").arg(s.job_id, run->profile, s.remote_dir));
+    emit message(tr("Submitted job %1 to %2 (%3)").arg(s.job_id, text(run->profile), s.remote_dir));
     run->follow_id = session->follow(s.log_path, 0);
     ask_state(*run);
 }
 
 ClusterSession* RunTracker::session_to_ask(TrackedRun& run) {
-    if (run.source != RunKind::kClusterJob || run.job_id.isEmpty() || is_terminal(run.state)) return nullptr;
-    ClusterSession* session = session_for(run.profile);
+    if (run.source != RunKind::kClusterJob || run.job_id.empty() || is_terminal(run.state)) return nullptr;
+    ClusterSession* session = session_for(text(run.profile));
     if (session != nullptr) attach(session);
     return session;
 }
 
 void RunTracker::ask_state(TrackedRun& run) {
     ClusterSession* session = session_to_ask(run);
-    if (session != nullptr && jobs_.ask(run.profile.toStdString(), run.job_id.toStdString()))
-        session->job_state(run.job_id);
+    if (session != nullptr && jobs_.ask(run.profile, run.job_id)) session->job_state(text(run.job_id));
 }
 
 void RunTracker::poll_jobs() {
     // The tracked runs' live jobs, per session.
     std::map<ClusterSession*, std::vector<std::string>> followed;
-    for (auto& [key, run] : runs_) {
-        if (ClusterSession* session = session_to_ask(run))
-            followed[session].push_back(run.job_id.toStdString());
+    for (auto& [key, run] : registry_) {
+        if (ClusterSession* session = session_to_ask(run)) followed[session].push_back(run.job_id);
     }
     // The store's other live jobs join the question of a session that is up already.
     std::optional<std::vector<StoredRun>> rows;
@@ -137,7 +142,7 @@ void RunTracker::poll_jobs() {
     }
     // A row whose submission's answer is on its way is the tracker's already.
     const auto is_followed = [this](const StoredRun& row) {
-        return run_for_store(row.id) != 0 || submitting_run_id(QString::fromStdString(row.run_id));
+        return registry_.run_for_store(row.id) != 0 || registry_.submitting_run_id(row.run_id);
     };
     for (auto& [session, link] : links_) {
         const bool up = link.up == 1 && sessions_ != nullptr &&
@@ -164,13 +169,15 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
         answer->node_list = detail.toStdString();  // node list and reason, as the worker wrote them
     }
     if (jobs_.answered(stored_runs_.get(), profile.toStdString(), job_id.toStdString(), answer, now,
-                       [this](int64_t row) { return run_for_store(row) != 0; }))
+                       [this](int64_t row) { return registry_.run_for_store(row) != 0; }))
         emit store_changed();
-    for (auto& [key, run] : runs_) {
-        if (run.source != RunKind::kClusterJob || run.profile != profile || run.job_id != job_id) continue;
+    for (auto& [key, run] : registry_) {
+        if (run.source != RunKind::kClusterJob || text(run.profile) != profile || text(run.job_id) != job_id)
+            continue;
         if (!ok) {
-            if (detail != run.last_poll_error) emit message(tr("Job %1: %2").arg(job_id, detail));
-            run.last_poll_error = detail;
+            if (detail.toStdString() != run.last_poll_error)
+                emit message(tr("Job %1: %2").arg(job_id, detail));
+            run.last_poll_error = detail.toStdString();
             continue;
         }
         run.last_poll_error.clear();
@@ -180,19 +187,20 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
         if (judged.verdict == JobWatch::Verdict::kBack)
             emit message(tr("Job %1 is %2 again (requeued): following it on").arg(job_id, word));
         if (!is_terminal(judged.state)) {
-            set_state(run, judged.state, detail, word, StateSource::kPoller);
+            set_state(run, judged.state, detail.toStdString(), word.toStdString(), StateSource::kPoller);
             continue;
         }
         if (!judged.counts()) {
             // Ended-looking, not counted yet (a requeue may follow): asked again once it could count.
             const int key = run.key;
             QTimer::singleShot(static_cast<int>(options_.end_rule.settle.count()), this, [this, key] {
-                if (TrackedRun* r = find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
+                if (TrackedRun* r = registry_.find(key); r != nullptr && !is_terminal(r->state))
+                    ask_state(*r);
             });
             continue;
         }
         if (is_terminal(run.state)) continue;
-        set_state(run, judged.state, detail, word, StateSource::kPoller);
+        set_state(run, judged.state, detail.toStdString(), word.toStdString(), StateSource::kPoller);
         end_cluster_run(run, judged.state, word);
     }
 }
@@ -200,8 +208,9 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
 void RunTracker::on_job_nodes(ClusterSession* session, const QString& job_id,
                               const std::vector<remote::NodeState>& nodes) {
     const QString profile = links_[session].profile;
-    for (auto& [key, run] : runs_) {
-        if (run.source != RunKind::kClusterJob || run.profile != profile || run.job_id != job_id) continue;
+    for (auto& [key, run] : registry_) {
+        if (run.source != RunKind::kClusterJob || text(run.profile) != profile || text(run.job_id) != job_id)
+            continue;
         if ((run.state != RunState::kRunning && run.state != RunState::kStalled) || run.node_states == nodes)
             continue;
         run.node_states = nodes;
@@ -211,26 +220,26 @@ void RunTracker::on_job_nodes(ClusterSession* session, const QString& job_id,
 
 void RunTracker::end_cluster_run(TrackedRun& run, RunState state, const QString& word) {
     run.cancellable = false;
-    if (ClusterSession* s = session_for(run.profile); s != nullptr && run.follow_id != 0)
+    if (ClusterSession* s = session_for(text(run.profile)); s != nullptr && run.follow_id != 0)
         s->finish_follow(run.follow_id);
     // At most one end alert per run: the log's run_stop gave one already, or its tail (still being read)
     // will not give another.
     if (run.watch.ended()) return;
     run.watch.mark_ended();
     emit alert(run.key, RunAlert{is_success(state) ? RunAlertKind::kFinished : RunAlertKind::kFailed,
-                                 tr("job %1 ended %2").arg(run.job_id, word).toStdString()});
+                                 tr("job %1 ended %2").arg(text(run.job_id), word).toStdString()});
 }
 
-void RunTracker::on_cancelled(ClusterSession* session, int request, bool ok, const QString& text) {
+void RunTracker::on_cancelled(ClusterSession* session, int request, bool ok, const QString& answer) {
     SessionLink& link = links_[session];
     const auto it = link.cancel_to_key.find(request);
     if (it == link.cancel_to_key.end()) return;
     const int key = it->second;
     link.cancel_to_key.erase(it);
-    TrackedRun* run = find(key);
+    TrackedRun* run = registry_.find(key);
     if (run == nullptr) return;
     if (!ok) {
-        emit message(tr("Cancelling job %1 failed: %2").arg(run->job_id, text));
+        emit message(tr("Cancelling job %1 failed: %2").arg(QString::fromStdString(run->job_id), answer));
         return;
     }
     run->watch.mark_ended();  // the engine's run_stop "aborted" is the cancel, not a failure
@@ -238,8 +247,8 @@ void RunTracker::on_cancelled(ClusterSession* session, int request, bool ok, con
 }
 
 void RunTracker::on_session_batch(ClusterSession* session, const FollowBatch& batch) {
-    const QString profile = links_[session].profile;
-    for (auto& [key, run] : runs_) {
+    const std::string profile = links_[session].profile.toStdString();
+    for (auto& [key, run] : registry_) {
         if ((run.source == RunKind::kClusterJob || run.source == RunKind::kClusterLog) &&
             run.profile == profile && run.follow_id == batch.follow_id && batch.follow_id != 0) {
             apply(run, batch);
@@ -248,17 +257,17 @@ void RunTracker::on_session_batch(ClusterSession* session, const FollowBatch& ba
     }
 }
 
-void RunTracker::on_connection(ClusterSession* session, bool up, const QString& text) {
+void RunTracker::on_connection(ClusterSession* session, bool up, const QString& why) {
     SessionLink& link = links_[session];
     if (link.up == int(up)) return;  // one message per change, however many runs and polls
     link.up = int(up);
-    emit connection_changed(link.profile, up, text);
+    emit connection_changed(link.profile, up, why);
 }
 
 void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced) {
     detach(old_session);  // the old session's follows die with it
-    for (auto& [key, run] : runs_) {
-        if (run.profile != profile ||
+    for (auto& [key, run] : registry_) {
+        if (text(run.profile) != profile ||
             (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog))
             continue;
         run.follow_id = 0;
@@ -266,12 +275,12 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
             // Its answer died with the session: the store says whether sbatch got the job (refollow below
             // for a replaced profile; a removed one cannot be followed any more).
             run.submit_request = 0;
-            set_state(run, RunState::kUnknown, QString::fromUtf8(kProfileRemovedDuringSubmitDetail));
+            set_state(run, RunState::kUnknown, kProfileRemovedDuringSubmitDetail);
             continue;
         }
         if (!replaced && is_live(run.state)) {
             run.cancellable = false;
-            run.state_detail = tr("cluster profile removed; no longer followed");
+            run.state_detail = tr("cluster profile removed; no longer followed").toStdString();
             emit run_changed(key);
         }
     }
@@ -283,14 +292,15 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
 void RunTracker::refollow(const QString& profile) {
     ClusterSession* session = session_for(profile);
     if (session == nullptr) return;
-    for (auto& [key, run] : runs_) {
-        if (run.profile == profile && run.source == RunKind::kClusterJob && run.submit_request != 0)
+    const std::string name = profile.toStdString();
+    for (auto& [key, run] : registry_) {
+        if (run.profile == name && run.source == RunKind::kClusterJob && run.submit_request != 0)
             adopt_lost_submission(run);
-        if (run.profile != profile || run.follow_id != 0 || !run.live || run.log_path.isEmpty()) continue;
+        if (run.profile != name || run.follow_id != 0 || !run.live || run.log_path.empty()) continue;
         if (run.source == RunKind::kClusterJob && is_terminal(run.state)) continue;
         if (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog) continue;
         attach(session);
-        run.follow_id = session->follow(run.log_path, run.log_offset);
+        run.follow_id = session->follow(text(run.log_path), run.log_offset);
         ask_state(run);
     }
 }
@@ -300,17 +310,17 @@ void RunTracker::adopt_lost_submission(TrackedRun& run) {
     // the store, but its `submitted` answer went with it.
     run.submit_request = 0;
     const LostSubmission fate =
-        lost_submission(stored_runs_ != nullptr ? stored_runs_->find(run.run_id.toStdString())
+        lost_submission(stored_runs_ != nullptr ? stored_runs_->find(run.run_id)
                                                 : Result<StoredRun>(Status::Error("no run history")));
     if (!fate.job_id.empty()) {
-        run.job_id = QString::fromStdString(fate.job_id);
-        run.log_path = QString::fromStdString(fate.log_path);
+        run.job_id = fate.job_id;
+        run.log_path = fate.log_path;
     }
     run.cancellable = fate.cancellable;
     // Linked to the row after taking its word over, so nothing is written over it; before, when the row is
     // to be told.
     if (fate.write_to_row) run.store_id = fate.row;
-    set_state(run, fate.state, QString::fromStdString(fate.detail));
+    set_state(run, fate.state, fate.detail);
     run.store_id = fate.row;
 }
 
@@ -325,7 +335,7 @@ Result<int> RunTracker::open_cluster_log(const QString& profile, const QString& 
     RunMetrics stored;
     if (store_ != nullptr) {
         if (const Result<int64_t> before = store_->find_log_run(profile, path); before.ok()) {
-            if (const int shown = run_for_store(*before)) release(shown);
+            if (const int shown = registry_.run_for_store(*before)) release(shown);
         }
         if (const Result<int64_t> id = store_->record_remote_log(profile, path, name); id.ok()) {
             const Result<StoredRun> record = store_->run(*id);
@@ -337,9 +347,9 @@ Result<int> RunTracker::open_cluster_log(const QString& profile, const QString& 
             }
         }
     }
-    TrackedRun& run = add(RunKind::kClusterLog, name, RunState::kFollowing);
-    run.profile = profile;
-    run.log_path = path;
+    TrackedRun& run = registry_.add(RunKind::kClusterLog, name.toStdString(), RunState::kFollowing);
+    run.profile = profile.toStdString();
+    run.log_path = path.toStdString();
     run.log_offset = offset;
     run.store_id = store_id;
     run.live = true;

@@ -37,10 +37,10 @@ QString where_text(const QString& cluster) {
 
 // The State column: the state, what it does not say (node list, exit code), and how often a requeued job
 // resumed.
-QString state_text(RunState state, const QString& detail, int restarts) {
-    QString text = detail.isEmpty()
-                       ? display_text(state)
-                       : runs_page_text("%1 (%2)").arg(display_text(state), display_detail(detail));
+QString state_text(RunState state, const std::string& detail, int restarts) {
+    QString text = detail.empty() ? display_text(state)
+                                  : runs_page_text("%1 (%2)").arg(
+                                        display_text(state), display_detail(QString::fromStdString(detail)));
     if (restarts > 0) text += runs_page_text(", restarts: %1").arg(restarts);
     return text;
 }
@@ -322,19 +322,20 @@ QString RunsModel::text_of(const Row& row, int column) const {
         case kIdColumn:
             return r != nullptr ? QString::number(r->id) : QString();
         case kNameColumn:
-            return r != nullptr ? QString::fromStdString(r->name) : run != nullptr ? run->name : QString();
+            return QString::fromStdString(r != nullptr     ? r->name
+                                          : run != nullptr ? run->name
+                                                           : std::string());
         case kClusterColumn:
-            return where_text(r != nullptr     ? QString::fromStdString(r->cluster)
-                              : run != nullptr ? run->profile
-                                               : QString());
+            return where_text(QString::fromStdString(r != nullptr     ? r->cluster
+                                                     : run != nullptr ? run->profile
+                                                                      : std::string()));
         case kJobColumn:
-            if (live != nullptr && !live->job_id.isEmpty()) return live->job_id;
+            if (live != nullptr && !live->job_id.empty()) return QString::fromStdString(live->job_id);
             return r != nullptr ? QString::fromStdString(r->job_id) : QString();
         case kStateColumn:
             if (live != nullptr)
                 return state_text(live->state, live->state_detail, r != nullptr ? r->restarts : 0);
-            return r != nullptr ? state_text(r->state, QString::fromStdString(r->state_detail), r->restarts)
-                                : QString();
+            return r != nullptr ? state_text(r->state, r->state_detail, r->restarts) : QString();
         case kStartedColumn:
             return r != nullptr ? time_text(started_of(*r)) : QString();
         case kFinishedColumn:
@@ -351,7 +352,7 @@ QString RunsModel::tooltip_of(const Row& row) const {
     // name's tooltip.
     const TrackedRun* run = tracked_run(row);
     if (run == nullptr) return text_of(row, kNameColumn);
-    return monitor_text("%1: %2").arg(run->name, text_of(row, kStateColumn));
+    return monitor_text("%1: %2").arg(QString::fromStdString(run->name), text_of(row, kStateColumn));
 }
 
 QStringList RunsModel::cells_of(const Row& row) const {

@@ -104,7 +104,8 @@ TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {
     EXPECT_EQ(runs->front().cluster, "This computer");
     EXPECT_FALSE(runs->front().job_id.empty());
     EXPECT_EQ(*window.history()->point_count(runs->front().id), 8);
-    EXPECT_EQ(runs->front().log_offset, static_cast<uint64_t>(QFileInfo(run->log_path).size()));
+    EXPECT_EQ(runs->front().log_offset,
+              static_cast<uint64_t>(QFileInfo(QString::fromStdString(run->log_path)).size()));
     qunsetenv("SLIPWAY_ENGINE");
 }
 

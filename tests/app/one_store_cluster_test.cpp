@@ -91,11 +91,11 @@ TEST_F(OneStoreOnSlurm, ARunTheTrackerSubmittedIsListedFollowedAndFetchedByTheCl
     ASSERT_TRUE(key.ok()) << key.error();
     ASSERT_TRUE(wait_until([&] { return is_terminal(tracker_->run(*key)->state); }, 300'000));
     const TrackedRun* run = tracker_->run(*key);
-    ASSERT_EQ(run->state, RunState::kCompleted) << run->state_detail.toStdString();
+    ASSERT_EQ(run->state, RunState::kCompleted) << run->state_detail;
     EXPECT_EQ(states.front(), RunState::kPending);                                     // after submitting
     ASSERT_TRUE(wait_until([&] { return run->metrics.status.has_value(); }, 30'000));  // the log's last lines
     EXPECT_EQ(run->metrics.status, "success");
-    const QString run_id = run->run_id;
+    const QString run_id = QString::fromStdString(run->run_id);
     ASSERT_FALSE(run_id.isEmpty());
 
     const Cli status = slipway({"status"}, env_);
@@ -104,7 +104,7 @@ TEST_F(OneStoreOnSlurm, ARunTheTrackerSubmittedIsListedFollowedAndFetchedByTheCl
     for (const QString& line : status.out.split('\n')) {
         const QStringList cols = line.split(' ', Qt::SkipEmptyParts);
         listed = listed || (cols.size() >= 4 && cols[0] == run_id && cols[1] == "local-slurm" &&
-                            cols[2] == run->job_id && cols[3] == "COMPLETED");
+                            cols[2] == QString::fromStdString(run->job_id) && cols[3] == "COMPLETED");
     }
     EXPECT_TRUE(listed) << status.out.toStdString();
     const Cli follow = slipway({"follow", run_id, "--interval", "0.5"}, env_);
@@ -167,8 +167,8 @@ TEST_F(OneStoreOnSlurm, ARunEitherDoorSubmittedIsCancelledByTheOther) {
     const Result<int> from_app = tracker_->submit_cluster(long_demo, "local-slurm");
     ASSERT_TRUE(from_app.ok()) << from_app.error();
     ASSERT_TRUE(wait_until([&] { return running(*from_app); }, 120'000))
-        << tracker_->run(*from_app)->state_detail.toStdString();
-    const Cli cancel = slipway({"cancel", tracker_->run(*from_app)->run_id}, env_);
+        << tracker_->run(*from_app)->state_detail;
+    const Cli cancel = slipway({"cancel", QString::fromStdString(tracker_->run(*from_app)->run_id)}, env_);
     EXPECT_EQ(cancel.exit_code, 0) << cancel.err.toStdString();
     ASSERT_TRUE(wait_until([&] { return is_terminal(tracker_->run(*from_app)->state); }, 60'000));
     EXPECT_EQ(tracker_->run(*from_app)->state, RunState::kCancelled);

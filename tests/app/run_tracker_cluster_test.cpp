@@ -78,7 +78,7 @@ protected:
             << messages_.join('\n').toStdString();
         return *key;
     }
-    std::string job(int key) const { return tracker_->run(key)->job_id.toStdString(); }
+    std::string job(int key) const { return tracker_->run(key)->job_id; }
     // A row another process (the CLI) wrote for its job on this cluster: no tracked run owns it.
     int64_t add_row_of_another_process(const QString& job_id, RunState state) {
         StoredRun other;
@@ -92,7 +92,7 @@ protected:
         EXPECT_TRUE(row.ok()) << row.error();
         return row.ok() ? *row : 0;
     }
-    std::string log(int key) const { return tracker_->run(key)->log_path.toStdString(); }
+    std::string log(int key) const { return tracker_->run(key)->log_path; }
     bool reaches(int key, RunState state) {
         return wait_until([&] { return tracker_->run(key)->state == state; });
     }
@@ -122,7 +122,7 @@ TEST_F(RunTrackerCluster, SubmittedPendingRunningCompleted) {
     cluster_.set_job(job(key), "RUNNING");
     ASSERT_TRUE(reaches(key, RunState::kRunning));
     EXPECT_EQ(tracker_->run(key)->slurm_state, "RUNNING");
-    EXPECT_TRUE(tracker_->run(key)->state_detail.contains("node01"));
+    EXPECT_TRUE((tracker_->run(key)->state_detail.find("node01") != std::string::npos));
     cluster_.append_log(log(key), "0: step 1\n" + mllog_line("train_loss", 3.0, 1, 8) +
                                       mllog_line("train_loss", 2.0, 2, 16) + kRunStop);
     ASSERT_TRUE(wait_until([&] { return tracker_->run(key)->metrics.run_stop_ms.has_value(); }));
@@ -181,8 +181,8 @@ TEST_F(RunTrackerCluster, AProfileEditedDuringTheSubmissionKeepsItsJob) {
     // Edited now: the old session finishes the submission (its worker records the job in the store),
     // its answer goes with it; the new session takes the run over from the store.
     sessions_.set_profiles({profile("login2.example.org")});
-    ASSERT_TRUE(wait_until([&] { return !tracker_->run(*key)->job_id.isEmpty(); }))
-        << tracker_->run(*key)->state_detail.toStdString();
+    ASSERT_TRUE(wait_until([&] { return !tracker_->run(*key)->job_id.empty(); }))
+        << tracker_->run(*key)->state_detail;
     EXPECT_EQ(tracker_->run(*key)->state, RunState::kPending);
     cluster_.set_job(job(*key), "COMPLETED");
     ASSERT_TRUE(reaches(*key, RunState::kCompleted));
@@ -193,9 +193,9 @@ TEST_F(RunTrackerCluster, ASubmissionSlurmRefusesEndsFailedWithTheReason) {
     const Result<int> key = tracker_->submit_cluster(testing_util::demo_config(), "hpc");
     ASSERT_TRUE(key.ok());
     ASSERT_TRUE(reaches(*key, RunState::kFailed));
-    EXPECT_TRUE(tracker_->run(*key)->state_detail.contains("Requested node configuration"))
-        << tracker_->run(*key)->state_detail.toStdString();
-    EXPECT_TRUE(tracker_->run(*key)->job_id.isEmpty());
+    EXPECT_TRUE((tracker_->run(*key)->state_detail.find("Requested node configuration") != std::string::npos))
+        << tracker_->run(*key)->state_detail;
+    EXPECT_TRUE(tracker_->run(*key)->job_id.empty());
     EXPECT_EQ(store_->run(tracker_->run(*key)->store_id)->state, RunState::kFailed);
     EXPECT_EQ(alerts_for(*key), 1);
     EXPECT_FALSE(tracker_->submit_cluster(testing_util::demo_config(), "nowhere").ok());
@@ -266,7 +266,7 @@ TEST_F(RunTrackerCluster, EditingTheProfileKeepsFollowingItsRuns) {
     // A removed profile: its live runs say so and stop being followed.
     const int other = submit();
     sessions_.set_profiles({});
-    EXPECT_TRUE(tracker_->run(other)->state_detail.contains("removed"));
+    EXPECT_TRUE((tracker_->run(other)->state_detail.find("removed") != std::string::npos));
     EXPECT_FALSE(tracker_->run(other)->cancellable);
     EXPECT_EQ(tracker_->session_connections(), 0);
 }

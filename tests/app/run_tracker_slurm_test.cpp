@@ -73,7 +73,7 @@ TEST_F(RunTrackerOnSlurm, ARunCancelledWhileTrainingEndsCancelledWithoutAFailure
     ASSERT_TRUE(tracker_->cancel(*key).ok());
     ASSERT_TRUE(wait_until([&] { return is_terminal(tracker_->run(*key)->state); }, 120'000));
     const TrackedRun* run = tracker_->run(*key);
-    EXPECT_EQ(run->state, RunState::kCancelled) << run->state_detail.toStdString();
+    EXPECT_EQ(run->state, RunState::kCancelled) << run->state_detail;
     EXPECT_EQ(run->slurm_state, "CANCELLED");
     EXPECT_EQ(store_->run(run->store_id)->state, RunState::kCancelled);
     for (const RunAlert& a : alerts_)
@@ -88,8 +88,8 @@ TEST_F(RunTrackerOnSlurm, ARunWhoseEngineFailsEndsFailedWithOneAlert) {
     ASSERT_TRUE(key.ok()) << key.error();
     ASSERT_TRUE(wait_until([&] { return is_terminal(tracker_->run(*key)->state); }, 300'000));
     const TrackedRun* run = tracker_->run(*key);
-    EXPECT_EQ(run->state, RunState::kFailed) << run->state_detail.toStdString();
-    EXPECT_EQ(run->slurm_state, "FAILED") << run->state_detail.toStdString();
+    EXPECT_EQ(run->state, RunState::kFailed) << run->state_detail;
+    EXPECT_EQ(run->slurm_state, "FAILED") << run->state_detail;
     EXPECT_EQ(store_->run(run->store_id)->slurm_state, "FAILED");
     ASSERT_TRUE(wait_until([&] { return !alerts_.empty(); }, 10'000));
     wait_until([] { return false; }, 2000);  // the log's tail: no second alert

@@ -103,7 +103,7 @@ TEST_F(RunTrackerTest, ALocalRunThatFailsSaysItsExitCodeOnce) {
         EXPECT_EQ(a.message, "the engine ended with exit code 3: fake engine: failing on purpose");
     const StoredRun stored = *history_->run(run->store_id);
     EXPECT_EQ(stored.state, RunState::kFailed);
-    EXPECT_EQ(stored.state_detail, run->state_detail.toStdString());
+    EXPECT_EQ(stored.state_detail, run->state_detail);
 }
 
 TEST_F(RunTrackerTest, AnEngineThatCannotStartIsRefusedAndStoredFailed) {
@@ -134,7 +134,7 @@ TEST_F(RunTrackerTest, ClosingTheTrackerStopsItsEnginesAndTheirRowsSaySo) {
     ASSERT_TRUE(key.ok()) << key.error();
     ASSERT_TRUE(wait_until([&] { return tracker_->run(*key)->metrics.total_points() > 0; }, 15000));
     const int64_t id = tracker_->run(*key)->store_id;
-    const pid_t pid = tracker_->run(*key)->job_id.toInt();
+    const pid_t pid = std::atoi(tracker_->run(*key)->job_id.c_str());
     tracker_.reset();
     EXPECT_NE(::kill(pid, 0), 0);  // stopped and reaped
     const StoredRun stored = *history_->run(id);
@@ -327,7 +327,7 @@ TEST_F(RunTrackerTest, AnOpenedLogIsReadOnceAndStoredOncePerFile) {
     for (int key : tracker_->keys()) {
         const TrackedRun* run = tracker_->run(key);
         EXPECT_FALSE(run->loading);
-        EXPECT_EQ(run->state, RunState::kCompleted) << run->name.toStdString();  // run_stop success
+        EXPECT_EQ(run->state, RunState::kCompleted) << run->name;  // run_stop success
         EXPECT_EQ(history_->run(run->store_id)->state, RunState::kCompleted);
         EXPECT_TRUE(alerts_.empty());  // reading a finished log alerts nobody
     }

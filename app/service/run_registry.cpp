@@ -1,0 +1,114 @@
+// RunRegistry: the runs by key, and the state rule (see run_registry.h).
+#include "service/run_registry.h"
+
+namespace slipway::app {
+
+bool follows_local_file(RunKind source) {
+    return source == RunKind::kLocal || source == RunKind::kLogFile;
+}
+
+void RunRegistry::set_stall_policy(double factor, int64_t min_ms) {
+    options_.stall_factor = factor;
+    options_.stall_min_ms = min_ms;
+}
+
+TrackedRun& RunRegistry::add(RunKind source, std::string name, RunState state) {
+    const int key = next_key_++;
+    TrackedRun& run = runs_[key];
+    run.key = key;
+    run.source = source;
+    run.name = std::move(name);
+    run.state = state;
+    restart_watch(run);
+    run.job_watch = JobWatch(options_.end_rule);
+    return run;
+}
+
+void RunRegistry::restart_watch(TrackedRun& run) const {
+    run.watch = RunWatch(options_.stall_factor, options_.stall_min_ms);
+}
+
+bool RunRegistry::remove(int key) {
+    return runs_.erase(key) > 0;
+}
+
+TrackedRun* RunRegistry::find(int key) {
+    const auto it = runs_.find(key);
+    return it == runs_.end() ? nullptr : &it->second;
+}
+
+const TrackedRun* RunRegistry::find(int key) const {
+    const auto it = runs_.find(key);
+    return it == runs_.end() ? nullptr : &it->second;
+}
+
+TrackedRun* RunRegistry::find_by_follow(RunKind source, int follow_id) {
+    if (follow_id == 0) return nullptr;
+    const bool file_follow = follows_local_file(source);
+    for (auto& [key, run] : runs_) {
+        if (run.follow_id == follow_id && follows_local_file(run.source) == file_follow) return &run;
+    }
+    return nullptr;
+}
+
+int RunRegistry::run_for_store(int64_t store_id) const {
+    for (const auto& [key, run] : runs_) {
+        if (store_id != 0 && run.store_id == store_id) return key;
+    }
+    return 0;
+}
+
+bool RunRegistry::submitting_run_id(const std::string& run_id) const {
+    for (const auto& [key, run] : runs_) {
+        if (!run_id.empty() && run.submit_request != 0 && run.run_id == run_id) return true;
+    }
+    return false;
+}
+
+std::vector<int> RunRegistry::keys() const {
+    std::vector<int> keys;
+    keys.reserve(runs_.size());
+    for (const auto& [key, run] : runs_)
+        keys.push_back(key);
+    return keys;
+}
+
+StateChange RunRegistry::set_state(TrackedRun& run, RunState state, const std::string& detail,
+                                   const std::string& slurm_state, StateSource source) {
+    StateChange out;
+    if (source == StateSource::kPoller) {
+        if (is_terminal(run.state)) return out;
+        if (run.state == RunState::kStalled && state == RunState::kRunning) state = RunState::kStalled;
+    }
+    out.changed = run.state != state || run.state_detail != detail ||
+                  (!slurm_state.empty() && run.slurm_state != slurm_state);
+    if (!out.changed) return out;
+    run.state = state;
+    run.state_detail = detail;
+    if (!slurm_state.empty()) run.slurm_state = slurm_state;
+    if (state != RunState::kRunning && state != RunState::kStalled) run.node_states.clear();
+    if (is_terminal(state)) run.cancellable = false;
+    if (store_ != nullptr && run.store_id != 0 && source != StateSource::kService && !run.state_from_store) {
+        const Status s =
+            store_->set_state(run.store_id, state, detail, slurm_state,
+                              source == StateSource::kPoller ? StateWrite::kIfNotEnded : StateWrite::kAlways);
+        out.stored = true;
+        if (!s.ok()) out.store_problem = s.message();
+    }
+    return out;
+}
+
+std::vector<Stall> RunRegistry::check_stalls(int64_t now_ms) {
+    std::vector<Stall> stalls;
+    for (auto& [key, run] : runs_) {
+        if (!run.live || is_terminal(run.state)) continue;
+        if (std::optional<RunAlert> alert = run.watch.check_stall(now_ms)) {
+            Stall stall{key, std::move(*alert), {}};
+            stall.change = set_state(run, RunState::kStalled, stall.alert.message);
+            stalls.push_back(std::move(stall));
+        }
+    }
+    return stalls;
+}
+
+}  // namespace slipway::app

@@ -1,0 +1,91 @@
+// The runs the app knows while it is open, by key, and the one rule by which a run's state changes (who may
+// say it, what is stored): Qt-free, so the rule is tested without a window. The GUI's RunTracker holds one
+// and turns what it reports into signals.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/run_state.h"
+#include "core/run_watch.h"
+#include "remote/deploy/job_end_rule.h"
+#include "service/run_store.h"
+#include "service/tracked_run.h"
+
+namespace slipway::app {
+
+// Who says a run's state: the app itself (the log, a submission), a poller (Slurm's answers: an ended run
+// is never reopened, a stalled one never called running), or the run service, which stored it already.
+enum class StateSource { kTracker, kPoller, kService };
+
+// What one state change did.
+struct StateChange {
+    bool changed = false;       // the state, its detail or Slurm's word is new
+    bool stored = false;        // the run's row was written (or tried)
+    std::string store_problem;  // why that write failed; empty when it did not
+};
+
+// A live run that stalled at a check: it is stalled now, with the alert's text as its detail.
+struct Stall {
+    int key = 0;
+    RunAlert alert;
+    StateChange change;
+};
+
+class RunRegistry {
+public:
+    struct Options {
+        double stall_factor = 5.0;  // a stall: this many times the median step interval without a step
+        int64_t stall_min_ms = 60'000;
+        remote::JobEndRule::Options end_rule;
+    };
+    using Runs = std::map<int, TrackedRun>;
+
+    // `store` (not owned) gets each state the app says of a stored run; null stores nothing.
+    RunRegistry(Options options, RunStore* store) : options_(options), store_(store) {}
+
+    // Applies to runs added (or their watches restarted) afterwards.
+    void set_stall_policy(double factor, int64_t min_ms);
+
+    // A new run under the next key, with a fresh stall watch and job watch.
+    TrackedRun& add(RunKind source, std::string name, RunState state);
+    // The stall watch of a run whose log was rewritten (its steps start over).
+    void restart_watch(TrackedRun& run) const;
+    // Whether there was one.
+    bool remove(int key);
+
+    TrackedRun* find(int key);
+    const TrackedRun* find(int key) const;
+    // The run with this follow, among file follows or session follows as `source` says.
+    TrackedRun* find_by_follow(RunKind source, int follow_id);
+    // The run shown for this row; 0 when none.
+    int run_for_store(int64_t store_id) const;
+    // A run still waiting for its submission's answer has this Slipway run id.
+    bool submitting_run_id(const std::string& run_id) const;
+    std::vector<int> keys() const;
+    bool empty() const { return runs_.empty(); }
+    Runs::iterator begin() { return runs_.begin(); }
+    Runs::iterator end() { return runs_.end(); }
+    Runs::const_iterator begin() const { return runs_.begin(); }
+    Runs::const_iterator end() const { return runs_.end(); }
+
+    // The only place a run's state changes. A poller never reopens an ended run nor calls a stalled one
+    // running; an end takes the cancel away; node states stay only while it runs. The row is written unless
+    // the service wrote it already or another process owns it (state_from_store); a poller's write never
+    // replaces an end stored meanwhile.
+    StateChange set_state(TrackedRun& run, RunState state, const std::string& detail,
+                          const std::string& slurm_state = {}, StateSource source = StateSource::kTracker);
+    // Live runs without a new step for too long, each turned stalled once.
+    std::vector<Stall> check_stalls(int64_t now_ms);
+
+private:
+    Options options_;
+    RunStore* store_;
+    Runs runs_;
+    int next_key_ = 1;
+};
+
+}  // namespace slipway::app

@@ -1,0 +1,197 @@
+// The run registry (service/run_registry.h): the runs the app shows, by key, and the one rule by which a
+// run's state changes and its row is written; with the real store behind a recording one.
+#include <gtest/gtest.h>
+
+#include "real_store_test.h"
+#include "service/run_registry.h"
+
+namespace slipway::app {
+namespace {
+
+class RunRegistryTest : public RealStoreTest {
+protected:
+    void SetUp() override {
+        RealStoreTest::SetUp();
+        if (HasFatalFailure()) return;
+        registry_ = std::make_unique<RunRegistry>(RunRegistry::Options{5.0, 1000, {}}, store_.get());
+    }
+    // A tracked run with its own row, as a submission or a local run has.
+    TrackedRun& stored_run(RunState state) {
+        StoredRun row;
+        row.name = "run " + std::to_string(++rows_);
+        row.cluster = "hpc";
+        row.run_id = "run-20261128-" + std::to_string(rows_);
+        row.state = state;
+        const Result<int64_t> id = real_->add(row);
+        EXPECT_TRUE(id.ok()) << id.error();
+        TrackedRun& run = registry_->add(RunKind::kClusterJob, row.name, state);
+        run.store_id = id.ok() ? *id : 0;
+        return run;
+    }
+    RunState stored_state(const TrackedRun& run) const { return history_->run(run.store_id)->state; }
+
+    std::unique_ptr<RunRegistry> registry_;
+    int rows_ = 0;
+};
+
+TEST_F(RunRegistryTest, RunsGetTheirOwnKeysAndAreFoundByRowRunIdAndFollow) {
+    TrackedRun& file = registry_->add(RunKind::kLogFile, "a log", RunState::kReading);
+    TrackedRun& job = stored_run(RunState::kSubmitting);
+    EXPECT_NE(file.key, job.key);
+    EXPECT_EQ(registry_->keys(), (std::vector<int>{file.key, job.key}));
+    EXPECT_EQ(registry_->run_for_store(job.store_id), job.key);
+    EXPECT_EQ(registry_->run_for_store(0), 0);  // an unstored run is nobody's row
+
+    job.run_id = "run-20261128-1";
+    EXPECT_FALSE(registry_->submitting_run_id(job.run_id));  // no submission under way
+    job.submit_request = 4;
+    EXPECT_TRUE(registry_->submitting_run_id(job.run_id));
+    EXPECT_FALSE(registry_->submitting_run_id(""));
+
+    // A file follow and a session follow may share an id: each is found among its own kind.
+    file.follow_id = 7;
+    job.follow_id = 7;
+    EXPECT_EQ(registry_->find_by_follow(RunKind::kLocal, 7), &file);
+    EXPECT_EQ(registry_->find_by_follow(RunKind::kClusterLog, 7), &job);
+    EXPECT_EQ(registry_->find_by_follow(RunKind::kLogFile, 0), nullptr);
+
+    const int gone = file.key;
+    EXPECT_TRUE(registry_->remove(gone));
+    EXPECT_FALSE(registry_->remove(gone));
+    EXPECT_EQ(registry_->find(gone), nullptr);
+    EXPECT_NE(registry_->add(RunKind::kLogFile, "next", RunState::kReading).key,
+              gone);  // keys are not reused
+}
+
+TEST_F(RunRegistryTest, EachChangeIsOneWriteAndASameStateNone) {
+    TrackedRun& run = stored_run(RunState::kPending);
+    StateChange c = registry_->set_state(run, RunState::kRunning, "on node01", "RUNNING");
+    EXPECT_TRUE(c.changed);
+    EXPECT_TRUE(c.stored);
+    EXPECT_EQ(c.store_problem, "");
+    EXPECT_EQ(stored_state(run), RunState::kRunning);
+    EXPECT_EQ(history_->run(run.store_id)->slurm_state, "RUNNING");
+    c = registry_->set_state(run, RunState::kRunning, "on node01", "RUNNING");
+    EXPECT_FALSE(c.changed);
+    EXPECT_FALSE(c.stored);
+    EXPECT_EQ(store_->writes, (std::vector<std::string>{"set_state running"}));
+    // A new detail alone is a change.
+    EXPECT_TRUE(registry_->set_state(run, RunState::kRunning, "on node02").changed);
+    EXPECT_EQ(history_->run(run.store_id)->state_detail, "on node02");
+    EXPECT_EQ(run.slurm_state, "RUNNING");  // an empty Slurm word keeps the last one
+}
+
+TEST_F(RunRegistryTest, APollerNeverReopensAnEndNorCallsAStalledRunRunning) {
+    TrackedRun& run = stored_run(RunState::kRunning);
+    ASSERT_TRUE(registry_->set_state(run, RunState::kStalled, "no step for 60 s").changed);
+    const StateChange again =
+        registry_->set_state(run, RunState::kRunning, "on node01", "RUNNING", StateSource::kPoller);
+    EXPECT_EQ(run.state, RunState::kStalled);
+    EXPECT_EQ(stored_state(run), RunState::kStalled);
+    EXPECT_EQ(run.state_detail, "on node01");  // what Slurm says still shows
+    EXPECT_TRUE(again.changed);
+
+    ASSERT_TRUE(
+        registry_->set_state(run, RunState::kCompleted, "", "COMPLETED", StateSource::kPoller).changed);
+    const StateChange late =
+        registry_->set_state(run, RunState::kRunning, "", "RUNNING", StateSource::kPoller);
+    EXPECT_FALSE(late.changed);
+    EXPECT_EQ(run.state, RunState::kCompleted);
+    EXPECT_EQ(stored_state(run), RunState::kCompleted);
+    // The user's own word (the app's) still may change an ended run.
+    EXPECT_TRUE(registry_->set_state(run, RunState::kFailed, "marked by hand").changed);
+    EXPECT_EQ(stored_state(run), RunState::kFailed);
+}
+
+TEST_F(RunRegistryTest, APollersWriteKeepsAnEndAnotherProcessStored) {
+    TrackedRun& run = stored_run(RunState::kRunning);
+    // The CLI cancelled the job meanwhile and stored it; the app's copy is still running.
+    ASSERT_TRUE(
+        real_->set_state(run.store_id, RunState::kCancelled, "", "CANCELLED", StateWrite::kAlways).ok());
+    ASSERT_TRUE(
+        registry_->set_state(run, RunState::kRunning, "on node03", "RUNNING", StateSource::kPoller).changed);
+    EXPECT_EQ(stored_state(run), RunState::kCancelled);
+}
+
+TEST_F(RunRegistryTest, RowsTheServiceOrAnotherProcessWritesAreNotWrittenAgain) {
+    TrackedRun& ours = stored_run(RunState::kRunning);
+    EXPECT_TRUE(registry_->set_state(ours, RunState::kCompleted, "", "", StateSource::kService).changed);
+    TrackedRun& theirs = stored_run(RunState::kRunning);
+    theirs.state_from_store = true;
+    EXPECT_TRUE(registry_->set_state(theirs, RunState::kInterrupted, "").changed);
+    TrackedRun& unstored = registry_->add(RunKind::kLogFile, "a log", RunState::kReading);
+    const StateChange c = registry_->set_state(unstored, RunState::kCompleted, "");
+    EXPECT_TRUE(c.changed);
+    EXPECT_FALSE(c.stored);
+    EXPECT_TRUE(store_->writes.empty());
+    EXPECT_EQ(stored_state(ours), RunState::kRunning);
+    EXPECT_EQ(stored_state(theirs), RunState::kRunning);
+}
+
+TEST_F(RunRegistryTest, AnEndTakesTheCancelAndLeavingRunningTheNodes) {
+    TrackedRun& run = stored_run(RunState::kRunning);
+    run.cancellable = true;
+    run.node_states = {remote::NodeState{"node01", "allocated"}};
+    ASSERT_TRUE(registry_->set_state(run, RunState::kStalled, "quiet").changed);
+    EXPECT_EQ(run.node_states.size(), 1u);  // a stalled job still runs on its nodes
+    EXPECT_TRUE(run.cancellable);
+    ASSERT_TRUE(registry_->set_state(run, RunState::kPending, "requeued").changed);
+    EXPECT_TRUE(run.node_states.empty());
+    EXPECT_TRUE(run.cancellable);
+    ASSERT_TRUE(registry_->set_state(run, RunState::kFailed, "NODE_FAIL").changed);
+    EXPECT_FALSE(run.cancellable);
+}
+
+TEST_F(RunRegistryTest, AStoreThatCannotWriteIsReportedAndTheRunStillChanges) {
+    TrackedRun& run = stored_run(RunState::kRunning);
+    store_->refuse = "set_state";
+    const StateChange c = registry_->set_state(run, RunState::kCompleted, "");
+    EXPECT_TRUE(c.changed);
+    EXPECT_TRUE(c.stored);
+    EXPECT_EQ(c.store_problem, "database or disk is full");
+    EXPECT_EQ(run.state, RunState::kCompleted);
+    EXPECT_EQ(stored_state(run), RunState::kRunning);
+}
+
+MllogEvent step_event(double step) {
+    MllogEvent e;
+    e.key = "train_loss";
+    e.value = 2.0;
+    e.metadata = {{"step_num", step}, {"samples_count", step * 8}};
+    return e;
+}
+
+TEST_F(RunRegistryTest, ALiveRunWithoutANewStepStallsOnceWithTheAlertAsItsDetail) {
+    TrackedRun& live = stored_run(RunState::kRunning);
+    live.live = true;
+    TrackedRun& shown = registry_->add(RunKind::kLogFile, "an old log", RunState::kRunning);  // not live
+    int64_t now = 0;
+    for (TrackedRun* run : {&live, &shown}) {
+        now = 0;
+        for (int step = 1; step <= 4; ++step) {
+            now += 2000;
+            const MllogEvent e = step_event(step);
+            run->metrics.add(e);
+            (void)run->watch.on_event(e, run->metrics, now);
+        }
+    }
+    EXPECT_TRUE(registry_->check_stalls(now + 9'000).empty());
+    const std::vector<Stall> stalls = registry_->check_stalls(now + 10'000);
+    ASSERT_EQ(stalls.size(), 1u);
+    EXPECT_EQ(stalls[0].key, live.key);
+    EXPECT_EQ(stalls[0].alert.kind, RunAlertKind::kStalled);
+    EXPECT_TRUE(stalls[0].change.stored);
+    EXPECT_EQ(live.state, RunState::kStalled);
+    EXPECT_EQ(live.state_detail, stalls[0].alert.message);
+    EXPECT_EQ(stored_state(live), RunState::kStalled);
+    EXPECT_EQ(shown.state, RunState::kRunning);
+    EXPECT_TRUE(registry_->check_stalls(now + 20'000).empty());  // once
+
+    // A stall policy applies to runs added, or restarted, afterwards.
+    registry_->set_stall_policy(2.0, 1000);
+    registry_->restart_watch(live);
+    EXPECT_FALSE(live.watch.median_step_interval_ms().has_value());
+}
+
+}  // namespace
+}  // namespace slipway::app
