@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "contract/mllog.h"
@@ -44,6 +45,9 @@ struct MetricSample {
     int64_t time_ms = 0;        // the event's time_ms
     double value = 0;
 };
+
+// One point of one curve, as a run's row stores it.
+using MetricPointRow = std::pair<Metric, MetricSample>;
 
 // The eval_task metrics come in two families that differ by orders of magnitude, so each has its own plot:
 // scores in [0, 1] (acc, acc_norm, exact_match, prefix_match) and perplexity / NLL (log y).

@@ -25,8 +25,6 @@
 
 namespace slipway::app {
 
-using MetricPointRow = std::pair<Metric, MetricSample>;
-
 // The run-level facts stored with each append (times, status, target, total steps): what load_metrics
 // gives back beside the points. RunMetrics without its points, so a queued batch does not copy them.
 struct RunFacts {

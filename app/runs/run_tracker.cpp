@@ -16,7 +16,6 @@
 #include "history/run_history.h"
 #include "runs/cluster_sessions.h"
 #include "service/follow_again.h"
-#include "service/log_state.h"
 #include "service/stale_runs.h"
 
 namespace slipway::app {
@@ -279,33 +278,11 @@ void RunTracker::on_file_batch(const FollowBatch& batch) {
 void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
     const int key = run.key;
     HistoryWriter* writer = store_ != nullptr && run.store_id != 0 ? &store_->writer() : nullptr;
-    if (batch.reset) {
-        // The log was rewritten (a restarted job): its old curves are gone.
-        RunMetrics fresh;
-        fresh.target = run.metrics.target;
-        fresh.target_higher_is_better = run.metrics.target_higher_is_better;
-        run.metrics = std::move(fresh);
-        registry_.restart_watch(run);
-        if (writer != nullptr) writer->reset(run.store_id);
-    }
-    std::array<size_t, kMetricCount> first_new{};
-    for (Metric m : kAllMetrics)
-        first_new[static_cast<size_t>(m)] = run.metrics.points(m).size();
-    std::vector<MetricPointRow> rows;
-    const std::optional<double> step_before = run.metrics.last_step;
-    const bool had_stop = run.metrics.run_stop_ms.has_value();
-    const int64_t now = now_ms();
-    std::vector<RunAlert> alerts;
-    for (const MllogEvent& event : batch.events) {
-        if (const std::optional<Metric> m = run.metrics.add(event); m && run.store_id != 0)
-            rows.emplace_back(*m, run.metrics.points(*m).back());
-        if (run.live) {
-            for (RunAlert& a : run.watch.on_event(event, run.metrics, now))
-                alerts.push_back(std::move(a));
-        }
-    }
-    if (writer != nullptr && (!rows.empty() || batch.offset > 0))
-        writer->append(run.store_id, std::move(rows), run.metrics, batch.offset);
+    // A rewritten log (a restarted job): its old curves are gone, the stored points too.
+    FoldedEvents folded = registry_.fold(run, batch.events, batch.reset, now_ms());
+    if (batch.reset && writer != nullptr) writer->reset(run.store_id);
+    if (writer != nullptr && (!folded.rows.empty() || batch.offset > 0))
+        writer->append(run.store_id, std::move(folded.rows), run.metrics, batch.offset);
     if (batch.offset > 0) run.log_offset = batch.offset;
     run.bad_lines += batch.bad_lines;
     for (const QString& line : batch.lines)
@@ -321,20 +298,10 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
     } else if (batch.finished && follows_local_file(run.source)) {
         run.follow_id = 0;
     }
-    emit batch_applied(key, batch, first_new);
+    emit batch_applied(key, batch, folded.first_new);
 
     // What the log itself says of the run's state (the run service's rule).
-    LogReading reading;
-    reading.followed_as = run.source;
-    reading.state = run.state;
-    reading.live = run.live;
-    reading.state_from_store = run.state_from_store;
-    reading.new_steps = run.metrics.last_step != step_before;
-    reading.stopped_before = had_stop;
-    reading.stopped = run.metrics.run_stop_ms.has_value();
-    reading.stop_status = run.metrics.status.value_or(std::string());
-    reading.read_to_end = !run.loading && batch.finished;
-    const LogVerdict verdict = read_log_state(reading);
+    const LogVerdict verdict = RunRegistry::log_verdict(run, folded, !run.loading && batch.finished);
     const bool stored = store_ != nullptr && run.store_id != 0;
     if (verdict.state && verdict.ended_by_log && !run.live) {
         // An opened file read to its end: its state, start and end stored in one write.
@@ -356,7 +323,7 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
             if (TrackedRun* r = registry_.find(key); r != nullptr && !is_terminal(r->state)) ask_state(*r);
         });
     }
-    for (const RunAlert& a : alerts)
+    for (const RunAlert& a : folded.alerts)
         emit alert(key, a);
     emit run_changed(key);
 }

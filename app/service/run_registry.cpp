@@ -98,6 +98,46 @@ StateChange RunRegistry::set_state(TrackedRun& run, RunState state, const std::s
     return out;
 }
 
+FoldedEvents RunRegistry::fold(TrackedRun& run, const std::vector<MllogEvent>& events, bool reset,
+                               int64_t now_ms) const {
+    if (reset) {
+        RunMetrics fresh;
+        fresh.target = run.metrics.target;
+        fresh.target_higher_is_better = run.metrics.target_higher_is_better;
+        run.metrics = std::move(fresh);
+        restart_watch(run);
+    }
+    FoldedEvents out;
+    for (Metric m : kAllMetrics)
+        out.first_new[static_cast<size_t>(m)] = run.metrics.points(m).size();
+    const std::optional<double> step_before = run.metrics.last_step;
+    out.stopped_before = run.metrics.run_stop_ms.has_value();
+    for (const MllogEvent& event : events) {
+        if (const std::optional<Metric> m = run.metrics.add(event); m && run.store_id != 0)
+            out.rows.emplace_back(*m, run.metrics.points(*m).back());
+        if (run.live) {
+            for (RunAlert& a : run.watch.on_event(event, run.metrics, now_ms))
+                out.alerts.push_back(std::move(a));
+        }
+    }
+    out.new_steps = run.metrics.last_step != step_before;
+    return out;
+}
+
+LogVerdict RunRegistry::log_verdict(const TrackedRun& run, const FoldedEvents& folded, bool read_to_end) {
+    LogReading reading;
+    reading.followed_as = run.source;
+    reading.state = run.state;
+    reading.live = run.live;
+    reading.state_from_store = run.state_from_store;
+    reading.new_steps = folded.new_steps;
+    reading.stopped_before = folded.stopped_before;
+    reading.stopped = run.metrics.run_stop_ms.has_value();
+    reading.stop_status = run.metrics.status.value_or(std::string());
+    reading.read_to_end = read_to_end;
+    return read_log_state(reading);
+}
+
 std::vector<Stall> RunRegistry::check_stalls(int64_t now_ms) {
     std::vector<Stall> stalls;
     for (auto& [key, run] : runs_) {

@@ -9,9 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include <array>
+
+#include "contract/mllog.h"
+#include "core/run_metrics.h"
 #include "core/run_state.h"
 #include "core/run_watch.h"
 #include "remote/deploy/job_end_rule.h"
+#include "service/log_state.h"
 #include "service/run_store.h"
 #include "service/tracked_run.h"
 
@@ -26,6 +31,15 @@ struct StateChange {
     bool changed = false;       // the state, its detail or Slurm's word is new
     bool stored = false;        // the run's row was written (or tried)
     std::string store_problem;  // why that write failed; empty when it did not
+};
+
+// What one batch of a run's log events did to it.
+struct FoldedEvents {
+    std::array<size_t, kMetricCount> first_new{};  // per metric, the index of its first new point
+    std::vector<MetricPointRow> rows;              // the new points, for the run's row (none when not stored)
+    std::vector<RunAlert> alerts;                  // a live run's watch on them: finished, failed, target
+    bool new_steps = false;                        // the last step moved on
+    bool stopped_before = false;                   // the log had its run_stop before them
 };
 
 // A live run that stalled at a check: it is stalled now, with the alert's text as its detail.
@@ -78,6 +92,13 @@ public:
     // replaces an end stored meanwhile.
     StateChange set_state(TrackedRun& run, RunState state, const std::string& detail,
                           const std::string& slurm_state = {}, StateSource source = StateSource::kTracker);
+    // A batch of the run's log events folded into its curves, in order. A rewritten log (`reset`) starts
+    // the curves and the stall watch over, keeping the run's target.
+    FoldedEvents fold(TrackedRun& run, const std::vector<MllogEvent>& events, bool reset,
+                      int64_t now_ms) const;
+    // What the log says of the run's state after `folded` (log_state.h); `read_to_end`: a file read once
+    // reached its end.
+    static LogVerdict log_verdict(const TrackedRun& run, const FoldedEvents& folded, bool read_to_end);
     // Live runs without a new step for too long, each turned stalled once.
     std::vector<Stall> check_stalls(int64_t now_ms);
 

@@ -193,5 +193,67 @@ TEST_F(RunRegistryTest, ALiveRunWithoutANewStepStallsOnceWithTheAlertAsItsDetail
     EXPECT_FALSE(live.watch.median_step_interval_ms().has_value());
 }
 
+MllogEvent stop_event(const char* status) {
+    MllogEvent e;
+    e.key = "run_stop";
+    e.time_ms = 1715157926587;
+    e.metadata = {{"status", status}};
+    return e;
+}
+
+TEST_F(RunRegistryTest, EventsFoldIntoTheCurvesAndTheRowGetsOnlyTheNewPoints) {
+    TrackedRun& run = stored_run(RunState::kRunning);
+    run.live = true;
+    run.metrics.target = 0.9;
+    FoldedEvents first = registry_->fold(run, {step_event(1), step_event(2)}, false, 1000);
+    EXPECT_EQ(first.first_new[static_cast<size_t>(Metric::kTrainLoss)], 0u);
+    EXPECT_EQ(first.rows.size(), 2u);
+    EXPECT_TRUE(first.new_steps);
+    EXPECT_FALSE(first.stopped_before);
+    FoldedEvents second = registry_->fold(run, {step_event(3)}, false, 2000);
+    EXPECT_EQ(second.first_new[static_cast<size_t>(Metric::kTrainLoss)], 2u);
+    ASSERT_EQ(second.rows.size(), 1u);
+    EXPECT_EQ(second.rows[0].second.step, 3);
+    EXPECT_EQ(run.metrics.points(Metric::kTrainLoss).size(), 3u);
+    // No new step: the log says nothing new of a running run.
+    EXPECT_FALSE(registry_->fold(run, {}, false, 3000).new_steps);
+
+    // A rewritten log starts over, keeping the target; an unstored run gives its row nothing.
+    FoldedEvents again = registry_->fold(run, {step_event(1)}, true, 4000);
+    EXPECT_EQ(again.first_new[static_cast<size_t>(Metric::kTrainLoss)], 0u);
+    EXPECT_EQ(run.metrics.points(Metric::kTrainLoss).size(), 1u);
+    EXPECT_EQ(run.metrics.target, 0.9);
+    TrackedRun& shown = registry_->add(RunKind::kLogFile, "a log", RunState::kReading);
+    EXPECT_TRUE(registry_->fold(shown, {step_event(1)}, false, 0).rows.empty());
+}
+
+TEST_F(RunRegistryTest, OnlyALiveRunsWatchAlertsAndTheLogSaysHowAFileEnded) {
+    TrackedRun& live = registry_->add(RunKind::kLogFile, "followed", RunState::kRunning);
+    live.live = true;
+    const FoldedEvents ended = registry_->fold(live, {step_event(1), stop_event("aborted")}, false, 0);
+    ASSERT_EQ(ended.alerts.size(), 1u);
+    EXPECT_EQ(ended.alerts[0].kind, RunAlertKind::kFailed);
+    const LogVerdict followed = RunRegistry::log_verdict(live, ended, false);
+    ASSERT_TRUE(followed.state.has_value());
+    EXPECT_EQ(*followed.state, RunState::kFailed);  // a log nobody else reports on ends as run_stop says
+    EXPECT_TRUE(followed.ended_by_log);
+
+    TrackedRun& file = registry_->add(RunKind::kLogFile, "opened", RunState::kReading);
+    const FoldedEvents read = registry_->fold(file, {step_event(1), stop_event("success")}, false, 0);
+    EXPECT_TRUE(read.alerts.empty());  // a file read once raises no alerts
+    EXPECT_FALSE(RunRegistry::log_verdict(file, read, false).state.has_value());  // not at its end yet
+    const LogVerdict at_end = RunRegistry::log_verdict(file, read, true);
+    ASSERT_TRUE(at_end.state.has_value());
+    EXPECT_EQ(*at_end.state, RunState::kCompleted);
+
+    // A Slurm job that logged run_stop: Slurm is asked now; its state is Slurm's to say.
+    TrackedRun& job = stored_run(RunState::kRunning);
+    job.live = true;
+    const FoldedEvents stopped = registry_->fold(job, {stop_event("success")}, false, 0);
+    const LogVerdict job_verdict = RunRegistry::log_verdict(job, stopped, false);
+    EXPECT_TRUE(job_verdict.ask_slurm_now);
+    EXPECT_FALSE(job_verdict.state.has_value());
+}
+
 }  // namespace
 }  // namespace slipway::app
