@@ -36,6 +36,10 @@ Result<StoredRun> HistoryRunStore::find(const std::string& run_id_or_row) const 
     return history_.run(*id);
 }
 
+Result<StoredRun> HistoryRunStore::row(int64_t id) const {
+    return history_.run(id);
+}
+
 Result<std::vector<StoredRun>> HistoryRunStore::cluster_runs() const {
     return history_.cluster_runs();
 }

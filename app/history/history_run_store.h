@@ -19,6 +19,7 @@ public:
                                    const std::string& slurm_state, StateWrite mode) override;
     [[nodiscard]] Status end_unseen(int64_t id, RunState state, const std::string& detail) override;
     [[nodiscard]] Result<StoredRun> find(const std::string& run_id_or_row) const override;
+    [[nodiscard]] Result<StoredRun> row(int64_t id) const override;
     [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const override;
 
 private:

@@ -2,7 +2,6 @@
 // doubling delay, and one message per change between writing and failing.
 #include "history/history_writer.h"
 
-#include <QDateTime>
 #include <QSignalBlocker>
 #include <QTimer>
 #include <QtDebug>

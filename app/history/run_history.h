@@ -64,7 +64,7 @@ public:
     RunHistory(const RunHistory&) = delete;
     RunHistory& operator=(const RunHistory&) = delete;
 
-    // Inserts `run` (its id and log offset are ignored; created_ms 0 is now) and returns the new id.
+    // Inserts `run` (its id is ignored; created_ms 0 is now) and returns the new id.
     Result<int64_t> add_run(const StoredRun& run);
     Status update_run(const StoredRun& run);  // every column but the points and offset
     // `slurm_state` empty keeps the stored one; `finished_ms` 0 keeps the stored time.

@@ -3,7 +3,6 @@
 // run_tracker_cluster.cpp.
 #include "runs/run_tracker.h"
 
-#include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
 #include <QtDebug>
@@ -86,12 +85,11 @@ void RunTracker::watch_store() {
     store_version_ = *version;
     if (!changed) return;
     // Runs another process runs here: their rows say how they go.
-    for (auto& [key, run] : registry_) {
-        if (!run.state_from_store || run.store_id == 0) continue;
-        const Result<StoredRun> row = store_->run(run.store_id);
-        if (!row.ok()) continue;
-        set_state(run, row->state, row->state_detail, {}, StateSource::kService);
-        if (is_terminal(row->state) && run.follow_id != 0) follow_->finish(run.follow_id);  // its last lines
+    for (const OwnersWord& word : registry_.read_owners_rows()) {
+        if (word.changed) emit run_changed(word.key);
+        const TrackedRun* run = registry_.find(word.key);  // a slot may have released it
+        if (word.ended && run != nullptr && run->follow_id != 0)
+            follow_->finish(run->follow_id);  // its last lines
     }
     emit store_changed();
 }
@@ -160,13 +158,16 @@ void RunTracker::set_target(int key, std::optional<double> target, bool higher_i
 
 void RunTracker::set_state(TrackedRun& run, RunState state, const std::string& detail,
                            const std::string& slurm_state, StateSource source) {
-    const StateChange change = registry_.set_state(run, state, detail, slurm_state, source);
+    report(run.key, registry_.set_state(run, state, detail, slurm_state, source));
+}
+
+void RunTracker::report(int key, const StateChange& change) {
     if (!change.changed) return;
     if (change.stored) {
         if (!change.store_problem.empty()) emit history_problem(text(change.store_problem));
         emit store_changed();
     }
-    emit run_changed(run.key);
+    emit run_changed(key);
 }
 
 // ---- This computer ----
@@ -329,28 +330,15 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
 }
 
 void RunTracker::check_stalls() {
-    for (auto& [key, run] : registry_) {
-        if (run.state_from_store && !is_terminal(run.state)) take_over_if_orphaned(run);
+    for (const TakeOver& taken : registry_.take_over_orphans()) {
+        report(taken.key, taken.change);
+        const TrackedRun* run = registry_.find(taken.key);  // a slot may have released it
+        if (run != nullptr && run->follow_id != 0) follow_->finish(run->follow_id);  // the log's last lines
     }
     for (const Stall& stall : registry_.check_stalls(now_ms())) {
-        if (!stall.change.store_problem.empty()) emit history_problem(text(stall.change.store_problem));
-        if (stall.change.stored) emit store_changed();
-        emit run_changed(stall.key);
+        report(stall.key, stall.change);
         emit alert(stall.key, stall.alert);
     }
-}
-
-void RunTracker::take_over_if_orphaned(TrackedRun& run) {
-    const Result<StoredRun> row = store_->run(run.store_id);
-    if (!row.ok()) return;
-    const std::optional<std::string> log_stop =
-        run.metrics.run_stop_ms ? std::optional(run.metrics.status.value_or(std::string())) : std::nullopt;
-    const std::optional<OrphanEnd> end = run.orphan_check.check(*row, log_stop);
-    if (!end) return;
-    run.state_from_store = false;
-    run.cancellable = false;
-    set_state(run, end->state, end->detail);
-    if (run.follow_id != 0) follow_->finish(run.follow_id);
 }
 
 // ---- Stored runs ----

@@ -150,14 +150,13 @@ private:
     // A run's state changes by the registry's rule (which writes the row); this says so in signals.
     void set_state(TrackedRun& run, RunState state, const std::string& detail = {},
                    const std::string& slurm_state = {}, StateSource source = StateSource::kTracker);
+    // Says a state change in signals (and a row that could not be written).
+    void report(int key, const StateChange& change);
     void apply(TrackedRun& run, const FollowBatch& batch);
     void on_file_batch(const FollowBatch& batch);
     void check_stalls();
     // Every local engine's exit (the run service stores it); the timer runs while one is training.
     void poll_local();
-    // A run another process runs here whose engine is gone while its row is still live: that process died
-    // without storing the end; the tracker takes the run over (the log's run_stop, else interrupted).
-    void take_over_if_orphaned(TrackedRun& run);
     void close_store_queue(int64_t store_id);
 
     // The cluster half (run_tracker_cluster.cpp).

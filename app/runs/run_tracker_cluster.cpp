@@ -159,21 +159,21 @@ void RunTracker::poll_jobs() {
 
 void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& job_id, const QString& word,
                               const QString& detail) {
-    const QString profile = links_[session].profile;
+    const std::string profile = links_[session].profile.toStdString();
+    const std::string job = job_id.toStdString();
     const JobWatch::Clock::time_point now = JobWatch::Clock::now();
     std::optional<remote::JobInfo> answer;
     if (ok) {
         answer.emplace();
-        answer->job_id = job_id.toStdString();
+        answer->job_id = job;
         answer->state = word.toStdString();
         answer->node_list = detail.toStdString();  // node list and reason, as the worker wrote them
     }
-    if (jobs_.answered(stored_runs_.get(), profile.toStdString(), job_id.toStdString(), answer, now,
+    if (jobs_.answered(stored_runs_.get(), profile, job, answer, now,
                        [this](int64_t row) { return registry_.run_for_store(row) != 0; }))
         emit store_changed();
     for (auto& [key, run] : registry_) {
-        if (run.source != RunKind::kClusterJob || text(run.profile) != profile || text(run.job_id) != job_id)
-            continue;
+        if (run.source != RunKind::kClusterJob || run.profile != profile || run.job_id != job) continue;
         if (!ok) {
             if (detail.toStdString() != run.last_poll_error)
                 emit message(tr("Job %1: %2").arg(job_id, detail));
@@ -207,10 +207,10 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
 
 void RunTracker::on_job_nodes(ClusterSession* session, const QString& job_id,
                               const std::vector<remote::NodeState>& nodes) {
-    const QString profile = links_[session].profile;
+    const std::string profile = links_[session].profile.toStdString();
+    const std::string job = job_id.toStdString();
     for (auto& [key, run] : registry_) {
-        if (run.source != RunKind::kClusterJob || text(run.profile) != profile || text(run.job_id) != job_id)
-            continue;
+        if (run.source != RunKind::kClusterJob || run.profile != profile || run.job_id != job) continue;
         if ((run.state != RunState::kRunning && run.state != RunState::kStalled) || run.node_states == nodes)
             continue;
         run.node_states = nodes;
@@ -266,9 +266,9 @@ void RunTracker::on_connection(ClusterSession* session, bool up, const QString& 
 
 void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced) {
     detach(old_session);  // the old session's follows die with it
+    const std::string name = profile.toStdString();
     for (auto& [key, run] : registry_) {
-        if (text(run.profile) != profile ||
-            (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog))
+        if (run.profile != name || (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog))
             continue;
         run.follow_id = 0;
         if (!replaced && run.submit_request != 0) {
@@ -284,7 +284,7 @@ void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_ses
             emit run_changed(key);
         }
     }
-    jobs_.forget_cluster(profile.toStdString());  // answers that will not come
+    jobs_.forget_cluster(name);  // answers that will not come
     // The new session exists only once the old one is gone: follow again from where each run stopped.
     if (replaced) QTimer::singleShot(0, this, [this, profile] { refollow(profile); });
 }

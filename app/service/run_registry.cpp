@@ -99,7 +99,7 @@ StateChange RunRegistry::set_state(TrackedRun& run, RunState state, const std::s
 }
 
 FoldedEvents RunRegistry::fold(TrackedRun& run, const std::vector<MllogEvent>& events, bool reset,
-                               int64_t now_ms) const {
+                               int64_t now) const {
     if (reset) {
         RunMetrics fresh;
         fresh.target = run.metrics.target;
@@ -116,7 +116,7 @@ FoldedEvents RunRegistry::fold(TrackedRun& run, const std::vector<MllogEvent>& e
         if (const std::optional<Metric> m = run.metrics.add(event); m && run.store_id != 0)
             out.rows.emplace_back(*m, run.metrics.points(*m).back());
         if (run.live) {
-            for (RunAlert& a : run.watch.on_event(event, run.metrics, now_ms))
+            for (RunAlert& a : run.watch.on_event(event, run.metrics, now))
                 out.alerts.push_back(std::move(a));
         }
     }
@@ -138,11 +138,43 @@ LogVerdict RunRegistry::log_verdict(const TrackedRun& run, const FoldedEvents& f
     return read_log_state(reading);
 }
 
-std::vector<Stall> RunRegistry::check_stalls(int64_t now_ms) {
+std::vector<OwnersWord> RunRegistry::read_owners_rows() {
+    std::vector<OwnersWord> out;
+    if (store_ == nullptr) return out;
+    for (auto& [key, run] : runs_) {
+        if (!run.state_from_store || run.store_id == 0) continue;
+        const Result<StoredRun> row = store_->row(run.store_id);
+        if (!row.ok()) continue;
+        const StateChange change = set_state(run, row->state, row->state_detail, {}, StateSource::kService);
+        out.push_back(OwnersWord{key, change.changed, is_terminal(row->state)});
+    }
+    return out;
+}
+
+std::vector<TakeOver> RunRegistry::take_over_orphans() {
+    std::vector<TakeOver> out;
+    if (store_ == nullptr) return out;
+    for (auto& [key, run] : runs_) {
+        if (!run.state_from_store || is_terminal(run.state)) continue;
+        const Result<StoredRun> row = store_->row(run.store_id);
+        if (!row.ok()) continue;
+        const std::optional<std::string> log_stop =
+            run.metrics.run_stop_ms ? std::optional(run.metrics.status.value_or(std::string()))
+                                    : std::nullopt;
+        const std::optional<OrphanEnd> end = run.orphan_check.check(*row, log_stop);
+        if (!end) continue;
+        run.state_from_store = false;
+        run.cancellable = false;
+        out.push_back(TakeOver{key, set_state(run, end->state, end->detail)});
+    }
+    return out;
+}
+
+std::vector<Stall> RunRegistry::check_stalls(int64_t now) {
     std::vector<Stall> stalls;
     for (auto& [key, run] : runs_) {
         if (!run.live || is_terminal(run.state)) continue;
-        if (std::optional<RunAlert> alert = run.watch.check_stall(now_ms)) {
+        if (std::optional<RunAlert> alert = run.watch.check_stall(now)) {
             Stall stall{key, std::move(*alert), {}};
             stall.change = set_state(run, RunState::kStalled, stall.alert.message);
             stalls.push_back(std::move(stall));

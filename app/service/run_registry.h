@@ -3,13 +3,12 @@
 // and turns what it reports into signals.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <array>
 
 #include "contract/mllog.h"
 #include "core/run_metrics.h"
@@ -40,6 +39,19 @@ struct FoldedEvents {
     std::vector<RunAlert> alerts;                  // a live run's watch on them: finished, failed, target
     bool new_steps = false;                        // the last step moved on
     bool stopped_before = false;                   // the log had its run_stop before them
+};
+
+// A run another process runs here, after its row was read again.
+struct OwnersWord {
+    int key = 0;
+    bool changed = false;  // the run took a new state from the row
+    bool ended = false;    // the row says it ended: its log's last lines are to be read
+};
+
+// A run another process ran here, taken over at a check (orphaned_run.h): that process died untold.
+struct TakeOver {
+    int key = 0;
+    StateChange change;  // the end the log gave it, stored
 };
 
 // A live run that stalled at a check: it is stalled now, with the alert's text as its detail.
@@ -94,13 +106,18 @@ public:
                           const std::string& slurm_state = {}, StateSource source = StateSource::kTracker);
     // A batch of the run's log events folded into its curves, in order. A rewritten log (`reset`) starts
     // the curves and the stall watch over, keeping the run's target.
-    FoldedEvents fold(TrackedRun& run, const std::vector<MllogEvent>& events, bool reset,
-                      int64_t now_ms) const;
+    FoldedEvents fold(TrackedRun& run, const std::vector<MllogEvent>& events, bool reset, int64_t now) const;
     // What the log says of the run's state after `folded` (log_state.h); `read_to_end`: a file read once
     // reached its end.
     static LogVerdict log_verdict(const TrackedRun& run, const FoldedEvents& folded, bool read_to_end);
+    // The stored rows of the runs another process runs here (state_from_store), read again: each run takes
+    // its row's state, which is not written back.
+    std::vector<OwnersWord> read_owners_rows();
+    // Those runs whose owner died untold, at the second check in a row: no longer the row's, not
+    // cancellable, ended as the log says, and stored.
+    std::vector<TakeOver> take_over_orphans();
     // Live runs without a new step for too long, each turned stalled once.
-    std::vector<Stall> check_stalls(int64_t now_ms);
+    std::vector<Stall> check_stalls(int64_t now);
 
 private:
     Options options_;

@@ -79,6 +79,8 @@ public:
     [[nodiscard]] virtual Status end_unseen(int64_t id, RunState state, const std::string& detail) = 0;
     // The row of a Slipway run id, else of a row number; an error naming the store when there is none.
     [[nodiscard]] virtual Result<StoredRun> find(const std::string& run_id_or_row) const = 0;
+    // The row with this id, whatever it holds; an error when there is none.
+    [[nodiscard]] virtual Result<StoredRun> row(int64_t id) const = 0;
     // Runs submitted to clusters, oldest first.
     [[nodiscard]] virtual Result<std::vector<StoredRun>> cluster_runs() const = 0;
 };
@@ -99,6 +101,7 @@ public:
     [[nodiscard]] Result<StoredRun> find(const std::string& run_id_or_row) const override {
         return Status::Error(StatusCode::kNotFound, "no run " + run_id_or_row + ": there is no run history");
     }
+    [[nodiscard]] Result<StoredRun> row(int64_t id) const override { return find(std::to_string(id)); }
     [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const override {
         return std::vector<StoredRun>{};
     }

@@ -40,6 +40,7 @@ public:
         return real_.end_unseen(id, state, detail);
     }
     Result<StoredRun> find(const std::string& run) const override { return real_.find(run); }
+    Result<StoredRun> row(int64_t id) const override { return real_.row(id); }
     bool refused(const std::string& kind) {
         if (refuse != kind) return false;
         if (refuse_once) refuse.clear();

@@ -2,7 +2,10 @@
 // run's state changes and its row is written; with the real store behind a recording one.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "real_store_test.h"
+#include "service/child_process.h"
 #include "service/run_registry.h"
 
 namespace slipway::app {
@@ -187,10 +190,19 @@ TEST_F(RunRegistryTest, ALiveRunWithoutANewStepStallsOnceWithTheAlertAsItsDetail
     EXPECT_EQ(shown.state, RunState::kRunning);
     EXPECT_TRUE(registry_->check_stalls(now + 20'000).empty());  // once
 
-    // A stall policy applies to runs added, or restarted, afterwards.
+    // A stall policy applies to runs added afterwards: twice the median interval (2 s) is a stall now.
     registry_->set_stall_policy(2.0, 1000);
-    registry_->restart_watch(live);
-    EXPECT_FALSE(live.watch.median_step_interval_ms().has_value());
+    TrackedRun& strict = registry_->add(RunKind::kLogFile, "strict", RunState::kRunning);
+    strict.live = true;
+    for (int step = 1; step <= 4; ++step) {
+        const MllogEvent e = step_event(step);
+        strict.metrics.add(e);
+        (void)strict.watch.on_event(e, strict.metrics, step * 2000);
+    }
+    EXPECT_TRUE(registry_->check_stalls(8000 + 3'999).empty());
+    const std::vector<Stall> soon = registry_->check_stalls(8000 + 4'000);
+    ASSERT_EQ(soon.size(), 1u);
+    EXPECT_EQ(soon[0].key, strict.key);
 }
 
 MllogEvent stop_event(const char* status) {
@@ -218,11 +230,14 @@ TEST_F(RunRegistryTest, EventsFoldIntoTheCurvesAndTheRowGetsOnlyTheNewPoints) {
     // No new step: the log says nothing new of a running run.
     EXPECT_FALSE(registry_->fold(run, {}, false, 3000).new_steps);
 
-    // A rewritten log starts over, keeping the target; an unstored run gives its row nothing.
+    EXPECT_TRUE(run.watch.median_step_interval_ms().has_value());
+    // A rewritten log starts over, its stall watch too, keeping the target; an unstored run gives its row
+    // nothing.
     FoldedEvents again = registry_->fold(run, {step_event(1)}, true, 4000);
     EXPECT_EQ(again.first_new[static_cast<size_t>(Metric::kTrainLoss)], 0u);
     EXPECT_EQ(run.metrics.points(Metric::kTrainLoss).size(), 1u);
     EXPECT_EQ(run.metrics.target, 0.9);
+    EXPECT_FALSE(run.watch.median_step_interval_ms().has_value());  // one step: no interval yet
     TrackedRun& shown = registry_->add(RunKind::kLogFile, "a log", RunState::kReading);
     EXPECT_TRUE(registry_->fold(shown, {step_event(1)}, false, 0).rows.empty());
 }
@@ -253,6 +268,56 @@ TEST_F(RunRegistryTest, OnlyALiveRunsWatchAlertsAndTheLogSaysHowAFileEnded) {
     const LogVerdict job_verdict = RunRegistry::log_verdict(job, stopped, false);
     EXPECT_TRUE(job_verdict.ask_slurm_now);
     EXPECT_FALSE(job_verdict.state.has_value());
+}
+
+TEST_F(RunRegistryTest, AnotherProcesssRunTakesItsRowsStateAndNothingIsWrittenBack) {
+    TrackedRun& theirs = stored_run(RunState::kRunning);
+    theirs.state_from_store = true;
+    TrackedRun& ours = stored_run(RunState::kRunning);
+    EXPECT_TRUE(registry_->read_owners_rows().at(0).key == theirs.key);
+    EXPECT_FALSE(registry_->read_owners_rows().at(0).changed);  // the row says what the run says
+    // That process stores the end; the other row changes under us too, but it is ours to say.
+    ASSERT_TRUE(real_->set_state(theirs.store_id, RunState::kCompleted, "", "", StateWrite::kAlways).ok());
+    ASSERT_TRUE(real_->set_state(ours.store_id, RunState::kFailed, "", "", StateWrite::kAlways).ok());
+    const std::vector<OwnersWord> words = registry_->read_owners_rows();
+    ASSERT_EQ(words.size(), 1u);
+    EXPECT_EQ(words[0].key, theirs.key);
+    EXPECT_TRUE(words[0].changed);
+    EXPECT_TRUE(words[0].ended);
+    EXPECT_EQ(theirs.state, RunState::kCompleted);
+    EXPECT_EQ(ours.state, RunState::kRunning);
+    EXPECT_TRUE(store_->writes.empty());
+}
+
+TEST_F(RunRegistryTest, ARunWhoseOwnerDiedUntoldIsTakenOverAtTheSecondCheckAndStored) {
+    Result<ChildProcess> gone =
+        ChildProcess::start(ProcessSpec{"/bin/sh", {"-c", "exit 0"}, {}, {}, {}, false});
+    ASSERT_TRUE(gone.ok()) << gone.error();
+    ASSERT_TRUE(gone->wait_for(std::chrono::seconds(10)).has_value());
+    StoredRun row;
+    row.name = "elsewhere";
+    row.cluster = kLocalCluster;
+    row.job_id = std::to_string(gone->pid());
+    row.state = RunState::kRunning;
+    const Result<int64_t> id = real_->add(row);
+    ASSERT_TRUE(id.ok()) << id.error();
+    TrackedRun& run = registry_->add(RunKind::kLogFile, row.name, RunState::kRunning);
+    run.store_id = *id;
+    run.state_from_store = true;
+    run.cancellable = true;
+    run.metrics.add(stop_event("success"));  // its log's run_stop says how it ended
+
+    EXPECT_TRUE(registry_->take_over_orphans().empty());  // its owner stores an end within a poll
+    const std::vector<TakeOver> taken = registry_->take_over_orphans();
+    ASSERT_EQ(taken.size(), 1u);
+    EXPECT_EQ(taken[0].key, run.key);
+    EXPECT_TRUE(taken[0].change.stored);
+    EXPECT_FALSE(run.state_from_store);
+    EXPECT_FALSE(run.cancellable);
+    EXPECT_EQ(run.state, RunState::kCompleted);
+    EXPECT_EQ(stored_state(run), RunState::kCompleted);
+    EXPECT_EQ(store_->writes, (std::vector<std::string>{"set_state completed"}));
+    EXPECT_TRUE(registry_->take_over_orphans().empty());  // once
 }
 
 }  // namespace
