@@ -183,7 +183,6 @@ private:
     ClusterSession* session_to_ask(TrackedRun& run);
     void watch_store();
     void ask_state(TrackedRun& run);
-    void end_cluster_run(TrackedRun& run, RunState state, const QString& word);
 
     RunHistory* store_;
     FollowService* follow_;

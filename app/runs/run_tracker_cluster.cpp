@@ -172,36 +172,26 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
     if (jobs_.answered(stored_runs_.get(), profile, job, answer, now,
                        [this](int64_t row) { return registry_.run_for_store(row) != 0; }))
         emit store_changed();
-    for (auto& [key, run] : registry_) {
-        if (run.source != RunKind::kClusterJob || run.profile != profile || run.job_id != job) continue;
-        if (!ok) {
-            if (detail.toStdString() != run.last_poll_error)
-                emit message(tr("Job %1: %2").arg(job_id, detail));
-            run.last_poll_error = detail.toStdString();
-            continue;
-        }
-        run.last_poll_error.clear();
-        // Slurm forgot the job: the log's run_stop is the best word left.
-        const JobWatch::Judgment judged =
-            run.job_watch.saw(word.toStdString(), run.metrics.status.value_or(""), now);
-        if (judged.verdict == JobWatch::Verdict::kBack)
-            emit message(tr("Job %1 is %2 again (requeued): following it on").arg(job_id, word));
-        if (!is_terminal(judged.state)) {
-            set_state(run, judged.state, detail.toStdString(), word.toStdString(), StateSource::kPoller);
-            continue;
-        }
-        if (!judged.counts()) {
-            // Ended-looking, not counted yet (a requeue may follow): asked again once it could count.
-            const int key = run.key;
+    for (const JobAnswerForRun& a : registry_.job_answered(profile, job, answer, detail.toStdString(), now)) {
+        if (a.failed_anew) emit message(tr("Job %1: %2").arg(job_id, detail));
+        if (a.requeued) emit message(tr("Job %1 is %2 again (requeued): following it on").arg(job_id, word));
+        report(a.key, a.change);
+        const int key = a.key;
+        if (a.settling) {
+            // Asked again once an ended-looking word could count.
             QTimer::singleShot(static_cast<int>(options_.end_rule.settle.count()), this, [this, key] {
                 if (TrackedRun* r = registry_.find(key); r != nullptr && !is_terminal(r->state))
                     ask_state(*r);
             });
-            continue;
         }
-        if (is_terminal(run.state)) continue;
-        set_state(run, judged.state, detail.toStdString(), word.toStdString(), StateSource::kPoller);
-        end_cluster_run(run, judged.state, word);
+        TrackedRun* run = registry_.find(key);  // a slot may have released it
+        if (!a.ended || run == nullptr) continue;
+        if (ClusterSession* s = session_for(text(run->profile)); s != nullptr && run->follow_id != 0)
+            s->finish_follow(run->follow_id);  // the log's tail is read to its end
+        if (a.end_alert) {
+            emit alert(key, RunAlert{is_success(run->state) ? RunAlertKind::kFinished : RunAlertKind::kFailed,
+                                     tr("job %1 ended %2").arg(job_id, word).toStdString()});
+        }
     }
 }
 
@@ -216,18 +206,6 @@ void RunTracker::on_job_nodes(ClusterSession* session, const QString& job_id,
         run.node_states = nodes;
         emit run_changed(run.key);
     }
-}
-
-void RunTracker::end_cluster_run(TrackedRun& run, RunState state, const QString& word) {
-    run.cancellable = false;
-    if (ClusterSession* s = session_for(text(run.profile)); s != nullptr && run.follow_id != 0)
-        s->finish_follow(run.follow_id);
-    // At most one end alert per run: the log's run_stop gave one already, or its tail (still being read)
-    // will not give another.
-    if (run.watch.ended()) return;
-    run.watch.mark_ended();
-    emit alert(run.key, RunAlert{is_success(state) ? RunAlertKind::kFinished : RunAlertKind::kFailed,
-                                 tr("job %1 ended %2").arg(text(run.job_id), word).toStdString()});
 }
 
 void RunTracker::on_cancelled(ClusterSession* session, int request, bool ok, const QString& answer) {

@@ -170,6 +170,40 @@ std::vector<TakeOver> RunRegistry::take_over_orphans() {
     return out;
 }
 
+std::vector<JobAnswerForRun> RunRegistry::job_answered(const std::string& cluster, const std::string& job,
+                                                       const std::optional<remote::JobInfo>& answer,
+                                                       const std::string& error,
+                                                       JobWatch::Clock::time_point now) {
+    std::vector<JobAnswerForRun> out;
+    for (auto& [key, run] : runs_) {
+        if (run.source != RunKind::kClusterJob || run.profile != cluster || run.job_id != job) continue;
+        JobAnswerForRun a;
+        a.key = key;
+        if (!answer) {
+            a.failed_anew = error != run.last_poll_error;
+            run.last_poll_error = error;
+            out.push_back(std::move(a));
+            continue;
+        }
+        run.last_poll_error.clear();
+        const JobWatch::Judgment judged =
+            run.job_watch.saw(answer->state, run.metrics.status.value_or(""), now);
+        a.requeued = judged.verdict == JobWatch::Verdict::kBack;
+        if (!judged.counts()) {
+            a.settling = !is_terminal(run.state);
+        } else if (!is_terminal(judged.state) || !is_terminal(run.state)) {
+            a.change = set_state(run, judged.state, answer->node_list, answer->state, StateSource::kPoller);
+            if (is_terminal(judged.state)) {
+                a.ended = true;
+                a.end_alert = !run.watch.ended();
+                run.watch.mark_ended();  // at most one end alert per run
+            }
+        }
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
 std::vector<Stall> RunRegistry::check_stalls(int64_t now) {
     std::vector<Stall> stalls;
     for (auto& [key, run] : runs_) {

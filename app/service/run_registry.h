@@ -15,6 +15,8 @@
 #include "core/run_state.h"
 #include "core/run_watch.h"
 #include "remote/deploy/job_end_rule.h"
+#include "remote/slurm/slurm_parsers.h"
+#include "service/job_watch.h"
 #include "service/log_state.h"
 #include "service/run_store.h"
 #include "service/tracked_run.h"
@@ -52,6 +54,17 @@ struct OwnersWord {
 struct TakeOver {
     int key = 0;
     StateChange change;  // the end the log gave it, stored
+};
+
+// What Slurm's answer about a job did to one run that follows it.
+struct JobAnswerForRun {
+    int key = 0;
+    bool failed_anew = false;  // the question failed, and not as it did at the last poll (said once)
+    bool requeued = false;     // it looked ended and is live again: followed on
+    bool settling = false;   // it looks ended but may be requeued: to be asked again once the word can count
+    bool ended = false;      // it ended now: its log is to be read to its end
+    bool end_alert = false;  // ... and no end alert was given yet (the log's run_stop gives one)
+    StateChange change;
 };
 
 // A live run that stalled at a check: it is stalled now, with the alert's text as its detail.
@@ -116,6 +129,13 @@ public:
     // Those runs whose owner died untold, at the second check in a row: no longer the row's, not
     // cancellable, ended as the log says, and stored.
     std::vector<TakeOver> take_over_orphans();
+    // Slurm's answer about `job` on `cluster` (`answer` null: the question failed with `error`), judged for
+    // each run that follows the job: a live word is its state at once, an ended-looking one only once it is
+    // the run's end (job_watch.h: a requeue may follow), with the log's run_stop as the word on a job Slurm
+    // forgot. A poller's word: an ended run stays ended.
+    std::vector<JobAnswerForRun> job_answered(const std::string& cluster, const std::string& job,
+                                              const std::optional<remote::JobInfo>& answer,
+                                              const std::string& error, JobWatch::Clock::time_point now);
     // Live runs without a new step for too long, each turned stalled once.
     std::vector<Stall> check_stalls(int64_t now);
 

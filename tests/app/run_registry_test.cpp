@@ -320,5 +320,83 @@ TEST_F(RunRegistryTest, ARunWhoseOwnerDiedUntoldIsTakenOverAtTheSecondCheckAndSt
     EXPECT_TRUE(registry_->take_over_orphans().empty());  // once
 }
 
+remote::JobInfo slurm_says(const char* state, const char* nodes = "") {
+    remote::JobInfo info;
+    info.job_id = "12";
+    info.state = state;
+    info.node_list = nodes;
+    return info;
+}
+
+TEST_F(RunRegistryTest, SlurmsAnswerIsTheJobsStateAndAnEndCountsOnlyOnceItSettled) {
+    TrackedRun& run = stored_run(RunState::kPending);
+    run.job_id = "12";
+    run.profile = "hpc";
+    run.cancellable = true;
+    TrackedRun& elsewhere = stored_run(RunState::kPending);
+    elsewhere.job_id = "12";
+    elsewhere.profile = "other-cluster";  // the same job id on another cluster is another job
+    const auto t0 = JobWatch::Clock::now();
+    using std::chrono::seconds;
+
+    std::vector<JobAnswerForRun> answers =
+        registry_->job_answered("hpc", "12", slurm_says("RUNNING", "node01"), "", t0);
+    ASSERT_EQ(answers.size(), 1u);
+    EXPECT_EQ(answers[0].key, run.key);
+    EXPECT_TRUE(answers[0].change.stored);
+    EXPECT_EQ(run.state, RunState::kRunning);
+    EXPECT_EQ(run.state_detail, "node01");
+    EXPECT_EQ(history_->run(run.store_id)->slurm_state, "RUNNING");
+    EXPECT_EQ(elsewhere.state, RunState::kPending);
+
+    // Ended-looking (a requeue may follow): not the run's end yet; asked again later.
+    answers = registry_->job_answered("hpc", "12", slurm_says("FAILED"), "", t0 + seconds(1));
+    EXPECT_TRUE(answers[0].settling);
+    EXPECT_FALSE(answers[0].ended);
+    EXPECT_EQ(run.state, RunState::kRunning);
+    // ... and it was: live again, followed on.
+    answers = registry_->job_answered("hpc", "12", slurm_says("PENDING"), "", t0 + seconds(2));
+    EXPECT_TRUE(answers[0].requeued);
+    EXPECT_EQ(run.state, RunState::kPending);
+    EXPECT_TRUE(run.cancellable);
+
+    // An end said over two polls 5 s apart is the run's end, with one end alert.
+    (void)registry_->job_answered("hpc", "12", slurm_says("COMPLETED"), "", t0 + seconds(3));
+    answers = registry_->job_answered("hpc", "12", slurm_says("COMPLETED"), "", t0 + seconds(9));
+    EXPECT_TRUE(answers[0].ended);
+    EXPECT_TRUE(answers[0].end_alert);
+    EXPECT_EQ(run.state, RunState::kCompleted);
+    EXPECT_FALSE(run.cancellable);
+    EXPECT_EQ(stored_state(run), RunState::kCompleted);
+    // A late answer neither reopens it nor ends it twice.
+    answers = registry_->job_answered("hpc", "12", slurm_says("RUNNING"), "", t0 + seconds(10));
+    EXPECT_FALSE(answers[0].ended);
+    EXPECT_FALSE(answers[0].change.changed);
+    EXPECT_EQ(run.state, RunState::kCompleted);
+}
+
+TEST_F(RunRegistryTest, AFailedQuestionIsSaidOncePerErrorAndTheLogsEndAlertIsTheOnlyOne) {
+    TrackedRun& run = stored_run(RunState::kRunning);
+    run.job_id = "12";
+    run.profile = "hpc";
+    run.live = true;
+    const auto t0 = JobWatch::Clock::now();
+    EXPECT_TRUE(registry_->job_answered("hpc", "12", std::nullopt, "connection lost", t0).at(0).failed_anew);
+    EXPECT_FALSE(registry_->job_answered("hpc", "12", std::nullopt, "connection lost", t0).at(0).failed_anew);
+    EXPECT_TRUE(registry_->job_answered("hpc", "12", std::nullopt, "timed out", t0).at(0).failed_anew);
+    EXPECT_EQ(run.state, RunState::kRunning);  // a failed question says nothing of the job
+    (void)registry_->job_answered("hpc", "12", slurm_says("RUNNING"), "", t0);
+    EXPECT_TRUE(registry_->job_answered("hpc", "12", std::nullopt, "timed out", t0).at(0).failed_anew);
+
+    // The log's run_stop gave the end alert already: Slurm's end gives none.
+    (void)registry_->fold(run, {stop_event("success")}, false, 0);
+    using std::chrono::seconds;
+    (void)registry_->job_answered("hpc", "12", slurm_says("COMPLETED"), "", t0 + seconds(1));
+    const std::vector<JobAnswerForRun> end =
+        registry_->job_answered("hpc", "12", slurm_says("COMPLETED"), "", t0 + seconds(7));
+    EXPECT_TRUE(end.at(0).ended);
+    EXPECT_FALSE(end.at(0).end_alert);
+}
+
 }  // namespace
 }  // namespace slipway::app
