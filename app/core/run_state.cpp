@@ -174,6 +174,8 @@ const char* const kProfileChangedDuringSubmitDetail =
     QT_TRANSLATE_NOOP("RunState", "the cluster profile changed during submission; see the cluster");
 const char* const kProfileRemovedDuringSubmitDetail =
     QT_TRANSLATE_NOOP("RunState", "cluster profile removed during submission");
+const char* const kProfileRemovedNotFollowedDetail =
+    QT_TRANSLATE_NOOP("RunState", "cluster profile removed; no longer followed");
 const char* const kStoppedFromElsewhereDetail =
     QT_TRANSLATE_NOOP("RunState", "stopped by SIGTERM from another process");
 const char* const kSubmissionInterruptedDetail = QT_TRANSLATE_NOOP("RunState", "submission interrupted");
@@ -208,9 +210,10 @@ std::string run_stop_detail(std::string_view status) {
 std::optional<TextSource> text_source(std::string_view text) {
     for (const char* source :
          {kClosedWhileRunningDetail, kOwnerEndedUnsaidDetail, kProfileChangedDuringSubmitDetail,
-          kProfileRemovedDuringSubmitDetail, kStoppedFromElsewhereDetail, kSubmissionInterruptedDetail,
-          kStepStoppedDetail, kSlurmForgotDetail, kRunStopDetail, kFinishedAlert, kStoppedWithStatusAlert,
-          kTargetReachedAlert, kExitedCleanAlert, kExitedWithCodeAlert, kStalledAlert}) {
+          kProfileRemovedDuringSubmitDetail, kProfileRemovedNotFollowedDetail, kStoppedFromElsewhereDetail,
+          kSubmissionInterruptedDetail, kStepStoppedDetail, kSlurmForgotDetail, kRunStopDetail,
+          kFinishedAlert, kStoppedWithStatusAlert, kTargetReachedAlert, kExitedCleanAlert,
+          kExitedWithCodeAlert, kStalledAlert}) {
         if (std::optional<std::vector<std::string>> arguments = match(source, text))
             return TextSource{source, std::move(*arguments)};
     }

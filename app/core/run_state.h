@@ -69,6 +69,7 @@ extern const char* const kClosedWhileRunningDetail;  // slipway closed and stopp
 extern const char* const kOwnerEndedUnsaidDetail;    // another process's run whose process died untold
 extern const char* const kProfileChangedDuringSubmitDetail;  // the submission's answer went with its session
 extern const char* const kProfileRemovedDuringSubmitDetail;  // ... and its cluster profile with it
+extern const char* const kProfileRemovedNotFollowedDetail;   // a live run whose cluster profile was removed
 extern const char* const kStoppedFromElsewhereDetail;        // its engine obeyed another door's SIGTERM
 extern const char* const kSubmissionInterruptedDetail;  // the startup sweep: a submission nobody finished
 extern const char* const kStepStoppedDetail;            // a pipeline's step, stopped with its pipeline

@@ -330,7 +330,7 @@ void RunTracker::apply(TrackedRun& run, const FollowBatch& batch) {
 }
 
 void RunTracker::check_stalls() {
-    for (const TakeOver& taken : registry_.take_over_orphans()) {
+    for (const RunChange& taken : registry_.take_over_orphans()) {
         report(taken.key, taken.change);
         const TrackedRun* run = registry_.find(taken.key);  // a slot may have released it
         if (run != nullptr && run->follow_id != 0) follow_->finish(run->follow_id);  // the log's last lines

@@ -245,23 +245,10 @@ void RunTracker::on_connection(ClusterSession* session, bool up, const QString& 
 void RunTracker::on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced) {
     detach(old_session);  // the old session's follows die with it
     const std::string name = profile.toStdString();
-    for (auto& [key, run] : registry_) {
-        if (run.profile != name || (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog))
-            continue;
-        run.follow_id = 0;
-        if (!replaced && run.submit_request != 0) {
-            // Its answer died with the session: the store says whether sbatch got the job (refollow below
-            // for a replaced profile; a removed one cannot be followed any more).
-            run.submit_request = 0;
-            set_state(run, RunState::kUnknown, kProfileRemovedDuringSubmitDetail);
-            continue;
-        }
-        if (!replaced && is_live(run.state)) {
-            run.cancellable = false;
-            run.state_detail = tr("cluster profile removed; no longer followed").toStdString();
-            emit run_changed(key);
-        }
-    }
+    // A submission's answer died with the session: the store says whether sbatch got the job (refollow
+    // below for a replaced profile; a removed one cannot be followed any more).
+    for (const RunChange& changed : registry_.cluster_gone(name, !replaced))
+        report(changed.key, changed.change);
     jobs_.forget_cluster(name);  // answers that will not come
     // The new session exists only once the old one is gone: follow again from where each run stopped.
     if (replaced) QTimer::singleShot(0, this, [this, profile] { refollow(profile); });

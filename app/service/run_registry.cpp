@@ -151,8 +151,8 @@ std::vector<OwnersWord> RunRegistry::read_owners_rows() {
     return out;
 }
 
-std::vector<TakeOver> RunRegistry::take_over_orphans() {
-    std::vector<TakeOver> out;
+std::vector<RunChange> RunRegistry::take_over_orphans() {
+    std::vector<RunChange> out;
     if (store_ == nullptr) return out;
     for (auto& [key, run] : runs_) {
         if (!run.state_from_store || is_terminal(run.state)) continue;
@@ -165,7 +165,7 @@ std::vector<TakeOver> RunRegistry::take_over_orphans() {
         if (!end) continue;
         run.state_from_store = false;
         run.cancellable = false;
-        out.push_back(TakeOver{key, set_state(run, end->state, end->detail)});
+        out.push_back(RunChange{key, set_state(run, end->state, end->detail)});
     }
     return out;
 }
@@ -200,6 +200,28 @@ std::vector<JobAnswerForRun> RunRegistry::job_answered(const std::string& cluste
             }
         }
         out.push_back(std::move(a));
+    }
+    return out;
+}
+
+std::vector<RunChange> RunRegistry::cluster_gone(const std::string& cluster, bool removed) {
+    std::vector<RunChange> out;
+    for (auto& [key, run] : runs_) {
+        if (run.profile != cluster ||
+            (run.source != RunKind::kClusterJob && run.source != RunKind::kClusterLog))
+            continue;
+        run.follow_id = 0;
+        if (!removed) continue;
+        if (run.submit_request != 0) {
+            run.submit_request = 0;
+            out.push_back(
+                RunChange{key, set_state(run, RunState::kUnknown, kProfileRemovedDuringSubmitDetail)});
+        } else if (is_live(run.state)) {
+            // Its state is the last one known; it is not written, since nobody knows it changed.
+            run.cancellable = false;
+            run.state_detail = kProfileRemovedNotFollowedDetail;
+            out.push_back(RunChange{key, StateChange{true, false, {}}});
+        }
     }
     return out;
 }

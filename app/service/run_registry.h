@@ -50,10 +50,10 @@ struct OwnersWord {
     bool ended = false;    // the row says it ended: its log's last lines are to be read
 };
 
-// A run another process ran here, taken over at a check (orphaned_run.h): that process died untold.
-struct TakeOver {
+// What changed in one run.
+struct RunChange {
     int key = 0;
-    StateChange change;  // the end the log gave it, stored
+    StateChange change;
 };
 
 // What Slurm's answer about a job did to one run that follows it.
@@ -128,7 +128,7 @@ public:
     std::vector<OwnersWord> read_owners_rows();
     // Those runs whose owner died untold, at the second check in a row: no longer the row's, not
     // cancellable, ended as the log says, and stored.
-    std::vector<TakeOver> take_over_orphans();
+    std::vector<RunChange> take_over_orphans();
     // Slurm's answer about `job` on `cluster` (`answer` null: the question failed with `error`), judged for
     // each run that follows the job: a live word is its state at once, an ended-looking one only once it is
     // the run's end (job_watch.h: a requeue may follow), with the log's run_stop as the word on a job Slurm
@@ -136,6 +136,10 @@ public:
     std::vector<JobAnswerForRun> job_answered(const std::string& cluster, const std::string& job,
                                               const std::optional<remote::JobInfo>& answer,
                                               const std::string& error, JobWatch::Clock::time_point now);
+    // The session of `cluster` went (its follows with it; `removed`: the profile too, else it was
+    // replaced). On a removed profile, a submission whose answer died with it is unknown (the store may
+    // say more) and a live run is no longer followed nor cancellable. The runs that changed.
+    std::vector<RunChange> cluster_gone(const std::string& cluster, bool removed);
     // Live runs without a new step for too long, each turned stalled once.
     std::vector<Stall> check_stalls(int64_t now);
 

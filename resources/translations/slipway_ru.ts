@@ -1463,6 +1463,10 @@
         <translation>профиль кластера удалён во время отправки</translation>
     </message>
     <message>
+        <source>cluster profile removed; no longer followed</source>
+        <translation>профиль кластера удалён; запуск больше не отслеживается</translation>
+    </message>
+    <message>
         <source>stopped by SIGTERM from another process</source>
         <translation>остановлен сигналом SIGTERM из другого процесса</translation>
     </message>
@@ -3782,11 +3786,6 @@ Model config: %1</source>
         <location line="+39"/>
         <source>Cancelling job %1 failed: %2</source>
         <translation>Не удалось отменить задачу %1: %2</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>cluster profile removed; no longer followed</source>
-        <translation>профиль кластера удалён; запуск больше не отслеживается</translation>
     </message>
 </context>
 <context>

@@ -308,7 +308,7 @@ TEST_F(RunRegistryTest, ARunWhoseOwnerDiedUntoldIsTakenOverAtTheSecondCheckAndSt
     run.metrics.add(stop_event("success"));  // its log's run_stop says how it ended
 
     EXPECT_TRUE(registry_->take_over_orphans().empty());  // its owner stores an end within a poll
-    const std::vector<TakeOver> taken = registry_->take_over_orphans();
+    const std::vector<RunChange> taken = registry_->take_over_orphans();
     ASSERT_EQ(taken.size(), 1u);
     EXPECT_EQ(taken[0].key, run.key);
     EXPECT_TRUE(taken[0].change.stored);
@@ -396,6 +396,39 @@ TEST_F(RunRegistryTest, AFailedQuestionIsSaidOncePerErrorAndTheLogsEndAlertIsThe
         registry_->job_answered("hpc", "12", slurm_says("COMPLETED"), "", t0 + seconds(7));
     EXPECT_TRUE(end.at(0).ended);
     EXPECT_FALSE(end.at(0).end_alert);
+}
+
+TEST_F(RunRegistryTest, ARemovedProfilesRunsAreNoLongerFollowedAndASubmissionUnderWayIsUnknown) {
+    TrackedRun& submitting = stored_run(RunState::kSubmitting);
+    submitting.profile = "hpc";
+    submitting.submit_request = 3;
+    submitting.follow_id = 0;
+    TrackedRun& running = stored_run(RunState::kRunning);
+    running.profile = "hpc";
+    running.follow_id = 5;
+    running.cancellable = true;
+    TrackedRun& other = stored_run(RunState::kRunning);
+    other.profile = "other";
+    other.follow_id = 6;
+
+    // Replaced (an edited profile): only the follows went; the runs are followed again over the new session.
+    EXPECT_TRUE(registry_->cluster_gone("hpc", false).empty());
+    EXPECT_EQ(running.follow_id, 0);
+    EXPECT_EQ(submitting.submit_request, 3);
+    EXPECT_EQ(other.follow_id, 6);
+
+    const std::vector<RunChange> changed = registry_->cluster_gone("hpc", true);
+    ASSERT_EQ(changed.size(), 2u);
+    EXPECT_EQ(submitting.state, RunState::kUnknown);
+    EXPECT_EQ(submitting.state_detail, kProfileRemovedDuringSubmitDetail);
+    EXPECT_EQ(stored_state(submitting), RunState::kUnknown);
+    EXPECT_EQ(submitting.submit_request, 0);
+    EXPECT_EQ(running.state, RunState::kRunning);  // the last state known, not stored as anything else
+    EXPECT_EQ(running.state_detail, kProfileRemovedNotFollowedDetail);
+    EXPECT_FALSE(running.cancellable);
+    EXPECT_FALSE(changed[1].change.stored);
+    EXPECT_EQ(store_->writes, (std::vector<std::string>{"set_state unknown"}));
+    EXPECT_EQ(other.follow_id, 6);
 }
 
 }  // namespace
