@@ -172,7 +172,8 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
     if (jobs_.answered(stored_runs_.get(), profile, job, answer, now,
                        [this](int64_t row) { return registry_.run_for_store(row) != 0; }))
         emit store_changed();
-    for (const JobAnswerForRun& a : registry_.job_answered(profile, job, answer, detail.toStdString(), now)) {
+    for (const JobAnswerForRun& a :
+         registry_.job_answered(profile, job, answer, ok ? std::string() : detail.toStdString(), now)) {
         if (a.failed_anew) emit message(tr("Job %1: %2").arg(job_id, detail));
         if (a.requeued) emit message(tr("Job %1 is %2 again (requeued): following it on").arg(job_id, word));
         report(a.key, a.change);
@@ -189,7 +190,7 @@ void RunTracker::on_job_state(ClusterSession* session, bool ok, const QString& j
         if (ClusterSession* s = session_for(text(run->profile)); s != nullptr && run->follow_id != 0)
             s->finish_follow(run->follow_id);  // the log's tail is read to its end
         if (a.end_alert) {
-            emit alert(key, RunAlert{is_success(run->state) ? RunAlertKind::kFinished : RunAlertKind::kFailed,
+            emit alert(key, RunAlert{is_success(a.end) ? RunAlertKind::kFinished : RunAlertKind::kFailed,
                                      tr("job %1 ended %2").arg(job_id, word).toStdString()});
         }
     }

@@ -195,6 +195,7 @@ std::vector<JobAnswerForRun> RunRegistry::job_answered(const std::string& cluste
             a.change = set_state(run, judged.state, answer->node_list, answer->state, StateSource::kPoller);
             if (is_terminal(judged.state)) {
                 a.ended = true;
+                a.end = judged.state;
                 a.end_alert = !run.watch.ended();
                 run.watch.mark_ended();  // at most one end alert per run
             }

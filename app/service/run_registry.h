@@ -61,9 +61,10 @@ struct JobAnswerForRun {
     int key = 0;
     bool failed_anew = false;  // the question failed, and not as it did at the last poll (said once)
     bool requeued = false;     // it looked ended and is live again: followed on
-    bool settling = false;   // it looks ended but may be requeued: to be asked again once the word can count
-    bool ended = false;      // it ended now: its log is to be read to its end
-    bool end_alert = false;  // ... and no end alert was given yet (the log's run_stop gives one)
+    bool settling = false;  // it looks ended but may be requeued: to be asked again once the word can count
+    bool ended = false;     // it ended now: its log is to be read to its end
+    RunState end = RunState::kUnknown;  // ... with this state
+    bool end_alert = false;             // ... and no end alert was given yet (the log's run_stop gives one)
     StateChange change;
 };
 
@@ -111,10 +112,10 @@ public:
     Runs::const_iterator begin() const { return runs_.begin(); }
     Runs::const_iterator end() const { return runs_.end(); }
 
-    // The only place a run's state changes. A poller never reopens an ended run nor calls a stalled one
-    // running; an end takes the cancel away; node states stay only while it runs. The row is written unless
-    // the service wrote it already or another process owns it (state_from_store); a poller's write never
-    // replaces an end stored meanwhile.
+    // The only place a run's state changes (cluster_gone alone changes a detail the row never had). A poller
+    // never reopens an ended run nor calls a stalled one running; an end takes the cancel away; node states
+    // stay only while it runs. The row is written unless the service wrote it already or another process owns
+    // it (state_from_store); a poller's write never replaces an end stored meanwhile.
     StateChange set_state(TrackedRun& run, RunState state, const std::string& detail,
                           const std::string& slurm_state = {}, StateSource source = StateSource::kTracker);
     // A batch of the run's log events folded into its curves, in order. A rewritten log (`reset`) starts

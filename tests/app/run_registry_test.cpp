@@ -336,6 +336,12 @@ TEST_F(RunRegistryTest, SlurmsAnswerIsTheJobsStateAndAnEndCountsOnlyOnceItSettle
     TrackedRun& elsewhere = stored_run(RunState::kPending);
     elsewhere.job_id = "12";
     elsewhere.profile = "other-cluster";  // the same job id on another cluster is another job
+    TrackedRun& other_job = stored_run(RunState::kPending);
+    other_job.job_id = "13";
+    other_job.profile = "hpc";
+    TrackedRun& a_log = registry_->add(RunKind::kClusterLog, "slurm-12.out @ hpc", RunState::kFollowing);
+    a_log.job_id = "12";  // a log opened by hand is no job's run
+    a_log.profile = "hpc";
     const auto t0 = JobWatch::Clock::now();
     using std::chrono::seconds;
 
@@ -348,6 +354,8 @@ TEST_F(RunRegistryTest, SlurmsAnswerIsTheJobsStateAndAnEndCountsOnlyOnceItSettle
     EXPECT_EQ(run.state_detail, "node01");
     EXPECT_EQ(history_->run(run.store_id)->slurm_state, "RUNNING");
     EXPECT_EQ(elsewhere.state, RunState::kPending);
+    EXPECT_EQ(other_job.state, RunState::kPending);
+    EXPECT_EQ(a_log.state, RunState::kFollowing);
 
     // Ended-looking (a requeue may follow): not the run's end yet; asked again later.
     answers = registry_->job_answered("hpc", "12", slurm_says("FAILED"), "", t0 + seconds(1));
@@ -368,11 +376,22 @@ TEST_F(RunRegistryTest, SlurmsAnswerIsTheJobsStateAndAnEndCountsOnlyOnceItSettle
     EXPECT_EQ(run.state, RunState::kCompleted);
     EXPECT_FALSE(run.cancellable);
     EXPECT_EQ(stored_state(run), RunState::kCompleted);
-    // A late answer neither reopens it nor ends it twice.
+    EXPECT_EQ(answers[0].end, RunState::kCompleted);
+    // A late answer neither reopens it nor ends it twice, nor waits to end it again.
     answers = registry_->job_answered("hpc", "12", slurm_says("RUNNING"), "", t0 + seconds(10));
     EXPECT_FALSE(answers[0].ended);
     EXPECT_FALSE(answers[0].change.changed);
     EXPECT_EQ(run.state, RunState::kCompleted);
+    answers = registry_->job_answered("hpc", "12", slurm_says("COMPLETED"), "", t0 + seconds(20));
+    EXPECT_FALSE(answers[0].ended);
+    EXPECT_FALSE(answers[0].end_alert);
+    EXPECT_FALSE(answers[0].change.changed);
+    answers = registry_->job_answered("hpc", "12", slurm_says("FAILED"), "", t0 + seconds(21));
+    EXPECT_FALSE(answers[0].settling);
+    EXPECT_FALSE(answers[0].ended);
+    // Its log's run_stop, read after Slurm's end, gives no second end alert.
+    run.live = true;
+    EXPECT_TRUE(registry_->fold(run, {stop_event("success")}, false, 0).alerts.empty());
 }
 
 TEST_F(RunRegistryTest, AFailedQuestionIsSaidOncePerErrorAndTheLogsEndAlertIsTheOnlyOne) {
@@ -410,6 +429,11 @@ TEST_F(RunRegistryTest, ARemovedProfilesRunsAreNoLongerFollowedAndASubmissionUnd
     TrackedRun& other = stored_run(RunState::kRunning);
     other.profile = "other";
     other.follow_id = 6;
+    TrackedRun& ended = stored_run(RunState::kCompleted);
+    ended.profile = "hpc";
+    TrackedRun& local_file = registry_->add(RunKind::kLogFile, "mllog.txt", RunState::kRunning);
+    local_file.profile = "hpc";  // not a cluster's run, whatever its profile says
+    local_file.follow_id = 8;
 
     // Replaced (an edited profile): only the follows went; the runs are followed again over the new session.
     EXPECT_TRUE(registry_->cluster_gone("hpc", false).empty());
@@ -429,6 +453,9 @@ TEST_F(RunRegistryTest, ARemovedProfilesRunsAreNoLongerFollowedAndASubmissionUnd
     EXPECT_FALSE(changed[1].change.stored);
     EXPECT_EQ(store_->writes, (std::vector<std::string>{"set_state unknown"}));
     EXPECT_EQ(other.follow_id, 6);
+    EXPECT_EQ(ended.state_detail, "");
+    EXPECT_EQ(local_file.follow_id, 8);
+    EXPECT_EQ(local_file.state_detail, "");
 }
 
 }  // namespace

@@ -115,6 +115,8 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
     EXPECT_EQ(display_detail(QString::fromStdString(fill_text(kSlurmForgotDetail, {"success"}))),
               QStringLiteral("Slurm больше не знает задачу; run_stop в её журнале: success"));
     EXPECT_EQ(display_detail(QString::fromUtf8(kStepStoppedDetail)), QStringLiteral("остановлен"));
+    EXPECT_EQ(display_detail(QString::fromUtf8(kProfileRemovedNotFollowedDetail)),
+              QStringLiteral("профиль кластера удалён; запуск больше не отслеживается"));
     // RunWatch's alerts (the stall's is also a stored detail), with their arguments where they were.
     RunWatch watch(5.0, 1000);
     RunMetrics metrics;
