@@ -18,14 +18,6 @@
 #include "service/stale_runs.h"
 
 namespace slipway::app {
-namespace {
-
-QString text(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-}  // namespace
-
 RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
                        QObject* parent)
     : QObject(parent),
@@ -110,10 +102,8 @@ RunTracker::~RunTracker() {
 }
 
 void RunTracker::set_stall_policy(double factor, int64_t min_ms, int check_ms) {
-    options_.stall_factor = factor;
-    options_.stall_min_ms = min_ms;
     options_.stall_check_ms = check_ms;
-    registry_.set_stall_policy(factor, min_ms);
+    registry_.set_stall_policy(factor, min_ms);  // the registry's watches hold the policy
     stall_timer_.setInterval(check_ms);
 }
 

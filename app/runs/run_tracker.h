@@ -152,6 +152,8 @@ private:
                    const std::string& slurm_state = {}, StateSource source = StateSource::kTracker);
     // Says a state change in signals (and a row that could not be written).
     void report(int key, const StateChange& change);
+    // A run's text (std, UTF-8) as the signals and messages carry it.
+    static QString text(const std::string& s) { return QString::fromStdString(s); }
     void apply(TrackedRun& run, const FollowBatch& batch);
     void on_file_batch(const FollowBatch& batch);
     void check_stalls();

@@ -15,14 +15,6 @@
 #include "service/lost_submission.h"
 
 namespace slipway::app {
-namespace {
-
-QString text(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-}  // namespace
-
 ClusterSession* RunTracker::session_for(const QString& profile) {
     return sessions_ == nullptr ? nullptr : sessions_->session(profile.toStdString());
 }
