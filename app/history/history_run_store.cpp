@@ -44,4 +44,42 @@ Result<std::vector<StoredRun>> HistoryRunStore::cluster_runs() const {
     return history_.cluster_runs();
 }
 
+Result<std::vector<StoredRun>> HistoryRunStore::runs() const {
+    return history_.runs();
+}
+
+Result<RunMetrics> HistoryRunStore::metrics(int64_t id) const {
+    return history_.load_metrics(id);
+}
+
+Status HistoryRunStore::remove(int64_t id) {
+    return history_.remove_run(id);
+}
+
+Result<int64_t> HistoryRunStore::version() const {
+    return history_.data_version();
+}
+
+Result<int64_t> HistoryRunStore::find_opened_log(const std::string& path) const {
+    return history_.find_opened_log(QString::fromStdString(path));
+}
+
+Result<int64_t> HistoryRunStore::record_opened_log(const std::string& path, const std::string& name) {
+    return history_.record_opened_log(QString::fromStdString(path), QString::fromStdString(name));
+}
+
+Result<int64_t> HistoryRunStore::find_log_run(const std::string& profile, const std::string& path) const {
+    return history_.find_log_run(QString::fromStdString(profile), QString::fromStdString(path));
+}
+
+Result<int64_t> HistoryRunStore::record_remote_log(const std::string& profile, const std::string& path,
+                                                   const std::string& name) {
+    return history_.record_remote_log(QString::fromStdString(profile), QString::fromStdString(path),
+                                      QString::fromStdString(name));
+}
+
+Status HistoryRunStore::finish_opened_log(int64_t id, const RunMetrics& metrics) {
+    return history_.finish_opened_log(id, metrics);
+}
+
 }  // namespace slipway::app

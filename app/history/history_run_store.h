@@ -21,6 +21,18 @@ public:
     [[nodiscard]] Result<StoredRun> find(const std::string& run_id_or_row) const override;
     [[nodiscard]] Result<StoredRun> row(int64_t id) const override;
     [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const override;
+    [[nodiscard]] Result<std::vector<StoredRun>> runs() const override;
+    [[nodiscard]] Result<RunMetrics> metrics(int64_t id) const override;
+    [[nodiscard]] Status remove(int64_t id) override;
+    [[nodiscard]] Result<int64_t> version() const override;
+    [[nodiscard]] Result<int64_t> find_opened_log(const std::string& path) const override;
+    [[nodiscard]] Result<int64_t> record_opened_log(const std::string& path,
+                                                    const std::string& name) override;
+    [[nodiscard]] Result<int64_t> find_log_run(const std::string& profile,
+                                               const std::string& path) const override;
+    [[nodiscard]] Result<int64_t> record_remote_log(const std::string& profile, const std::string& path,
+                                                    const std::string& name) override;
+    [[nodiscard]] Status finish_opened_log(int64_t id, const RunMetrics& metrics) override;
 
 private:
     RunHistory& history_;

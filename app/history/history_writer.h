@@ -17,12 +17,13 @@
 
 #include "contract/status.h"
 #include "history/run_history.h"
+#include "service/run_board_seams.h"
 
 class QTimer;
 
 namespace slipway::app {
 
-class HistoryWriter : public QObject {
+class HistoryWriter : public QObject, public PointWriter {
     Q_OBJECT
 
 public:
@@ -43,14 +44,14 @@ public:
     // Queues `rows` (in log order) and the offset just after them, and writes the queues unless the
     // history is failing and the retry delay has not passed yet.
     void append(int64_t run_id, std::vector<MetricPointRow> rows, const RunMetrics& metrics,
-                uint64_t log_offset);
+                uint64_t log_offset) override;
     // The run's log was rewritten: what is queued for it is dropped and its stored points are deleted
     // before any new ones are written.
-    void reset(int64_t run_id);
+    void reset(int64_t run_id) override;
     // The run is no longer followed: a last try to write its queue. When that fails the queue is dropped
     // (its points were never stored and the stored offset is before them, so following the run again
     // reads them again) and the error says how many points and why.
-    [[nodiscard]] Status close_run(int64_t run_id);
+    [[nodiscard]] Status close_run(int64_t run_id) override;
     // Writes every queue now, whatever the retry delay.
     [[nodiscard]] Status flush();
     // Forgets what is queued for the run (it was removed from the history, or its points reset there).

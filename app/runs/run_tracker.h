@@ -1,25 +1,11 @@
-// Every run the app knows while it is open (a run on This computer, a Slurm job, a log file, a log on a
-// cluster) and its whole life: submit, state changes, log following, history writes, alerts, stalls,
-// cancel, release. No widgets: the pages draw TrackedRun and forward what the user asks for. The tracker is
-// the Qt side of the run service (app/service/): it wires follows, cluster sessions and timers, says in
-// signals what changed, and applies what the service's rules decide:
-// - the runs themselves are a RunRegistry (run_registry.h: TrackedRun in std types, by key), whose
-//   set_state is the one rule by which a state changes and a row is written, and whose stall check turns a
-//   quiet live run stalled;
-// - runs on This computer are LocalJobs (local_jobs.h: the engines, polled from a timer here, stopped
-//   together when the app closes; each row written once per state change by the job);
-// - what a followed log says of its run's state (log_state.h), how a stored run is followed again
-//   (follow_again.h), when another process's orphaned run is taken over (orphaned_run.h), the startup
-//   sweep (stale_runs.h);
-// - Slurm: the session's worker submits and asks through SlurmExecutor (the worker, not the tracker, writes
-//   a submission's row), JobsWatch asks every job once per poll (one question per cluster, followed and
-//   stored jobs alike), JobWatch judges a followed job's answers, and lost_submission.h says what became
-//   of a submission whose answer was lost. The cluster half is in run_tracker_cluster.cpp.
+// Every run the app shows while it is open, as Qt signals: the Qt side of the run service's RunBoard
+// (service/run_board.h), which holds the runs and every rule of their life. The tracker gives the board its
+// seams over Qt (the file follower, the clusters' sessions, the history writer, timers) and says what the
+// board tells in signals and in the user's language. No widgets: the pages draw TrackedRun and forward
+// what the user asks for.
 //
-// Connections: one set per ClusterSession, made the first time a run uses it and dispatched by request,
-// follow and job id to the run; dropped when ClusterSessions replaces or removes the session. A run's own
-// resources (its follow, its writer queue) are released when it ends or is released; a local engine stays
-// polled until it exits, so its row learns its end also after the run left the monitor.
+// Connections: one set per ClusterSession, made the first time a run uses it (or when ClusterSessions makes
+// it) and handed to the board by profile; dropped when ClusterSessions replaces or removes the session.
 #pragma once
 
 #include <QMetaObject>
@@ -31,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -43,11 +30,8 @@
 #include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "remote/deploy/job_end_rule.h"
-#include "remote/deploy/job_nodes.h"
-#include "service/job_watch.h"
 #include "service/local_executor.h"
-#include "service/local_jobs.h"
-#include "service/run_registry.h"
+#include "service/run_board.h"
 
 namespace slipway::app {
 
@@ -145,69 +129,28 @@ signals:
     void store_changed();
 
 private:
-    // A stored run as a tracked one (not live yet).
-    TrackedRun& add_stored(const StoredRun& record, RunMetrics metrics, RunKind source);
-    // A run's state changes by the registry's rule (which writes the row); this says so in signals.
-    void set_state(TrackedRun& run, RunState state, const std::string& detail = {},
-                   const std::string& slurm_state = {}, StateSource source = StateSource::kTracker);
-    // Says a state change in signals (and a row that could not be written).
-    void report(int key, const StateChange& change);
-    // A run's text (std, UTF-8) as the signals and messages carry it.
-    static QString text(const std::string& s) { return QString::fromStdString(s); }
-    void apply(TrackedRun& run, const FollowBatch& batch);
-    void on_file_batch(const FollowBatch& batch);
-    void check_stalls();
-    // Every local engine's exit (the run service stores it); the timer runs while one is training.
-    void poll_local();
-    void close_store_queue(int64_t store_id);
+    class Seams;  // the board's seams over Qt, and its events as signals (run_tracker.cpp)
+    friend class Seams;
 
-    // The cluster half (run_tracker_cluster.cpp).
-    ClusterSession* session_for(const QString& profile);
+    // A notice of the board's in the user's language.
+    static QString words(const Notice& notice);
+
+    ClusterSession* session_for(const std::string& profile);
+    // The session's signals go to the board, by profile (once per session).
     void attach(ClusterSession* session);
     void detach(ClusterSession* session);
-    void on_submitted(ClusterSession* session, int request, bool ok, const QString& error,
-                      const RemoteSubmission& submission);
-    void on_job_state(ClusterSession* session, bool ok, const QString& job_id, const QString& word,
-                      const QString& detail);
-    void on_job_nodes(ClusterSession* session, const QString& job_id,
-                      const std::vector<remote::NodeState>& nodes);
-    void on_cancelled(ClusterSession* session, int request, bool ok, const QString& message);
-    void on_session_batch(ClusterSession* session, const FollowBatch& batch);
-    void on_connection(ClusterSession* session, bool up, const QString& message);
     void on_session_gone(const QString& profile, ClusterSession* old_session, bool replaced);
-    void refollow(const QString& profile);
-    void adopt_lost_submission(TrackedRun& run);
-    // Every live job's Slurm state, one request (one squeue) per cluster: the tracked runs' jobs, and the
-    // store's live jobs that no tracked run owns (submitted from the CLI) when their cluster's session is
-    // connected already (never a new SSH prompt); their answers are stored.
-    void poll_jobs();
-    // The session to ask about a live cluster run's job (attached), or null when it has no live job.
-    ClusterSession* session_to_ask(TrackedRun& run);
-    void watch_store();
-    void ask_state(TrackedRun& run);
+    void poll_local();
 
     RunHistory* store_;
     FollowService* follow_;
     ClusterSessions* sessions_;
     Options options_;
-    struct SessionLink {
-        QString profile;
-        std::vector<QMetaObject::Connection> connections;
-        int up = -1;                       // -1: not known yet, else 0 / 1
-        std::map<int, int> cancel_to_key;  // cancel request -> run key
-    };
-    std::map<ClusterSession*, SessionLink> links_;
+    std::map<ClusterSession*, std::vector<QMetaObject::Connection>> links_;
     std::unique_ptr<HistoryRunStore> stored_runs_;  // the run service's view of store_
-    // Every job asked about: the tracked runs' and the store's others (another process submitted them).
-    JobsWatch jobs_;
-    // The runs shown, by key, and the state rule (writes rows through stored_runs_).
-    RunRegistry registry_;
-    // Declared after the stores they write to: destroyed first.
-    std::unique_ptr<RunStore> no_store_;  // the executor's store when the app has no run history
-    std::unique_ptr<LocalExecutor> local_executor_;
-    // key -> its engine, until it exits (also after the run was released: its end is still stored).
-    LocalJobs local_;
-    int64_t store_version_ = -1;
+    std::unique_ptr<Seams> seams_;
+    // Declared after what it talks to: destroyed first (the destructor ends it before the links go).
+    std::unique_ptr<RunBoard> board_;
     QTimer stall_timer_;
     QTimer poll_timer_;
     QTimer store_timer_;

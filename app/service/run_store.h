@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "contract/status.h"
+#include "core/run_metrics.h"
 #include "core/run_state.h"
 #include "remote/deploy/run_record.h"
 
@@ -83,6 +84,27 @@ public:
     [[nodiscard]] virtual Result<StoredRun> row(int64_t id) const = 0;
     // Runs submitted to clusters, oldest first.
     [[nodiscard]] virtual Result<std::vector<StoredRun>> cluster_runs() const = 0;
+
+    // What the app's run board (run_board.h) reads and writes besides states.
+    [[nodiscard]] virtual Result<std::vector<StoredRun>> runs() const = 0;   // every row, newest first
+    [[nodiscard]] virtual Result<RunMetrics> metrics(int64_t id) const = 0;  // a row's stored curves
+    [[nodiscard]] virtual Status remove(int64_t id) = 0;
+    // Changes whenever another connection (the CLI, another window) commits.
+    [[nodiscard]] virtual Result<int64_t> version() const = 0;
+    // The row of a log file opened by hand here (by its canonical path); 0 when there is none.
+    [[nodiscard]] virtual Result<int64_t> find_opened_log(const std::string& path) const = 0;
+    // That row with its points and offset dropped (the file is read again), or a new one.
+    [[nodiscard]] virtual Result<int64_t> record_opened_log(const std::string& path,
+                                                            const std::string& name) = 0;
+    // The row of a log on cluster `profile` at `path` that no job of ours wrote; 0 when there is none.
+    [[nodiscard]] virtual Result<int64_t> find_log_run(const std::string& profile,
+                                                       const std::string& path) const = 0;
+    // That row kept with its points and offset (following resumes where it stopped), or a new one.
+    [[nodiscard]] virtual Result<int64_t> record_remote_log(const std::string& profile,
+                                                            const std::string& path,
+                                                            const std::string& name) = 0;
+    // A log read to its end: its state from run_stop, its start and end from run_start and run_stop.
+    [[nodiscard]] virtual Status finish_opened_log(int64_t id, const RunMetrics& metrics) = 0;
 };
 
 // A store that keeps nothing (an app that could not open its run history): writes succeed, rows have id 0.
@@ -105,6 +127,22 @@ public:
     [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const override {
         return std::vector<StoredRun>{};
     }
+    [[nodiscard]] Result<std::vector<StoredRun>> runs() const override { return std::vector<StoredRun>{}; }
+    [[nodiscard]] Result<RunMetrics> metrics(int64_t id) const override { return row(id).status(); }
+    [[nodiscard]] Status remove(int64_t id) override { return row(id).status(); }
+    [[nodiscard]] Result<int64_t> version() const override { return int64_t{0}; }
+    [[nodiscard]] Result<int64_t> find_opened_log(const std::string&) const override { return int64_t{0}; }
+    [[nodiscard]] Result<int64_t> record_opened_log(const std::string&, const std::string&) override {
+        return int64_t{0};
+    }
+    [[nodiscard]] Result<int64_t> find_log_run(const std::string&, const std::string&) const override {
+        return int64_t{0};
+    }
+    [[nodiscard]] Result<int64_t> record_remote_log(const std::string&, const std::string&,
+                                                    const std::string&) override {
+        return int64_t{0};
+    }
+    [[nodiscard]] Status finish_opened_log(int64_t, const RunMetrics&) override { return Status::Ok(); }
 };
 
 // submit_run's sink over a store, best effort: once sbatch has the job, a store that cannot be written (a

@@ -47,6 +47,27 @@ public:
         return true;
     }
     Result<std::vector<StoredRun>> cluster_runs() const override { return real_.cluster_runs(); }
+    // The board's reads and the rows of opened logs, not written down.
+    Result<std::vector<StoredRun>> runs() const override { return real_.runs(); }
+    Result<RunMetrics> metrics(int64_t id) const override { return real_.metrics(id); }
+    Status remove(int64_t id) override { return real_.remove(id); }
+    Result<int64_t> version() const override { return real_.version(); }
+    Result<int64_t> find_opened_log(const std::string& path) const override {
+        return real_.find_opened_log(path);
+    }
+    Result<int64_t> record_opened_log(const std::string& path, const std::string& name) override {
+        return real_.record_opened_log(path, name);
+    }
+    Result<int64_t> find_log_run(const std::string& profile, const std::string& path) const override {
+        return real_.find_log_run(profile, path);
+    }
+    Result<int64_t> record_remote_log(const std::string& profile, const std::string& path,
+                                      const std::string& name) override {
+        return real_.record_remote_log(profile, path, name);
+    }
+    Status finish_opened_log(int64_t id, const RunMetrics& metrics) override {
+        return real_.finish_opened_log(id, metrics);
+    }
 
 private:
     RunStore& real_;
