@@ -5,6 +5,8 @@
 #include <QFile>
 #include <QtDebug>
 
+#include <utility>
+
 #include "clusters/cluster_session.h"
 #include "history/history_writer.h"
 #include "runs/cluster_sessions.h"
@@ -35,72 +37,78 @@ LogBatch log_batch(const FollowBatch& batch) {
 
 }  // namespace
 
-class RunTracker::Seams : public LogFollows, public ClusterLinks, public BoardTimer, public RunEvents {
+class RunTracker::QtSeams : public LogFollows, public ClusterLinks, public BoardTimer, public RunEvents {
 public:
-    explicit Seams(RunTracker& tracker) : t_(tracker) {}
+    explicit QtSeams(RunTracker& tracker) : tracker_(tracker) {}
 
     // The batch being handed to the board: batch_folded says it with its first new points.
     const FollowBatch* batch_in_flight = nullptr;
 
     // ---- LogFollows ----
     int follow(const std::string& path, uint64_t offset) override {
-        return t_.follow_->follow(text(path), offset);
+        return tracker_.follow_->follow(text(path), offset);
     }
-    void finish(int follow_id) override { t_.follow_->finish(follow_id); }
-    void stop(int follow_id) override { t_.follow_->stop(follow_id); }
+    void finish(int follow_id) override { tracker_.follow_->finish(follow_id); }
+    void stop(int follow_id) override { tracker_.follow_->stop(follow_id); }
 
     // ---- ClusterLinks ----
-    bool has(const std::string& profile) override { return t_.session_for(profile) != nullptr; }
+    bool has_profile(const std::string& profile) override { return tracker_.session_for(profile) != nullptr; }
     int submit(const std::string& profile, const RunConfig& config, const std::string& run_id) override {
-        return t_.session_for(profile)->submit(config, t_.options_.resource_root, t_.options_.engine_binary,
-                                               text(run_id));
+        ClusterSession* session = tracker_.session_for(profile);
+        return session == nullptr ? 0
+                                  : session->submit(config, tracker_.options_.resource_root,
+                                                    tracker_.options_.engine_binary, text(run_id));
     }
     void ask(const std::string& profile, const std::vector<std::string>& jobs) override {
         QStringList ids;
         for (const std::string& job : jobs)
             ids << text(job);
-        t_.session_for(profile)->job_states(ids);
+        if (ClusterSession* session = tracker_.session_for(profile)) session->job_states(ids);
     }
     int cancel(const std::string& profile, const std::string& job) override {
-        return t_.session_for(profile)->cancel(text(job));
+        ClusterSession* session = tracker_.session_for(profile);
+        return session == nullptr ? 0 : session->cancel(text(job));
     }
     int follow(const std::string& profile, const std::string& path, uint64_t offset) override {
-        return t_.session_for(profile)->follow(text(path), offset);
+        ClusterSession* session = tracker_.session_for(profile);
+        return session == nullptr ? 0 : session->follow(text(path), offset);
     }
     void finish_follow(const std::string& profile, int follow_id) override {
-        if (ClusterSession* s = t_.session_for(profile)) s->finish_follow(follow_id);
+        if (ClusterSession* s = tracker_.session_for(profile)) s->finish_follow(follow_id);
     }
     void stop_follow(const std::string& profile, int follow_id) override {
-        if (t_.sessions_ == nullptr) return;
-        if (ClusterSession* s = t_.sessions_->existing(profile)) s->stop_follow(follow_id);
+        if (tracker_.sessions_ == nullptr) return;
+        if (ClusterSession* s = tracker_.sessions_->existing(profile)) s->stop_follow(follow_id);
     }
 
     // ---- BoardTimer ----
-    void later(int ms, std::function<void()> fn) override { QTimer::singleShot(ms, &t_, std::move(fn)); }
+    void later(int ms, std::function<void()> fn) override {
+        QTimer::singleShot(ms, &tracker_, std::move(fn));
+    }
 
     // ---- RunEvents ----
-    void added(int key) override { emit t_.run_added(key); }
-    void changed(int key) override { emit t_.run_changed(key); }
+    void added(int key) override { emit tracker_.run_added(key); }
+    void changed(int key) override { emit tracker_.run_changed(key); }
     void batch_folded(int key, const std::array<size_t, kMetricCount>& first_new) override {
-        if (batch_in_flight != nullptr) emit t_.batch_applied(key, *batch_in_flight, first_new);
+        if (batch_in_flight != nullptr) emit tracker_.batch_applied(key, *batch_in_flight, first_new);
     }
-    void loaded(int key) override { emit t_.loaded(key); }
-    void released(int key) override { emit t_.run_released(key); }
-    void alert(int key, const RunAlert& alert) override { emit t_.alert(key, alert); }
-    void local_finished(int key, int exit_code) override { emit t_.local_run_finished(key, exit_code); }
+    void loaded(int key) override { emit tracker_.loaded(key); }
+    void released(int key) override { emit tracker_.run_released(key); }
+    void alert(int key, const RunAlert& alert) override { emit tracker_.alert(key, alert); }
+    void local_finished(int key, int exit_code) override { emit tracker_.local_run_finished(key, exit_code); }
     void connection(const std::string& profile, bool up, const std::string& why) override {
-        emit t_.connection_changed(text(profile), up, text(why));
+        emit tracker_.connection_changed(text(profile), up, text(why));
     }
-    void notice(const Notice& notice) override { emit t_.message(RunTracker::words(notice)); }
+    void notice(const Notice& notice) override { emit tracker_.message(RunTracker::words(notice)); }
     std::string wording(const Notice& notice) override { return RunTracker::words(notice).toStdString(); }
     void store_problem(const std::string& why) override {
         qWarning().noquote() << "slipway:" << text(why);
-        emit t_.history_problem(text(why));
+        emit tracker_.history_problem(text(why));
     }
-    void store_changed() override { emit t_.store_changed(); }
+    void store_changed() override { emit tracker_.store_changed(); }
 
 private:
-    RunTracker& t_;
+    RunTracker& tracker_;
 };
 
 QString RunTracker::words(const Notice& notice) {
@@ -162,7 +170,7 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
       sessions_(sessions),
       options_(std::move(options)),
       stored_runs_(store_ != nullptr ? std::make_unique<HistoryRunStore>(*store_) : nullptr),
-      seams_(std::make_unique<Seams>(*this)) {
+      seams_(std::make_unique<QtSeams>(*this)) {
     RunBoard::Options board;
     board.resource_root = options_.resource_root.toStdString();
     board.local_runs_dir = options_.local_runs_dir.toStdString();
@@ -178,9 +186,9 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
                         sessions_ != nullptr ? seams_.get() : nullptr, seams_.get(), seams_.get()});
 
     connect(follow_, &FollowService::batch, this, [this](const FollowBatch& batch) {
-        seams_->batch_in_flight = &batch;
+        const FollowBatch* outer = std::exchange(seams_->batch_in_flight, &batch);  // a nested event loop's
         board_->file_batch(log_batch(batch));
-        seams_->batch_in_flight = nullptr;
+        seams_->batch_in_flight = outer;
     });
     if (store_ != nullptr) {
         connect(&store_->writer(), &HistoryWriter::write_failed, this, &RunTracker::history_problem);
@@ -218,7 +226,9 @@ RunTracker::~RunTracker() {
             disconnect(c);
     }
     links_.clear();
-    board_.reset();  // engines stopped, follows stopped, writer queues closed, while the signals still work
+    board_
+        ->close();  // engines stopped, follows stopped, writer queues closed, while the tracker still answers
+    board_.reset();
 }
 
 // ---- The cluster sessions ----
@@ -258,9 +268,9 @@ void RunTracker::attach(ClusterSession* session) {
                 }),
         connect(session, &ClusterSession::follow_batch, this,
                 [this, profile](const FollowBatch& batch) {
-                    seams_->batch_in_flight = &batch;
+                    const FollowBatch* outer = std::exchange(seams_->batch_in_flight, &batch);
                     board_->cluster_batch(profile, log_batch(batch));
-                    seams_->batch_in_flight = nullptr;
+                    seams_->batch_in_flight = outer;
                 }),
         connect(session, &ClusterSession::connection_changed, this,
                 [&board, profile](bool up, const QString& why) {

@@ -37,7 +37,6 @@ namespace slipway::app {
 
 class ClusterSession;
 class ClusterSessions;
-struct RemoteSubmission;
 
 class RunTracker : public QObject {
     Q_OBJECT
@@ -129,8 +128,8 @@ signals:
     void store_changed();
 
 private:
-    class Seams;  // the board's seams over Qt, and its events as signals (run_tracker.cpp)
-    friend class Seams;
+    class QtSeams;  // the board's seams over Qt, and its events as signals (run_tracker.cpp)
+    friend class QtSeams;
 
     // A notice of the board's in the user's language.
     static QString words(const Notice& notice);
@@ -148,7 +147,7 @@ private:
     Options options_;
     std::map<ClusterSession*, std::vector<QMetaObject::Connection>> links_;
     std::unique_ptr<HistoryRunStore> stored_runs_;  // the run service's view of store_
-    std::unique_ptr<Seams> seams_;
+    std::unique_ptr<QtSeams> seams_;
     // Declared after what it talks to: destroyed first (the destructor ends it before the links go).
     std::unique_ptr<RunBoard> board_;
     QTimer stall_timer_;

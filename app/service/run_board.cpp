@@ -37,6 +37,12 @@ RunBoard::RunBoard(Options options, Seams seams)
 }
 
 RunBoard::~RunBoard() {
+    close();
+}
+
+void RunBoard::close() {
+    if (closed_) return;
+    closed_ = true;
     // Engines still training are stopped with the app, all at once (a few seconds at most: the window is
     // closing); their rows say so, so the next start's sweep need not.
     (void)local_.close_all(kClosedWhileRunningDetail, kClosingGrace);
@@ -315,7 +321,7 @@ Result<int> RunBoard::resume(int64_t store_id) {
     if (Result<FollowAgain> refused = plan_follow_again(*before, local_.find(own_key)); !refused.ok())
         return refused.status();
     const bool on_cluster = before->kind() == RunKind::kClusterJob || before->kind() == RunKind::kClusterLog;
-    if (on_cluster && (seams_.clusters == nullptr || !seams_.clusters->has(before->cluster))) {
+    if (on_cluster && (seams_.clusters == nullptr || !seams_.clusters->has_profile(before->cluster))) {
         return Result<int>::Error("run " + std::to_string(store_id) + " ran on cluster " + before->cluster +
                                   ", which has no profile any more");
     }
@@ -372,7 +378,7 @@ Status RunBoard::cancel(int key) {
     }
     if (run->source != RunKind::kClusterJob || run->job_id.empty() || is_terminal(run->state))
         return Status::Error(run->name + " is not a running job");
-    if (seams_.clusters == nullptr || !seams_.clusters->has(run->profile))
+    if (seams_.clusters == nullptr || !seams_.clusters->has_profile(run->profile))
         return Status::Error("no cluster profile named " + run->profile);
     const int request = seams_.clusters->cancel(run->profile, run->job_id);
     links_[run->profile].cancel_to_key[request] = key;

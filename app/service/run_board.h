@@ -74,33 +74,37 @@ public:
     };
 
     RunBoard(Options options, Seams seams);
-    // Engines still training are stopped (their rows say so), follows stopped, writer queues closed.
+    // close().
     ~RunBoard();
     RunBoard(const RunBoard&) = delete;
     RunBoard& operator=(const RunBoard&) = delete;
 
     // Starts slipway-engine on `config` here. `flags` are extra engine flags (tests shorten runs).
-    Result<int> submit_local(const RunConfig& config, const std::vector<std::string>& flags = {});
+    [[nodiscard]] Result<int> submit_local(const RunConfig& config,
+                                           const std::vector<std::string>& flags = {});
     // Deploys and sbatches `config` on a cluster profile; its log is followed and its state polled.
-    Result<int> submit_cluster(const RunConfig& config, const std::string& profile);
+    [[nodiscard]] Result<int> submit_cluster(const RunConfig& config, const std::string& profile);
     // Reads a whole log file once (stored as a run, one per file; state from its run_stop). Fails at once
     // when the file is missing.
-    Result<int> open_log(const std::string& path);
+    [[nodiscard]] Result<int> open_log(const std::string& path);
     // Follows a log file that is being written (the demo's mllog.txt started from a script).
     int follow_log(const std::string& path, const std::string& name);
     // Follows a log on a cluster opened by hand; stored once per file and resumed from its offset.
-    Result<int> open_cluster_log(const std::string& profile, const std::string& path);
+    [[nodiscard]] Result<int> open_cluster_log(const std::string& profile, const std::string& path);
     // Curves that are not stored anywhere (an import, a benchmark), shown as a finished run.
     int show_curves(const std::string& name, RunMetrics metrics, RunState state);
     // A stored run's curves, not live. A run shown already is returned as it is.
-    Result<int> show_stored(int64_t store_id);
+    [[nodiscard]] Result<int> show_stored(int64_t store_id);
     // Follows a stored run's log again from its stored offset (and asks Slurm about its job).
-    Result<int> resume(int64_t store_id);
+    [[nodiscard]] Result<int> resume(int64_t store_id);
     // SIGTERM / scancel; the result arrives as a change (and a notice when scancel fails).
     [[nodiscard]] Status cancel(int key);
     // No longer shown: its follow stops, its writer queue is closed, the entry goes.
     void release(int key);
     void release_all();
+    // The app is closing: engines still training are stopped (their rows say so), follows stopped, writer
+    // queues closed; the runs stay readable. Once; the destructor calls it too.
+    void close();
     // Deletes a stored run (a shown one is released first).
     [[nodiscard]] Status delete_stored(int64_t store_id);
     // The startup sweep: a local run left "running" died with the last session (interrupted); a cluster log
@@ -174,6 +178,7 @@ private:
     // key -> its engine, until it exits (also after the run was released: its end is still stored).
     LocalJobs local_;
     int64_t store_version_ = -1;
+    bool closed_ = false;
     struct ClusterLink {
         int up = -1;                       // -1: not known yet, else 0 / 1
         std::map<int, int> cancel_to_key;  // cancel request -> run key

@@ -10,7 +10,7 @@
 namespace slipway::app {
 
 Result<int> RunBoard::submit_cluster(const RunConfig& config, const std::string& profile) {
-    if (seams_.clusters == nullptr || !seams_.clusters->has(profile))
+    if (seams_.clusters == nullptr || !seams_.clusters->has_profile(profile))
         return Result<int>::Error("no cluster profile named " + profile);
     // The session's worker writes the run's row (the run service): submitting now, then its job or its
     // failure.
@@ -67,7 +67,8 @@ bool RunBoard::has_live_job(const TrackedRun& run) {
 }
 
 void RunBoard::ask_state(const TrackedRun& run) {
-    if (!has_live_job(run) || seams_.clusters == nullptr || !seams_.clusters->has(run.profile)) return;
+    if (!has_live_job(run) || seams_.clusters == nullptr || !seams_.clusters->has_profile(run.profile))
+        return;
     if (jobs_.ask(run.profile, run.job_id)) seams_.clusters->ask(run.profile, {run.job_id});
 }
 
@@ -76,7 +77,7 @@ void RunBoard::poll_jobs() {
     // The shown runs' live jobs, per cluster.
     std::map<std::string, std::vector<std::string>> followed;
     for (const auto& [key, run] : registry_) {
-        if (has_live_job(run) && seams_.clusters->has(run.profile))
+        if (has_live_job(run) && seams_.clusters->has_profile(run.profile))
             followed[run.profile].push_back(run.job_id);
     }
     // The store's other live jobs join the question of a cluster whose connection is up already.
@@ -155,11 +156,12 @@ void RunBoard::job_nodes(const std::string& profile, const std::string& job,
 }
 
 void RunBoard::cancelled(const std::string& profile, int request, bool ok, const std::string& answer) {
-    ClusterLink& link = links_[profile];
-    const auto it = link.cancel_to_key.find(request);
-    if (it == link.cancel_to_key.end()) return;
+    const auto link = links_.find(profile);
+    if (link == links_.end()) return;
+    const auto it = link->second.cancel_to_key.find(request);
+    if (it == link->second.cancel_to_key.end()) return;
     const int key = it->second;
-    link.cancel_to_key.erase(it);
+    link->second.cancel_to_key.erase(it);
     TrackedRun* run = registry_.find(key);
     if (run == nullptr) return;
     if (!ok) {
@@ -200,7 +202,7 @@ void RunBoard::cluster_gone(const std::string& profile, bool replaced) {
 }
 
 void RunBoard::refollow(const std::string& profile) {
-    if (seams_.clusters == nullptr || !seams_.clusters->has(profile)) return;
+    if (seams_.clusters == nullptr || !seams_.clusters->has_profile(profile)) return;
     std::vector<int> to_follow;
     for (auto& [key, run] : registry_) {
         if (run.profile != profile) continue;
@@ -245,7 +247,7 @@ void RunBoard::adopt_lost_submission(TrackedRun& run) {
 }
 
 Result<int> RunBoard::open_cluster_log(const std::string& profile, const std::string& path) {
-    if (seams_.clusters == nullptr || !seams_.clusters->has(profile))
+    if (seams_.clusters == nullptr || !seams_.clusters->has_profile(profile))
         return Result<int>::Error("no cluster profile named " + profile);
     const std::string name = std::filesystem::path(path).filename().string() + " @ " + profile;
     // Stored like a run (one per remote file): opened again, it shows its stored points and reads on from the

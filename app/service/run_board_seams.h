@@ -47,8 +47,9 @@ public:
 class ClusterLinks {
 public:
     virtual ~ClusterLinks() = default;
-    // Whether the profile exists (its session is made on first use).
-    virtual bool has(const std::string& profile) = 0;
+    // Whether the profile exists. Its session is made here if it has none yet (a session connects only when
+    // it is first asked something, so this never prompts for a login).
+    virtual bool has_profile(const std::string& profile) = 0;
     // Deploys and sbatches `config` as run `run_id`; the session's worker writes the run's row.
     virtual int submit(const std::string& profile, const RunConfig& config, const std::string& run_id) = 0;
     // Slurm's word on these jobs, one question.
@@ -96,7 +97,7 @@ struct Notice {
         kJobRequeued,    // job, Slurm's word
         kJobEnded,       // (an alert): job, Slurm's word
     };
-    Kind kind;
+    Kind kind = Kind::kStarted;
     std::vector<std::string> args;
 };
 

@@ -107,7 +107,8 @@ public:
     [[nodiscard]] virtual Status finish_opened_log(int64_t id, const RunMetrics& metrics) = 0;
 };
 
-// A store that keeps nothing (an app that could not open its run history): writes succeed, rows have id 0.
+// A store that keeps nothing (an app that could not open its run history): writes succeed, rows have id 0,
+// and a row asked for by id is not there.
 class NoRunStore : public RunStore {
 public:
     std::string location() const override { return "no run history"; }
