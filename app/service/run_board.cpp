@@ -5,7 +5,6 @@
 
 #include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 #include <system_error>
 
@@ -433,7 +432,7 @@ void RunBoard::recover_after_restart() {
     if (seams_.store == nullptr) return;
     const Result<std::vector<StoredRun>> rows = seams_.store->runs();
     if (!rows.ok()) return;
-    if (end_stale_runs(*rows, *seams_.store, std::time(nullptr)) > 0) events_.store_changed();
+    if (end_stale_runs(*rows, *seams_.store, now_ms()) > 0) events_.store_changed();
 }
 
 }  // namespace slipway::app

@@ -5,7 +5,7 @@
 
 namespace slipway::app {
 
-int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, std::time_t now,
+int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, int64_t now_ms,
                    const StaleRunsOptions& options) {
     int ended = 0;
     auto end = [&](const StoredRun& row, RunState state, const std::string& detail) {
@@ -28,7 +28,7 @@ int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, std::tim
                 if (row.state == RunState::kFollowing) {
                     end(row, RunState::kIncomplete, {});
                 } else if (row.state == RunState::kSubmitting && row.job_id.empty() && row.created_ms > 0 &&
-                           row.created_ms / 1000 < now - options.upload_limit_s) {
+                           row.created_ms < now_ms - options.upload_limit_ms) {
                     end(row, RunState::kIncomplete, kSubmissionInterruptedDetail);
                 }
                 break;

@@ -7,7 +7,7 @@
 // it starts.
 #pragma once
 
-#include <ctime>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -16,14 +16,15 @@
 namespace slipway::app {
 
 struct StaleRunsOptions {
-    std::time_t upload_limit_s = 3600;  // a submission with no job this long after it began is dead
+    int64_t upload_limit_ms = 3'600'000;  // a submission with no job this long after it began is dead
     // Whether a local row's engine still runs (another process's run): check_local_engine by default.
     std::function<bool(const StoredRun& row)> engine_alive;
 };
 
 // Ends the stale ones of `rows` in `store` as ends nobody saw (RunStore::end_unseen: no finished time, an
-// end stored meanwhile stands); returns how many it ended. A row it cannot write stays as it is.
-int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, std::time_t now,
+// end stored meanwhile stands); returns how many it ended. A row it cannot write stays as it is. `now_ms`:
+// milliseconds since the epoch, as rows keep their times.
+int end_stale_runs(const std::vector<StoredRun>& rows, RunStore& store, int64_t now_ms,
                    const StaleRunsOptions& options = {});
 
 }  // namespace slipway::app

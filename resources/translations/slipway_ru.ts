@@ -3763,7 +3763,7 @@ Model config: %1</source>
         <translation>scancel %1 отправлен</translation>
     </message>
     <message>
-        <location filename="../../app/runs/run_tracker_cluster.cpp" line="+87"/>
+        <location filename="../../app/runs/run_tracker.cpp" line="+87"/>
         <source>Submitting %1 to %2...</source>
         <translation>Отправка %1 на %2...</translation>
     </message>

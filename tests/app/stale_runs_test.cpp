@@ -17,13 +17,13 @@ namespace {
 
 class StaleRuns : public RealStoreTest {
 protected:
-    int64_t add(const std::string& name, const std::string& cluster, RunState state, std::time_t created_s,
+    int64_t add(const std::string& name, const std::string& cluster, RunState state, int64_t created,
                 const std::string& run_id = {}, const std::string& job_id = {}) {
         StoredRun row;
         row.name = name;
         row.cluster = cluster;
         row.state = state;
-        row.created_ms = int64_t{created_s} * 1000;
+        row.created_ms = created;
         row.run_id = run_id;
         row.job_id = job_id;
         const Result<int64_t> id = real_->add(row);
@@ -39,17 +39,18 @@ protected:
 };
 
 TEST_F(StaleRuns, EndsWhatNothingWillEndAndLeavesTheRest) {
-    const std::time_t now = std::time(nullptr);
-    const int64_t dead_engine = add("dead", kLocalCluster, RunState::kRunning, now - 60, "", "4242");
-    const int64_t other_process = add("cli", kLocalCluster, RunState::kRunning, now - 60, "", "4343");
-    const int64_t opened_log = add("opened", kOpenedLogCluster, RunState::kReading, now - 60);
-    const int64_t cluster_log = add("slurm-7.out @ hpc", "hpc", RunState::kFollowing, now - 60);
+    const int64_t now = now_ms();
+    const int64_t dead_engine = add("dead", kLocalCluster, RunState::kRunning, now - 60 * 1000, "", "4242");
+    const int64_t other_process = add("cli", kLocalCluster, RunState::kRunning, now - 60 * 1000, "", "4343");
+    const int64_t opened_log = add("opened", kOpenedLogCluster, RunState::kReading, now - 60 * 1000);
+    const int64_t cluster_log = add("slurm-7.out @ hpc", "hpc", RunState::kFollowing, now - 60 * 1000);
     const int64_t lost_upload =
-        add("lost", "hpc", RunState::kSubmitting, now - 2 * 3600, "lost-20261128-010000-abcd");
+        add("lost", "hpc", RunState::kSubmitting, now - 2 * 3600 * 1000, "lost-20261128-010000-abcd");
     const int64_t young_upload =
-        add("young", "hpc", RunState::kSubmitting, now - 600, "young-20261128-055000-abcd");
-    const int64_t job = add("job", "hpc", RunState::kRunning, now - 60, "job-20261128-055000-abcd", "117");
-    const int64_t ended = add("ended", kLocalCluster, RunState::kCompleted, now - 60, "", "4444");
+        add("young", "hpc", RunState::kSubmitting, now - 600 * 1000, "young-20261128-055000-abcd");
+    const int64_t job =
+        add("job", "hpc", RunState::kRunning, now - 60 * 1000, "job-20261128-055000-abcd", "117");
+    const int64_t ended = add("ended", kLocalCluster, RunState::kCompleted, now - 60 * 1000, "", "4444");
 
     StaleRunsOptions options;
     std::vector<std::string> asked;
@@ -83,8 +84,8 @@ TEST_F(StaleRuns, EndsWhatNothingWillEndAndLeavesTheRest) {
 }
 
 TEST_F(StaleRuns, ARefusedWriteLeavesItsRowAsItWas) {
-    const std::time_t now = std::time(nullptr);
-    const int64_t opened_log = add("opened", kOpenedLogCluster, RunState::kReading, now - 60);
+    const int64_t now = now_ms();
+    const int64_t opened_log = add("opened", kOpenedLogCluster, RunState::kReading, now - 60 * 1000);
     store_->refuse = "end_unseen";
     EXPECT_EQ(end_stale_runs(rows(), *store_, now), 0);
     EXPECT_EQ(row(opened_log).state, RunState::kReading);
