@@ -99,6 +99,30 @@ AdaptPage::AdaptPage(QString resource_root, QString local_runs_dir,
     target_ = new QComboBox;
     form->addRow(tr("Run on"), target_);
     refresh_targets();
+    // A cluster's resources for the training steps (the presets' are the seed's cluster's).
+    const nlohmann::json preset_slurm = embeddings_preset_.value("slurm", nlohmann::json::object());
+    const auto preset_text = [&](const char* key) {
+        const nlohmann::json v = preset_slurm.value(key, nlohmann::json());
+        return v.is_string() ? QString::fromStdString(v.get<std::string>())
+               : v.is_null() ? QString()
+                             : QString::fromStdString(v.dump());
+    };
+    nodes_ = spin(0, 4096, 0, tr("as the preset (%1)").arg(preset_text("nodes")));
+    form->addRow(tr("Nodes"), nodes_);
+    gpus_ = spin(-1, 64, -1, tr("as the preset (%1)").arg(preset_text("gpus_per_node")));
+    form->addRow(tr("GPUs per node"), gpus_);
+    time_ = new QLineEdit;
+    time_->setPlaceholderText(tr("as the preset (%1)").arg(preset_text("time")));
+    form->addRow(tr("Time limit"), time_);
+    image_ = new QLineEdit;
+    image_->setPlaceholderText(tr("as the preset (%1)").arg(preset_text("container_image")));
+    image_->setToolTip(
+        tr("An image on the cluster (an enroot .sqsh file or a registry name); its mounts are "
+           "the ones below, not the preset's"));
+    form->addRow(tr("Container image"), image_);
+    mounts_ = new QLineEdit;
+    mounts_->setPlaceholderText(tr("host:container, ..."));
+    form->addRow(tr("Container mounts"), mounts_);
 
     start_ = new QPushButton(tr("Start"));
     stop_ = new QPushButton(tr("Stop"));
@@ -134,11 +158,12 @@ AdaptPage::AdaptPage(QString resource_root, QString local_runs_dir,
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split);
 
-    for (QLineEdit* edit : {name_, base_, instruct_, corpus_, calibration_data_, tasks_, learning_rate_})
+    for (QLineEdit* edit : {name_, base_, instruct_, corpus_, calibration_data_, tasks_, learning_rate_,
+                            time_, image_, mounts_})
         connect(edit, &QLineEdit::textChanged, this, &AdaptPage::refresh);
     for (QComboBox* box : {tokenizer_, lep_, target_})
         connect(box, &QComboBox::currentIndexChanged, this, &AdaptPage::refresh);
-    for (QSpinBox* box : {vocab_, block_, embedding_steps_, calibration_steps_})
+    for (QSpinBox* box : {vocab_, block_, embedding_steps_, calibration_steps_, nodes_, gpus_})
         connect(box, &QSpinBox::valueChanged, this, &AdaptPage::refresh);
     connect(calibrate_, &QCheckBox::toggled, this, &AdaptPage::refresh);
     connect(tokenizer_, &QComboBox::currentIndexChanged, this, [this] {
@@ -200,6 +225,13 @@ LanguageAdaptation AdaptPage::adaptation() const {
     a.calibration_steps = calibration_steps_->value();
     a.eval_tasks = tasks_->text().trimmed().toStdString();
     a.on_this_computer = target_->currentData().toString().isEmpty();
+    a.cluster.nodes = nodes_->value();
+    if (gpus_->value() >= 0) a.cluster.gpus_per_node = gpus_->value();
+    a.cluster.time = time_->text().trimmed().toStdString();
+    a.cluster.container_image = image_->text().trimmed().toStdString();
+    for (const QString& mount : mounts_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        if (!mount.trimmed().isEmpty()) a.cluster.container_mounts.push_back(mount.trimmed().toStdString());
+    }
     return a;
 }
 
@@ -221,6 +253,10 @@ void AdaptPage::refresh() {
     } else {
         status_->setText(QString::fromStdString(doc.error()));
     }
+    const bool on_cluster = !target_->currentData().toString().isEmpty();
+    for (QWidget* w : std::initializer_list<QWidget*>{nodes_, gpus_, time_, image_, mounts_})
+        w->setEnabled(on_cluster);
+    mounts_->setEnabled(on_cluster && !image_->text().trimmed().isEmpty());
     calibration_data_->setEnabled(calibrate_->isChecked());
     calibration_steps_->setEnabled(calibrate_->isChecked());
     start_->setEnabled(doc.ok() && !running());

@@ -76,6 +76,11 @@ public:
     QSpinBox* block_box() const { return block_; }
     QSpinBox* embedding_steps_box() const { return embedding_steps_; }
     QSpinBox* calibration_steps_box() const { return calibration_steps_; }
+    QSpinBox* nodes_box() const { return nodes_; }
+    QSpinBox* gpus_box() const { return gpus_; }
+    QLineEdit* image_edit() const { return image_; }
+    QLineEdit* mounts_edit() const { return mounts_; }
+    QLineEdit* time_edit() const { return time_; }
     QComboBox* target_box() const { return target_; }
     QPlainTextEdit* preview() const { return preview_; }
     QLabel* status_label() const { return status_; }
@@ -108,6 +113,9 @@ private:
     QComboBox *tokenizer_, *lep_, *target_;
     QSpinBox *vocab_, *block_, *embedding_steps_, *calibration_steps_;
     QLineEdit* learning_rate_;
+    // A cluster target's resources for the training steps.
+    QSpinBox *nodes_, *gpus_;
+    QLineEdit *time_, *image_, *mounts_;
     QCheckBox* calibrate_;
     QPlainTextEdit *preview_, *log_;
     QLabel* status_;

@@ -5,8 +5,22 @@
 namespace slipway::app {
 namespace {
 
+// The user's Slurm resources over a preset's.
+void apply_cluster(const ClusterResources& c, nlohmann::json& slurm) {
+    if (c.nodes > 0) slurm["nodes"] = c.nodes;
+    if (c.gpus_per_node) slurm["gpus_per_node"] = *c.gpus_per_node;
+    if (!c.time.empty()) slurm["time"] = c.time;
+    if (!c.container_image.empty()) {
+        // The preset's mounts and folder are its cluster's paths.
+        slurm["container_image"] = c.container_image;
+        slurm["container_mounts"] = c.container_mounts;
+        slurm.erase("container_workdir");
+    }
+}
+
 // A preset run config made a step of the chain: its model and tokenizer from an earlier step, its data,
-// its output under the pipeline's folder; on This computer a CPU run in fp32 on one rank.
+// its output under the pipeline's folder; on This computer a CPU run in fp32 on one rank, on a cluster the
+// user's resources over the preset's.
 nlohmann::json training_step(nlohmann::json config, const std::string& name, const std::string& model,
                              const std::string& data, int64_t steps, double learning_rate,
                              const LanguageAdaptation& a) {
@@ -31,6 +45,8 @@ nlohmann::json training_step(nlohmann::json config, const std::string& name, con
         config["model"]["dtype"] = "float32";
         t["bf16"] = false;
         config["slurm"] = {{"nodes", 1}, {"gpus_per_node", 0}, {"ntasks_per_node", 1}};
+    } else {
+        apply_cluster(a.cluster, config["slurm"]);
     }
     return {{"name", name}, {"kind", "train"}, {"config", config}};
 }

@@ -6,13 +6,28 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "contract/status.h"
 
 namespace slipway::app {
+
+// What the training steps take on a cluster instead of the presets' Slurm resources (the seed's cluster:
+// 8 nodes of 8 GPUs for five days, its own image and mounts). Unset keeps the preset's.
+struct ClusterResources {
+    int64_t nodes = 0;  // 0: the preset's
+    std::optional<int64_t> gpus_per_node;
+    std::string time;  // Slurm's time limit ("1-00:00:00"); empty: the preset's
+    // An image on the cluster (an enroot .sqsh or a registry name); empty: the preset's image, mounts and
+    // working folder. Given, it comes with exactly `container_mounts` ("host:container") and no preset's
+    // folder.
+    std::string container_image;
+    std::vector<std::string> container_mounts;
+};
 
 struct LanguageAdaptation {
     std::string name = "ruadapt";
@@ -28,7 +43,9 @@ struct LanguageAdaptation {
     std::string calibration_data;   // JSONL; empty: the corpus
     int64_t calibration_steps = 0;  // 0: the preset's epochs
     std::string eval_tasks;         // empty: no eval step
-    bool on_this_computer = true;   // CPU, fp32, one rank; else the presets' Slurm resources
+    bool on_this_computer =
+        true;  // CPU, fp32, one rank; else the presets' Slurm resources, as `cluster` says
+    ClusterResources cluster;
 };
 
 // The pipeline document. `embeddings_preset` and `lora_preset`: the ruadapt-embeddings and ruadapt-lora run

@@ -1514,6 +1514,38 @@
 <context>
     <name>slipway::app::AdaptPage</name>
     <message>
+        <source>as the preset (%1)</source>
+        <translation>как в пресете (%1)</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>Узлы</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>GPU на узел</translation>
+    </message>
+    <message>
+        <source>Time limit</source>
+        <translation>Лимит времени</translation>
+    </message>
+    <message>
+        <source>Container image</source>
+        <translation>Образ контейнера</translation>
+    </message>
+    <message>
+        <source>An image on the cluster (an enroot .sqsh file or a registry name); its mounts are the ones below, not the preset&apos;s</source>
+        <translation>Образ на кластере (файл enroot .sqsh или имя в реестре); его точки монтирования указываются ниже, а не берутся из пресета</translation>
+    </message>
+    <message>
+        <source>host:container, ...</source>
+        <translation>хост:контейнер, ...</translation>
+    </message>
+    <message>
+        <source>Container mounts</source>
+        <translation>Монтирование в контейнер</translation>
+    </message>
+    <message>
         <location filename="../../app/adapt/adapt_page.cpp" line="+1"/>
         <source>Stopped: the pipeline was not submitted.</source>
         <translation>Остановлено: конвейер не отправлен.</translation>

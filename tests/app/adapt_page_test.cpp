@@ -74,6 +74,35 @@ TEST(AdaptPage, TheFormMakesAValidPipelineAndSaysWhatIsMissing) {
     ASSERT_TRUE(page.pipeline().ok());
     EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["slurm"]["gpus_per_node"], 8);
     EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["training"]["bf16"], true);
+    EXPECT_TRUE(page.nodes_box()->isEnabled());
+    EXPECT_FALSE(page.mounts_edit()->isEnabled());  // mounts go with an image of one's own
+
+    // The user's cluster, not the seed's: its resources and image, with its own mounts and no preset's
+    // folder.
+    page.nodes_box()->setValue(1);
+    page.gpus_box()->setValue(2);
+    page.time_edit()->setText("02:00:00");
+    page.image_edit()->setText("/shared/images/pytorch.sqsh");
+    EXPECT_TRUE(page.mounts_edit()->isEnabled());
+    page.mounts_edit()->setText("/data:/data, /models:/models,");
+    ASSERT_TRUE(page.pipeline().ok()) << page.pipeline().error();
+    for (const size_t step : {size_t{2}, size_t{4}}) {  // embeddings, calibration
+        const nlohmann::json slurm = (*page.pipeline())["steps"][step]["config"]["slurm"];
+        EXPECT_EQ(slurm["nodes"], 1);
+        EXPECT_EQ(slurm["gpus_per_node"], 2);
+        EXPECT_EQ(slurm["time"], "02:00:00");
+        EXPECT_EQ(slurm["container_image"], "/shared/images/pytorch.sqsh");
+        EXPECT_EQ(slurm["container_mounts"], (nlohmann::json{"/data:/data", "/models:/models"}));
+        EXPECT_FALSE(slurm.contains("container_workdir"));
+    }
+    EXPECT_FALSE(page.preview()->toPlainText().contains("/scratch/user"));
+    // Zero GPUs is a choice too (a CPU partition); back on This computer the fields do not apply.
+    page.gpus_box()->setValue(0);
+    EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["slurm"]["gpus_per_node"], 0);
+    page.target_box()->setCurrentIndex(page.target_box()->findData(QString()));
+    EXPECT_FALSE(page.nodes_box()->isEnabled());
+    EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["slurm"]["nodes"], 1);
+    EXPECT_FALSE((*page.pipeline())["steps"][2]["config"]["slurm"].contains("container_image"));
 }
 
 // The page as the window sets it up for clusters: profile "hpc" on `cluster`, the steps' rows in `history`.
