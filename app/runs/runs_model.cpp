@@ -15,13 +15,8 @@
 namespace slipway::app {
 namespace {
 
-// The Runs page's and the monitor's words, translated in their contexts, where they always were.
-QString runs_page_text(const char* text) {
-    return QCoreApplication::translate("slipway::app::RunsPage", text);
-}
-QString monitor_text(const char* text) {
-    return QCoreApplication::translate("slipway::app::MonitorWidget", text);
-}
+// The Runs page's and the monitor's words are translated in their contexts, where they always were; each
+// is written out at its call (translate with literals, QT_TRANSLATE_NOOP) so that lupdate finds it.
 
 QString time_text(const QDateTime& t) {
     return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();
@@ -30,18 +25,21 @@ QString time_text(const QDateTime& t) {
 // Where a run ran, for the Cluster column: a profile's name as it is; the stored words for an opened log file
 // and This computer translated.
 QString where_text(const QString& cluster) {
-    if (cluster == kOpenedLogSource) return runs_page_text("log file");
-    if (cluster == kLocalProfile) return runs_page_text("This computer");
+    if (cluster == kOpenedLogSource) return QCoreApplication::translate("slipway::app::RunsPage", "log file");
+    if (cluster == kLocalProfile)
+        return QCoreApplication::translate("slipway::app::RunsPage", "This computer");
     return cluster;
 }
 
 // The State column: the state, what it does not say (node list, exit code), and how often a requeued job
 // resumed.
 QString state_text(RunState state, const std::string& detail, int restarts) {
-    QString text = detail.empty() ? display_text(state)
-                                  : runs_page_text("%1 (%2)").arg(
-                                        display_text(state), display_detail(QString::fromStdString(detail)));
-    if (restarts > 0) text += runs_page_text(", restarts: %1").arg(restarts);
+    QString text = detail.empty()
+                       ? display_text(state)
+                       : QCoreApplication::translate("slipway::app::RunsPage", "%1 (%2)")
+                             .arg(display_text(state), display_detail(QString::fromStdString(detail)));
+    if (restarts > 0)
+        text += QCoreApplication::translate("slipway::app::RunsPage", ", restarts: %1").arg(restarts);
     return text;
 }
 
@@ -352,7 +350,8 @@ QString RunsModel::tooltip_of(const Row& row) const {
     // name's tooltip.
     const TrackedRun* run = tracked_run(row);
     if (run == nullptr) return text_of(row, kNameColumn);
-    return monitor_text("%1: %2").arg(QString::fromStdString(run->name), text_of(row, kStateColumn));
+    return QCoreApplication::translate("slipway::app::MonitorWidget", "%1: %2")
+        .arg(QString::fromStdString(run->name), text_of(row, kStateColumn));
 }
 
 QStringList RunsModel::cells_of(const Row& row) const {
@@ -385,9 +384,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
         case Qt::ToolTipRole:
             if (column == kNameColumn) return tooltip_of(row);
             if (column == kLossColumn)
-                return row.curve.isEmpty()
-                           ? QVariant()
-                           : QVariant(runs_page_text("last train_loss %1").arg(row.curve.back()));
+                return row.curve.isEmpty() ? QVariant()
+                                           : QVariant(QCoreApplication::translate("slipway::app::RunsPage",
+                                                                                  "last train_loss %1")
+                                                          .arg(row.curve.back()));
             break;
         case kSortRole:
             switch (column) {
@@ -433,13 +433,19 @@ Qt::ItemFlags RunsModel::flags(const QModelIndex& index) const {
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-#define RUNS_PAGE_WORD(text) QT_TRANSLATE_NOOP("slipway::app::RunsPage", text)
     static const char* const kHeaders[kColumnCount] = {
-        RUNS_PAGE_WORD("Id"),      RUNS_PAGE_WORD("Name"),     RUNS_PAGE_WORD("Cluster"),
-        RUNS_PAGE_WORD("Job"),     RUNS_PAGE_WORD("State"),    RUNS_PAGE_WORD("train_loss"),
-        RUNS_PAGE_WORD("Started"), RUNS_PAGE_WORD("Finished"), RUNS_PAGE_WORD("Points")};
-#undef RUNS_PAGE_WORD
-    return section >= 0 && section < kColumnCount ? runs_page_text(kHeaders[section]) : QVariant();
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "Id"),
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "Name"),
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "Cluster"),
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "Job"),
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "State"),
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "train_loss"),
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "Started"),
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "Finished"),
+        QT_TRANSLATE_NOOP("slipway::app::RunsPage", "Points")};
+    return section >= 0 && section < kColumnCount
+               ? QCoreApplication::translate("slipway::app::RunsPage", kHeaders[section])
+               : QVariant();
 }
 
 }  // namespace slipway::app

@@ -31,7 +31,7 @@
 <context>
     <name>slipway::app::AdaptPage</name>
     <message numerus="yes">
-        <location filename="../../app/adapt/adapt_page.cpp" line="+206"/>
+        <location filename="../../app/adapt/adapt_page.cpp" line="+252"/>
         <source>%n step(s), ready to start.</source>
         <translation>
             <numerusform>%n step, ready to start.</numerusform>
@@ -40,9 +40,28 @@
     </message>
 </context>
 <context>
+    <name>slipway::app::DataPreviewPanel</name>
+    <message numerus="yes">
+        <location filename="../../app/editor/data_preview_panel.cpp" line="+114"/>
+        <source>all %n line(s) of the file</source>
+        <translation>
+            <numerusform>the only line of the file</numerusform>
+            <numerusform>all %n lines of the file</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>the first %n line(s)</source>
+        <translation>
+            <numerusform>the first line</numerusform>
+            <numerusform>the first %n lines</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>slipway::app::MainWindow</name>
     <message numerus="yes">
-        <location filename="../../app/main_window.cpp" line="+366"/>
+        <location filename="../../app/main_window.cpp" line="+426"/>
         <source>%n run(s) still training on this computer. Quitting stops them (a checkpoint is saved). Quit anyway?</source>
         <translation>
             <numerusform>%n run is still training on this computer. Quitting stops it (a checkpoint is saved). Quit anyway?</numerusform>
@@ -72,7 +91,7 @@
 <context>
     <name>slipway::app::RunEditor</name>
     <message numerus="yes">
-        <location filename="../../app/editor/run_editor.cpp" line="+266"/>
+        <location filename="../../app/editor/run_editor.cpp" line="+270"/>
         <source>Show advanced settings (%n)</source>
         <translation>
             <numerusform>Show advanced settings (%n)</numerusform>
@@ -85,25 +104,6 @@
         <translation>
             <numerusform>%n problem to fix before submitting.</numerusform>
             <numerusform>%n problems to fix before submitting.</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>slipway::app::DataPreviewPanel</name>
-    <message numerus="yes">
-        <location filename="../../app/editor/data_preview_panel.cpp" line="+1"/>
-        <source>all %n line(s) of the file</source>
-        <translation>
-            <numerusform>the only line of the file</numerusform>
-            <numerusform>all %n lines of the file</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <location line="+1"/>
-        <source>the first %n line(s)</source>
-        <translation>
-            <numerusform>the first line</numerusform>
-            <numerusform>the first %n lines</numerusform>
         </translation>
     </message>
 </context>

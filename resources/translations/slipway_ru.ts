@@ -185,7 +185,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../app/clusters_page.cpp" line="+24"/>
+        <location filename="../../app/clusters_page.cpp" line="+26"/>
         <source>This computer</source>
         <translation>Этот компьютер</translation>
     </message>
@@ -316,7 +316,7 @@
 <context>
     <name>RunConfigField</name>
     <message>
-        <location line="+1"/>
+        <location filename="../../build/app/i18n/run_config_field_strings.cpp" line="+109"/>
         <source>Time limits and preemption</source>
         <translation>Лимит времени и вытеснение</translation>
     </message>
@@ -336,7 +336,7 @@
         <translation>Не больше перезапусков</translation>
     </message>
     <message>
-        <location filename="../../build/app/i18n/run_config_field_strings.cpp" line="+3"/>
+        <location line="-109"/>
         <source>Run</source>
         <translation>Запуск</translation>
     </message>
@@ -371,7 +371,7 @@
         <translation>Точность весов</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Initial weights</source>
         <translation>Начальные веса</translation>
     </message>
@@ -401,12 +401,12 @@
         <translation>Текстовое поле</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+7"/>
         <source>Sequence length</source>
         <translation>Длина последовательности</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-6"/>
         <source>Data format</source>
         <translation>Формат данных</translation>
     </message>
@@ -421,7 +421,7 @@
         <translation>Файл шаблона чата</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Long conversations</source>
         <translation>Длинные диалоги</translation>
     </message>
@@ -431,12 +431,12 @@
         <translation>Упаковывать диалоги</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-2"/>
         <source>Preprocessing</source>
         <translation>Предобработка</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>Sequences start at</source>
         <translation>Начало последовательностей</translation>
     </message>
@@ -606,12 +606,12 @@
         <translation>Пересчёт активаций</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-47"/>
         <source>Frozen base precision</source>
         <translation>Точность замороженной базы</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+48"/>
         <source>Profile steps</source>
         <translation>Профилировать шаги</translation>
     </message>
@@ -866,7 +866,7 @@
         <translation>Другие директивы #SBATCH</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source>Image</source>
         <translation>Образ</translation>
     </message>
@@ -899,22 +899,22 @@
 <context>
     <name>RunConfigFieldHelp</name>
     <message>
-        <location line="+1"/>
+        <location line="+92"/>
         <source>Seconds before the time limit at which Slurm signals the job (#SBATCH --signal=B:USR1@N): the engine finishes its step and saves a checkpoint. 0 sends no early signal.</source>
         <translation>За сколько секунд до лимита времени Slurm подаёт задаче сигнал (#SBATCH --signal=B:USR1@N): движок доводит шаг до конца и сохраняет контрольную точку. 0 — без раннего сигнала.</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>#SBATCH --requeue: a job stopped by its time limit (after the early signal's checkpoint) or preempted goes back to the queue and resumes from its newest checkpoint at the same data position.</source>
+        <source>#SBATCH --requeue: a job stopped by its time limit (after the early signal&apos;s checkpoint) or preempted goes back to the queue and resumes from its newest checkpoint at the same data position.</source>
         <translation>#SBATCH --requeue: задача, остановленная лимитом времени (после контрольной точки по раннему сигналу) или вытесненная, возвращается в очередь и продолжает с новейшей контрольной точки с той же позиции в данных.</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>How many times an auto_requeue job requeues itself after its time limit's signal.</source>
+        <source>How many times an auto_requeue job requeues itself after its time limit&apos;s signal.</source>
         <translation>Сколько раз задача с auto_requeue сама возвращается в очередь после сигнала о лимите времени.</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-90"/>
         <source>Schema tag of this document.</source>
         <translation>Метка схемы этого документа.</translation>
     </message>
@@ -939,7 +939,7 @@
         <translation>Тип хранения базовых весов (HF --torch_dtype).</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>pretrained: load the weights in path; random: only path/config.json is read and the weights start from HF&apos;s random init with training.seed (training from scratch, e.g. the demo).</source>
         <translation>pretrained: загрузить веса из path; random: читается только path/config.json, а веса инициализируются случайно, как в HF, с training.seed (обучение с нуля, например демо).</translation>
     </message>
@@ -964,13 +964,13 @@
         <translation>Поле объекта JSONL, в котором лежит текст.</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>Tokens per training sequence.</source>
         <translation>Токенов в обучающей последовательности.</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>What a line holds: text (text_field, every token trained), messages ({role, content} turns), sharegpt ({from, value} turns), alpaca (instruction/input/output); auto tells it from the first line. Conversations are rendered with the model's chat template.</source>
+        <location line="-5"/>
+        <source>What a line holds: text (text_field, every token trained), messages ({role, content} turns), sharegpt ({from, value} turns), alpaca (instruction/input/output); auto tells it from the first line. Conversations are rendered with the model&apos;s chat template.</source>
         <translation>Что содержит строка: text (поле text_field, обучаются все токены), messages (реплики {role, content}), sharegpt (реплики {from, value}), alpaca (instruction/input/output); auto определяет формат по первой строке. Диалоги оформляются шаблоном чата модели.</translation>
     </message>
     <message>
@@ -980,7 +980,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>Conversations: a Jinja chat template file; empty means the model's (tokenizer_config.json or chat_template.jinja).</source>
+        <source>Conversations: a Jinja chat template file; empty means the model&apos;s (tokenizer_config.json or chat_template.jinja).</source>
         <translation>Диалоги: файл шаблона чата Jinja; пусто — шаблон модели (tokenizer_config.json или chat_template.jinja).</translation>
     </message>
     <message>
@@ -994,7 +994,7 @@
         <translation>Диалоги: упаковывать несколько в один блок (внимание и позиции начинаются заново в каждом, так что ни один не видит другой); выключено: один диалог на блок, каждый батч обрезается по самому длинному.</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Where a block may start: document (a document start), paragraph (a document or paragraph start), concat (anywhere, like HF group_texts).</source>
         <translation>Где может начинаться блок: document (в начале документа), paragraph (в начале документа или абзаца), concat (где угодно, как HF group_texts).</translation>
     </message>
@@ -1139,12 +1139,12 @@
         <translation>Пересчитывать активации при обратном проходе, чтобы экономить память.</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-40"/>
         <source>dtype of the frozen base weights while training LoRA: auto is bfloat16 on GPUs with training.bf16 (half the weight memory, no cast per step; LoRA weights and optimizer stay fp32) and float32 elsewhere; float32 keeps every product as exact as an fp32 run.</source>
         <translation>Тип весов замороженной базы при обучении LoRA: auto — bfloat16 на GPU при training.bf16 (вдвое меньше памяти на веса, без приведения типов на каждом шаге; веса LoRA и оптимизатор остаются в fp32), иначе float32; float32 сохраняет каждое произведение таким же точным, как в fp32-запуске.</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+41"/>
         <source>A:B profiles optimizer steps A to B (1-based, inclusive): &lt;output_dir&gt;/profile/trace.json (a Chrome trace for Perfetto; GPU kernels through Kineto where the build has it) and a table of ms per step by category. Empty: off.</source>
         <translation>A:B профилирует шаги оптимизатора с A по B (с 1, включительно): &lt;output_dir&gt;/profile/trace.json (трасса Chrome для Perfetto; ядра GPU через Kineto, где сборка его имеет) и таблица мс на шаг по категориям. Пусто: выключено.</translation>
     </message>
@@ -1354,7 +1354,7 @@
         <translation>Другие директивы #SBATCH, каждая в виде &quot;--key=value&quot; или &quot;--flag&quot;, из этих опций: --constraint, --exclude, --nodelist, --reservation, --switches, --licenses, --network, --contiguous, --mem, --mem-per-cpu, --mem-per-gpu, --tmp, --gpu-bind, --gpu-freq, --cpu-freq, --hint, --distribution, --mem-bind, --sockets-per-node, --cores-per-socket, --threads-per-core, --spread-job, --use-min-nodes, --begin, --deadline, --dependency, --kill-on-invalid-dep, --hold, --time-min, --nice, --priority, --comment, --wckey, --mail-type, --mail-user.</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>NGC PyTorch base image of the Dockerfile (torch is never reinstalled).</source>
         <translation>Базовый образ NGC PyTorch для Dockerfile (torch никогда не переустанавливается).</translation>
     </message>
@@ -1382,7 +1382,7 @@
 <context>
     <name>RunState</name>
     <message>
-        <location filename="../../app/core/run_state.cpp" line="+21"/>
+        <location filename="../../app/core/run_state.cpp" line="+23"/>
         <source>submitting</source>
         <translation>отправляется</translation>
     </message>
@@ -1447,66 +1447,82 @@
         <translation>отслеживается</translation>
     </message>
     <message>
+        <location line="+79"/>
         <source>run_stop status %1</source>
         <translation>статус run_stop: %1</translation>
     </message>
     <message>
+        <location line="+56"/>
         <source>slipway was closed while it ran</source>
         <translation>slipway закрыли, пока запуск шёл</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>the process that ran it ended without saying how it ended</source>
         <translation>процесс, который его запускал, завершился, не сообщив, чем закончился запуск</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>cluster profile removed during submission</source>
         <translation>профиль кластера удалён во время отправки</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>cluster profile removed; no longer followed</source>
         <translation>профиль кластера удалён; запуск больше не отслеживается</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>stopped by SIGTERM from another process</source>
         <translation>остановлен сигналом SIGTERM из другого процесса</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>submission interrupted</source>
         <translation>отправка прервана</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>stopped</source>
         <translation>остановлен</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Slurm no longer knows the job; its log&apos;s run_stop: %1</source>
         <translation>Slurm больше не знает задачу; run_stop в её журнале: %1</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>finished (status success)</source>
         <translation>завершён (статус success)</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>stopped with status %1</source>
         <translation>остановлен со статусом %1</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>reached its target: eval_accuracy %1 (target %2)</source>
         <translation>достиг цели: eval_accuracy %1 (цель %2)</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>finished (exit code 0)</source>
         <translation>завершён (код выхода 0)</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>failed with exit code %1</source>
         <translation>завершился с ошибкой: код выхода %1</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>stalled: no new step for %1 s (median step interval %2 ms)</source>
         <translation>завис: нет нового шага %1 с (медианный интервал шага %2 мс)</translation>
     </message>
     <message>
+        <location line="-18"/>
         <source>the cluster profile changed during submission; see the cluster</source>
         <translation>профиль кластера изменился во время отправки; проверьте кластер</translation>
     </message>
@@ -1514,49 +1530,60 @@
 <context>
     <name>slipway::app::AdaptPage</name>
     <message>
+        <location filename="../../app/adapt/adapt_page.cpp" line="+110"/>
+        <location line="+2"/>
+        <location line="+3"/>
+        <location line="+3"/>
         <source>as the preset (%1)</source>
         <translation>как в пресете (%1)</translation>
     </message>
     <message>
+        <location line="-7"/>
         <source>Nodes</source>
         <translation>Узлы</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>GPUs per node</source>
         <translation>GPU на узел</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>Time limit</source>
         <translation>Лимит времени</translation>
     </message>
     <message>
+        <location line="+6"/>
         <source>Container image</source>
         <translation>Образ контейнера</translation>
     </message>
     <message>
+        <location line="-2"/>
         <source>An image on the cluster (an enroot .sqsh file or a registry name); its mounts are the ones below, not the preset&apos;s</source>
         <translation>Образ на кластере (файл enroot .sqsh или имя в реестре); его точки монтирования указываются ниже, а не берутся из пресета</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>host:container, ...</source>
         <translation>хост:контейнер, ...</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Container mounts</source>
         <translation>Монтирование в контейнер</translation>
     </message>
     <message>
-        <location filename="../../app/adapt/adapt_page.cpp" line="+1"/>
+        <location line="+288"/>
         <source>Stopped: the pipeline was not submitted.</source>
         <translation>Остановлено: конвейер не отправлен.</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+8"/>
         <source>Submitting pipeline %1 to %2</source>
         <translation>Отправка конвейера %1 на %2</translation>
     </message>
     <message>
-        <location filename="../../app/adapt/adapt_page.cpp" line="+58"/>
+        <location line="-354"/>
         <source>Name</source>
         <translation>Название</translation>
     </message>
@@ -1602,28 +1629,28 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>as the preset</source>
         <translation>как в пресете</translation>
     </message>
     <message>
-        <location line="-4"/>
+        <location line="-5"/>
         <source>Block size</source>
         <translation>Длина блока</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>one epoch</source>
         <translation>одна эпоха</translation>
     </message>
     <message>
-        <location line="-13"/>
+        <location line="-14"/>
         <source>Embedding training steps</source>
         <translation>Шагов обучения эмбеддингов</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Embedding learning rate</source>
         <translation>Скорость обучения эмбеддингов</translation>
     </message>
@@ -1668,22 +1695,22 @@
         <translation>Где запускать</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+27"/>
         <source>Start</source>
         <translation>Запустить</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>Save pipeline...</source>
         <translation>Сохранить конвейер...</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>The steps&apos; progress appears here once started.</source>
         <translation>Здесь появится ход шагов после запуска.</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+27"/>
         <source>Save pipeline</source>
         <translation>Сохранить конвейер</translation>
     </message>
@@ -1693,7 +1720,7 @@
         <translation>Этот компьютер</translation>
     </message>
     <message numerus="yes">
-        <location line="+41"/>
+        <location line="+48"/>
         <source>%n step(s), ready to start.</source>
         <translation>
             <numerusform>%n шаг, можно запускать.</numerusform>
@@ -1702,37 +1729,34 @@
         </translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+122"/>
+        <location line="+39"/>
         <source>Finished.</source>
         <translation>Готово.</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>Stopped with exit code %1.</source>
-        <translation>Остановлено с кодом выхода %1.</translation>
-    </message>
-    <message>
-        <location line="+0"/>
+        <location line="-71"/>
         <source>Running pipeline %1 on This computer</source>
         <translation>Конвейер %1 выполняется на этом компьютере</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+32"/>
         <source>Stopped: the pipeline did not complete.</source>
         <translation>Остановлено: конвейер не завершён.</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-246"/>
         <source>Stop</source>
         <translation>Остановить</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Stops the step running on This computer; the pipeline ends there</source>
         <translation>Останавливает шаг, идущий на этом компьютере; конвейер на нём заканчивается</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+168"/>
+        <location line="+5"/>
         <source>Stopping...</source>
         <translation>Остановка...</translation>
     </message>
@@ -1740,7 +1764,7 @@
 <context>
     <name>slipway::app::ChatPage</name>
     <message>
-        <location line="+1"/>
+        <location filename="../../app/chat/chat_page.cpp" line="+36"/>
         <source>Export GGUF...</source>
         <translation>Экспорт в GGUF...</translation>
     </message>
@@ -1750,7 +1774,7 @@
         <translation>Эта модель (с влитым LoRA) одним файлом GGUF для llama.cpp или Ollama</translation>
     </message>
     <message>
-        <location filename="../../app/chat/chat_page.cpp" line="+31"/>
+        <location line="-6"/>
         <source>A completed run: a LoRA run talks through its base model with its adapter, a full run through its own model</source>
         <translation>Завершённый запуск: с LoRA-запуском разговор идёт через базовую модель с его адаптером, с полным — через его собственную модель</translation>
     </message>
@@ -1765,7 +1789,7 @@
         <translation>Папка модели HF на этом компьютере (config.json, *.safetensors, tokenizer.json)</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+17"/>
         <source>0: greedy (the most likely token every time)</source>
         <translation>0: жадный выбор (каждый раз самый вероятный токен)</translation>
     </message>
@@ -1805,7 +1829,7 @@
         <translation>Собеседник:</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Max new tokens</source>
         <translation>Макс. новых токенов</translation>
     </message>
@@ -1835,7 +1859,7 @@
         <translation>(выберите запуск)</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+49"/>
         <source>Model: %1</source>
         <translation>Модель: %1</translation>
     </message>
@@ -1893,7 +1917,7 @@
 <context>
     <name>slipway::app::ChatSession</name>
     <message>
-        <location filename="../../app/chat/chat_session.cpp" line="+77"/>
+        <location filename="../../app/chat/chat_session.cpp" line="+76"/>
         <source>Generator started on %1; loading %2</source>
         <translation>Генерация запущена на: %1; загрузка %2</translation>
     </message>
@@ -1924,7 +1948,7 @@
 <context>
     <name>slipway::app::ClusterWorker</name>
     <message>
-        <location filename="../../app/clusters/cluster_session.cpp" line="+47"/>
+        <location filename="../../app/clusters/cluster_session.cpp" line="+50"/>
         <source>connected to %1 (%2)</source>
         <translation>подключено к %1 (%2)</translation>
     </message>
@@ -2048,7 +2072,7 @@
         <translation>Команда</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>CPU cores</source>
         <translation>Ядра CPU</translation>
     </message>
@@ -2224,6 +2248,57 @@
     </message>
 </context>
 <context>
+    <name>slipway::app::DataPreviewPanel</name>
+    <message>
+        <location filename="../../app/editor/data_preview_panel.cpp" line="+44"/>
+        <source>What the model learns from</source>
+        <translation>На чём учится модель</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Set the training data to see what the model learns from.</source>
+        <translation>Укажите обучающие данные, чтобы увидеть, на чём учится модель.</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Bad lines</source>
+        <translation>Плохие строки</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; &amp;middot; %2: %3 kept, %4 tokens, %5% trained &amp;middot; %6 cut to the sequence length, %7 dropped &amp;middot; &lt;span style=&apos;%8&apos;&gt;%9 bad line(s)&lt;/span&gt;&lt;br&gt;&lt;span style=&apos;background:#c8f0d0&apos;&gt;&amp;nbsp;trained&amp;nbsp;&lt;/span&gt; &lt;span style=&apos;color:#888&apos;&gt;not trained&lt;/span&gt;, the number of tokens after each part</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; &amp;middot; %2: оставлено %3, токенов %4, обучается %5% &amp;middot; обрезано до длины последовательности %6, отброшено %7 &amp;middot; &lt;span style=&apos;%8&apos;&gt;плохих строк: %9&lt;/span&gt;&lt;br&gt;&lt;span style=&apos;background:#c8f0d0&apos;&gt;&amp;nbsp;обучается&amp;nbsp;&lt;/span&gt; &lt;span style=&apos;color:#888&apos;&gt;не обучается&lt;/span&gt;, после каждой части — число её токенов</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Line %1: %2 tokens, %3 trained%4</source>
+        <translation>Строка %1: токенов %2, обучается %3%4</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>, cut to the sequence length</source>
+        <translation>, обрезана до длины последовательности</translation>
+    </message>
+    <message numerus="yes">
+        <location line="-21"/>
+        <source>all %n line(s) of the file</source>
+        <translation>
+            <numerusform>все %n строка файла</numerusform>
+            <numerusform>все %n строки файла</numerusform>
+            <numerusform>все %n строк файла</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>the first %n line(s)</source>
+        <translation>
+            <numerusform>первая %n строка</numerusform>
+            <numerusform>первые %n строки</numerusform>
+            <numerusform>первые %n строк</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>slipway::app::DoctorJob</name>
     <message>
         <location filename="../../app/clusters/doctor_job.cpp" line="+10"/>
@@ -2297,6 +2372,19 @@
         <location line="+6"/>
         <source>Browse...</source>
         <translation>Обзор...</translation>
+    </message>
+</context>
+<context>
+    <name>slipway::app::GgufExport</name>
+    <message>
+        <location filename="../../app/chat/gguf_export.cpp" line="+20"/>
+        <source>slipway-engine export gguf failed (exit %1)</source>
+        <translation>slipway-engine export gguf завершился с ошибкой (код %1)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot start %1: %2</source>
+        <translation>не удаётся запустить %1: %2</translation>
     </message>
 </context>
 <context>
@@ -2440,7 +2528,7 @@
 <context>
     <name>slipway::app::HistoryWriter</name>
     <message>
-        <location filename="../../app/history/history_writer.cpp" line="+148"/>
+        <location filename="../../app/history/history_writer.cpp" line="+139"/>
         <source>the run history %1 is written again</source>
         <translation>история запусков %1 снова записывается</translation>
     </message>
@@ -2509,7 +2597,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message>
-        <location line="+1"/>
+        <location filename="../../app/main_window.cpp" line="+166"/>
         <source>GGUF written: %1</source>
         <translation>GGUF записан: %1</translation>
     </message>
@@ -2519,27 +2607,28 @@
         <translation>Экспорт в GGUF не удался: %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+203"/>
+        <location line="+6"/>
         <source>Export GGUF</source>
         <translation>Экспорт в GGUF</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-4"/>
         <source>GGUF models (*.gguf)</source>
         <translation>Модели GGUF (*.gguf)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source>Weights as (q8_0: 8-bit, about a quarter of f32; f16 / bf16: half; f32: exact)</source>
         <translation>Веса в формате (q8_0: 8 бит, около четверти f32; f16 / bf16: половина; f32: без потерь)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>Exporting %1 as GGUF (%2)...</source>
         <translation>Экспорт %1 в GGUF (%2)...</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.cpp" line="+76"/>
+        <location line="-297"/>
         <source>Runs</source>
         <translation>Запуски</translation>
     </message>
@@ -2569,12 +2658,12 @@
         <translation>Адаптация</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+61"/>
         <source>Submit</source>
         <translation>Отправка</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+77"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
@@ -2609,7 +2698,7 @@
         <translation>Прочитано: %1 (точек: %2, ошибочных строк MLLOG: %3)</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+14"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
     </message>
@@ -2759,7 +2848,7 @@
         <translation>Как в системе</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+65"/>
         <source>Quit Slipway</source>
         <translation>Выход из Slipway</translation>
     </message>
@@ -2907,7 +2996,7 @@
         <translation>Slipway: %1 %2</translation>
     </message>
     <message>
-        <location filename="../../app/main_window_remote.cpp" line="+69"/>
+        <location filename="../../app/main_window_remote.cpp" line="+68"/>
         <location line="+6"/>
         <location line="+7"/>
         <source>Open log on a cluster</source>
@@ -2942,7 +3031,7 @@
 <context>
     <name>slipway::app::MetricPlot</name>
     <message>
-        <location filename="../../app/monitor/metric_plot.cpp" line="+17"/>
+        <location filename="../../app/monitor/metric_plot.cpp" line="+18"/>
         <location line="+29"/>
         <source>no %1 points</source>
         <translation>нет точек: %1</translation>
@@ -2958,7 +3047,7 @@
         <translation> (сглажено)</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+103"/>
         <source>target %1</source>
         <translation>цель %1</translation>
     </message>
@@ -3019,12 +3108,12 @@
 <context>
     <name>slipway::app::MonitorWidget</name>
     <message>
-        <location line="+1"/>
+        <location filename="../../app/monitor/monitor_widget.cpp" line="+379"/>
         <source>nodes: %1</source>
         <translation>узлы: %1</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>node states: %1</source>
         <translation>состояние узлов: %1</translation>
     </message>
@@ -3034,17 +3123,17 @@
         <translation>пульс узлов: %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+7"/>
         <source>lost: %1</source>
         <translation>потеряны: %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-19"/>
         <source>restarts: %1</source>
         <translation>перезапусков: %1</translation>
     </message>
     <message>
-        <location filename="../../app/core/run_metrics.cpp" line="+28"/>
+        <location filename="../../app/core/run_metrics.cpp" line="+35"/>
         <source>train_loss</source>
         <translation>train_loss</translation>
     </message>
@@ -3090,7 +3179,7 @@
         <translation>время (с)</translation>
     </message>
     <message>
-        <location filename="../../app/monitor/monitor_widget.cpp" line="+56"/>
+        <location filename="../../app/monitor/monitor_widget.cpp" line="-304"/>
         <source>What the curves are drawn against</source>
         <translation>По какой оси строятся кривые</translation>
     </message>
@@ -3130,16 +3219,17 @@
         <translation>Сглаживание:</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+25"/>
         <source>eval task scores</source>
         <translation>задачи оценки: доли верных</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>eval task perplexity and NLL</source>
         <translation>задачи оценки: перплексия и NLL</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+19"/>
         <source>Checked runs are overlaid; the selected one drives the status line and log</source>
         <translation>Отмеченные запуски накладываются друг на друга; выбранный определяет строку состояния и журнал</translation>
     </message>
@@ -3150,12 +3240,12 @@
     </message>
     <message>
         <location line="+9"/>
-        <location line="+235"/>
+        <location line="+220"/>
         <source>No run. File &gt; Open log... or submit a run.</source>
         <translation>Нет запуска. «Файл &gt; Открыть журнал...» или отправьте запуск.</translation>
     </message>
     <message>
-        <location line="-224"/>
+        <location line="-209"/>
         <source>Search the log (Enter: next, Shift+Enter: previous)</source>
         <translation>Поиск по журналу (Enter: следующее, Shift+Enter: предыдущее)</translation>
     </message>
@@ -3166,17 +3256,12 @@
         <translation>не найдено</translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location filename="../../app/runs/runs_model.cpp" line="+353"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>%1: %2 (%3)</source>
-        <translation>%1: %2 (%3)</translation>
-    </message>
-    <message>
-        <location line="+17"/>
+        <location filename="../../app/monitor/monitor_widget.cpp" line="+108"/>
         <source>[slipway] %1</source>
         <translation>[slipway] %1</translation>
     </message>
@@ -3186,7 +3271,7 @@
         <translation>[slipway] ... не показано строк: %1 ...</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+45"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
@@ -3196,7 +3281,7 @@
         <translation>run_stop: %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+22"/>
         <source>elapsed %1</source>
         <translation>прошло %1</translation>
     </message>
@@ -3266,7 +3351,7 @@
         <translation>строка %1</translation>
     </message>
     <message>
-        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+163"/>
+        <location filename="../../app/monitor/monitor_widget_plot.cpp" line="+175"/>
         <source>eval_accuracy (loss and accuracy mixed)</source>
         <translation>eval_accuracy (потери и точность вперемешку)</translation>
     </message>
@@ -3274,22 +3359,22 @@
 <context>
     <name>slipway::app::PipelineJob</name>
     <message>
-        <location filename="../../app/clusters/pipeline_job.cpp" line="+1"/>
+        <location filename="../../app/clusters/pipeline_job.cpp" line="+26"/>
         <source>Could not connect to %1: %2</source>
         <translation>Не удалось подключиться к %1: %2</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+7"/>
         <source>Run history: %1</source>
         <translation>История запусков: %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source>No run history to record the pipeline&apos;s steps in</source>
         <translation>Нет истории запусков, куда записать шаги конвейера</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+11"/>
         <source>Stopped: %1</source>
         <translation>Остановлено: %1</translation>
     </message>
@@ -3299,7 +3384,7 @@
         <translation>Не удалось отправить конвейер: %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Pipeline %1 queued as %2 jobs in %3</source>
         <translation>Конвейер %1 поставлен в очередь: %2 заданий в %3</translation>
     </message>
@@ -3519,7 +3604,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunEditor</name>
     <message>
-        <location filename="../../app/editor/run_editor.cpp" line="+55"/>
+        <location filename="../../app/editor/run_editor.cpp" line="+56"/>
         <source>Run configs shipped in resources/presets and your own</source>
         <translation>Конфигурации из resources/presets и ваши собственные</translation>
     </message>
@@ -3571,7 +3656,7 @@ Model config: %1</source>
         <translation>Сохранить пресет</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+13"/>
         <source>Model &amp;&amp; data</source>
         <translation>Модель и данные</translation>
     </message>
@@ -3627,23 +3712,23 @@ Model config: %1</source>
     </message>
     <message>
         <location line="+10"/>
-        <location line="+326"/>
+        <location line="+327"/>
         <source>Submit</source>
         <translation>Отправить</translation>
     </message>
     <message>
-        <location line="-321"/>
+        <location line="-322"/>
         <source>Where the run goes: this computer, or a cluster profile (Clusters page)</source>
         <translation>Где выполняется запуск: этот компьютер или профиль кластера (страница «Кластеры»)</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+347"/>
+        <location line="+348"/>
         <source>This computer</source>
         <translation>Этот компьютер</translation>
     </message>
     <message>
-        <location line="-343"/>
+        <location line="-344"/>
         <source>Run on:</source>
         <translation>Выполнять на:</translation>
     </message>
@@ -3691,7 +3776,7 @@ Model config: %1</source>
         </translation>
     </message>
     <message>
-        <location line="+57"/>
+        <location line="+58"/>
         <source>&lt;b&gt;Derived&lt;/b&gt;&lt;br&gt;World size: %1 node(s) x %2 task(s) = %3 rank(s)&lt;br&gt;Global batch: %4 per device x %5 accumulation x %3 ranks = &lt;b&gt;%6 sequences&lt;/b&gt;&lt;br&gt;Tokens per optimizer step: %6 x %7 = &lt;b&gt;%8&lt;/b&gt;</source>
         <translation>&lt;b&gt;Производные величины&lt;/b&gt;&lt;br&gt;Число процессов: узлов %1 × задач %2 = %3&lt;br&gt;Глобальный батч: %4 на устройство × накопление %5 × процессов %3 = &lt;b&gt;%6 последовательностей&lt;/b&gt;&lt;br&gt;Токенов на шаг оптимизатора: %6 × %7 = &lt;b&gt;%8&lt;/b&gt;</translation>
     </message>
@@ -3767,55 +3852,57 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunTracker</name>
     <message>
+        <location filename="../../app/runs/run_tracker.cpp" line="+130"/>
         <source>submit: %1</source>
         <translation>отправка: %1</translation>
     </message>
     <message>
+        <location line="+18"/>
         <source>job %1 ended %2</source>
         <translation>задача %1 завершилась: %2</translation>
     </message>
     <message>
-        <location filename="../../app/runs/run_tracker.cpp" line="+257"/>
+        <location line="-24"/>
         <source>the engine ended with %1</source>
         <translation>движок завершился: %1</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-6"/>
         <source>Started %1: %2</source>
         <translation>Запущен %1: %2</translation>
     </message>
     <message>
-        <location line="+120"/>
+        <location line="+3"/>
         <source>Cancelling %1...</source>
         <translation>Отмена %1...</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+15"/>
         <source>scancel %1 sent</source>
         <translation>scancel %1 отправлен</translation>
     </message>
     <message>
-        <location filename="../../app/runs/run_tracker.cpp" line="+87"/>
+        <location line="-9"/>
         <source>Submitting %1 to %2...</source>
         <translation>Отправка %1 на %2...</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+6"/>
         <source>Submitted job %1 to %2 (%3)</source>
         <translation>Задача %1 отправлена на %2 (%3)</translation>
     </message>
     <message>
-        <location line="+57"/>
+        <location line="+9"/>
         <source>Job %1: %2</source>
         <translation>Задача %1: %2</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+3"/>
         <source>Job %1 is %2 again (requeued): following it on</source>
         <translation>Задача %1 снова в состоянии %2 (перезапущена): продолжаем следить</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="-6"/>
         <source>Cancelling job %1 failed: %2</source>
         <translation>Не удалось отменить задачу %1: %2</translation>
     </message>
@@ -3823,82 +3910,82 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunsPage</name>
     <message>
-        <location filename="../../app/runs/runs_model.cpp" line="+1"/>
+        <location filename="../../app/runs/runs_model.cpp" line="+35"/>
         <source>last train_loss %1</source>
         <translation>последний train_loss %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-346"/>
         <source>, restarts: %1</source>
         <translation>, перезапусков: %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../app/runs_page.cpp" line="+124"/>
         <source>Export GGUF...</source>
         <translation>Экспорт в GGUF...</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>The selected run's model (LoRA merged) as one GGUF file for llama.cpp or Ollama (a model on this computer)</source>
+        <location line="+2"/>
+        <source>The selected run&apos;s model (LoRA merged) as one GGUF file for llama.cpp or Ollama (a model on this computer)</source>
         <translation>Модель выбранного запуска (с влитым LoRA) одним файлом GGUF для llama.cpp или Ollama (модель на этом компьютере)</translation>
     </message>
     <message>
-        <location filename="../../app/runs_page.cpp" line="+32"/>
+        <location filename="../../app/runs/runs_model.cpp" line="-14"/>
         <source>log file</source>
         <translation>файл журнала</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>This computer</source>
         <translation>Этот компьютер</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+407"/>
         <source>Id</source>
         <translation>ID</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Name</source>
         <translation>Имя</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Cluster</source>
         <translation>Кластер</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Job</source>
         <translation>Задача</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>State</source>
         <translation>Состояние</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Started</source>
         <translation>Начат</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Finished</source>
         <translation>Завершён</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Points</source>
         <translation>Точки</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-3"/>
         <source>train_loss</source>
         <translation>train_loss</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../app/runs_page.cpp" line="-19"/>
         <source>Filter by name, cluster, job or state</source>
         <translation>Фильтр по имени, кластеру, задаче или состоянию</translation>
     </message>
@@ -3943,12 +4030,12 @@ Model config: %1</source>
         <translation>Поговорить с моделью выбранного запуска (завершённого) на странице «Чат»</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source>Delete</source>
         <translation>Удалить</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>&lt;b&gt;Runs&lt;/b&gt; (history: %1)</source>
         <translation>&lt;b&gt;Запуски&lt;/b&gt; (история: %1)</translation>
     </message>
@@ -3963,7 +4050,7 @@ Model config: %1</source>
         <translation>недоступна</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+37"/>
         <source>Delete run</source>
         <translation>Удалить запуск</translation>
     </message>
@@ -3973,73 +4060,9 @@ Model config: %1</source>
         <translation>Удалить запуск %1 и его точки из истории?</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location filename="../../app/runs/runs_model.cpp" line="-403"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
-    </message>
-</context>
-<context>
-    <name>slipway::app::DataPreviewPanel</name>
-    <message>
-        <location filename="../../app/editor/data_preview_panel.cpp" line="+1"/>
-        <source>What the model learns from</source>
-        <translation>На чём учится модель</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Set the training data to see what the model learns from.</source>
-        <translation>Укажите обучающие данные, чтобы увидеть, на чём учится модель.</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Bad lines</source>
-        <translation>Плохие строки</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&lt;b&gt;%1&lt;/b&gt; &amp;middot; %2: %3 kept, %4 tokens, %5% trained &amp;middot; %6 cut to the sequence length, %7 dropped &amp;middot; &lt;span style='%8'&gt;%9 bad line(s)&lt;/span&gt;&lt;br&gt;&lt;span style='background:#c8f0d0'&gt;&amp;nbsp;trained&amp;nbsp;&lt;/span&gt; &lt;span style='color:#888'&gt;not trained&lt;/span&gt;, the number of tokens after each part</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; &amp;middot; %2: оставлено %3, токенов %4, обучается %5% &amp;middot; обрезано до длины последовательности %6, отброшено %7 &amp;middot; &lt;span style='%8'&gt;плохих строк: %9&lt;/span&gt;&lt;br&gt;&lt;span style='background:#c8f0d0'&gt;&amp;nbsp;обучается&amp;nbsp;&lt;/span&gt; &lt;span style='color:#888'&gt;не обучается&lt;/span&gt;, после каждой части — число её токенов</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Line %1: %2 tokens, %3 trained%4</source>
-        <translation>Строка %1: токенов %2, обучается %3%4</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>, cut to the sequence length</source>
-        <translation>, обрезана до длины последовательности</translation>
-    </message>
-    <message numerus="yes">
-        <location line="+1"/>
-        <source>all %n line(s) of the file</source>
-        <translation>
-            <numerusform>все %n строка файла</numerusform>
-            <numerusform>все %n строки файла</numerusform>
-            <numerusform>все %n строк файла</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <location line="+1"/>
-        <source>the first %n line(s)</source>
-        <translation>
-            <numerusform>первая %n строка</numerusform>
-            <numerusform>первые %n строки</numerusform>
-            <numerusform>первые %n строк</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>slipway::app::GgufExport</name>
-    <message>
-        <location line="+1"/>
-        <source>slipway-engine export gguf failed (exit %1)</source>
-        <translation>slipway-engine export gguf завершился с ошибкой (код %1)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>cannot start %1: %2</source>
-        <translation>не удаётся запустить %1: %2</translation>
     </message>
 </context>
 </TS>
