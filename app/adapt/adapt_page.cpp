@@ -113,6 +113,7 @@ AdaptPage::AdaptPage(QString resource_root, QString local_runs_dir,
     form->addRow(tr("GPUs per node"), gpus_);
     time_ = new QLineEdit;
     time_->setPlaceholderText(tr("as the preset (%1)").arg(preset_text("time")));
+    time_->setToolTip(tr("The training steps' Slurm time limit; the other steps are short and keep an hour"));
     form->addRow(tr("Time limit"), time_);
     image_ = new QLineEdit;
     image_->setPlaceholderText(tr("as the preset (%1)").arg(preset_text("container_image")));

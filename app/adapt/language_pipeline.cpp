@@ -41,9 +41,12 @@ nlohmann::json training_step(nlohmann::json config, const std::string& name, con
         if (t.value("warmup_steps", int64_t{0}) >= steps) t["warmup_steps"] = steps / 10;
     }
     if (learning_rate > 0) t["learning_rate"] = learning_rate;
-    if (a.on_this_computer) {
+    // On CPUs (This computer, or a cluster's nodes without GPUs) in fp32: bf16 is a GPU format.
+    if (a.on_this_computer || (a.cluster.gpus_per_node && *a.cluster.gpus_per_node == 0)) {
         config["model"]["dtype"] = "float32";
         t["bf16"] = false;
+    }
+    if (a.on_this_computer) {
         config["slurm"] = {{"nodes", 1}, {"gpus_per_node", 0}, {"ntasks_per_node", 1}};
     } else {
         apply_cluster(a.cluster, config["slurm"]);

@@ -226,8 +226,8 @@ RunTracker::~RunTracker() {
             disconnect(c);
     }
     links_.clear();
-    board_
-        ->close();  // engines stopped, follows stopped, writer queues closed, while the tracker still answers
+    // Engines stopped, follows stopped, writer queues closed, while the tracker still answers.
+    board_->close();
     board_.reset();
 }
 

@@ -65,29 +65,29 @@ public:
     ~RunTracker() override;  // stops follows and processes, closes writer queues, disconnects sessions
 
     // Starts slipway-engine on `config` here. `overrides` are engine flags (tests shorten runs).
-    Result<int> submit_local(const RunConfig& config, const QStringList& overrides = {});
+    [[nodiscard]] Result<int> submit_local(const RunConfig& config, const QStringList& overrides = {});
     // Deploys and sbatches `config` on a cluster profile; its log is followed and its state polled.
-    Result<int> submit_cluster(const RunConfig& config, const QString& profile);
+    [[nodiscard]] Result<int> submit_cluster(const RunConfig& config, const QString& profile);
     // Reads a whole log file once (stored as a run, one per file; state from its run_stop). Fails at once
     // when the file is missing.
-    Result<int> open_log(const QString& path);
+    [[nodiscard]] Result<int> open_log(const QString& path);
     // Follows a log file that is being written (e.g. the demo's mllog.txt started from a script).
     int follow_log(const QString& path, const QString& name);
     // Follows a log on a cluster opened by hand; stored once per file and resumed from its offset.
-    Result<int> open_cluster_log(const QString& profile, const QString& path);
+    [[nodiscard]] Result<int> open_cluster_log(const QString& profile, const QString& path);
     // Curves that are not stored anywhere (an import, a benchmark), shown as a finished run.
     int show_curves(const QString& name, RunMetrics metrics, RunState state = RunState::kCompleted);
     // A stored run's curves, not live. A run shown already is returned as it is.
-    Result<int> show_stored(int64_t store_id);
+    [[nodiscard]] Result<int> show_stored(int64_t store_id);
     // Follows a stored run's log again from its stored offset (and asks Slurm about its job).
-    Result<int> resume(int64_t store_id);
+    [[nodiscard]] Result<int> resume(int64_t store_id);
     // SIGTERM / scancel; the result arrives as run_changed (and message() when scancel fails).
-    Status cancel(int key);
+    [[nodiscard]] Status cancel(int key);
     // No longer shown: its follow stops, its writer queue is closed, the entry goes (run_released).
     void release(int key);
     void release_all();
     // Deletes a stored run (a shown one is released first).
-    Status delete_stored(int64_t store_id);
+    [[nodiscard]] Status delete_stored(int64_t store_id);
     // The startup sweep: a local run left "running" died with the last session (interrupted); a cluster log
     // left "following" is no longer followed (incomplete).
     void recover_after_restart();

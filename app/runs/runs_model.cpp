@@ -15,8 +15,8 @@
 namespace slipway::app {
 namespace {
 
-// The Runs page's and the monitor's words are translated in their contexts, where they always were; each
-// is written out at its call (translate with literals, QT_TRANSLATE_NOOP) so that lupdate finds it.
+// The Runs page's and the monitor's words are translated in their contexts, where they always were; each is
+// written out at its call (translate with literals, QT_TRANSLATE_NOOP) so that lupdate finds it.
 
 QString time_text(const QDateTime& t) {
     return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();

@@ -45,10 +45,14 @@ void RunBoard::close() {
     // Engines still training are stopped with the app, all at once (a few seconds at most: the window is
     // closing); their rows say so, so the next start's sweep need not.
     (void)local_.close_all(kClosedWhileRunningDetail, kClosingGrace);
+    std::vector<int64_t> rows;  // closed after the loop: a listener told of a problem may release a run
     for (auto& [key, run] : registry_) {
         if (run.follow_id != 0 && follows_local_file(run.source)) seams_.files->stop(run.follow_id);
-        if (run.store_id != 0) close_store_queue(run.store_id);
+        run.follow_id = 0;
+        if (run.store_id != 0) rows.push_back(run.store_id);
     }
+    for (const int64_t row : rows)
+        close_store_queue(row);
 }
 
 void RunBoard::set_stall_policy(double factor, int64_t min_ms) {
@@ -380,6 +384,7 @@ Status RunBoard::cancel(int key) {
     if (seams_.clusters == nullptr || !seams_.clusters->has_profile(run->profile))
         return Status::Error("no cluster profile named " + run->profile);
     const int request = seams_.clusters->cancel(run->profile, run->job_id);
+    if (request == 0) return Status::Error("no cluster profile named " + run->profile);  // nothing was sent
     links_[run->profile].cancel_to_key[request] = key;
     events_.notice({Notice::Kind::kScancelSent, {run->job_id}});
     return Status::Ok();

@@ -26,6 +26,10 @@ Result<int> RunBoard::submit_cluster(const RunConfig& config, const std::string&
     }
     run.run_id = run_id;
     run.submit_request = seams_.clusters->submit(profile, config, run_id);
+    if (run.submit_request == 0) {  // the profile went meanwhile: nothing was sent, nothing will answer
+        registry_.remove(key);
+        return Result<int>::Error("no cluster profile named " + profile);
+    }
     events_.added(key);
     events_.notice({Notice::Kind::kSubmitting, {config.name, profile}});
     return key;

@@ -43,7 +43,8 @@ public:
 };
 
 // The clusters, by profile name, each over its session (one connection, its own thread). Every request is
-// answered later through RunBoard's on_* calls, with the request or follow id returned here.
+// answered later through RunBoard's answer calls, with the request or follow id returned here; ids start at
+// 1, and 0 means nothing was asked (the profile has no session any more).
 class ClusterLinks {
 public:
     virtual ~ClusterLinks() = default;

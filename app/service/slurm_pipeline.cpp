@@ -1,6 +1,8 @@
 // submit_pipeline: the chain's folder, the engine for its CPU steps, then each step in order.
 #include "service/slurm_pipeline.h"
 
+#include <algorithm>
+
 #include <ctime>
 #include <filesystem>
 
@@ -133,6 +135,14 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
         if (r->config) {
             SubmitRequest submit;
             submit.config = *r->config;
+            // The step reads and writes the pipeline's folder (an earlier step's output, ${run}/...), which
+            // its container sees only when mounted, as the CPU steps mount it.
+            if (profile.container == remote::ContainerMode::kPyxis &&
+                !submit.config.slurm.container_image.empty()) {
+                const std::string shared = runs_dir + ":" + runs_dir;
+                std::vector<std::string>& mounts = submit.config.slurm.container_mounts;
+                if (std::find(mounts.begin(), mounts.end(), shared) == mounts.end()) mounts.push_back(shared);
+            }
             Result<std::vector<std::string>> after = remote::dependency_directives(previous);
             if (!after.ok()) return abandon(after.error());
             submit.config.slurm.extra.insert(submit.config.slurm.extra.end(), after->begin(), after->end());

@@ -1570,7 +1570,11 @@
     <message>
         <location line="+1"/>
         <source>Container mounts</source>
-        <translation>Монтирование в контейнер</translation>
+        <translation>Монтирования контейнера</translation>
+    </message>
+    <message>
+        <source>The training steps&apos; Slurm time limit; the other steps are short and keep an hour</source>
+        <translation>Лимит времени Slurm для шагов обучения; остальные шаги короткие, им остаётся час</translation>
     </message>
     <message>
         <location line="+288"/>

@@ -98,9 +98,13 @@ TEST(AdaptPage, TheFormMakesAValidPipelineAndSaysWhatIsMissing) {
     EXPECT_FALSE(page.preview()->toPlainText().contains("/scratch/user"));
     // Zero GPUs is a choice too (a CPU partition); back on This computer the fields do not apply.
     page.gpus_box()->setValue(0);
+    ASSERT_TRUE(page.pipeline().ok()) << page.pipeline().error();
     EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["slurm"]["gpus_per_node"], 0);
+    EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["training"]["bf16"], false);  // CPUs train in fp32
+    EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["model"]["dtype"], "float32");
     page.target_box()->setCurrentIndex(page.target_box()->findData(QString()));
     EXPECT_FALSE(page.nodes_box()->isEnabled());
+    ASSERT_TRUE(page.pipeline().ok()) << page.pipeline().error();
     EXPECT_EQ((*page.pipeline())["steps"][2]["config"]["slurm"]["nodes"], 1);
     EXPECT_FALSE((*page.pipeline())["steps"][2]["config"]["slurm"].contains("container_image"));
 }
@@ -180,6 +184,28 @@ TEST_F(AdaptPageOnACluster, EveryStepIsQueuedInOrderInProcessWithItsRowAndTheTra
         sbatches += c.find("sbatch --parsable") != std::string::npos ? 1 : 0;
     EXPECT_EQ(sbatches, 5u);
     EXPECT_FALSE(page_->running());
+}
+
+TEST_F(AdaptPageOnACluster, TheTrainingStepsRunInTheUsersImageWithThePipelinesFolderMounted) {
+    page_->image_edit()->setText("/shared/images/pytorch.sqsh");
+    page_->mounts_edit()->setText("/data:/data");
+    ASSERT_TRUE(page_->start().ok());
+    ASSERT_TRUE(wait_until([&] { return exit_code_ != -1; }, 30000))
+        << page_->log()->toPlainText().toStdString();
+    ASSERT_EQ(exit_code_, 0) << page_->log()->toPlainText().toStdString();
+    int training = 0;
+    for (const StoredRun& row : rows_by_job()) {
+        if (row.config_json.find("\"training\"") == std::string::npos) continue;
+        ++training;
+        // An earlier step's output and ${run}/... are in the pipeline's folder, beside the step's own.
+        const std::string runs_dir = row.remote_dir.substr(0, row.remote_dir.find_last_of('/'));
+        const std::string script = cluster_.file(row.remote_dir + "/run.sbatch");
+        EXPECT_NE(script.find("--container-image=/shared/images/pytorch.sqsh"), std::string::npos) << script;
+        EXPECT_NE(script.find("mounts=/data:/data," + runs_dir + ":" + runs_dir), std::string::npos)
+            << script;
+        EXPECT_EQ(script.find("/scratch/user"), std::string::npos) << script;  // the seed's cluster's
+    }
+    EXPECT_EQ(training, 2);
 }
 
 TEST_F(AdaptPageOnACluster, AStepSlurmRefusesTakesBackTheJobsAlreadyQueued) {

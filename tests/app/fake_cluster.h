@@ -60,6 +60,11 @@ public:
         const auto it = shared_->jobs.find(job);
         return it == shared_->jobs.end() ? std::string() : it->second.state;
     }
+    // A file on the cluster as uploaded or written there ("" when there is none).
+    std::string file(const std::string& path) const {
+        std::lock_guard lock(shared_->mutex);
+        return shared_->fake.has(path) ? shared_->fake.file(path) : std::string();
+    }
     void append_log(const std::string& path, const std::string& bytes) {
         std::lock_guard lock(shared_->mutex);
         shared_->fake.append_file(path, bytes);

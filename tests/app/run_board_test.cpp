@@ -44,6 +44,7 @@ private:
 class FakeClusters : public ClusterLinks {
 public:
     std::set<std::string> profiles{"hpc"};
+    bool session_gone = false;  // the profile went between has_profile() and the request: nothing is sent
     std::vector<std::string> asked;
     std::string last_run_id;
     int last_request = 0;
@@ -52,14 +53,14 @@ public:
     int submit(const std::string& profile, const RunConfig& config, const std::string& run_id) override {
         asked.push_back("submit " + profile + " " + config.name);
         last_run_id = run_id;
-        return last_request = next_++;
+        return last_request = session_gone ? 0 : next_++;
     }
     void ask(const std::string& profile, const std::vector<std::string>& jobs) override {
         asked.push_back("ask " + profile + " " + join(jobs));
     }
     int cancel(const std::string& profile, const std::string& job) override {
         asked.push_back("cancel " + profile + " " + job);
-        return last_request = next_++;
+        return last_request = session_gone ? 0 : next_++;
     }
     int follow(const std::string& profile, const std::string& path, uint64_t offset) override {
         asked.push_back("follow " + profile + " " + path + " @" + std::to_string(offset));
@@ -73,7 +74,7 @@ public:
     }
 
 private:
-    int next_ = 100;
+    int next_ = 1;  // as a session's ids, which may equal the file follower's
 };
 
 class FakePoints : public PointWriter {
@@ -289,8 +290,14 @@ TEST_F(RunBoardTest, ARefusedSubmissionEndsFailedWithItsReasonAndOneAlert) {
     EXPECT_EQ(run(*key).state, RunState::kFailed);
     EXPECT_EQ(run(*key).state_detail, "submit: sbatch: error: invalid partition");
     EXPECT_TRUE(events_.saw("store_problem database or disk is full"));
-    EXPECT_TRUE(events_.saw("alert " + std::to_string(*key) + " " +
-                            events_.wording({Notice::Kind::kSubmitFailed, {refused.error}})));
+    EXPECT_EQ(std::count(events_.told.begin(), events_.told.end(),
+                         "alert " + std::to_string(*key) + " " +
+                             events_.wording({Notice::Kind::kSubmitFailed, {refused.error}})),
+              1);
+    board_->submitted("hpc", clusters_.last_request, refused);  // a repeated answer is nobody's now
+    EXPECT_EQ(std::count_if(events_.told.begin(), events_.told.end(),
+                            [](const std::string& t) { return t.rfind("alert ", 0) == 0; }),
+              1);
     EXPECT_EQ(clusters_.asked.size(), 1u);  // nothing followed, nothing asked
 }
 
@@ -347,11 +354,15 @@ TEST_F(RunBoardTest, ACancelsAnswerIsMatchedByItsClusterAndRequest) {
     EXPECT_TRUE(events_.saw(
         "notice " +
         events_.wording({Notice::Kind::kScancelFailed, {"12", "scancel: error: Access/permission denied"}})));
-    EXPECT_EQ(std::count_if(events_.told.begin(), events_.told.end(),
-                            [](const std::string& t) { return t.rfind("notice 7(", 0) == 0; }),
-              1);
+    const std::string refusal =
+        "notice " +
+        events_.wording({Notice::Kind::kScancelFailed, {"12", "scancel: error: Access/permission denied"}});
+    EXPECT_EQ(std::count(events_.told.begin(), events_.told.end(), refusal), 1);
+    const std::vector<std::string> asked_before = clusters_.asked;
     board_->cancelled("hpc", request, true, "");  // answered once: a second answer is nobody's
     EXPECT_EQ(run(key).state, RunState::kRunning);
+    EXPECT_FALSE(run(key).watch.ended());
+    EXPECT_EQ(clusters_.asked, asked_before);
 
     ASSERT_TRUE(board_->cancel(key).ok());
     clusters_.asked.clear();
@@ -426,7 +437,7 @@ TEST_F(RunBoardTest, AListenerThatReleasesARunWhileItIsToldLeavesNothingDangling
     events_.on_changed = [this](int k) { board_->release(k); };
     const std::vector<MllogEvent> stop{event(mllog_key::kRunStop, nullptr, {{"status", "success"}})};
     LogBatch batch;
-    batch.follow_id = 1;
+    batch.follow_id = run(file).follow_id;
     batch.events = &stop;
     board_->file_batch(batch);
     EXPECT_EQ(board_->run(file), nullptr);
@@ -487,8 +498,9 @@ TEST_F(RunBoardTest, AClusterLogNoLongerFollowedIsIncompleteUnlessItsRowEndedEls
     const int64_t row = run(*first).store_id;
     ASSERT_NE(row, 0);
     EXPECT_EQ(history_->run(row)->state, RunState::kFollowing);
+    const int follow = run(*first).follow_id;
     board_->release(*first);
-    EXPECT_EQ(clusters_.asked.back(), "stop hpc " + std::to_string(100));
+    EXPECT_EQ(clusters_.asked.back(), "stop hpc " + std::to_string(follow));
     EXPECT_EQ(history_->run(row)->state, RunState::kIncomplete);
 
     // Opened again: the same row, followed on; another window read it to its end meanwhile.
@@ -498,6 +510,46 @@ TEST_F(RunBoardTest, AClusterLogNoLongerFollowedIsIncompleteUnlessItsRowEndedEls
     ASSERT_TRUE(real_->set_state(row, RunState::kCompleted, "success", "", StateWrite::kAlways).ok());
     board_->release(*again);
     EXPECT_EQ(history_->run(row)->state, RunState::kCompleted);
+}
+
+TEST_F(RunBoardTest, ARequestThatReachedNoSessionIsAnErrorAndLeavesNoRunWaiting) {
+    clusters_.session_gone = true;
+    const Result<int> key = board_->submit_cluster(testing_util::demo_config(), "hpc");
+    ASSERT_FALSE(key.ok());
+    EXPECT_EQ(key.error(), "no cluster profile named hpc");
+    EXPECT_TRUE(board_->keys().empty());  // no run left "submitting" for an answer that cannot come
+    EXPECT_TRUE(events_.told.empty());
+
+    clusters_.session_gone = false;
+    const int live = submit_and_answer("12");
+    clusters_.session_gone = true;
+    const Status cancel = board_->cancel(live);
+    ASSERT_FALSE(cancel.ok());
+    EXPECT_EQ(cancel.message(), "no cluster profile named hpc");
+    EXPECT_FALSE(events_.saw("notice " + events_.wording({Notice::Kind::kScancelSent, {"12"}})));
+}
+
+TEST_F(RunBoardTest, ClosingStopsEveryFollowAndClosesEveryQueueOnce) {
+    const std::string path = dir_.filePath("mllog.txt").toStdString();
+    std::ofstream(path) << "\n";
+    const Result<int> file = board_->open_log(path);
+    ASSERT_TRUE(file.ok()) << file.error();
+    const int follow = run(*file).follow_id;
+    const int64_t row = run(*file).store_id;
+    const int job = submit_and_answer("12");  // followed on the cluster: its session stops its follows
+    const int64_t job_row = run(job).store_id;
+    files_.asked.clear();
+    points_.asked.clear();
+
+    board_->close();
+    EXPECT_EQ(files_.asked, (std::vector<std::string>{"stop " + std::to_string(follow)}));
+    EXPECT_EQ(points_.asked,
+              (std::vector<std::string>{"close " + std::to_string(row), "close " + std::to_string(job_row)}));
+    EXPECT_NE(board_->run(*file), nullptr);  // still readable while the app closes
+    board_->close();
+    board_.reset();
+    EXPECT_EQ(files_.asked.size(), 1u);
+    EXPECT_EQ(points_.asked.size(), 2u);
 }
 
 }  // namespace

@@ -17,13 +17,13 @@ namespace {
 
 class StaleRuns : public RealStoreTest {
 protected:
-    int64_t add(const std::string& name, const std::string& cluster, RunState state, int64_t created,
+    int64_t add(const std::string& name, const std::string& cluster, RunState state, int64_t created_ms,
                 const std::string& run_id = {}, const std::string& job_id = {}) {
         StoredRun row;
         row.name = name;
         row.cluster = cluster;
         row.state = state;
-        row.created_ms = created;
+        row.created_ms = created_ms;
         row.run_id = run_id;
         row.job_id = job_id;
         const Result<int64_t> id = real_->add(row);

@@ -10,28 +10,26 @@ Usage: lupdate_keeps_translations.py LUPDATE PROJECT_JSON TS_FILE
 Exit 0 when every translated text survives; 1 with one line per lost text; 2 when lupdate cannot run.
 """
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 
 def translated(ts_path):
-    """(context, source) of every message with a finished, non-empty translation."""
-    text = open(ts_path, encoding="utf-8").read()
+    """(context, source, comment) of every live message with a finished, non-empty translation."""
     out = set()
-    for context in re.findall(r"<context>(.*?)</context>", text, re.S):
-        name = re.search(r"<name>(.*?)</name>", context, re.S).group(1)
-        for message in re.findall(r"<message[^>]*>(.*?)</message>", context, re.S):
-            source = re.search(r"<source>(.*?)</source>", message, re.S)
-            translation = re.search(r"<translation([^>]*)>(.*?)</translation>", message, re.S)
-            if source is None or translation is None:
+    for context in ET.parse(ts_path).getroot().iter("context"):
+        name = context.findtext("name", "")
+        for message in context.iter("message"):
+            translation = message.find("translation")
+            if translation is None or translation.get("type") in ("unfinished", "obsolete", "vanished"):
                 continue
-            if "unfinished" in translation.group(1) or not translation.group(2).strip():
+            forms = [f.text or "" for f in translation.iter("numerusform")] or [translation.text or ""]
+            if not any(form.strip() for form in forms):
                 continue
-            # lupdate writes ' as &apos; where a hand edit may not: the same text either way.
-            out.add((name, source.group(1).replace("&apos;", "'")))
+            out.add((name, message.findtext("source", ""), message.findtext("comment", "")))
     return out
 
 
@@ -55,7 +53,7 @@ def main(argv):
             return 2
         after = translated(copy)
     lost = sorted(before - after)
-    for context, source in lost:
+    for context, source, _comment in lost:
         print(f"{ts_file}: lupdate drops the translation of \"{source}\" ({context}): the sources no longer "
               f"show lupdate this text (a tr() behind a helper, or QT_TRANSLATE_NOOP behind a macro?)")
     if not lost:
