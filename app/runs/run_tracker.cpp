@@ -18,8 +18,9 @@ QString text(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-// A follower's batch as the board reads it (the events are not copied).
-LogBatch log_batch(const FollowBatch& batch) {
+// A follower's batch as the board reads it (the events are not copied). Only a cluster's log can announce a
+// Slurm requeue in its text: a file's lines are not converted on the ingest path.
+LogBatch log_batch(const FollowBatch& batch, bool with_lines) {
     LogBatch out;
     out.follow_id = batch.follow_id;
     out.reset = batch.reset;
@@ -29,6 +30,7 @@ LogBatch log_batch(const FollowBatch& batch) {
     out.offset = batch.offset;
     out.bad_lines = batch.bad_lines;
     out.events = &batch.events;
+    if (!with_lines) return out;
     out.lines.reserve(static_cast<size_t>(batch.lines.size()));
     for (const QString& line : batch.lines)
         out.lines.push_back(line.toStdString());
@@ -187,7 +189,7 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
 
     connect(follow_, &FollowService::batch, this, [this](const FollowBatch& batch) {
         const FollowBatch* outer = std::exchange(seams_->batch_in_flight, &batch);  // a nested event loop's
-        board_->file_batch(log_batch(batch));
+        board_->file_batch(log_batch(batch, false));
         seams_->batch_in_flight = outer;
     });
     if (store_ != nullptr) {
@@ -269,7 +271,7 @@ void RunTracker::attach(ClusterSession* session) {
         connect(session, &ClusterSession::follow_batch, this,
                 [this, profile](const FollowBatch& batch) {
                     const FollowBatch* outer = std::exchange(seams_->batch_in_flight, &batch);
-                    board_->cluster_batch(profile, log_batch(batch));
+                    board_->cluster_batch(profile, log_batch(batch, true));
                     seams_->batch_in_flight = outer;
                 }),
         connect(session, &ClusterSession::connection_changed, this,

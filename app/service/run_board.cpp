@@ -179,24 +179,26 @@ Result<int> RunBoard::open_log(const std::string& path) {
             events_.store_problem(id.error());
         }
     }
-    TrackedRun& run = registry_.add(RunKind::kLogFile, file_name, RunState::kReading);
-    run.profile = kOpenedLogCluster;
-    run.log_path = absolute;
+    TrackedRun& run = add_log_file(file_name, RunState::kReading, absolute);
     run.store_id = store_id;
     run.loading = true;
-    run.follow_id = seams_.files->follow(absolute, 0);
     const int key = run.key;
     events_.added(key);
     events_.store_changed();
     return key;
 }
 
-int RunBoard::follow_log(const std::string& path, const std::string& name) {
-    TrackedRun& run = registry_.add(RunKind::kLogFile, name, RunState::kRunning);
+TrackedRun& RunBoard::add_log_file(const std::string& name, RunState state, const std::string& path) {
+    TrackedRun& run = registry_.add(RunKind::kLogFile, name, state);
     run.profile = kOpenedLogCluster;
     run.log_path = path;
-    run.live = true;
     run.follow_id = seams_.files->follow(path, 0);
+    return run;
+}
+
+int RunBoard::follow_log(const std::string& path, const std::string& name) {
+    TrackedRun& run = add_log_file(name, RunState::kRunning, path);
+    run.live = true;
     const int key = run.key;
     events_.added(key);
     return key;

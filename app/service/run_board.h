@@ -149,6 +149,8 @@ public:
     void cluster_gone(const std::string& profile, bool replaced);
 
 private:
+    // A log file on this machine, followed from its start.
+    TrackedRun& add_log_file(const std::string& name, RunState state, const std::string& path);
     // A stored run as a shown one (not live yet).
     TrackedRun& add_stored(const StoredRun& record, RunMetrics metrics, RunKind source);
     void set_state(TrackedRun& run, RunState state, const std::string& detail = {},

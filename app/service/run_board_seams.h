@@ -28,7 +28,8 @@ struct LogBatch {
     uint64_t offset = 0;    // bytes consumed through the last complete line
     int64_t bad_lines = 0;
     const std::vector<MllogEvent>* events = nullptr;  // the MLLOG events, in order (never null)
-    std::vector<std::string> lines;                   // the text of its last lines (a requeue's announcement)
+    // The text of its last lines, for a Slurm job's requeue announcement (a cluster's follows only).
+    std::vector<std::string> lines;
 };
 
 // Follows of log files on this machine; each batch comes back through RunBoard::file_batch.
