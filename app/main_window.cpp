@@ -66,11 +66,12 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     // The user's own history imports the CLI's old JSON run records once; a history named by the caller
     // (tests, a second profile) imports nothing.
     Result<std::unique_ptr<RunHistory>> history =
-        history_path.isEmpty() ? RunHistory::open_default() : RunHistory::open(history_path);
+        history_path.isEmpty() ? RunHistory::open_default() : RunHistory::open(history_path.toStdString());
     QString history_problem;
     if (history.ok()) {
         history_ = std::move(*history);
-        sessions_.set_store_path(history_->path());  // cluster workers record new jobs there at once
+        sessions_.set_store_path(
+            QString::fromStdString(history_->path()));  // cluster workers record new jobs there at once
     } else {
         history_problem = QString::fromStdString(history.error());
     }
@@ -115,7 +116,8 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     stack_->addWidget(clusters_);
     stack_->addWidget(chat_);
     stack_->addWidget(adapt_);
-    adapt_->set_local_runner(options.engine_binary, history_ != nullptr ? history_->path() : QString());
+    adapt_->set_local_runner(options.engine_binary,
+                             history_ != nullptr ? QString::fromStdString(history_->path()) : QString());
     connect(adapt_, &AdaptPage::progressed, runs_, &RunsPage::reload);
     // Pipelines go to a cluster through a PipelineJob with the window's profiles, dialogs and connector.
     adapt_->set_cluster_jobs([this](const QString& name) -> PipelineJob* {

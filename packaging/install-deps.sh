@@ -17,8 +17,8 @@ packages=(
   libtorch-dev libgloo-dev
   # fast BLAS: Debian's default libblas.so.3 is the slow reference one; OpenBLAS takes over the alternative
   libopenblas0-pthread
-  # app
-  qt6-base-dev libqt6sql6-sqlite libqcustomplot-dev qtkeychain-qt6-dev
+  # app; the run history is SQLite through its C API
+  qt6-base-dev libqcustomplot-dev qtkeychain-qt6-dev libsqlite3-dev
   # translations: lupdate/lrelease and Qt6LinguistTools (the build compiles resources/translations/*.ts), and
   # Qt's own qtbase_<lang>.qm for the standard dialogs' buttons
   qt6-l10n-tools qt6-tools-dev qt6-translations-l10n

@@ -348,7 +348,7 @@ Status AdaptPage::start_here(const QString& file) {
         std::unique_ptr<RunHistory> store;
         std::string store_error;
         if (!store_path.isEmpty()) {
-            if (Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(store_path); opened.ok())
+            if (Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(store_path.toStdString()); opened.ok())
                 store = std::move(*opened);
             else
                 store_error = opened.error();

@@ -304,8 +304,9 @@ private:
 
     // The run history at `path` on this thread's own connection, opened on first use; without a path (or
     // when it cannot be opened: history_error_ says why) a store that records nothing.
-    RunStore& run_store(const QString& path) {
-        if (path.isEmpty()) return no_store_;
+    RunStore& run_store(const QString& store_path) {
+        if (store_path.isEmpty()) return no_store_;
+        const std::string path = store_path.toStdString();
         if (!history_ || history_->path() != path) {
             runs_.reset();
             Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(path);

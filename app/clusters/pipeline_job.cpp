@@ -25,10 +25,10 @@ void PipelineJob::start(Pipeline pipeline, PipelineSubmitRequest request, QStrin
     request.stop_requested = [this] { return stop_requested(); };
     start_work([host](const QString& error) { return tr("Could not connect to %1: %2").arg(host, error); },
                [this, pipeline = std::move(pipeline), request, store_path](remote::Session& session) -> Done {
-                   // This thread's own connection to the history (a Qt SQL connection belongs to its thread).
+                   // This thread's own connection to the history (one connection is used by one thread).
                    std::unique_ptr<RunHistory> history;
                    if (!store_path.isEmpty()) {
-                       Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(store_path);
+                       Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(store_path.toStdString());
                        if (!opened.ok())
                            return {false, tr("Run history: %1").arg(QString::fromStdString(opened.error()))};
                        history = std::move(*opened);

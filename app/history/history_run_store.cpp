@@ -4,7 +4,7 @@
 namespace slipway::app {
 
 std::string HistoryRunStore::location() const {
-    return history_.path().toStdString();
+    return history_.path();
 }
 
 Result<int64_t> HistoryRunStore::add(const StoredRun& run) {
@@ -22,16 +22,15 @@ Status HistoryRunStore::record_job(const remote::RunRecord& record, const std::s
 
 Status HistoryRunStore::set_state(int64_t id, RunState state, const std::string& detail,
                                   const std::string& slurm_state, StateWrite mode) {
-    return history_.set_state(id, state, QString::fromStdString(detail), QString::fromStdString(slurm_state),
-                              is_terminal(state) ? now_ms() : 0, mode);
+    return history_.set_state(id, state, detail, slurm_state, is_terminal(state) ? now_ms() : 0, mode);
 }
 
 Status HistoryRunStore::end_unseen(int64_t id, RunState state, const std::string& detail) {
-    return history_.set_state(id, state, QString::fromStdString(detail), {}, 0, StateWrite::kIfNotEnded);
+    return history_.set_state(id, state, detail, {}, 0, StateWrite::kIfNotEnded);
 }
 
 Result<StoredRun> HistoryRunStore::find(const std::string& run_id_or_row) const {
-    const Result<int64_t> id = history_.find_run(QString::fromStdString(run_id_or_row));
+    const Result<int64_t> id = history_.find_run(run_id_or_row);
     if (!id.ok()) return id.status();
     return history_.run(*id);
 }
@@ -61,21 +60,20 @@ Result<int64_t> HistoryRunStore::version() const {
 }
 
 Result<int64_t> HistoryRunStore::find_opened_log(const std::string& path) const {
-    return history_.find_opened_log(QString::fromStdString(path));
+    return history_.find_opened_log(path);
 }
 
 Result<int64_t> HistoryRunStore::record_opened_log(const std::string& path, const std::string& name) {
-    return history_.record_opened_log(QString::fromStdString(path), QString::fromStdString(name));
+    return history_.record_opened_log(path, name);
 }
 
 Result<int64_t> HistoryRunStore::find_log_run(const std::string& profile, const std::string& path) const {
-    return history_.find_log_run(QString::fromStdString(profile), QString::fromStdString(path));
+    return history_.find_log_run(profile, path);
 }
 
 Result<int64_t> HistoryRunStore::record_remote_log(const std::string& profile, const std::string& path,
                                                    const std::string& name) {
-    return history_.record_remote_log(QString::fromStdString(profile), QString::fromStdString(path),
-                                      QString::fromStdString(name));
+    return history_.record_remote_log(profile, path, name);
 }
 
 Status HistoryRunStore::finish_opened_log(int64_t id, const RunMetrics& metrics) {

@@ -1,32 +1,39 @@
-// HistoryWriter: per-run queues written through RunHistory::append, a single-shot retry timer with a
-// doubling delay, and one message per change between writing and failing.
+// HistoryWriter: per-run queues written through RunHistory::append, a retry on the timer seam with a
+// doubling delay, and one Change per change between writing and failing.
 #include "history/history_writer.h"
 
-#include <QSignalBlocker>
-#include <QTimer>
-#include <QtDebug>
-
 #include <algorithm>
+#include <iostream>
 #include <iterator>
 
 namespace slipway::app {
-HistoryWriter::HistoryWriter(RunHistory* history) : history_(history), retry_timer_(new QTimer(this)) {
-    retry_timer_->setSingleShot(true);
-    connect(retry_timer_, &QTimer::timeout, this, [this] { (void)flush(); });
-}
+HistoryWriter::HistoryWriter(RunHistory* history) : history_(history) {}
 
 HistoryWriter::~HistoryWriter() {
+    listener_ = nullptr;  // whoever listened may be half destroyed by now
     if (queues_.empty()) return;
-    const QSignalBlocker quiet(this);  // whoever listened may be half destroyed by now
     const size_t waiting = pending_points();
     if (const Status s = write_queues(); !s.ok()) {
-        qWarning().noquote() << QStringLiteral(
-                                    "slipway: %1 points were not stored in the run history %2 (%3); the "
-                                    "stored log offsets are before them, so following those runs again "
-                                    "reads them again")
-                                    .arg(waiting)
-                                    .arg(history_->path(), QString::fromStdString(s.message()));
+        std::cerr << "slipway: " << waiting << " points were not stored in the run history "
+                  << history_->path() << " (" << s.message()
+                  << "); the stored log offsets are before them, so following those runs again reads them "
+                     "again\n";
     }
+}
+
+void HistoryWriter::set_retry_timer(BoardTimer* timer) {
+    retry_timer_ = timer;
+    if (failing_) retry_later();  // a retry that waited on the old timer is now this one's
+}
+
+void HistoryWriter::retry_later() {
+    stop_retrying();
+    if (retry_timer_ == nullptr) return;
+    retry_timer_->later(delay_ms_,
+                        [this, alive = std::weak_ptr<bool>(alive_), generation = retry_generation_] {
+                            if (alive.expired() || generation != retry_generation_) return;
+                            (void)flush();
+                        });
 }
 
 void HistoryWriter::append(int64_t run_id, std::vector<MetricPointRow> rows, const RunMetrics& metrics,
@@ -67,23 +74,21 @@ Status HistoryWriter::close_run(int64_t run_id) {
         return s;
     }
     if (queues_.empty()) {  // nothing left to retry: no "written again" later about nothing
-        retry_timer_->stop();
+        stop_retrying();
         failing_ = false;
         problem_.clear();
     }
-    const QString what =
-        reset_pending
-            ? QStringLiteral(
-                  "the log of run %2 was rewritten, but the run history %3 still holds its old points "
-                  "and offset (%4); following it again reads the log from that stale offset (Delete the "
-                  "run's history and follow it again to start over); %1 new points were not stored")
-            : QStringLiteral(
-                  "%1 points of run %2 were not stored in the run history %3 (%4); its stored log "
-                  "offset is before them, so following it again reads them again");
-    return Status::Error(what.arg(waiting)
-                             .arg(run_id)
-                             .arg(history_->path(), QString::fromStdString(s.message()))
-                             .toStdString());
+    const std::string run = std::to_string(run_id);
+    if (reset_pending) {
+        return Status::Error("the log of run " + run + " was rewritten, but the run history " +
+                             history_->path() + " still holds its old points and offset (" + s.message() +
+                             "); following it again reads the log from that stale offset (Delete the run's "
+                             "history and follow it again to start over); " +
+                             std::to_string(waiting) + " new points were not stored");
+    }
+    return Status::Error(std::to_string(waiting) + " points of run " + run +
+                         " were not stored in the run history " + history_->path() + " (" + s.message() +
+                         "); its stored log offset is before them, so following it again reads them again");
 }
 
 void HistoryWriter::discard(int64_t run_id) {
@@ -131,26 +136,20 @@ Status HistoryWriter::write_queue(int64_t run_id, Queue& queue) {
 
 void HistoryWriter::after_write(const Status& status, size_t points_waiting) {
     if (status.ok()) {
-        retry_timer_->stop();
+        stop_retrying();
         if (!failing_) return;
         failing_ = false;
         problem_.clear();
-        emit write_recovered(points_waiting == 0
-                                 ? tr("the run history %1 is written again").arg(history_->path())
-                                 : tr("the run history %1 is written again; the %2 points that "
-                                      "waited are stored")
-                                       .arg(history_->path())
-                                       .arg(points_waiting));
+        tell(Change{false, history_->path(), {}, points_waiting});
         return;
     }
-    problem_ = tr("cannot write the run history %1: %2")
-                   .arg(history_->path(), QString::fromStdString(status.message()));
+    problem_ = "cannot write the run history " + history_->path() + ": " + status.message();
     delay_ms_ = failing_ ? std::min(delay_ms_ * 2, policy_.max_delay_ms) : policy_.first_delay_ms;
     next_try_ms_ = now_ms() + delay_ms_;
-    retry_timer_->start(delay_ms_);
+    retry_later();
     if (failing_) return;
     failing_ = true;
-    emit write_failed(problem_ + QStringLiteral(". Points are kept and written when it works again."));
+    tell(Change{true, history_->path(), status.message(), points_waiting});
 }
 
 }  // namespace slipway::app

@@ -4,28 +4,24 @@
 // file locked by another program) everything stays queued and is tried again on the next batch once the
 // retry delay has passed, and on a timer (the delay doubles up to a limit): no point is lost, repeated or
 // reordered. It says once when writing starts failing (the file and SQLite's reason) and once when
-// everything queued is stored again.
+// everything queued is stored again. Qt-free: the timer it retries on and who listens are seams.
 #pragma once
 
-#include <QObject>
-#include <QString>
-
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "contract/status.h"
 #include "history/run_history.h"
 #include "service/run_board_seams.h"
 
-class QTimer;
-
 namespace slipway::app {
 
-class HistoryWriter : public QObject, public PointWriter {
-    Q_OBJECT
-
+class HistoryWriter : public PointWriter {
 public:
     struct RetryPolicy {
         int first_delay_ms = 1000;
@@ -35,11 +31,25 @@ public:
         int busy_timeout_ms = 200;
     };
 
+    // Writing started failing, or works again: said once per change (the GUI words it for the user).
+    struct Change {
+        bool failing = false;
+        std::string path;           // the history's file
+        std::string reason;         // while failing: SQLite's reason ("database or disk is full")
+        size_t points_waiting = 0;  // works again: the queued points that are now stored
+    };
+
     explicit HistoryWriter(RunHistory* history);
-    // A last try; points that still cannot be written are reported with qWarning.
+    // A last try; points that still cannot be written are reported on stderr.
     ~HistoryWriter() override;
+    HistoryWriter(const HistoryWriter&) = delete;
+    HistoryWriter& operator=(const HistoryWriter&) = delete;
 
     void set_retry_policy(const RetryPolicy& policy) { policy_ = policy; }
+    // Where retries wait while failing (the GUI's event loop; not owned: set nullptr before it goes).
+    // Without one a failed write is tried again on the next append or flush.
+    void set_retry_timer(BoardTimer* timer);
+    void set_listener(std::function<void(const Change&)> listener) { listener_ = std::move(listener); }
 
     // Queues `rows` (in log order) and the offset just after them, and writes the queues unless the
     // history is failing and the retry delay has not passed yet.
@@ -58,14 +68,10 @@ public:
     void discard(int64_t run_id);
 
     bool failing() const { return failing_; }
-    // While failing(): the file and SQLite's reason.
-    const QString& problem() const { return problem_; }
+    // While failing(): "cannot write the run history <file>: <SQLite's reason>".
+    const std::string& problem() const { return problem_; }
     size_t pending_points() const;
     size_t pending_points(int64_t run_id) const;
-
-signals:
-    void write_failed(const QString& message);
-    void write_recovered(const QString& message);
 
 private:
     // What is waiting for one run.
@@ -81,13 +87,22 @@ private:
     Status write_queue(int64_t run_id, Queue& queue);
     // Failing or recovered after a write, and the retry timer.
     void after_write(const Status& status, size_t points_waiting);
+    void retry_later();
+    void stop_retrying() { ++retry_generation_; }  // a retry already waiting on the timer does nothing
+    void tell(const Change& change) const {
+        if (listener_) listener_(change);
+    }
 
     RunHistory* history_;
     RetryPolicy policy_;
     std::map<int64_t, Queue> queues_;
-    QTimer* retry_timer_;
+    BoardTimer* retry_timer_ = nullptr;
+    uint64_t retry_generation_ = 0;
+    std::shared_ptr<bool> alive_ =
+        std::make_shared<bool>(true);  // a retry after the writer went does nothing
+    std::function<void(const Change&)> listener_;
     bool failing_ = false;
-    QString problem_;
+    std::string problem_;
     int delay_ms_ = 0;
     int64_t next_try_ms_ = 0;  // while failing: appends before this only queue
 };

@@ -1,18 +1,6 @@
-// RunHistory on QSQLITE: two tables, runs and points; one connection per RunHistory object; the schema
-// as a list of migration steps; the file's mode set before SQLite writes into it.
+// RunHistory over SQLite's C API: two tables, runs and points; one connection per RunHistory object; the
+// schema as a list of migration steps; the file's mode set before SQLite writes into it.
 #include "history/run_history.h"
-
-#include <QAtomicInteger>
-#include <QDateTime>
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-#include <QSqlDatabase>
-#include <QSqlError>
-#include <QSqlQuery>
-#include <QStandardPaths>
-#include <QVariant>
-#include <QtDebug>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,76 +8,65 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "history/history_writer.h"
+#include "remote/slurm/local_files.h"
 
 namespace slipway::app {
 namespace {
 
-QAtomicInteger<int> g_connection_counter;
-
-QString db_word(RunState state) {
-    return QString::fromUtf8(to_db_text(state).data(), static_cast<qsizetype>(to_db_text(state).size()));
-}
-
-// Empty text is stored as NULL.
-QVariant text_or_null(const QString& text) {
-    return text.isEmpty() ? QVariant() : QVariant(text);
-}
-
-// An unknown time (0) is stored as NULL.
-QVariant time_value(int64_t ms) {
-    return ms != 0 ? QVariant(static_cast<qint64>(ms)) : QVariant();
-}
-
-int64_t time_from(const QVariant& v) {
-    return v.isNull() ? 0 : static_cast<int64_t>(v.toLongLong());
-}
-
-QString text(const std::string& s) {
-    return QString::fromStdString(s);
+std::string db_word(RunState state) {
+    return std::string(to_db_text(state));
 }
 
 // A record's submitted time (remote::utc_timestamp) in milliseconds; 0 when it is not one.
 int64_t submitted_ms(const remote::RunRecord& r) {
-    const QDateTime t = QDateTime::fromString(QString::fromStdString(r.submitted), Qt::ISODate);
-    return t.isValid() ? t.toMSecsSinceEpoch() : 0;
+    const std::optional<std::time_t> t = remote::parse_utc_timestamp(r.submitted);
+    return t ? static_cast<int64_t>(*t) * 1000 : 0;
 }
 
 // What a migration step's code may use and report.
 struct MigrationContext {
-    QSqlDatabase db;
+    SqliteConnection& db;
     const OpenOptions& options;
-    QStringList& notes;
+    std::vector<std::string>& notes;
     bool imported_legacy_records = false;
 };
 
 // Schema 2's data step: every stored state becomes a RunState DB word; the Slurm word or run_stop status
 // the old text was goes to slurm_state / state_detail.
 Status normalize_states(MigrationContext& ctx) {
-    QSqlDatabase db = ctx.db;
-    QSqlQuery select(db);
-    if (!select.exec(QStringLiteral("SELECT id, state FROM runs")))
-        return Status::Error(select.lastError().text().toStdString());
     // Read first, then update: no UPDATE runs while a SELECT over the same table is still stepping.
-    std::vector<std::pair<QVariant, QString>> stored;
-    while (select.next())
-        stored.emplace_back(select.value(0), select.value(1).toString());
-    select.finish();
-    QSqlQuery update(db);
-    update.prepare(
-        QStringLiteral("UPDATE runs SET state = ?, slurm_state = ?, state_detail = ? WHERE id = ?"));
+    std::vector<std::pair<int64_t, std::string>> stored;
+    {
+        Result<SqlStatement> select = ctx.db.prepare("SELECT id, state FROM runs", "cannot read the states");
+        if (!select.ok()) return select.status();
+        for (;;) {
+            Result<bool> row = select->next();
+            if (!row.ok()) return row.status();
+            if (!*row) break;
+            stored.emplace_back(select->integer(0), select->text(1));
+        }
+    }
+    Result<SqlStatement> update =
+        ctx.db.prepare("UPDATE runs SET state = ?, slurm_state = ?, state_detail = ? WHERE id = ?",
+                       "cannot rewrite a state");
+    if (!update.ok()) return update.status();
     for (const auto& [id, text] : stored) {
-        const LegacyState old = parse_legacy_text(text.toStdString());
-        update.addBindValue(db_word(old.state));
-        update.addBindValue(text_or_null(QString::fromStdString(old.slurm_state)));
-        update.addBindValue(text_or_null(QString::fromStdString(run_stop_detail(old.run_stop_status))));
-        update.addBindValue(id);
-        if (!update.exec()) return Status::Error(update.lastError().text().toStdString());
+        const LegacyState old = parse_legacy_text(text);
+        if (Status s = update->bind({db_word(old.state), SqlValue::text_or_null(old.slurm_state),
+                                     SqlValue::text_or_null(run_stop_detail(old.run_stop_status)), id});
+            !s.ok())
+            return s;
+        if (Status s = update->run(); !s.ok()) return s;
     }
     return Status::Ok();
 }
@@ -98,63 +75,53 @@ Status normalize_states(MigrationContext& ctx) {
 // wrote both) gets the record's run id and folder; any other record becomes a new row. A record that cannot
 // be read is named in a note and skipped: a corrupt file must not lock anyone out of the history.
 Status import_json_run_records(MigrationContext& ctx) {
-    if (ctx.options.legacy_records_dir.isEmpty()) return Status::Ok();
-    const remote::RunRecordStore store(QFile::encodeName(ctx.options.legacy_records_dir).toStdString());
+    if (ctx.options.legacy_records_dir.empty()) return Status::Ok();
+    const remote::RunRecordStore store(ctx.options.legacy_records_dir);
     const remote::RunRecordStore::Scan scan = store.scan();
     // Records that cannot even be listed are not skipped silently: the history stays at its old version
     // (and usable by this Slipway after the fix) until they can be read.
     if (!scan.listing_problem.empty())
         return Status::Error(scan.listing_problem + " (fix the folder's permissions, or move it away)");
     for (const std::string& problem : scan.problems)
-        ctx.notes << QStringLiteral("not imported: %1").arg(QString::fromStdString(problem));
+        ctx.notes.push_back("not imported: " + problem);
     int imported = 0;
     for (const remote::RunRecord& r : scan.records) {
-        const QString log = QString::fromStdString(r.slurm_log());
-        QSqlQuery same(ctx.db);
-        same.prepare(
-            QStringLiteral("SELECT id FROM runs WHERE cluster = ? AND job_id = ? AND log_path = ? "
-                           "AND run_id IS NULL ORDER BY id LIMIT 1"));
-        same.addBindValue(QString::fromStdString(r.cluster));
-        same.addBindValue(QString::fromStdString(r.job_id));
-        same.addBindValue(log);
-        if (!same.exec()) return Status::Error(same.lastError().text().toStdString());
-        const QVariant existing = same.next() ? same.value(0) : QVariant();
-        same.finish();
-        QSqlQuery write(ctx.db);
-        if (existing.isValid()) {
-            write.prepare(
-                QStringLiteral("UPDATE runs SET run_id = ?, remote_dir = ?, slurm_cluster = ? WHERE id = ?"));
-            write.addBindValue(QString::fromStdString(r.run_id));
-            write.addBindValue(QString::fromStdString(r.remote_dir));
-            write.addBindValue(text_or_null(QString::fromStdString(r.slurm_cluster)));
-            write.addBindValue(existing);
+        const std::string log = r.slurm_log();
+        std::optional<int64_t> same_job;  // read to its end before the write below
+        {
+            Result<SqlStatement> same = ctx.db.prepare(
+                "SELECT id FROM runs WHERE cluster = ? AND job_id = ? AND log_path = ? "
+                "AND run_id IS NULL ORDER BY id LIMIT 1",
+                r.run_id);
+            if (!same.ok()) return same.status();
+            if (Status s = same->bind({r.cluster, r.job_id, log}); !s.ok()) return s;
+            const Result<bool> found = same->next();
+            if (!found.ok()) return found.status();
+            if (*found) same_job = same->integer(0);
+        }
+        Status written = Status::Ok();
+        if (same_job) {
+            written = ctx.db.run("UPDATE runs SET run_id = ?, remote_dir = ?, slurm_cluster = ? WHERE id = ?",
+                                 {r.run_id, r.remote_dir, SqlValue::text_or_null(r.slurm_cluster), *same_job},
+                                 r.run_id);
         } else {
             const LegacyState old = parse_legacy_text(r.last_state);
             const int64_t submitted = submitted_ms(r);
-            write.prepare(
-                QStringLiteral("INSERT INTO runs (name, cluster, job_id, state, slurm_state, created_ms, "
-                               "started_ms, log_path, "
-                               "log_offset, run_id, remote_dir, slurm_cluster) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                               "?, 0, ?, ?, ?)"));
-            write.addBindValue(QString::fromStdString(r.name));
-            write.addBindValue(QString::fromStdString(r.cluster));
-            write.addBindValue(QString::fromStdString(r.job_id));
-            write.addBindValue(db_word(old.state));
-            write.addBindValue(text_or_null(QString::fromStdString(old.slurm_state)));
-            write.addBindValue(time_value(submitted));
-            write.addBindValue(time_value(submitted));
-            write.addBindValue(log);
-            write.addBindValue(QString::fromStdString(r.run_id));
-            write.addBindValue(QString::fromStdString(r.remote_dir));
-            write.addBindValue(text_or_null(QString::fromStdString(r.slurm_cluster)));
+            written = ctx.db.run(
+                "INSERT INTO runs (name, cluster, job_id, state, slurm_state, created_ms, started_ms, "
+                "log_path, "
+                "log_offset, run_id, remote_dir, slurm_cluster) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                {r.name, r.cluster, r.job_id, db_word(old.state), SqlValue::text_or_null(old.slurm_state),
+                 SqlValue::time_or_null(submitted), SqlValue::time_or_null(submitted), log, r.run_id,
+                 r.remote_dir, SqlValue::text_or_null(r.slurm_cluster)},
+                r.run_id);
         }
-        if (!write.exec()) return Status::Error(r.run_id + ": " + write.lastError().text().toStdString());
+        if (!written.ok()) return written;
         ++imported;
     }
     ctx.imported_legacy_records = !scan.records.empty() || !scan.problems.empty();
     if (imported > 0)
-        ctx.notes
-            << QStringLiteral("imported %1 run record(s) from %2").arg(imported).arg(store.dir().c_str());
+        ctx.notes.push_back("imported " + std::to_string(imported) + " run record(s) from " + store.dir());
     return Status::Ok();
 }
 
@@ -192,56 +159,44 @@ const std::vector<MigrationStep> kMigrations = {
 constexpr mode_t kPrivateFile = 0600;
 constexpr mode_t kPrivateFolder = 0700;
 
-QString errno_text() {
-    return QString::fromLocal8Bit(std::strerror(errno));
+std::string errno_text() {
+    return std::strerror(errno);
 }
 
 // Creates the missing folders of `path` with mode 0700 and the file itself, empty, with 0600 (whatever the
 // umask) before SQLite writes anything; SQLite gives its -wal, -shm and -journal files the database file's
 // mode. An existing file, or one of those, that others can read is tightened to 0600, and `notes` says so.
-Status make_private(const QString& path, QStringList& notes) {
-    const QString folder = QFileInfo(path).absolutePath();
-    QStringList missing;
-    for (QString f = folder; !QFileInfo::exists(f); f = QFileInfo(f).absolutePath())
+Status make_private(const std::string& path, std::vector<std::string>& notes) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path folder = fs::absolute(fs::path(path), ec).parent_path();
+    std::vector<fs::path> missing;
+    for (fs::path f = folder; !fs::exists(f, ec) && f != f.parent_path(); f = f.parent_path())
         missing.push_back(f);
-    if (!QDir().mkpath(folder)) return Status::Error("cannot create the folder of " + path.toStdString());
-    for (const QString& f : missing) {
-        if (::chmod(QFile::encodeName(f).constData(), kPrivateFolder) != 0)
-            return Status::Error(("cannot make " + f + " private: " + errno_text()).toStdString());
+    fs::create_directories(folder, ec);
+    if (ec || !fs::is_directory(folder, ec)) return Status::Error("cannot create the folder of " + path);
+    for (const fs::path& f : missing) {
+        if (::chmod(f.c_str(), kPrivateFolder) != 0)
+            return Status::Error("cannot make " + f.string() + " private: " + errno_text());
     }
-    const QByteArray file = QFile::encodeName(path);
-    if (const int fd = ::open(file.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kPrivateFile);
-        fd >= 0) {
+    if (const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kPrivateFile); fd >= 0) {
         const bool made_private = ::fchmod(fd, kPrivateFile) == 0;
         ::close(fd);
-        if (!made_private)
-            return Status::Error(("cannot make " + path + " private: " + errno_text()).toStdString());
+        if (!made_private) return Status::Error("cannot make " + path + " private: " + errno_text());
         return Status::Ok();
     }
-    if (errno != EEXIST) return Status::Error(("cannot create " + path + ": " + errno_text()).toStdString());
+    if (errno != EEXIST) return Status::Error("cannot create " + path + ": " + errno_text());
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-        const QByteArray name = file + suffix;
+        const std::string name = path + suffix;
         struct stat st {};
-        if (::stat(name.constData(), &st) != 0 || (st.st_mode & 077) == 0) continue;
-        const QString shown = QFile::decodeName(name);
-        if (::chmod(name.constData(), kPrivateFile) != 0)
-            return Status::Error(("cannot make " + shown + " private: " + errno_text()).toStdString());
-        notes << QStringLiteral("%1 could be read by others (mode %2); it is now 0600")
-                     .arg(shown)
-                     .arg(st.st_mode & 0777, 4, 8, QLatin1Char('0'));
+        if (::stat(name.c_str(), &st) != 0 || (st.st_mode & 077) == 0) continue;
+        if (::chmod(name.c_str(), kPrivateFile) != 0)
+            return Status::Error("cannot make " + name + " private: " + errno_text());
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 0777));
+        notes.push_back(name + " could be read by others (mode " + mode + "); it is now 0600");
     }
     return Status::Ok();
-}
-
-// SQLite's own reason ("database is locked", "database or disk is full") when there is one: Qt's
-// driver text after it ("Unable to fetch row") says nothing more.
-Status sql_error(const QString& what, const QSqlError& error) {
-    const QString reason = error.databaseText().isEmpty() ? error.text() : error.databaseText();
-    return Status::Error((what + ": " + reason).toStdString());
-}
-
-QVariant real_value(double v) {
-    return std::isnan(v) ? QVariant() : QVariant(v);
 }
 
 }  // namespace
@@ -275,8 +230,8 @@ RunFacts RunFacts::of(const RunMetrics& m) {
 
 namespace {
 
-void apply_meta(const QString& text, RunMetrics& m) {
-    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+void apply_meta(const std::string& text, RunMetrics& m) {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object()) return;
     auto get_i = [&j](const char* key, std::optional<int64_t>& out) {
         if (j.contains(key) && j[key].is_number()) out = j[key].get<int64_t>();
@@ -309,26 +264,26 @@ void apply_meta(const QString& text, RunMetrics& m) {
     }
 }
 
-StoredRun record_from(const QSqlQuery& q) {
+StoredRun record_from(const SqlStatement& q) {
     StoredRun r;
-    r.id = q.value(0).toLongLong();
-    r.name = q.value(1).toString().toStdString();
-    r.cluster = q.value(2).toString().toStdString();
-    r.job_id = q.value(3).toString().toStdString();
+    r.id = q.integer(0);
+    r.name = q.text(1);
+    r.cluster = q.text(2);
+    r.job_id = q.text(3);
     // Schema 2 wrote DB words; a Slipway of schema 1 still running beside us may write its old texts.
-    r.state = from_legacy_text(q.value(4).toString().toStdString());
-    r.created_ms = time_from(q.value(5));
-    r.started_ms = time_from(q.value(6));
-    r.finished_ms = time_from(q.value(7));
-    r.config_json = q.value(8).toString().toStdString();
-    r.log_path = q.value(9).toString().toStdString();
-    r.log_offset = static_cast<uint64_t>(q.value(10).toLongLong());
-    r.slurm_state = q.value(11).toString().toStdString();
-    r.state_detail = q.value(12).toString().toStdString();
-    r.run_id = q.value(13).toString().toStdString();
-    r.remote_dir = q.value(14).toString().toStdString();
-    r.slurm_cluster = q.value(15).toString().toStdString();
-    const nlohmann::json facts = nlohmann::json::parse(q.value(16).toString().toStdString(), nullptr, false);
+    r.state = from_legacy_text(q.text(4));
+    r.created_ms = q.integer(5);  // NULL (not known) reads 0
+    r.started_ms = q.integer(6);
+    r.finished_ms = q.integer(7);
+    r.config_json = q.text(8);
+    r.log_path = q.text(9);
+    r.log_offset = static_cast<uint64_t>(q.integer(10));
+    r.slurm_state = q.text(11);
+    r.state_detail = q.text(12);
+    r.run_id = q.text(13);
+    r.remote_dir = q.text(14);
+    r.slurm_cluster = q.text(15);
+    const nlohmann::json facts = nlohmann::json::parse(q.text(16), nullptr, false);
     if (facts.is_object() && facts.contains("resumes") && facts["resumes"].is_array())
         r.restarts = static_cast<int>(facts["resumes"].size());
     return r;
@@ -338,257 +293,218 @@ constexpr const char* kRunColumns =
     "id, name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, log_path, "
     "log_offset, slurm_state, state_detail, run_id, remote_dir, slurm_cluster, meta_json";
 
-// Runs statements that each take the run id as their one parameter, all or nothing.
-Status per_run_transaction(QSqlDatabase db, int64_t run_id, std::initializer_list<const char*> statements,
-                           const QString& what) {
-    if (!db.transaction()) return sql_error(QStringLiteral("cannot start a transaction"), db.lastError());
-    for (const char* sql : statements) {
-        QSqlQuery q(db);
-        q.prepare(QString::fromUtf8(sql));
-        q.addBindValue(static_cast<qint64>(run_id));
-        if (!q.exec()) {
-            const Status s = sql_error(what, q.lastError());
-            db.rollback();
-            return s;
-        }
+std::string run_query(const std::string& rest) {
+    return std::string("SELECT ") + kRunColumns + " FROM runs " + rest;
+}
+
+// Every row `statement` gives, as StoredRun.
+Result<std::vector<StoredRun>> all_runs(SqlStatement& statement) {
+    std::vector<StoredRun> runs;
+    for (;;) {
+        Result<bool> row = statement.next();
+        if (!row.ok()) return row.status();
+        if (!*row) return runs;
+        runs.push_back(record_from(statement));
     }
-    if (!db.commit()) return sql_error(what, db.lastError());
-    return Status::Ok();
+}
+
+// The first column of the first row as a row id; 0 when there is no row.
+Result<int64_t> id_or_zero(SqlStatement& statement) {
+    Result<bool> row = statement.next();
+    if (!row.ok()) return row.status();
+    return *row ? statement.integer(0) : int64_t{0};
+}
+
+// A row number typed as text ("42"); 0 for anything else.
+int64_t row_number(const std::string& text) {
+    int64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    return ec == std::errc() && end == text.data() + text.size() ? n : 0;
+}
+
+std::string run_words(const char* what, int64_t run_id) {
+    return std::string(what) + " " + std::to_string(run_id);
 }
 
 }  // namespace
 
-QString RunHistory::default_path() {
-    // GenericDataLocation is $XDG_DATA_HOME (~/.local/share); our folder is named after the app.
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
-           QStringLiteral("/slipway/history.sqlite");
+std::string RunHistory::default_path() {
+    return remote::slipway_data_dir() + "/history.sqlite";  // $XDG_DATA_HOME (~/.local/share)/slipway
 }
 
 int RunHistory::schema_version() {
     return static_cast<int>(kMigrations.size());
 }
 
-RunHistory::RunHistory(QString connection, QString path)
-    : connection_(std::move(connection)), path_(std::move(path)) {}
+RunHistory::RunHistory(std::unique_ptr<SqliteConnection> db, std::string path)
+    : db_(std::move(db)), path_(std::move(path)) {}
 
 RunHistory::~RunHistory() {
     writer_.reset();  // its last flush needs the connection
-    {
-        QSqlDatabase db = QSqlDatabase::database(connection_, false);
-        if (db.isValid()) db.close();
-    }
-    QSqlDatabase::removeDatabase(connection_);
 }
 
 Result<std::unique_ptr<RunHistory>> RunHistory::open_default() {
     OpenOptions options;
-    options.legacy_records_dir = QFile::decodeName(remote::default_runs_dir().c_str());
+    options.legacy_records_dir = remote::default_runs_dir();
     return open(default_path(), options);
 }
 
-Result<std::unique_ptr<RunHistory>> RunHistory::open(const QString& path, const OpenOptions& options) {
-    QStringList notes;
+Result<std::unique_ptr<RunHistory>> RunHistory::open(const std::string& path, const OpenOptions& options) {
+    std::vector<std::string> notes;
     if (Status s = make_private(path, notes); !s.ok()) return s;
-    const QString connection =
-        QStringLiteral("slipway_history_%1").arg(g_connection_counter.fetchAndAddRelaxed(1));
-    std::unique_ptr<RunHistory> history(new RunHistory(connection, path));
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
-        db.setDatabaseName(path);
-        if (!db.open()) return sql_error("cannot open run history " + path, db.lastError());
-    }
+    Result<std::unique_ptr<SqliteConnection>> db = SqliteConnection::open(path);
+    if (!db.ok()) return db.status();
+    std::unique_ptr<RunHistory> history(new RunHistory(std::move(*db), path));
     if (Status s = history->set_busy_timeout(kBusyTimeoutMs); !s.ok()) return s;
     if (Status s = history->migrate(options, notes); !s.ok()) return s;
     for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
-        if (Status s = history->exec(QString::fromLatin1(sql)); !s.ok()) return s;
+        if (Status s = history->db_->run(sql, {}, std::string("run history: ") + sql); !s.ok()) return s;
     }
-    for (const QString& note : notes)
-        qWarning().noquote() << "slipway:" << note;
+    for (const std::string& note : notes)
+        std::cerr << "slipway: " << note << "\n";
     history->open_notes_ = std::move(notes);
     history->writer_ = std::make_unique<HistoryWriter>(history.get());
     return Result<std::unique_ptr<RunHistory>>(std::move(history));
 }
 
-Status RunHistory::migrate(const OpenOptions& options, QStringList& notes) {
-    QSqlDatabase db = QSqlDatabase::database(connection_);
+Status RunHistory::migrate(const OpenOptions& options, std::vector<std::string>& notes) {
     bool imported = false;  // the legacy folder is renamed only after the import's COMMIT
-    const std::string file = path_.toStdString();
     const int latest = schema_version();
-    QSqlQuery q(db);
+    auto rollback_and = [this](const Status& s) {
+        db_->rollback();
+        return s;
+    };
     for (;;) {
         // Under the write lock, so two Slipways opening one old file migrate it once.
-        if (!q.exec(QStringLiteral("BEGIN IMMEDIATE")))
-            return sql_error("cannot migrate run history " + path_, q.lastError());
-        auto rollback_and = [&](const Status& s) {
-            QSqlQuery(db).exec(QStringLiteral("ROLLBACK"));
+        if (Status s = db_->run("BEGIN IMMEDIATE", {}, "cannot migrate run history " + path_); !s.ok())
             return s;
-        };
-        if (!q.exec(QStringLiteral("PRAGMA user_version")) || !q.next())
-            return rollback_and(sql_error("cannot read the schema version of " + path_, q.lastError()));
-        const int version = q.value(0).toInt();
-        q.finish();
+        const Result<int64_t> stored =
+            db_->integer("PRAGMA user_version", {}, "cannot read the schema version of " + path_);
+        if (!stored.ok()) return rollback_and(stored.status());
+        const int version = static_cast<int>(*stored);
         if (version > latest) {
             // Never downgraded: a newer Slipway's columns or meaning may be lost.
             return rollback_and(
-                Status::Error("run history " + file + " has schema version " + std::to_string(version) +
+                Status::Error("run history " + path_ + " has schema version " + std::to_string(version) +
                               ", newer than this Slipway's " + std::to_string(latest) +
                               ": open it with the newer Slipway, or move the file away to start a "
                               "new history (it was not changed)"));
         }
         if (version == latest) {
-            rollback_and(Status::Ok());  // nothing was written
+            db_->rollback();  // nothing was written
             if (imported) {
-                const QString from = options.legacy_records_dir;
-                const QString to = from + QStringLiteral(".imported");
-                notes
-                    << (QDir().rename(from, to)
-                            ? QStringLiteral("%1 renamed %2 (its records are in %3 now)").arg(from, to, path_)
-                            : QStringLiteral("%1 could not be renamed %2; its records are in %3 and will not "
-                                             "be imported again")
-                                  .arg(from, to, path_));
+                const std::string& from = options.legacy_records_dir;
+                const std::string to = from + ".imported";
+                std::error_code ec;
+                std::filesystem::rename(from, to, ec);
+                notes.push_back(!ec ? from + " renamed " + to + " (its records are in " + path_ + " now)"
+                                    : from + " could not be renamed " + to + "; its records are in " + path_ +
+                                          " and will not be imported again");
             }
             return Status::Ok();
         }
         const MigrationStep& step = kMigrations[static_cast<size_t>(version)];
-        const QString failed = QStringLiteral("cannot migrate run history %1 from schema version %2 to %3")
-                                   .arg(path_)
-                                   .arg(version)
-                                   .arg(version + 1);
+        const std::string failed = "cannot migrate run history " + path_ + " from schema version " +
+                                   std::to_string(version) + " to " + std::to_string(version + 1);
         for (const char* sql : step.sql) {
-            if (!q.exec(QString::fromLatin1(sql))) return rollback_and(sql_error(failed, q.lastError()));
+            if (Status s = db_->run(sql, {}, failed); !s.ok()) return rollback_and(s);
         }
-        MigrationContext ctx{db, options, notes};
+        MigrationContext ctx{*db_, options, notes};
         if (step.code != nullptr) {
             if (Status s = step.code(ctx); !s.ok())
-                return rollback_and(Status::Error(failed.toStdString() + ": " + s.message()));
+                return rollback_and(Status::Error(failed + ": " + s.message()));
         }
-        if (!q.exec(QStringLiteral("PRAGMA user_version = %1").arg(version + 1)) ||
-            !q.exec(QStringLiteral("COMMIT"))) {
-            return rollback_and(sql_error("cannot record the schema version of " + path_, q.lastError()));
-        }
+        const std::string recording = "cannot record the schema version of " + path_;
+        if (Status s = db_->run("PRAGMA user_version = " + std::to_string(version + 1), {}, recording);
+            !s.ok())
+            return rollback_and(s);
+        if (Status s = db_->commit(recording); !s.ok()) return s;
         imported = imported || ctx.imported_legacy_records;
     }
 }
 
 Status RunHistory::set_busy_timeout(int ms) {
-    return exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(ms));
+    return db_->set_busy_timeout(ms);
 }
 
-Status RunHistory::exec(const QString& sql) const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    if (!q.exec(sql)) return sql_error(QStringLiteral("run history: ") + sql, q.lastError());
-    return Status::Ok();
+Result<int64_t> RunHistory::pragma(const std::string& sql) {
+    return db_->integer(sql, {}, "run history: " + sql);
 }
 
 Result<int64_t> RunHistory::add_run(const StoredRun& run) {
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare(QStringLiteral(
+    const Status s = db_->run(
         "INSERT INTO runs (name, cluster, job_id, state, created_ms, started_ms, finished_ms, config_json, "
         "log_path, log_offset, slurm_state, state_detail, run_id, remote_dir, slurm_cluster) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    q.addBindValue(text(run.name));
-    q.addBindValue(text(run.cluster));
-    q.addBindValue(text(run.job_id));
-    q.addBindValue(db_word(run.state));
-    q.addBindValue(time_value(run.created_ms != 0 ? run.created_ms : now_ms()));
-    q.addBindValue(time_value(run.started_ms));
-    q.addBindValue(time_value(run.finished_ms));
-    q.addBindValue(text(run.config_json));
-    q.addBindValue(text(run.log_path));
-    q.addBindValue(static_cast<qint64>(run.log_offset));
-    q.addBindValue(text_or_null(text(run.slurm_state)));
-    q.addBindValue(text_or_null(text(run.state_detail)));
-    q.addBindValue(text_or_null(text(run.run_id)));
-    q.addBindValue(text_or_null(text(run.remote_dir)));
-    q.addBindValue(text_or_null(text(run.slurm_cluster)));
-    if (!q.exec()) return sql_error(QStringLiteral("cannot add run to history"), q.lastError());
-    return static_cast<int64_t>(q.lastInsertId().toLongLong());
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        {run.name, run.cluster, run.job_id, db_word(run.state),
+         SqlValue::time_or_null(run.created_ms != 0 ? run.created_ms : now_ms()),
+         SqlValue::time_or_null(run.started_ms), SqlValue::time_or_null(run.finished_ms), run.config_json,
+         run.log_path, static_cast<int64_t>(run.log_offset), SqlValue::text_or_null(run.slurm_state),
+         SqlValue::text_or_null(run.state_detail), SqlValue::text_or_null(run.run_id),
+         SqlValue::text_or_null(run.remote_dir), SqlValue::text_or_null(run.slurm_cluster)},
+        "cannot add run to history");
+    if (!s.ok()) return s;
+    return db_->last_insert_id();
 }
 
 Status RunHistory::update_run(const StoredRun& run) {
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare(QStringLiteral(
+    return db_->run(
         "UPDATE runs SET name = ?, cluster = ?, job_id = ?, state = ?, created_ms = ?, started_ms = ?, "
         "finished_ms = ?, config_json = ?, log_path = ?, slurm_state = ?, state_detail = ?, run_id = ?, "
-        "remote_dir = ?, slurm_cluster = ? WHERE id = ?"));
-    q.addBindValue(text(run.name));
-    q.addBindValue(text(run.cluster));
-    q.addBindValue(text(run.job_id));
-    q.addBindValue(db_word(run.state));
-    q.addBindValue(time_value(run.created_ms));
-    q.addBindValue(time_value(run.started_ms));
-    q.addBindValue(time_value(run.finished_ms));
-    q.addBindValue(text(run.config_json));
-    q.addBindValue(text(run.log_path));
-    q.addBindValue(text_or_null(text(run.slurm_state)));
-    q.addBindValue(text_or_null(text(run.state_detail)));
-    q.addBindValue(text_or_null(text(run.run_id)));
-    q.addBindValue(text_or_null(text(run.remote_dir)));
-    q.addBindValue(text_or_null(text(run.slurm_cluster)));
-    q.addBindValue(static_cast<qint64>(run.id));
-    if (!q.exec()) return sql_error(QStringLiteral("cannot update run %1").arg(run.id), q.lastError());
-    return Status::Ok();
+        "remote_dir = ?, slurm_cluster = ? WHERE id = ?",
+        {run.name, run.cluster, run.job_id, db_word(run.state), SqlValue::time_or_null(run.created_ms),
+         SqlValue::time_or_null(run.started_ms), SqlValue::time_or_null(run.finished_ms), run.config_json,
+         run.log_path, SqlValue::text_or_null(run.slurm_state), SqlValue::text_or_null(run.state_detail),
+         SqlValue::text_or_null(run.run_id), SqlValue::text_or_null(run.remote_dir),
+         SqlValue::text_or_null(run.slurm_cluster), run.id},
+        run_words("cannot update run", run.id));
 }
 
-Status RunHistory::set_state(int64_t run_id, RunState state, const QString& detail,
-                             const QString& slurm_state, int64_t finished_ms, StateWrite mode) {
-    QString guard;
+Status RunHistory::set_state(int64_t run_id, RunState state, const std::string& detail,
+                             const std::string& slurm_state, int64_t finished_ms, StateWrite mode) {
+    std::string guard;
     if (mode == StateWrite::kIfNotEnded) {
-        QStringList kept;  // the states this write must not replace
+        std::string kept;  // the states this write must not replace
         for (RunState s : kAllRunStates) {
             if (is_terminal(s) || (s == RunState::kStalled && state == RunState::kRunning))
-                kept << QStringLiteral("'%1'").arg(db_word(s));
+                kept += (kept.empty() ? "'" : ", '") + db_word(s) + "'";
         }
-        guard = QStringLiteral(" AND state NOT IN (%1)").arg(kept.join(QStringLiteral(", ")));
+        guard = " AND state NOT IN (" + kept + ")";
     }
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare(
-        QStringLiteral("UPDATE runs SET state = ?, state_detail = ?, slurm_state = COALESCE(?, slurm_state), "
-                       "finished_ms = COALESCE(?, finished_ms) WHERE id = ?") +
-        guard);
-    q.addBindValue(db_word(state));
-    q.addBindValue(text_or_null(detail));
-    q.addBindValue(text_or_null(slurm_state));
-    q.addBindValue(time_value(finished_ms));
-    q.addBindValue(static_cast<qint64>(run_id));
-    if (!q.exec()) return sql_error(QStringLiteral("cannot set state of run %1").arg(run_id), q.lastError());
-    return Status::Ok();
+    return db_->run(
+        "UPDATE runs SET state = ?, state_detail = ?, slurm_state = COALESCE(?, slurm_state), "
+        "finished_ms = COALESCE(?, finished_ms) WHERE id = ?" +
+            guard,
+        {db_word(state), SqlValue::text_or_null(detail), SqlValue::text_or_null(slurm_state),
+         SqlValue::time_or_null(finished_ms), run_id},
+        run_words("cannot set state of run", run_id));
 }
 
 Status RunHistory::remove_run(int64_t run_id) {
     writer_->discard(run_id);
-    return per_run_transaction(QSqlDatabase::database(connection_), run_id,
-                               {"DELETE FROM points WHERE run_id = ?", "DELETE FROM runs WHERE id = ?"},
-                               QStringLiteral("cannot remove run %1").arg(run_id));
+    return db_->run_in_transaction({"DELETE FROM points WHERE run_id = ?", "DELETE FROM runs WHERE id = ?"},
+                                   {run_id}, run_words("cannot remove run", run_id));
 }
 
 Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const std::string& run_json) {
-    QSqlDatabase db = QSqlDatabase::database(connection_);
-    const QString run_id = QString::fromStdString(r.run_id);
-    const QString log = QString::fromStdString(r.slurm_log());
-    QSqlQuery find(db);
-    find.prepare(QStringLiteral("SELECT id FROM runs WHERE run_id = ?"));
-    find.addBindValue(run_id);
-    if (!find.exec()) return sql_error(QStringLiteral("cannot look up run ") + run_id, find.lastError());
-    if (find.next()) {
-        const int64_t id = find.value(0).toLongLong();
-        find.finish();
-        QSqlQuery q(db);
+    Result<SqlStatement> find =
+        db_->prepare("SELECT id FROM runs WHERE run_id = ?", "cannot look up run " + r.run_id);
+    if (!find.ok()) return find.status();
+    if (Status s = find->bind({r.run_id}); !s.ok()) return s;
+    const Result<int64_t> found = id_or_zero(*find);
+    if (!found.ok()) return found;
+    if (*found != 0) {
         // A row still "submitting" is queued now; one a faster poller already moved on keeps its state.
-        q.prepare(
-            QStringLiteral("UPDATE runs SET job_id = ?, remote_dir = ?, slurm_cluster = ?, log_path = ?, "
-                           "config_json = COALESCE(?, config_json), "
-                           "state = CASE WHEN state = ? THEN ? ELSE state END WHERE id = ?"));
-        q.addBindValue(QString::fromStdString(r.job_id));
-        q.addBindValue(QString::fromStdString(r.remote_dir));
-        q.addBindValue(text_or_null(QString::fromStdString(r.slurm_cluster)));
-        q.addBindValue(log);
-        q.addBindValue(text_or_null(QString::fromStdString(run_json)));
-        q.addBindValue(db_word(RunState::kSubmitting));
-        q.addBindValue(db_word(RunState::kPending));
-        q.addBindValue(static_cast<qint64>(id));
-        if (!q.exec()) return sql_error(QStringLiteral("cannot record run ") + run_id, q.lastError());
-        return id;
+        const Status s = db_->run(
+            "UPDATE runs SET job_id = ?, remote_dir = ?, slurm_cluster = ?, log_path = ?, "
+            "config_json = COALESCE(?, config_json), state = CASE WHEN state = ? THEN ? ELSE state END "
+            "WHERE id = ?",
+            {r.job_id, r.remote_dir, SqlValue::text_or_null(r.slurm_cluster), r.slurm_log(),
+             SqlValue::text_or_null(run_json), db_word(RunState::kSubmitting), db_word(RunState::kPending),
+             *found},
+            "cannot record run " + r.run_id);
+        if (!s.ok()) return s;
+        return found;
     }
     StoredRun record;
     record.name = r.name;
@@ -604,65 +520,53 @@ Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const 
     return add_run(record);
 }
 
-Result<int64_t> RunHistory::find_run(const QString& run_id_or_id) const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
+Result<int64_t> RunHistory::find_run(const std::string& run_id_or_id) const {
     // A row number (all digits) only names rows without a run id, the ones `status` lists by number: a
     // Slurm job id typed by habit must not pick some other run.
-    q.prepare(
-        QStringLiteral("SELECT id FROM runs WHERE run_id = ? UNION ALL SELECT id FROM runs WHERE id = ? "
-                       "AND run_id IS NULL AND ? <> '' AND ? NOT GLOB '*[^0-9]*' LIMIT 1"));
-    q.addBindValue(run_id_or_id);
-    q.addBindValue(run_id_or_id.toLongLong());
-    q.addBindValue(run_id_or_id);
-    q.addBindValue(run_id_or_id);
-    if (!q.exec()) return sql_error(QStringLiteral("cannot look up run ") + run_id_or_id, q.lastError());
-    if (!q.next()) {
-        return Status::Error(StatusCode::kNotFound,
-                             "no run " + run_id_or_id.toStdString() + " in " + path_.toStdString());
-    }
-    return static_cast<int64_t>(q.value(0).toLongLong());
+    Result<SqlStatement> q = db_->prepare(
+        "SELECT id FROM runs WHERE run_id = ? UNION ALL SELECT id FROM runs WHERE id = ? "
+        "AND run_id IS NULL AND ? <> '' AND ? NOT GLOB '*[^0-9]*' LIMIT 1",
+        "cannot look up run " + run_id_or_id);
+    if (!q.ok()) return q.status();
+    if (Status s = q->bind({run_id_or_id, row_number(run_id_or_id), run_id_or_id, run_id_or_id}); !s.ok())
+        return s;
+    const Result<int64_t> id = id_or_zero(*q);
+    if (id.ok() && *id == 0)
+        return Status::Error(StatusCode::kNotFound, "no run " + run_id_or_id + " in " + path_);
+    return id;
 }
 
 Result<std::vector<StoredRun>> RunHistory::cluster_runs() const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare(QStringLiteral("SELECT %1 FROM runs WHERE (COALESCE(job_id, '') <> '' OR run_id IS NOT NULL) "
-                             "AND cluster NOT IN (?, ?) "
-                             "ORDER BY created_ms, id")
-                  .arg(QLatin1String(kRunColumns)));
-    q.addBindValue(kLocalProfile);
-    q.addBindValue(kOpenedLogSource);
-    if (!q.exec()) return sql_error(QStringLiteral("cannot list the cluster runs"), q.lastError());
-    std::vector<StoredRun> runs;
-    while (q.next())
-        runs.push_back(record_from(q));
-    return runs;
+    Result<SqlStatement> q =
+        db_->prepare(run_query("WHERE (COALESCE(job_id, '') <> '' OR run_id IS NOT NULL) "
+                               "AND cluster NOT IN (?, ?) ORDER BY created_ms, id"),
+                     "cannot list the cluster runs");
+    if (!q.ok()) return q.status();
+    if (Status s = q->bind({kLocalCluster, kOpenedLogCluster}); !s.ok()) return s;
+    return all_runs(*q);
 }
 
 Result<int64_t> RunHistory::data_version() const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    if (!q.exec(QStringLiteral("PRAGMA data_version")) || !q.next())
-        return sql_error(QStringLiteral("cannot read the data version of ") + path_, q.lastError());
-    return static_cast<int64_t>(q.value(0).toLongLong());
+    return db_->integer("PRAGMA data_version", {}, "cannot read the data version of " + path_);
 }
 
-Result<int64_t> RunHistory::find_opened_log(const QString& path) const {
-    return find_log_run(kOpenedLogSource, path);
+Result<int64_t> RunHistory::find_opened_log(const std::string& path) const {
+    return find_log_run(kOpenedLogCluster, path);
 }
 
-Result<int64_t> RunHistory::find_log_run(const QString& cluster, const QString& path) const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
+Result<int64_t> RunHistory::find_log_run(const std::string& cluster, const std::string& path) const {
     // Without a job id: a submitted run's log on the same cluster is that run's, not an opened one.
-    q.prepare(
-        QStringLiteral("SELECT id FROM runs WHERE cluster = ? AND log_path = ? AND COALESCE(job_id, '') = '' "
-                       "ORDER BY id LIMIT 1"));
-    q.addBindValue(cluster);
-    q.addBindValue(path);
-    if (!q.exec()) return sql_error(QStringLiteral("cannot look up ") + path, q.lastError());
-    return q.next() ? static_cast<int64_t>(q.value(0).toLongLong()) : int64_t{0};
+    Result<SqlStatement> q = db_->prepare(
+        "SELECT id FROM runs WHERE cluster = ? AND log_path = ? AND COALESCE(job_id, '') = '' ORDER BY id "
+        "LIMIT 1",
+        "cannot look up " + path);
+    if (!q.ok()) return q.status();
+    if (Status s = q->bind({cluster, path}); !s.ok()) return s;
+    return id_or_zero(*q);
 }
 
-Result<int64_t> RunHistory::record_remote_log(const QString& profile, const QString& path,
-                                              const QString& name) {
+Result<int64_t> RunHistory::record_remote_log(const std::string& profile, const std::string& path,
+                                              const std::string& name) {
     const Result<int64_t> existing = find_log_run(profile, path);
     if (!existing.ok()) return existing;
     if (*existing != 0) {
@@ -670,22 +574,22 @@ Result<int64_t> RunHistory::record_remote_log(const QString& profile, const QStr
         return existing;
     }
     StoredRun record;
-    record.name = name.toStdString();
-    record.cluster = profile.toStdString();
+    record.name = name;
+    record.cluster = profile;
     record.state = RunState::kFollowing;
-    record.log_path = path.toStdString();
+    record.log_path = path;
     return add_run(record);
 }
 
-Result<int64_t> RunHistory::record_opened_log(const QString& path, const QString& name) {
+Result<int64_t> RunHistory::record_opened_log(const std::string& path, const std::string& name) {
     const Result<int64_t> existing = find_opened_log(path);
     if (!existing.ok()) return existing;
     if (*existing == 0) {
         StoredRun record;
-        record.name = name.toStdString();
+        record.name = name;
         record.cluster = kOpenedLogCluster;
         record.state = RunState::kReading;
-        record.log_path = path.toStdString();
+        record.log_path = path;
         return add_run(record);
     }
     if (Status s = reset_points(*existing); !s.ok()) return s;
@@ -711,40 +615,30 @@ Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& poi
 
 Status RunHistory::append(int64_t run_id, const std::vector<MetricPointRow>& points, const RunFacts& facts,
                           uint64_t log_offset) {
-    QSqlDatabase db = QSqlDatabase::database(connection_);
-    if (!db.transaction()) return sql_error(QStringLiteral("cannot start a transaction"), db.lastError());
-    QSqlQuery insert(db);
-    insert.prepare(
-        QStringLiteral("INSERT INTO points (run_id, metric, samples, step, time_ms, value) "
-                       "VALUES (?, ?, ?, ?, ?, ?)"));
-    for (const auto& [metric, p] : points) {
-        insert.bindValue(0, static_cast<qint64>(run_id));
-        insert.bindValue(1, static_cast<int>(metric));
-        insert.bindValue(2, real_value(p.samples));
-        insert.bindValue(3, real_value(p.step));
-        insert.bindValue(4, static_cast<qint64>(p.time_ms));
-        insert.bindValue(5, p.value);
-        if (!insert.exec()) {
-            const Status s =
-                sql_error(QStringLiteral("cannot store points of run %1").arg(run_id), insert.lastError());
-            db.rollback();
-            return s;
+    if (Status s = db_->begin("cannot start a transaction"); !s.ok()) return s;
+    auto rollback_and = [this](const Status& s) {
+        db_->rollback();
+        return s;
+    };
+    {
+        Result<SqlStatement> insert = db_->prepare(
+            "INSERT INTO points (run_id, metric, samples, step, time_ms, value) VALUES (?, ?, ?, ?, ?, ?)",
+            run_words("cannot store points of run", run_id));
+        if (!insert.ok()) return rollback_and(insert.status());
+        for (const auto& [metric, p] : points) {
+            Status s =
+                insert->bind({run_id, static_cast<int>(metric), SqlValue::real_or_null(p.samples),
+                              SqlValue::real_or_null(p.step), static_cast<int64_t>(p.time_ms), p.value});
+            if (s.ok()) s = insert->run();
+            if (!s.ok()) return rollback_and(s);
         }
     }
-    QSqlQuery update(db);
-    update.prepare(QStringLiteral("UPDATE runs SET log_offset = ?, meta_json = ? WHERE id = ?"));
-    update.addBindValue(static_cast<qint64>(log_offset));
-    update.addBindValue(QString::fromStdString(facts.encoded));
-    update.addBindValue(static_cast<qint64>(run_id));
-    if (!update.exec()) {
-        const Status s =
-            sql_error(QStringLiteral("cannot store offset of run %1").arg(run_id), update.lastError());
-        db.rollback();
-        return s;
-    }
-    if (!db.commit())
-        return sql_error(QStringLiteral("cannot commit points of run %1").arg(run_id), db.lastError());
-    return Status::Ok();
+    if (Status s = db_->run("UPDATE runs SET log_offset = ?, meta_json = ? WHERE id = ?",
+                            {static_cast<int64_t>(log_offset), facts.encoded, run_id},
+                            run_words("cannot store offset of run", run_id));
+        !s.ok())
+        return rollback_and(s);
+    return db_->commit(run_words("cannot commit points of run", run_id));
 }
 
 Status RunHistory::reset_points(int64_t run_id) {
@@ -753,99 +647,86 @@ Status RunHistory::reset_points(int64_t run_id) {
 }
 
 Status RunHistory::reset_stored_points(int64_t run_id) {
-    return per_run_transaction(QSqlDatabase::database(connection_), run_id,
-                               {"DELETE FROM points WHERE run_id = ?",
-                                "UPDATE runs SET log_offset = 0, meta_json = NULL WHERE id = ?"},
-                               QStringLiteral("cannot reset points of run %1").arg(run_id));
+    return db_->run_in_transaction({"DELETE FROM points WHERE run_id = ?",
+                                    "UPDATE runs SET log_offset = 0, meta_json = NULL WHERE id = ?"},
+                                   {run_id}, run_words("cannot reset points of run", run_id));
 }
 
 Result<std::vector<StoredRun>> RunHistory::runs() const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    if (!q.exec(QStringLiteral("SELECT %1 FROM runs ORDER BY id DESC").arg(QLatin1String(kRunColumns)))) {
-        return sql_error(QStringLiteral("cannot list runs"), q.lastError());
-    }
-    std::vector<StoredRun> out;
-    while (q.next())
-        out.push_back(record_from(q));
-    return out;
+    Result<SqlStatement> q = db_->prepare(run_query("ORDER BY id DESC"), "cannot list runs");
+    if (!q.ok()) return q.status();
+    return all_runs(*q);
 }
 
 Result<StoredRun> RunHistory::run(int64_t run_id) const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare(QStringLiteral("SELECT %1 FROM runs WHERE id = ?").arg(QLatin1String(kRunColumns)));
-    q.addBindValue(static_cast<qint64>(run_id));
-    if (!q.exec()) return sql_error(QStringLiteral("cannot read run %1").arg(run_id), q.lastError());
-    if (!q.next()) return Result<StoredRun>::Error("no run " + std::to_string(run_id) + " in the history");
-    return record_from(q);
+    Result<SqlStatement> q = db_->prepare(run_query("WHERE id = ?"), run_words("cannot read run", run_id));
+    if (!q.ok()) return q.status();
+    if (Status s = q->bind({run_id}); !s.ok()) return s;
+    Result<std::vector<StoredRun>> rows = all_runs(*q);
+    if (!rows.ok()) return rows.status();
+    if (rows->empty())
+        return Result<StoredRun>::Error("no run " + std::to_string(run_id) + " in the history");
+    return std::move(rows->front());
 }
 
 Result<RunMetrics> RunHistory::load_metrics(int64_t run_id) const {
     RunMetrics metrics;
-    QSqlDatabase db = QSqlDatabase::database(connection_);
-    QSqlQuery meta(db);
-    meta.prepare(QStringLiteral("SELECT meta_json FROM runs WHERE id = ?"));
-    meta.addBindValue(static_cast<qint64>(run_id));
-    if (!meta.exec()) return sql_error(QStringLiteral("cannot read run %1").arg(run_id), meta.lastError());
-    if (!meta.next())
-        return Result<RunMetrics>::Error("no run " + std::to_string(run_id) + " in the history");
-    apply_meta(meta.value(0).toString(), metrics);
-
-    QSqlQuery q(db);
-    q.setForwardOnly(true);  // no client-side copy of the result set: runs can hold millions of points
-    q.prepare(
-        QStringLiteral("SELECT metric, samples, step, time_ms, value FROM points WHERE run_id = ? "
-                       "ORDER BY rowid"));
-    q.addBindValue(static_cast<qint64>(run_id));
-    if (!q.exec())
-        return sql_error(QStringLiteral("cannot read points of run %1").arg(run_id), q.lastError());
-    while (q.next()) {
-        const int metric = q.value(0).toInt();
+    {
+        Result<SqlStatement> meta =
+            db_->prepare("SELECT meta_json FROM runs WHERE id = ?", run_words("cannot read run", run_id));
+        if (!meta.ok()) return meta.status();
+        if (Status s = meta->bind({run_id}); !s.ok()) return s;
+        const Result<bool> row = meta->next();
+        if (!row.ok()) return row.status();
+        if (!*row) return Result<RunMetrics>::Error("no run " + std::to_string(run_id) + " in the history");
+        apply_meta(meta->text(0), metrics);
+    }
+    // Stepped row by row: runs can hold millions of points.
+    Result<SqlStatement> q = db_->prepare(
+        "SELECT metric, samples, step, time_ms, value FROM points WHERE run_id = ? ORDER BY rowid",
+        run_words("cannot read points of run", run_id));
+    if (!q.ok()) return q.status();
+    if (Status s = q->bind({run_id}); !s.ok()) return s;
+    for (;;) {
+        const Result<bool> row = q->next();
+        if (!row.ok()) return row.status();
+        if (!*row) break;
+        const int64_t metric = q->integer(0);
         if (metric < 0 || metric >= kMetricCount) continue;
         MetricSample s;
-        s.samples = q.value(1).isNull() ? kUnknown : q.value(1).toDouble();
-        s.step = q.value(2).isNull() ? kUnknown : q.value(2).toDouble();
-        s.time_ms = q.value(3).toLongLong();
-        s.value = q.value(4).toDouble();
+        s.samples = q->is_null(1) ? kUnknown : q->real(1);
+        s.step = q->is_null(2) ? kUnknown : q->real(2);
+        s.time_ms = q->integer(3);
+        s.value = q->real(4);
         metrics.series[static_cast<size_t>(metric)].push_back(s);
     }
     return Result<RunMetrics>(std::move(metrics));
 }
 
 Result<int64_t> RunHistory::point_count(int64_t run_id) const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare(QStringLiteral("SELECT COUNT(*) FROM points WHERE run_id = ?"));
-    q.addBindValue(static_cast<qint64>(run_id));
-    if (!q.exec() || !q.next()) return sql_error(QStringLiteral("cannot count points"), q.lastError());
-    return static_cast<int64_t>(q.value(0).toLongLong());
+    return db_->integer("SELECT COUNT(*) FROM points WHERE run_id = ?", {run_id}, "cannot count points");
 }
 
 Result<std::vector<double>> RunHistory::sampled_values(int64_t run_id, Metric metric, int max_points) const {
-    QSqlDatabase db = QSqlDatabase::database(connection_);
-    QSqlQuery count(db);
-    count.prepare(QStringLiteral("SELECT COUNT(*) FROM points WHERE run_id = ? AND metric = ?"));
-    count.addBindValue(static_cast<qint64>(run_id));
-    count.addBindValue(static_cast<int>(metric));
-    if (!count.exec() || !count.next())
-        return sql_error(QStringLiteral("cannot count points"), count.lastError());
-    const qint64 n = count.value(0).toLongLong();
-    count.finish();
+    const Result<int64_t> n = db_->integer("SELECT COUNT(*) FROM points WHERE run_id = ? AND metric = ?",
+                                           {run_id, static_cast<int>(metric)}, "cannot count points");
+    if (!n.ok()) return n.status();
     std::vector<double> values;
-    if (n == 0 || max_points <= 0) return values;
-    const qint64 stride = std::max<qint64>(1, (n + max_points - 1) / max_points);
+    if (*n == 0 || max_points <= 0) return values;
+    const int64_t stride = std::max<int64_t>(1, (*n + max_points - 1) / max_points);
     // Every stride-th point by its place in the run (ROW_NUMBER over insertion order), and the last one.
-    QSqlQuery q(db);
-    q.prepare(QStringLiteral(
+    Result<SqlStatement> q = db_->prepare(
         "SELECT value FROM (SELECT value, ROW_NUMBER() OVER (ORDER BY rowid) - 1 AS i FROM points "
-        "WHERE run_id = ? AND metric = ?) WHERE i % ? = 0 OR i = ? ORDER BY i"));
-    q.addBindValue(static_cast<qint64>(run_id));
-    q.addBindValue(static_cast<int>(metric));
-    q.addBindValue(stride);
-    q.addBindValue(n - 1);
-    if (!q.exec())
-        return sql_error(QStringLiteral("cannot read the points of run %1").arg(run_id), q.lastError());
-    while (q.next())
-        values.push_back(q.value(0).toDouble());
-    return values;
+        "WHERE run_id = ? AND metric = ?) WHERE i % ? = 0 OR i = ? ORDER BY i",
+        run_words("cannot read the points of run", run_id));
+    if (!q.ok()) return q.status();
+    if (Status s = q->bind({run_id, static_cast<int>(metric), stride, *n - 1}); !s.ok()) return s;
+    for (;;) {
+        const Result<bool> row = q->next();
+        if (!row.ok()) return row.status();
+        if (!*row) return values;
+        values.push_back(q->real(0));
+    }
 }
 
 }  // namespace slipway::app

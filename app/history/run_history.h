@@ -1,15 +1,12 @@
-// The run history: an SQLite database (Qt SQL, QSQLITE) in the XDG data folder holding every run (name,
-// cluster, job id, state, times, the full run config JSON, the followed log and how far it was read) and
-// its metric points, so plots of old runs come back after a restart and a follower resumes where it
+// The run history: an SQLite database (the sqlite3 C API; no Qt) in the XDG data folder holding every run
+// (name, cluster, job id, state, times, the full run config JSON, the followed log and how far it was read)
+// and its metric points, so plots of old runs come back after a restart and a follower resumes where it
 // stopped. Points and the new log offset are written in one transaction: after a crash either both are
 // there or neither, so resuming never loses or repeats a point. The file is private to its user (0600,
 // its folder 0700 when we create it) and carries its schema version (PRAGMA user_version): older files
 // are migrated step by step, newer ones refused. The app and the `slipway` CLI share one file (WAL, busy
 // timeout): a run submitted from either is listed, followed and fetched from both.
 #pragma once
-
-#include <QString>
-#include <QStringList>
 
 #include <cstdint>
 #include <memory>
@@ -20,6 +17,7 @@
 #include "contract/status.h"
 #include "core/run_metrics.h"
 #include "core/run_state.h"
+#include "history/sqlite_connection.h"
 #include "remote/deploy/run_record.h"
 #include "service/run_store.h"
 
@@ -34,15 +32,11 @@ struct RunFacts {
 
 class HistoryWriter;
 
-// The cluster column of a run on this machine (the "This computer" profile): the run service's kLocalCluster.
-inline const QString kLocalProfile = QString::fromUtf8(kLocalCluster);
-// The cluster column of a log opened from a file (File > Open log...): a run Slipway did not start.
-inline const QString kOpenedLogSource = QString::fromUtf8(kOpenedLogCluster);
 // How open() treats what older Slipways left behind.
 struct OpenOptions {
     // The JSON run records of the CLI before schema 3 ($XDG_DATA_HOME/slipway/runs): imported once, when
     // the file reaches schema 3, then the folder is renamed runs.imported. Empty: nothing is imported.
-    QString legacy_records_dir;
+    std::string legacy_records_dir;
 };
 
 class RunHistory {
@@ -53,11 +47,12 @@ public:
     static constexpr int kBusyTimeoutMs = 5000;
 
     // Opens (creating if needed) the database at `path`; its folder is created too.
-    static Result<std::unique_ptr<RunHistory>> open(const QString& path, const OpenOptions& options = {});
+    [[nodiscard]] static Result<std::unique_ptr<RunHistory>> open(const std::string& path,
+                                                                  const OpenOptions& options = {});
     // The user's history with the legacy JSON records imported (what the app and the CLI open).
-    static Result<std::unique_ptr<RunHistory>> open_default();
+    [[nodiscard]] static Result<std::unique_ptr<RunHistory>> open_default();
     // <XDG data home>/slipway/history.sqlite
-    static QString default_path();
+    static std::string default_path();
 
     // Finishes the writer's queue (a last try) before the connection closes.
     ~RunHistory();
@@ -65,83 +60,85 @@ public:
     RunHistory& operator=(const RunHistory&) = delete;
 
     // Inserts `run` (its id is ignored; created_ms 0 is now) and returns the new id.
-    Result<int64_t> add_run(const StoredRun& run);
-    Status update_run(const StoredRun& run);  // every column but the points and offset
+    [[nodiscard]] Result<int64_t> add_run(const StoredRun& run);
+    [[nodiscard]] Status update_run(const StoredRun& run);  // every column but the points and offset
     // `slurm_state` empty keeps the stored one; `finished_ms` 0 keeps the stored time.
-    Status set_state(int64_t run_id, RunState state, const QString& detail = {},
-                     const QString& slurm_state = {}, int64_t finished_ms = 0,
-                     StateWrite mode = StateWrite::kAlways);
-    Status remove_run(int64_t run_id);
+    [[nodiscard]] Status set_state(int64_t run_id, RunState state, const std::string& detail = {},
+                                   const std::string& slurm_state = {}, int64_t finished_ms = 0,
+                                   StateWrite mode = StateWrite::kAlways);
+    [[nodiscard]] Status remove_run(int64_t run_id);
 
     // A submitted cluster run, recorded when sbatch answers, in one write: the row with its run id gets the
     // job id, remote folder, log and `run_json` (the config as it runs there, when given) and turns pending,
     // or a new row is made (an import, a pipeline step). Returns the row's id.
-    Result<int64_t> record_submission(const remote::RunRecord& record, const std::string& run_json = {});
+    [[nodiscard]] Result<int64_t> record_submission(const remote::RunRecord& record,
+                                                    const std::string& run_json = {});
     // The row of a Slipway run id, else of a numeric row id; an error naming the store when there is none.
-    Result<int64_t> find_run(const QString& run_id_or_id) const;
+    [[nodiscard]] Result<int64_t> find_run(const std::string& run_id_or_id) const;
     // Runs submitted to clusters (a job id or a Slipway run id on a profile: a failed submission too),
     // oldest first: what `slipway status` lists.
-    Result<std::vector<StoredRun>> cluster_runs() const;
+    [[nodiscard]] Result<std::vector<StoredRun>> cluster_runs() const;
     // Changes when another connection (the CLI, a worker thread, another app) commits to the file.
-    Result<int64_t> data_version() const;
+    [[nodiscard]] Result<int64_t> data_version() const;
 
-    // The run of a log file opened before (cluster kOpenedLogSource, the same path); 0 when there is none.
-    Result<int64_t> find_opened_log(const QString& path) const;
+    // The run of a log file opened before (cluster kOpenedLogCluster, the same path); 0 when there is none.
+    [[nodiscard]] Result<int64_t> find_opened_log(const std::string& path) const;
     // That run with its points and offset dropped, so the file is read again; a new run when there is
     // none. Opening a file twice never makes two runs.
-    Result<int64_t> record_opened_log(const QString& path, const QString& name);
-    // The run of a log on cluster `cluster` (or kOpenedLogSource) at `path` that no job of ours wrote;
+    [[nodiscard]] Result<int64_t> record_opened_log(const std::string& path, const std::string& name);
+    // The run of a log on cluster `cluster` (or kOpenedLogCluster) at `path` that no job of ours wrote;
     // 0 when there is none.
-    Result<int64_t> find_log_run(const QString& cluster, const QString& path) const;
+    [[nodiscard]] Result<int64_t> find_log_run(const std::string& cluster, const std::string& path) const;
     // A log on a cluster opened by hand (File > Open log on a cluster...): its run, kept with its points
     // and offset so following resumes where it stopped, or a new one; state kFollowing.
-    Result<int64_t> record_remote_log(const QString& profile, const QString& path, const QString& name);
+    [[nodiscard]] Result<int64_t> record_remote_log(const std::string& profile, const std::string& path,
+                                                    const std::string& name);
     // Once the file is read: its state from run_stop (its status as the detail), started and finished from
     // run_start and run_stop.
-    Status finish_opened_log(int64_t run_id, const RunMetrics& metrics);
+    [[nodiscard]] Status finish_opened_log(int64_t run_id, const RunMetrics& metrics);
 
     // Appends points and moves the log offset, atomically; `metrics` (the run's curves so far) gives
     // the run-level facts stored with them (target, total steps, status, start time). Fails, storing
     // nothing, when SQLite cannot write: writer() queues and retries instead.
-    Status append(int64_t run_id, const std::vector<MetricPointRow>& points, const RunMetrics& metrics,
-                  uint64_t log_offset);
-    Status append(int64_t run_id, const std::vector<MetricPointRow>& points, const RunFacts& facts,
-                  uint64_t log_offset);
+    [[nodiscard]] Status append(int64_t run_id, const std::vector<MetricPointRow>& points,
+                                const RunMetrics& metrics, uint64_t log_offset);
+    [[nodiscard]] Status append(int64_t run_id, const std::vector<MetricPointRow>& points,
+                                const RunFacts& facts, uint64_t log_offset);
     // Drops every point and sets the offset to 0 (the log was rewritten); what the writer queued for the
     // run goes too.
-    Status reset_points(int64_t run_id);
+    [[nodiscard]] Status reset_points(int64_t run_id);
 
     // The queue live runs write through (the monitor's): a failed write keeps its points and retries.
     // A run written through it must not also be written with append() directly.
     HistoryWriter& writer() { return *writer_; }
 
-    Result<std::vector<StoredRun>> runs() const;  // newest first
-    Result<StoredRun> run(int64_t run_id) const;
-    Result<RunMetrics> load_metrics(int64_t run_id) const;
-    Result<int64_t> point_count(int64_t run_id) const;
+    [[nodiscard]] Result<std::vector<StoredRun>> runs() const;  // newest first
+    [[nodiscard]] Result<StoredRun> run(int64_t run_id) const;
+    [[nodiscard]] Result<RunMetrics> load_metrics(int64_t run_id) const;
+    [[nodiscard]] Result<int64_t> point_count(int64_t run_id) const;
     // At most `max_points` values of one metric, evenly spaced over the run, in log order, with the last
     // point always kept (the Runs page's small curves). SQLite picks them: a long run is not read whole.
-    Result<std::vector<double>> sampled_values(int64_t run_id, Metric metric, int max_points) const;
+    [[nodiscard]] Result<std::vector<double>> sampled_values(int64_t run_id, Metric metric,
+                                                             int max_points) const;
 
-    const QString& path() const { return path_; }
+    const std::string& path() const { return path_; }
     // What open() changed that the user may want to know (permissions tightened, schema migrated).
-    const QStringList& open_notes() const { return open_notes_; }
-    Status set_busy_timeout(int ms);
-    // The QSqlDatabase connection, for tests that inject faults into it (PRAGMA max_page_count: a full
-    // disk).
-    const QString& connection_name() const { return connection_; }
+    const std::vector<std::string>& open_notes() const { return open_notes_; }
+    [[nodiscard]] Status set_busy_timeout(int ms);
+    // The first column of `sql`'s first row on this history's own connection, for tests that inject faults
+    // into it (PRAGMA max_page_count: a full disk).
+    [[nodiscard]] Result<int64_t> pragma(const std::string& sql);
 
 private:
     friend class HistoryWriter;
 
-    RunHistory(QString connection, QString path);
-    Status exec(const QString& sql) const;
-    Status migrate(const OpenOptions& options, QStringList& notes);
-    Status reset_stored_points(int64_t run_id);
+    RunHistory(std::unique_ptr<SqliteConnection> db, std::string path);
+    [[nodiscard]] Status migrate(const OpenOptions& options, std::vector<std::string>& notes);
+    [[nodiscard]] Status reset_stored_points(int64_t run_id);
 
-    QString connection_;
-    QString path_;
-    QStringList open_notes_;
+    std::unique_ptr<SqliteConnection> db_;
+    std::string path_;
+    std::vector<std::string> open_notes_;
     std::unique_ptr<HistoryWriter> writer_;
 };
 

@@ -2,6 +2,7 @@
 // as signals in the user's language, and the public calls handed to it.
 #include "runs/run_tracker.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QtDebug>
 
@@ -164,6 +165,26 @@ QString RunTracker::words(const Notice& notice) {
     }
 }
 
+QString RunTracker::words(const HistoryWriter::Change& change) {
+    // Their context is the writer's, where they were first written: their Russian stays.
+    const QString path = QString::fromStdString(change.path);
+    if (change.failing) {
+        return QCoreApplication::translate("slipway::app::HistoryWriter",
+                                           "cannot write the run history %1: %2")
+                   .arg(path, QString::fromStdString(change.reason)) +
+               QStringLiteral(". Points are kept and written when it works again.");
+    }
+    if (change.points_waiting == 0)
+        return QCoreApplication::translate("slipway::app::HistoryWriter",
+                                           "the run history %1 is written again")
+            .arg(path);
+    return QCoreApplication::translate(
+               "slipway::app::HistoryWriter",
+               "the run history %1 is written again; the %2 points that waited are stored")
+        .arg(path)
+        .arg(change.points_waiting);
+}
+
 RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
                        QObject* parent)
     : QObject(parent),
@@ -193,8 +214,10 @@ RunTracker::RunTracker(RunHistory* store, FollowService* follow, ClusterSessions
         seams_->batch_in_flight = outer;
     });
     if (store_ != nullptr) {
-        connect(&store_->writer(), &HistoryWriter::write_failed, this, &RunTracker::history_problem);
-        connect(&store_->writer(), &HistoryWriter::write_recovered, this, &RunTracker::history_problem);
+        // Its retries wait on this thread's event loop; it says failing and recovering once each.
+        store_->writer().set_retry_timer(seams_.get());
+        store_->writer().set_listener(
+            [this](const HistoryWriter::Change& change) { emit history_problem(words(change)); });
     }
     if (sessions_ != nullptr) {
         connect(sessions_, &ClusterSessions::session_replaced, this,
@@ -231,6 +254,10 @@ RunTracker::~RunTracker() {
     // Engines stopped, follows stopped, writer queues closed, while the tracker still answers.
     board_->close();
     board_.reset();
+    if (store_ != nullptr) {
+        store_->writer().set_listener(nullptr);
+        store_->writer().set_retry_timer(nullptr);
+    }
 }
 
 // ---- The cluster sessions ----

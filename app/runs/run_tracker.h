@@ -28,6 +28,7 @@
 #include "core/run_state.h"
 #include "core/run_watch.h"
 #include "history/history_run_store.h"
+#include "history/history_writer.h"
 #include "history/run_history.h"
 #include "remote/deploy/job_end_rule.h"
 #include "service/local_executor.h"
@@ -133,6 +134,12 @@ private:
 
     // A notice of the board's in the user's language.
     static QString words(const Notice& notice);
+
+public:
+    // The run history's writer failing or writing again, worded for the user (history_problem's text).
+    static QString words(const HistoryWriter::Change& change);
+
+private:
 
     ClusterSession* session_for(const std::string& profile);
     // The session's signals go to the board, by profile (once per session).

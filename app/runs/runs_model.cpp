@@ -25,8 +25,9 @@ QString time_text(const QDateTime& t) {
 // Where a run ran, for the Cluster column: a profile's name as it is; the stored words for an opened log file
 // and This computer translated.
 QString where_text(const QString& cluster) {
-    if (cluster == kOpenedLogSource) return QCoreApplication::translate("slipway::app::RunsPage", "log file");
-    if (cluster == kLocalProfile)
+    if (cluster == QLatin1String(kOpenedLogCluster))
+        return QCoreApplication::translate("slipway::app::RunsPage", "log file");
+    if (cluster == QLatin1String(kLocalCluster))
         return QCoreApplication::translate("slipway::app::RunsPage", "This computer");
     return cluster;
 }

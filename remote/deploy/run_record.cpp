@@ -33,6 +33,13 @@ std::string utc_timestamp(std::time_t now) {
     return text;
 }
 
+std::optional<std::time_t> parse_utc_timestamp(const std::string& text) {
+    std::tm tm{};
+    const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (end == nullptr || *end != '\0') return std::nullopt;
+    return timegm(&tm);
+}
+
 std::string make_run_id(const std::string& run_name, std::time_t now, std::uint32_t random) {
     std::string name;
     for (unsigned char c : run_name) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <ctime>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -74,5 +75,7 @@ private:
 };
 
 std::string utc_timestamp(std::time_t now);  // 2026-11-22T09:01:12Z
+// The time utc_timestamp wrote; nullopt for any other text.
+std::optional<std::time_t> parse_utc_timestamp(const std::string& text);
 
 }  // namespace slipway::remote

@@ -113,12 +113,14 @@ TEST(AdaptPage, TheFormMakesAValidPipelineAndSaysWhatIsMissing) {
 class AdaptPageOnACluster : public ::testing::Test {
 protected:
     void SetUp() override {
-        Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(home_.path() + "/history.sqlite");
+        Result<std::unique_ptr<RunHistory>> opened =
+            RunHistory::open((home_.path() + "/history.sqlite").toStdString());
         ASSERT_TRUE(opened.ok()) << opened.error();
         history_ = std::move(*opened);
         page_ = std::make_unique<AdaptPage>(kSource, home_.path() + "/pipelines",
                                             [] { return QStringList{"hpc"}; });
-        page_->set_local_runner(testing_util::fake_engine(), history_->path());  // uploaded for bare metal
+        page_->set_local_runner(testing_util::fake_engine(),
+                                QString::fromStdString(history_->path()));  // uploaded for bare metal
         page_->set_cluster_jobs([this](const QString& name) -> PipelineJob* {
             if (name != "hpc") return nullptr;
             remote::ClusterProfile profile;
@@ -323,11 +325,12 @@ TEST(AdaptPage, ClosingWhileAStepRunsKillsItAfterTheClosingGrace) {
     testing_util::IsolatedHome home;
     const QString engine = home.path() + "/deaf-engine.sh";
     ASSERT_TRUE(testing_util::write_script(engine, "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n"));
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(home.path() + "/history.sqlite");
+    Result<std::unique_ptr<RunHistory>> history =
+        RunHistory::open((home.path() + "/history.sqlite").toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     auto page =
         std::make_unique<AdaptPage>(kSource, home.path() + "/pipelines", [] { return QStringList{}; });
-    page->set_local_runner(engine, (*history)->path());
+    page->set_local_runner(engine, QString::fromStdString((*history)->path()));
     page->base_edit()->setText(home.path() + "/base");
     page->instruct_edit()->setText(home.path() + "/instruct");
     page->corpus_edit()->setText(home.path() + "/corpus.jsonl");

@@ -1,19 +1,20 @@
 // Tests of HistoryWriter with real SQLite faults, no root needed: a full disk (PRAGMA max_page_count on
 // the history's own connection: SQLite then answers SQLITE_FULL) and a lock (another connection holds
 // BEGIN EXCLUSIVE). While a fault lasts every point stays queued and the stored offset does not move;
-// afterwards every point is stored exactly once, in order, with the last batch's offset.
+// afterwards every point is stored exactly once, in order, with the last batch's offset. Retries wait on
+// Qt's event loop, as in the app.
 #include "history/history_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <QElapsedTimer>
-#include <QSqlDatabase>
-#include <QSqlQuery>
 #include <QTemporaryDir>
+#include <QTimer>
 
 #include <iostream>
 
 #include "raw_sqlite.h"
+#include "runs/run_tracker.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -56,17 +57,26 @@ uint64_t stored_offset(RunHistory& history, int64_t run_id) {
     return r.ok() ? r->log_offset : ~uint64_t{0};
 }
 
-// Runs `sql` on the history's own connection (max_page_count is per connection).
-QVariant on_history_connection(RunHistory& history, const QString& sql) {
-    QSqlQuery q(QSqlDatabase::database(history.connection_name()));
-    return q.exec(sql) && q.next() ? q.value(0) : QVariant();
+// The writer's retry timer on this thread's event loop, as RunTracker gives it.
+class QtLater : public BoardTimer {
+public:
+    void later(int ms, std::function<void()> fn) override {
+        QTimer::singleShot(ms, &context_, std::move(fn));
+    }
+
+private:
+    QObject context_;
+};
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
 }
 
 class HistoryWriterTest : public ::testing::Test {
 protected:
     void SetUp() override {
         db_ = dir_.filePath("history.sqlite");
-        Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(db_);
+        Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(db_.toStdString());
         ASSERT_TRUE(opened.ok()) << opened.error();
         history_ = std::move(*opened);
         StoredRun run;
@@ -74,30 +84,35 @@ protected:
         run.state = RunState::kRunning;
         run_id_ = *history_->add_run(run);
         writer().set_retry_policy(kQuickRetries);
-        QObject::connect(&writer(), &HistoryWriter::write_failed, [this](const QString& m) { failed_ << m; });
-        QObject::connect(&writer(), &HistoryWriter::write_recovered,
-                         [this](const QString& m) { recovered_ << m; });
+        writer().set_retry_timer(&later_);
+        writer().set_listener([this](const HistoryWriter::Change& change) {
+            (change.failing ? failed_ : recovered_).push_back(change);
+        });
     }
     HistoryWriter& writer() { return history_->writer(); }
 
+    QtLater later_;
     QTemporaryDir dir_;
     QString db_;
     std::unique_ptr<RunHistory> history_;
     int64_t run_id_ = 0;
-    QStringList failed_;
-    QStringList recovered_;
+    std::vector<HistoryWriter::Change> failed_;
+    std::vector<HistoryWriter::Change> recovered_;
 };
 
 TEST_F(HistoryWriterTest, AFullDiskKeepsEveryPointUntilThereIsRoom) {
-    const int pages = on_history_connection(*history_, "PRAGMA page_count").toInt();
-    ASSERT_EQ(
-        on_history_connection(*history_, QStringLiteral("PRAGMA max_page_count = %1").arg(pages)).toInt(),
-        pages);
+    const int64_t pages = *history_->pragma("PRAGMA page_count");
+    ASSERT_EQ(*history_->pragma("PRAGMA max_page_count = " + std::to_string(pages)), pages);
     writer().append(run_id_, batch(1, 300), RunMetrics(), 1000);
     ASSERT_TRUE(writer().failing());
     ASSERT_EQ(failed_.size(), 1);
-    EXPECT_TRUE(failed_[0].contains(db_)) << failed_[0].toStdString();
-    EXPECT_TRUE(failed_[0].contains("full")) << failed_[0].toStdString();  // SQLite's reason
+    EXPECT_EQ(failed_[0].path, db_.toStdString());
+    EXPECT_TRUE(has(failed_[0].reason, "full")) << failed_[0].reason;  // SQLite's reason
+    EXPECT_TRUE(has(writer().problem(), db_.toStdString())) << writer().problem();
+    // What the app shows: the file and the reason, and that nothing is lost.
+    const QString shown = RunTracker::words(failed_[0]);
+    EXPECT_TRUE(shown.contains(db_) && shown.contains("full") && shown.contains("Points are kept"))
+        << shown.toStdString();
     writer().append(run_id_, batch(301, 300), RunMetrics(), 2000);
     writer().append(run_id_, {}, RunMetrics(), 2500);  // an offset alone must not pass the queued points
     EXPECT_EQ(writer().pending_points(run_id_), 600u);
@@ -108,10 +123,12 @@ TEST_F(HistoryWriterTest, AFullDiskKeepsEveryPointUntilThereIsRoom) {
     EXPECT_EQ(failed_.size(), 1);  // one message, not one per try
     EXPECT_EQ(stored_offset(*history_, run_id_), 0u);
 
-    on_history_connection(*history_, "PRAGMA max_page_count = 1073741823");
+    ASSERT_TRUE(history_->pragma("PRAGMA max_page_count = 1073741823").ok());
     ASSERT_TRUE(wait_until([&] { return !writer().failing(); }));  // the retry timer, no new batch
     EXPECT_EQ(recovered_.size(), 1);
-    EXPECT_TRUE(recovered_[0].contains("600 points")) << recovered_[0].toStdString();
+    EXPECT_EQ(recovered_[0].points_waiting, 600u);
+    EXPECT_TRUE(RunTracker::words(recovered_[0]).contains("600 points"))
+        << RunTracker::words(recovered_[0]).toStdString();
     EXPECT_EQ(stored_steps(*history_, run_id_), steps_up_to(600));
     EXPECT_EQ(stored_offset(*history_, run_id_), 2500u);
     EXPECT_EQ(writer().pending_points(), 0u);
@@ -133,7 +150,7 @@ TEST_F(HistoryWriterTest, ALockedFileIsWrittenOnceTheLockIsReleased) {
     EXPECT_LT(blocked_ms, 3000);  // the short busy timeout, not RunHistory's 5 s (slack for a loaded machine)
     ASSERT_TRUE(writer().failing());
     ASSERT_EQ(failed_.size(), 1);
-    EXPECT_TRUE(failed_[0].contains("locked")) << failed_[0].toStdString();
+    EXPECT_TRUE(has(failed_[0].reason, "locked")) << failed_[0].reason;
     for (int b = 2; b <= 5; ++b) {
         writer().append(run_id_, batch(b * 10 + 1, 10), RunMetrics(), (b + 1) * 100);
         wait_until([] { return false; }, 30);
@@ -147,6 +164,26 @@ TEST_F(HistoryWriterTest, ALockedFileIsWrittenOnceTheLockIsReleased) {
     EXPECT_EQ(recovered_.size(), 1);
     EXPECT_EQ(stored_steps(*history_, run_id_), steps_up_to(60));
     EXPECT_EQ(stored_offset(*history_, run_id_), 600u);
+}
+
+// The CLI has no event loop: without a retry timer a failed write waits for the next append once the delay
+// has passed, and a retry that was waiting on a timer that is taken away does nothing.
+TEST_F(HistoryWriterTest, WithoutATimerTheNextAppendTriesAgain) {
+    RawSqlite other(db_);
+    ASSERT_EQ(other.exec("BEGIN EXCLUSIVE"), QString());
+    writer().append(run_id_, batch(1, 10), RunMetrics(), 100);  // a retry now waits on later_
+    ASSERT_TRUE(writer().failing());
+    writer().set_retry_timer(nullptr);
+    ASSERT_EQ(other.exec("COMMIT"), QString());
+    wait_until([] { return false; }, 150);  // the waiting retry's time passes: it must not write
+    EXPECT_TRUE(writer().failing());
+    EXPECT_EQ(*history_->point_count(run_id_), 0);
+    writer().append(run_id_, batch(11, 10), RunMetrics(), 200);  // past the delay: written with it
+    EXPECT_FALSE(writer().failing());
+    EXPECT_EQ(stored_steps(*history_, run_id_), steps_up_to(20));
+    EXPECT_EQ(stored_offset(*history_, run_id_), 200u);
+    ASSERT_EQ(recovered_.size(), 1u);
+    EXPECT_EQ(recovered_[0].points_waiting, 20u);
 }
 
 TEST_F(HistoryWriterTest, AResetDropsWhatWasQueuedBeforeIt) {
@@ -180,7 +217,7 @@ TEST_F(HistoryWriterTest, ClosingARunThatCannotBeWrittenSaysHowManyPointsAndWhy)
     // Nothing of the dropped queue arrives later: the stored offset still says where to read again.
     EXPECT_EQ(stored_steps(*history_, run_id_), steps_up_to(5));
     EXPECT_EQ(stored_offset(*history_, run_id_), 50u);
-    EXPECT_TRUE(recovered_.isEmpty()) << "no 'written again' about a queue that was dropped";
+    EXPECT_TRUE(recovered_.empty()) << "no 'written again' about a queue that was dropped";
 }
 
 // A rewritten log whose reset could not be stored: closing says the stored offset is stale, not "before
@@ -208,30 +245,23 @@ TEST_F(HistoryWriterTest, ClosingTheHistoryWritesWhatWaits) {
         ASSERT_EQ(other.exec("COMMIT"), QString());
     }
     history_.reset();  // the app quits before the next try
-    Result<std::unique_ptr<RunHistory>> reopened = RunHistory::open(db_);
+    Result<std::unique_ptr<RunHistory>> reopened = RunHistory::open(db_.toStdString());
     ASSERT_TRUE(reopened.ok()) << reopened.error();
     EXPECT_EQ(stored_steps(**reopened, run_id_), steps_up_to(20));
     EXPECT_EQ(stored_offset(**reopened, run_id_), 200u);
-}
-
-QStringList g_warnings;
-void record_warning(QtMsgType type, const QMessageLogContext&, const QString& message) {
-    if (type == QtWarningMsg) g_warnings << message;
 }
 
 TEST_F(HistoryWriterTest, ClosingTheHistoryWhileItCannotBeWrittenSaysSo) {
     RawSqlite other(db_);
     ASSERT_EQ(other.exec("BEGIN EXCLUSIVE"), QString());
     writer().append(run_id_, batch(1, 20), RunMetrics(), 200);
-    g_warnings.clear();
-    const QtMessageHandler previous = qInstallMessageHandler(record_warning);
+    ::testing::internal::CaptureStderr();
     history_.reset();
-    qInstallMessageHandler(previous);
-    ASSERT_EQ(g_warnings.size(), 1);
-    EXPECT_TRUE(g_warnings[0].contains("20 points")) << g_warnings[0].toStdString();
-    EXPECT_TRUE(g_warnings[0].contains(db_)) << g_warnings[0].toStdString();
+    const std::string said = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(has(said, "20 points")) << said;
+    EXPECT_TRUE(has(said, db_.toStdString())) << said;
     ASSERT_EQ(other.exec("COMMIT"), QString());
-    Result<std::unique_ptr<RunHistory>> reopened = RunHistory::open(db_);
+    Result<std::unique_ptr<RunHistory>> reopened = RunHistory::open(db_.toStdString());
     ASSERT_TRUE(reopened.ok()) << reopened.error();
     EXPECT_EQ(*(*reopened)->point_count(run_id_), 0);
     EXPECT_EQ(stored_offset(**reopened, run_id_), 0u);

@@ -21,6 +21,13 @@ namespace {
 
 using testing_util::RawSqlite;
 
+std::string joined(const std::vector<std::string>& lines) {
+    std::string all;
+    for (const std::string& line : lines)
+        all += line + "\n";
+    return all;
+}
+
 remote::RunRecord json_record(const std::string& id, const std::string& job, const std::string& state) {
     return remote::RunRecord{id + "-20261120-100000-00a" + job.substr(job.size() - 1),
                              id,
@@ -36,7 +43,7 @@ class LegacyRunRecords : public ::testing::Test {
 protected:
     void SetUp() override {
         legacy_ = dir_.filePath("runs");
-        options_.legacy_records_dir = legacy_;
+        options_.legacy_records_dir = legacy_.toStdString();
         const remote::RunRecordStore store(legacy_.toStdString());
         for (const remote::RunRecord& r :
              {json_record("queued", "11", "SUBMITTED"), json_record("done", "12", "COMPLETED"),
@@ -62,7 +69,7 @@ protected:
 
 TEST_F(LegacyRunRecords, EveryReadableRecordIsImportedOnceWithTypedStates) {
     {
-        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(db(), options_);
+        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(db().toStdString(), options_);
         ASSERT_TRUE(store.ok()) << store.error();
         const std::vector<StoredRun> runs = *(*store)->cluster_runs();
         ASSERT_EQ(runs.size(), 3u);
@@ -78,7 +85,7 @@ TEST_F(LegacyRunRecords, EveryReadableRecordIsImportedOnceWithTypedStates) {
         EXPECT_EQ(by_name(runs, "done")->state, RunState::kCompleted);
         EXPECT_EQ(by_name(runs, "lost")->state, RunState::kFailed);
         EXPECT_EQ(by_name(runs, "lost")->slurm_state, "NODE_FAIL");
-        const QString notes = (*store)->open_notes().join('\n');
+        const QString notes = QString::fromStdString(joined((*store)->open_notes()));
         EXPECT_TRUE(notes.contains("torn-20261120-100000-0000.json")) << notes.toStdString();
         EXPECT_TRUE(notes.contains("imported 3 run record(s)")) << notes.toStdString();
         EXPECT_TRUE(notes.contains("runs.imported")) << notes.toStdString();
@@ -87,10 +94,10 @@ TEST_F(LegacyRunRecords, EveryReadableRecordIsImportedOnceWithTypedStates) {
     EXPECT_TRUE(QFileInfo::exists(legacy_ + ".imported/done-20261120-100000-00a2.json"));  // nothing deleted
     // Put back by hand: still not imported twice (the store is at schema 3 already).
     ASSERT_TRUE(QDir().rename(legacy_ + ".imported", legacy_));
-    Result<std::unique_ptr<RunHistory>> again = RunHistory::open(db(), options_);
+    Result<std::unique_ptr<RunHistory>> again = RunHistory::open(db().toStdString(), options_);
     ASSERT_TRUE(again.ok());
     EXPECT_EQ((*again)->cluster_runs()->size(), 3u);
-    EXPECT_TRUE((*again)->open_notes().isEmpty());
+    EXPECT_TRUE((*again)->open_notes().empty());
     struct stat st {};
     ASSERT_EQ(::stat(QFile::encodeName(db()).constData(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -99,7 +106,7 @@ TEST_F(LegacyRunRecords, EveryReadableRecordIsImportedOnceWithTypedStates) {
 TEST_F(LegacyRunRecords, AnAppRowOfTheSameJobIsMergedNotDuplicated) {
     {
         // A schema-2 history in which the app recorded job 12 itself (it wrote the JSON record too).
-        Result<std::unique_ptr<RunHistory>> fresh = RunHistory::open(db());
+        Result<std::unique_ptr<RunHistory>> fresh = RunHistory::open(db().toStdString());
         ASSERT_TRUE(fresh.ok());
         StoredRun app;
         app.name = "done";
@@ -117,7 +124,7 @@ TEST_F(LegacyRunRecords, AnAppRowOfTheSameJobIsMergedNotDuplicated) {
               "PRAGMA user_version = 2"})
             ASSERT_EQ(raw.exec(QString::fromLatin1(sql)), QString()) << sql;
     }
-    Result<std::unique_ptr<RunHistory>> store = RunHistory::open(db(), options_);
+    Result<std::unique_ptr<RunHistory>> store = RunHistory::open(db().toStdString(), options_);
     ASSERT_TRUE(store.ok()) << store.error();
     const std::vector<StoredRun> runs = *(*store)->cluster_runs();
     ASSERT_EQ(runs.size(), 3u);  // done once
@@ -127,8 +134,8 @@ TEST_F(LegacyRunRecords, AnAppRowOfTheSameJobIsMergedNotDuplicated) {
 
 TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {
     QTemporaryDir dir;
-    Result<std::unique_ptr<RunHistory>> app = RunHistory::open(dir.filePath("h.sqlite"));
-    Result<std::unique_ptr<RunHistory>> cli = RunHistory::open(dir.filePath("h.sqlite"));
+    Result<std::unique_ptr<RunHistory>> app = RunHistory::open(dir.filePath("h.sqlite").toStdString());
+    Result<std::unique_ptr<RunHistory>> cli = RunHistory::open(dir.filePath("h.sqlite").toStdString());
     ASSERT_TRUE(app.ok() && cli.ok());
     const int64_t version = *(*app)->data_version();
     // The app's row, made before the upload, gets the job when sbatch answers (the worker's connection).
@@ -160,14 +167,14 @@ TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {
     EXPECT_NE(*new_row, id);
     EXPECT_EQ(*(*app)->find_run("other-20261123-100001-abce"), *new_row);
     // A row number names only rows without a run id (a Slurm job id typed by habit picks nothing else).
-    EXPECT_FALSE((*app)->find_run(QString::number(id)).ok());
+    EXPECT_FALSE((*app)->find_run(std::to_string(id)).ok());
     StoredRun opened;
     opened.name = "an app row from before run ids";
     opened.cluster = "hpc";
     opened.job_id = "7";
     const int64_t plain = *(*app)->add_run(opened);
-    EXPECT_EQ(*(*app)->find_run(QString::number(plain)), plain);
-    EXPECT_FALSE((*app)->find_run(QString::number(plain) + "x").ok());
+    EXPECT_EQ(*(*app)->find_run(std::to_string(plain)), plain);
+    EXPECT_FALSE((*app)->find_run(std::to_string(plain) + "x").ok());
     EXPECT_EQ((*app)->find_run("nope-20261123-100001-0000").code(), StatusCode::kNotFound);
     EXPECT_NE((*app)->find_run("nope").error().find("h.sqlite"), std::string::npos);
     EXPECT_EQ((*app)->cluster_runs()->size(), 3u);

@@ -112,7 +112,7 @@ TEST(FollowerResume, DisconnectMidLineThenRestartFromTheStoredOffset) {
     const QString db = dir.filePath("history.sqlite");
     int64_t run_id = 0;
     {
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
         ASSERT_TRUE(history.ok()) << history.error();
         StoredRun run;
         run.name = "resume";
@@ -133,7 +133,7 @@ TEST(FollowerResume, DisconnectMidLineThenRestartFromTheStoredOffset) {
     for (int step = 5; step <= 6; ++step)
         append_file(log, mllog_line("train_loss", 4.0 - step * 0.1, step, step * 8));
     {
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
         ASSERT_TRUE(history.ok());
         const StoredRun run = *(*history)->run(run_id);
         Result<RunMetrics> metrics = (*history)->load_metrics(run_id);
@@ -165,7 +165,7 @@ TEST(RunHistory, RunsAndPointsSurviveARestart) {
     }();
     int64_t id = 0;
     {
-        auto history = RunHistory::open(db);
+        auto history = RunHistory::open(db.toStdString());
         ASSERT_TRUE(history.ok()) << history.error();
         StoredRun run;
         run.name = "juniper";
@@ -182,7 +182,7 @@ TEST(RunHistory, RunsAndPointsSurviveARestart) {
         ASSERT_TRUE((*history)->append(id, rows, metrics, 12345).ok());
         ASSERT_TRUE((*history)->set_state(id, RunState::kCompleted, {}, {}, 1715157924000).ok());
     }
-    auto history = RunHistory::open(db);
+    auto history = RunHistory::open(db.toStdString());
     ASSERT_TRUE(history.ok());
     const auto runs = (*history)->runs();
     ASSERT_TRUE(runs.ok());

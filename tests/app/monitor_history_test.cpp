@@ -43,7 +43,7 @@ TEST(MonitorHistory, KeepsPlottingWhileTheHistoryIsLockedAndCatchesUpAfter) {
     QTemporaryDir dir;
     const QString log = dir.filePath("mllog.txt");
     const QString db = dir.filePath("history.sqlite");
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     (*history)->writer().set_retry_policy({.first_delay_ms = 50, .max_delay_ms = 200, .busy_timeout_ms = 50});
     StoredRun record;
@@ -96,7 +96,7 @@ TEST(MonitorHistory, KeepsPlottingWhileTheHistoryIsLockedAndCatchesUpAfter) {
 TEST(MonitorHistory, ARequeuedRunKeepsItsRestartsInTheStore) {
     QTemporaryDir dir;
     Result<std::unique_ptr<RunHistory>> history =
-        RunHistory::open(dir.filePath(QStringLiteral("history.sqlite")));
+        RunHistory::open(dir.filePath(QStringLiteral("history.sqlite")).toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     FollowService follow;
     RunTracker tracker(history->get(), &follow, nullptr, {});
@@ -126,7 +126,8 @@ TEST(MonitorHistory, ARequeuedRunKeepsItsRestartsInTheStore) {
 // the store; removing a run from the monitor leaves its stored row, and the Runs page's selection on it.
 TEST(SharedRunsModel, BothViewsShowOneRowPerRunAndHearItsChangesThroughTheModel) {
     QTemporaryDir dir;
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")));
+    Result<std::unique_ptr<RunHistory>> history =
+        RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")).toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     FollowService follow(50);
     RunTracker tracker(history->get(), &follow, nullptr, {});
@@ -205,7 +206,8 @@ TEST(SharedRunsModel, BothViewsShowOneRowPerRunAndHearItsChangesThroughTheModel)
 // monitor.
 TEST(SharedRunsModel, AStoredRowJoinsItsFollowedRunAndItsDeletionLeavesTheMonitorAlone) {
     QTemporaryDir dir;
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")));
+    Result<std::unique_ptr<RunHistory>> history =
+        RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")).toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     FollowService follow;
     RunTracker tracker(history->get(), &follow, nullptr, {});
@@ -268,7 +270,8 @@ TEST(SharedRunsModel, AStoredRowJoinsItsFollowedRunAndItsDeletionLeavesTheMonito
 // does: at the next reload, with the Runs page's selection and the monitor's current run on the run still.
 TEST(SharedRunsModel, ASubmissionsRowReadBeforeTheTrackerKnowsItsIdJoinsItsRun) {
     QTemporaryDir dir;
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")));
+    Result<std::unique_ptr<RunHistory>> history =
+        RunHistory::open(dir.filePath(QStringLiteral("h.sqlite")).toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     testing_util::FakeCluster cluster;
     cluster.refuse_submissions("Requested node configuration is not available");
@@ -279,7 +282,7 @@ TEST(SharedRunsModel, ASubmissionsRowReadBeforeTheTrackerKnowsItsIdJoinsItsRun) 
     hpc.host = "login.example.org";
     hpc.user = "researcher";
     sessions.set_profiles({hpc});
-    sessions.set_store_path((*history)->path());
+    sessions.set_store_path(QString::fromStdString((*history)->path()));
     FollowService follow;
     RunTracker::Options options;
     options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);

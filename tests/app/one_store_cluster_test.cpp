@@ -45,7 +45,7 @@ protected:
         ASSERT_TRUE(store.ok()) << store.error();
         store_ = std::move(*store);
         sessions_.set_profiles({profile_});
-        sessions_.set_store_path(store_->path());
+        sessions_.set_store_path(QString::fromStdString(store_->path()));
         RunTracker::Options options;
         options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
         options.engine_binary = QStringLiteral(SLIPWAY_ENGINE_BIN);
@@ -140,7 +140,7 @@ TEST_F(OneStoreOnSlurm, ARunTheCliSubmittedShowsUpInTheTrackersStoreAndIsFollowe
     // Seen by the tracker's store watcher (another process wrote it), without a reload.
     ASSERT_TRUE(wait_until([&] { return store_changes > 0; }, 10'000))
         << "data_version " << *store_->data_version() << ", rows " << store_->cluster_runs()->size();
-    const Result<int64_t> row = store_->find_run(run_id);
+    const Result<int64_t> row = store_->find_run(run_id.toStdString());
     ASSERT_TRUE(row.ok()) << row.error();
     // Its Slurm state is kept current over the connected session, though nobody follows it yet.
     ASSERT_TRUE(wait_until([&] { return store_->run(*row)->state != RunState::kPending; }, 120'000));
@@ -177,7 +177,7 @@ TEST_F(OneStoreOnSlurm, ARunEitherDoorSubmittedIsCancelledByTheOther) {
     const QString run_id =
         submit_from_cli({"--max_steps", "100000", "--eval_steps", "100000", "--save_steps", "100000"});
     ASSERT_FALSE(run_id.isEmpty());
-    const Result<int64_t> row = store_->find_run(run_id);
+    const Result<int64_t> row = store_->find_run(run_id.toStdString());
     ASSERT_TRUE(row.ok()) << row.error();
     const Result<int> from_cli = tracker_->resume(*row);  // the Runs page's "follow"
     ASSERT_TRUE(from_cli.ok()) << from_cli.error();

@@ -19,7 +19,8 @@ class RealStoreTest : public ::testing::Test {
 protected:
     void SetUp() override {
         ASSERT_TRUE(dir_.isValid());
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir_.filePath("history.sqlite"));
+        Result<std::unique_ptr<RunHistory>> history =
+            RunHistory::open(dir_.filePath("history.sqlite").toStdString());
         ASSERT_TRUE(history.ok()) << history.error();
         history_ = std::move(*history);
         real_ = std::make_unique<HistoryRunStore>(*history_);

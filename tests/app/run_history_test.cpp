@@ -71,7 +71,7 @@ TEST(RunHistorySchema, AFileWithoutAVersionIsMigratedAndKeepsItsRows) {
         ASSERT_EQ(old.value("PRAGMA user_version").toInt(), 0);
     }
     {
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
         ASSERT_TRUE(history.ok()) << history.error();
         const Result<std::vector<StoredRun>> runs = (*history)->runs();
         ASSERT_TRUE(runs.ok());
@@ -99,11 +99,11 @@ TEST(RunHistorySchema, AFileWithoutAVersionIsMigratedAndKeepsItsRows) {
 TEST(RunHistorySchema, ANewFileHasTheCurrentVersion) {
     QTemporaryDir dir;
     const QString db = dir.filePath("history.sqlite");
-    ASSERT_TRUE(RunHistory::open(db).ok());
+    ASSERT_TRUE(RunHistory::open(db.toStdString()).ok());
     RawSqlite raw(db);
     EXPECT_EQ(raw.value("PRAGMA user_version").toInt(), RunHistory::schema_version());
     // Opened again: nothing to migrate.
-    Result<std::unique_ptr<RunHistory>> again = RunHistory::open(db);
+    Result<std::unique_ptr<RunHistory>> again = RunHistory::open(db.toStdString());
     ASSERT_TRUE(again.ok()) << again.error();
     EXPECT_EQ(raw.value("PRAGMA user_version").toInt(), RunHistory::schema_version());
 }
@@ -121,7 +121,7 @@ TEST(RunHistorySchema, AFileFromANewerSlipwayIsRefusedAndLeftAsItWas) {
     }
     ::chmod(QFile::encodeName(db).constData(), 0600);  // so open() has nothing to tighten
     const QByteArray before = file_hash(db);
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
     ASSERT_FALSE(history.ok());
     const std::string& error = history.error();
     EXPECT_NE(error.find(db.toStdString()), std::string::npos) << error;
@@ -163,7 +163,7 @@ TEST(RunHistorySchema, Version1StatesAreTypedAndSlurmWordsKept) {
         }
         ASSERT_EQ(old.exec(QStringLiteral("PRAGMA user_version = 1")), QString());
     }
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     const Result<std::vector<StoredRun>> runs = (*history)->runs();
     ASSERT_TRUE(runs.ok());
@@ -187,7 +187,8 @@ TEST(RunHistorySchema, Version1StatesAreTypedAndSlurmWordsKept) {
 
 TEST(RunHistoryState, PollerNeverReopensAnEndedRun) {
     QTemporaryDir dir;
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir.filePath("history.sqlite"));
+    Result<std::unique_ptr<RunHistory>> history =
+        RunHistory::open(dir.filePath("history.sqlite").toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     RunHistory& store = **history;
     StoredRun record;
@@ -225,7 +226,7 @@ TEST(RunHistoryFile, IsCreatedPrivateInPrivateFolders) {
     QTemporaryDir dir;
     ::chmod(QFile::encodeName(dir.path()).constData(), 0755);
     const QString db = dir.filePath("data/slipway/history.sqlite");
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     StoredRun run;
     run.name = "private";
@@ -240,26 +241,27 @@ TEST(RunHistoryFile, IsCreatedPrivateInPrivateFolders) {
     EXPECT_EQ(mode_of(dir.filePath("data/slipway")), 0700u);
     EXPECT_EQ(mode_of(dir.filePath("data")), 0700u);
     EXPECT_EQ(mode_of(dir.path()), 0755u);  // not ours to change
-    EXPECT_TRUE((*history)->open_notes().isEmpty());
+    EXPECT_TRUE((*history)->open_notes().empty());
 }
 
 TEST(RunHistoryFile, AFileOthersCanReadIsTightenedAndSaysSo) {
     QTemporaryDir dir;
     const QString db = dir.filePath("history.sqlite");
     {
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
         ASSERT_TRUE(history.ok());
         StoredRun run;
         run.name = "kept";
         ASSERT_TRUE((*history)->add_run(run).ok());
     }
     ASSERT_EQ(::chmod(QFile::encodeName(db).constData(), 0644), 0);
-    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db);
+    Result<std::unique_ptr<RunHistory>> history = RunHistory::open(db.toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     EXPECT_EQ(mode_of(db), 0600u);
     ASSERT_EQ((*history)->open_notes().size(), 1);
-    EXPECT_TRUE((*history)->open_notes()[0].contains(db)) << (*history)->open_notes()[0].toStdString();
-    EXPECT_TRUE((*history)->open_notes()[0].contains("0644")) << (*history)->open_notes()[0].toStdString();
+    const QString note = QString::fromStdString((*history)->open_notes()[0]);
+    EXPECT_TRUE(note.contains(db)) << note.toStdString();
+    EXPECT_TRUE(note.contains("0644")) << note.toStdString();
     EXPECT_EQ((*history)->runs()->size(), 1u);
 }
 

@@ -281,7 +281,7 @@ TEST(RunMetrics, ARequeuedJobIsOneRunWithItsResumeMarked) {
 
     // The run store keeps the resumes with the run's facts: a run reopened from the history is marked too.
     QTemporaryDir dir;
-    auto history = RunHistory::open(dir.filePath(QStringLiteral("history.sqlite")));
+    auto history = RunHistory::open(dir.filePath(QStringLiteral("history.sqlite")).toStdString());
     ASSERT_TRUE(history.ok()) << history.error();
     StoredRun run;
     run.name = "requeued";

@@ -32,7 +32,8 @@ protected:
         if (env_.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
         if (!fs::exists(SLIPWAY_ENGINE_BIN)) GTEST_SKIP() << "no slipway-engine built";
         profile_ = testing_util::local_cluster_profile(env_, env_["SLIPWAY_REMOTE_DIR"] + "/run-service");
-        Result<std::unique_ptr<RunHistory>> history = RunHistory::open(dir_.filePath("history.sqlite"));
+        Result<std::unique_ptr<RunHistory>> history =
+            RunHistory::open(dir_.filePath("history.sqlite").toStdString());
         ASSERT_TRUE(history.ok()) << history.error();
         history_ = std::move(*history);
         store_ = std::make_unique<HistoryRunStore>(*history_);

@@ -42,12 +42,14 @@ remote::ClusterProfile profile(const std::string& host = "login.example.org") {
 class RunTrackerCluster : public ::testing::Test {
 protected:
     void SetUp() override {
-        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(dir_.filePath("history.sqlite"));
+        Result<std::unique_ptr<RunHistory>> store =
+            RunHistory::open(dir_.filePath("history.sqlite").toStdString());
         ASSERT_TRUE(store.ok()) << store.error();
         store_ = std::move(*store);
         sessions_.set_connector(cluster_.connector());
         sessions_.set_profiles({profile()});
-        sessions_.set_store_path(store_->path());  // workers record jobs on their own connection
+        sessions_.set_store_path(
+            QString::fromStdString(store_->path()));  // workers record jobs on their own connection
         RunTracker::Options options;
         options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
         options.engine_binary = testing_util::fake_engine();  // uploaded as the engine: any file will do

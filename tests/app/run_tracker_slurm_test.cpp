@@ -25,12 +25,13 @@ protected:
         env_ = testing_util::use_local_cluster(QStringLiteral(SLIPWAY_ENGINE_BIN));
         if (env_.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
         if (!QFile::exists(QStringLiteral(SLIPWAY_ENGINE_BIN))) GTEST_SKIP() << "no slipway-engine built";
-        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(home_.path() + "/history.sqlite");
+        Result<std::unique_ptr<RunHistory>> store =
+            RunHistory::open((home_.path() + "/history.sqlite").toStdString());
         ASSERT_TRUE(store.ok()) << store.error();
         store_ = std::move(*store);
         sessions_.set_profiles(
             {testing_util::local_cluster_profile(env_, env_["SLIPWAY_REMOTE_DIR"] + "/tracker-lifecycle")});
-        sessions_.set_store_path(store_->path());
+        sessions_.set_store_path(QString::fromStdString(store_->path()));
         RunTracker::Options options;
         options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
         options.engine_binary = QStringLiteral(SLIPWAY_ENGINE_BIN);

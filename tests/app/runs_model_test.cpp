@@ -15,7 +15,8 @@ namespace {
 class RunsModelTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        Result<std::unique_ptr<RunHistory>> store = RunHistory::open(dir_.filePath("history.sqlite"));
+        Result<std::unique_ptr<RunHistory>> store =
+            RunHistory::open(dir_.filePath("history.sqlite").toStdString());
         ASSERT_TRUE(store.ok()) << store.error();
         store_ = std::move(*store);
     }
@@ -66,7 +67,7 @@ TEST_F(RunsModelTest, StoreChangesAreMergedInAndPersistentIndexesFollowTheirRuns
     EXPECT_EQ(inserted.size() + removed.size() + changed.size(), 0u);
 
     const int64_t third = add("third");  // another process submitted it
-    ASSERT_TRUE(store_->set_state(first, RunState::kCompleted, QStringLiteral("exit 0")).ok());
+    ASSERT_TRUE(store_->set_state(first, RunState::kCompleted, "exit 0").ok());
     model.reload();
     ASSERT_EQ(model.rowCount(), 3);
     EXPECT_EQ(inserted, std::vector<int>{model.row_of(third)});

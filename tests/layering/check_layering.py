@@ -9,6 +9,8 @@
 5. app/service (the run service: submit, watch, follow, cancel, fetch) includes no Qt header and, of app/,
    only app/core: the CLI and the app's cluster worker call it, never the other way round. (Its CMake target
    also builds without Qt; this names the line.)
+6. app/history (the run history: SQLite through its C API, the service's RunStore) includes no Qt header and,
+   of app/, only app/core and app/service: the app and the CLI share it.
 
 An include is resolved the way the build's include folders resolve it: a file in engine/ sees engine/ and the
 top folder; remote/ sees the top folder and engine/; app/ sees app/, engine/ and the top folder. Includes
@@ -24,6 +26,8 @@ from collections import defaultdict
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
 QT_HEADER = re.compile(r"^Q[A-Za-z]+$|^Qt[A-Za-z]+/")
+# The app folders that build without Qt, and what each is.
+QT_FREE = {"service": "the run service", "history": "the run history"}
 SOURCES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 SEARCH = {"engine": ["engine", "."], "remote": [".", "engine"], "app": ["app", "engine", "."]}
 
@@ -61,10 +65,10 @@ def check(root):
                             continue
                         target = resolve(root, top, match.group(1))
                         if target is None:
-                            if top == "app" and part_of(root, path)[1] == "service" and \
-                                    QT_HEADER.match(match.group(1)):
-                                problems.append(f"{rel}:{number}: app/service includes Qt "
-                                                f"(\"{match.group(1)}\"): the run service is Qt-free")
+                            folder = part_of(root, path)[1] if top == "app" else None
+                            if folder in QT_FREE and QT_HEADER.match(match.group(1)):
+                                problems.append(f"{rel}:{number}: app/{folder} includes Qt "
+                                                f"(\"{match.group(1)}\"): {QT_FREE[folder]} is Qt-free")
                             continue
                         target_top, target_folder = part_of(root, target)
                         where = f"{rel}:{number}"
@@ -80,6 +84,10 @@ def check(root):
                                 problems.append(f"{where}: app/service includes app/{target_folder} "
                                                 f"(\"{match.group(1)}\"): the run service stands on app/core "
                                                 "only")
+                            elif here == "history" and target_folder not in ("history", "service", "core"):
+                                problems.append(f"{where}: app/history includes app/{target_folder} "
+                                                f"(\"{match.group(1)}\"): the run history stands on the "
+                                                "service and app/core only")
                             elif here == "core" and target_folder != "core":
                                 problems.append(f"{where}: app/core includes app/{target_folder} "
                                                 f"(\"{match.group(1)}\"): core is under every part of the app")

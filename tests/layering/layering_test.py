@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ctest `layering_catches_planted_includes`: check_layering.py on a copy of the tree with planted includes
 (engine/ including remote/, remote/ including app/, a new circle of app/ folders, app/core including a page's
-folder, the run service including the history and Qt) must fail
+folder, the run service including the history and Qt, the history including Qt and a page's folder) must fail
 and name each planted line; the unplanted copy must pass."""
 import os
 import shutil
@@ -36,6 +36,9 @@ with tempfile.TemporaryDirectory() as work:
         # the run service standing on the history, and on Qt
         "app/service/planted.h": '#include "history/run_history.h"\n',
         "app/service/planted_qt.cpp": '#include <QString>\n',
+        # the run history on Qt, and on a page
+        "app/history/planted_qt.cpp": '#include <QSqlQuery>\n',
+        "app/history/planted.h": '#include "runs/run_tracker.h"\n',
     }
     for path, text in plants.items():
         with open(os.path.join(work, path), "w") as f:
@@ -49,6 +52,8 @@ with tempfile.TemporaryDirectory() as work:
                      "app/images/planted.h:2: app/images includes app/adapt, and app/adapt reaches app/images",
                      "app/core/planted.h:2: app/core includes app/editor",
                      "app/service/planted.h:2: app/service includes app/history",
-                     "app/service/planted_qt.cpp:2: app/service includes Qt"):
+                     "app/service/planted_qt.cpp:2: app/service includes Qt",
+                     "app/history/planted_qt.cpp:2: app/history includes Qt",
+                     "app/history/planted.h:2: app/history includes app/runs"):
         assert expected in out, "not reported: " + expected
 print("layering_test: the planted includes were caught")

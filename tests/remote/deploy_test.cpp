@@ -43,6 +43,16 @@ TEST(RunId, ShellSafeSortableUnique) {
     EXPECT_EQ(utc_timestamp(0), "1970-01-01T00:00:00Z");
 }
 
+// The submitted time a record keeps reads back as the same second; anything else is no time.
+TEST(RunId, UtcTimestampsReadBack) {
+    const std::time_t t = 1795338072;
+    EXPECT_EQ(parse_utc_timestamp(utc_timestamp(t)), t);
+    EXPECT_EQ(parse_utc_timestamp("1970-01-01T00:00:00Z"), std::time_t{0});
+    EXPECT_EQ(parse_utc_timestamp("2026-11-22T09:01:12"), std::nullopt);  // no zone: not ours
+    EXPECT_EQ(parse_utc_timestamp("2026-11-22T09:01:12Z trailing"), std::nullopt);
+    EXPECT_EQ(parse_utc_timestamp(""), std::nullopt);
+}
+
 TEST(RunRecords, SaveLoadListFromANewStore) {
     TempDir dir;
     RunRecord a{"a-20261122-090000-0001", "a",      "local-test", "5", "", "/home/u/slipway/runs/a",
