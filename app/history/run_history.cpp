@@ -169,7 +169,7 @@ std::string errno_text() {
 Status make_private(const std::string& path, std::vector<std::string>& notes) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    const fs::path folder = fs::absolute(fs::path(path), ec).parent_path();
+    const fs::path folder = fs::absolute(fs::path(path), ec).lexically_normal().parent_path();
     std::vector<fs::path> missing;
     for (fs::path f = folder; !fs::exists(f, ec) && f != f.parent_path(); f = f.parent_path())
         missing.push_back(f);
@@ -308,13 +308,6 @@ Result<std::vector<StoredRun>> all_runs(SqlStatement& statement) {
     }
 }
 
-// The first column of the first row as a row id; 0 when there is no row.
-Result<int64_t> id_or_zero(SqlStatement& statement) {
-    Result<bool> row = statement.next();
-    if (!row.ok()) return row.status();
-    return *row ? statement.integer(0) : int64_t{0};
-}
-
 // A row number typed as text ("42"); 0 for anything else.
 int64_t row_number(const std::string& text) {
     int64_t n = 0;
@@ -396,8 +389,10 @@ Status RunHistory::migrate(const OpenOptions& options, std::vector<std::string>&
                 const std::string& from = options.legacy_records_dir;
                 const std::string to = from + ".imported";
                 std::error_code ec;
-                std::filesystem::rename(from, to, ec);
-                notes.push_back(!ec ? from + " renamed " + to + " (its records are in " + path_ + " now)"
+                // rename(2) would replace an empty folder of that name: an earlier import's stays.
+                const bool taken = std::filesystem::exists(to, ec);
+                if (!taken) std::filesystem::rename(from, to, ec);
+                notes.push_back(!taken && !ec ? from + " renamed " + to + " (its records are in " + path_ + " now)"
                                     : from + " could not be renamed " + to + "; its records are in " + path_ +
                                           " and will not be imported again");
             }
@@ -487,13 +482,10 @@ Status RunHistory::remove_run(int64_t run_id) {
 }
 
 Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const std::string& run_json) {
-    Result<SqlStatement> find =
-        db_->prepare("SELECT id FROM runs WHERE run_id = ?", "cannot look up run " + r.run_id);
-    if (!find.ok()) return find.status();
-    if (Status s = find->bind({r.run_id}); !s.ok()) return s;
-    const Result<int64_t> found = id_or_zero(*find);
-    if (!found.ok()) return found;
-    if (*found != 0) {
+    const Result<std::optional<int64_t>> found =
+        db_->first_integer("SELECT id FROM runs WHERE run_id = ?", {r.run_id}, "cannot look up run " + r.run_id);
+    if (!found.ok()) return found.status();
+    if (*found) {
         // A row still "submitting" is queued now; one a faster poller already moved on keeps its state.
         const Status s = db_->run(
             "UPDATE runs SET job_id = ?, remote_dir = ?, slurm_cluster = ?, log_path = ?, "
@@ -501,10 +493,10 @@ Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const 
             "WHERE id = ?",
             {r.job_id, r.remote_dir, SqlValue::text_or_null(r.slurm_cluster), r.slurm_log(),
              SqlValue::text_or_null(run_json), db_word(RunState::kSubmitting), db_word(RunState::kPending),
-             *found},
+             **found},
             "cannot record run " + r.run_id);
         if (!s.ok()) return s;
-        return found;
+        return **found;
     }
     StoredRun record;
     record.name = r.name;
@@ -523,17 +515,14 @@ Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const 
 Result<int64_t> RunHistory::find_run(const std::string& run_id_or_id) const {
     // A row number (all digits) only names rows without a run id, the ones `status` lists by number: a
     // Slurm job id typed by habit must not pick some other run.
-    Result<SqlStatement> q = db_->prepare(
-        "SELECT id FROM runs WHERE run_id = ? UNION ALL SELECT id FROM runs WHERE id = ? "
-        "AND run_id IS NULL AND ? <> '' AND ? NOT GLOB '*[^0-9]*' LIMIT 1",
-        "cannot look up run " + run_id_or_id);
-    if (!q.ok()) return q.status();
-    if (Status s = q->bind({run_id_or_id, row_number(run_id_or_id), run_id_or_id, run_id_or_id}); !s.ok())
-        return s;
-    const Result<int64_t> id = id_or_zero(*q);
-    if (id.ok() && *id == 0)
-        return Status::Error(StatusCode::kNotFound, "no run " + run_id_or_id + " in " + path_);
-    return id;
+    const Result<std::optional<int64_t>> id =
+        db_->first_integer("SELECT id FROM runs WHERE run_id = ? UNION ALL SELECT id FROM runs WHERE id = ? "
+                           "AND run_id IS NULL AND ? <> '' AND ? NOT GLOB '*[^0-9]*' LIMIT 1",
+                           {run_id_or_id, row_number(run_id_or_id), run_id_or_id, run_id_or_id},
+                           "cannot look up run " + run_id_or_id);
+    if (!id.ok()) return id.status();
+    if (!*id) return Status::Error(StatusCode::kNotFound, "no run " + run_id_or_id + " in " + path_);
+    return **id;
 }
 
 Result<std::vector<StoredRun>> RunHistory::cluster_runs() const {
@@ -556,13 +545,12 @@ Result<int64_t> RunHistory::find_opened_log(const std::string& path) const {
 
 Result<int64_t> RunHistory::find_log_run(const std::string& cluster, const std::string& path) const {
     // Without a job id: a submitted run's log on the same cluster is that run's, not an opened one.
-    Result<SqlStatement> q = db_->prepare(
+    const Result<std::optional<int64_t>> id = db_->first_integer(
         "SELECT id FROM runs WHERE cluster = ? AND log_path = ? AND COALESCE(job_id, '') = '' ORDER BY id "
         "LIMIT 1",
-        "cannot look up " + path);
-    if (!q.ok()) return q.status();
-    if (Status s = q->bind({cluster, path}); !s.ok()) return s;
-    return id_or_zero(*q);
+        {cluster, path}, "cannot look up " + path);
+    if (!id.ok()) return id.status();
+    return id->value_or(0);
 }
 
 Result<int64_t> RunHistory::record_remote_log(const std::string& profile, const std::string& path,

@@ -135,15 +135,25 @@ Status SqliteConnection::run(const std::string& sql, std::initializer_list<SqlVa
     return statement->run();
 }
 
-Result<int64_t> SqliteConnection::integer(const std::string& sql, std::initializer_list<SqlValue> values,
-                                          std::string what) {
+Result<std::optional<int64_t>> SqliteConnection::first_integer(const std::string& sql,
+                                                                std::initializer_list<SqlValue> values,
+                                                                std::string what) {
     Result<SqlStatement> statement = prepare(sql, std::move(what));
     if (!statement.ok()) return statement.status();
     if (Status s = statement->bind(values); !s.ok()) return s;
     Result<bool> row = statement->next();
     if (!row.ok()) return row.status();
-    if (!*row) return Status::Error(statement->what_ + ": no row");
-    return statement->integer(0);
+    if (!*row) return std::optional<int64_t>();
+    return std::optional<int64_t>(statement->integer(0));
+}  // the statement is finalized here: its read ends before the caller writes
+
+Result<int64_t> SqliteConnection::integer(const std::string& sql, std::initializer_list<SqlValue> values,
+                                          std::string what) {
+    const std::string shown = what;
+    Result<std::optional<int64_t>> first = first_integer(sql, values, std::move(what));
+    if (!first.ok()) return first.status();
+    if (!*first) return Status::Error(shown + ": no row");
+    return **first;
 }
 
 Status SqliteConnection::run_in_transaction(std::initializer_list<const char*> steps,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "contract/status.h"
@@ -88,7 +89,12 @@ public:
     // Prepares, binds and runs `sql` to its end.
     [[nodiscard]] Status run(const std::string& sql, std::initializer_list<SqlValue> values,
                              std::string what);
-    // The first column of the first row of `sql` (PRAGMA user_version, COUNT(*)); an error when no row.
+    // The first column of the first row of `sql`; nullopt when there is no row. The statement is done when
+    // this returns, so a write may follow at once (an open read would keep a write from waiting for a lock).
+    [[nodiscard]] Result<std::optional<int64_t>> first_integer(const std::string& sql,
+                                                             std::initializer_list<SqlValue> values,
+                                                             std::string what);
+    // The same where a row is certain (PRAGMA user_version, COUNT(*)); an error when there is none.
     [[nodiscard]] Result<int64_t> integer(const std::string& sql, std::initializer_list<SqlValue> values,
                                           std::string what);
     // Runs `steps`, each taking `values`, in one transaction: all or nothing.

@@ -172,7 +172,9 @@ QString RunTracker::words(const HistoryWriter::Change& change) {
         return QCoreApplication::translate("slipway::app::HistoryWriter",
                                            "cannot write the run history %1: %2")
                    .arg(path, QString::fromStdString(change.reason)) +
-               QStringLiteral(". Points are kept and written when it works again.");
+               QStringLiteral(". ") +
+               QCoreApplication::translate("slipway::app::HistoryWriter",
+                                           "Points are kept and written when it works again.");
     }
     if (change.points_waiting == 0)
         return QCoreApplication::translate("slipway::app::HistoryWriter",

@@ -140,7 +140,6 @@ public:
     static QString words(const HistoryWriter::Change& change);
 
 private:
-
     ClusterSession* session_for(const std::string& profile);
     // The session's signals go to the board, by profile (once per session).
     void attach(ClusterSession* session);

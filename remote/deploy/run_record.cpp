@@ -37,7 +37,10 @@ std::optional<std::time_t> parse_utc_timestamp(const std::string& text) {
     std::tm tm{};
     const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
     if (end == nullptr || *end != '\0') return std::nullopt;
-    return timegm(&tm);
+    const std::time_t t = timegm(&tm);
+    // strptime also takes "2026-2-31T9:1:1Z"; only exactly what utc_timestamp writes is one of ours.
+    if (utc_timestamp(t) != text) return std::nullopt;
+    return t;
 }
 
 std::string make_run_id(const std::string& run_name, std::time_t now, std::uint32_t random) {

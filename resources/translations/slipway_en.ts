@@ -31,7 +31,7 @@
 <context>
     <name>slipway::app::AdaptPage</name>
     <message numerus="yes">
-        <location filename="../../app/adapt/adapt_page.cpp" line="+252"/>
+        <location filename="../../app/adapt/adapt_page.cpp" line="+253"/>
         <source>%n step(s), ready to start.</source>
         <translation>
             <numerusform>%n step, ready to start.</numerusform>
@@ -61,7 +61,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message numerus="yes">
-        <location filename="../../app/main_window.cpp" line="+426"/>
+        <location filename="../../app/main_window.cpp" line="+428"/>
         <source>%n run(s) still training on this computer. Quitting stops them (a checkpoint is saved). Quit anyway?</source>
         <translation>
             <numerusform>%n run is still training on this computer. Quitting stops it (a checkpoint is saved). Quit anyway?</numerusform>

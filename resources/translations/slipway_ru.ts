@@ -1533,12 +1533,12 @@
         <location filename="../../app/adapt/adapt_page.cpp" line="+110"/>
         <location line="+2"/>
         <location line="+3"/>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>as the preset (%1)</source>
         <translation>как в пресете (%1)</translation>
     </message>
     <message>
-        <location line="-7"/>
+        <location line="-8"/>
         <source>Nodes</source>
         <translation>Узлы</translation>
     </message>
@@ -1548,7 +1548,7 @@
         <translation>GPU на узел</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Time limit</source>
         <translation>Лимит времени</translation>
     </message>
@@ -1573,11 +1573,12 @@
         <translation>Монтирования контейнера</translation>
     </message>
     <message>
+        <location line="-10"/>
         <source>The training steps&apos; Slurm time limit; the other steps are short and keep an hour</source>
         <translation>Лимит времени Slurm для шагов обучения; остальные шаги короткие, им остаётся час</translation>
     </message>
     <message>
-        <location line="+288"/>
+        <location line="+298"/>
         <source>Stopped: the pipeline was not submitted.</source>
         <translation>Остановлено: конвейер не отправлен.</translation>
     </message>
@@ -1587,7 +1588,7 @@
         <translation>Отправка конвейера %1 на %2</translation>
     </message>
     <message>
-        <location line="-354"/>
+        <location line="-355"/>
         <source>Name</source>
         <translation>Название</translation>
     </message>
@@ -1699,7 +1700,7 @@
         <translation>Где запускать</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <source>Start</source>
         <translation>Запустить</translation>
     </message>
@@ -2532,19 +2533,24 @@
 <context>
     <name>slipway::app::HistoryWriter</name>
     <message>
-        <location filename="../../app/history/history_writer.cpp" line="+139"/>
+        <location filename="../../app/runs/run_tracker.cpp" line="+180"/>
         <source>the run history %1 is written again</source>
         <translation>история запусков %1 снова записывается</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>the run history %1 is written again; the %2 points that waited are stored</source>
         <translation>история запусков %1 снова записывается; ожидавшие точки (%2) сохранены</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="-11"/>
         <source>cannot write the run history %1: %2</source>
         <translation>не удаётся записать историю запусков %1: %2</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Points are kept and written when it works again.</source>
+        <translation>Точки ждут в очереди и будут записаны, когда запись снова заработает.</translation>
     </message>
 </context>
 <context>
@@ -2601,7 +2607,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message>
-        <location filename="../../app/main_window.cpp" line="+166"/>
+        <location filename="../../app/main_window.cpp" line="+168"/>
         <source>GGUF written: %1</source>
         <translation>GGUF записан: %1</translation>
     </message>
@@ -2632,7 +2638,7 @@
         <translation>Экспорт %1 в GGUF (%2)...</translation>
     </message>
     <message>
-        <location line="-297"/>
+        <location line="-298"/>
         <source>Runs</source>
         <translation>Запуски</translation>
     </message>
@@ -2662,7 +2668,7 @@
         <translation>Адаптация</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+62"/>
         <source>Submit</source>
         <translation>Отправка</translation>
     </message>
@@ -3260,7 +3266,7 @@
         <translation>не найдено</translation>
     </message>
     <message>
-        <location filename="../../app/runs/runs_model.cpp" line="+353"/>
+        <location filename="../../app/runs/runs_model.cpp" line="+354"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
@@ -3856,7 +3862,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::RunTracker</name>
     <message>
-        <location filename="../../app/runs/run_tracker.cpp" line="+130"/>
+        <location filename="../../app/runs/run_tracker.cpp" line="-43"/>
         <source>submit: %1</source>
         <translation>отправка: %1</translation>
     </message>

@@ -11,6 +11,9 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
+#include <thread>
+
 #include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "raw_sqlite.h"
@@ -130,6 +133,39 @@ TEST_F(LegacyRunRecords, AnAppRowOfTheSameJobIsMergedNotDuplicated) {
     ASSERT_EQ(runs.size(), 3u);  // done once
     EXPECT_EQ(by_name(runs, "done")->run_id, "done-20261120-100000-00a2");
     EXPECT_EQ(by_name(runs, "done")->state, RunState::kCompleted);
+}
+
+// sbatch's answer while another connection writes (the app's points, a second window): the submission
+// waits for the lock (the busy timeout) rather than failing, and its row gets the job. A look-up still
+// reading when the write starts would fail at once instead: SQLite does not wait for a read to become a
+// write.
+TEST(OneRunStore, ASubmissionWaitsForAnotherConnectionsWrite) {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("h.sqlite");
+    Result<std::unique_ptr<RunHistory>> cli = RunHistory::open(db.toStdString());
+    ASSERT_TRUE(cli.ok()) << cli.error();
+    StoredRun row;
+    row.name = "demo";
+    row.cluster = "hpc";
+    row.state = RunState::kSubmitting;
+    row.run_id = "demo-20261123-100000-abcd";
+    const int64_t id = *(*cli)->add_run(row);
+    RawSqlite other(db);
+    ASSERT_EQ(other.exec("BEGIN IMMEDIATE"), QString());
+    ASSERT_EQ(other.exec("UPDATE runs SET name = 'renamed' WHERE id = " + QString::number(id)), QString());
+    std::thread committer([&other] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        (void)other.exec("COMMIT");
+    });
+    const remote::RunRecord submitted{row.run_id, "demo", "hpc", "41", "", "/r/demo", "2026-11-23T10:00:00Z",
+                                      "SUBMITTED"};
+    const Result<int64_t> recorded = (*cli)->record_submission(submitted);
+    committer.join();
+    ASSERT_TRUE(recorded.ok()) << recorded.error();
+    EXPECT_EQ(*recorded, id);
+    const StoredRun stored = *(*cli)->run(id);
+    EXPECT_EQ(stored.job_id, "41");
+    EXPECT_EQ(stored.name, "renamed");  // the other write is kept too
 }
 
 TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {

@@ -51,6 +51,8 @@ TEST(RunId, UtcTimestampsReadBack) {
     EXPECT_EQ(parse_utc_timestamp("2026-11-22T09:01:12"), std::nullopt);  // no zone: not ours
     EXPECT_EQ(parse_utc_timestamp("2026-11-22T09:01:12Z trailing"), std::nullopt);
     EXPECT_EQ(parse_utc_timestamp(""), std::nullopt);
+    EXPECT_EQ(parse_utc_timestamp("2026-02-31T09:01:12Z"), std::nullopt);  // no such day
+    EXPECT_EQ(parse_utc_timestamp("2026-2-1T9:01:12Z"), std::nullopt);
 }
 
 TEST(RunRecords, SaveLoadListFromANewStore) {
