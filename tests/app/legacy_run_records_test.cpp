@@ -135,6 +135,16 @@ TEST_F(LegacyRunRecords, AnAppRowOfTheSameJobIsMergedNotDuplicated) {
     EXPECT_EQ(by_name(runs, "done")->state, RunState::kCompleted);
 }
 
+// The row a window makes before it uploads a run, waiting for sbatch's answer.
+StoredRun submitting_row() {
+    StoredRun row;
+    row.name = "demo";
+    row.cluster = "hpc";
+    row.state = RunState::kSubmitting;
+    row.run_id = "demo-20261123-100000-abcd";
+    return row;
+}
+
 // sbatch's answer while another connection writes (the app's points, a second window): the submission
 // waits for the lock (the busy timeout) rather than failing, and its row gets the job. A look-up still
 // reading when the write starts would fail at once instead: SQLite does not wait for a read to become a
@@ -144,11 +154,7 @@ TEST(OneRunStore, ASubmissionWaitsForAnotherConnectionsWrite) {
     const QString db = dir.filePath("h.sqlite");
     Result<std::unique_ptr<RunHistory>> cli = RunHistory::open(db.toStdString());
     ASSERT_TRUE(cli.ok()) << cli.error();
-    StoredRun row;
-    row.name = "demo";
-    row.cluster = "hpc";
-    row.state = RunState::kSubmitting;
-    row.run_id = "demo-20261123-100000-abcd";
+    const StoredRun row = submitting_row();
     const int64_t id = *(*cli)->add_run(row);
     RawSqlite other(db);
     ASSERT_EQ(other.exec("BEGIN IMMEDIATE"), QString());
@@ -175,11 +181,7 @@ TEST(OneRunStore, ASubmissionIsRecordedOnItsRowOrANewOneAndFoundByRunId) {
     ASSERT_TRUE(app.ok() && cli.ok());
     const int64_t version = *(*app)->data_version();
     // The app's row, made before the upload, gets the job when sbatch answers (the worker's connection).
-    StoredRun row;
-    row.name = "demo";
-    row.cluster = "hpc";
-    row.state = RunState::kSubmitting;
-    row.run_id = "demo-20261123-100000-abcd";
+    const StoredRun row = submitting_row();
     const int64_t id = *(*app)->add_run(row);
     remote::RunRecord submitted{row.run_id, "demo", "hpc", "41", "", "/r/demo", "2026-11-23T10:00:00Z",
                                 "SUBMITTED"};
