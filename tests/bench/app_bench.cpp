@@ -1,11 +1,13 @@
 // Benchmark of the monitor (offscreen): redraw time of a 1,000,000-point curve (QCustomPlot adaptive
 // sampling on, and off for reference), re-smoothing it, ingesting a ~100 MB engine-style MLLOG log from
 // open to fully plotted (parsed on the follow thread, appended on the GUI thread), and memory (RSS) at
-// each stage. Prints a table; a benchmark, not a timed test. Usage: app_bench [--log-mb N] [--points N]
+// each stage; then the same log ingested into the run history (SQLite) and read back from it. Prints a table;
+// a benchmark, not a timed test. Usage: app_bench [--log-mb N] [--points N]
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -16,6 +18,8 @@
 #include <vector>
 
 #include "core/follow_service.h"
+#include "history/history_writer.h"
+#include "history/run_history.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
 #include "runs/run_tracker.h"
@@ -221,6 +225,63 @@ int main(int argc, char** argv) {
         add("points expected", "%.0f", static_cast<double>(expected_points));
         add("longest GUI-thread stall during ingest (ms)", "%.1f", longest_gap_ms);
         add("RSS added by the ingested run (MiB)", "%.1f", proc_status_mib("VmRSS:") - before);
+    }
+    // 3. The same log ingested as the app does it, into the run history (every batch's points and offset
+    //    written in one transaction), then the run read back from the history as a restarted app does.
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("big_mllog.txt");
+        size_t expected_points = 0;
+        const size_t bytes = write_log(path, static_cast<size_t>(log_mb * 1024 * 1024), &expected_points);
+        const QByteArray db = dir.filePath("history.sqlite").toUtf8();
+        auto history = slipway::app::RunHistory::open(db.constData());
+        if (!history.ok()) {
+            std::fprintf(stderr, "app_bench: %s\n", history.error().c_str());
+            return 1;
+        }
+        FollowService follow;
+        {
+            slipway::app::RunTracker tracker(history->get(), &follow, nullptr, {});
+            MonitorWidget monitor(&tracker);
+            monitor.resize(1200, 800);
+            monitor.show();
+            QApplication::processEvents();
+            int loaded = 0;
+            QObject::connect(&tracker, &slipway::app::RunTracker::loaded, [&](int key) { loaded = key; });
+            double longest_gap_ms = 0;
+            QElapsedTimer gap;
+            gap.start();
+            QElapsedTimer t;
+            t.start();
+            (void)tracker.open_log(path);
+            while (loaded == 0) {
+                QApplication::processEvents(QEventLoop::AllEvents, 5);
+                longest_gap_ms = std::max(longest_gap_ms, static_cast<double>(gap.nsecsElapsed()) / 1e6);
+                gap.restart();
+            }
+            (void)(*history)->writer().flush();
+            const double seconds = static_cast<double>(t.nsecsElapsed()) / 1e9;
+            add("ingest into the run history: open -> all stored (s)", "%.2f", seconds);
+            add("ingest into the run history: throughput (MB/s)", "%.1f",
+                static_cast<double>(bytes) / 1e6 / seconds);
+            add("ingest into the run history: longest GUI-thread stall (ms)", "%.1f", longest_gap_ms);
+        }
+        const auto row = (*history)->find_opened_log(path.toUtf8().constData());
+        double stored_points = -1;
+        double read_ms = -1;
+        if (row.ok()) {
+            QElapsedTimer t;
+            t.start();
+            const auto stored = (*history)->load_metrics(*row);
+            read_ms = static_cast<double>(t.nsecsElapsed()) / 1e6;
+            if (stored.ok()) stored_points = static_cast<double>(stored->total_points());
+        }
+        add("run history: points stored", "%.0f", stored_points);
+        add("run history: read the run back (ms)", "%.1f", read_ms);
+        add("run history: file size (MB)", "%.1f",
+            static_cast<double>(QFileInfo(QString::fromUtf8(db)).size() +
+                                QFileInfo(QString::fromUtf8(db) + "-wal").size()) /
+                1e6);
     }
     add("peak RSS (VmHWM, MiB)", "%.1f", proc_status_mib("VmHWM:"));
 
