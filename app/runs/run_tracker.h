@@ -60,7 +60,9 @@ public:
         remote::JobEndRule::Options end_rule;
     };
 
-    // None owned; `store` and `sessions` may be null (nothing stored / no clusters).
+    // None owned; `store` and `sessions` may be null (nothing stored / no clusters). The store's writer
+    // retries on this tracker's event loop and tells it its failures while the tracker lives: one tracker
+    // per store.
     RunTracker(RunHistory* store, FollowService* follow, ClusterSessions* sessions, Options options,
                QObject* parent = nullptr);
     ~RunTracker() override;  // stops follows and processes, closes writer queues, disconnects sessions
