@@ -346,7 +346,7 @@ Result<std::unique_ptr<RunHistory>> RunHistory::open(const std::string& path, co
     std::vector<std::string> notes;
     if (Status s = make_private(path, notes); !s.ok()) return s;
     Result<std::unique_ptr<SqliteConnection>> db = SqliteConnection::open(path);
-    if (!db.ok()) return db.status();
+    if (!db.ok()) return Status::Error("cannot open run history " + db.error());
     std::unique_ptr<RunHistory> history(new RunHistory(std::move(*db), path));
     if (Status s = history->set_busy_timeout(kBusyTimeoutMs); !s.ok()) return s;
     if (Status s = history->migrate(options, notes); !s.ok()) return s;
@@ -392,7 +392,8 @@ Status RunHistory::migrate(const OpenOptions& options, std::vector<std::string>&
                 // rename(2) would replace an empty folder of that name: an earlier import's stays.
                 const bool taken = std::filesystem::exists(to, ec);
                 if (!taken) std::filesystem::rename(from, to, ec);
-                notes.push_back(!taken && !ec ? from + " renamed " + to + " (its records are in " + path_ + " now)"
+                notes.push_back(!taken && !ec
+                                    ? from + " renamed " + to + " (its records are in " + path_ + " now)"
                                     : from + " could not be renamed " + to + "; its records are in " + path_ +
                                           " and will not be imported again");
             }
@@ -482,8 +483,8 @@ Status RunHistory::remove_run(int64_t run_id) {
 }
 
 Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const std::string& run_json) {
-    const Result<std::optional<int64_t>> found =
-        db_->first_integer("SELECT id FROM runs WHERE run_id = ?", {r.run_id}, "cannot look up run " + r.run_id);
+    const Result<std::optional<int64_t>> found = db_->first_integer(
+        "SELECT id FROM runs WHERE run_id = ?", {r.run_id}, "cannot look up run " + r.run_id);
     if (!found.ok()) return found.status();
     if (*found) {
         // A row still "submitting" is queued now; one a faster poller already moved on keeps its state.
@@ -515,11 +516,11 @@ Result<int64_t> RunHistory::record_submission(const remote::RunRecord& r, const 
 Result<int64_t> RunHistory::find_run(const std::string& run_id_or_id) const {
     // A row number (all digits) only names rows without a run id, the ones `status` lists by number: a
     // Slurm job id typed by habit must not pick some other run.
-    const Result<std::optional<int64_t>> id =
-        db_->first_integer("SELECT id FROM runs WHERE run_id = ? UNION ALL SELECT id FROM runs WHERE id = ? "
-                           "AND run_id IS NULL AND ? <> '' AND ? NOT GLOB '*[^0-9]*' LIMIT 1",
-                           {run_id_or_id, row_number(run_id_or_id), run_id_or_id, run_id_or_id},
-                           "cannot look up run " + run_id_or_id);
+    const Result<std::optional<int64_t>> id = db_->first_integer(
+        "SELECT id FROM runs WHERE run_id = ? UNION ALL SELECT id FROM runs WHERE id = ? "
+        "AND run_id IS NULL AND ? <> '' AND ? NOT GLOB '*[^0-9]*' LIMIT 1",
+        {run_id_or_id, row_number(run_id_or_id), run_id_or_id, run_id_or_id},
+        "cannot look up run " + run_id_or_id);
     if (!id.ok()) return id.status();
     if (!*id) return Status::Error(StatusCode::kNotFound, "no run " + run_id_or_id + " in " + path_);
     return **id;

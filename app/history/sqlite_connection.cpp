@@ -106,7 +106,7 @@ Result<std::unique_ptr<SqliteConnection>> SqliteConnection::open(const std::stri
     if (rc != SQLITE_OK) {
         const std::string reason = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
         sqlite3_close(db);
-        return Status::Error("cannot open run history " + path + ": " + reason);
+        return Status::Error(path + ": " + reason);
     }
     sqlite3_extended_result_codes(db, 0);
     return std::unique_ptr<SqliteConnection>(new SqliteConnection(db));
@@ -136,8 +136,8 @@ Status SqliteConnection::run(const std::string& sql, std::initializer_list<SqlVa
 }
 
 Result<std::optional<int64_t>> SqliteConnection::first_integer(const std::string& sql,
-                                                                std::initializer_list<SqlValue> values,
-                                                                std::string what) {
+                                                               std::initializer_list<SqlValue> values,
+                                                               std::string what) {
     Result<SqlStatement> statement = prepare(sql, std::move(what));
     if (!statement.ok()) return statement.status();
     if (Status s = statement->bind(values); !s.ok()) return s;

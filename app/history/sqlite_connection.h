@@ -78,7 +78,7 @@ private:
 
 class SqliteConnection {
 public:
-    // Opens (creating if needed) the database file at `path`.
+    // Opens (creating if needed) the database file at `path`; an error reads "<path>: <SQLite's reason>".
     [[nodiscard]] static Result<std::unique_ptr<SqliteConnection>> open(const std::string& path);
     ~SqliteConnection();
     SqliteConnection(const SqliteConnection&) = delete;
@@ -92,8 +92,8 @@ public:
     // The first column of the first row of `sql`; nullopt when there is no row. The statement is done when
     // this returns, so a write may follow at once (an open read would keep a write from waiting for a lock).
     [[nodiscard]] Result<std::optional<int64_t>> first_integer(const std::string& sql,
-                                                             std::initializer_list<SqlValue> values,
-                                                             std::string what);
+                                                               std::initializer_list<SqlValue> values,
+                                                               std::string what);
     // The same where a row is certain (PRAGMA user_version, COUNT(*)); an error when there is none.
     [[nodiscard]] Result<int64_t> integer(const std::string& sql, std::initializer_list<SqlValue> values,
                                           std::string what);

@@ -42,6 +42,31 @@ double proc_status_mib(const char* field) {
     return 0;
 }
 
+// A log opened in the tracker and read to its end.
+struct Opened {
+    slipway::Result<int> key;
+    double
+        longest_stall_ms;  // the GUI thread's longest stall meanwhile (a responsive window answers quickly)
+};
+
+// Opens `path` in `tracker` and turns the event loop until the whole log is read.
+Opened open_until_read(slipway::app::RunTracker& tracker, const QString& path) {
+    int loaded = 0;
+    const QMetaObject::Connection done =
+        QObject::connect(&tracker, &slipway::app::RunTracker::loaded, [&](int key) { loaded = key; });
+    double longest_stall_ms = 0;
+    QElapsedTimer gap;
+    gap.start();
+    slipway::Result<int> key = tracker.open_log(path);
+    while (key.ok() && loaded == 0) {
+        QApplication::processEvents(QEventLoop::AllEvents, 5);
+        longest_stall_ms = std::max(longest_stall_ms, static_cast<double>(gap.nsecsElapsed()) / 1e6);
+        gap.restart();
+    }
+    QObject::disconnect(done);
+    return Opened{std::move(key), longest_stall_ms};
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -200,20 +225,11 @@ int main(int argc, char** argv) {
         monitor.show();
         QApplication::processEvents();
         const double before = proc_status_mib("VmRSS:");
-        int loaded = 0;
-        QObject::connect(&tracker, &slipway::app::RunTracker::loaded, [&](int key) { loaded = key; });
-        // The GUI thread's longest stall while the log streams in (a responsive window answers quickly).
-        double longest_gap_ms = 0;
-        QElapsedTimer gap;
-        gap.start();
         QElapsedTimer t;
         t.start();
-        const auto key = tracker.open_log(path);
-        while (loaded == 0) {
-            QApplication::processEvents(QEventLoop::AllEvents, 5);
-            longest_gap_ms = std::max(longest_gap_ms, static_cast<double>(gap.nsecsElapsed()) / 1e6);
-            gap.restart();
-        }
+        const Opened opened = open_until_read(tracker, path);
+        const double longest_gap_ms = opened.longest_stall_ms;
+        const auto& key = opened.key;
         for (auto* p : {monitor.plot(Metric::kTrainLoss)})
             p->replot(QCustomPlot::rpImmediateRefresh);
         const double seconds = static_cast<double>(t.nsecsElapsed()) / 1e9;
@@ -246,19 +262,9 @@ int main(int argc, char** argv) {
             monitor.resize(1200, 800);
             monitor.show();
             QApplication::processEvents();
-            int loaded = 0;
-            QObject::connect(&tracker, &slipway::app::RunTracker::loaded, [&](int key) { loaded = key; });
-            double longest_gap_ms = 0;
-            QElapsedTimer gap;
-            gap.start();
             QElapsedTimer t;
             t.start();
-            (void)tracker.open_log(path);
-            while (loaded == 0) {
-                QApplication::processEvents(QEventLoop::AllEvents, 5);
-                longest_gap_ms = std::max(longest_gap_ms, static_cast<double>(gap.nsecsElapsed()) / 1e6);
-                gap.restart();
-            }
+            const double longest_gap_ms = open_until_read(tracker, path).longest_stall_ms;
             (void)(*history)->writer().flush();
             const double seconds = static_cast<double>(t.nsecsElapsed()) / 1e9;
             add("ingest into the run history: open -> all stored (s)", "%.2f", seconds);
