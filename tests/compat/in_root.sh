@@ -3,7 +3,7 @@
 # read-only. Everything is mounted in a private mount namespace that ends with the command, so nothing stays
 # mounted on the host when the command ends or is killed. /usr/local/cuda is mounted too when the host has
 # one, so the CUDA/NCCL code paths build against the root's LibTorch, and the host's CA bundle, so the root
-# reaches what the host reaches (npm's registry). The command sees a clean environment.
+# reaches what the host reaches (PyPI). The command sees a clean environment.
 # Usage: in_root.sh ROOT SOURCE_DIR COMMAND [ARG...]
 set -euo pipefail
 root=$1 source_dir=$2
@@ -11,7 +11,7 @@ shift 2
 [ -d "$root/usr" ] || { echo "in_root.sh: no root at $root (run torch2_root.sh)" >&2; exit 1; }
 source_dir=$(cd "$source_dir" && pwd)
 
-# npm reaches its registry from inside (the tokenizer reference fixture).
+# pip reaches PyPI from inside (the tests' venvs: tests/reference/venv.sh).
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 mkdir -p "$root/src/slipway" "$root/usr/local/cuda" "$root/dev/shm"
 
@@ -27,7 +27,7 @@ exec unshare --mount --pid --fork --kill-child --propagation private bash -c '
   mount -t tmpfs -o size=50% tmpfs "$root/dev/shm"
   mount --bind "$source_dir" "$root/src/slipway"
   mount -o remount,bind,ro "$root/src/slipway"
-  # The root trusts what the host trusts (an egress proxy'"'"'s CA, say): npm reaches its registry through it.
+  # The root trusts what the host trusts (an egress proxy'"'"'s CA, say): pip reaches PyPI through it.
   if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
     mount --bind /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
   fi
@@ -37,5 +37,5 @@ exec unshare --mount --pid --fork --kill-child --propagation private bash -c '
   fi
   exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt CCACHE_DIR=/var/cache/ccache "$@"
+    CCACHE_DIR=/var/cache/ccache "$@"
 ' in_root "$root" "$source_dir" "$@"

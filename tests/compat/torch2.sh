@@ -6,12 +6,18 @@
 # ccache there, so a second CI run on the same machine recompiles little.
 # Usage: torch2.sh CACHE_DIR SOURCE_DIR STEP [ARG...]; STEP is one of
 #   root                 make or reuse the root
-#   build                configure and build the engine and its test suites against LibTorch 2.x, and
-#                        compile c10d's NCCL branch (only NGC's torch has ProcessGroupNCCL) syntax-only
+#   build [TARGET...]    configure and build the engine and its test suites against LibTorch 2.x (only the
+#                        TARGETs this tree has, when given), and compile c10d's NCCL branch (only NGC's
+#                        torch has ProcessGroupNCCL) syntax-only
 #   suite LABEL [SKIP]   run the inner ctest label LABEL, leaving out tests that also carry a label matching
 #                        the regex SKIP (tests with two labels run once)
 #   reference            the built engine against HF transformers and tokenizers on CPU (hf_reference.py;
 #                        forky's root has them)
+#   venv                 make or reuse the venv of the pinned PyPI references in the root (prints its path last)
+#   pyref SCRIPT [ARG...] a check against the pinned PyPI references (tests/reference/requirements.txt: peft,
+#                        bitsandbytes, lm-eval, ...) in a venv over the root's python3 (tests/reference/venv.sh,
+#                        cached in the root): python SCRIPT --engine ENGINE --work DIR ARG... (SCRIPT relative
+#                        to the source tree; DIR a fresh folder in the build for its files)
 #   gpu                  tests/gpu/run.sh in the root with the vendor folder: its build and CPU-side parts
 #   dockerfile SLIPWAY   render a run's Dockerfile with the app's CLI and run its engine stage in the root
 # Exit 77 (skip) when the root cannot be made here (no mirror, not root).
@@ -36,6 +42,9 @@ in_root() { bash "$here/in_root.sh" "$root" "$source_dir" "$@"; }
 need_root() {
   [ -f "$root/.slipway-packages" ] || { echo "SKIP: no $suite root at $root (its root step skipped or failed)"; exit 77; }
 }
+reference_venv() {  # the root's venv of tests/reference/requirements.txt, cached in the root; its path last
+  in_root bash /src/slipway/tests/reference/venv.sh /src/slipway/tests/reference/requirements.txt /usr/bin/python3
+}
 # shellcheck source=SCRIPTDIR/root_ccache.sh
 source "$here/root_ccache.sh"
 
@@ -55,15 +64,27 @@ build)
   # shellcheck disable=SC2016  # expanded by the shell in the root
   in_root "${ccache_env[@]}" bash -c '
     set -euo pipefail
-    jobs=$1 build=$2
-    shift 2
+    jobs=$1 build=$2 targets=$3
+    shift 3
     python3 -c "import torch; print(\"python3-torch\", torch.__version__)"
     ccache --zero-stats >/dev/null
-    cmake -S /src/slipway -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
-      -DSLIPWAY_BUILD_APP=OFF -DSLIPWAY_BUILD_REMOTE=OFF -DSLIPWAY_BUILD_TESTS=ON -DSLIPWAY_TORCH2_TESTS=OFF \
-      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@"
+    # -O1: these builds check that the engine compiles and behaves on LibTorch 2.x, not how fast it runs, and a
+    # torch translation unit compiles about three times faster than at -O3 (the host builds the release).
+    cmake -S /src/slipway -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
+      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DSLIPWAY_BUILD_APP=OFF -DSLIPWAY_BUILD_REMOTE=OFF \
+      -DSLIPWAY_BUILD_TESTS=ON -DSLIPWAY_TORCH2_TESTS=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@"
     started=$(date +%s)
-    cmake --build "$build" -j"$jobs"
+    target_args=()
+    if [ -n "$targets" ]; then
+      # Only the targets this configuration has (the CUDA ones need /usr/local/cuda).
+      known=$(cmake --build "$build" --target help | awk "{print \$2}")
+      for target in $targets; do
+        if grep -qx "$target" <<<"$known"; then target_args+=("$target"); fi
+      done
+      echo "torch2 build: targets ${target_args[*]}"
+      target_args=(--target "${target_args[@]}")
+    fi
+    cmake --build "$build" -j"$jobs" "${target_args[@]}"
     echo "torch2 build: $(( $(date +%s) - started )) s; ccache: $(ccache --print-stats | awk -F"\t" "/^(direct|preprocessed)_cache_hit|^cache_miss/ {printf \"%s=%s \", \$1, \$2}")"
     # c10d ProcessGroupNCCL exists only in CUDA builds of torch (NGC): its branch of process_group.cpp is
     # compiled syntax-only, with the flags the real build used for that file.
@@ -84,7 +105,7 @@ PY
 )
       (cd "$build/engine" && eval "$command") && echo "torch2 build: process_group.cpp with USE_C10D_NCCL compiles"
     fi
-  ' build "$jobs" "$build_dir" "${cmake_args[@]}"
+  ' build "$jobs" "$build_dir" "$*" "${cmake_args[@]}"
   ;;
 suite)
   need_root
@@ -98,8 +119,9 @@ suite)
 reference)
   need_root
   [ -x "$root$build_dir/bin/slipway-engine" ] || { echo "no engine at $root$build_dir (the build step failed)"; exit 1; }
-  # The reference tokenizers are the tokenizer suite's fixture (npm's HF tokenizer files, tokenizers our
-  # engine trained and extended); made here when that suite has not run in this build.
+  # The reference tokenizers are the tokenizer suite's fixture (the real tokenizers of tests/data/tokenizers,
+  # tokenizers our engine trained and extended, with the HF library's ids; its python is a venv over the
+  # root's python3, else the root's python3-tokenizers); made here when that suite has not run in this build.
   reference_dir=$build_dir/reference
   if [ ! -f "$root$reference_dir/extended/tokenizer.json" ]; then
     in_root bash /src/slipway/tests/reference/setup_fixture.sh "$build_dir/bin/slipway-engine" "$reference_dir" \
@@ -107,6 +129,21 @@ reference)
   fi
   in_root env OMP_NUM_THREADS="$jobs" python3 /src/slipway/tests/compat/hf_reference.py \
     --engine "$build_dir/bin/slipway-engine" --tokenizers "$reference_dir" --threads "$jobs"
+  ;;
+venv)
+  need_root
+  reference_venv
+  ;;
+pyref)
+  need_root
+  [ -x "$root$build_dir/bin/slipway-engine" ] || { echo "no engine at $root$build_dir (the build step failed)"; exit 1; }
+  script=$1
+  shift
+  work=$build_dir/pyref/$(basename "$script" .py)
+  rm -rf "${root:?}$work" && mkdir -p "$root$work"
+  venv=$(reference_venv | tail -n 1)
+  in_root env OMP_NUM_THREADS="$jobs" "$venv/bin/python" "/src/slipway/$script" \
+    --engine "$build_dir/bin/slipway-engine" --work "$work" "$@"
   ;;
 gpu)
   # tests/gpu/run.sh as on a GPU machine that has only a PyTorch: build dependencies from the vendor folder

@@ -15,15 +15,15 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 root=$cache_dir/$suite-root
 
 # The engine's build dependencies (as packaging/install-deps.sh names them for Debian 12), its test suites'
-# references (python3-torch; node + npm for the HF tokenizers library), and python-is-python3 because the
-# rendered Dockerfile calls `python` as NGC images have it; mount/util-linux for the tests that make a
-# private tmpfs (a full disk).
+# references (python3-torch; python3-venv for the pinned PyPI references, tests/reference/venv.sh), and
+# python-is-python3 because the rendered Dockerfile calls `python` as NGC images have it; mount/util-linux
+# for the tests that make a private tmpfs (a full disk).
 packages=(
   build-essential cmake pkg-config ccache ca-certificates git
   nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   libtorch-dev libgloo-dev libopenblas0-pthread
   libgtest-dev libgmock-dev
-  python3 python3-torch python-is-python3 nodejs npm
+  python3 python3-torch python-is-python3 python3-venv
   procps iproute2 mount util-linux curl xz-utils
 )
 aptopts=('Acquire::Retries "3"')
@@ -33,7 +33,11 @@ forky)
   # llama.cpp; libsentencepiece-dev for slipway-tokenizer (the Unigram trainer), built once its headers
   # compile: forky's 0.2 includes Abseil's, and forky has no libabsl-dev at present (checked 2026-11-26).
   packages+=(python3-transformers python3-tokenizers python3-safetensors python3-jinja2 python3-accelerate
-             llama.cpp-tools python3-gguf libsentencepiece-dev)
+             llama.cpp-tools python3-gguf libsentencepiece-dev
+             # what lm-eval imports on its hf path (tests/reference/lm_eval_check.py; lm-eval, datasets and
+             # sacrebleu themselves are pinned in tests/reference/requirements.txt)
+             python3-pandas python3-pyarrow python3-dill python3-multiprocess python3-xxhash python3-portalocker
+             python3-tabulate python3-colorama python3-lxml)
   # Testing's Release file is re-signed only now and then: apt calls it expired between two signings.
   aptopts+=('Acquire::Check-Valid-Until "false"')
   ;;

