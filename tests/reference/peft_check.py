@@ -227,6 +227,16 @@ def check_loaded(c, label, model, adapter_dir):
         used.add(key)
         if not torch.equal(p.detach(), saved[key].to(p.dtype)):
             c.fail(f"{label}: {name} differs from the engine's {key} after from_pretrained")
+    # A tied model's trained embedding is saved twice (ensure_weight_tying): PEFT holds the one matrix once.
+    tied_head, embed = "base_model.model.lm_head.weight", "base_model.model.model.embed_tokens.weight"
+    if tied_head in saved and tied_head not in used and embed in used:
+        with open(os.path.join(adapter_dir, "adapter_config.json"), encoding="utf-8") as f:
+            tying = json.load(f).get("ensure_weight_tying", False)
+        if not tying:
+            c.fail(f"{label}: the engine saved {tied_head} beside the tied embedding without ensure_weight_tying")
+        elif not torch.equal(saved[tied_head], saved[embed]):
+            c.fail(f"{label}: the engine's tied {tied_head} differs from its {embed}")
+        used.add(tied_head)
     unused = sorted(set(saved) - used)
     if unused:
         c.fail(f"{label}: the engine's adapter tensors {unused[:4]} are not trainable tensors of PEFT's model")
