@@ -1,4 +1,4 @@
-// Renders the training image's Dockerfile (see dockerfile.h). Tests lint the output with dockerfile-utils.
+// Renders the training image's Dockerfile (see dockerfile.h). Tests lint the output with hadolint.
 #include "remote/container/dockerfile.h"
 
 #include <algorithm>
