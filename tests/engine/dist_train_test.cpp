@@ -450,9 +450,9 @@ TEST_F(DistTrain, ShardedBf16CheckpointedEqualsUnsharded) {
             ASSERT_EQ(a.size(), b.size()) << key;
             for (size_t i = 0; i < a.size(); ++i) {
                 // The weight gradients are bf16 products summed over 3 or 6 sequences: their norm moves in
-                // bf16's 8-bit mantissa, whose spacing is 2^-8 = 3.9e-3 (seen: 3.5e-4, and 1.1e-3 on a Xeon
-                // with AVX512-BF16 and AMX); losses stay within 1e-5 (seen: 2.6e-6).
-                const double tolerance = std::string(key) == "grad_norm" ? 3.9e-3 : 1e-5;
+                // bf16's 8-bit mantissa, two of whose steps are 2^-7 = 7.8e-3 (seen: 3.5e-4, 1.1e-3 on a Xeon
+                // with AVX512-BF16 and AMX, 4.5e-3 on an AMD EPYC); losses stay within 1e-5 (seen: 2.6e-6).
+                const double tolerance = std::string(key) == "grad_norm" ? 7.8e-3 : 1e-5;
                 EXPECT_NEAR(a[i], b[i], tolerance * std::fabs(b[i])) << mode.name << " " << key << " #" << i;
             }
         }
