@@ -2,8 +2,11 @@
 """Plain-PyTorch reference training loop for tests/bench/train_bench.sh: the same LLaMA architecture as
 slipway-engine (RMSNorm, RoPE, GQA-free attention, SwiGLU, untied lm_head), AdamW in fp32, one thread,
 random token ids. Prints one JSON line: tokens/s over the timed steps and the process's peak RSS.
+--lora-r R trains LoRA adapters (PEFT's update, B zero at the start) on the seven projections of each block
+instead of the full weights, everything else frozen: the bench's LoRA row.
 
 usage: torch_train_loop.py --dim D --layers L --heads H --vocab V --seq T --batch B --steps N [--warmup W]
+                           [--lora-r R --lora-alpha A]
 """
 import argparse
 import json
@@ -24,6 +27,21 @@ class RMSNorm(nn.Module):
 
     def forward(self, x):
         return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps))
+
+
+class LoRALinear(nn.Module):
+    """A frozen nn.Linear plus a LoRA update as PEFT computes it: y = x W^T + (alpha / r) (x A^T) B^T."""
+
+    def __init__(self, base, r, alpha):
+        super().__init__()
+        self.base = base.requires_grad_(False)
+        self.a = nn.Parameter(torch.empty(r, base.in_features))
+        nn.init.kaiming_uniform_(self.a, a=math.sqrt(5))  # PEFT's init of A; B starts at zero
+        self.b = nn.Parameter(torch.zeros(base.out_features, r))
+        self.scale = alpha / r
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.a.t()) @ self.b.t() * self.scale
 
 
 def rotate(x):
@@ -86,12 +104,20 @@ def main():
     for name in ("dim", "layers", "heads", "vocab", "seq", "batch", "steps", "hidden"):
         ap.add_argument(f"--{name}", type=int, required=name != "hidden")
     ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--lora-r", type=int, default=0, help="0: train the full weights")
+    ap.add_argument("--lora-alpha", type=float, default=16.0)
     a = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
     hidden = a.hidden or llama2c_hidden(a.dim)
     model = Llama(a.vocab, a.dim, a.layers, a.heads, hidden, a.seq)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
+    if a.lora_r:
+        model.requires_grad_(False)
+        for block in model.blocks:
+            for name in ("q", "k", "v", "o", "gate", "up", "down"):
+                setattr(block, name, LoRALinear(getattr(block, name), a.lora_r, a.lora_alpha))
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(trainable, lr=1e-3, weight_decay=0.0)
     ids = torch.randint(0, a.vocab, (a.steps + a.warmup, a.batch, a.seq))
     for i in range(a.warmup + a.steps):
         if i == a.warmup:
@@ -103,7 +129,8 @@ def main():
     seconds = time.perf_counter() - start
     print(json.dumps({"tokens_per_second": a.steps * a.batch * a.seq / seconds,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                      "parameters": sum(p.numel() for p in model.parameters()), "hidden": hidden}))
+                      "parameters": sum(p.numel() for p in model.parameters()),
+                      "trainable": sum(p.numel() for p in trainable), "hidden": hidden, "torch": torch.__version__}))
 
 
 if __name__ == "__main__":
