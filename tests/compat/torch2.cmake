@@ -24,15 +24,18 @@ set(SLIPWAY_PYREF_CHECKS
 
 # One label on one Debian suite's root: tests PREFIX_root, PREFIX_build (one engine build, reused by every
 # later step), PREFIX_<suite label> per engine suite, and the optional steps named by the flags:
-# GPU_DRY (tests/gpu/run.sh's build and CPU-side parts), DOCKERFILE (a rendered Dockerfile's engine stage),
-# HF_REFERENCE (the engine against HF transformers on CPU), and PYREF_CHECKS, "NAME=SCRIPT" entries: test
-# PREFIX_NAME (labels `reference` and LABEL) runs SCRIPT against the pinned PyPI references (torch2.sh pyref).
-# SUITES names the engine suites that run under LABEL; the others, and the DOCKERFILE step, run under
-# LABEL-full, which packaging/test.sh leaves out unless --all. TARGETS limits PREFIX_build to the targets those
-# steps need; PREFIX_build_full (LABEL-full) then builds the rest for the -full suites.
+# COMPILE_CHECK (PREFIX_compile: the translation units with a torch-version branch, syntax-only, without a
+# build), GPU_DRY (tests/gpu/run.sh's build and CPU-side parts), DOCKERFILE (a rendered Dockerfile's engine
+# stage), HF_REFERENCE (the engine against HF transformers on CPU), and PYREF_CHECKS, "NAME=SCRIPT" entries:
+# test PREFIX_NAME (labels `reference` and LABEL) runs SCRIPT against the pinned PyPI references (torch2.sh
+# pyref). SUITES names the engine suites that run under LABEL; the others, and the GPU_DRY and DOCKERFILE
+# steps, run under LABEL-full, which packaging/test.sh leaves out unless --all. TARGETS limits PREFIX_build to
+# the targets those steps need; PREFIX_build_full (LABEL-full) then builds the rest for the -full suites.
+# PREFIX_build itself is under LABEL-full when nothing under LABEL needs it.
 # Each runs alone: the roots share the machine's cores and the ccache.
 function(slipway_torch_root_label label suite prefix)
-  cmake_parse_arguments(PARSE_ARGV 3 arg "GPU_DRY;DOCKERFILE;HF_REFERENCE" "" "SUITES;TARGETS;PYREF_CHECKS")
+  cmake_parse_arguments(PARSE_ARGV 3 arg "COMPILE_CHECK;GPU_DRY;DOCKERFILE;HF_REFERENCE" ""
+                        "SUITES;TARGETS;PYREF_CHECKS")
   set(run ${CMAKE_COMMAND} -E env TORCH2_SUITE=${suite}
       bash ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/torch2.sh ${SLIPWAY_TORCH2_CACHE} ${PROJECT_SOURCE_DIR})
   # Alone: a build compiles with both cores, a suite runs two of its tests at once.
@@ -41,8 +44,18 @@ function(slipway_torch_root_label label suite prefix)
   add_test(NAME ${prefix}_root COMMAND ${run} root)
   set_tests_properties(${prefix}_root PROPERTIES LABELS ${label} ${common} TIMEOUT 1800
                        FIXTURES_SETUP ${prefix}_root)
+  if(arg_COMPILE_CHECK)
+    add_test(NAME ${prefix}_compile COMMAND ${run} compile)
+    set_tests_properties(${prefix}_compile PROPERTIES LABELS ${label} ${common} TIMEOUT 1800
+                         FIXTURES_REQUIRED ${prefix}_root)
+  endif()
+  if(arg_SUITES OR arg_PYREF_CHECKS OR arg_HF_REFERENCE)
+    set(build_label ${label})
+  else()
+    set(build_label ${label}-full)
+  endif()
   add_test(NAME ${prefix}_build COMMAND ${run} build ${arg_TARGETS})
-  set_tests_properties(${prefix}_build PROPERTIES LABELS ${label} ${common} TIMEOUT 3600
+  set_tests_properties(${prefix}_build PROPERTIES LABELS ${build_label} ${common} TIMEOUT 3600
                        FIXTURES_REQUIRED ${prefix}_root FIXTURES_SETUP ${prefix}_build)
   set(full_build ${prefix}_build)
   if(arg_TARGETS)
@@ -91,7 +104,7 @@ function(slipway_torch_root_label label suite prefix)
     # tests/gpu/run.sh's configure (vendor folder, torch.utils.cmake_prefix_path) and its CPU-side parts, on
     # the build step's binaries.
     add_test(NAME ${prefix}_gpu_suite_dry COMMAND ${run} gpu)
-    set_tests_properties(${prefix}_gpu_suite_dry PROPERTIES LABELS ${label} ${common} TIMEOUT 3600
+    set_tests_properties(${prefix}_gpu_suite_dry PROPERTIES LABELS ${label}-full ${common} TIMEOUT 3600
                          FIXTURES_REQUIRED ${prefix}_build)
   endif()
   if(arg_DOCKERFILE AND SLIPWAY_BUILD_APP)
@@ -103,14 +116,19 @@ function(slipway_torch_root_label label suite prefix)
   endif()
 endfunction()
 
-# trixie's 2.6 stands between the host's 1.13 and forky's 2.14: what differs there is c10d's API (the Reducer's
-# constructor, process groups), so its dist suite and the GPU suite's configure run in CI; its other suites
-# repeat what the two others run, and go under torch2-full.
-slipway_torch_root_label(torch2 trixie torch2 GPU_DRY DOCKERFILE SUITES dist
-  TARGETS slipway-engine dist_train_tests dist_tests communicator_group_tests dist_failure_tests nccl_tests
-          qlora_tests model_family_tests)
+# trixie's 2.6 stands between the host's 1.13 and forky's 2.14. What differs there is c10d's API (the Reducer's
+# constructor, process groups) and a few tensor calls, each behind a TORCH_VERSION_ branch: CI compiles just
+# those translation units, syntax-only (a minute, where the build and suites took twenty on a fresh machine).
+# The build, link, the dist suite on 2.6, the GPU suite's configure against the vendor folder and the rest
+# run under torch2-full.
+slipway_torch_root_label(torch2 trixie torch2 COMPILE_CHECK GPU_DRY DOCKERFILE)
 # The PyPI references' checks (tests/reference/requirements.txt) run in forky's root: its torch 2.14 and
-# transformers are what they are built for, and nothing as large as a CUDA torch is downloaded.
+# transformers are what they are built for, and nothing as large as a CUDA torch is downloaded. Under
+# torch-latest run the suites whose results depend on torch (models against HF, training, ranks, the CLI);
+# contract, tokenizer, data and plan barely touch it, repeat the host's runs, and go under torch-latest-full.
 slipway_torch_root_label(torch-latest forky torch_latest HF_REFERENCE
-  SUITES contract tokenizer data model train dist engine plan PYREF_CHECKS
-  ${SLIPWAY_PYREF_CHECKS})
+  SUITES model train dist engine
+  TARGETS slipway-engine engine_cli_tests quant_tests generate_tests gguf_writer_tests model_family_tests
+          packed_batch_tests qlora_tests checkpoint_tests train_tests communicator_group_tests dist_failure_tests
+          dist_tests dist_train_tests
+  PYREF_CHECKS ${SLIPWAY_PYREF_CHECKS})

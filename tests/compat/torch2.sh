@@ -9,6 +9,8 @@
 #   build [TARGET...]    configure and build the engine and its test suites against LibTorch 2.x (only the
 #                        TARGETs this tree has, when given), and compile c10d's NCCL branch (only NGC's
 #                        torch has ProcessGroupNCCL) syntax-only
+#   compile              configure, and compile syntax-only just the translation units with a TORCH_VERSION_
+#                        branch (syntax_check.py) and c10d's NCCL branch: the version check without a build
 #   suite LABEL [SKIP]   run the inner ctest label LABEL, leaving out tests that also carry a label matching
 #                        the regex SKIP (tests with two labels run once)
 #   reference            the built engine against HF transformers and tokenizers on CPU (hf_reference.py;
@@ -52,7 +54,7 @@ case "$step" in
 root)
   exec bash "$here/torch2_root.sh" "$cache_dir"
   ;;
-build)
+build | compile)
   need_root
   mkdir -p "$root$build_dir" && touch "$root$build_dir"
   prune_builds /src torch2
@@ -64,48 +66,44 @@ build)
   # shellcheck disable=SC2016  # expanded by the shell in the root
   in_root "${ccache_env[@]}" bash -c '
     set -euo pipefail
-    jobs=$1 build=$2 targets=$3
-    shift 3
+    step=$1 jobs=$2 build=$3 targets=$4
+    shift 4
     python3 -c "import torch; print(\"python3-torch\", torch.__version__)"
     ccache --zero-stats >/dev/null
     # -O1: these builds check that the engine compiles and behaves on LibTorch 2.x, not how fast it runs, and a
-    # torch translation unit compiles about three times faster than at -O3 (the host builds the release).
+    # torch translation unit compiles faster than at -O3 (the host builds the release).
     cmake -S /src/slipway -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
       -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DSLIPWAY_BUILD_APP=OFF -DSLIPWAY_BUILD_REMOTE=OFF \
       -DSLIPWAY_BUILD_TESTS=ON -DSLIPWAY_TORCH2_TESTS=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@"
     started=$(date +%s)
-    target_args=()
-    if [ -n "$targets" ]; then
-      # Only the targets this configuration has (the CUDA ones need /usr/local/cuda).
-      known=$(cmake --build "$build" --target help | awk "{print \$2}")
-      for target in $targets; do
-        if grep -qx "$target" <<<"$known"; then target_args+=("$target"); fi
-      done
-      echo "torch2 build: targets ${target_args[*]}"
-      target_args=(--target "${target_args[@]}")
+    check=/src/slipway/tests/compat/syntax_check.py
+    if [ "$step" = compile ]; then
+      JOBS=$jobs python3 "$check" "$build" --torch-branches
+      echo "torch2 compile: $(( $(date +%s) - started )) s"
+    else
+      target_args=()
+      if [ -n "$targets" ]; then
+        # Only the targets this configuration has (the CUDA ones need /usr/local/cuda).
+        known=$(cmake --build "$build" --target help | awk "{print \$2}")
+        for target in $targets; do
+          if grep -qx "$target" <<<"$known"; then target_args+=("$target"); fi
+        done
+        echo "torch2 build: targets ${target_args[*]}"
+        target_args=(--target "${target_args[@]}")
+      fi
+      cmake --build "$build" -j"$jobs" "${target_args[@]}"
+      echo "torch2 build: $(( $(date +%s) - started )) s; ccache: $(ccache --print-stats | awk -F"\t" "/^(direct|preprocessed)_cache_hit|^cache_miss/ {printf \"%s=%s \", \$1, \$2}")"
     fi
-    cmake --build "$build" -j"$jobs" "${target_args[@]}"
-    echo "torch2 build: $(( $(date +%s) - started )) s; ccache: $(ccache --print-stats | awk -F"\t" "/^(direct|preprocessed)_cache_hit|^cache_miss/ {printf \"%s=%s \", \$1, \$2}")"
     # c10d ProcessGroupNCCL exists only in CUDA builds of torch (NGC): its branch of process_group.cpp is
     # compiled syntax-only, with the flags the real build used for that file.
     if [ -f /usr/local/cuda/include/nccl.h ]; then
       # The CPU-only package lacks the generated CUDA config header that NGC'"'"'s torch has.
       mkdir -p "$build/cuda-stub/c10/cuda/impl"
       printf "#pragma once\n#define C10_CUDA_BUILD_SHARED_LIBS\n" > "$build/cuda-stub/c10/cuda/impl/cuda_cmake_macros.h"
-      command=$(python3 - <<PY
-import json, shlex
-for entry in json.load(open("$build/compile_commands.json")):
-    if entry["file"].endswith("engine/dist/process_group.cpp"):
-        args = [a for a in shlex.split(entry["command"]) if a != "ccache"]
-        if "-o" in args:
-            i = args.index("-o"); del args[i:i + 2]
-        print(shlex.join(args + ["-fsyntax-only", "-DUSE_C10D_NCCL", "-I/usr/local/cuda/include",
-                                "-I$build/cuda-stub"]))
-PY
-)
-      (cd "$build/engine" && eval "$command") && echo "torch2 build: process_group.cpp with USE_C10D_NCCL compiles"
+      python3 "$check" "$build" --file engine/dist/process_group.cpp -DUSE_C10D_NCCL -I/usr/local/cuda/include \
+        "-I$build/cuda-stub"
     fi
-  ' build "$jobs" "$build_dir" "$*" "${cmake_args[@]}"
+  ' torch2.sh "$step" "$jobs" "$build_dir" "$*" "${cmake_args[@]}"
   ;;
 suite)
   need_root
