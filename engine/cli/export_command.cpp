@@ -49,6 +49,20 @@ io::GgufRowSource rows_of(torch::Tensor weight, int64_t permute_heads) {
     };
 }
 
+// "add_bos_token true (<s>, id 1): post_processor TemplateProcessing": what llama.cpp will add, and why.
+std::string special_tokens_report(const io::GgufTokenizer& t) {
+    auto side = [&t](const char* key, const std::optional<bool>& add, const std::optional<uint32_t>& id,
+                     const std::string& source) {
+        std::string text =
+            std::string("tokenizer.ggml.") + key + " " + (add.value_or(false) ? "true" : "false");
+        if (add.value_or(false) && id && *id < t.tokens.size())
+            text += " (" + t.tokens[*id] + ", id " + std::to_string(*id) + ")";
+        return text + ": " + source + "\n";
+    };
+    return side("add_bos_token", t.add_bos, t.bos_id, t.add_bos_source) +
+           side("add_eos_token", t.add_eos, t.eos_id, t.add_eos_source);
+}
+
 Status export_gguf(const ExportOptions& o, std::ostream& out) {
     Result<io::GgufFileType> file_type = io::parse_gguf_file_type(o.type);
     if (!file_type.ok()) return Status::Error("--type: " + file_type.error());
@@ -88,6 +102,7 @@ Status export_gguf(const ExportOptions& o, std::ostream& out) {
             return s;
     }
     if (Status s = writer.write(o.out_path); !s.ok()) return s;
+    out << special_tokens_report(metadata->tokenizer);
     out << o.out_path << ": " << metadata->architecture << ", " << o.type << ", " << writer.tensor_count()
         << " tensors, " << writer.key_count() << " keys, " << writer.file_bytes() << " bytes"
         << (o.adapter_dir.empty() ? "" : ", adapter " + o.adapter_dir + " merged") << "\n";

@@ -14,6 +14,7 @@
 
 #include "contract/file_system.h"
 #include "contract/json_text.h"
+#include "tokenizer/special_tokens.h"
 
 namespace slipway::io {
 namespace {
@@ -91,65 +92,61 @@ void collect_normalizers(const json& node, std::vector<const json*>& out) {
     out.push_back(&node);
 }
 
-// The text of tokenizer_config.json's "<kind>_token": a string or an AddedToken {"content": ...}.
-std::optional<std::string> config_token(const json* config, const std::string& kind) {
-    if (config == nullptr) return std::nullopt;
-    const auto it = config->find(kind + "_token");
-    if (it == config->end()) return std::nullopt;
-    if (it->is_string()) return it->get<std::string>();
-    if (it->is_object() && it->contains("content") && (*it)["content"].is_string())
-        return (*it)["content"].get<std::string>();
-    return std::nullopt;
-}
-
 struct AddedToken {
     int64_t id;
     std::string content;
     bool special;
 };
 
-// add_bos / add_eos as gguf-py's SpecialVocab: the post_processor decides (ByteLevel: neither;
-// TemplateProcessing: a leading bos / trailing eos special token in "single"), tokenizer_config.json's
-// add_*_token where the post_processor says nothing.
-void read_add_special(const json& tokenizer, const json* config, GgufTokenizer& out) {
-    const std::optional<std::string> bos = config_token(config, "bos");
-    const std::optional<std::string> eos = config_token(config, "eos");
-    static const json kNone;
-    const json& post = tokenizer.contains("post_processor") ? tokenizer["post_processor"] : kNone;
-    std::vector<const json*> processors;
-    if (post.is_object()) {
-        if (post.contains("processors") && post["processors"].is_array()) {
-            for (const json& p : post["processors"])
-                processors.push_back(&p);
-        } else {
-            processors.push_back(&post);
+// tokenizer.ggml.add_bos_token / add_eos_token and the ids they add, by the rule the engine's tokenizer
+// encodes with (special_tokens.h): llama.cpp adds bos_token_id / eos_token_id, so the token the tokenizer
+// adds must be that id (taken as it when the files name none), and only one.
+Status set_add_special(const json& tokenizer, const json* config, const std::vector<AddedToken>& added,
+                       const std::map<std::string, int64_t>& vocab_ids, const std::string& tokenizer_path,
+                       GgufTokenizer& out) {
+    const tokenizer::TokenIdLookup token_id = [&](std::string_view text) -> std::optional<int32_t> {
+        for (const AddedToken& a : added) {
+            if (a.content == text) return static_cast<int32_t>(a.id);
         }
-    }
-    auto special_id = [](const json& item) -> std::optional<std::string> {
-        if (item.is_object() && item.contains("SpecialToken") && item["SpecialToken"].is_object() &&
-            item["SpecialToken"].contains("id") && item["SpecialToken"]["id"].is_string())
-            return item["SpecialToken"]["id"].get<std::string>();
+        if (const auto it = vocab_ids.find(std::string(text)); it != vocab_ids.end())
+            return static_cast<int32_t>(it->second);
         return std::nullopt;
     };
-    for (const json* p : processors) {
-        if (!p->is_object()) continue;
-        const std::string type = p->value("type", "");
-        if (type == "ByteLevel") {
-            if (!out.add_bos) out.add_bos = false;
-            if (!out.add_eos) out.add_eos = false;
-        } else if (type == "TemplateProcessing" && p->contains("single") && (*p)["single"].is_array() &&
-                   (*p)["single"].size() > 1) {
-            const json& single = (*p)["single"];
-            if (const auto first = special_id(single.front())) out.add_bos = bos && *first == *bos;
-            if (const auto last = special_id(single.back())) out.add_eos = eos && *last == *eos;
+    Result<tokenizer::SpecialTokens> specials = tokenizer::decide_special_tokens(tokenizer, config, token_id);
+    if (!specials.ok()) return Status::Error(tokenizer_path + ": " + specials.error());
+    struct Side {
+        const char* kind;
+        const std::vector<int32_t>& ids;
+        const std::string& source;
+        std::optional<uint32_t>& id;
+        std::optional<bool>& add;
+        std::string& add_source;
+    };
+    const Side sides[] = {
+        {"bos", specials->prefix, specials->prefix_source, out.bos_id, out.add_bos, out.add_bos_source},
+        {"eos", specials->suffix, specials->suffix_source, out.eos_id, out.add_eos, out.add_eos_source},
+    };
+    for (const Side& side : sides) {
+        side.add = !side.ids.empty();
+        side.add_source = side.source;
+        if (side.ids.empty()) continue;
+        const std::string which = side.kind == std::string("bos") ? "before" : "after";
+        if (side.ids.size() > 1) {
+            return Status::Error(tokenizer_path + ": the tokenizer puts " + std::to_string(side.ids.size()) +
+                                 " tokens " + which + " each text (" + side.source + "); a GGUF holds one " +
+                                 side.kind + " token to add");
         }
+        const auto added_id = static_cast<uint32_t>(side.ids.front());
+        if (side.id && *side.id != added_id) {
+            return Status::Error(tokenizer_path + ": the tokenizer puts id " + std::to_string(added_id) +
+                                 " " + which + " each text (" + side.source + ") but the " + side.kind +
+                                 " token is id " + std::to_string(*side.id) +
+                                 " (tokenizer_config.json / config.json): llama.cpp "
+                                 "would add that one instead");
+        }
+        side.id = added_id;
     }
-    if (config != nullptr) {
-        if (!out.add_bos && config->contains("add_bos_token") && (*config)["add_bos_token"].is_boolean())
-            out.add_bos = (*config)["add_bos_token"].get<bool>();
-        if (!out.add_eos && config->contains("add_eos_token") && (*config)["add_eos_token"].is_boolean())
-            out.add_eos = (*config)["add_eos_token"].get<bool>();
-    }
+    return Status::Ok();
 }
 
 Status read_chat_template(const std::string& folder, const json* config, GgufTokenizer& out) {
@@ -404,7 +401,7 @@ Result<GgufTokenizer> read_gguf_tokenizer(const std::string& folder, int64_t voc
         // eos list is not). Ids outside the vocabulary are left out.
         auto special = [&](const std::string& kind) -> std::optional<uint32_t> {
             std::optional<int64_t> id;
-            if (const std::optional<std::string> text = config_token(config, kind)) {
+            if (const std::optional<std::string> text = tokenizer::config_special_token(config, kind)) {
                 for (const AddedToken& a : added) {
                     if (a.content == *text) {
                         id = a.id;
@@ -427,7 +424,7 @@ Result<GgufTokenizer> read_gguf_tokenizer(const std::string& folder, int64_t voc
         out.unknown_id = special("unk");
         out.separator_id = special("sep");
         out.padding_id = special("pad");
-        read_add_special(tj, config, out);
+        if (Status s = set_add_special(tj, config, added, vocab_ids, tokenizer_path, out); !s.ok()) return s;
     } catch (const json::exception& e) {
         return Status::Error(tokenizer_path + ": " + e.what());
     }

@@ -39,10 +39,11 @@ struct GgufTokenizer {
     std::vector<std::string> merges;  // gpt2 only: "left right"
     std::vector<float> scores;        // llama only: the higher, the earlier the merge
     std::optional<uint32_t> bos_id, eos_id, unknown_id, separator_id, padding_id;
-    std::optional<bool> add_bos, add_eos;
-    std::optional<bool> add_space_prefix;  // llama only
-    bool normalizer_nfc = false;           // an NFC normalizer (Qwen): tokenizer.ggml.normalizer.nfc
-    std::string chat_template;             // empty: none
+    std::optional<bool> add_bos, add_eos;        // by the tokenizer's own rule (tokenizer/special_tokens.h)
+    std::string add_bos_source, add_eos_source;  // where that was decided, for the export's report
+    std::optional<bool> add_space_prefix;        // llama only
+    bool normalizer_nfc = false;                 // an NFC normalizer (Qwen): tokenizer.ggml.normalizer.nfc
+    std::string chat_template;                   // empty: none
     // tokenizer_config.json's list form [{"name", "template"}]: tokenizer.chat_template.<name>.
     std::vector<std::pair<std::string, std::string>> named_chat_templates;
 };

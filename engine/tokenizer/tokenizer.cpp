@@ -1,7 +1,9 @@
 // Tokenizer: loads tokenizer.json into its components and runs HF's encode/decode pipeline.
 #include "tokenizer/tokenizer.h"
 
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include "tokenizer/decoder.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/special_tokens.h"
 #include "tokenizer/unicode.h"
 #include "tokenizer/unigram.h"
 
@@ -27,8 +30,8 @@ struct Tokenizer::Impl {
     std::shared_ptr<const PreTokenizer> pre_tokenizer;
     std::unique_ptr<Model> model;
     std::shared_ptr<const Decoder> decoder;
-    // Post-processor template for a single sequence: ids before and after the text.
-    std::vector<int32_t> prefix_ids, suffix_ids;
+    // What encode(add_special_tokens) puts around a text, and why (special_tokens.h).
+    SpecialTokens specials;
 
     // Runs the pipeline up to the model: each added token found goes to `on_added`, each piece the model
     // would see to `on_piece`.
@@ -40,52 +43,26 @@ struct Tokenizer::Impl {
     Status encode(std::string_view text, bool add_special_tokens, std::vector<int32_t>& ids) const;
 };
 
-namespace {
-
-// TemplateProcessing's "single" template -> ids around the sequence. Other processors that change ids
-// are refused; ByteLevel only fixes offsets.
-Status parse_post_processor(const nlohmann::json& spec, std::vector<int32_t>& prefix,
-                            std::vector<int32_t>& suffix) {
-    if (spec.is_null()) return Status::Ok();
-    const std::string type = spec.at("type").get<std::string>();
-    if (type == "ByteLevel") return Status::Ok();
-    if (type == "Sequence") {
-        for (const nlohmann::json& part : spec.at("processors")) {
-            const Status s = parse_post_processor(part, prefix, suffix);
-            if (!s.ok()) return s;
-        }
-        return Status::Ok();
-    }
-    if (type != "TemplateProcessing")
-        return Status::Error("post_processor \"" + type + "\" is not supported");
-    bool seen_sequence = false;
-    for (const nlohmann::json& item : spec.at("single")) {
-        if (item.contains("Sequence")) {
-            seen_sequence = true;
-            continue;
-        }
-        const std::string name = item.at("SpecialToken").at("id").get<std::string>();
-        const nlohmann::json& special = spec.at("special_tokens").at(name);
-        for (const nlohmann::json& id : special.at("ids")) {
-            Result<int32_t> checked = parse_token_id(id, "post_processor.special_tokens[\"" + name + "\"]");
-            if (!checked.ok()) return checked.status();
-            (seen_sequence ? suffix : prefix).push_back(*checked);
-        }
-    }
-    return Status::Ok();
-}
-
-}  // namespace
-
 Result<Tokenizer> Tokenizer::from_file(const std::string& path) {
     Result<nlohmann::json> json = read_json_file(path);
     if (!json.ok()) return json.status();
-    Result<Tokenizer> tokenizer = from_json(*json);
+    // HF's AutoTokenizer reads tokenizer_config.json beside it: its add_bos_token / add_eos_token decide.
+    const std::filesystem::path config_path =
+        std::filesystem::path(path).parent_path() / "tokenizer_config.json";
+    std::optional<nlohmann::json> config;
+    std::error_code error;
+    if (std::filesystem::is_regular_file(config_path, error)) {
+        Result<nlohmann::json> read = read_json_file(config_path.string());
+        if (!read.ok()) return read.status();
+        if (!read->is_object()) return Status::Error(config_path.string() + ": expected a JSON object");
+        config = std::move(*read);
+    }
+    Result<Tokenizer> tokenizer = from_json(*json, config ? &*config : nullptr);
     if (!tokenizer.ok()) return Status::Error(path + ": " + tokenizer.error());
     return tokenizer;
 }
 
-Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
+Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document, const nlohmann::json* config) {
     auto impl = std::make_shared<Impl>();
     try {
         const nlohmann::json& model = document.at("model");
@@ -114,10 +91,6 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
             make_decoder(document.value("decoder", nlohmann::json()));
         if (!decoder.ok()) return decoder.status();
         impl->decoder = *decoder;
-        const Status post = parse_post_processor(document.value("post_processor", nlohmann::json()),
-                                                 impl->prefix_ids, impl->suffix_ids);
-        if (!post.ok()) return post;
-
         for (const nlohmann::json& t : document.value("added_tokens", nlohmann::json::array())) {
             AddedToken token;
             Result<int32_t> id =
@@ -142,8 +115,17 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document) {
         impl->added_by_content.emplace(t.content, t.id);
         (t.normalized ? normalized : raw).push_back(&t);
     }
+    const TokenIdLookup token_id = [&impl](std::string_view token) -> std::optional<int32_t> {
+        if (const auto it = impl->added_by_content.find(std::string(token));
+            it != impl->added_by_content.end())
+            return it->second;
+        return impl->model->token_to_id(token);
+    };
+    Result<SpecialTokens> specials = decide_special_tokens(document, config, token_id);
+    if (!specials.ok()) return specials.status();
+    impl->specials = std::move(*specials);
     // The template's ids are emitted as they are: each must be a token the tokenizer knows.
-    for (const std::vector<int32_t>* ids : {&impl->prefix_ids, &impl->suffix_ids}) {
+    for (const std::vector<int32_t>* ids : {&impl->specials.prefix, &impl->specials.suffix}) {
         for (int32_t id : *ids) {
             if (impl->added_by_id.count(id) == 0 && impl->model->id_to_token(id) == nullptr)
                 return Status::Error("post_processor: special token id " + std::to_string(id) +
@@ -202,12 +184,12 @@ Status Tokenizer::Impl::walk(std::string_view text, const AddedSink& on_added,
 
 Status Tokenizer::Impl::encode(std::string_view text, bool add_special_tokens,
                                std::vector<int32_t>& ids) const {
-    if (add_special_tokens) ids = prefix_ids;
+    if (add_special_tokens) ids = specials.prefix;
     const Status s = walk(
         text, [&ids](int32_t id) { ids.push_back(id); },
         [this, &ids](std::string_view piece) { model->tokenize(piece, ids); });
     if (!s.ok()) return s;
-    if (add_special_tokens) ids.insert(ids.end(), suffix_ids.begin(), suffix_ids.end());
+    if (add_special_tokens) ids.insert(ids.end(), specials.suffix.begin(), specials.suffix.end());
     return Status::Ok();
 }
 
@@ -287,6 +269,10 @@ const std::vector<AddedToken>& Tokenizer::added_tokens() const {
 
 std::optional<int32_t> Tokenizer::unk_id() const {
     return impl_->model->unk_id();
+}
+
+const SpecialTokens& Tokenizer::special_tokens() const {
+    return impl_->specials;
 }
 
 bool Tokenizer::is_byte_fallback(int32_t id) const {

@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "contract/status.h"
+#include "tokenizer/special_tokens.h"
 
 namespace slipway::tokenizer {
 
@@ -35,9 +36,12 @@ struct AddedToken {
 
 class Tokenizer {
 public:
-    // Errors name the file and the unsupported component or bad key.
+    // Errors name the file and the unsupported component or bad key. from_file also reads the
+    // tokenizer_config.json beside `path`, where there is one, as HF's AutoTokenizer does; `config` is that
+    // file's document (null: none). Both decide the special tokens by special_tokens.h's rule.
     static Result<Tokenizer> from_file(const std::string& path);
-    static Result<Tokenizer> from_json(const nlohmann::json& document);
+    static Result<Tokenizer> from_json(const nlohmann::json& document,
+                                       const nlohmann::json* config = nullptr);
 
     // For text the caller trusts: it must be valid UTF-8, and a regex engine error (PCRE2's match limits)
     // leaves the ids found before it. Input from users goes through encode_checked, which reports both.
@@ -61,6 +65,8 @@ public:
     const std::vector<AddedToken>& added_tokens() const;
     std::optional<int32_t> unk_id() const;    // the model's unknown token
     bool is_byte_fallback(int32_t id) const;  // a <0xNN> token of byte fallback
+    // What encode(..., add_special_tokens = true) puts around a text, and where that was decided.
+    const SpecialTokens& special_tokens() const;
 
 private:
     struct Impl;

@@ -18,6 +18,8 @@
 #include <sstream>
 #include <variant>
 
+#include <nlohmann/json.hpp>
+
 #include "contract/faulty_file_system.h"
 #include "io/gguf_metadata.h"
 #include "io/gguf_writer.h"
@@ -693,6 +695,7 @@ TEST(GgufTokenizerTest, Llama3) {
     EXPECT_FALSE(t->unknown_id.has_value());
     // This tokenizer.json's post_processor is ByteLevel alone: the HF tokenizer adds no <|begin_of_text|>.
     EXPECT_EQ(t->add_bos, false);
+    EXPECT_EQ(t->add_bos_source.rfind("convention: ", 0), 0u) << t->add_bos_source;
     EXPECT_FALSE(t->add_space_prefix.has_value());
     EXPECT_NE(t->chat_template.find("<|start_header_id|>"), std::string::npos);
 }
@@ -723,7 +726,8 @@ TEST(GgufTokenizerTest, Llama2SentencePiece) {
     EXPECT_EQ(t->eos_id, 2u);
     EXPECT_EQ(t->unknown_id, 0u);
     EXPECT_FALSE(t->padding_id.has_value());  // pad_token null
-    EXPECT_EQ(t->add_bos, true);              // TemplateProcessing starts with <s>
+    EXPECT_EQ(t->add_bos, true);              // as its TemplateProcessing (starts with <s>) agrees
+    EXPECT_EQ(t->add_bos_source, "tokenizer_config.json add_bos_token");
     EXPECT_EQ(t->add_eos, false);
     EXPECT_EQ(t->add_space_prefix, true);  // the Prepend("▁") normalizer
     EXPECT_TRUE(t->chat_template.empty());
@@ -768,6 +772,62 @@ TEST(GgufTokenizerTest, UnknownPreTokenizerIsRefused) {
     const Result<std::string> gpt2 = gguf_pre_tokenizer(R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+)");
     ASSERT_FALSE(gpt2.ok());
     EXPECT_NE(gpt2.error().find("llama-bpe"), std::string::npos);
+}
+
+// add_bos_token / add_eos_token follow the rule the engine's tokenizer encodes with (special_tokens.h), and
+// the token added must be the GGUF's bos_token_id.
+std::string demo_tokenizer() {
+    return std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/tokenizer.json";
+}
+
+TEST_F(GgufFileTest, TheDemoTokenizersTemplateAddsItsBos) {
+    fs::create_symlink(demo_tokenizer(), dir_ + "/tokenizer.json");
+    Result<GgufTokenizer> t = read_gguf_tokenizer(dir_);
+    ASSERT_TRUE(t.ok()) << t.error();
+    ASSERT_TRUE(t->bos_id.has_value());  // no tokenizer_config.json: the template's token is the BOS
+    EXPECT_EQ(t->tokens[*t->bos_id], "<|begin_of_text|>");
+    EXPECT_EQ(t->add_bos, true);
+    EXPECT_EQ(t->add_bos_source, "post_processor TemplateProcessing");
+    EXPECT_EQ(t->add_eos, false);
+    // tokenizer_config.json turns it off: HF's tokenizer then adds none, and neither may llama.cpp.
+    std::ofstream(dir_ + "/tokenizer_config.json") << R"({"add_bos_token": false})";
+    t = read_gguf_tokenizer(dir_);
+    ASSERT_TRUE(t.ok()) << t.error();
+    EXPECT_EQ(t->add_bos, false);
+    EXPECT_EQ(t->add_bos_source, "tokenizer_config.json add_bos_token");
+}
+
+TEST_F(GgufFileTest, ABosTokenOtherThanTheOneTheTemplateAddsIsRefused) {
+    fs::create_symlink(demo_tokenizer(), dir_ + "/tokenizer.json");
+    std::ofstream(dir_ + "/tokenizer_config.json") << R"({"bos_token": "<|end_of_text|>"})";
+    const Result<GgufTokenizer> t = read_gguf_tokenizer(dir_);
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.error().find(dir_ + "/tokenizer.json: the tokenizer puts id "), std::string::npos)
+        << t.error();
+    EXPECT_NE(t.error().find("before each text (post_processor TemplateProcessing) but the bos token is id"),
+              std::string::npos)
+        << t.error();
+}
+
+TEST_F(GgufFileTest, Llama3WithMetasSequencePostProcessorAddsItsBos) {
+    const std::string folder = reference_folder("llama3");
+    if (!installed(folder)) GTEST_SKIP() << "no tokenizer.json in " << folder;
+    nlohmann::json tokenizer = nlohmann::json::parse(std::ifstream(folder + "/tokenizer.json"));
+    tokenizer["post_processor"] = nlohmann::json::parse(R"({"type": "Sequence", "processors": [
+        {"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": false, "use_regex": true},
+        {"type": "TemplateProcessing",
+         "single": [{"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
+                    {"Sequence": {"id": "A", "type_id": 0}}],
+         "pair": [],
+         "special_tokens": {"<|begin_of_text|>": {"id": "<|begin_of_text|>", "ids": [128000],
+                                                  "tokens": ["<|begin_of_text|>"]}}}]})");
+    std::ofstream(dir_ + "/tokenizer.json") << tokenizer.dump();
+    fs::copy_file(folder + "/tokenizer_config.json", dir_ + "/tokenizer_config.json");
+    const Result<GgufTokenizer> t = read_gguf_tokenizer(dir_, 128256);
+    ASSERT_TRUE(t.ok()) << t.error();
+    EXPECT_EQ(t->bos_id, 128000u);
+    EXPECT_EQ(t->add_bos, true);
+    EXPECT_EQ(t->add_bos_source, "post_processor TemplateProcessing");
 }
 
 TEST_F(GgufFileTest, ModelMetadataKeys) {

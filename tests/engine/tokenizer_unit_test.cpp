@@ -1,7 +1,12 @@
 // Unit tests of the tokenizer components on small hand-made tokenizer.json documents: BPE merge order,
 // byte fallback and unknown fusing, ignore_merges, added tokens, split behaviours, decoders, UTF-8
-// helpers, and errors that name the unsupported component.
+// helpers, errors that name the unsupported component, and the special tokens around a text.
 #include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +29,33 @@ Tokenizer load(const nlohmann::json& json) {
     Result<Tokenizer> t = Tokenizer::from_json(json);
     EXPECT_TRUE(t.ok()) << t.error();
     return std::move(*t);
+}
+
+// A byte-level BPE over the GPT-2 alphabet with "he", "hel" and "hello" (reachable only through
+// ignore_merges: no merge builds it), merges given as pairs.
+nlohmann::json byte_level_json() {
+    const ByteLevelAlphabet& a = byte_level_alphabet();
+    nlohmann::json vocab;
+    for (int b = 0; b < 256; ++b)
+        vocab[a.byte_to_utf8[static_cast<size_t>(b)]] = b;
+    vocab["he"] = 256;
+    vocab["hel"] = 257;
+    vocab["hello"] = 258;
+    return {{"pre_tokenizer",
+             {{"type", "Sequence"},
+              {"pretokenizers",
+               {{{"type", "Split"},
+                 {"pattern", {{"Regex", "\\s+|\\S+"}}},
+                 {"behavior", "Isolated"},
+                 {"invert", false}},
+                {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}}},
+            {"decoder", {{"type", "ByteLevel"}}},
+            {"model",
+             {{"type", "BPE"},
+              {"ignore_merges", true},
+              {"vocab", vocab},
+              {"merges", nlohmann::json::array(
+                             {nlohmann::json::array({"h", "e"}), nlohmann::json::array({"he", "l"})})}}}};
 }
 
 TEST(Tokenizer, MergesByRankNotByPosition) {
@@ -78,11 +110,99 @@ TEST(Tokenizer, UnsupportedComponentsAreNamed) {
     EXPECT_EQ(Tokenizer::from_json(json).error(), "decoder \"WordPiece\" is not supported");
     json = sentencepiece_json();
     json["post_processor"] = {{"type", "BertProcessing"}};
-    EXPECT_EQ(Tokenizer::from_json(json).error(), "post_processor \"BertProcessing\" is not supported");
+    EXPECT_EQ(
+        Tokenizer::from_json(json).error(),
+        "post_processor \"BertProcessing\" is not supported (TemplateProcessing, ByteLevel, or a Sequence "
+        "of them)");
     json = sentencepiece_json();
     json["model"]["merges"].push_back("a zz");
     EXPECT_EQ(Tokenizer::from_json(json).error(),
               "model.merges[4]: \"a zz\" uses a token missing from the vocab");
+}
+
+// The special tokens around a text (special_tokens.h): tokenizer_config.json, else the post-processor, else
+// the convention; each decision says where it came from.
+TEST(SpecialTokens, TheTemplateAddsItsBosInsideASequenceToo) {
+    nlohmann::json json = sentencepiece_json();
+    Tokenizer t = load(json);
+    EXPECT_EQ(t.special_tokens().prefix, (std::vector<int32_t>{1}));
+    EXPECT_TRUE(t.special_tokens().suffix.empty());
+    EXPECT_EQ(t.special_tokens().prefix_source, "post_processor TemplateProcessing");
+    // Meta's Llama 3 layout: ByteLevel, then the template.
+    const nlohmann::json single_template = json["post_processor"];
+    json["post_processor"] = {
+        {"type", "Sequence"},
+        {"processors", {{{"type", "ByteLevel"}, {"trim_offsets", false}}, single_template}}};
+    t = load(json);
+    EXPECT_EQ(t.encode("abc", true), (std::vector<int32_t>{1, 8, 6}));
+    EXPECT_EQ(t.special_tokens().prefix_source, "post_processor TemplateProcessing");
+}
+
+TEST(SpecialTokens, TokenizerConfigFlagsDecideOverTheTemplate) {
+    const nlohmann::json json = sentencepiece_json();
+    nlohmann::json config = {{"add_bos_token", false},
+                             {"add_eos_token", true},
+                             {"bos_token", "<s>"},
+                             {"eos_token", {{"content", "</s>"}, {"special", true}}}};
+    Result<Tokenizer> t = Tokenizer::from_json(json, &config);
+    ASSERT_TRUE(t.ok()) << t.error();
+    EXPECT_EQ(t->encode("abc", true), (std::vector<int32_t>{8, 6, 2}));
+    EXPECT_EQ(t->special_tokens().prefix_source, "tokenizer_config.json add_bos_token");
+    EXPECT_EQ(t->special_tokens().suffix_source, "tokenizer_config.json add_eos_token");
+    // add_bos_token true without a bos_token: the token the template places.
+    config = {{"add_bos_token", true}};
+    t = Tokenizer::from_json(json, &config);
+    ASSERT_TRUE(t.ok()) << t.error();
+    EXPECT_EQ(t->encode("abc", true), (std::vector<int32_t>{1, 8, 6}));
+    config = {{"add_bos_token", true}, {"bos_token", "<bos>"}};
+    EXPECT_EQ(Tokenizer::from_json(json, &config).error(),
+              "tokenizer_config.json: bos_token \"<bos>\" is no token of tokenizer.json");
+    config = {{"add_eos_token", true}};
+    EXPECT_EQ(
+        Tokenizer::from_json(json, &config).error(),
+        "tokenizer_config.json: add_eos_token is true but there is no eos_token, nor one in tokenizer.json's "
+        "post_processor");
+}
+
+TEST(SpecialTokens, WithoutEitherTheConventionOfTheKindDecides) {
+    nlohmann::json json = sentencepiece_json();
+    json.erase("post_processor");
+    Tokenizer t = load(json);  // byte fallback: SentencePiece-style, which adds <s>
+    EXPECT_EQ(t.encode("abc", true), (std::vector<int32_t>{1, 8, 6}));
+    EXPECT_EQ(t.special_tokens().prefix_source.rfind("convention: SentencePiece-style", 0), 0u)
+        << t.special_tokens().prefix_source;
+    EXPECT_EQ(t.special_tokens().suffix_source.rfind("convention: ", 0), 0u);
+    json["model"]["byte_fallback"] = false;
+    t = load(json);  // still SentencePiece-style: the Prepend("▁") normalizer
+    EXPECT_EQ(t.encode("abc", true), (std::vector<int32_t>{1, 8, 6}));
+    // A byte-level BPE without a post-processor adds nothing, whatever tokenizer_config.json says of others.
+    json = byte_level_json();
+    nlohmann::json config = {{"bos_token", "he"}, {"chat_template", "{{ messages }}"}};
+    Result<Tokenizer> byte_level = Tokenizer::from_json(json, &config);
+    ASSERT_TRUE(byte_level.ok()) << byte_level.error();
+    EXPECT_EQ(byte_level->encode("hel", true), (std::vector<int32_t>{257}));
+    EXPECT_EQ(
+        byte_level->special_tokens().prefix_source,
+        "convention: a tokenizer that is not SentencePiece-style (byte-level BPE: GPT-2, Llama 3, Qwen) adds "
+        "no BOS");
+}
+
+TEST(SpecialTokens, FromFileReadsTheTokenizerConfigBesideIt) {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("slipway-special-tokens-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "tokenizer.json") << sentencepiece_json().dump();
+    Result<Tokenizer> t = Tokenizer::from_file((dir / "tokenizer.json").string());
+    ASSERT_TRUE(t.ok()) << t.error();
+    EXPECT_EQ(t->encode("abc", true), (std::vector<int32_t>{1, 8, 6}));
+    std::ofstream(dir / "tokenizer_config.json") << R"({"add_bos_token": false})";
+    t = Tokenizer::from_file((dir / "tokenizer.json").string());
+    ASSERT_TRUE(t.ok()) << t.error();
+    EXPECT_EQ(t->encode("abc", true), (std::vector<int32_t>{8, 6}));
+    std::ofstream(dir / "tokenizer_config.json") << "[1, 2]";
+    EXPECT_EQ(Tokenizer::from_file((dir / "tokenizer.json").string()).error(),
+              (dir / "tokenizer_config.json").string() + ": expected a JSON object");
+    std::filesystem::remove_all(dir);
 }
 
 TEST(Tokenizer, MissingFileIsNamed) {
@@ -96,27 +216,7 @@ TEST(Tokenizer, ByteLevelWithIgnoreMerges) {
     EXPECT_EQ(a.byte_to_utf8[' '], "Ġ");
     EXPECT_EQ(a.byte_to_utf8['\n'], "Ċ");
     EXPECT_EQ(a.byte_to_utf8['A'], "A");
-    nlohmann::json vocab;
-    for (int b = 0; b < 256; ++b)
-        vocab[a.byte_to_utf8[static_cast<size_t>(b)]] = b;
-    vocab["he"] = 256;
-    vocab["hel"] = 257;
-    vocab["hello"] = 258;  // reachable only through ignore_merges: no merge builds it
-    nlohmann::json json = {{"pre_tokenizer",
-                            {{"type", "Sequence"},
-                             {"pretokenizers",
-                              {{{"type", "Split"},
-                                {"pattern", {{"Regex", "\\s+|\\S+"}}},
-                                {"behavior", "Isolated"},
-                                {"invert", false}},
-                               {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}}},
-                           {"decoder", {{"type", "ByteLevel"}}},
-                           {"model",
-                            {{"type", "BPE"},
-                             {"ignore_merges", true},
-                             {"vocab", vocab},
-                             {"merges", nlohmann::json::array({nlohmann::json::array({"h", "e"}),
-                                                               nlohmann::json::array({"he", "l"})})}}}};
+    nlohmann::json json = byte_level_json();
     Tokenizer t = load(json);
     EXPECT_EQ(t.encode("hello help"), (std::vector<int32_t>{258, ' ', 257, 'p'}));
     EXPECT_EQ(*t.decode(t.encode("hello help ✓")), "hello help ✓");
