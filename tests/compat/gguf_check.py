@@ -42,9 +42,10 @@ PROMPTS = 3
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
-def model_folder(out, tokenizer_path, arch, template_file, bos, eos):
-    """The tokenizer (with the template) by tokenizer.save_pretrained, a random model by save_pretrained."""
-    folder = os.path.join(out, f"gguf-{arch}")
+def model_folder(out, tokenizer_path, arch, template_file, bos, eos, name=None):
+    """The tokenizer (with the template) by tokenizer.save_pretrained, a random model by save_pretrained, in
+    out/gguf-NAME (default: the architecture)."""
+    folder = os.path.join(out, f"gguf-{name or arch}")
     special = {"eos_token": eos, **({"bos_token": bos} if bos else {})}
     tok = transformers.PreTrainedTokenizerFast(tokenizer_file=tokenizer_path, **special)
     with open(template_file, encoding="utf-8") as f:
@@ -152,13 +153,21 @@ class LlamaServer:
             self.process.kill()
         self.log.close()
 
-    def complete(self, ids):
-        body = json.dumps({"prompt": ids, "n_predict": NEW_TOKENS, "temperature": 0, "n_probs": 10,
-                           "cache_prompt": False, "return_tokens": True}).encode()
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/completion", data=body,
+    def post(self, path, body):
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=json.dumps(body).encode(),
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=120) as r:
             return json.loads(r.read())
+
+    def complete(self, prompt):
+        """Greedy completion of `prompt`: ids as they are, or a text llama.cpp tokenizes (with the special
+        tokens its GGUF says to add)."""
+        return self.post("/completion", {"prompt": prompt, "n_predict": NEW_TOKENS, "temperature": 0,
+                                         "n_probs": 10, "cache_prompt": False, "return_tokens": True})
+
+    def tokenize(self, text):
+        """llama.cpp's ids of `text` with the special tokens its GGUF adds (add_bos_token, add_eos_token)."""
+        return self.post("/tokenize", {"content": text, "add_special": True})["tokens"]
 
 
 def demo_model(args, run):
@@ -180,6 +189,13 @@ def demo_model(args, run):
     return out, transformers.AutoTokenizer.from_pretrained(out)
 
 
+def trained_models(args, run):
+    """models(), trained once per work folder: the gguf and gguf_bos checks share them."""
+    if getattr(args, "gguf_models", None) is None:
+        args.gguf_models = list(models(args, run))
+    return args.gguf_models
+
+
 def models(args, run):
     """(name, architecture, model folder, adapter or None, HF tokenizer, conversations) to export."""
     folder, tok = demo_model(args, run)
@@ -194,7 +210,7 @@ def models(args, run):
 
 
 def check_gguf(args, c, run, json_lines):
-    for tokenizer_name, arch, folder, adapter, tok, conversations in models(args, run):
+    for tokenizer_name, arch, folder, adapter, tok, conversations in trained_models(args, run):
         prompts = chat_prompts(tok, conversations)
         prompt_file = g.write_lines(os.path.join(args.out, f"gguf-{tokenizer_name}-prompts.jsonl"), prompts)
         generated, _ = run(args, "generate", *with_adapter(folder, adapter), "--prompts", prompt_file,

@@ -28,6 +28,11 @@ drawn at random), then slipway-engine's commands are compared with transformers 
   gguf      `export gguf` of an engine-trained chat LoRA (Llama 3, Llama 2 / Mistral and Qwen3 tokenizers) run
             in llama.cpp's llama-server: greedy tokens identical to the engine's (parting only at a near tie),
             top-10 log-probabilities within a tolerance per storage type (tests/compat/gguf_check.py).
+  gguf_bos  plain text (no chat template) through f32 exports of five tokenizers (demo, Llama 2, Llama 3 with
+            Meta's current post-processor, the older Llama 3, Qwen3), untrained and trained: the prompt ids of
+            the engine, transformers and llama.cpp identical with the BOS the export says it adds, greedy
+            continuations identical, llama-perplexity against the engine's within 1e-3
+            (tests/compat/gguf_bos_check.py).
 
 Every check counts what it compared and fails on zero. Prints a table per check and a summary.
 Only JSON lines of the engine's stdout are read (LibTorch may print UCX/cpuinfo notes there).
@@ -52,6 +57,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 import gpu_common as g  # noqa: E402  (the HF model writer, random lines and tables of the GPU checks)
+from gguf_bos_check import check_gguf_bos  # noqa: E402
 from gguf_check import check_gguf  # noqa: E402
 
 DEMO_TOKENIZER = os.path.join(REPO, "resources", "demo", "tokenizer.json")  # 4096 ids, as the models' vocab
@@ -519,7 +525,7 @@ def main():
     ap.add_argument("--tokenizers", required=True, help="the tokenizer suite's fixture folder (build/reference)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", help="work folder (default: a temporary one, removed when every check passed)")
-    ap.add_argument("--only", default="score,generate,dump,tokenizer,chat,chat_labels,gguf")
+    ap.add_argument("--only", default="score,generate,dump,tokenizer,chat,chat_labels,gguf,gguf_bos")
     args = ap.parse_args()
     keep = bool(args.out)
     args.out = args.out or tempfile.mkdtemp(prefix="slipway-hf-reference-")
@@ -540,6 +546,9 @@ def main():
                                              "labels identical", "last_assistant identical", "both refused"]),
         "gguf": Check("gguf", ["tokenizer", "architecture", "type", "greedy identical", "parted at a near tie",
                                "tokens compared", "max top-10 logprob diff", "tolerance", "bytes"]),
+        "gguf_bos": Check("gguf_bos", ["tokenizer", "model", "adds BOS", "decided by", "prompt ids engine/llama.cpp",
+                                       "prompt ids identical", "greedy identical", "PPL engine", "PPL llama.cpp",
+                                       "PPL rel diff"]),
     }
     started = time.time()
     folders = hf_folders(args) if {"score", "generate", "dump"} & set(only) else {}
@@ -547,7 +556,8 @@ def main():
     runs = {"score": lambda c: check_score(args, folders, c), "generate": lambda c: check_generate(args, folders, c),
             "dump": lambda c: check_dump(args, folders, c), "tokenizer": lambda c: check_tokenizer(args, c),
             "chat": lambda c: check_chat(args, c), "chat_labels": lambda c: check_chat_labels(args, c),
-            "gguf": lambda c: check_gguf(args, c, engine, json_lines)}
+            "gguf": lambda c: check_gguf(args, c, engine, json_lines),
+            "gguf_bos": lambda c: check_gguf_bos(args, c, engine)}
     failures, summary = [], []
     for name in only:
         c = checks[name]
@@ -559,7 +569,8 @@ def main():
         if c.compared == 0:
             c.fail("nothing was compared")
         failures += c.failures
-        summary.append([name, c.compared, c.worst if name in ("score", "dump", "gguf") else "-", len(c.failures),
+        summary.append([name, c.compared, c.worst if name in ("score", "dump", "gguf", "gguf_bos") else "-",
+                        len(c.failures),
                         f"{c.seconds:.1f}", "FAIL" if c.failures else "PASS"])
     print("\n## summary")
     g.table(["check", "compared", "worst fp32 (rel)", "failures", "seconds", "result"], summary)

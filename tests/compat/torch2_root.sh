@@ -30,10 +30,10 @@ aptopts=('Acquire::Retries "3"')
 case "$suite" in
 forky)
   # The torch-latest label's references: HF transformers on CPU (tests/compat/hf_reference.py), jinja2,
-  # llama.cpp; libsentencepiece-dev for slipway-tokenizer (the Unigram trainer), built once its headers
+  # llama.cpp (-tools-extra: llama-perplexity); libsentencepiece-dev for slipway-tokenizer (the Unigram trainer), built once its headers
   # compile: forky's 0.2 includes Abseil's, and forky has no libabsl-dev at present (checked 2026-11-26).
   packages+=(python3-transformers python3-tokenizers python3-safetensors python3-jinja2 python3-accelerate
-             llama.cpp-tools python3-gguf libsentencepiece-dev
+             llama.cpp-tools llama.cpp-tools-extra python3-gguf libsentencepiece-dev
              # what lm-eval imports on its hf path (tests/reference/lm_eval_check.py; lm-eval, datasets and
              # sacrebleu themselves are pinned in tests/reference/requirements.txt)
              python3-pandas python3-pyarrow python3-dill python3-multiprocess python3-xxhash python3-portalocker
