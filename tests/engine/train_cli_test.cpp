@@ -240,6 +240,12 @@ TEST_F(TrainCli, ChatModelAnswersInTheTrainedFormatAndExportsToGguf) {
         EXPECT_EQ(static_cast<int>(bytes[4]), 3) << "GGUF version 3";
         EXPECT_NE(bytes.find("tokenizer.chat_template"), std::string::npos);
         EXPECT_NE(bytes.find("<|assistant|>"), std::string::npos) << "the template's text is in the metadata";
+        // The demo tokenizer's template puts <|begin_of_text|> before every text: llama.cpp must add it too,
+        // and the export says so and why.
+        const std::string report = slurp((dir_ / "stdout.txt").string());
+        EXPECT_NE(report.find("tokenizer.ggml.add_bos_token true (<|begin_of_text|>, id "), std::string::npos)
+            << report;
+        EXPECT_NE(report.find("tokenizer.ggml.add_eos_token false: "), std::string::npos) << report;
     }
     // A tokenizer llama.cpp would not read the same way is refused by name, and nothing is written.
     nlohmann::json tokenizer = nlohmann::json::parse(slurp((out / "tokenizer.json").string()));
