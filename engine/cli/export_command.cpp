@@ -63,6 +63,17 @@ std::string special_tokens_report(const io::GgufTokenizer& t) {
            side("add_eos_token", t.add_eos, t.eos_id, t.add_eos_source);
 }
 
+// llama.cpp's llama architecture has no attention window (convert_hf_to_gguf.py drops Mistral's too): past
+// the window, llama.cpp attends to positions the engine's model does not see.
+std::string window_warning(const io::GgufModelMetadata& m) {
+    const int64_t window = m.config.sliding_window;
+    if (window <= 0 || window >= m.config.max_position_embeddings) return "";
+    return "warning: config.json sliding_window " + std::to_string(window) + " < max_position_embeddings " +
+           std::to_string(m.config.max_position_embeddings) + ": the GGUF's " + m.architecture +
+           " architecture has no window, so past " + std::to_string(window) +
+           " tokens llama.cpp attends to positions this model does not\n";
+}
+
 Status export_gguf(const ExportOptions& o, std::ostream& out) {
     Result<io::GgufFileType> file_type = io::parse_gguf_file_type(o.type);
     if (!file_type.ok()) return Status::Error("--type: " + file_type.error());
@@ -102,7 +113,7 @@ Status export_gguf(const ExportOptions& o, std::ostream& out) {
             return s;
     }
     if (Status s = writer.write(o.out_path); !s.ok()) return s;
-    out << special_tokens_report(metadata->tokenizer);
+    out << window_warning(*metadata) << special_tokens_report(metadata->tokenizer);
     out << o.out_path << ": " << metadata->architecture << ", " << o.type << ", " << writer.tensor_count()
         << " tensors, " << writer.key_count() << " keys, " << writer.file_bytes() << " bytes"
         << (o.adapter_dir.empty() ? "" : ", adapter " + o.adapter_dir + " merged") << "\n";

@@ -258,6 +258,34 @@ TEST_F(TrainCli, ChatModelAnswersInTheTrainedFormatAndExportsToGguf) {
     EXPECT_FALSE(fs::exists(refused));
 }
 
+// A Mistral whose window is shorter than its context exports (as convert_hf_to_gguf.py does) with a warning:
+// llama.cpp's llama architecture attends past the window; one without a window exports without it.
+TEST_F(TrainCli, ExportWarnsOfAMistralWindowThatLlamaCppDoesNotHave) {
+    for (const char* window : {"16", "null"}) {
+        const fs::path model = dir_ / (std::string("mistral-") + window);
+        std::ofstream((dir_ / "mistral.json").string())
+            << R"({"model_type": "mistral", "vocab_size": 4096, "hidden_size": 32, "intermediate_size": 64,
+                   "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2,
+                   "max_position_embeddings": 64, "sliding_window": )"
+            << window << "}";
+        ASSERT_EQ(
+            run_engine("init-model --config " + (dir_ / "mistral.json").string() + " --out " + model.string())
+                .exit_code,
+            0);
+        fs::copy_file(std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/tokenizer.json",
+                      model / "tokenizer.json");
+        const EngineRun exported = run_engine("export gguf --model " + model.string() + " --out " +
+                                              (model / "m.gguf").string() + " --type f32");
+        ASSERT_EQ(exported.exit_code, 0) << exported.err;
+        const std::string report = slurp((dir_ / "stdout.txt").string());
+        const bool warned =
+            report.find(
+                "warning: config.json sliding_window 16 < max_position_embeddings 64: the GGUF's llama "
+                "architecture has no window") != std::string::npos;
+        EXPECT_EQ(warned, std::string(window) == "16") << report;
+    }
+}
+
 TEST_F(TrainCli, MllogFollowsTheMlperfRules) {
     ASSERT_EQ(train(write_config("rules", {{"eval", {{"target", 9.0}}}})).exit_code, 0);
     const std::string mllog = (dir_ / "rules" / "mllog.txt").string();
