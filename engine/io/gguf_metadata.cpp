@@ -101,17 +101,8 @@ struct AddedToken {
 // tokenizer.ggml.add_bos_token / add_eos_token and the ids they add, by the rule the engine's tokenizer
 // encodes with (special_tokens.h): llama.cpp adds bos_token_id / eos_token_id, so the token the tokenizer
 // adds must be that id (taken as it when the files name none), and only one.
-Status set_add_special(const json& tokenizer, const json* config, const std::vector<AddedToken>& added,
-                       const std::map<std::string, int64_t>& vocab_ids, const std::string& tokenizer_path,
-                       GgufTokenizer& out) {
-    const tokenizer::TokenIdLookup token_id = [&](std::string_view text) -> std::optional<int32_t> {
-        for (const AddedToken& a : added) {
-            if (a.content == text) return static_cast<int32_t>(a.id);
-        }
-        if (const auto it = vocab_ids.find(std::string(text)); it != vocab_ids.end())
-            return static_cast<int32_t>(it->second);
-        return std::nullopt;
-    };
+Status set_add_special(const json& tokenizer, const json* config, const tokenizer::TokenIdLookup& token_id,
+                       const std::string& tokenizer_path, GgufTokenizer& out) {
     Result<tokenizer::SpecialTokens> specials = tokenizer::decide_special_tokens(tokenizer, config, token_id);
     if (!specials.ok()) return Status::Error(tokenizer_path + ": " + specials.error());
     struct Side {
@@ -399,19 +390,19 @@ Result<GgufTokenizer> read_gguf_tokenizer(const std::string& folder, int64_t voc
         // Special ids as SpecialVocab: tokenizer_config.json's <kind>_token text looked up among the added
         // tokens (then the vocab), else config.json's <kind>_token_id when it is one integer (Llama 3.1's
         // eos list is not). Ids outside the vocabulary are left out.
+        // A token's id as the tokenizer resolves it: the added tokens first, then the vocab.
+        const tokenizer::TokenIdLookup token_id = [&](std::string_view text) -> std::optional<int32_t> {
+            for (const AddedToken& a : added) {
+                if (a.content == text) return static_cast<int32_t>(a.id);
+            }
+            if (const auto it = vocab_ids.find(std::string(text)); it != vocab_ids.end())
+                return static_cast<int32_t>(it->second);
+            return std::nullopt;
+        };
         auto special = [&](const std::string& kind) -> std::optional<uint32_t> {
             std::optional<int64_t> id;
-            if (const std::optional<std::string> text = tokenizer::config_special_token(config, kind)) {
-                for (const AddedToken& a : added) {
-                    if (a.content == *text) {
-                        id = a.id;
-                        break;
-                    }
-                }
-                if (!id) {
-                    if (const auto it = vocab_ids.find(*text); it != vocab_ids.end()) id = it->second;
-                }
-            }
+            if (const std::optional<std::string> text = tokenizer::config_special_token(config, kind))
+                id = token_id(*text);
             if (!id && model_config != nullptr) {
                 const auto it = model_config->find(kind + "_token_id");
                 if (it != model_config->end() && it->is_number_integer()) id = it->get<int64_t>();
@@ -424,7 +415,7 @@ Result<GgufTokenizer> read_gguf_tokenizer(const std::string& folder, int64_t voc
         out.unknown_id = special("unk");
         out.separator_id = special("sep");
         out.padding_id = special("pad");
-        if (Status s = set_add_special(tj, config, added, vocab_ids, tokenizer_path, out); !s.ok()) return s;
+        if (Status s = set_add_special(tj, config, token_id, tokenizer_path, out); !s.ok()) return s;
     } catch (const json::exception& e) {
         return Status::Error(tokenizer_path + ": " + e.what());
     }

@@ -41,6 +41,8 @@ struct Tokenizer::Impl {
                      const PieceSink& on_piece) const;
     Status walk(std::string_view text, const AddedSink& on_added, const PieceSink& on_piece) const;
     Status encode(std::string_view text, bool add_special_tokens, std::vector<int32_t>& ids) const;
+    // An added token's id first, then the model's.
+    std::optional<int32_t> token_to_id(std::string_view token) const;
 };
 
 Result<Tokenizer> Tokenizer::from_file(const std::string& path) {
@@ -115,12 +117,7 @@ Result<Tokenizer> Tokenizer::from_json(const nlohmann::json& document, const nlo
         impl->added_by_content.emplace(t.content, t.id);
         (t.normalized ? normalized : raw).push_back(&t);
     }
-    const TokenIdLookup token_id = [&impl](std::string_view token) -> std::optional<int32_t> {
-        if (const auto it = impl->added_by_content.find(std::string(token));
-            it != impl->added_by_content.end())
-            return it->second;
-        return impl->model->token_to_id(token);
-    };
+    const TokenIdLookup token_id = [&impl](std::string_view token) { return impl->token_to_id(token); };
     Result<SpecialTokens> specials = decide_special_tokens(document, config, token_id);
     if (!specials.ok()) return specials.status();
     impl->specials = std::move(*specials);
@@ -242,10 +239,14 @@ Result<std::string> Tokenizer::decode(const std::vector<int32_t>& ids, bool skip
     return text;
 }
 
+std::optional<int32_t> Tokenizer::Impl::token_to_id(std::string_view token) const {
+    const auto found = added_by_content.find(std::string(token));
+    if (found != added_by_content.end()) return found->second;
+    return model->token_to_id(token);
+}
+
 std::optional<int32_t> Tokenizer::token_to_id(std::string_view token) const {
-    const auto added = impl_->added_by_content.find(std::string(token));
-    if (added != impl_->added_by_content.end()) return added->second;
-    return impl_->model->token_to_id(token);
+    return impl_->token_to_id(token);
 }
 
 std::optional<std::string> Tokenizer::id_to_token(int32_t id) const {

@@ -22,33 +22,29 @@ BRANCH = re.compile(r"\bTORCH_VERSION_(MAJOR|MINOR)\b")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
+def has_torch_branch(path, include_dirs, cache, seen):
+    """Whether `path`, or a header of this project it includes (followed transitively, resolved against its own
+    folder and `include_dirs`), has a version branch."""
+    if path in cache:
+        return cache[path]
+    if path in seen or not path.is_file():
+        return False
+    seen.add(path)
+    text = path.read_text(errors="replace")
+    found = bool(BRANCH.search(text)) or any(
+        has_torch_branch((base / name).resolve(), include_dirs, cache, seen)
+        for name in INCLUDE.findall(text) for base in (path.parent, *include_dirs))
+    cache[path] = found
+    return found
+
+
 def with_torch_branch(entries):
-    """The entries whose source, or a project header it includes (followed transitively), has a version branch."""
+    """The entries whose source, or a project header it includes, has a version branch."""
     cache = {}
-
-    def branches(path, seen):
-        if path in cache:
-            return cache[path]
-        if path in seen or not path.is_file():
-            return False
-        seen.add(path)
-        text = path.read_text(errors="replace")
-        found = bool(BRANCH.search(text))
-        for name in INCLUDE.findall(text):
-            if found:
-                break
-            for base in (path.parent, *include_dirs):
-                if branches((base / name).resolve(), seen):
-                    found = True
-                    break
-        cache[path] = found
-        return found
-
     picked = []
     for entry in entries:
-        args = shlex.split(entry["command"])
-        include_dirs = [pathlib.Path(a[2:]) for a in args if a.startswith("-I") and len(a) > 2]
-        if branches(pathlib.Path(entry["directory"], entry["file"]).resolve(), set()):
+        include_dirs = [pathlib.Path(a[2:]) for a in shlex.split(entry["command"]) if a.startswith("-I") and len(a) > 2]
+        if has_torch_branch(pathlib.Path(entry["directory"], entry["file"]).resolve(), include_dirs, cache, set()):
             picked.append(entry)
     return picked
 
