@@ -15,8 +15,59 @@ std::string where(const EvalTask& task, size_t line) {
     return task.data_path + ":" + std::to_string(line) + ": task \"" + task.name + "\": ";
 }
 
-std::vector<int32_t> encode(const tokenizer::Tokenizer& tokenizer, std::string_view text) {
-    return tokenizer.encode(text, /*add_special_tokens=*/false);  // lm-eval's HFLM: no BOS for causal LMs
+// A task's texts as ids, as lm-eval's HFLM.tok_encode makes them: the special tokens the tokenizer itself
+// adds (special_tokens.h) unless the task's add_bos_token says otherwise, and none for a text that already
+// starts with the BOS token's text (lm-eval's has_bos_prefix), so that a prompt written with its BOS gets
+// one.
+class TaskEncoder {
+public:
+    static Result<TaskEncoder> make(const EvalTask& task, const tokenizer::Tokenizer& tokenizer) {
+        const tokenizer::SpecialTokens& special = tokenizer.special_tokens();
+        TaskEncoder e(tokenizer);
+        if (special.bos_id) e.bos_text_ = tokenizer.id_to_token(*special.bos_id).value_or("");
+        if (!task.add_bos_token) {
+            e.prefix_ = special.prefix;
+            e.suffix_ = special.suffix;
+        } else if (*task.add_bos_token) {
+            if (!special.bos_id)
+                return Status::Error("task \"" + task.name +
+                                     "\": add_bos_token is true but the tokenizer has no BOS token "
+                                     "(no bos_token in tokenizer_config.json, none in its post_processor)");
+            e.prefix_ = {*special.bos_id};
+            e.suffix_ = special.suffix;
+        }
+        return e;
+    }
+
+    std::vector<int32_t> operator()(std::string_view text) const {
+        const bool has_bos_text = !bos_text_.empty() && text.substr(0, bos_text_.size()) == bos_text_;
+        if (has_bos_text || (prefix_.empty() && suffix_.empty()))
+            return tokenizer_->encode(text, /*add_special_tokens=*/false);
+        std::vector<int32_t> ids = prefix_;
+        const std::vector<int32_t> own = tokenizer_->encode(text, /*add_special_tokens=*/false);
+        ids.insert(ids.end(), own.begin(), own.end());
+        ids.insert(ids.end(), suffix_.begin(), suffix_.end());
+        return ids;
+    }
+
+private:
+    explicit TaskEncoder(const tokenizer::Tokenizer& tokenizer) : tokenizer_(&tokenizer) {}
+    const tokenizer::Tokenizer* tokenizer_;
+    std::vector<int32_t> prefix_, suffix_;
+    std::string bos_text_;
+};
+
+// The token a text's first token is predicted from (lm-eval's prefix_token_id): the tokenizer's BOS, else its
+// EOS, else the model's.
+Result<int32_t> prefix_token(const EvalTask& task, const tokenizer::Tokenizer& tokenizer,
+                             const ScoringModel& model) {
+    const tokenizer::SpecialTokens& special = tokenizer.special_tokens();
+    if (special.bos_id) return *special.bos_id;
+    if (special.eos_id) return *special.eos_id;
+    if (!model.eos_ids().empty()) return static_cast<int32_t>(model.eos_ids().front());
+    return Status::Error(task.data_path + ": task \"" + task.name +
+                         "\": a perplexity task needs a BOS or EOS token to predict a text's first token "
+                         "from, and neither the tokenizer nor the model's config.json names one");
 }
 
 // lm-eval's _loglikelihood_tokens: the last max_length + 1 tokens of context + continuation, the model run on
@@ -39,7 +90,9 @@ Result<TaskResult> run_choices(const EvalTask& task, const tokenizer::Tokenizer&
                                ScoringModel& model, const SampleSink& sink) {
     TaskResult r;
     int64_t acc = 0, acc_norm = 0;
-    const Encode enc = [&tokenizer](std::string_view text) { return encode(tokenizer, text); };
+    Result<TaskEncoder> encoder = TaskEncoder::make(task, tokenizer);
+    if (!encoder.ok()) return encoder.status();
+    const Encode enc = [&encoder](std::string_view text) { return (*encoder)(text); };
     for (size_t i = 0; i < task.choice_samples.size(); ++i) {
         const ChoiceSample& s = task.choice_samples[i];
         std::vector<double> lls;
@@ -74,10 +127,12 @@ Result<TaskResult> run_generation(const EvalTask& task, const tokenizer::Tokeniz
                                   ScoringModel& model, const SampleSink& sink) {
     TaskResult r;
     int64_t exact = 0, prefix = 0;
+    Result<TaskEncoder> encoder = TaskEncoder::make(task, tokenizer);
+    if (!encoder.ok()) return encoder.status();
     for (size_t i = 0; i < task.generation_samples.size(); ++i) {
         const GenerationSample& s = task.generation_samples[i];
         GreedyRequest request;
-        request.prompt = encode(tokenizer, s.prompt);
+        request.prompt = (*encoder)(s.prompt);
         if (request.prompt.empty())
             return Status::Error(where(task, s.line) + "the prompt encodes to no tokens");
         if (static_cast<int64_t>(request.prompt.size()) >= model.max_length())
@@ -121,19 +176,24 @@ Result<TaskResult> run_generation(const EvalTask& task, const tokenizer::Tokeniz
     return r;
 }
 
-// Token-level: each text is encoded without special tokens and its tokens after the first are predicted,
-// each given the tokens before it in that text; texts do not see each other. A text longer than the model
-// is scored in rolling windows as lm-eval's get_rolling_token_windows (context_len 1) makes them: each window
-// predicts the next up to max_length tokens, seeing as many tokens before them as fit; every token is
-// predicted exactly once.
+// Token-level, as lm-eval's loglikelihood_rolling: each text is encoded as the task's other texts are and
+// every one of its tokens is predicted, the first from the prefix token, each later one given the tokens
+// before it in that text; texts do not see each other. A text longer than the model is scored in rolling
+// windows as lm-eval's get_rolling_token_windows (context_len 1) makes them: each window predicts the next up
+// to max_length tokens, seeing as many tokens before them as fit; every token is predicted exactly once.
 Result<TaskResult> run_perplexity(const EvalTask& task, const tokenizer::Tokenizer& tokenizer,
                                   ScoringModel& model, const SampleSink& sink) {
     TaskResult r;
     PerplexitySums sums;
     const auto positions = static_cast<size_t>(model.max_length());
+    Result<TaskEncoder> encoder = TaskEncoder::make(task, tokenizer);
+    if (!encoder.ok()) return encoder.status();
+    Result<int32_t> prefix = prefix_token(task, tokenizer, model);
+    if (!prefix.ok()) return prefix.status();
     for (size_t i = 0; i < task.text_samples.size(); ++i) {
         const TextSample& s = task.text_samples[i];
-        const std::vector<int32_t> ids = encode(tokenizer, s.text);
+        std::vector<int32_t> ids = (*encoder)(s.text);  // [T + 1]: the prefix token, then the text's
+        ids.insert(ids.begin(), *prefix);
         double nll = 0;
         int64_t tokens = 0, windows = 0;
         for (size_t predicted = 1; predicted < ids.size(); ++windows) {
@@ -147,7 +207,7 @@ Result<TaskResult> run_perplexity(const EvalTask& task, const tokenizer::Tokeniz
             tokens += scored.tokens;
             predicted = end;
         }
-        if (tokens == 0) continue;  // one token: nothing to predict
+        if (tokens == 0) continue;  // the text encodes to no tokens
         sums.nll_sum += nll;
         sums.tokens += tokens;
         if (sink)
@@ -159,7 +219,8 @@ Result<TaskResult> run_perplexity(const EvalTask& task, const tokenizer::Tokeniz
                        {"windows", windows}});
     }
     if (sums.tokens == 0)
-        return Status::Error(task.data_path + ": task \"" + task.name + "\": no text has two or more tokens");
+        return Status::Error(task.data_path + ": task \"" + task.name +
+                             "\": every text encodes to no tokens");
     r.tokens = sums.tokens;
     r.metrics = {{"perplexity", sums.perplexity()}, {"nll", sums.mean_nll()}};
     return r;

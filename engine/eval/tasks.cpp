@@ -179,7 +179,7 @@ Status read_task(const json& entry, size_t index, const std::string& path, const
     const std::filesystem::path data = entry["data"].get<std::string>();
     task.data_path = data.is_absolute() ? data.string() : (base / data).lexically_normal().string();
 
-    std::vector<std::string> known = {"name", "kind", "data", "limit"};
+    std::vector<std::string> known = {"name", "kind", "data", "limit", "add_bos_token"};
     for (const std::string& option : kind_options(task.kind))
         known.push_back(option);
     for (const auto& [key, value] : entry.items()) {
@@ -195,6 +195,13 @@ Status read_task(const json& entry, size_t index, const std::string& path, const
                 return errors.field("limit", "must be an integer >= 1 or null, got " + short_json(v));
             task.limit = v.get<int64_t>();
         }
+    }
+    if (entry.contains("add_bos_token")) {
+        const json& v = entry["add_bos_token"];
+        if (!v.is_boolean() && !v.is_null())
+            return errors.field("add_bos_token",
+                                "must be true, false or null (the tokenizer decides), got " + short_json(v));
+        if (v.is_boolean()) task.add_bos_token = v.get<bool>();
     }
     if (entry.contains("target_delimiter")) {
         if (!entry["target_delimiter"].is_string())

@@ -44,6 +44,9 @@ struct EvalTask {
     TaskKind kind = TaskKind::kMultipleChoice;
     std::string data_path;         // as resolved: relative paths are relative to the task file's folder
     std::optional<int64_t> limit;  // the first N samples only
+    // lm-eval's HFLM add_bos_token: unset, the tokenizer's own special tokens (special_tokens.h) go around
+    // every text; false, none; true, its BOS before every text even where the tokenizer adds none.
+    std::optional<bool> add_bos_token;
     // multiple_choice: put between the context and each choice (lm-eval's target_delimiter).
     std::string target_delimiter = " ";
     // generation: at most this many new tokens; generation also ends at an end-of-sequence token or at the

@@ -178,6 +178,16 @@ Result<SpecialTokens> decide_special_tokens(const json& tokenizer, const json* c
             decide_by_convention(side, sentencepiece, config, token_id);
         }
     }
+    if (const std::optional<std::string> bos = config_special_token(config, "bos"))
+        out.bos_id = token_id(*bos);
+    if (!out.bos_id && from_template && !from_template->before.empty())
+        out.bos_id = from_template->before.front();
+    if (!out.bos_id && !out.prefix.empty()) out.bos_id = out.prefix.front();
+    if (const std::optional<std::string> eos = config_special_token(config, "eos"))
+        out.eos_id = token_id(*eos);
+    if (!out.eos_id && from_template && !from_template->after.empty())
+        out.eos_id = from_template->after.back();
+    if (!out.eos_id && !out.suffix.empty()) out.eos_id = out.suffix.back();
     return out;
 }
 

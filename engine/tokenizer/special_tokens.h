@@ -32,6 +32,11 @@ struct SpecialTokens {
     // Where each side was decided, for people: "tokenizer_config.json add_bos_token", "post_processor
     // TemplateProcessing", or "convention: ..." with the reason.
     std::string prefix_source, suffix_source;
+    // The tokenizer's BOS and EOS tokens, added or not (HF's bos_token_id / eos_token_id):
+    // tokenizer_config.json's bos_token / eos_token where it is a token here, else the first id the template
+    // puts before the text / the last after it. lm-eval conditions a text's first token on the BOS (else the
+    // EOS).
+    std::optional<int32_t> bos_id, eos_id;
 };
 
 // A token's id from its text (added tokens first, then the model's vocabulary), if the tokenizer has it.

@@ -149,6 +149,9 @@ TEST(SpecialTokens, TokenizerConfigFlagsDecideOverTheTemplate) {
     EXPECT_EQ(t->encode("abc", true), (std::vector<int32_t>{8, 6, 2}));
     EXPECT_EQ(t->special_tokens().prefix_source, "tokenizer_config.json add_bos_token");
     EXPECT_EQ(t->special_tokens().suffix_source, "tokenizer_config.json add_eos_token");
+    // The BOS is still the tokenizer's, though not added: lm-eval predicts a text's first token from it.
+    EXPECT_EQ(t->special_tokens().bos_id, std::optional<int32_t>(1));
+    EXPECT_EQ(t->special_tokens().eos_id, std::optional<int32_t>(2));
     // add_bos_token true without a bos_token: the token the template places.
     config = {{"add_bos_token", true}};
     t = Tokenizer::from_json(json, &config);
@@ -185,6 +188,8 @@ TEST(SpecialTokens, WithoutEitherTheConventionOfTheKindDecides) {
         byte_level->special_tokens().prefix_source,
         "convention: a tokenizer that is not SentencePiece-style (byte-level BPE: GPT-2, Llama 3, Qwen) adds "
         "no BOS");
+    EXPECT_EQ(byte_level->special_tokens().bos_id, byte_level->token_to_id("he"));  // named, not added
+    EXPECT_FALSE(byte_level->special_tokens().eos_id.has_value());
 }
 
 TEST(SpecialTokens, FromFileReadsTheTokenizerConfigBesideIt) {

@@ -3,7 +3,10 @@
 #include "eval/runner.h"
 
 #include <cmath>
+#include <fstream>
 #include <map>
+
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -39,6 +42,7 @@ public:
         return s;
     }
     std::vector<int32_t> greedy(const GreedyRequest& request) override {
+        prompts.push_back(request.prompt);
         std::vector<int32_t> out;
         for (int32_t id : script) {
             if (static_cast<int64_t>(out.size()) >= request.max_new_tokens || id == eos_) break;
@@ -53,10 +57,28 @@ public:
     int32_t favourite = -1;
     std::vector<int32_t> script;
     std::vector<std::pair<std::vector<int32_t>, size_t>> calls;
+    std::vector<std::vector<int32_t>> prompts;  // of greedy
 };
 
-std::vector<int32_t> ids_of(std::string_view text) {
-    return demo_tokenizer().encode(text);
+// The demo tokenizer's post-processor puts <|begin_of_text|> before every text: what a task encodes, unless
+// it says add_bos_token false.
+constexpr int32_t kBos = 4093;
+
+std::vector<int32_t> ids_of(std::string_view text, bool add_special_tokens = true) {
+    return demo_tokenizer().encode(text, add_special_tokens);
+}
+
+// The demo tokenizer without its post-processor: byte-level BPE, which adds no BOS and names none.
+const tokenizer::Tokenizer& tokenizer_without_bos() {
+    static const tokenizer::Tokenizer tok = [] {
+        std::ifstream in(SLIPWAY_SOURCE_DIR "/resources/demo/tokenizer.json");
+        nlohmann::json doc = nlohmann::json::parse(in);
+        doc["post_processor"] = nullptr;
+        Result<tokenizer::Tokenizer> t = tokenizer::Tokenizer::from_json(doc);
+        EXPECT_TRUE(t.ok()) << t.error();
+        return *t;
+    }();
+    return tok;
 }
 
 TEST(RunnerTest, MultipleChoiceSendsContextPlusContinuationAndAveragesHits) {
@@ -65,12 +87,13 @@ TEST(RunnerTest, MultipleChoiceSendsContextPlusContinuationAndAveragesHits) {
     task.kind = TaskKind::kMultipleChoice;
     task.choice_samples = {{1, "Dogs say", {"moo", "woof"}, 1}, {2, "Cats say", {"meow", "woof"}, 1}};
     FakeModel model;
-    model.favourite = ids_of(" woof").back();
+    model.favourite = ids_of(" woof", false).back();
     Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
     ASSERT_TRUE(r.ok()) << r.error();
     ASSERT_EQ(model.calls.size(), 4u);
     const std::vector<int32_t> context = ids_of("Dogs say");
     std::vector<int32_t> whole = ids_of("Dogs say moo");
+    ASSERT_EQ(whole.front(), kBos);
     EXPECT_EQ(model.calls[0].first, whole);
     EXPECT_EQ(model.calls[0].second, context.size());
     // "woof" is liked in both questions: right in both.
@@ -93,7 +116,7 @@ TEST(RunnerTest, LongInputsKeepTheirLastMaxLengthPlusOneTokensAsLmEval) {
     Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
     ASSERT_TRUE(r.ok()) << r.error();
     const std::vector<int32_t> whole = ids_of(context + " yes");
-    const std::vector<int32_t> continuation = ids_of(" yes");
+    const std::vector<int32_t> continuation = ids_of(" yes", false);
     ASSERT_EQ(model.calls[0].first.size(), 9u);
     EXPECT_TRUE(std::equal(model.calls[0].first.begin(), model.calls[0].first.end(), whole.end() - 9));
     EXPECT_EQ(model.calls[0].second, 9 - continuation.size());
@@ -106,7 +129,7 @@ TEST(RunnerTest, GenerationStopsAtTheStopStringAndCutsIt) {
     task.stop = {"\n"};
     task.generation_samples = {{1, "Copy: abc", "abc"}, {2, "Copy: abd", "ab"}, {3, "Copy: x", "x"}};
     FakeModel model;
-    model.script = ids_of(" abc\nmore text");
+    model.script = ids_of(" abc\nmore text", false);
     std::vector<nlohmann::ordered_json> details;
     Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model,
                                          [&](const nlohmann::ordered_json& d) { details.push_back(d); });
@@ -125,16 +148,19 @@ TEST(RunnerTest, GenerationEndsAtEos) {
     task.kind = TaskKind::kGeneration;
     task.generation_samples = {{1, "Copy: abc", "abc"}};
     FakeModel model;
-    model.script = ids_of("abc");
+    model.script = ids_of("abc", false);
     model.script.push_back(4094);
-    model.script.push_back(ids_of("zzz")[0]);
+    model.script.push_back(ids_of("zzz", false)[0]);
     Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
     ASSERT_TRUE(r.ok()) << r.error();
     EXPECT_EQ(r->metrics[0].second, 1.0);
-    EXPECT_EQ(r->tokens, static_cast<int64_t>(ids_of("abc").size()));
+    EXPECT_EQ(r->tokens, static_cast<int64_t>(ids_of("abc", false).size()));
+    EXPECT_EQ(model.calls.size(), 0u);
 }
 
-TEST(RunnerTest, PerplexityCountsEveryTokenButEachTextsFirst) {
+// As lm-eval's loglikelihood_rolling: every token the text encodes to (its BOS too, as the tokenizer adds it)
+// is predicted, the first from the BOS prefix token.
+TEST(RunnerTest, PerplexityPredictsEveryTokenTheFirstFromTheBos) {
     EvalTask task;
     task.name = "ppl";
     task.kind = TaskKind::kPerplexity;
@@ -143,8 +169,13 @@ TEST(RunnerTest, PerplexityCountsEveryTokenButEachTextsFirst) {
     Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
     ASSERT_TRUE(r.ok()) << r.error();
     const auto expected =
-        static_cast<int64_t>(ids_of("Hello there, world.").size() + ids_of("Привет, мир.").size() - 2);
+        static_cast<int64_t>(ids_of("Hello there, world.").size() + ids_of("Привет, мир.").size());
     EXPECT_EQ(r->tokens, expected);
+    std::vector<int32_t> first = ids_of("Hello there, world.");
+    first.insert(first.begin(), kBos);
+    ASSERT_EQ(model.calls.size(), 2u);
+    EXPECT_EQ(model.calls[0].first, first);
+    EXPECT_EQ(model.calls[0].second, 1u);
     EXPECT_DOUBLE_EQ(r->metrics[0].second, std::exp(1.0));  // every token -1: mean NLL 1
     EXPECT_DOUBLE_EQ(r->metrics[1].second, 1.0);
     const nlohmann::ordered_json json = results_json({*r});
@@ -162,7 +193,8 @@ TEST(RunnerTest, LongTextsAreScoredInRollingWindows) {
     for (int i = 0; i < 10; ++i)
         text += " w" + std::to_string(i);
     task.text_samples = {{1, text}};
-    const std::vector<int32_t> ids = ids_of(text);
+    std::vector<int32_t> ids = ids_of(text);  // the prefix token, then the text's with its BOS
+    ids.insert(ids.begin(), kBos);
     ASSERT_GE(ids.size(), 10u);
     FakeModel model;
     model.max_length_ = 4;
@@ -181,6 +213,69 @@ TEST(RunnerTest, LongTextsAreScoredInRollingWindows) {
     }
     EXPECT_EQ(predicted, ids.size());
     EXPECT_EQ(model.calls.size(), (ids.size() - 1 + 3) / 4);
+}
+
+TEST(RunnerTest, AddBosTokenFalseEncodesWithoutSpecialTokensAsLmEvalsHflmArgument) {
+    EvalTask task;
+    task.name = "mc";
+    task.kind = TaskKind::kMultipleChoice;
+    task.add_bos_token = false;
+    task.choice_samples = {{1, "Dogs say", {"moo", "woof"}, 1}};
+    FakeModel model;
+    Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(model.calls[0].first, ids_of("Dogs say moo", false));
+    EXPECT_EQ(model.calls[0].second, ids_of("Dogs say", false).size());
+}
+
+// lm-eval's has_bos_prefix: a text written with its BOS does not get a second one.
+TEST(RunnerTest, ATextThatStartsWithTheBosTextGetsNoSecondBos) {
+    EvalTask task;
+    task.name = "copy";
+    task.kind = TaskKind::kGeneration;
+    task.generation_samples = {{1, "<|begin_of_text|>Copy: abc", "abc"}, {2, "Copy: abc", "abc"}};
+    FakeModel model;
+    model.script = ids_of(" abc", false);
+    Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
+    ASSERT_TRUE(r.ok()) << r.error();
+    ASSERT_EQ(model.prompts.size(), 2u);
+    EXPECT_EQ(model.prompts[0], ids_of("Copy: abc"));
+    EXPECT_EQ(model.prompts[1], ids_of("Copy: abc"));
+    EXPECT_EQ(model.prompts[0].front(), kBos);
+    EXPECT_NE(model.prompts[0][1], kBos);
+}
+
+TEST(RunnerTest, AddBosTokenTrueAddsItWhereTheTokenizerAddsNoneAndNeedsOne) {
+    EvalTask task;
+    task.name = "mc";
+    task.kind = TaskKind::kMultipleChoice;
+    task.add_bos_token = true;
+    task.choice_samples = {{1, "Dogs say", {"moo", "woof"}, 1}};
+    FakeModel model;
+    Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(model.calls[0].first, ids_of("Dogs say moo"));
+    r = run_eval_task(task, tokenizer_without_bos(), model);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().find("task \"mc\": add_bos_token is true but the tokenizer has no BOS token"),
+              std::string::npos)
+        << r.error();
+}
+
+// Without a BOS anywhere, lm-eval's prefix token is the EOS: here the model's, as the tokenizer names none.
+TEST(RunnerTest, WithoutABosPerplexityPredictsTheFirstTokenFromTheEos) {
+    EvalTask task;
+    task.name = "ppl";
+    task.kind = TaskKind::kPerplexity;
+    task.text_samples = {{1, "Hello there, world."}};
+    FakeModel model;
+    Result<TaskResult> r = run_eval_task(task, tokenizer_without_bos(), model);
+    ASSERT_TRUE(r.ok()) << r.error();
+    std::vector<int32_t> expected = ids_of("Hello there, world.", false);
+    expected.insert(expected.begin(), 4094);
+    ASSERT_EQ(model.calls.size(), 1u);
+    EXPECT_EQ(model.calls[0].first, expected);
+    EXPECT_EQ(r->tokens, static_cast<int64_t>(expected.size() - 1));
 }
 
 TEST(RunnerTest, TooLongPromptsAreErrorsNamingTheLine) {

@@ -50,7 +50,7 @@ TEST_F(TasksTest, ReadsEveryKindWithOptionsAndDefaults) {
         {"name": "mc", "kind": "multiple_choice", "data": "mc.jsonl", "target_delimiter": ""},
         {"name": "gen", "kind": "generation", "data": "gen.jsonl", "max_new_tokens": 5, "stop": ["\n"],
          "strip": false},
-        {"name": "ppl", "kind": "perplexity", "data": "ppl.jsonl", "limit": 2}]})");
+        {"name": "ppl", "kind": "perplexity", "data": "ppl.jsonl", "limit": 2, "add_bos_token": false}]})");
     Result<std::vector<EvalTask>> r = load_eval_tasks(file);
     ASSERT_TRUE(r.ok()) << r.error();
     ASSERT_EQ(r->size(), 3u);
@@ -68,6 +68,7 @@ TEST_F(TasksTest, ReadsEveryKindWithOptionsAndDefaults) {
     EXPECT_FALSE(gen.strip);
     EXPECT_EQ(gen.generation_samples[0].target, "x");
     EXPECT_EQ((*r)[2].text_samples.size(), 2u);  // limit 2
+    EXPECT_EQ((*r)[2].add_bos_token, std::optional<bool>(false));
 
     Result<std::vector<EvalTask>> capped = load_eval_tasks(file, 1);
     ASSERT_TRUE(capped.ok()) << capped.error();
@@ -85,6 +86,7 @@ TEST_F(TasksTest, DefaultsAreLmEvalsDelimiterAndStrippedComparison) {
     EXPECT_EQ((*r)[1].max_new_tokens, 64);
     EXPECT_TRUE((*r)[1].stop.empty());
     EXPECT_TRUE((*r)[1].strip);
+    EXPECT_FALSE((*r)[0].add_bos_token.has_value());  // the tokenizer decides, as lm-eval's HFLM by default
 }
 
 TEST_F(TasksTest, TaskFieldErrorsNameTheFileTheTaskAndTheField) {
@@ -111,6 +113,10 @@ TEST_F(TasksTest, TaskFieldErrorsNameTheFileTheTaskAndTheField) {
         file + R"(: tasks[0] "g": field "max_new_tokens": must be an integer from 1 to 1000000, got 0)");
     EXPECT_EQ(error_of(R"({"name": "g", "kind": "generation", "data": "gen.jsonl", "stop": ["", "x"]})"),
               file + R"(: tasks[0] "g": field "stop": entry 0 must be a non-empty string, got "")");
+    EXPECT_EQ(
+        error_of(R"({"name": "p", "kind": "perplexity", "data": "ppl.jsonl", "add_bos_token": "yes"})"),
+        file +
+            R"(: tasks[0] "p": field "add_bos_token": must be true, false or null (the tokenizer decides), got "yes")");
     EXPECT_EQ(error_of(R"({"name": "p", "kind": "perplexity", "data": "ppl.jsonl", "limit": 1.5})"),
               file + R"(: tasks[0] "p": field "limit": must be an integer >= 1 or null, got 1.5)");
     EXPECT_EQ(error_of(R"({"name": "p", "kind": "perplexity", "data": "/dev/zero"})"),

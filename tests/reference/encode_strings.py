@@ -5,7 +5,8 @@ scripts run it as a command:
 
   encode_strings.py TOKENIZER.json IN.json OUT.json
 
-IN.json is a JSON list of strings; OUT.json gets the list of their ids, encode(text, add_special_tokens=False).
+IN.json is a JSON list of strings; OUT.json gets the list of their ids, encode(text, add_special_tokens=False)
+(encode_all's add_special_tokens=True: with what the tokenizer's post-processor puts around a text).
 Run it with a python that has the library (REFERENCE_DIR/python after tests/reference/install.sh REFERENCE_DIR).
 """
 import functools
@@ -20,9 +21,9 @@ def load(tokenizer_path):
     return tokenizers.Tokenizer.from_file(tokenizer_path)
 
 
-def encode_all(tokenizer_path, texts):
+def encode_all(tokenizer_path, texts, add_special_tokens=False):
     tok = load(tokenizer_path)
-    return [tok.encode(t, add_special_tokens=False).ids for t in texts]
+    return [tok.encode(t, add_special_tokens=add_special_tokens).ids for t in texts]
 
 
 def main():

@@ -4,8 +4,10 @@ llama_reference.py, token ids from the HF tokenizers library through encode_stri
 lm-evaluation-harness: acc / acc_norm from the summed log-likelihood of each choice's continuation tokens
 (acc_norm divides by the choice's length in characters, lm_eval/api/task.py), context and continuation split
 as HFLM._encode_pair does, inputs cut to the last max_length + 1 tokens; greedy generation with stop strings,
-exact and prefix match; token-level perplexity (each text's tokens after its first, long texts in lm-eval's
-rolling windows).
+exact and prefix match; token-level perplexity (every token of a text, the first from the BOS prefix token,
+long texts in lm-eval's rolling windows). Texts are encoded as HFLM.tok_encode does: with the special tokens
+the tokenizer's post-processor adds (add_bos_token unset), none (add_bos_token false), and none for a text that
+starts with the BOS token's text.
 
   eval_reference.py make-tasks --model DIR --tokenizer FILE --out DIR
       writes DIR/tasks.json and its JSONL files; generation targets are made from this reference's own greedy
@@ -67,9 +69,20 @@ class Reference:
         self.eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
         self.tokenizer = tokenizer
         self.decoder = ByteLevelDecoder(tokenizer)
+        # lm-eval's prefix_token_id; this reference's tokenizers name it in the model's config.
+        self.bos = self.model.cfg["bos_token_id"]
+        self.bos_text = self.decoder.tokens[self.bos]
 
-    def encode(self, texts):
-        return encode_all(self.tokenizer, texts)
+    def encode(self, texts, add_bos_token=None):
+        """HFLM.tok_encode: add_bos_token None, the tokenizer's post-processor decides (the tokenizers library
+        applies it); False, no special tokens; and none for a text that starts with the BOS token's text."""
+        plain = encode_all(self.tokenizer, texts)
+        if add_bos_token is False:
+            return plain
+        special = encode_all(self.tokenizer, texts, add_special_tokens=True)
+        if add_bos_token:
+            special = [ids if ids[:1] == [self.bos] else [self.bos] + ids for ids in special]
+        return [p if t.startswith(self.bos_text) else s for t, p, s in zip(texts, plain, special)]
 
     def loglikelihood(self, context_enc, continuation_enc):
         """lm-eval _loglikelihood_tokens: (sum of log p, all greedy) of the continuation."""
@@ -100,7 +113,7 @@ class Reference:
 
 def rolling_windows(token_list, prefix_token, max_seq_len, context_len=1):
     """lm_eval/utils.py get_rolling_token_windows + make_disjoint_window: (context, predicted) pairs that
-    predict every token of token_list once; here the text's own first token plays the prefix token."""
+    predict every token of token_list once, the first from prefix_token."""
     pred_len = max_seq_len - context_len + 1
     predicted = 0
     first_seq_len = min(max_seq_len, len(token_list))
@@ -157,7 +170,7 @@ def run(ref, tasks):
             for s in t["samples"]:
                 for c in s["choices"]:
                     texts += list(encode_pair_texts(s["context"], delim + c))
-            ids = iter(ref.encode(texts))
+            ids = iter(ref.encode(texts, t.get("add_bos_token")))
             hits = [0, 0]
             for s in t["samples"]:
                 lls = []
@@ -172,7 +185,7 @@ def run(ref, tasks):
             n = len(t["samples"])
             out[t["name"]] = ({"acc": hits[0] / n, "acc_norm": hits[1] / n}, {"samples": n}, details)
         elif t["kind"] == "generation":
-            prompts = ref.encode([s["prompt"] for s in t["samples"]])
+            prompts = ref.encode([s["prompt"] for s in t["samples"]], t.get("add_bos_token"))
             hits, new_tokens = [0, 0], 0
             strip = t.get("strip", True)
             for s, prompt in zip(t["samples"], prompts):
@@ -187,16 +200,16 @@ def run(ref, tasks):
                               {"samples": n, "new_tokens": new_tokens}, details)
         else:
             nll, tokens = 0.0, 0
-            for ids in ref.encode([s["text"] for s in t["samples"]]):
-                if len(ids) < 2:
+            for ids in ref.encode([s["text"] for s in t["samples"]], t.get("add_bos_token")):
+                if not ids:
                     continue
                 text_ll = 0.0
-                windows = rolling_windows(ids[1:], ids[0], ref.max_length)
+                windows = rolling_windows(ids, ref.bos, ref.max_length)
                 for context, pred in windows:
                     text_ll += ref.loglikelihood(context, pred)[0]
                 nll -= text_ll
-                tokens += len(ids) - 1
-                details.append({"nll_sum": -text_ll, "tokens": len(ids) - 1, "windows": len(windows)})
+                tokens += len(ids)
+                details.append({"nll_sum": -text_ll, "tokens": len(ids), "windows": len(windows)})
             out[t["name"]] = ({"perplexity": math.exp(nll / tokens), "nll": nll / tokens},
                               {"samples": len(t["samples"]), "tokens": tokens}, details)
     return out
@@ -218,6 +231,7 @@ def make_tasks(ref, out_dir):
         choices = [words[(i * 7 + k) % len(words)] + ("." * k) for k in range(2 + i % 3)]
         mc.append({"context": context, "choices": choices, "gold": i % len(choices)})
     prompts = [f"Повтори: {words[i]} {words[(i + 3) % 10]}\nОтвет:" for i in range(8)]
+    prompts[5] = ref.bos_text + prompts[5]  # written with its BOS: the tokenizer's is not added again
     stop = ["\n", "."]
     gen = []
     for i, (p, ids) in enumerate(zip(prompts, ref.encode(prompts))):
@@ -241,6 +255,8 @@ def make_tasks(ref, out_dir):
         {"name": "mc-nodelim", "kind": "multiple_choice", "data": "mc.jsonl", "target_delimiter": "", "limit": 5},
         {"name": "gen", "kind": "generation", "data": "gen.jsonl", "max_new_tokens": 12, "stop": stop},
         {"name": "ppl", "kind": "perplexity", "data": "ppl.jsonl"},
+        {"name": "mc-nobos", "kind": "multiple_choice", "data": "mc.jsonl", "limit": 4, "add_bos_token": False},
+        {"name": "ppl-nobos", "kind": "perplexity", "data": "ppl.jsonl", "add_bos_token": False},
     ]}
     with open(os.path.join(out_dir, "tasks.json"), "w") as f:
         json.dump(tasks, f, ensure_ascii=False, indent=1)

@@ -20,20 +20,18 @@ log-probabilities in float32, the engine in double: measured <= 4.3e-7 relative,
                   text identical (as lm-eval returns it: cut at the first stop string), exact_match equal per item
                   and in the mean. Targets come from the engine's own first pass (some equal, some a prefix, some
                   wrong), so exact_match is neither 0 nor 1.
-  ppl             loglikelihood_rolling against the perplexity kind. lm-eval predicts a text's first token from a
-                  prefix token (BOS); the engine predicts the tokens after a text's first, so the engine's text is
-                  the BOS token's text + lm-eval's text. Every text's NLL within LL_RTOL of -lm-eval's
-                  log-likelihood and its token count equal to transformers' tokenizer's; lm-eval's word_perplexity,
-                  byte_perplexity and bits_per_byte recomputed from the engine's NLLs (its count_words/count_bytes)
-                  within LL_RTOL relative; the engine's token perplexity recomputed from lm-eval's log-likelihoods.
+  ppl             loglikelihood_rolling against the perplexity kind: every token of a text predicted, the first
+                  from the prefix token (BOS). Every text's NLL within LL_RTOL of -lm-eval's log-likelihood and its
+                  token count equal to transformers' tokenizer's; lm-eval's word_perplexity, byte_perplexity and
+                  bits_per_byte recomputed from the engine's NLLs (its count_words/count_bytes) within LL_RTOL
+                  relative; the engine's token perplexity recomputed from lm-eval's log-likelihoods.
 
-Two BOS settings, every comparison in each:
-  no_bos   HFLM(add_bos_token=False): lm-eval's default until its PR #3347 (2025-10), and the engine's encoding
-           (no special tokens); the engine's data are lm-eval's.
-  tok_bos  HFLM's default since (add_bos_token=None: the tokenizer decides, and this Llama-3-style tokenizer prepends
-           <|begin_of_text|>): the engine's data carry the BOS text in front of every context and prompt, and twice in
-           front of every perplexity text (lm-eval then also scores BOS given the BOS prefix).
-Printed, not checked: the engine's plain data against lm-eval's default (what the BOS alone moves).
+Both sides read the same data files. Two BOS settings, every comparison in each:
+  no_bos   HFLM(add_bos_token=False), lm-eval's default until 0.4.10; the engine's tasks say "add_bos_token": false.
+  tok_bos  HFLM's default since (add_bos_token=None: the tokenizer decides, and this Llama-3-style tokenizer's
+           post-processor prepends <|begin_of_text|>); the engine's tasks leave add_bos_token out, and the
+           engine's own special-token rule (engine/tokenizer/special_tokens.h) must decide the same. One prompt
+           is written with its BOS: neither side adds a second (lm-eval's has_bos_prefix).
 
 Every comparison counts what it compared and fails on zero. Only the engine's JSON is read from its stdout.
 
@@ -148,6 +146,7 @@ def items():
         choices = [WORDS[(i * 7 + k) % len(WORDS)] + ("." * k) for k in range(2 + i % 3)]
         mc.append({"context": context, "choices": choices, "gold": i % len(choices)})
     prompts = [f"Повтори: {WORDS[i]} {WORDS[(i + 3) % 10]}\nОтвет:" for i in range(9)]
+    prompts[4] = BOS + prompts[4]  # written with its BOS
     texts = [" ".join(WORDS[i:] + WORDS[:i]) + "." for i in range(6)] + ["x", "Москва  river\n"]
     texts.append(" ".join(WORDS * 8))  # longer than the model: rolling windows
     return mc, prompts, texts
@@ -159,27 +158,18 @@ def write_jsonl(path, rows):
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
-def write_engine_tasks(folder, data):
-    """The engine's task file over `data`: {data file: rows}."""
+def write_engine_tasks(folder, data, add_bos_token):
+    """The engine's task file over `data`: {data file: rows}; add_bos_token None leaves the option out."""
     os.makedirs(folder, exist_ok=True)
     for name, rows in data.items():
         write_jsonl(os.path.join(folder, name), rows)
-    tasks = [dict(entry, data=file) for entry, file in (ENGINE_TASKS[t] for t in LM_TASKS) if file in data]
+    option = {} if add_bos_token is None else {"add_bos_token": add_bos_token}
+    tasks = [dict(entry, data=file, **option) for entry, file in (ENGINE_TASKS[t] for t in LM_TASKS)
+             if file in data]
     path = os.path.join(folder, "tasks.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"schema": "slipway.eval/1", "tasks": tasks}, f, ensure_ascii=False, indent=1)
     return path
-
-
-def engine_data(mc, gen, gen_strip, texts, bos_prefix):
-    """The engine's rows: lm-eval's with `bos_prefix` in front of contexts and prompts (perplexity texts always
-    carry one BOS more: the engine does not predict a text's first token, lm-eval predicts it from BOS)."""
-    return {
-        "mc.jsonl": [dict(r, context=bos_prefix + r["context"]) for r in mc],
-        "gen.jsonl": [dict(r, prompt=bos_prefix + r["prompt"]) for r in gen],
-        "gen_strip.jsonl": [dict(r, prompt=bos_prefix + r["prompt"]) for r in gen_strip],
-        "ppl.jsonl": [{"text": bos_prefix + BOS + t} for t in texts],
-    }
 
 
 def run_engine(args, tasks_path, details_path):
@@ -333,22 +323,23 @@ def main():
         n = len(tok.encode(p)) + MAX_GEN
         assert n <= MODEL["max_position_embeddings"], f"prompt {p!r}: {n} tokens with the generation"
 
-    checks, table, plain_engine = [], [], None
-    for setting, add_bos, prefix in (("no_bos", False, ""), ("tok_bos", None, BOS)):
+    checks, table = [], []
+    for setting, add_bos in (("no_bos", False), ("tok_bos", None)):
         folder = os.path.join(work, setting)
         # The engine's own greedy generations in this setting make the targets.
         probe = write_engine_tasks(os.path.join(folder, "probe"), {
-            "gen.jsonl": [{"prompt": prefix + p, "target": "?"} for p in prompts]})
+            "gen.jsonl": [{"prompt": p, "target": "?"} for p in prompts]}, add_bos)
         _, probe_details = run_engine(args, probe, os.path.join(folder, "probe", "details.jsonl"))
         gen_targets, strip_targets = generation_targets([d["generated"] for d in probe_details["gen"]])
         gen = [{"prompt": p, "target": t} for p, t in zip(prompts, gen_targets)]
         gen_strip = [{"prompt": p, "target": t} for p, t in zip(prompts, strip_targets)]
+        data = {"mc.jsonl": mc, "gen.jsonl": gen, "gen_strip.jsonl": gen_strip,
+                "ppl.jsonl": [{"text": t} for t in texts]}
         lm_dir = os.path.join(folder, "lm_eval")  # lm-eval's data files: its tasks name them relative to here
         os.makedirs(lm_dir)
-        for name, rows in (("mc.jsonl", mc), ("gen.jsonl", gen), ("gen_strip.jsonl", gen_strip),
-                           ("ppl.jsonl", [{"text": t} for t in texts])):
+        for name, rows in data.items():
             write_jsonl(os.path.join(lm_dir, name), rows)
-        tasks_path = write_engine_tasks(os.path.join(folder, "engine"), engine_data(mc, gen, gen_strip, texts, prefix))
+        tasks_path = write_engine_tasks(os.path.join(folder, "engine"), data, add_bos)
         t0 = time.time()
         ours, details = run_engine(args, tasks_path, os.path.join(folder, "engine", "details.jsonl"))
         t1 = time.time()
@@ -356,8 +347,6 @@ def main():
         theirs, samples = run_lm_eval(args.model_dir, add_bos, args.threads, os.path.join(folder, "lm_eval.log"))
         t2 = time.time()
         print(f"{setting}: engine {t1 - t0:.1f} s, lm-eval {t2 - t1:.1f} s")
-        if plain_engine is None:
-            plain_engine = details
         # the tokens lm-eval predicts in a text: the tokenizer's encoding (with its BOS in tok_bos)
         lm_tokens = (lambda t, special=add_bos is None: len(tok.encode(t, add_special_tokens=special)))
         for task in LM_TASKS:
@@ -374,20 +363,6 @@ def main():
             if row:
                 table.append([setting] + row + [c.compared, c.max_ll, c.max_rel, "ok" if not c.failures else "FAIL"])
             checks.append(c)
-        if add_bos is None:
-            # Not checked: the engine's plain data (no BOS) against lm-eval's default (BOS from the tokenizer).
-            worst, flips, accs = 0.0, 0, []
-            for task in ("slipway_mc", "slipway_mc_nodelim"):
-                plain = plain_engine.get(ENGINE_TASKS[task][0]["name"], [])
-                for i, d in enumerate(plain):
-                    lls = [float(r[0][0]) for r in samples[task][i]["resps"]]
-                    worst = max([worst] + [abs(a - b) for a, b in zip(d["loglikelihoods"], lls)])
-                    flips += d["pred"] != max(range(len(lls)), key=lambda k: (lls[k], -k))
-                accs.append(f"{task} acc {sum(d['pred'] == d['gold'] for d in plain) / max(len(plain), 1):.4f} vs "
-                            f"{theirs[task]['acc,none']:.4f}")
-            print(f"note (not checked): the engine without BOS against lm-eval's default (the tokenizer's BOS): "
-                  f"multiple-choice log-likelihoods differ by up to {worst:.3f}, {flips} predictions differ; "
-                  + "; ".join(accs))
 
     g.table(["setting", "task", "items", "engine", "lm-eval", "compared", "max |diff| per item", "max rel", ""],
             table)
