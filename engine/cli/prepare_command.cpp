@@ -91,7 +91,14 @@ int run_prepare(const PrepareCommandOptions& o, std::ostream& out, std::ostream&
         << " s ("
         << megabytes(report->seconds > 0 ? static_cast<double>(report->bytes_read) / report->seconds : 0.0)
         << " MB/s, " << report->threads << " threads)\n";
-    if (m.conversations()) out << data::describe_conversations(m) << "\n";
+    if (m.conversations()) {
+        out << data::describe_conversations(m) << "\n";
+    } else if (m.document_prefix_ids.empty()) {
+        out << "documents start with no BOS: " << m.document_prefix_source << "\n";
+    } else {
+        out << "documents start with BOS " << m.document_prefix_ids.front() << ": "
+            << m.document_prefix_source << "\n";
+    }
     return 0;
 }
 

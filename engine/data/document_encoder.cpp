@@ -116,6 +116,11 @@ void encode(std::string_view line, const DocumentEncoderOptions& o, EncodedDocum
         return;
     }
     if (o.hash_text) out.hash = document_hash(text);
+    // The document as the tokenizer encodes it with its special tokens (special_tokens.h: a Llama 2 or
+    // Llama 3.1 document starts with its BOS, as HF's tokenizer(text) gives it), then the EOS that ends it in
+    // the concatenated stream, once where the tokenizer's own suffix already is that EOS.
+    const tokenizer::SpecialTokens& special = o.tokenizer->special_tokens();
+    out.tokens.insert(out.tokens.end(), special.prefix.begin(), special.prefix.end());
     if (o.mode == SplitMode::kParagraph) {
         const std::vector<size_t> starts = paragraph_starts(text);
         for (size_t i = 0; i < starts.size(); ++i) {
@@ -129,7 +134,9 @@ void encode(std::string_view line, const DocumentEncoderOptions& o, EncodedDocum
     } else if (!append_encoded(*o.tokenizer, text, out.tokens, out.error)) {
         return;
     }
-    out.tokens.push_back(o.eos_token_id);
+    out.tokens.insert(out.tokens.end(), special.suffix.begin(), special.suffix.end());
+    if (special.suffix.empty() || special.suffix.back() != static_cast<int32_t>(o.eos_token_id))
+        out.tokens.push_back(o.eos_token_id);
     out.trained = out.tokens.size();
 }
 

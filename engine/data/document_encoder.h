@@ -1,9 +1,10 @@
 // Turns one JSONL line into the token ids of its document: parse, take the text field, check it, hash
 // it for dedup, tokenize (paragraph by paragraph in paragraph mode, so each paragraph start is a token
-// boundary) and append EOS. A conversation line is read in its format, rendered by the chat template and
-// tokenized (conversation_encoder.h), cut to block_size as data.truncation says, its untrained tokens
-// marked with kUntrainedTokenBit, and (unless packed later) padded to block_size, the padding untrained.
-// Pure and thread-safe: the prepare pipeline runs it on every worker.
+// boundary) with the special tokens the tokenizer adds (its BOS first, where it adds one) and append EOS. A
+// conversation line is read in its format, rendered by the chat template and tokenized
+// (conversation_encoder.h), cut to block_size as data.truncation says, its untrained tokens marked with
+// kUntrainedTokenBit, and (unless packed later) padded to block_size, the padding untrained. Pure and
+// thread-safe: the prepare pipeline runs it on every worker.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,7 @@ struct DocumentEncoderOptions {
 struct EncodedDocument {
     std::string error;             // non-empty: a bad line, and why (without the file and line)
     uint64_t hash = 0;             // document_hash() of the text, when asked for
-    std::vector<uint32_t> tokens;  // the document's ids, then EOS
+    std::vector<uint32_t> tokens;  // the tokenizer's prefix (BOS), the document's ids, then EOS
     std::vector<uint32_t> starts;  // paragraph mode: token offsets (> 0) where a paragraph starts
     uint64_t trained = 0;          // tokens without kUntrainedTokenBit
     uint64_t padding = 0;          // of those tokens, the padding up to block_size

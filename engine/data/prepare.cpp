@@ -308,6 +308,11 @@ Result<PrepareReport> prepare_token_cache(const RunConfig& config, const Prepare
     meta.validation_split_percentage = plan->validation_split_percentage;
     meta.seed = plan->seed;
     meta.eos_token_id = *eos;
+    if (plan->format == DataFormat::kText) {
+        const tokenizer::SpecialTokens& special = tok->special_tokens();
+        meta.document_prefix_ids.assign(special.prefix.begin(), special.prefix.end());
+        meta.document_prefix_source = special.prefix_source;
+    }
     meta.vocab_size = tok->vocab_size();
     meta.inputs = plan->inputs;
     Result<std::string> path = writer->commit(meta);

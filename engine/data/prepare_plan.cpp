@@ -30,6 +30,20 @@ Result<CacheInput> describe(const std::string& role, const std::string& path, bo
     return CacheInput{role, absolute_path(path), digest->size, digest->mtime_ns, digest->hash};
 }
 
+// A file that changes the ids where it exists: an input of the key once, whichever setting names it.
+Status add_optional_input(PreparePlan& plan, const std::string& role, const std::string& path,
+                          bool digest_inputs) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return Status::Ok();
+    for (const CacheInput& in : plan.inputs) {
+        if (in.path == absolute_path(path)) return Status::Ok();
+    }
+    Result<CacheInput> input = describe(role, path, digest_inputs);
+    if (!input.ok()) return input.status();
+    plan.inputs.push_back(*input);
+    return Status::Ok();
+}
+
 // data.format, with auto told by the train file's first line that is a JSON object (bad lines before it are
 // the text reader's to refuse or skip; a file with none is read as text).
 Status resolve_format(const DataConfig& d, PreparePlan& plan) {
@@ -73,15 +87,9 @@ Status resolve_conversations(const RunConfig& config, PreparePlan& plan) {
     Result<CacheInput> source = describe("chat_template", plan.chat.source, true);
     if (!source.ok()) return source.status();
     plan.inputs.push_back(*source);
-    const std::string config_file = (fs::path(config.model.path) / "tokenizer_config.json").string();
-    std::error_code ec;
-    if (fs::exists(config_file, ec) &&
-        absolute_path(config_file) != source->path) {  // bos/eos for the template
-        Result<CacheInput> tokenizer_config = describe("tokenizer_config", config_file, true);
-        if (!tokenizer_config.ok()) return tokenizer_config.status();
-        plan.inputs.push_back(*tokenizer_config);
-    }
-    return Status::Ok();
+    // bos/eos for the template
+    return add_optional_input(plan, "tokenizer_config",
+                              (fs::path(config.model.path) / "tokenizer_config.json").string(), true);
 }
 
 std::string format_double(double value) {
@@ -143,6 +151,11 @@ Result<PreparePlan> make_prepare_plan(const RunConfig& config, bool digest_input
     Result<CacheInput> tok = describe("tokenizer", plan.tokenizer_file, digest_inputs);
     if (!tok.ok()) return tok.status();
     plan.inputs.push_back(*tok);
+    // Beside the tokenizer, it decides the special tokens around each document (special_tokens.h).
+    const std::string tokenizer_config =
+        (fs::path(plan.tokenizer_file).parent_path() / "tokenizer_config.json").string();
+    if (Status s = add_optional_input(plan, "tokenizer_config", tokenizer_config, digest_inputs); !s.ok())
+        return s;
     if (Status s = resolve_format(d, plan); !s.ok()) return s;
     if (plan.format != DataFormat::kText) {
         if (Status s = resolve_conversations(config, plan); !s.ok()) return s;

@@ -79,6 +79,8 @@ nlohmann::ordered_json meta_to_json(const CacheMeta& meta) {
     j["seed"] = nullptr;
     if (meta.seed) j["seed"] = *meta.seed;
     j["eos_token_id"] = meta.eos_token_id;
+    j["document_prefix_ids"] = meta.document_prefix_ids;
+    j["document_prefix_source"] = meta.document_prefix_source;
     j["vocab_size"] = meta.vocab_size;
     j["documents_read"] = meta.documents_read;
     j["duplicates_removed"] = meta.duplicates_removed;
@@ -129,6 +131,8 @@ Result<CacheMeta> meta_from_json(const nlohmann::json& j, const std::string& fil
         }
         if (j.contains("seed") && !j["seed"].is_null()) meta.seed = j["seed"].get<int64_t>();
         meta.eos_token_id = field<int64_t>(j, "eos_token_id");
+        meta.document_prefix_ids = field<std::vector<int64_t>>(j, "document_prefix_ids");
+        meta.document_prefix_source = field<std::string>(j, "document_prefix_source");
         meta.vocab_size = field<uint64_t>(j, "vocab_size");
         meta.documents_read = field<uint64_t>(j, "documents_read");
         meta.duplicates_removed = field<uint64_t>(j, "duplicates_removed");

@@ -26,7 +26,9 @@
 namespace slipway::data {
 
 inline constexpr const char* kTokenCacheMagic = "slipway.token-cache";
-inline constexpr int64_t kTokenCacheFormatVersion = 3;  // 2: conversations and their labels; 3: packed
+// 2: conversations and their labels; 3: packed; 4: a text document starts with the tokenizer's BOS where it
+// adds one (special_tokens.h)
+inline constexpr int64_t kTokenCacheFormatVersion = 4;
 // Set on a token id that is not trained (vocabularies stay far below 2^30): the labels ride in the ids.
 inline constexpr uint32_t kUntrainedTokenBit = 0x80000000u;
 // Set on the first token of each document of a packed block: attention and positions restart there.
@@ -51,7 +53,7 @@ struct SplitCounts {
 
 // One file the cache was made from.
 struct CacheInput {
-    std::string role;  // train | validation | tokenizer
+    std::string role;  // train | validation | tokenizer | tokenizer_config | chat_template
     std::string path;  // absolute
     uint64_t size = 0;
     int64_t mtime_ns = 0;
@@ -74,6 +76,9 @@ struct CacheMeta {
     std::optional<double> validation_split_percentage;  // set when validation came from train_file
     std::optional<int64_t> seed;                        // likewise
     int64_t eos_token_id = 0;
+    // Text documents: the ids each starts with (the tokenizer's BOS where it adds one), and why.
+    std::vector<int64_t> document_prefix_ids;
+    std::string document_prefix_source;
     uint64_t vocab_size = 0;
     std::vector<CacheInput> inputs;
     // Counts.

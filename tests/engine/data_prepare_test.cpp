@@ -41,8 +41,9 @@ protected:
         return report.ok() ? *report : PrepareReport{};
     }
 
-    std::vector<uint32_t> encode(const std::string& text) const {
-        const std::vector<int32_t> ids = tok_->encode(text);
+    // As HF's tokenizer(text): the demo tokenizer's post-processor puts its BOS first.
+    std::vector<uint32_t> encode(const std::string& text, bool add_special_tokens = true) const {
+        const std::vector<int32_t> ids = tok_->encode(text, add_special_tokens);
         return {ids.begin(), ids.end()};
     }
 
@@ -63,7 +64,8 @@ TEST_F(PrepareTest, CacheHoldsEveryDocumentAndBlocksStartAtParagraphs) {
     Result<TokenCache> cache = TokenCache::open(report.cache_path);
     ASSERT_TRUE(cache.ok()) << cache.error();
 
-    // Expected: per split, the pieces' tokens + EOS of each document in order, and the boundaries.
+    // Expected: per split, BOS, the pieces' tokens and EOS of each document in order, and the boundaries (the
+    // first piece's before its BOS).
     std::vector<uint32_t> tokens[2];
     std::set<uint64_t> boundaries[2];
     uint64_t documents[2] = {0, 0};
@@ -72,7 +74,7 @@ TEST_F(PrepareTest, CacheHoldsEveryDocumentAndBlocksStartAtParagraphs) {
         ++documents[s];
         for (const std::string& piece : docs_[i].pieces) {
             boundaries[s].insert(tokens[s].size());
-            const std::vector<uint32_t> ids = encode(piece);
+            const std::vector<uint32_t> ids = encode(piece, &piece == &docs_[i].pieces.front());
             tokens[s].insert(tokens[s].end(), ids.begin(), ids.end());
         }
         tokens[s].push_back(eos_);
@@ -98,6 +100,33 @@ TEST_F(PrepareTest, CacheHoldsEveryDocumentAndBlocksStartAtParagraphs) {
     EXPECT_EQ(cache->meta().vocab_size, tok_->vocab_size());
     EXPECT_EQ(cache->meta().split_mode, "paragraph");
     EXPECT_NE(report.eos_source.find("<|end_of_text|>"), std::string::npos);
+    EXPECT_EQ(cache->meta().document_prefix_ids,
+              (std::vector<int64_t>{*tok_->token_to_id("<|begin_of_text|>")}));
+    EXPECT_EQ(cache->meta().document_prefix_source, "post_processor TemplateProcessing");
+}
+
+// tokenizer_config.json beside the tokenizer decides the special tokens (as for HF's tokenizer), so it is one
+// of the cache's inputs: add_bos_token false there gives documents without BOS, in a cache of their own.
+TEST_F(PrepareTest, TheTokenizerConfigDecidesTheBosAndIsAnInputOfTheKey) {
+    config_.data.split = "document";
+    config_.data.validation_split_percentage = 0;
+    const std::string tokenizer_dir = dir_ + "/tokenizer";
+    std::filesystem::create_directories(tokenizer_dir);
+    std::filesystem::copy_file(test::demo_tokenizer(), tokenizer_dir + "/tokenizer.json");
+    config_.tokenizer.path = tokenizer_dir + "/tokenizer.json";
+    const PrepareReport with_bos = prepare();
+    test::write_file(tokenizer_dir + "/tokenizer_config.json", R"({"add_bos_token": false})");
+    const PrepareReport without_bos = prepare();
+    EXPECT_FALSE(without_bos.cache_hit);
+    EXPECT_NE(without_bos.cache_path, with_bos.cache_path);
+    Result<TokenCache> cache = TokenCache::open(without_bos.cache_path);
+    ASSERT_TRUE(cache.ok()) << cache.error();
+    std::vector<uint32_t> expected = encode(docs_[0].text(), false);
+    expected.push_back(eos_);
+    const TokenSpan all = cache->tokens(Split::kTrain);
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), all.begin()));
+    EXPECT_TRUE(cache->meta().document_prefix_ids.empty());
+    EXPECT_EQ(cache->meta().document_prefix_source, "tokenizer_config.json add_bos_token");
 }
 
 TEST_F(PrepareTest, DocumentModeTokenizesWholeDocumentsAndStartsBlocksAtThem) {

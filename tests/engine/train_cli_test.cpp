@@ -358,7 +358,10 @@ TEST_F(TrainCli, EvalTasksAreLoggedAtEveryEvaluation) {
         for (const auto& [metric, value] : task["metrics"].items()) {
             const std::string key = task["name"].get<std::string>() + "/" + metric;
             ASSERT_TRUE(last.count(key)) << key;
-            EXPECT_NEAR(last[key], value.get<double>(), 1e-9 * std::max(1.0, std::fabs(value.get<double>())))
+            // The same weights and ids; the training-time model and the loaded one may round float32 sums
+            // differently (measured 7e-9 relative), while one token scored differently moves a metric by 1e-3
+            // or more.
+            EXPECT_NEAR(last[key], value.get<double>(), 1e-6 * std::max(1.0, std::fabs(value.get<double>())))
                 << key;
         }
     }
