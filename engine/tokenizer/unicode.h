@@ -1,5 +1,6 @@
 // UTF-8 helpers for the tokenizers: validation, code point iteration, the GPT-2 byte <-> character map
-// of byte-level BPE, and NFC / NFKC normalization (through ICU).
+// of byte-level BPE, and NFC / NFKC normalization (our own, over tables generated from ICU:
+// normalization.cpp).
 #pragma once
 
 #include <array>
@@ -32,9 +33,13 @@ struct ByteLevelAlphabet {
 };
 const ByteLevelAlphabet& byte_level_alphabet();
 
-// Canonical composition (NFC). Quick-checks first, so text that is already NFC is returned as is.
+// Canonical composition (NFC). Quick-checks first, so text that is already NFC is returned as is; text that
+// is not UTF-8 is returned as is too.
 std::string to_nfc(std::string_view text);
 // Compatibility composition (NFKC), the same way.
 std::string to_nfkc(std::string_view text);
+
+// The Unicode version of the normalization tables ("15.0").
+const char* unicode_version();
 
 }  // namespace slipway::tokenizer
