@@ -83,6 +83,15 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
                               "Build context tarball (default: git archive of the Slipway source tree)");
     add_ssh_options(c.image_build, c.ssh);
 
+    CLI::App* engine = cli.add_subcommand("engine", "The training engine's sources, for a cluster to build");
+    engine->require_subcommand(1);
+    c.engine_bundle = engine->add_subcommand(
+        "bundle",
+        "Write the engine bundle this app carries: the sources of its slipway-engine with every dependency "
+        "but "
+        "torch, CUDA, NCCL, a compiler and CMake; `bash build.sh` in it builds the engine offline");
+    c.engine_bundle->add_option("--out", c.bundle_out, "Where to write it (.tar.gz)")->required();
+
     c.submit = cli.add_subcommand("submit",
                                   "Deploy a run (or a pipeline: a chain of jobs) to a cluster and submit it; "
                                   "the last line is run_id=... job_id=...");
@@ -232,6 +241,7 @@ std::optional<int> run_remote_commands(RemoteCommands& c, std::ostream& out, std
         {c.render_sbatch, run_render_sbatch},
         {c.render_dockerfile, run_render_dockerfile},
         {c.image_build, run_image_build},
+        {c.engine_bundle, run_engine_bundle},
         {c.submit, run_submit},
         {c.pipeline_validate, run_pipeline_validate},
         {c.pipeline_render, run_pipeline_render},

@@ -49,9 +49,12 @@ struct RemoteCommands {
 
     // image build
     CLI::App* image_build = nullptr;
-    std::string image_tag;  // --tag
-    std::string sqsh;       // --sqsh: also enroot import to this remote path
-    std::string context;    // --context: build context tarball (default: git archive of the source tree)
+    // engine bundle: the engine's sources this app carries, for a cluster to build
+    CLI::App* engine_bundle = nullptr;
+    std::string bundle_out;  // --out
+    std::string image_tag;   // --tag
+    std::string sqsh;        // --sqsh: also enroot import to this remote path
+    std::string context;     // --context: build context tarball (default: git archive of the source tree)
 
     // doctor
     CLI::App* doctor = nullptr;

@@ -63,7 +63,8 @@ int run_clusters_test(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_clusters_remove(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_render_sbatch(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_render_dockerfile(RemoteCommands& c, std::ostream& out, std::ostream& err);
-int run_image_build(RemoteCommands& c, std::ostream& out, std::ostream& err);  // image_command.cpp
+int run_image_build(RemoteCommands& c, std::ostream& out, std::ostream& err);    // image_command.cpp
+int run_engine_bundle(RemoteCommands& c, std::ostream& out, std::ostream& err);  // engine_command.cpp
 int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err);

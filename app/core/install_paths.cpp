@@ -37,6 +37,20 @@ std::string engine_next_to_slipway() {
     return fs::is_regular_file(engine, ec) ? engine.string() : "";
 }
 
+std::string find_engine_bundle() {
+    if (const char* chosen = std::getenv("SLIPWAY_ENGINE_BUNDLE"); chosen != nullptr && *chosen != '\0')
+        return chosen;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return "";
+    for (const fs::path& candidate :
+         {exe.parent_path().parent_path() / "slipway-engine-src.tar.gz",
+          exe.parent_path().parent_path() / "share/slipway/slipway-engine-src.tar.gz"}) {
+        if (fs::is_regular_file(candidate, ec)) return candidate.string();
+    }
+    return "";
+}
+
 std::string default_local_runs_dir() {
     const char* data = std::getenv("XDG_DATA_HOME");
     const char* home = std::getenv("HOME");

@@ -3,7 +3,10 @@
 // (the cluster half is in tests/app cluster tests and tests/remote/e2e_cluster_test.sh).
 #include <gtest/gtest.h>
 
+#include <QCryptographicHash>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStringList>
@@ -18,6 +21,7 @@
 #include "test_util.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <sstream>
 #include <string>
@@ -192,6 +196,24 @@ TEST(SlipwayCli, Version) {
     const ProcessResult run = run_slipway({"--version"});
     EXPECT_EQ(run.exit_code, 0);
     EXPECT_EQ(run.out, "slipway " SLIPWAY_VERSION "\n");
+}
+
+// The bundle the build made beside build/bin, written where asked, with the hash sha256sum gives; the
+// bundle's own build is tests/compat/engine_bundle.sh.
+TEST(SlipwayCli, EngineBundleWritesTheBundleItCarriesAndItsHash) {
+    const QString out = QDir::temp().filePath(QStringLiteral("slipway-cli-bundle-%1.tar.gz").arg(getpid()));
+    const ProcessResult run =
+        run_slipway({QStringLiteral("engine"), QStringLiteral("bundle"), QStringLiteral("--out"), out});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    QFile file(out);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    EXPECT_GT(bytes.size(), 1000000);  // the engine's sources, nlohmann-json, CLI11 and PCRE2's tarball
+    const std::string sha = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex().toStdString();
+    EXPECT_NE(run.out.find("bundle=" + out.toStdString() + " sha256=" + sha), std::string::npos) << run.out;
+    file.remove();
+    EXPECT_NE(run_slipway({QStringLiteral("engine"), QStringLiteral("bundle")}).exit_code,
+              0);  // --out is required
 }
 
 TEST(SlipwayCli, UsageErrorsExitNonZero) {

@@ -3,7 +3,8 @@
 # read-only. Everything is mounted in a private mount namespace that ends with the command, so nothing stays
 # mounted on the host when the command ends or is killed. /usr/local/cuda is mounted too when the host has
 # one, so the CUDA/NCCL code paths build against the root's LibTorch, and the host's CA bundle, so the root
-# reaches what the host reaches (PyPI). The command sees a clean environment.
+# reaches what the host reaches (PyPI). The command sees a clean environment. IN_ROOT_CUDA=0 leaves CUDA out
+# (a root that stands for an environment without nvcc).
 # Usage: in_root.sh ROOT SOURCE_DIR COMMAND [ARG...]
 set -euo pipefail
 root=$1 source_dir=$2
@@ -31,7 +32,7 @@ exec unshare --mount --pid --fork --kill-child --propagation private bash -c '
   if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
     mount --bind /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
   fi
-  if [ -f /usr/local/cuda/include/nccl.h ]; then
+  if [ -f /usr/local/cuda/include/nccl.h ] && [ "${IN_ROOT_CUDA:-1}" = 1 ]; then
     mount --bind /usr/local/cuda "$root/usr/local/cuda"
     mount -o remount,bind,ro "$root/usr/local/cuda"
   fi

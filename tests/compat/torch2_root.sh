@@ -42,6 +42,14 @@ forky)
   aptopts+=('Acquire::Check-Valid-Until "false"')
   ;;
 esac
+# TORCH2_FLAVOR=bare: a cluster environment as the engine bundle meets it (an NGC image's torch, a venv):
+# python3's torch with its C++ SDK, a compiler, CMake, and nothing else the engine uses (no -dev package of
+# nlohmann-json, CLI11, PCRE2 or ICU), for tests/cluster/engine_bundle.sh.
+if [ "${TORCH2_FLAVOR:-}" = bare ]; then
+  root=$cache_dir/$suite-bare-root
+  # ccache: build.sh uses it where the image has it, so that the test's rebuilds of a changed bundle hit
+  packages=(build-essential cmake python3 python3-torch libtorch-dev libgloo-dev libopenblas0-pthread ccache)
+fi
 wanted=$(printf '%s\n' "${packages[@]}" | sort | tr '\n' ' ')
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -81,6 +89,14 @@ else
     "$suite" "$root.tmp" "$mirror"
   mv "$root.tmp" "$root"
   echo "torch2_root: made in $(( $(date +%s) - started )) s, $(du -sh "$root" | cut -f1)"
+fi
+if [ "${TORCH2_FLAVOR:-}" = bare ]; then
+  for dev in nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev; do
+    if chroot "$root" dpkg-query -W "$dev" >/dev/null 2>&1; then
+      echo "torch2_root: the bare root has $dev, which a cluster's image would not" >&2
+      exit 1
+    fi
+  done
 fi
 printf '%s' "$wanted" > "$root/.slipway-packages"
 echo "$root"
