@@ -1,8 +1,8 @@
 # The engine bundle target (engine/bundle/make_bundle.sh): PROJECT_BINARY_DIR/slipway-engine-src.tar.gz, made
 # with the app (which carries it to clusters; included only where the app is built) and remade when an engine
-# source changes. PCRE2's tarball is
-# downloaded once, checked against its SHA-256, into the cache (SLIPWAY_THIRD_PARTY_CACHE); without it (no
-# network at the first configure) there is no bundle target, and the app says so when asked for the bundle.
+# source changes. PCRE2's tarball is downloaded once, checked against its SHA-256, into the cache
+# (SLIPWAY_THIRD_PARTY_CACHE); without it (no network at the first configure) there is no bundle target, and
+# the app says so when asked for the bundle.
 include(${CMAKE_CURRENT_LIST_DIR}/pcre2_source.cmake)
 set(SLIPWAY_THIRD_PARTY_CACHE "$ENV{HOME}/.cache/slipway/third_party" CACHE PATH
     "Where downloaded third-party sources (the engine bundle's PCRE2) are kept")
