@@ -16,15 +16,14 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 read -r torch_version torch_prefix < <("$python" -c \
   'import torch, torch.utils; print(torch.__version__, torch.utils.cmake_prefix_path)')
+# Where the image has ccache, the build goes through it (CMakeLists.txt: SLIPWAY_CCACHE, with the settings that
+# let precompiled headers hit), so a changed bundle rebuilds only what changed.
 args=(-DCMAKE_BUILD_TYPE=Release -DSLIPWAY_BUNDLED_DEPS=ON -DSLIPWAY_BUILD_APP=OFF -DSLIPWAY_BUILD_REMOTE=OFF
-      -DSLIPWAY_BUILD_TESTS=OFF -DSLIPWAY_CCACHE=OFF)
+      -DSLIPWAY_BUILD_TESTS=OFF)
 # A pip or NGC torch carries its CMake package; Debian's python3-torch does not (libtorch-dev puts it where
 # CMake looks by default).
 if [ -f "$torch_prefix/Torch/TorchConfig.cmake" ]; then
   args+=("-DCMAKE_PREFIX_PATH=$torch_prefix")
-fi
-if command -v ccache >/dev/null 2>&1; then
-  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 architectures=${SLIPWAY_CUDA_ARCHITECTURES:-}
 if [ -z "$architectures" ] && command -v nvidia-smi >/dev/null 2>&1; then

@@ -26,7 +26,7 @@ IN_ROOT_CUDA=0 unshare --net bash "$here/in_root.sh" "$root" "$source_dir" \
   { echo "engine_bundle: build.sh failed; the end of its log:"; tail -n 30 "$root$inside/build.log"; exit 1; }
 echo "engine_bundle: built offline in the bare root in $(($(date +%s) - started)) s"
 manifest=$root$inside/$name/build/engine-manifest.json
-cat "$manifest"
+cat "$manifest" && echo
 python3 - "$manifest" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
