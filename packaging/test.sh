@@ -25,6 +25,7 @@ if [ "$(id -u)" -eq 0 ]; then
   (
     TORCH2_SUITE=trixie bash tests/compat/torch2_root.sh "$cache"
     TORCH2_SUITE=forky bash tests/compat/torch2_root.sh "$cache"
+    TORCH2_SUITE=trixie TORCH2_FLAVOR=bare bash tests/compat/torch2_root.sh "$cache"  # cluster-engine
     TORCH2_SUITE=forky bash tests/compat/torch2.sh "$cache" . venv
   ) >"$logs/roots.log" 2>&1 &
   roots_pid=$!
