@@ -182,8 +182,12 @@ public:
         return resumed;
     }
 
-    // Every tensor of the two safetensors files (or HF folders, sharded or not) within 1e-5 (relative to the
-    // tensor's scale).
+    // Every tensor of the two safetensors files (or HF folders, sharded or not): the difference within
+    // `tolerance` of the tensor in norm, and no element off by more than 100 x `tolerance` of the tensor's
+    // scale. Elementwise float noise is no bound for Adam, which divides each element's step by its own
+    // sqrt(v): an element whose gradient sums to about zero steps visibly differently when the ranks add in
+    // another order (measured: one element of the demo's "--" embedding row 2.4e-5 apart at a scale of 0.09,
+    // every other element of every tensor within 2e-7).
     static void expect_same_weights(const fs::path& a_file, const fs::path& b_file, double tolerance = 1e-5) {
         auto open = [](const fs::path& p) {
             return fs::is_directory(p) ? slipway::io::Checkpoint::open_folder(p.string())
@@ -199,12 +203,16 @@ public:
             ASSERT_EQ(va.nbytes, vb.nbytes) << name;
             const auto* x = reinterpret_cast<const float*>(va.data);
             const auto* y = reinterpret_cast<const float*>(vb.data);
-            double worst = 0, scale = 1e-3;
+            double worst = 0, scale = 1e-3, difference_sq = 0, norm_sq = 0;
             for (size_t i = 0; i < va.nbytes / sizeof(float); ++i) {
-                worst = std::max(worst, static_cast<double>(std::fabs(x[i] - y[i])));
+                const double d = static_cast<double>(x[i]) - static_cast<double>(y[i]);
+                worst = std::max(worst, std::fabs(d));
                 scale = std::max(scale, static_cast<double>(std::fabs(y[i])));
+                difference_sq += d * d;
+                norm_sq += static_cast<double>(y[i]) * static_cast<double>(y[i]);
             }
-            EXPECT_LE(worst, tolerance * scale) << name;
+            EXPECT_LE(std::sqrt(difference_sq), tolerance * std::max(std::sqrt(norm_sq), 1e-3)) << name;
+            EXPECT_LE(worst, 100 * tolerance * scale) << name;
         }
     }
 };
