@@ -4,8 +4,9 @@
 # compiler, CMake; no -dev package of nlohmann-json, CLI11, PCRE2 or ICU), no CUDA, and no network while it
 # builds (unshare --net). Then the engine it built trains the demo and its losses equal the host engine's
 # on the same weights and data within 1e-4 (another torch, so not bit for bit), and its manifest says it has
-# no CUDA kernels of its own. The build's time is printed (ccache in the root makes a rebuild of a changed
-# bundle quick).
+# no CUDA kernels of its own, and a bundle with a planted syntax error fails to build with the compiler's
+# message in its log. The build's time is printed (ccache in the root makes a rebuild of a changed bundle
+# quick).
 # Usage: engine_bundle.sh BUNDLE.tar.gz HOST_ENGINE CACHE_DIR WORK_DIR
 set -euo pipefail
 bundle=$1 host_engine=$2 cache=$3 work=$4
@@ -33,6 +34,20 @@ m = json.load(open(sys.argv[1]))
 assert m["torch"].startswith("2."), m["torch"]
 assert m["cuda_kernels"] is False and "ATen only" in m["note"], m
 PY
+
+# A bundle with a planted syntax error: build.sh fails, and its log names the file and the compiler's error.
+broken=/tmp/slipway-bundle-broken
+rm -rf "$root$broken" && mkdir -p "$root$broken"
+tar -xzf "$bundle" -C "$root$broken"
+printf 'this is not C++;\n' >>"$root$broken/$name/engine/eval/metrics.cpp"
+if IN_ROOT_CUDA=0 unshare --net bash "$here/in_root.sh" "$root" "$source_dir" \
+  bash -c "cd $broken/$name && JOBS=2 bash build.sh >$broken/build.log 2>&1"; then
+  echo "engine_bundle: a bundle with a syntax error built" >&2
+  exit 1
+fi
+grep -m 1 "metrics.cpp:.*error:" "$root$broken/build.log" ||
+  { echo "engine_bundle: the broken build's log does not name the error:" >&2; tail -n 20 "$root$broken/build.log"; exit 1; }
+rm -rf "$root$broken"
 
 # The same run by both engines, from one set of weights written by the host's.
 cp -r "$source_dir/resources/demo/model" "$work/config"
