@@ -13,6 +13,10 @@ exported in f32. For each:
             the BOS decision: `export gguf`'s printed add_bos_token against whether the ids start with the BOS;
   greedy    `generate` on each plain prompt equals llama-server's greedy completion of the same text token for
             token (parting only at a near tie of the engine's own log-probabilities, as gguf_check.py);
+  chat      where the model has a chat template: llama-server's own chat prompt (/apply-template, then
+            /tokenize with the GGUF's special tokens, and the prompt_tokens of a /v1/chat/completions) equals
+            transformers' apply_chat_template ids, so a template that writes the BOS itself does not get a
+            second one from the GGUF's add_bos_token;
   perplexity  llama-perplexity on a short text (n_ctx 64, its chunks with the BOS written over their first
             token where the GGUF adds one) against the same computation on the engine's `dump` logits over
             the engine's ids: relative difference <= 1e-3 (f32 differs in summation order only).
@@ -30,6 +34,9 @@ from safetensors.torch import load_file
 import gguf_check as gc
 
 PROMPTS = ["The ship", "Once upon a time there was", "Привет, как дела?", "1 2 3 4"]
+# llama.cpp's own chat path: llama-server renders the GGUF's template and tokenizes it with the special tokens
+# the GGUF adds, after stripping the BOS a template writes itself; its ids must be transformers' one-BOS ids.
+CHAT = [{"role": "user", "content": "Привет, как дела?"}]
 PPL_CONTEXT = 64
 PPL_CHUNKS = 2
 PPL_TOLERANCE = 1e-3
@@ -165,6 +172,34 @@ def greedy_parts(args, run, folder, adapter, prompt_ids, mine, theirs):
     return parted, abs(float(at[mine[parted]] - at[theirs[parted]]))
 
 
+def has_chat_template(folder):
+    """The folder exports a chat template (its chat_template.jinja, or tokenizer_config.json's)."""
+    if os.path.exists(os.path.join(folder, "chat_template.jinja")):
+        return True
+    config = os.path.join(folder, "tokenizer_config.json")
+    if not os.path.exists(config):
+        return False
+    with open(config, encoding="utf-8") as f:
+        return bool(json.load(f).get("chat_template"))
+
+
+def check_chat_path(c, server, name, state, tok, bos_id):
+    """llama-server's chat prompt against transformers' apply_chat_template: the same ids (so one BOS where
+    the GGUF adds one, though the template writes it too), and the count its chat completion reports."""
+    out = tok.apply_chat_template(CHAT, add_generation_prompt=True, tokenize=True)
+    hf = list(out["input_ids"] if hasattr(out, "keys") else out)
+    rendered = server.post("/apply-template", {"messages": CHAT})["prompt"]
+    theirs = server.post("/tokenize", {"content": rendered, "add_special": True, "parse_special": True})["tokens"]
+    usage = server.post("/v1/chat/completions", {"messages": CHAT, "max_tokens": 1, "temperature": 0})["usage"]
+    c.compared += 1
+    if theirs != hf or usage["prompt_tokens"] != len(hf):
+        c.fail(f"{name} {state} chat: llama.cpp's prompt {theirs} ({usage['prompt_tokens']} tokens in its chat "
+               f"completion) vs transformers' {hf}")
+        return "differs"
+    bos_count = sum(1 for i in hf[:2] if bos_id is not None and i == bos_id)
+    return f"{len(hf)}/{usage['prompt_tokens']}" + (f", {bos_count} BOS" if bos_id is not None else "")
+
+
 def check_case(args, c, run, name, state, folder, adapter, tok, text_file):
     gguf = os.path.join(args.out, f"bos-{name}-{state}.gguf")
     bos_id, decision = export_f32(args, run, folder, adapter, gguf)
@@ -205,6 +240,8 @@ def check_case(args, c, run, name, state, folder, adapter, tok, text_file):
                 c.fail(f"{name} {state} {text!r}: greedy parts at token {parted[0]} (engine log-probability gap "
                        f"{parted[1]:.3f}): engine {mine} {tok.decode(mine)!r} vs llama.cpp {theirs} "
                        f"{tok.decode(theirs)!r}")
+        chat = (check_chat_path(c, server, name, state, tok, bos_id) if has_chat_template(folder)
+                else "no template")
         with open(text_file, encoding="utf-8") as f:
             ppl_ids = engine_ids(args, run, folder, [f.read()])[0]
         with open(text_file, encoding="utf-8") as f:
@@ -223,7 +260,7 @@ def check_case(args, c, run, name, state, folder, adapter, tok, text_file):
                f"(relative {relative:.2e} > {PPL_TOLERANCE})")
     c.rows.append([name, state, "yes" if adds_bos else "no", decision.split(": ", 1)[1], " ".join(counts),
                    f"{same_prompt}/{len(PROMPTS)}", f"{same_greedy}/{len(PROMPTS)}" + (f" ({ties} tie)" if ties else ""),
-                   f"{mine_ppl:.3f}", f"{theirs_ppl:.3f}", f"{relative:.1e}"])
+                   chat, f"{mine_ppl:.3f}", f"{theirs_ppl:.3f}", f"{relative:.1e}"])
 
 
 def check_gguf_bos(args, c, run):

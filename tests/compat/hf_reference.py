@@ -547,7 +547,8 @@ def main():
         "gguf": Check("gguf", ["tokenizer", "architecture", "type", "greedy identical", "parted at a near tie",
                                "tokens compared", "max top-10 logprob diff", "tolerance", "bytes"]),
         "gguf_bos": Check("gguf_bos", ["tokenizer", "model", "adds BOS", "decided by", "prompt ids engine/llama.cpp",
-                                       "prompt ids identical", "greedy identical", "PPL engine", "PPL llama.cpp",
+                                       "prompt ids identical", "greedy identical",
+                                       "chat prompt ids transformers/llama.cpp", "PPL engine", "PPL llama.cpp",
                                        "PPL rel diff"]),
     }
     started = time.time()
