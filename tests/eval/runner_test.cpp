@@ -215,12 +215,18 @@ TEST(RunnerTest, LongTextsAreScoredInRollingWindows) {
     EXPECT_EQ(model.calls.size(), (ids.size() - 1 + 3) / 4);
 }
 
-TEST(RunnerTest, AddBosTokenFalseEncodesWithoutSpecialTokensAsLmEvalsHflmArgument) {
+// One multiple-choice question with the task's add_bos_token set.
+EvalTask dogs_say(bool add_bos_token) {
     EvalTask task;
     task.name = "mc";
     task.kind = TaskKind::kMultipleChoice;
-    task.add_bos_token = false;
+    task.add_bos_token = add_bos_token;
     task.choice_samples = {{1, "Dogs say", {"moo", "woof"}, 1}};
+    return task;
+}
+
+TEST(RunnerTest, AddBosTokenFalseEncodesWithoutSpecialTokensAsLmEvalsHflmArgument) {
+    const EvalTask task = dogs_say(false);
     FakeModel model;
     Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
     ASSERT_TRUE(r.ok()) << r.error();
@@ -246,11 +252,7 @@ TEST(RunnerTest, ATextThatStartsWithTheBosTextGetsNoSecondBos) {
 }
 
 TEST(RunnerTest, AddBosTokenTrueAddsItWhereTheTokenizerAddsNoneAndNeedsOne) {
-    EvalTask task;
-    task.name = "mc";
-    task.kind = TaskKind::kMultipleChoice;
-    task.add_bos_token = true;
-    task.choice_samples = {{1, "Dogs say", {"moo", "woof"}, 1}};
+    const EvalTask task = dogs_say(true);
     FakeModel model;
     Result<TaskResult> r = run_eval_task(task, demo_tokenizer(), model);
     ASSERT_TRUE(r.ok()) << r.error();
