@@ -221,17 +221,18 @@ Result<pid_t> check_local_engine(const StoredRun& run) {
     const std::string proc = "/proc/" + std::to_string(pid);
     std::ifstream cmdline(proc + "/cmdline", std::ios::binary);
     const std::string words((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-    if (words.empty())
-        return Result<pid_t>::Error("run " + run.name + ": process " + run.job_id + " has ended");
     // A training run: <run_dir>/output/mllog.txt is its log, and its command line names <run_dir>/run.json.
     const fs::path log(run.log_path);
     const std::string run_json = (log.parent_path().parent_path() / "run.json").string();
     if (words.find('\0' + run_json + '\0') != std::string::npos) return static_cast<pid_t>(pid);
-    // A pipeline's other steps: started in the folder of their engine.log.
+    // A pipeline's other steps: started in the folder of their engine.log. The folder is asked even when
+    // the command line reads empty, as it does for an instant while a process replaces itself (exec).
     std::error_code ec;
     if (log.filename() == "engine.log" &&
         fs::equivalent(fs::read_symlink(proc + "/cwd", ec), log.parent_path(), ec))
         return static_cast<pid_t>(pid);
+    if (words.empty())  // gone, or a zombie whose command line is no more
+        return Result<pid_t>::Error("run " + run.name + ": process " + run.job_id + " has ended");
     return Result<pid_t>::Error("run " + run.name + ": process " + run.job_id +
                                 " is not its engine (it does not run " + run_json + ")");
 }
