@@ -46,9 +46,23 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
     c.clusters_add->add_option("--proxy-jump", c.proxy_jump, "Jump host [user@]host[:port]");
     c.clusters_add->add_option("--workdir", c.workdir, "Remote folder for runs (runs go to WORKDIR/runs/ID)")
         ->capture_default_str();
-    c.clusters_add->add_option("--container", c.container, "pyxis: srun --container-image; none: bare srun")
-        ->check(CLI::IsMember({"pyxis", "none"}))
+    c.clusters_add
+        ->add_option("--container", c.container,
+                     "Where steps run: none (the node, after --env-setup), pyxis (srun --container-image), "
+                     "apptainer or singularity (exec IMAGE)")
+        ->check(CLI::IsMember({"none", "pyxis", "apptainer", "singularity"}))
         ->capture_default_str();
+    c.clusters_add
+        ->add_option("--engine-source", c.engine_source,
+                     "Which slipway-engine the nodes run: build (built on the cluster from this app's "
+                     "bundle, in the run's environment), image (the image's or environment's PATH), "
+                     "desktop (this computer's, uploaded: only for nodes like this one)")
+        ->check(CLI::IsMember({"build", "image", "desktop"}))
+        ->capture_default_str();
+    c.clusters_add->add_option(
+        "--env-setup", c.env_setup,
+        "A shell line every job runs first (module load ..., source venv/bin/activate); "
+        "repeat for several");
     c.clusters_add->add_option("--partition", c.partition, "Default partition when a run names none");
     c.clusters_add->add_option("--account", c.account, "Default account");
     c.clusters_add->add_option("--qos", c.qos, "Default QOS");
@@ -91,6 +105,18 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
         "but "
         "torch, CUDA, NCCL, a compiler and CMake; `bash build.sh` in it builds the engine offline");
     c.engine_bundle->add_option("--out", c.bundle_out, "Where to write it (.tar.gz)")->required();
+    c.engine_build = engine->add_subcommand(
+        "build",
+        "Build the engine on a cluster for a run's environment (its image, or the profile's env_setup), or "
+        "find the one built before; prints engine=PATH fingerprint=HEX built|cached");
+    c.engine_build->add_option("RUN", c.run_file, "Run config JSON (its slurm section: image, partition)")
+        ->required();
+    c.engine_build->add_option("--cluster", c.cluster, "Cluster profile")->required();
+    c.engine_build->add_option("--bundle", c.bundle, "Engine bundle (default: the one this app carries)");
+    add_ssh_options(c.engine_build, c.ssh);
+    c.engine_list = engine->add_subcommand("list", "The engines built on a cluster, with their manifests");
+    c.engine_list->add_option("--cluster", c.cluster, "Cluster profile")->required();
+    add_ssh_options(c.engine_list, c.ssh);
 
     c.submit = cli.add_subcommand("submit",
                                   "Deploy a run (or a pipeline: a chain of jobs) to a cluster and submit it; "
@@ -242,6 +268,8 @@ std::optional<int> run_remote_commands(RemoteCommands& c, std::ostream& out, std
         {c.render_dockerfile, run_render_dockerfile},
         {c.image_build, run_image_build},
         {c.engine_bundle, run_engine_bundle},
+        {c.engine_build, run_engine_build},
+        {c.engine_list, run_engine_list},
         {c.submit, run_submit},
         {c.pipeline_validate, run_pipeline_validate},
         {c.pipeline_render, run_pipeline_render},

@@ -31,6 +31,8 @@ struct RemoteCommands {
     std::string cluster_name;
     std::string host, user, identity, proxy_jump, workdir = "~/slipway", container = "none";
     std::string partition, account, qos;
+    std::string engine_source = "desktop";  // --engine-source
+    std::vector<std::string> env_setup;     // --env-setup (repeated)
     int port = 0;
 
     // render
@@ -51,10 +53,13 @@ struct RemoteCommands {
     CLI::App* image_build = nullptr;
     // engine bundle: the engine's sources this app carries, for a cluster to build
     CLI::App* engine_bundle = nullptr;
-    std::string bundle_out;  // --out
-    std::string image_tag;   // --tag
-    std::string sqsh;        // --sqsh: also enroot import to this remote path
-    std::string context;     // --context: build context tarball (default: git archive of the source tree)
+    CLI::App* engine_build = nullptr;  // engine build --cluster NAME RUN.json (run_file, cluster, bundle)
+    CLI::App* engine_list = nullptr;   // engine list --cluster NAME
+    std::string bundle_out;            // --out
+    std::string bundle;                // --bundle: another engine bundle than the one this app carries
+    std::string image_tag;             // --tag
+    std::string sqsh;                  // --sqsh: also enroot import to this remote path
+    std::string context;  // --context: build context tarball (default: git archive of the source tree)
 
     // doctor
     CLI::App* doctor = nullptr;

@@ -63,8 +63,11 @@ int run_clusters_test(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_clusters_remove(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_render_sbatch(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_render_dockerfile(RemoteCommands& c, std::ostream& out, std::ostream& err);
-int run_image_build(RemoteCommands& c, std::ostream& out, std::ostream& err);    // image_command.cpp
-int run_engine_bundle(RemoteCommands& c, std::ostream& out, std::ostream& err);  // engine_command.cpp
+int run_image_build(RemoteCommands& c, std::ostream& out, std::ostream& err);  // image_command.cpp
+// engine_command.cpp: `slipway engine bundle | build | list`.
+int run_engine_bundle(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_engine_build(RemoteCommands& c, std::ostream& out, std::ostream& err);
+int run_engine_list(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_status(RemoteCommands& c, std::ostream& out, std::ostream& err);
 int run_cancel(RemoteCommands& c, std::ostream& out, std::ostream& err);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "clusters/cluster_connect.h"
+#include "core/install_paths.h"
 #include "history/history_run_store.h"
 #include "history/run_history.h"
 #include "remote/deploy/deploy.h"
@@ -95,6 +96,7 @@ public:  // not slots: called through functors (a RunConfig needs no meta-type)
         submit.config = config;
         submit.input_root = QFile::encodeName(input_root).toStdString();
         submit.engine_binary = QFile::encodeName(engine).toStdString();
+        submit.engine_bundle = find_engine_bundle();
         SlurmExecutor executor(*s, profile_, runs);
         const Result<Submission> sent = executor.submit(submit, std::move(row), store_problem);
         if (!sent.ok()) {

@@ -58,6 +58,8 @@ Result<Submission> SlurmExecutor::submit(const SubmitRequest& request, StoredRun
     deploy.input_root = request.input_root;
     deploy.profile = profile_;
     deploy.engine_binary = request.engine_binary;
+    deploy.engine_bundle = request.engine_bundle;
+    deploy.progress = request.progress;
     deploy.run_id = row.run_id;
     const StoreRunSink sink(store_);
     Result<remote::SubmittedRun> sent = remote::submit_run(session_, slurm_, deploy, sink);

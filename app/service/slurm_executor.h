@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,12 @@ namespace slipway::app {
 
 struct SubmitRequest {
     RunConfig config;
-    std::string input_root;     // the local folder relative input paths are relative to
-    std::string engine_binary;  // the local slipway-engine, uploaded for a bare-metal profile
+    std::string input_root;  // the local folder relative input paths are relative to
+    std::string
+        engine_binary;  // the local slipway-engine, uploaded where the profile's engine_source is desktop
+    std::string engine_bundle;  // the engine bundle, built on the cluster where it is build
     std::string run_id;         // empty: made from the config's name
+    std::function<void(const std::string&)> progress;  // hears how the engine's build goes
 };
 
 struct Submission {

@@ -1,6 +1,7 @@
 // Deployment and submission of a run (see deploy.h).
 #include "remote/deploy/deploy.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -15,6 +16,8 @@ namespace slipway::remote {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr std::chrono::seconds kEngineBuildPoll{5};
 
 std::string trim_newlines(std::string text) {
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
@@ -95,6 +98,26 @@ private:
     Deployment& deployment_;
 };
 
+// The run waits for the engine's build: afterok on it, merged into a dependency the run has already (a
+// pipeline's step waits for the step before it too).
+Status add_dependency(std::vector<std::string>& extra, const std::string& build_job) {
+    if (build_job.empty()) return Status::Ok();
+    if (Status s = check_job_id(build_job); !s.ok()) return s;
+    for (std::string& directive : extra) {
+        if (directive.rfind("--dependency=afterok:", 0) == 0) {
+            directive += ":" + build_job;
+            return Status::Ok();
+        }
+        if (directive.rfind("--dependency=", 0) == 0)
+            return Status::Error("/slurm/extra: " + directive +
+                                 " cannot also wait for the engine's build; use afterok:<job>");
+    }
+    extra.push_back("--dependency=afterok:" + build_job);
+    if (std::find(extra.begin(), extra.end(), "--kill-on-invalid-dep=yes") == extra.end())
+        extra.push_back("--kill-on-invalid-dep=yes");
+    return Status::Ok();
+}
+
 }  // namespace
 
 Status check_relative_input(const std::string& pointer, const std::string& path) {
@@ -127,13 +150,20 @@ Result<Deployment> deploy_run(Session& session, const DeployRequest& request) {
                              format_problems(problems));
     }
     // Everything that can be checked locally is checked before the first remote change.
-    const bool bare_metal = request.profile.container == ContainerMode::kNone;
+    const EngineSource source = request.profile.engine_source;
     std::error_code ec;
-    if (bare_metal && (request.engine_binary.empty() || !fs::is_regular_file(request.engine_binary, ec)))
+    if (source == EngineSource::kDesktop &&
+        (request.engine_binary.empty() || !fs::is_regular_file(request.engine_binary, ec)))
+        return Status::Error("cluster \"" + request.profile.name +
+                             "\" runs this computer's engine (engine_source desktop): it must be deployed, "
+                             "but \"" +
+                             request.engine_binary +
+                             "\" is not a file (build slipway-engine or pass --engine)");
+    if (source == EngineSource::kBuild && !request.engine_place)
         return Status::Error(
             "cluster \"" + request.profile.name +
-            "\" runs bare srun (container none): the engine binary must be deployed, but \"" +
-            request.engine_binary + "\" is not a file (build slipway-engine or pass --engine)");
+            "\" builds its engine (engine_source build): submit the run, or build the engine "
+            "first with `slipway engine build`");
     Deployment d;
     d.run_id = request.run_id.empty() ? make_run_id(request.config.name) : request.run_id;
     if (Status s = check_run_id(d.run_id); !s.ok()) return s;
@@ -166,14 +196,20 @@ Result<Deployment> deploy_run(Session& session, const DeployRequest& request) {
         return Status::Error(
             "/training/resume_from_checkpoint: must be \"latest\" or an absolute path on the cluster");
 
-    if (request.profile.container == ContainerMode::kNone) {
+    SbatchInputs inputs;
+    inputs.run_dir = d.remote_dir;
+    if (source == EngineSource::kDesktop) {
         if (Status s = upload.file(request.engine_binary, d.remote_dir + "/slipway-engine", 0755); !s.ok())
             return s;
+    } else if (source == EngineSource::kBuild) {
+        const EnginePlace& place = *request.engine_place;
+        inputs.engine = place.engine;
+        inputs.engine_dir = place.dir;
+        inputs.engine_why = place.why;
+        if (Status s = add_dependency(c.slurm.extra, place.build_job); !s.ok()) return s;
     }
     if (Status s = upload.bytes(to_json(c).dump(2) + "\n", d.remote_dir + "/run.json", 0644); !s.ok())
         return s;
-    SbatchInputs inputs;
-    inputs.run_dir = d.remote_dir;
     Result<std::string> script = render_sbatch_script(c, request.profile, inputs);
     if (!script.ok()) return script.status();
     d.script = *script;
@@ -216,9 +252,28 @@ Result<std::vector<std::string>> list_run_outputs(Session& session, const std::s
 
 Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const DeployRequest& request,
                                 const RunRecordSink& records) {
-    Result<Deployment> deployment = deploy_run(session, request);
+    DeployRequest built = request;
+    if (request.profile.engine_source == EngineSource::kBuild && !request.engine_place) {
+        if (request.engine_bundle.empty())
+            return Status::Error(
+                "cluster \"" + request.profile.name +
+                "\" builds its engine on the cluster (engine_source build), but this slipway "
+                "carries no engine bundle");
+        Result<EngineBundle> bundle = read_engine_bundle(request.engine_bundle);
+        if (!bundle.ok()) return bundle.status();
+        Result<EnginePlace> place =
+            find_or_queue_engine(session, slurm, request.config, request.profile, *bundle);
+        if (!place.ok()) return place.status();
+        if (request.progress)
+            request.progress(place->cached() ? "engine " + place->engine + " (built before)"
+                                             : "engine: building it in job " + place->build_job + " (log " +
+                                                   place->dir + "/build-" + place->build_job + ".out)");
+        built.engine_place = *place;
+    }
+    Result<Deployment> deployment = deploy_run(session, built);
     if (!deployment.ok()) return deployment.status();
     SubmittedRun run;
+    run.engine = built.engine_place;
     run.deployment = std::move(*deployment);
     Result<std::string> preflight = slurm.test_only(run.deployment.remote_dir, "run.sbatch");
     if (!preflight.ok())
@@ -241,6 +296,13 @@ Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const Depl
     if (Status s = records.save(r, to_json(run.deployment.remote_config).dump(2)); !s.ok()) {
         return Status::Error("job " + r.job_id +
                              " was submitted, but its local record could not be saved: " + s.message());
+    }
+    if (run.engine && !run.engine->cached()) {
+        const Status ready = wait_for_engine(session, slurm, *run.engine, kEngineBuildPoll, request.progress);
+        if (!ready.ok()) {
+            (void)slurm.cancel(r.job_id);  // Slurm drops it too (--kill-on-invalid-dep); this is sooner
+            return Status::Error("job " + r.job_id + " will not run: " + ready.message());
+        }
     }
     return run;
 }

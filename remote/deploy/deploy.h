@@ -1,16 +1,20 @@
 // Deploying a run to a cluster: <remote_workdir>/runs/<run-id>/ gets the resolved run.json (outputs go to
-// its output/ folder), the sbatch script, the engine binary for a bare-metal profile, and the run's local
-// inputs. Then submitting: sbatch --test-only, sbatch --parsable, and a local RunRecord.
+// its output/ folder), the sbatch script, the desktop's engine binary for a profile whose engine_source is
+// "desktop", and the run's local inputs. Then submitting: the engine's build where the profile builds it
+// (engine_build.h), sbatch --test-only, sbatch --parsable (after the build), and a local RunRecord.
 //
 // Input paths: a relative path in the run config names a local file (resolved against input_root) that
 // Slipway uploads into the run folder's inputs/; an absolute path names a file already on the cluster.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "contract/run_config.h"
 #include "contract/status.h"
+#include "remote/deploy/engine_build.h"
 #include "remote/deploy/run_record.h"
 #include "remote/slurm/cluster_profile.h"
 #include "remote/slurm/slurm_client.h"
@@ -22,8 +26,14 @@ struct DeployRequest {
     RunConfig config;
     std::string input_root;  // local folder that relative input paths are relative to
     ClusterProfile profile;
-    std::string engine_binary;  // local slipway-engine, uploaded for container mode none
+    std::string engine_binary;  // local slipway-engine, uploaded where engine_source is "desktop"
+    std::string engine_bundle;  // local engine bundle (.tar.gz), built on the cluster where it is "build"
     std::string run_id;         // empty: make_run_id(config.name)
+    // deploy_run: the engine built on the cluster (submit_run finds or queues it); the run waits for its
+    // build job when one is queued.
+    std::optional<EnginePlace> engine_place;
+    // submit_run: hears how the engine's build goes while it waits for it.
+    std::function<void(const std::string&)> progress;
 };
 
 struct Deployment {
@@ -52,12 +62,15 @@ Result<std::vector<std::string>> list_run_outputs(Session& session, const std::s
 
 struct SubmittedRun {
     Deployment deployment;
+    std::optional<EnginePlace> engine;  // where the profile builds its engine: which one, and its build
     SubmittedJob job;
     std::string test_only;  // Slurm's answer to the pre-flight
     RunRecord record;
 };
 
-// deploy_run, the pre-flight, the submission, and the record saved in `records`.
+// The engine build (where the profile builds its engine), deploy_run, the pre-flight, the submission (after
+// the build job), the record saved in `records`, then the wait for the build: a failed build fails the
+// submission with the compiler's first error, and Slurm drops the run (--kill-on-invalid-dep).
 Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const DeployRequest& request,
                                 const RunRecordSink& records);
 

@@ -39,13 +39,47 @@ std::string check_ssh_word(const std::string& value) {
 }  // namespace
 
 const char* container_mode_name(ContainerMode mode) {
-    return mode == ContainerMode::kPyxis ? "pyxis" : "none";
+    switch (mode) {
+        case ContainerMode::kPyxis:
+            return "pyxis";
+        case ContainerMode::kApptainer:
+            return "apptainer";
+        case ContainerMode::kSingularity:
+            return "singularity";
+        case ContainerMode::kNone:
+            break;
+    }
+    return "none";
 }
 
 Result<ContainerMode> parse_container_mode(const std::string& text) {
-    if (text == "pyxis") return ContainerMode::kPyxis;
-    if (text == "none") return ContainerMode::kNone;
-    return Status::Error("container mode must be pyxis or none, got \"" + text + "\"");
+    for (const ContainerMode mode : {ContainerMode::kNone, ContainerMode::kPyxis, ContainerMode::kApptainer,
+                                     ContainerMode::kSingularity})
+        if (text == container_mode_name(mode)) return mode;
+    return Status::Error("container mode must be none, pyxis, apptainer or singularity, got \"" + text +
+                         "\"");
+}
+
+bool takes_image(ContainerMode mode) {
+    return mode != ContainerMode::kNone;
+}
+
+const char* engine_source_name(EngineSource source) {
+    switch (source) {
+        case EngineSource::kImage:
+            return "image";
+        case EngineSource::kDesktop:
+            return "desktop";
+        case EngineSource::kBuild:
+            break;
+    }
+    return "build";
+}
+
+Result<EngineSource> parse_engine_source(const std::string& text) {
+    for (const EngineSource source : {EngineSource::kBuild, EngineSource::kImage, EngineSource::kDesktop})
+        if (text == engine_source_name(source)) return source;
+    return Status::Error("engine source must be build, image or desktop, got \"" + text + "\"");
 }
 
 Status validate_profile(const ClusterProfile& p) {
@@ -72,6 +106,13 @@ Status validate_profile(const ClusterProfile& p) {
     if (p.remote_workdir.empty()) return Status::Error(who + "remote_workdir: must not be empty");
     if (has_control_char(p.remote_workdir))
         return Status::Error(who + "remote_workdir: must not contain control characters");
+    // Each line is one shell line of the job script, written as given (it is the user's own shell).
+    for (size_t i = 0; i < p.env_setup.size(); ++i) {
+        const std::string& line = p.env_setup[i];
+        if (line.find_first_not_of(" \t") == std::string::npos || has_control_char(line))
+            return Status::Error(who + "env_setup[" + std::to_string(i) +
+                                 "]: must be one non-empty line without control characters");
+    }
     return Status::Ok();
 }
 
@@ -85,6 +126,8 @@ nlohmann::ordered_json profile_to_json(const ClusterProfile& p) {
     j["proxy_jump"] = p.proxy_jump;
     j["remote_workdir"] = p.remote_workdir;
     j["container"] = container_mode_name(p.container);
+    j["env_setup"] = p.env_setup;
+    j["engine_source"] = engine_source_name(p.engine_source);
     j["default_partition"] = p.default_partition;
     j["default_account"] = p.default_account;
     j["default_qos"] = p.default_qos;
@@ -131,6 +174,17 @@ Result<ClusterProfile> profile_from_json(const nlohmann::json& json, const std::
             Result<ContainerMode> mode = parse_container_mode(value.get<std::string>());
             if (!mode.ok()) return Status::Error(who + "container: " + mode.error());
             p.container = *mode;
+        } else if (key == "engine_source") {
+            Result<EngineSource> source = value.is_string()
+                                              ? parse_engine_source(value.get<std::string>())
+                                              : Result<EngineSource>(Status::Error("must be a string"));
+            if (!source.ok()) return Status::Error(who + "engine_source: " + source.error());
+            p.engine_source = *source;
+        } else if (key == "env_setup") {
+            const bool lines = value.is_array() && std::all_of(value.begin(), value.end(),
+                                                               [](const auto& v) { return v.is_string(); });
+            if (!lines) return Status::Error(who + "env_setup: must be an array of strings (shell lines)");
+            p.env_setup = value.get<std::vector<std::string>>();
         } else {
             return Status::Error(who + key + ": unknown field");
         }

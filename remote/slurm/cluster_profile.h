@@ -13,13 +13,30 @@
 
 namespace slipway::remote {
 
+// Where the job's steps run: on the node as it is (after the profile's env_setup lines), or in the run's
+// image (/slurm/container_image) through pyxis's srun flags or `apptainer exec` (`singularity exec`).
 enum class ContainerMode {
-    kNone,   // bare srun: the engine binary is deployed next to the run
-    kPyxis,  // srun --container-image ...: the engine is inside the image
+    kNone,
+    kPyxis,
+    kApptainer,
+    kSingularity,
 };
 
 const char* container_mode_name(ContainerMode mode);
-Result<ContainerMode> parse_container_mode(const std::string& text);  // "pyxis" | "none"
+// "none" | "pyxis" | "apptainer" | "singularity"
+Result<ContainerMode> parse_container_mode(const std::string& text);
+// The runtimes that take the run's image: pyxis, apptainer and singularity.
+bool takes_image(ContainerMode mode);
+
+// Which slipway-engine the nodes run.
+enum class EngineSource {
+    kBuild,    // built on the cluster from the app's engine bundle, in the run's own environment
+    kImage,    // the one on the image's (or the environment's) PATH, as our Dockerfile's image carries it
+    kDesktop,  // this computer's binary, uploaded: only for nodes known to match it (our test cluster)
+};
+
+const char* engine_source_name(EngineSource source);
+Result<EngineSource> parse_engine_source(const std::string& text);  // "build" | "image" | "desktop"
 
 struct ClusterProfile {
     std::string name;           // the profile's own name: [A-Za-z0-9._-]+
@@ -30,6 +47,9 @@ struct ClusterProfile {
     std::string proxy_jump;     // [user@]host[:port] of a jump host; empty = none
     std::string remote_workdir = "~/slipway";  // runs go to <remote_workdir>/runs/<run-id>
     ContainerMode container = ContainerMode::kNone;
+    // Shell lines every job runs before its steps (`module load pytorch/2.5`, `source ~/venv/bin/activate`).
+    std::vector<std::string> env_setup;
+    EngineSource engine_source = EngineSource::kDesktop;
     std::string default_partition;  // used when the run config names none
     std::string default_account;
     std::string default_qos;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "remote/slurm/job_environment.h"
 #include "remote/slurm/rendezvous_script.h"
 #include "remote/ssh/shell_quote.h"
 
@@ -20,15 +21,6 @@ Result<std::string> assignment(const std::string& name, const std::string& value
     Result<std::string> quoted = shell_quote(value, what);
     if (!quoted.ok()) return quoted.status();
     return name + "=" + *quoted;
-}
-
-std::string join(const std::vector<std::string>& items, const char* separator) {
-    std::string out;
-    for (size_t i = 0; i < items.size(); ++i) {
-        if (i) out += separator;
-        out += items[i];
-    }
-    return out;
 }
 
 }  // namespace
@@ -51,11 +43,9 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
         return Status::Error("run config \"" + config.name + "\" is not valid:\n" +
                              format_problems(problems));
     const SlurmConfig& s = config.slurm;
-    const bool container = !s.container_image.empty();
-    if (container && profile.container != ContainerMode::kPyxis) {
-        return Status::Error("/slurm/container_image is set, but cluster \"" + profile.name +
-                             "\" runs bare srun (container none): clear the image or use a pyxis profile");
-    }
+    Result<JobEnvironment> environment = job_environment(config, profile);
+    if (!environment.ok()) return environment.status();
+    const bool container = environment->runtime != ContainerMode::kNone;
 
     std::ostringstream out;
     const std::string job_name = slurm_job_name(config.name);
@@ -100,15 +90,23 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
             return Status::Error("run folder must be absolute, got \"" + inputs.run_dir + "\"");
         if (container && inputs.run_dir.find_first_of(",:") != std::string::npos)
             return Status::Error("run folder \"" + inputs.run_dir +
-                                 "\" has ',' or ':', which a pyxis --container-mounts entry cannot hold");
+                                 "\" has ',' or ':', which a container's mount list cannot hold");
         Result<std::string> line = assignment("run_dir", inputs.run_dir, "run folder");
         if (!line.ok()) return line.status();
         out << *line << "\n";
     }
+    std::vector<std::string> mounted = {"run_dir"};
+    if (!inputs.engine_dir.empty() && container) {
+        Result<std::string> line = assignment("engine_dir", inputs.engine_dir, "engine folder");
+        if (!line.ok()) return line.status();
+        out << *line << "\n";
+        mounted.push_back("engine_dir");
+    }
     if (!inputs.engine.empty()) {
         Result<std::string> line = assignment("engine", inputs.engine, "engine path");
         if (!line.ok()) return line.status();
-        out << *line << "\n";
+        out << "# " << (inputs.engine_why.empty() ? "The engine." : inputs.engine_why) << "\n"
+            << *line << "\n";
     } else if (container) {
         out << "engine=slipway-engine\n";
     } else {
@@ -126,29 +124,11 @@ Result<std::string> render_sbatch_script(const RunConfig& config, const ClusterP
     }
     out << "cd \"$run_dir\"\n\n";
 
-    // Pyxis flags; the run folder is mounted at the same path so run.json and the outputs are where the
-    // engine looks for them.
-    out << "container=()\n";
-    if (container) {
-        Result<std::string> image = shell_quote(s.container_image, "container image");
-        Result<std::string> mounts = shell_quote(join(s.container_mounts, ","), "container mounts");
-        if (!image.ok()) return image.status();
-        if (!mounts.ok()) return mounts.status();
-        out << "mounts=" << *mounts << "\n";
-        out << "case \"$run_dir\" in *,* | *:*) echo \"slipway: the run folder $run_dir has ',' or ':', "
-               "which "
-               "pyxis mounts cannot hold\" >&2; exit 2 ;; esac\n";
-        out << "mounts=\"${mounts:+$mounts,}$run_dir:$run_dir\"\n";
-        if (s.container_workdir.empty()) {
-            out << "workdir=\"$run_dir\"\n";
-        } else {
-            Result<std::string> line = assignment("workdir", s.container_workdir, "container workdir");
-            if (!line.ok()) return line.status();
-            out << *line << "\n";
-        }
-        out << "container=(--container-image=" << *image
-            << " --container-mounts=\"$mounts\" --container-workdir=\"$workdir\")\n";
-    }
+    // The container (pyxis's flags, or apptainer's exec prefix): the run folder and the engine's are mounted
+    // at their own paths so run.json, the outputs and the engine are where the steps look for them.
+    Result<std::string> environment_text = environment_lines(*environment, mounted);
+    if (!environment_text.ok()) return environment_text.status();
+    out << *environment_text;
     out << "\n";
 
     // The secret lives only in the job's environment, which srun passes to every task (and pyxis into the

@@ -1,6 +1,6 @@
 // The sbatch script of a run: #SBATCH resources from the run config's `slurm` section (and the cluster
 // profile's defaults), the rendezvous master and port, one `slipway-engine prepare` task that tokenizes
-// once, then `slipway-engine train` on every task, under pyxis (--container-*) or bare srun.
+// once, then `slipway-engine train` on every task, in the run's environment (job_environment.h).
 #pragma once
 
 #include <string>
@@ -25,6 +25,11 @@ struct SbatchInputs {
     // How the nodes start the engine. Empty: "slipway-engine" from the image's PATH under pyxis, and the
     // binary deployed into the run folder ($run_dir/slipway-engine) for bare srun.
     std::string engine;
+    // Why this engine, for the script's comment ("built on this cluster for ..."); empty: none.
+    std::string engine_why;
+    // An absolute folder the engine lives in, outside the run folder (<workdir>/engines/<fingerprint>):
+    // mounted into the container like the run folder. Empty: none.
+    std::string engine_dir;
     // Run `slipway-engine prepare` on one task before training (seed 000: tokenize once, then train).
     bool prepare = true;
 };

@@ -72,22 +72,5 @@ run_config bundle "$inside/run" >"$root$inside/run/bundle.json"
 IN_ROOT_CUDA=0 bash "$here/in_root.sh" "$root" "$source_dir" \
   "$inside/$name/build/bin/slipway-engine" train --threads 1 "$inside/run/bundle.json" >/dev/null \
   2>"$work/bundle.err" || { cat "$work/bundle.err"; exit 1; }
-python3 - "$work/host/mllog.txt" "$root$inside/run/bundle/mllog.txt" <<'PY'
-import json, sys
-def losses(path):
-    out = {}
-    for line in open(path, encoding="utf-8"):
-        if ":::MLLOG" not in line:
-            continue
-        e = json.loads(line.split(":::MLLOG", 1)[1])
-        if e.get("key") == "train_loss":
-            out[e["metadata"]["step_num"]] = e["value"]
-    return out
-host, bundle = losses(sys.argv[1]), losses(sys.argv[2])
-assert len(host) == 8 and host.keys() == bundle.keys(), (host, bundle)
-worst = max(abs(host[s] - bundle[s]) for s in host)
-for s in sorted(host):
-    print(f"step {s}: host {host[s]:.6f}  bundle {bundle[s]:.6f}")
-print(f"engine_bundle: train_loss of the bundle's engine against the host's: max |diff| {worst:.2e} (<= 1e-4)")
-sys.exit(0 if worst <= 1e-4 else 1)
-PY
+python3 "$here/same_train_loss.py" "$work/host/mllog.txt" "$root$inside/run/bundle/mllog.txt" --steps 8 \
+  --tolerance 1e-4 --label "engine_bundle: train_loss of the bundle's engine against the host's"

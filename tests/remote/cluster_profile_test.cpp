@@ -27,6 +27,8 @@ ClusterProfile sample() {
     p.proxy_jump = "gate.example.org";
     p.remote_workdir = "/scratch/tikhomirov/slipway";
     p.container = ContainerMode::kPyxis;
+    p.env_setup = {"module load enroot", "export SLIPWAY_THREADS=8"};
+    p.engine_source = EngineSource::kBuild;
     p.default_partition = "gpu";
     return p;
 }
@@ -40,6 +42,8 @@ TEST(ClusterProfile, JsonRoundTrip) {
     EXPECT_EQ(back->proxy_jump, p.proxy_jump);
     EXPECT_EQ(back->container, ContainerMode::kPyxis);
     EXPECT_EQ(back->default_partition, "gpu");
+    EXPECT_EQ(back->env_setup, p.env_setup);
+    EXPECT_EQ(back->engine_source, EngineSource::kBuild);
     EXPECT_EQ(profile_to_json(*back).dump(), profile_to_json(p).dump());
 }
 
@@ -56,7 +60,20 @@ TEST(ClusterProfile, ErrorsNameTheField) {
     EXPECT_NE(profile_from_json(j, "f").error().find("port"), std::string::npos);
     j = profile_to_json(sample());
     j["container"] = "docker";
-    EXPECT_NE(profile_from_json(j, "f").error().find("pyxis or none"), std::string::npos);
+    EXPECT_NE(profile_from_json(j, "f").error().find("none, pyxis, apptainer or singularity"),
+              std::string::npos);
+    j = profile_to_json(sample());
+    j["engine_source"] = "scp";
+    EXPECT_NE(profile_from_json(j, "f").error().find(
+                  "engine_source: engine source must be build, image or desktop"),
+              std::string::npos);
+    j = profile_to_json(sample());
+    j["env_setup"] = {"module load pytorch", 3};
+    EXPECT_NE(profile_from_json(j, "f").error().find("env_setup: must be an array of strings"),
+              std::string::npos);
+    j["env_setup"] = {"module load pytorch", "conda activate ft\nrm -rf ~"};
+    EXPECT_NE(profile_from_json(j, "f").error().find("env_setup[1]: must be one non-empty line"),
+              std::string::npos);
 
     ClusterProfile p = sample();
     p.host = "-oProxyCommand=touch /tmp/x";

@@ -198,7 +198,8 @@ TEST_F(Deploy, EvalTasksGoUpWithTheirDataFiles) {
 
 TEST_F(Deploy, BareMetalNeedsTheEngineAndAnExistingFolderIsRefused) {
     request_.engine_binary.clear();
-    EXPECT_NE(deploy_run(session_, request_).error().find("engine binary"), std::string::npos);
+    EXPECT_NE(deploy_run(session_, request_).error().find("this computer's engine (engine_source desktop)"),
+              std::string::npos);
     request_.engine_binary = root_ + "/engine";
     ASSERT_TRUE(deploy_run(session_, request_).ok());
     EXPECT_NE(deploy_run(session_, request_).error().find("already exists"), std::string::npos);

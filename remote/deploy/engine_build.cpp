@@ -1,0 +1,177 @@
+// Finding, building and listing a cluster's engines (see engine_build.h).
+#include "remote/deploy/engine_build.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "contract/sha256.h"
+#include "remote/deploy/deploy.h"
+#include "remote/slurm/engine_build_script.h"
+#include "remote/slurm/job_environment.h"
+
+namespace slipway::remote {
+namespace {
+
+constexpr const char* kManifest = "engine-manifest.json";
+constexpr std::size_t kLogReadLimit = 8 << 20;
+
+// A small remote file's text; empty when it is missing.
+Result<std::string> read_small(Session& session, const std::string& path) {
+    Result<std::string> text = session.read_range(path, 0, 1 << 20);
+    if (!text.ok() && text.code() == StatusCode::kNotFound) return std::string();
+    return text;
+}
+
+std::string trimmed(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+        text.pop_back();
+    return text;
+}
+
+// The compiler's first error in a build log ("file.cpp:12:3: error: ..."), else CMake's, else its last lines.
+std::string first_error(const std::string& log) {
+    std::istringstream in(log);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+        if (line.find(": error:") != std::string::npos || line.find(": fatal error:") != std::string::npos ||
+            line.rfind("CMake Error", 0) == 0)
+            return line;
+        lines.push_back(line);
+    }
+    std::string tail;
+    for (size_t i = lines.size() > 12 ? lines.size() - 12 : 0; i < lines.size(); ++i)
+        tail += "\n  " + lines[i];
+    return "no compiler error in it; its last lines:" + tail;
+}
+
+Status upload_bundle_once(Session& session, const EngineBundle& bundle, const std::string& remote) {
+    Result<RemoteStat> there = session.stat(remote);
+    if (!there.ok()) return there.status();
+    std::error_code ec;
+    const auto local_size = std::filesystem::file_size(bundle.path, ec);
+    if (there->exists && !ec && there->size == local_size) return Status::Ok();
+    if (Status s = session.mkdir_p(std::filesystem::path(remote).parent_path().string(), 0755); !s.ok())
+        return s;
+    return session.upload_file(bundle.path, remote, 0644);
+}
+
+}  // namespace
+
+Result<EngineBundle> read_engine_bundle(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::Error("engine bundle " + path + ": cannot be read");
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (bytes.str().empty()) return Status::Error("engine bundle " + path + ": is empty");
+    return EngineBundle{path, sha256_hex(bytes.str())};
+}
+
+Result<EnginePlace> find_or_queue_engine(Session& session, SlurmClient& slurm, const RunConfig& config,
+                                         const ClusterProfile& profile, const EngineBundle& bundle) {
+    Result<JobEnvironment> environment = job_environment(config, profile);
+    if (!environment.ok()) return environment.status();
+    Result<std::string> workdir = resolve_remote_path(session, profile.remote_workdir);
+    if (!workdir.ok()) return workdir.status();
+
+    EnginePlace place;
+    place.environment = "bundle " + bundle.sha256 + "\n" + describe_environment(*environment);
+    // An image file rebuilt in place keeps its name: its size and mtime tell it apart.
+    if (!environment->image.empty() && environment->image[0] == '/') {
+        Result<RemoteStat> image = session.stat(environment->image);
+        if (!image.ok()) return image.status();
+        if (!image->exists)
+            return Status::Error("/slurm/container_image: " + environment->image + " is not on " +
+                                 session.describe());
+        place.environment += "image-file " + std::to_string(image->size) + " bytes, mtime " +
+                             std::to_string(image->mtime) + "\n";
+    }
+    place.fingerprint = sha256_hex(place.environment);
+    place.dir = *workdir + "/engines/" + place.fingerprint.substr(0, 16);
+    place.engine = place.dir + "/slipway-engine";
+    const std::string where = environment->image.empty() ? "the nodes' own environment" : environment->image;
+    place.why = "The engine built on this cluster from bundle " + bundle.sha256.substr(0, 12) + " for " +
+                std::string(container_mode_name(environment->runtime)) + " (" + where + "), fingerprint " +
+                place.fingerprint.substr(0, 16) + ".";
+
+    Result<RemoteStat> manifest = session.stat(place.dir + "/" + kManifest);
+    if (!manifest.ok()) return manifest.status();
+    Result<RemoteStat> binary = session.stat(place.engine);
+    if (!binary.ok()) return binary.status();
+    if (manifest->exists && binary->exists) return place;
+
+    // A build an earlier submission queued and that has not ended: wait on it rather than build twice.
+    Result<std::string> earlier = read_small(session, place.dir + "/build.job");
+    if (!earlier.ok()) return earlier.status();
+    if (const std::string job = trimmed(*earlier); !job.empty() && check_job_id(job).ok()) {
+        Result<JobInfo> info = slurm.job(job);
+        if (info.ok() && !is_terminal_state(info->state) && info->state != "UNKNOWN") {
+            place.build_job = job;
+            return place;
+        }
+    }
+
+    const std::string remote_bundle =
+        *workdir + "/engine/slipway-engine-src-" + bundle.sha256.substr(0, 16) + ".tar.gz";
+    if (Status s = upload_bundle_once(session, bundle, remote_bundle); !s.ok()) return s;
+    Result<std::string> script =
+        render_engine_build_script(config, profile, {place.dir, remote_bundle, place.fingerprint});
+    if (!script.ok()) return script.status();
+    if (Status s = session.mkdir_p(place.dir, 0755); !s.ok()) return s;
+    if (Status s = session.upload_bytes(place.environment, place.dir + "/environment.txt", 0644); !s.ok())
+        return s;
+    if (Status s = session.upload_bytes(*script, place.dir + "/build.sbatch", 0755); !s.ok()) return s;
+    Result<SubmittedJob> job = slurm.submit(place.dir, "build.sbatch");
+    if (!job.ok()) return Status::Error("the engine's build job was refused: " + job.error());
+    place.build_job = job->job_id;
+    if (Status s = session.upload_bytes(job->job_id + "\n", place.dir + "/build.job", 0644); !s.ok())
+        return s;
+    return place;
+}
+
+Status wait_for_engine(Session& session, SlurmClient& slurm, const EnginePlace& place,
+                       std::chrono::milliseconds poll,
+                       const std::function<void(const std::string&)>& progress) {
+    std::string last_state;
+    for (;;) {
+        Result<JobInfo> info = slurm.job(place.build_job);
+        if (!info.ok()) return info.status();
+        if (info->state != last_state && progress) progress(info->state + info->reason_suffix());
+        last_state = info->state;
+        if (is_terminal_state(info->state) || info->state == "UNKNOWN") break;
+        std::this_thread::sleep_for(poll);
+    }
+    Result<RemoteStat> manifest = session.stat(place.dir + "/" + kManifest);
+    if (!manifest.ok()) return manifest.status();
+    if (manifest->exists && last_state != "FAILED") return Status::Ok();
+    const std::string log = place.dir + "/build-" + place.build_job + ".out";
+    Result<std::string> text = session.read_range(log, 0, kLogReadLimit);
+    const std::string said = text.ok() ? first_error(*text) : "its log cannot be read: " + text.error();
+    return Status::Error("the engine's build (job " + place.build_job + ", " + last_state +
+                         ") failed: " + said + "\n  build log: " + log);
+}
+
+Result<std::vector<BuiltEngine>> list_engines(Session& session, const ClusterProfile& profile) {
+    Result<std::string> workdir = resolve_remote_path(session, profile.remote_workdir);
+    if (!workdir.ok()) return workdir.status();
+    std::vector<BuiltEngine> engines;
+    Result<std::vector<RemoteDirEntry>> entries = session.list_directory(*workdir + "/engines");
+    if (!entries.ok() && entries.code() == StatusCode::kNotFound) return engines;
+    if (!entries.ok()) return entries.status();
+    for (const RemoteDirEntry& entry : *entries) {
+        if (entry.type != RemoteEntryType::kDirectory) continue;
+        BuiltEngine engine;
+        engine.dir = *workdir + "/engines/" + entry.name;
+        Result<std::string> manifest = read_small(session, engine.dir + "/" + kManifest);
+        Result<std::string> environment = read_small(session, engine.dir + "/environment.txt");
+        if (!manifest.ok()) return manifest.status();
+        if (!environment.ok()) return environment.status();
+        engine.manifest = *manifest;
+        engine.environment = *environment;
+        engines.push_back(std::move(engine));
+    }
+    return engines;
+}
+
+}  // namespace slipway::remote

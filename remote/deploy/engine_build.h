@@ -1,0 +1,60 @@
+// The engine a run uses on a cluster whose profile builds it (engine_source "build"): one per bundle and
+// environment, kept in <workdir>/engines/<fingerprint>/ with its build log and manifest. The fingerprint is
+// the SHA-256 of the bundle's hash and the environment (runtime, image, setup lines) plus the image file's
+// size and mtime on the cluster, so a changed bundle, image or setup builds again and anything else reuses
+// what is there. The bundle is uploaded once to <workdir>/engine/.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "contract/run_config.h"
+#include "contract/status.h"
+#include "remote/slurm/cluster_profile.h"
+#include "remote/slurm/slurm_client.h"
+#include "remote/ssh/session.h"
+
+namespace slipway::remote {
+
+struct EngineBundle {
+    std::string path;    // the local .tar.gz (`slipway engine bundle` writes it)
+    std::string sha256;  // of the tarball, which is reproducible
+};
+
+// The bundle at `path` with its hash; an error names the file.
+Result<EngineBundle> read_engine_bundle(const std::string& path);
+
+struct EnginePlace {
+    std::string fingerprint;  // hex SHA-256
+    std::string dir;          // <workdir>/engines/<first 16 of the fingerprint>
+    std::string engine;       // dir/slipway-engine
+    std::string environment;  // what the fingerprint covers, as written to dir/environment.txt
+    std::string build_job;    // the queued (or still running) build; empty when the engine is there
+    std::string why;          // one line for the run's script: which engine and why
+    bool cached() const { return build_job.empty(); }
+};
+
+// The engine of `bundle` for the run's environment: there already, being built by an earlier job (whose
+// id is returned to wait on), or a build queued now. Nothing is uploaded or queued when it is there.
+Result<EnginePlace> find_or_queue_engine(Session& session, SlurmClient& slurm, const RunConfig& config,
+                                         const ClusterProfile& profile, const EngineBundle& bundle);
+
+// Waits for the build job `place.build_job` to end (polling Slurm every `poll`); `progress` hears each state
+// change. Ok when the engine and its manifest are there; else an error with the build log's path and its
+// first compiler error (or its last lines).
+Status wait_for_engine(Session& session, SlurmClient& slurm, const EnginePlace& place,
+                       std::chrono::milliseconds poll,
+                       const std::function<void(const std::string&)>& progress);
+
+struct BuiltEngine {
+    std::string dir;
+    std::string manifest;     // engine-manifest.json's text; empty while it builds or when it failed
+    std::string environment;  // environment.txt's text
+};
+
+// Every engine folder under <workdir>/engines.
+Result<std::vector<BuiltEngine>> list_engines(Session& session, const ClusterProfile& profile);
+
+}  // namespace slipway::remote
