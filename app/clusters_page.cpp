@@ -26,6 +26,32 @@ QString local_item_text() {
     return QObject::tr("This computer");
 }
 
+QString container_text(remote::ContainerMode mode) {
+    switch (mode) {
+        case remote::ContainerMode::kPyxis:
+            return QObject::tr("pyxis (srun --container-image)");
+        case remote::ContainerMode::kApptainer:
+            return QObject::tr("apptainer (exec in the run's image)");
+        case remote::ContainerMode::kSingularity:
+            return QObject::tr("singularity (exec in the run's image)");
+        case remote::ContainerMode::kNone:
+            break;
+    }
+    return QObject::tr("none (bare srun)");
+}
+
+QString engine_source_text(remote::EngineSource source) {
+    switch (source) {
+        case remote::EngineSource::kImage:
+            return QObject::tr("the image's slipway-engine");
+        case remote::EngineSource::kDesktop:
+            return QObject::tr("this computer's, uploaded with each run");
+        case remote::EngineSource::kBuild:
+            break;
+    }
+    return QObject::tr("built on the cluster, once per environment");
+}
+
 }  // namespace
 
 ClustersPage::ClustersPage(ClusterSessions* sessions, const QString& resource_root, const QString& runs_dir,
@@ -285,9 +311,15 @@ void ClustersPage::show_details() {
     if (!p.identity_file.empty()) add_row(tr("Key"), QString::fromStdString(p.identity_file).toHtmlEscaped());
     if (!p.proxy_jump.empty()) add_row(tr("Jump host"), QString::fromStdString(p.proxy_jump).toHtmlEscaped());
     add_row(tr("Remote folder"), QString::fromStdString(p.remote_workdir).toHtmlEscaped());
-    add_row(tr("Containers"), p.container == remote::ContainerMode::kPyxis
-                                  ? tr("pyxis (srun --container-image)")
-                                  : tr("none (bare srun, engine deployed)"));
+    add_row(tr("Containers"), container_text(p.container));
+    add_row(tr("Engine"), engine_source_text(remote::engine_source_of(p)));
+    if (!p.env_setup.empty()) {
+        QStringList lines;
+        for (const std::string& line : p.env_setup)
+            lines << QString::fromStdString(line).toHtmlEscaped();
+        add_row(tr("Environment setup"),
+                QStringLiteral("<code>%1</code>").arg(lines.join(QStringLiteral("<br>"))));
+    }
     if (!p.default_partition.empty()) {
         add_row(tr("Default partition"), QString::fromStdString(p.default_partition).toHtmlEscaped());
     }

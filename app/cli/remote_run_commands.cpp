@@ -110,7 +110,7 @@ int run_submit(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     SubmitRequest request;
     request.config = config;
     request.input_root = input_root_for(config, c.inputs);
-    if (connected->profile.engine_source == remote::EngineSource::kDesktop)
+    if (remote::engine_source_of(connected->profile) == remote::EngineSource::kDesktop)
         request.engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
     request.engine_bundle = find_engine_bundle();
     request.progress = [&err](const std::string& what) { err << "slipway: " << what << std::endl; };

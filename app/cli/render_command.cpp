@@ -34,7 +34,17 @@ int run_render_sbatch(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         err << "slipway: " << profile.error() << "\n";
         return 1;
     }
-    Result<std::string> script = remote::render_sbatch_script(*config, *profile);
+    remote::SbatchInputs inputs;
+    if (remote::engine_source_of(*profile) == remote::EngineSource::kBuild) {
+        // Which engine is known once the cluster is asked (the image file's size and mtime are in its name).
+        inputs.engine_dir = profile->remote_workdir + "/engines/FINGERPRINT";
+        inputs.engine = inputs.engine_dir + "/slipway-engine";
+        inputs.engine_why =
+            "Preview: the engine built on the cluster for this environment; `slipway submit` (or `slipway "
+            "engine "
+            "build`) fills in its folder.";
+    }
+    Result<std::string> script = remote::render_sbatch_script(*config, *profile, inputs);
     if (!script.ok()) {
         err << "slipway: " << script.error() << "\n";
         return 1;

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
@@ -42,6 +43,13 @@ std::optional<std::string> ask_secret(QWidget* parent, const QString& title, con
     return dialog.textValue().toStdString();
 }
 
+std::string join_lines(const std::vector<std::string>& lines) {
+    std::string text;
+    for (const std::string& line : lines)
+        text += (text.empty() ? "" : "\n") + line;
+    return text;
+}
+
 }  // namespace
 
 ProfileDialog::ProfileDialog(const remote::ClusterProfile& p, QWidget* parent) : QDialog(parent) {
@@ -64,11 +72,29 @@ ProfileDialog::ProfileDialog(const remote::ClusterProfile& p, QWidget* parent) :
     jump_ = line(p.proxy_jump, tr("[user@]host[:port] of a jump host; empty = none"));
     workdir_ = line(p.remote_workdir, tr("Runs go to <folder>/runs/<run-id> on the cluster"));
     container_ = new QComboBox(this);
-    container_->addItems({QStringLiteral("none"), QStringLiteral("pyxis")});
+    for (const remote::ContainerMode mode :
+         {remote::ContainerMode::kNone, remote::ContainerMode::kPyxis, remote::ContainerMode::kApptainer,
+          remote::ContainerMode::kSingularity})
+        container_->addItem(QString::fromLatin1(remote::container_mode_name(mode)));
     container_->setCurrentText(QString::fromLatin1(remote::container_mode_name(p.container)));
     container_->setToolTip(
-        tr("pyxis: srun --container-image runs the engine inside the image; none: bare srun "
-           "with the engine deployed next to the run"));
+        tr("Where a run's steps run: none: on the node, after the environment setup; pyxis: srun "
+           "--container-image with the run's image; apptainer or singularity: exec in the run's image"));
+    engine_source_ = new QComboBox(this);
+    for (const remote::EngineSource source :
+         {remote::EngineSource::kBuild, remote::EngineSource::kImage, remote::EngineSource::kDesktop})
+        engine_source_->addItem(QString::fromLatin1(remote::engine_source_name(source)));
+    engine_source_->setCurrentText(
+        QString::fromLatin1(remote::engine_source_name(remote::engine_source_of(p))));
+    engine_source_->setToolTip(
+        tr("build: built on the cluster from this app's engine sources, in the run's image or environment, "
+           "once per environment; image: the slipway-engine the image or environment carries; desktop: "
+           "this computer's engine, uploaded (only for nodes like this computer)"));
+    env_setup_ = new QPlainTextEdit(this);
+    env_setup_->setPlainText(QString::fromStdString(join_lines(p.env_setup)));
+    env_setup_->setPlaceholderText(QStringLiteral("module load pytorch/2.5\nsource ~/venvs/ft/bin/activate"));
+    env_setup_->setToolTip(tr("Shell lines every job runs before its steps, one per line"));
+    env_setup_->setMaximumHeight(env_setup_->fontMetrics().lineSpacing() * 5);
     partition_ = line(p.default_partition, tr("Used when the run config names no partition"));
     account_ = line(p.default_account, QString());
     qos_ = line(p.default_qos, QString());
@@ -80,6 +106,8 @@ ProfileDialog::ProfileDialog(const remote::ClusterProfile& p, QWidget* parent) :
     form->addRow(tr("Jump host"), jump_);
     form->addRow(tr("Remote folder"), workdir_);
     form->addRow(tr("Containers"), container_);
+    form->addRow(tr("Engine"), engine_source_);
+    form->addRow(tr("Environment setup"), env_setup_);
     form->addRow(tr("Default partition"), partition_);
     form->addRow(tr("Default account"), account_);
     form->addRow(tr("Default QoS"), qos_);
@@ -106,6 +134,12 @@ Result<remote::ClusterProfile> ProfileDialog::profile() const {
         remote::parse_container_mode(container_->currentText().toStdString());
     if (!mode.ok()) return mode.status();
     p.container = *mode;
+    const Result<remote::EngineSource> source =
+        remote::parse_engine_source(engine_source_->currentText().toStdString());
+    if (!source.ok()) return source.status();
+    p.engine_source = *source;
+    for (const QString& line : env_setup_->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        if (!line.trimmed().isEmpty()) p.env_setup.push_back(line.trimmed().toStdString());
     p.default_partition = partition_->text().trimmed().toStdString();
     p.default_account = account_->text().trimmed().toStdString();
     p.default_qos = qos_->text().trimmed().toStdString();

@@ -13,6 +13,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPlainTextEdit;
 class QSpinBox;
 
 namespace slipway::app {
@@ -38,6 +39,8 @@ private:
     QLineEdit* jump_;
     QLineEdit* workdir_;
     QComboBox* container_;
+    QComboBox* engine_source_;
+    QPlainTextEdit* env_setup_;  // one shell line per line
     QLineEdit* partition_;
     QLineEdit* account_;
     QLineEdit* qos_;

@@ -78,6 +78,13 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
     remote::Session& session = executor.session();
     const remote::ClusterProfile& profile = executor.profile();
     RunStore& store = executor.store();
+    if (remote::engine_source_of(profile) == remote::EngineSource::kBuild ||
+        (remote::takes_image(profile.container) && profile.container != remote::ContainerMode::kPyxis))
+        return Status::Error(
+            "pipelines run on clusters that upload this computer's engine or use a pyxis "
+            "image's, not yet on \"" +
+            profile.name + "\" (" + remote::container_mode_name(profile.container) + ", engine " +
+            remote::engine_source_name(remote::engine_source_of(profile)) + ")");
     SubmittedPipeline out;
     out.pipeline_id = remote::make_run_id(p.name);
     Result<std::string> run_dir =

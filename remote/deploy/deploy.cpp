@@ -11,6 +11,7 @@
 
 #include "contract/json_text.h"
 #include "remote/slurm/sbatch_script.h"
+#include "remote/ssh/shell_quote.h"
 
 namespace slipway::remote {
 namespace {
@@ -150,7 +151,7 @@ Result<Deployment> deploy_run(Session& session, const DeployRequest& request) {
                              format_problems(problems));
     }
     // Everything that can be checked locally is checked before the first remote change.
-    const EngineSource source = request.profile.engine_source;
+    const EngineSource source = engine_source_of(request.profile);
     std::error_code ec;
     if (source == EngineSource::kDesktop &&
         (request.engine_binary.empty() || !fs::is_regular_file(request.engine_binary, ec)))
@@ -198,15 +199,26 @@ Result<Deployment> deploy_run(Session& session, const DeployRequest& request) {
 
     SbatchInputs inputs;
     inputs.run_dir = d.remote_dir;
+    // The engine in the run folder: this computer's binary, or (built on the cluster) a line that runs the
+    // built one, so whatever starts a run's engine later (chat) finds it there.
+    const std::string run_engine = d.remote_dir + "/slipway-engine";
     if (source == EngineSource::kDesktop) {
-        if (Status s = upload.file(request.engine_binary, d.remote_dir + "/slipway-engine", 0755); !s.ok())
-            return s;
+        if (Status s = upload.file(request.engine_binary, run_engine, 0755); !s.ok()) return s;
+        inputs.engine = run_engine;
+        inputs.engine_why = "This computer's engine, uploaded (engine_source desktop).";
     } else if (source == EngineSource::kBuild) {
         const EnginePlace& place = *request.engine_place;
+        Result<std::string> target = shell_quote(place.engine, "engine path");
+        if (!target.ok()) return target.status();
+        if (Status s = upload.bytes("#!/bin/sh\nexec " + *target + " \"$@\"\n", run_engine, 0755); !s.ok())
+            return s;
         inputs.engine = place.engine;
         inputs.engine_dir = place.dir;
         inputs.engine_why = place.why;
         if (Status s = add_dependency(c.slurm.extra, place.build_job); !s.ok()) return s;
+    } else {
+        inputs.engine = "slipway-engine";
+        inputs.engine_why = "The image's (or the environment's) slipway-engine (engine_source image).";
     }
     if (Status s = upload.bytes(to_json(c).dump(2) + "\n", d.remote_dir + "/run.json", 0644); !s.ok())
         return s;
@@ -253,7 +265,7 @@ Result<std::vector<std::string>> list_run_outputs(Session& session, const std::s
 Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const DeployRequest& request,
                                 const RunRecordSink& records) {
     DeployRequest built = request;
-    if (request.profile.engine_source == EngineSource::kBuild && !request.engine_place) {
+    if (engine_source_of(request.profile) == EngineSource::kBuild && !request.engine_place) {
         if (request.engine_bundle.empty())
             return Status::Error(
                 "cluster \"" + request.profile.name +

@@ -66,9 +66,19 @@ Result<DoctorOutcome> run_doctor(Session& session, SlurmClient& slurm, const Clu
     if (job.account.empty()) job.account = profile.default_account;
     if (job.qos.empty()) job.qos = profile.default_qos;
     const bool pyxis = profile.container == ContainerMode::kPyxis;
+    if (takes_image(profile.container) && !pyxis)
+        return Status::Error("cluster \"" + profile.name + "\" runs jobs with " +
+                             container_mode_name(profile.container) +
+                             ": the doctor runs in images under pyxis only, not yet under it");
     if (pyxis && job.container_image.empty())
         return Status::Error("cluster \"" + profile.name +
                              "\" runs jobs in containers (pyxis): give the image that holds slipway-engine");
+    const EngineSource source = engine_source_of(profile);
+    if (source == EngineSource::kBuild && run.remote_engine.empty())
+        return Status::Error("cluster \"" + profile.name +
+                             "\" builds its engine on the cluster: give the doctor one with --remote-engine "
+                             "(`slipway engine list --cluster " +
+                             profile.name + "` shows them)");
     if (!pyxis && run.remote_engine.empty() && run.engine_binary.empty())
         return Status::Error("cluster \"" + profile.name +
                              "\" runs bare srun: the engine binary must be deployed (build slipway-engine or "

@@ -3,20 +3,29 @@
 
 #include <algorithm>
 
+#include "remote/slurm/job_environment.h"
 #include "remote/slurm/sbatch_script.h"
 #include "remote/ssh/shell_quote.h"
 
 namespace slipway::remote {
+namespace {
+
+// <workdir>/engines for a run folder <workdir>/runs/<id>; empty for a folder laid out otherwise.
+std::string engines_folder_of(const std::string& run_dir) {
+    const size_t id = run_dir.find_last_of('/');
+    if (id == std::string::npos || id < 5 || run_dir.compare(id - 5, 5, "/runs") != 0) return {};
+    return run_dir.substr(0, id - 5) + "/engines";
+}
+
+}  // namespace
 
 Result<std::string> render_chat_srun(const RunConfig& config, const ClusterProfile& profile,
                                      const std::string& run_dir, std::vector<std::string> engine_args) {
     if (run_dir.empty() || run_dir[0] != '/')
         return Status::Error("chat: the run folder must be absolute, got \"" + run_dir + "\"");
     const SlurmConfig& s = config.slurm;
-    const bool container = !s.container_image.empty();
-    if (container && profile.container != ContainerMode::kPyxis)
-        return Status::Error("chat: the run names a container image, but cluster \"" + profile.name +
-                             "\" runs bare srun");
+    Result<JobEnvironment> environment = job_environment(config, profile);
+    if (!environment.ok()) return Status::Error("chat: " + environment.error());
     std::vector<std::string> argv = {"srun", "--nodes=1", "--ntasks=1",
                                      "--job-name=" + slurm_job_name(config.name + "-chat")};
     // Slurm values as one word each: what sbatch's #SBATCH lines accept.
@@ -38,22 +47,15 @@ Result<std::string> render_chat_srun(const RunConfig& config, const ClusterProfi
     if (s.cpus_per_task) argv.push_back("--cpus-per-task=" + std::to_string(*s.cpus_per_task));
     const bool gpu = s.gpus_per_node > 0;
     if (gpu) argv.push_back("--gres=gpu:1");
-    if (container) {
-        if (run_dir.find_first_of(",:") != std::string::npos)
-            return Status::Error("chat: run folder \"" + run_dir +
-                                 "\" has ',' or ':', which a pyxis --container-mounts entry cannot hold");
-        std::string mounts;
-        for (const std::string& m : s.container_mounts)
-            mounts += m + ",";
-        mounts += run_dir + ":" + run_dir;
-        argv.push_back("--container-image=" + s.container_image);
-        argv.push_back("--container-mounts=" + mounts);
-        argv.push_back("--container-workdir=" +
-                       (s.container_workdir.empty() ? run_dir : s.container_workdir));
-        argv.push_back("slipway-engine");
-    } else {
-        argv.push_back(run_dir + "/slipway-engine");
-    }
+    // The engine as the run's job ran it: the image's, or the one in (or named by) the run folder.
+    std::vector<std::string> folders = {run_dir};
+    const std::string engines = engines_folder_of(run_dir);
+    const EngineSource source = engine_source_of(profile);
+    if (source == EngineSource::kBuild && !engines.empty()) folders.push_back(engines);
+    Result<std::vector<std::string>> container = container_words(*environment, folders);
+    if (!container.ok()) return Status::Error("chat: " + container.error());
+    argv.insert(argv.end(), container->begin(), container->end());
+    argv.push_back(source == EngineSource::kImage ? "slipway-engine" : run_dir + "/slipway-engine");
     if (gpu && std::find(engine_args.begin(), engine_args.end(), "--device") == engine_args.end()) {
         engine_args.push_back("--device");
         engine_args.push_back("cuda");

@@ -76,6 +76,11 @@ const char* engine_source_name(EngineSource source) {
     return "build";
 }
 
+EngineSource engine_source_of(const ClusterProfile& profile) {
+    if (profile.engine_source) return *profile.engine_source;
+    return profile.container == ContainerMode::kNone ? EngineSource::kDesktop : EngineSource::kImage;
+}
+
 Result<EngineSource> parse_engine_source(const std::string& text) {
     for (const EngineSource source : {EngineSource::kBuild, EngineSource::kImage, EngineSource::kDesktop})
         if (text == engine_source_name(source)) return source;
@@ -127,7 +132,7 @@ nlohmann::ordered_json profile_to_json(const ClusterProfile& p) {
     j["remote_workdir"] = p.remote_workdir;
     j["container"] = container_mode_name(p.container);
     j["env_setup"] = p.env_setup;
-    j["engine_source"] = engine_source_name(p.engine_source);
+    if (p.engine_source) j["engine_source"] = engine_source_name(*p.engine_source);
     j["default_partition"] = p.default_partition;
     j["default_account"] = p.default_account;
     j["default_qos"] = p.default_qos;

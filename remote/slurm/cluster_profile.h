@@ -49,11 +49,15 @@ struct ClusterProfile {
     ContainerMode container = ContainerMode::kNone;
     // Shell lines every job runs before its steps (`module load pytorch/2.5`, `source ~/venv/bin/activate`).
     std::vector<std::string> env_setup;
-    EngineSource engine_source = EngineSource::kDesktop;
+    // Unset: what profiles meant before they could say it (engine_source_of).
+    std::optional<EngineSource> engine_source;
     std::string default_partition;  // used when the run config names none
     std::string default_account;
     std::string default_qos;
 };
+
+// The profile's engine source; unset, the image's under a container runtime and this computer's on bare srun.
+EngineSource engine_source_of(const ClusterProfile& profile);
 
 // The first problem found, naming the field ("cluster \"x\": host: must not be empty").
 Status validate_profile(const ClusterProfile& profile);

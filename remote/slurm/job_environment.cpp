@@ -80,6 +80,28 @@ Result<std::string> environment_lines(const JobEnvironment& e, const std::vector
     return out.str();
 }
 
+Result<std::vector<std::string>> container_words(const JobEnvironment& e,
+                                                 const std::vector<std::string>& folders) {
+    if (e.runtime == ContainerMode::kNone) return std::vector<std::string>{};
+    std::vector<std::string> mounts = e.mounts;
+    for (const std::string& folder : folders) {
+        if (folder.empty() || folder[0] != '/' || folder.find_first_of(",:") != std::string::npos)
+            return Status::Error(
+                "folder \"" + folder +
+                "\" must be absolute and without ',' or ':' to be mounted into the container");
+        mounts.push_back(folder + ":" + folder);
+    }
+    const std::string workdir = !e.workdir.empty() ? e.workdir : folders.empty() ? "/" : folders.front();
+    if (e.runtime == ContainerMode::kPyxis)
+        return std::vector<std::string>{"--container-image=" + e.image,
+                                        "--container-mounts=" + join(mounts, ","),
+                                        "--container-workdir=" + workdir};
+    std::vector<std::string> words = {container_mode_name(e.runtime), "exec"};
+    if (e.gpus) words.push_back("--nv");
+    words.insert(words.end(), {"--bind", join(mounts, ","), "--pwd", workdir, e.image});
+    return words;
+}
+
 std::string describe_environment(const JobEnvironment& e) {
     std::string out = std::string("runtime ") + container_mode_name(e.runtime) + "\n";
     if (!e.image.empty()) out += "image " + e.image + "\n";

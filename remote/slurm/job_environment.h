@@ -32,6 +32,11 @@ Result<JobEnvironment> job_environment(const RunConfig& config, const ClusterPro
 Result<std::string> environment_lines(const JobEnvironment& environment,
                                       const std::vector<std::string>& mounted);
 
+// The same container as words for a command line (chat's srun): pyxis's flags or apptainer's exec prefix,
+// each of `folders` (absolute, without ',' or ':') mounted at its own path; none on bare srun.
+Result<std::vector<std::string>> container_words(const JobEnvironment& environment,
+                                                 const std::vector<std::string>& folders);
+
 // What the environment is, for the build's fingerprint and the script's comment: the runtime, the image
 // and the setup lines, one per line.
 std::string describe_environment(const JobEnvironment& environment);

@@ -190,7 +190,42 @@
         <translation>Этот компьютер</translation>
     </message>
     <message>
-        <location filename="../../app/clusters/cluster_dialogs.cpp" line="+126"/>
+        <location line="+6"/>
+        <source>pyxis (srun --container-image)</source>
+        <translation>pyxis (srun --container-image)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>apptainer (exec in the run&apos;s image)</source>
+        <translation>apptainer (exec в образе запуска)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>singularity (exec in the run&apos;s image)</source>
+        <translation>singularity (exec в образе запуска)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>none (bare srun)</source>
+        <translation>none (srun без контейнера)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>the image&apos;s slipway-engine</source>
+        <translation>slipway-engine из образа</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>this computer&apos;s, uploaded with each run</source>
+        <translation>движок этого компьютера, загружается с каждым запуском</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>built on the cluster, once per environment</source>
+        <translation>собирается на кластере, один раз для каждого окружения</translation>
+    </message>
+    <message>
+        <location filename="../../app/clusters/cluster_dialogs.cpp" line="+160"/>
         <source>&lt;p&gt;The authenticity of host &lt;b&gt;%1&lt;/b&gt; (port %2) can&apos;t be established: its key is not in %3.&lt;/p&gt;&lt;p&gt;%4 key fingerprint:&lt;br&gt;&lt;code&gt;%5&lt;/code&gt;&lt;/p&gt;&lt;p&gt;Compare it with the fingerprint your cluster&apos;s administrators publish before trusting it.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Подлинность узла &lt;b&gt;%1&lt;/b&gt; (порт %2) не удаётся установить: его ключа нет в %3.&lt;/p&gt;&lt;p&gt;Отпечаток ключа %4:&lt;br&gt;&lt;code&gt;%5&lt;/code&gt;&lt;/p&gt;&lt;p&gt;Прежде чем доверять ему, сверьте его с отпечатком, который публикуют администраторы кластера.&lt;/p&gt;</translation>
     </message>
@@ -1953,7 +1988,7 @@
 <context>
     <name>slipway::app::ClusterWorker</name>
     <message>
-        <location filename="../../app/clusters/cluster_session.cpp" line="+50"/>
+        <location filename="../../app/clusters/cluster_session.cpp" line="+51"/>
         <source>connected to %1 (%2)</source>
         <translation>подключено к %1 (%2)</translation>
     </message>
@@ -2063,11 +2098,12 @@
     </message>
     <message>
         <location line="+6"/>
+        <location line="+31"/>
         <source>Engine</source>
         <translation>Движок</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-30"/>
         <source>&lt;span style=&apos;color:#c62828&apos;&gt;not found next to slipway or on PATH: build it with SLIPWAY_BUILD_ENGINE=ON&lt;/span&gt;</source>
         <translation>&lt;span style=&apos;color:#c62828&apos;&gt;не найден ни рядом со slipway, ни в PATH: соберите его с SLIPWAY_BUILD_ENGINE=ON&lt;/span&gt;</translation>
     </message>
@@ -2137,17 +2173,12 @@
         <translation>Контейнеры</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>pyxis (srun --container-image)</source>
-        <translation>pyxis (srun --container-image)</translation>
+        <location line="+6"/>
+        <source>Environment setup</source>
+        <translation>Настройка окружения</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>none (bare srun, engine deployed)</source>
-        <translation>нет (srun без контейнера, движок копируется)</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>Default partition</source>
         <translation>Раздел по умолчанию</translation>
     </message>
@@ -3456,7 +3487,7 @@ Model config: %1</source>
 <context>
     <name>slipway::app::ProfileDialog</name>
     <message>
-        <location filename="../../app/clusters/cluster_dialogs.cpp" line="-137"/>
+        <location filename="../../app/clusters/cluster_dialogs.cpp" line="-163"/>
         <source>Cluster profile</source>
         <translation>Профиль кластера</translation>
     </message>
@@ -3496,9 +3527,19 @@ Model config: %1</source>
         <translation>Запуски размещаются в &lt;папка&gt;/runs/&lt;run-id&gt; на кластере</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>pyxis: srun --container-image runs the engine inside the image; none: bare srun with the engine deployed next to the run</source>
-        <translation>pyxis: srun --container-image запускает движок внутри образа; none: srun без контейнера, движок копируется рядом с запуском</translation>
+        <location line="+8"/>
+        <source>Where a run&apos;s steps run: none: on the node, after the environment setup; pyxis: srun --container-image with the run&apos;s image; apptainer or singularity: exec in the run&apos;s image</source>
+        <translation>Где выполняются шаги запуска: none — на узле, после настройки окружения; pyxis — srun --container-image с образом запуска; apptainer или singularity — exec в образе запуска</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>build: built on the cluster from this app&apos;s engine sources, in the run&apos;s image or environment, once per environment; image: the slipway-engine the image or environment carries; desktop: this computer&apos;s engine, uploaded (only for nodes like this computer)</source>
+        <translation>build — собирается на кластере из исходников движка этого приложения, в образе или окружении запуска, один раз для каждого окружения; image — slipway-engine, который есть в образе или окружении; desktop — движок этого компьютера, загружается на кластер (только для узлов, таких же, как этот компьютер)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Shell lines every job runs before its steps, one per line</source>
+        <translation>Строки оболочки, которые каждое задание выполняет перед своими шагами, по одной на строку</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -3544,6 +3585,16 @@ Model config: %1</source>
         <location line="+1"/>
         <source>Containers</source>
         <translation>Контейнеры</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Engine</source>
+        <translation>Движок</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Environment setup</source>
+        <translation>Настройка окружения</translation>
     </message>
     <message>
         <location line="+1"/>

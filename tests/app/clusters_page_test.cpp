@@ -275,5 +275,27 @@ TEST(ClustersPage, ProfileDialogRefusesAnInvalidProfile) {
     EXPECT_NE(p.error().find("host"), std::string::npos) << p.error();
 }
 
+// The runtime, the engine's source and the setup lines come back as edited; unset, the source shows what
+// the profile means (the image's under a runtime).
+TEST(ClustersPage, ProfileDialogKeepsTheEnvironmentAndTheEnginesSource) {
+    remote::ClusterProfile apptainer = profile("hpc");
+    apptainer.container = remote::ContainerMode::kApptainer;
+    apptainer.engine_source = remote::EngineSource::kBuild;
+    apptainer.env_setup = {"module load apptainer/1.3", "export OMP_NUM_THREADS=8"};
+    ProfileDialog dialog(apptainer);
+    const Result<remote::ClusterProfile> back = dialog.profile();
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back->container, remote::ContainerMode::kApptainer);
+    EXPECT_EQ(back->engine_source, remote::EngineSource::kBuild);
+    EXPECT_EQ(back->env_setup, apptainer.env_setup);
+
+    remote::ClusterProfile pyxis = profile("old");
+    pyxis.container = remote::ContainerMode::kPyxis;
+    const Result<remote::ClusterProfile> unset = ProfileDialog(pyxis).profile();
+    ASSERT_TRUE(unset.ok()) << unset.error();
+    EXPECT_EQ(unset->engine_source, remote::EngineSource::kImage);
+    EXPECT_TRUE(unset->env_setup.empty());
+}
+
 }  // namespace
 }  // namespace slipway::app

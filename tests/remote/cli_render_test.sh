@@ -68,6 +68,17 @@ if "$slipway" render sbatch "$source_dir/resources/presets/mlperf-llama2-70b-lor
   failures=$((failures + 1))
 fi
 check "refusal names the field" grep -q '/slurm/container_image' "$work/err.txt"
+# Seed 001's job under apptainer with the engine built on the cluster: the run's image exec'd, the setup line
+# first, the engine's folder (a preview: its fingerprint is known once the cluster is asked) mounted.
+"$slipway" clusters add hpc --host login.example.org --workdir /scratch/tikhomirov/slipway --container apptainer \
+  --engine-source build --env-setup 'module load apptainer/1.3' >/dev/null
+"$slipway" render sbatch "$source_dir/resources/presets/ruadapt-lora.json" --cluster hpc >"$work/hpc.sbatch"
+check "apptainer: shellcheck" shellcheck --shell=bash "$work/hpc.sbatch"
+# shellcheck disable=SC2016  # the script's own variables, matched as text
+check "apptainer: exec in the image" grep -qxF 'container=(apptainer exec --nv --bind "$mounts" --pwd "$workdir" /scratch/user/ngc_cuda_pytorch_24_04_v1+latest.sqsh)' "$work/hpc.sbatch"
+check "apptainer: setup line" grep -qx '  module load apptainer/1.3' "$work/hpc.sbatch"
+check "apptainer: the engine built there" grep -qx 'engine=/scratch/tikhomirov/slipway/engines/FINGERPRINT/slipway-engine' "$work/hpc.sbatch"
+check "profile keeps the engine source" grep -q '"engine_source": "build"' "$XDG_CONFIG_HOME/slipway/clusters.json"
 if "$slipway" clusters add bad --host 'x -oProxyCommand=touch /tmp/pwned' >/dev/null 2>"$work/err.txt"; then
   echo "FAIL: a host with options must be refused" >&2
   failures=$((failures + 1))
