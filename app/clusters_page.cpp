@@ -162,9 +162,10 @@ void ClustersPage::on_session_created(const QString& profile, ClusterSession* se
     const std::string name = profile.toStdString();
     connect(session, &ClusterSession::tested, this,
             [this, name](int, bool ok, const QString& message, const QList<PartitionSummary>& partitions) {
-                QString text = (ok ? QStringLiteral("<span style='color:#2e7d32'>%1</span>")
-                                   : QStringLiteral("<span style='color:#c62828'>%1</span>"))
-                                   .arg(message.toHtmlEscaped());
+                QString text =
+                    (ok ? QStringLiteral("<span style='color:#2e7d32'>%1</span>")
+                        : QStringLiteral("<span style='color:#c62828'>%1</span>"))
+                        .arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
                 last_test_[name] = text;
                 QStringList names;
                 for (const PartitionSummary& p : partitions)

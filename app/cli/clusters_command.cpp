@@ -2,6 +2,7 @@
 // connection test that shows what Slurm offers there.
 #include "cli/remote_connect.h"
 #include "remote/deploy/deploy.h"
+#include "remote/slurm/cluster_survey.h"
 #include "remote/slurm/slurm_client.h"
 
 namespace slipway::app {
@@ -108,6 +109,13 @@ int run_clusters_test(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         out << "partition " << p.name << (p.is_default ? " (default)" : "") << ": " << p.nodes << " node(s), "
             << p.idle_nodes << " idle, " << p.cpus << " CPUs, " << p.gpus << " GPUs\n";
     }
+    Result<remote::ClusterSurvey> survey = remote::survey_cluster(**session);
+    if (!survey.ok()) {
+        err << "slipway: " << survey.error() << "\n";
+        return 1;
+    }
+    for (const std::string& line : remote::describe_survey(*survey))
+        out << line << "\n";
     return 0;
 }
 

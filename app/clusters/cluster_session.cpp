@@ -14,6 +14,7 @@
 #include "history/run_history.h"
 #include "remote/deploy/deploy.h"
 #include "remote/runlog/log_follower.h"
+#include "remote/slurm/cluster_survey.h"
 #include "remote/slurm/slurm_client.h"
 #include "remote/ssh/libssh_session.h"
 #include "service/slurm_executor.h"
@@ -69,6 +70,15 @@ public slots:
                     out.gpu_type = QString::fromStdString(n.gpu_type);
             }
             partitions << out;
+        }
+        // What the cluster offers (runtimes, accounting): the choices of the profile's environment.
+        const Result<remote::ClusterSurvey> survey = remote::survey_cluster(*s);
+        if (survey.ok()) {
+            for (const std::string& line : remote::describe_survey(*survey))
+                message += QLatin1Char('\n') + QString::fromStdString(line);
+        } else {
+            message += QLatin1Char('\n') + tr("what the cluster offers could not be asked: ") +
+                       QString::fromStdString(survey.error());
         }
         emit tested(request, true, message, partitions);
     }

@@ -1988,7 +1988,7 @@
 <context>
     <name>slipway::app::ClusterWorker</name>
     <message>
-        <location filename="../../app/clusters/cluster_session.cpp" line="+51"/>
+        <location filename="../../app/clusters/cluster_session.cpp" line="+52"/>
         <source>connected to %1 (%2)</source>
         <translation>подключено к %1 (%2)</translation>
     </message>
@@ -1996,6 +1996,11 @@
         <location line="+6"/>
         <source>; sinfo failed: </source>
         <translation>; sinfo не выполнен: </translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>what the cluster offers could not be asked: </source>
+        <translation>не удалось узнать, что есть на кластере: </translation>
     </message>
 </context>
 <context>
@@ -2067,7 +2072,7 @@
         <translation>Удалить профиль %1? Его запуски останутся в истории.</translation>
     </message>
     <message>
-        <location line="+81"/>
+        <location line="+82"/>
         <source>Edit cluster</source>
         <translation>Изменить кластер</translation>
     </message>

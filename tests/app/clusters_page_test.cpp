@@ -38,6 +38,13 @@ Result<std::unique_ptr<remote::Session>> fake_cluster(const remote::ClusterProfi
                                                      "gpu02|a100*|mixed|64|512000|gpu:a100:8\n"
                                                      "cpu01|cpu|idle|128|256000|(null)\n",
                                                      "", 0});
+    // What the cluster offers: apptainer, pyxis in srun with enroot, no accounting.
+    fake->on_exec_prefix("bash -lc ",
+                         remote::ExecResult{"slurm=slurm 24.11.1\nenroot=/usr/bin/enroot\n"
+                                            "apptainer=/usr/bin/apptainer\nsingularity=\npyxis=2\n"
+                                            "sacct_status=1\nsacct=sacct: error: Slurm accounting "
+                                            "storage is disabled\n",
+                                            "", 0});
     return std::unique_ptr<remote::Session>(std::move(fake));
 }
 
@@ -64,7 +71,13 @@ TEST(ClustersPage, ProfilesTestAndPartitions) {
     });
     page->test_selected();
     ASSERT_TRUE(testing_util::wait_until([&] { return !tested.isEmpty(); }));
-    EXPECT_EQ(tested, "hpc ok: connected to researcher@login.example.org:22 (login01)");
+    EXPECT_EQ(
+        tested,
+        "hpc ok: connected to researcher@login.example.org:22 (login01)\nslurm 24.11.1\n"
+        "runtimes: pyxis (enroot), apptainer\naccounting: off (sacct: error: Slurm accounting storage is "
+        "disabled): ended jobs are followed with squeue and scontrol");
+    EXPECT_TRUE(page->details_text().contains("slurm 24.11.1<br>runtimes: pyxis (enroot), apptainer"))
+        << page->details_text().toStdString();
     QTableWidget* partitions = page->partitions_table();
     ASSERT_EQ(partitions->rowCount(), 2);
     EXPECT_EQ(partitions->item(0, 0)->text(), "a100 *");

@@ -29,6 +29,11 @@ trap cleanup EXIT
   --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none
 "$slipway" clusters test local-test "${ssh_args[@]}" | tee "$work/test.txt"
 grep -q "partition $SLIPWAY_SLURM_PARTITION (default)" "$work/test.txt" || fail "clusters test shows no partition"
+grep -q '^slurm[-a-z]* [0-9]' "$work/test.txt" || fail "clusters test shows no Slurm version"
+grep -q '^runtimes: ' "$work/test.txt" || fail "clusters test shows no runtimes"
+# The local cluster keeps no accounting: said, with sacct's own words.
+grep -q '^accounting: off (.*): ended jobs are followed with squeue and scontrol$' "$work/test.txt" ||
+  fail "clusters test does not say accounting is off"
 
 # Host keys: an empty known_hosts is refused with --batch (naming the fingerprint), asked about on the
 # terminal otherwise ("o": once, nothing saved; "y": saved), after which --batch connects.
