@@ -101,6 +101,7 @@ ClustersPage::ClustersPage(ClusterSessions* sessions, const QString& resource_ro
     connect(list_, &QListWidget::currentRowChanged, this, &ClustersPage::show_details);
     connect(add, &QPushButton::clicked, this, [this] {
         remote::ClusterProfile blank;
+        blank.engine_source = remote::EngineSource::kBuild;  // a new cluster's nodes are not this computer
         ProfileDialog dialog(blank, this);
         if (dialog.exec() != QDialog::Accepted) return;
         if (const Status s = add_profile(*dialog.profile()); !s.ok()) {

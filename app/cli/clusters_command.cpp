@@ -45,14 +45,12 @@ int run_clusters_add(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         return 2;
     }
     p.container = *mode;
-    if (!c.engine_source.empty()) {
-        Result<remote::EngineSource> source = remote::parse_engine_source(c.engine_source);
-        if (!source.ok()) {
-            err << "slipway: --engine-source: " << source.error() << "\n";
-            return 2;
-        }
-        p.engine_source = *source;
+    Result<remote::EngineSource> source = remote::parse_engine_source(c.engine_source);
+    if (!source.ok()) {
+        err << "slipway: --engine-source: " << source.error() << "\n";
+        return 2;
     }
+    p.engine_source = *source;
     p.env_setup = c.env_setup;
     p.default_partition = c.partition;
     p.default_account = c.account;

@@ -56,9 +56,9 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
         ->add_option("--engine-source", c.engine_source,
                      "Which slipway-engine the nodes run: build (built on the cluster from this app's "
                      "bundle, in the run's environment), image (the image's or environment's PATH), "
-                     "desktop (this computer's, uploaded: only for nodes like this one); default: image with "
-                     "a container runtime, desktop with none")
-        ->check(CLI::IsMember({"build", "image", "desktop"}));
+                     "desktop (this computer's, uploaded: only for nodes like this one)")
+        ->check(CLI::IsMember({"build", "image", "desktop"}))
+        ->capture_default_str();
     c.clusters_add->add_option(
         "--env-setup", c.env_setup,
         "A shell line every job runs first (module load ..., source venv/bin/activate); "

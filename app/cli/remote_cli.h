@@ -31,8 +31,8 @@ struct RemoteCommands {
     std::string cluster_name;
     std::string host, user, identity, proxy_jump, workdir = "~/slipway", container = "none";
     std::string partition, account, qos;
-    std::string engine_source;  // --engine-source; empty: by --container (engine_source_of)
-    std::vector<std::string> env_setup;     // --env-setup (repeated)
+    std::string engine_source = "build";  // --engine-source
+    std::vector<std::string> env_setup;   // --env-setup (repeated)
     int port = 0;
 
     // render

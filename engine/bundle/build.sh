@@ -25,6 +25,15 @@ args=(-DCMAKE_BUILD_TYPE=Release -DSLIPWAY_BUNDLED_DEPS=ON -DSLIPWAY_BUILD_APP=O
 if [ -f "$torch_prefix/Torch/TorchConfig.cmake" ]; then
   args+=("-DCMAKE_PREFIX_PATH=$torch_prefix")
 fi
+# A pip torch brings NCCL as a wheel (nvidia-nccl-cu12): its header and library where CMake does not look, and
+# the one torch itself loads, so the engine links that one rather than another NCCL of the image.
+nccl_dir=$("$python" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null || true)
+if [ -n "$nccl_dir" ] && [ -f "$nccl_dir/include/nccl.h" ]; then
+  for nccl_library in "$nccl_dir"/lib/libnccl.so*; do break; done
+  if [ -f "$nccl_library" ]; then
+    args+=("-DSLIPWAY_NCCL_INCLUDE_DIR=$nccl_dir/include" "-DSLIPWAY_NCCL_LIBRARY=$nccl_library")
+  fi
+fi
 architectures=${SLIPWAY_CUDA_ARCHITECTURES:-}
 if [ -z "$architectures" ] && command -v nvidia-smi >/dev/null 2>&1; then
   architectures=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |

@@ -58,6 +58,10 @@ check "catalogue versions in the Dockerfile" grep -q 'NCCL 2.21.5' "$work/demo-t
 "$slipway" clusters list >"$work/list.txt"
 check "list shows both" grep -q 'tikhomirov@login.example.org via gate.example.org' "$work/list.txt"
 check "list shows port" grep -q '127.0.0.1:2222' "$work/list.txt"
+check "a new profile builds its engine on the cluster" python3 -c "
+import json, sys
+profiles = {p['name']: p for p in json.load(open('$XDG_CONFIG_HOME/slipway/clusters.json'))['clusters']}
+sys.exit(0 if profiles['local']['engine_source'] == 'build' else 1)"
 check "profiles are private" test "$(stat -c %a "$XDG_CONFIG_HOME/slipway/clusters.json")" = 600
 check "no secrets field" bash -c "! grep -qi -e password -e passphrase '$XDG_CONFIG_HOME/slipway/clusters.json'"
 "$slipway" render sbatch "$source_dir/resources/presets/saiga-lora.json" --cluster lomonosov >"$work/saiga.sbatch"

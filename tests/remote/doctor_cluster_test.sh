@@ -24,7 +24,8 @@ trap cleanup EXIT
 # shellcheck disable=SC2088  # the tilde is for slipway: the remote home, resolved over ssh
 workdir="~/doctor-$suffix it's \$(touch $marker)"
 "$slipway" clusters add local --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
-  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none >/dev/null
+  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none \
+  --engine-source desktop >/dev/null
 
 # Runs the doctor; its table in $work/out.txt, progress in $work/err.txt; prints the exit code and seconds.
 doctor() {

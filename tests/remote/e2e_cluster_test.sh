@@ -25,8 +25,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The nodes are this machine: this computer's engine runs there (a new profile builds its engine otherwise).
 "$slipway" clusters add local-test --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
-  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none
+  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none \
+  --engine-source desktop
 "$slipway" clusters test local-test "${ssh_args[@]}" | tee "$work/test.txt"
 grep -q "partition $SLIPWAY_SLURM_PARTITION (default)" "$work/test.txt" || fail "clusters test shows no partition"
 grep -q '^slurm[-a-z]* [0-9]' "$work/test.txt" || fail "clusters test shows no Slurm version"

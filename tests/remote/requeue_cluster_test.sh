@@ -23,7 +23,8 @@ cleanup() {
 }
 trap cleanup EXIT
 "$slipway" clusters add local-test --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
-  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none >/dev/null
+  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none \
+  --engine-source desktop >/dev/null
 
 # The demo on 2 Gloo tasks, checkpoints every 4 steps, a loss point every step.
 make_config() {  # OUT TIME SIGNAL_LEAD_S MAX_RESTARTS

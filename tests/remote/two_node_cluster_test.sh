@@ -33,7 +33,8 @@ cleanup() {
 }
 trap cleanup EXIT
 "$slipway" clusters add two-nodes --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
-  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none >/dev/null
+  --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container none \
+  --engine-source desktop >/dev/null
 
 make_config() {  # OUT NODES TASKS_PER_NODE PER_DEVICE_BATCH SHARDING [TIMEOUT_S [TIME_LIMIT_MIN]]
   python3 - "$source_dir/resources/presets/demo-tiny.json" "$@" <<'PY'
