@@ -2,6 +2,8 @@
 // the ATen formulas first (the reference and the fallback), then the same functions on the CUDA kernels.
 #include "model/fused_ops.h"
 
+#include "model/cuda_kernels_built.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <tuple>
@@ -321,6 +323,14 @@ bool norm_on_kernels(const torch::Tensor& x, const torch::Tensor& weight) {
 }
 
 }  // namespace
+
+bool cuda_kernels_built() {
+#ifdef SLIPWAY_WITH_CUDA_KERNELS
+    return true;
+#else
+    return false;
+#endif
+}
 
 bool cuda_kernels_enabled(const torch::Device& device) {
 #ifdef SLIPWAY_WITH_CUDA_KERNELS

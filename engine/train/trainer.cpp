@@ -7,6 +7,7 @@
 #include "contract/mllog_keys.h"
 #include "train/trainer.h"
 
+#include <torch/version.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include "dist/gradient_reducer.h"
 #include "dist/process_group.h"
 #include "dist/rank_hosts.h"
+#include "model/cuda_kernels_built.h"
 #include "model/frozen_base.h"
 #include "model/lora.h"
 #include "model/qlora.h"
@@ -227,6 +229,14 @@ Status TrainingRun::agree(const Status& mine, const std::string& phase) {
 }
 
 Status TrainingRun::connect_ranks() {
+    // Which engine this is, once per run: a cluster's engine is built against the environment's own torch.
+    if (options_.dist_env.rank == 0)
+        *progress_ << "engine: libtorch " << TORCH_VERSION_MAJOR << "." << TORCH_VERSION_MINOR << "."
+                   << TORCH_VERSION_PATCH << ", "
+                   << (model::cuda_kernels_built()
+                           ? "with Slipway's CUDA kernels"
+                           : "without Slipway's CUDA kernels (built without nvcc/NCCL: ATen only)")
+                   << "\n";
     if (options_.dist_env.world_size <= 1) return Status::Ok();
     Result<std::unique_ptr<dist::DistContext>> connected =
         dist::DistContext::connect(options_.dist_env, config_.distributed);

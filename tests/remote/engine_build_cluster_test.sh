@@ -89,6 +89,8 @@ run_id=${BASH_REMATCH[1]}
 [ "$(tail -n 1 follow.txt)" = "final_state=COMPLETED" ] || fail "the run did not complete: $(tail -n 3 follow.txt)"
 "$slipway" fetch "$run_id" --to fetched "${ssh_args[@]}" >/dev/null
 grep -q "^engine=$engine\$" fetched/run.sbatch || fail "the run's script does not run the built engine"
+grep -q "engine: libtorch 2\.6\.[0-9]*, without Slipway's CUDA kernels (built without nvcc/NCCL: ATen only)" \
+  fetched/slurm-*.out || fail "the run's log does not say which torch and that it has no CUDA kernels of its own"
 sed -i 's|"output_dir": *"[^"]*"|"output_dir": "host"|' fetched/run.json
 sed -i 's|"cache_dir": *"[^"]*"|"cache_dir": "host-cache"|' fetched/run.json
 "$host_engine" train --threads 1 fetched/run.json >/dev/null 2>host.err || { cat host.err; fail "the host run failed"; }
