@@ -2,14 +2,10 @@
 // what it is: its SHA-256 (the tarball is reproducible), which names the engine a cluster builds from it.
 // `slipway engine build --cluster NAME RUN.json` builds (or finds) the engine for that run's environment on
 // the cluster, and `slipway engine list --cluster NAME` shows the engines built there.
-#include <QCryptographicHash>
-#include <QFile>
-
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 #include <system_error>
-
-#include <iostream>
 
 #include "cli/remote_connect.h"
 #include "core/install_paths.h"
@@ -34,12 +30,11 @@ int run_engine_bundle(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     std::error_code ec;
     std::filesystem::copy_file(bundle, c.bundle_out, std::filesystem::copy_options::overwrite_existing, ec);
     if (ec) return fail(err, c.bundle_out + ": cannot write the bundle: " + ec.message());
-    QFile file(QString::fromStdString(c.bundle_out));
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    if (!file.open(QIODevice::ReadOnly) || !hash.addData(&file))
-        return fail(err, c.bundle_out + ": cannot read it back");
-    out << "bundle=" << c.bundle_out << " sha256=" << hash.result().toHex().toStdString()
-        << " bytes=" << file.size() << "\n";
+    // The hash a cluster's engine fingerprint is made from, computed the same way.
+    Result<remote::EngineBundle> written = remote::read_engine_bundle(c.bundle_out);
+    if (!written.ok()) return fail(err, c.bundle_out + ": cannot read it back: " + written.error());
+    out << "bundle=" << c.bundle_out << " sha256=" << written->sha256
+        << " bytes=" << std::filesystem::file_size(c.bundle_out, ec) << "\n";
     return 0;
 }
 

@@ -24,12 +24,6 @@ Result<std::string> read_small(Session& session, const std::string& path) {
     return text;
 }
 
-std::string trimmed(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
-        text.pop_back();
-    return text;
-}
-
 // The compiler's first error in a build log ("file.cpp:12:3: error: ..."), else CMake's, else its last lines.
 std::string first_error(const std::string& log) {
     std::istringstream in(log);
@@ -104,7 +98,8 @@ Result<EnginePlace> find_or_queue_engine(Session& session, SlurmClient& slurm, c
     // A build an earlier submission queued and that has not ended: wait on it rather than build twice.
     Result<std::string> earlier = read_small(session, place.dir + "/build.job");
     if (!earlier.ok()) return earlier.status();
-    if (const std::string job = trimmed(*earlier); !job.empty() && check_job_id(job).ok()) {
+    if (const std::string job = earlier->substr(0, earlier->find('\n'));
+        !job.empty() && check_job_id(job).ok()) {
         Result<JobInfo> info = slurm.job(job);
         if (info.ok() && !is_terminal_state(info->state) && info->state != "UNKNOWN") {
             place.build_job = job;
