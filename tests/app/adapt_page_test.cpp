@@ -32,6 +32,7 @@
 #include "runs/runs_model.h"
 #include "runs_page.h"
 #include "service/local_executor.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -39,7 +40,7 @@ namespace {
 
 using testing_util::wait_until;
 
-const QString kSource = QStringLiteral(SLIPWAY_SOURCE_DIR);
+const QString kSource = QString::fromUtf8(test_paths::source_dir());
 
 // An HF folder of the demo model's shape with random weights and the demo tokenizer.
 bool make_model(const QString& engine, const QString& dir, int seed) {
@@ -253,7 +254,7 @@ TEST_F(AdaptPageOnACluster, AJobScancelRefusesStaysLiveAndIsNamed) {
 }
 
 TEST(AdaptPage, StartedOnThisComputerEveryStepCompletesAndIsARun) {
-    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    const QString engine = QString::fromUtf8(test_paths::engine_bin());
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
     testing_util::IsolatedHome home;
     qputenv("SLIPWAY_ENGINE", engine.toUtf8());

@@ -22,6 +22,7 @@
 #include "main_window.h"
 #include "remote/ssh/libssh_session.h"
 #include "runs_page.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -30,7 +31,7 @@ namespace {
 using testing_util::wait_until;
 
 TEST(ChatOnTheLocalCluster, ARunsModelAnswersThroughSrunAndStopEndsTheJob) {
-    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    const QString engine = QString::fromUtf8(test_paths::engine_bin());
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
     std::map<QString, QString> env = testing_util::use_local_cluster(engine);
     if (env.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";

@@ -21,6 +21,7 @@
 #include "history/run_history.h"
 #include "main_window.h"
 #include "runs_page.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -29,7 +30,7 @@ namespace {
 using testing_util::wait_until;
 
 struct ChatWindow {
-    QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    QString engine = QString::fromUtf8(test_paths::engine_bin());
     testing_util::IsolatedHome home;
     QTemporaryDir models;
     std::unique_ptr<MainWindow> window;

@@ -19,6 +19,7 @@
 #include "clusters/cluster_session.h"
 #include "remote/slurm/chat_srun.h"
 #include "remote/ssh/fake_session.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -107,7 +108,7 @@ TEST(ChatTarget, ALoraRunTalksThroughItsBaseWithItsAdapterAFullRunThroughItsOutp
 struct FakeChat {
     QTemporaryDir dir;
     QString log = dir.path() + "/generator.log";
-    ChatSession session{new LocalChatTransport(SLIPWAY_SOURCE_DIR "/tests/app/fake_generator.sh")};
+    ChatSession session{new LocalChatTransport(test_paths::source_dir("/tests/app/fake_generator.sh"))};
     QStringList deltas, notices, failures;
     std::vector<ChatStats> finished;
     std::vector<std::pair<int, bool>> ended;

@@ -3,6 +3,7 @@
 // cluster target, a valid config and a .sqsh path (the reason otherwise in tooltip and hint); a build over
 // a FakeSession streams its output into the page and shows its result.
 #include "editor/container_panel.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +24,7 @@
 namespace slipway::app {
 namespace {
 
-const QString kRoot = QStringLiteral(SLIPWAY_SOURCE_DIR);
+const QString kRoot = QString::fromUtf8(test_paths::source_dir());
 
 TEST(ContainerPanel, LintFindingsFollowTypedPackagesAndPointAtTheirLine) {
     testing_util::IsolatedHome home;

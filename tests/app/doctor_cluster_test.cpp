@@ -17,13 +17,14 @@
 #include "clusters/health_view.h"
 #include "clusters_page.h"
 #include "main_window.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
 namespace {
 
 TEST(DoctorCluster, RunDoctorFromTheWindow) {
-    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    const QString engine = QString::fromUtf8(test_paths::engine_bin());
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
     std::map<QString, QString> env = testing_util::use_local_cluster(engine);
     if (env.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";

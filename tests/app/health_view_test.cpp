@@ -12,6 +12,7 @@
 #include "clusters_page.h"
 #include "main_window.h"
 #include "remote/slurm/doctor_report.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -27,7 +28,7 @@ TEST(HealthView, ShowsTheLastDoctorReport) {
         p.host = "login.example.org";
         ASSERT_TRUE(page->add_profile(p).ok());
     }
-    QFile output(QStringLiteral(SLIPWAY_SOURCE_DIR "/tests/data/doctor/job-two-nodes.out"));
+    QFile output(QString::fromUtf8(test_paths::source_dir("/tests/data/doctor/job-two-nodes.out")));
     ASSERT_TRUE(output.open(QIODevice::ReadOnly));
     remote::DoctorReport report = remote::judge_doctor_output(output.readAll().toStdString(), {});
     report.cluster = "hpc";

@@ -7,12 +7,13 @@
 
 #include "images/image_tasks.h"
 #include "remote/ssh/fake_session.h"
+#include "test_paths.h"
 
 namespace slipway::app {
 namespace {
 
 RunConfig demo_config() {
-    Result<RunConfig> config = load_run_config(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json");
+    Result<RunConfig> config = load_run_config(test_paths::source_dir("/resources/presets/demo-tiny.json"));
     EXPECT_TRUE(config.ok()) << config.error();
     return config.ok() ? *config : RunConfig{};
 }
@@ -133,7 +134,7 @@ TEST(ImageTask, BuildUploadsTheRenderedDockerfileWithAnEmptyContext) {
     task.config = demo_config();
     task.config.container.build_engine = false;  // nothing to copy: an empty context
     task.image = "slipway/demo:24.04";
-    task.source_root = SLIPWAY_SOURCE_DIR;
+    task.source_root = test_paths::source_dir();
     std::vector<std::string> lines;
     Result<ImageTaskOutcome> done = run_collecting(session, task, lines);
     ASSERT_TRUE(done.ok()) << done.error();

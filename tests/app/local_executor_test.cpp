@@ -28,6 +28,7 @@
 #include "service/local_executor.h"
 #include "service/local_jobs.h"
 #include "service/orphaned_run.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -177,7 +178,7 @@ protected:
         RealStoreTest::SetUp();
         if (HasFatalFailure()) return;
         executor_ = std::make_unique<LocalExecutor>(
-            *store_, LocalExecutor::Options{SLIPWAY_SOURCE_DIR, dir_.filePath("runs").toStdString(),
+            *store_, LocalExecutor::Options{test_paths::source_dir(), dir_.filePath("runs").toStdString(),
                                             testing_util::fake_engine().toStdString()});
     }
     void TearDown() override { unsetenv("FAKE_ENGINE_MODE"); }
@@ -236,7 +237,7 @@ TEST_F(LocalExecutorTest, AnEngineThatCannotStartIsStoredFailedWithWhy) {
     const std::string broken = dir_.filePath("broken-engine").toStdString();
     std::ofstream(broken) << "#!/nonexistent/interpreter\n";
     fs::permissions(broken, fs::perms::owner_all);
-    LocalExecutor executor(*store_, {SLIPWAY_SOURCE_DIR, dir_.filePath("runs").toStdString(), broken});
+    LocalExecutor executor(*store_, {test_paths::source_dir(), dir_.filePath("runs").toStdString(), broken});
     Result<LocalJob> job = executor.submit(testing_util::demo_config());
     ASSERT_FALSE(job.ok());
     EXPECT_EQ(job.error(), "cannot start " + broken + ": No such file or directory");

@@ -14,6 +14,7 @@
 #include "monitor/monitor_widget.h"
 #include "runs/run_tracker.h"
 #include "service/local_executor.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -32,14 +33,15 @@ TEST(EngineCommand, OneFunctionBuildsTheCommandLine) {
 TEST(LocalRunPlan, ResolvesInputsWritesRunJsonAndRefusesWithoutAnEngine) {
     testing_util::IsolatedHome home;
     QTemporaryDir runs;
-    const Result<RunConfig> demo = load_run_config(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json");
+    const Result<RunConfig> demo =
+        load_run_config(test_paths::source_dir("/resources/presets/demo-tiny.json"));
     ASSERT_TRUE(demo.ok()) << demo.error();
-    EXPECT_FALSE(plan_local_run(*demo, SLIPWAY_SOURCE_DIR, runs.path().toStdString(), "").ok());
+    EXPECT_FALSE(plan_local_run(*demo, test_paths::source_dir(), runs.path().toStdString(), "").ok());
     const Result<LocalRunPlan> plan =
-        plan_local_run(*demo, SLIPWAY_SOURCE_DIR, runs.path().toStdString(), "/bin/true");
+        plan_local_run(*demo, test_paths::source_dir(), runs.path().toStdString(), "/bin/true");
     ASSERT_TRUE(plan.ok()) << plan.error();
-    EXPECT_EQ(plan->config.model.path, SLIPWAY_SOURCE_DIR "/resources/demo/model");
-    EXPECT_EQ(plan->config.data.train_file, SLIPWAY_SOURCE_DIR "/resources/demo/corpus.jsonl");
+    EXPECT_EQ(plan->config.model.path, test_paths::source_dir("/resources/demo/model"));
+    EXPECT_EQ(plan->config.data.train_file, test_paths::source_dir("/resources/demo/corpus.jsonl"));
     EXPECT_EQ(plan->run_dir.rfind(runs.path().toStdString() + "/demo-tiny-", 0), 0u) << plan->run_dir;
     EXPECT_EQ(plan->config.training.output_dir, plan->run_dir + "/output");
     EXPECT_EQ(plan->mllog_path, plan->config.training.output_dir + "/mllog.txt");
@@ -52,7 +54,7 @@ TEST(LocalRunPlan, ResolvesInputsWritesRunJsonAndRefusesWithoutAnEngine) {
 }
 
 TEST(LocalRunEndToEnd, DemoOnThisComputerIsPlottedLiveAndStored) {
-    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    const QString engine = QString::fromUtf8(test_paths::engine_bin());
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
     testing_util::IsolatedHome home;
     qputenv("SLIPWAY_ENGINE", engine.toUtf8());

@@ -1,5 +1,6 @@
 // In-process tests of `logs summary` (table layout, per-file errors).
 #include "cli/logs_command.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +39,7 @@ TEST(LogsSummaryRun, JsonLinesAndErrors) {
     LogsSummaryOptions options;
     options.json = true;
     options.files = {"/nonexistent/a.log",
-                     std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/juniper-h100n1-result_0.txt"};
+                     std::string(test_paths::test_data_dir("/mlperf-logs/juniper-h100n1-result_0.txt"))};
     std::ostringstream out;
     std::ostringstream err;
     EXPECT_EQ(run_logs_summary(options, out, err), 1);

@@ -2,6 +2,7 @@
 // hand-checked point counts, following a growing log, settings and history across a restart, opened log
 // files kept in the history (one run per file, state from run_stop).
 #include "main_window.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -145,7 +146,7 @@ TEST_F(MainWindowTest, FollowReplotsALogAsItGrows) {
 }
 
 TEST_F(MainWindowTest, SettingsAndRecentConfigsPersist) {
-    const QString preset = QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json");
+    const QString preset = QString::fromUtf8(test_paths::source_dir("/resources/presets/demo-tiny.json"));
     {
         MainWindow window(history_path());
         window.show();

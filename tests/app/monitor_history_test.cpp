@@ -21,6 +21,7 @@
 #include "runs/run_tracker.h"
 #include "runs/runs_model.h"
 #include "runs_page.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -103,7 +104,8 @@ TEST(MonitorHistory, ARequeuedRunKeepsItsRestartsInTheStore) {
     MonitorWidget monitor(&tracker);
     int loaded = 0;
     QObject::connect(&tracker, &RunTracker::loaded, [&](int key) { loaded = key; });
-    ASSERT_TRUE(tracker.open_log(QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out")).ok());
+    ASSERT_TRUE(
+        tracker.open_log(QString::fromUtf8(test_paths::test_data_dir("/requeue/slurm-requeued.out"))).ok());
     ASSERT_TRUE(wait_until([&] { return loaded != 0; }));
     ASSERT_TRUE(wait_until([&] {
         const auto runs = (*history)->runs();
@@ -285,7 +287,7 @@ TEST(SharedRunsModel, ASubmissionsRowReadBeforeTheTrackerKnowsItsIdJoinsItsRun) 
     sessions.set_store_path(QString::fromStdString((*history)->path()));
     FollowService follow;
     RunTracker::Options options;
-    options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+    options.resource_root = QString::fromUtf8(test_paths::source_dir());
     options.engine_binary = testing_util::fake_engine();
     RunTracker tracker(history->get(), &follow, &sessions, options);
     // Heard before the model hears it: the answer's state comes before the tracker links the row.

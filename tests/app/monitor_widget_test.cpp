@@ -2,6 +2,7 @@
 // curve, log scale, x axes, CSV/PNG export of what is shown, log search, cancel, and the alerts a live run
 // raises (target reached, finished, stalled), drawn from a RunTracker without a store.
 #include "monitor/monitor_widget.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -101,7 +102,7 @@ TEST(MonitorWidget, ACrossNodeRunShowsItsNodes) {
     FollowService follow;
     RunTracker tracker(nullptr, &follow, nullptr, {});
     MonitorWidget monitor(&tracker);
-    open_and_wait(monitor, QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-node-lost.out"));
+    open_and_wait(monitor, QString::fromUtf8(test_paths::test_data_dir("/requeue/slurm-node-lost.out")));
     EXPECT_TRUE(monitor.status_text().contains(QStringLiteral("nodes: node1 (ranks 0-1), node2 (ranks 2-3)")))
         << monitor.status_text().toStdString();
     EXPECT_FALSE(monitor.status_text().contains(QStringLiteral("lost:"))) << "the resumed run completed";
@@ -135,7 +136,7 @@ TEST(MonitorWidget, ARequeuedRunIsOneCurveWithItsResumeMarked) {
     RunTracker tracker(nullptr, &follow, nullptr, {});
     MonitorWidget monitor(&tracker);
     const int key =
-        open_and_wait(monitor, QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out"));
+        open_and_wait(monitor, QString::fromUtf8(test_paths::test_data_dir("/requeue/slurm-requeued.out")));
     const TrackedRun* run = tracker.run(key);
     ASSERT_NE(run, nullptr);
     ASSERT_EQ(run->metrics.resumes.size(), 1u);

@@ -15,6 +15,7 @@
 #include "remote/slurm/cluster_profile.h"
 #include "runs/cluster_sessions.h"
 #include "runs/run_tracker.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -36,9 +37,10 @@ RunConfig short_demo() {
 class OneStoreOnSlurm : public ::testing::Test {
 protected:
     void SetUp() override {
-        env_ = testing_util::use_local_cluster(QStringLiteral(SLIPWAY_ENGINE_BIN));
+        env_ = testing_util::use_local_cluster(QString::fromUtf8(test_paths::engine_bin()));
         if (env_.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
-        if (!QFile::exists(QStringLiteral(SLIPWAY_ENGINE_BIN))) GTEST_SKIP() << "no slipway-engine built";
+        if (!QFile::exists(QString::fromUtf8(test_paths::engine_bin())))
+            GTEST_SKIP() << "no slipway-engine built";
         profile_ = testing_util::local_cluster_profile(env_, env_["SLIPWAY_REMOTE_DIR"] + "/one-store");
         ASSERT_TRUE(remote::ProfileStore().put(profile_).ok());  // the CLI finds it in clusters.json
         Result<std::unique_ptr<RunHistory>> store = RunHistory::open_default();
@@ -47,8 +49,8 @@ protected:
         sessions_.set_profiles({profile_});
         sessions_.set_store_path(QString::fromStdString(store_->path()));
         RunTracker::Options options;
-        options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
-        options.engine_binary = QStringLiteral(SLIPWAY_ENGINE_BIN);
+        options.resource_root = QString::fromUtf8(test_paths::source_dir());
+        options.engine_binary = QString::fromUtf8(test_paths::engine_bin());
         options.job_poll_ms = 1000;
         options.store_watch_ms = 200;
         tracker_ = std::make_unique<RunTracker>(store_.get(), &follow_, &sessions_, options);
@@ -57,8 +59,9 @@ protected:
     // failed, with a test failure).
     QString submit_from_cli(const QStringList& flags) {
         const Cli submit = slipway(
-            QStringList{"submit", QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json"),
-                        "--cluster", "local-slurm", "--engine", QStringLiteral(SLIPWAY_ENGINE_BIN), "--"} +
+            QStringList{
+                "submit", QString::fromUtf8(test_paths::source_dir("/resources/presets/demo-tiny.json")),
+                "--cluster", "local-slurm", "--engine", QString::fromUtf8(test_paths::engine_bin()), "--"} +
                 flags,
             env_);
         EXPECT_EQ(submit.exit_code, 0) << submit.err.toStdString();

@@ -20,6 +20,7 @@
 #include "history/run_history.h"
 #include "service/local_executor.h"
 #include "service/local_pipeline.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -31,7 +32,8 @@ Cli run(const QString& program, const QStringList& args) {
     return testing_util::run_program(program, args, 300'000);
 }
 
-const QString kDemo = QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/pipelines/ruadapt-demo.json");
+const QString kDemo =
+    QString::fromUtf8(test_paths::source_dir("/resources/presets/pipelines/ruadapt-demo.json"));
 
 TEST(PipelineCli, ValidateNamesThePointer) {
     QTemporaryDir dir;
@@ -43,22 +45,22 @@ TEST(PipelineCli, ValidateNamesThePointer) {
       {"name": "adapt", "kind": "adapt-vocab", "model": "/m", "old_tokenizer": "/m/tokenizer.json",
        "new_tokenizer": "${steps.tokenizer.out}", "out": "a"}]})");
     f.close();
-    const Cli bad = run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "validate", path});
+    const Cli bad = run(QString::fromUtf8(test_paths::slipway_bin()), {"pipeline", "validate", path});
     EXPECT_EQ(bad.exit_code, 2) << bad.out.toStdString();
     EXPECT_TRUE(bad.err.contains("/steps/1/new_tokenizer")) << bad.err.toStdString();
     EXPECT_TRUE(bad.err.contains("no step named \"tokenizer\"")) << bad.err.toStdString();
-    const Cli good = run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "validate", kDemo});
+    const Cli good = run(QString::fromUtf8(test_paths::slipway_bin()), {"pipeline", "validate", kDemo});
     EXPECT_EQ(good.exit_code, 0) << good.err.toStdString();
     EXPECT_TRUE(good.out.contains("8 steps, valid")) << good.out.toStdString();
 }
 
 TEST(PipelineCli, DemoRunsOnThisComputer) {
-    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    const QString engine = QString::fromUtf8(test_paths::engine_bin());
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
     testing_util::IsolatedHome home;
     const QString runs = home.path() + "/runs";
-    const Cli r =
-        run(QStringLiteral(SLIPWAY_BIN), {"pipeline", "run", kDemo, "--engine", engine, "--runs-dir", runs});
+    const Cli r = run(QString::fromUtf8(test_paths::slipway_bin()),
+                      {"pipeline", "run", kDemo, "--engine", engine, "--runs-dir", runs});
     ASSERT_EQ(r.exit_code, 0) << r.out.toStdString() << r.err.toStdString();
     EXPECT_TRUE(r.out.contains("pipeline ruadapt-demo completed")) << r.out.toStdString();
     for (const char* step :
@@ -105,7 +107,7 @@ TEST(PipelineCli, DemoRunsOnThisComputer) {
 }
 
 TEST(PipelineCli, AFailingStepStopsTheChain) {
-    const QString engine = QStringLiteral(SLIPWAY_ENGINE_BIN);
+    const QString engine = QString::fromUtf8(test_paths::engine_bin());
     if (!QFileInfo(engine).isExecutable()) GTEST_SKIP() << "no slipway-engine at " << engine.toStdString();
     testing_util::IsolatedHome home;
     const QString path = home.path() + "/broken.json";
@@ -117,10 +119,10 @@ TEST(PipelineCli, AFailingStepStopsTheChain) {
        "new_tokenizer": "${steps.tok.out}", "out": "adapted"},
       {"name": "eval", "kind": "eval", "model": "${steps.adapt.out}", "tasks": "%1/resources/eval/demo-tasks.json",
        "out": "eval.json"}]})")
-                .arg(QStringLiteral(SLIPWAY_SOURCE_DIR))
+                .arg(QString::fromUtf8(test_paths::source_dir()))
                 .toUtf8());
     f.close();
-    const Cli r = run(QStringLiteral(SLIPWAY_BIN),
+    const Cli r = run(QString::fromUtf8(test_paths::slipway_bin()),
                       {"pipeline", "run", path, "--engine", engine, "--runs-dir", home.path() + "/runs"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_TRUE(r.err.contains("stopped at step 1 \"adapt\" (adapt-vocab)")) << r.err.toStdString();
@@ -200,7 +202,7 @@ TEST(PipelineCli, CtrlCStopsTheRunningStepAndItsRowSaysSo) {
 
     QProcess cli;
     ASSERT_TRUE(testing_util::start_as_from_terminal(
-        cli, QStringLiteral(SLIPWAY_BIN),
+        cli, QString::fromUtf8(test_paths::slipway_bin()),
         {"pipeline", "run", path, "--engine", engine, "--runs-dir", home.path() + "/runs"}));
     QByteArray out;
     ASSERT_TRUE(testing_util::read_until(cli, out, "[1/2] tok")) << out.toStdString();

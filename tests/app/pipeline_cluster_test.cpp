@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 
 #include "remote/slurm/cluster_profile.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -22,9 +23,10 @@ using testing_util::wait_until;
 class PipelineOnSlurm : public ::testing::Test {
 protected:
     void SetUp() override {
-        env_ = testing_util::use_local_cluster(QStringLiteral(SLIPWAY_ENGINE_BIN));
+        env_ = testing_util::use_local_cluster(QString::fromUtf8(test_paths::engine_bin()));
         if (env_.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
-        if (!QFile::exists(QStringLiteral(SLIPWAY_ENGINE_BIN))) GTEST_SKIP() << "no slipway-engine built";
+        if (!QFile::exists(QString::fromUtf8(test_paths::engine_bin())))
+            GTEST_SKIP() << "no slipway-engine built";
         remote::ClusterProfile profile =
             testing_util::local_cluster_profile(env_, env_["SLIPWAY_REMOTE_DIR"] + "/pipeline");
         ASSERT_TRUE(remote::ProfileStore().put(profile).ok());
@@ -33,7 +35,7 @@ protected:
     // The submitted chain: step name -> job id, in order.
     std::vector<std::pair<QString, QString>> submit(const QString& file, QString* run_dir) {
         const Cli r =
-            slipway({"submit", file, "--cluster", "local-slurm", "--engine", SLIPWAY_ENGINE_BIN}, env_);
+            slipway({"submit", file, "--cluster", "local-slurm", "--engine", test_paths::engine_bin()}, env_);
         EXPECT_EQ(r.exit_code, 0) << r.out.toStdString() << r.err.toStdString();
         std::vector<std::pair<QString, QString>> chain;
         for (const QString& line : r.out.split('\n')) {
@@ -65,7 +67,8 @@ protected:
 TEST_F(PipelineOnSlurm, DemoChainCompletesInOrder) {
     QString run_dir;
     const auto chain =
-        submit(QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/presets/pipelines/ruadapt-demo.json"), &run_dir);
+        submit(QString::fromUtf8(test_paths::source_dir("/resources/presets/pipelines/ruadapt-demo.json")),
+               &run_dir);
     ASSERT_EQ(chain.size(), 8u);
     EXPECT_EQ(chain.front().first, "base");
     EXPECT_EQ(chain.back().first, "eval");
@@ -89,7 +92,7 @@ TEST_F(PipelineOnSlurm, DemoChainCompletesInOrder) {
     for (const char* file : {"lep/config.json", "lep/model.safetensors", "lep/tokenizer.json", "eval.json"})
         EXPECT_TRUE(QFile::exists(run_dir + "/" + file)) << file;
     QProcess gen;
-    gen.start(QStringLiteral(SLIPWAY_ENGINE_BIN),
+    gen.start(QString::fromUtf8(test_paths::engine_bin()),
               {"generate", "--model", run_dir + "/lep", "--prompt", "Привет", "--max-new-tokens", "4"});
     ASSERT_TRUE(gen.waitForFinished(60'000));
     EXPECT_EQ(gen.exitCode(), 0) << gen.readAllStandardError().toStdString();
@@ -109,8 +112,8 @@ TEST_F(PipelineOnSlurm, AFailedMiddleStepCancelsTheRest) {
                 .toUtf8());
     f.close();
     QString run_dir;
-    const Cli r = slipway({"submit", path, "--cluster", "local-slurm", "--engine", SLIPWAY_ENGINE_BIN,
-                           "--inputs", SLIPWAY_SOURCE_DIR},
+    const Cli r = slipway({"submit", path, "--cluster", "local-slurm", "--engine", test_paths::engine_bin(),
+                           "--inputs", test_paths::source_dir()},
                           env_);
     ASSERT_EQ(r.exit_code, 0) << r.out.toStdString() << r.err.toStdString();
     const QRegularExpressionMatch jobs =

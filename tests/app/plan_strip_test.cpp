@@ -16,13 +16,14 @@
 #include "editor/run_editor.h"
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
 namespace {
 
-const QString kRoot = QStringLiteral(SLIPWAY_SOURCE_DIR);
-const QString kLlama70bConfig = QStringLiteral(SLIPWAY_TEST_DATA_DIR "/llama2-70b/config.json");
+const QString kRoot = QString::fromUtf8(test_paths::source_dir());
+const QString kLlama70bConfig = QString::fromUtf8(test_paths::test_data_dir("/llama2-70b/config.json"));
 
 class PlanStripTest : public ::testing::Test {
 protected:

@@ -2,6 +2,7 @@
 // folded advanced fields, validation messages on the fields and Submit enabling, presets saved and loaded
 // back unchanged and their gallery, seed-script import, derived values.
 #include "editor/run_editor.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +32,7 @@
 namespace slipway::app {
 namespace {
 
-const QString kRoot = QStringLiteral(SLIPWAY_SOURCE_DIR);
+const QString kRoot = QString::fromUtf8(test_paths::source_dir());
 
 class RunEditorTest : public ::testing::Test {
 protected:

@@ -1,6 +1,7 @@
 // Tests of RunMetrics, smoothing, CSV export and RunWatch: the three real MLPerf logs fold into the curves
 // with the hand-checked point counts of tests/contract/log_summary_test.cpp, and the alert rules.
 #include "core/run_metrics.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -219,7 +220,7 @@ TEST(RunWatch, StallAfterFiveMedianIntervalsOnceUntilStepsResume) {
 // Real: node2's ranks killed on the local multi-node Slurm, the job requeued. The node list comes from the
 // engine's node_ranks; the failed segment's run_stop names node2 as lost, and the resume clears it.
 TEST(RunMetrics, ANodeLostMidRunIsNamedUntilTheJobResumes) {
-    const QString path = QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-node-lost.out");
+    const QString path = QString::fromUtf8(test_paths::test_data_dir("/requeue/slurm-node-lost.out"));
     const RunMetrics m = metrics_of(path);
     ASSERT_EQ(m.nodes.size(), 2u);
     EXPECT_EQ(m.nodes[0].node, "node1");
@@ -262,7 +263,8 @@ TEST(RunMetrics, NodeStepsKeepTheLastHeartbeatOfEachNode) {
 }
 
 TEST(RunMetrics, ARequeuedJobIsOneRunWithItsResumeMarked) {
-    const RunMetrics m = metrics_of(QStringLiteral(SLIPWAY_TEST_DATA_DIR "/requeue/slurm-requeued.out"));
+    const RunMetrics m =
+        metrics_of(QString::fromUtf8(test_paths::test_data_dir("/requeue/slurm-requeued.out")));
     ASSERT_EQ(m.resumes.size(), 1u);
     const double resumed_at = m.resumes[0].step;
     EXPECT_GT(resumed_at, 0);

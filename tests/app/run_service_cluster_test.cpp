@@ -18,6 +18,7 @@
 #include "history/run_history.h"
 #include "remote/ssh/libssh_session.h"
 #include "service/slurm_executor.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -28,9 +29,9 @@ namespace fs = std::filesystem;
 class RunServiceOnSlurm : public ::testing::Test {
 protected:
     void SetUp() override {
-        env_ = testing_util::use_local_cluster(QStringLiteral(SLIPWAY_ENGINE_BIN));
+        env_ = testing_util::use_local_cluster(QString::fromUtf8(test_paths::engine_bin()));
         if (env_.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
-        if (!fs::exists(SLIPWAY_ENGINE_BIN)) GTEST_SKIP() << "no slipway-engine built";
+        if (!fs::exists(test_paths::engine_bin())) GTEST_SKIP() << "no slipway-engine built";
         profile_ = testing_util::local_cluster_profile(env_, env_["SLIPWAY_REMOTE_DIR"] + "/run-service");
         Result<std::unique_ptr<RunHistory>> history =
             RunHistory::open(dir_.filePath("history.sqlite").toStdString());
@@ -50,8 +51,8 @@ protected:
         SubmitRequest request;
         request.config = testing_util::demo_config();
         EXPECT_TRUE(apply_hf_flags(request.config, flags).ok());
-        request.input_root = SLIPWAY_SOURCE_DIR;
-        request.engine_binary = SLIPWAY_ENGINE_BIN;
+        request.input_root = test_paths::source_dir();
+        request.engine_binary = test_paths::engine_bin();
         return request;
     }
 

@@ -18,6 +18,7 @@
 #include "remote/slurm/sbatch_script.h"
 #include "service/job_watch.h"
 #include "service/slurm_executor.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -46,7 +47,7 @@ protected:
     static SubmitRequest demo() {
         SubmitRequest request;
         request.config = testing_util::demo_config();
-        request.input_root = SLIPWAY_SOURCE_DIR;
+        request.input_root = test_paths::source_dir();
         request.engine_binary = testing_util::fake_engine().toStdString();
         return request;
     }

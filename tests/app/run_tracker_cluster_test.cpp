@@ -16,6 +16,7 @@
 #include "remote/slurm/sbatch_script.h"
 #include "runs/cluster_sessions.h"
 #include "runs/run_tracker.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -51,7 +52,7 @@ protected:
         sessions_.set_store_path(
             QString::fromStdString(store_->path()));  // workers record jobs on their own connection
         RunTracker::Options options;
-        options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+        options.resource_root = QString::fromUtf8(test_paths::source_dir());
         options.engine_binary = testing_util::fake_engine();  // uploaded as the engine: any file will do
         options.job_poll_ms = 50;
         options.after_run_stop_ms = 10;

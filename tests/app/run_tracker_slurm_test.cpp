@@ -12,6 +12,7 @@
 #include "history/run_history.h"
 #include "runs/cluster_sessions.h"
 #include "runs/run_tracker.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
@@ -22,9 +23,10 @@ using testing_util::wait_until;
 class RunTrackerOnSlurm : public ::testing::Test {
 protected:
     void SetUp() override {
-        env_ = testing_util::use_local_cluster(QStringLiteral(SLIPWAY_ENGINE_BIN));
+        env_ = testing_util::use_local_cluster(QString::fromUtf8(test_paths::engine_bin()));
         if (env_.empty()) GTEST_SKIP() << "no local cluster (SLIPWAY_CLUSTER_ENV)";
-        if (!QFile::exists(QStringLiteral(SLIPWAY_ENGINE_BIN))) GTEST_SKIP() << "no slipway-engine built";
+        if (!QFile::exists(QString::fromUtf8(test_paths::engine_bin())))
+            GTEST_SKIP() << "no slipway-engine built";
         Result<std::unique_ptr<RunHistory>> store =
             RunHistory::open((home_.path() + "/history.sqlite").toStdString());
         ASSERT_TRUE(store.ok()) << store.error();
@@ -33,8 +35,8 @@ protected:
             {testing_util::local_cluster_profile(env_, env_["SLIPWAY_REMOTE_DIR"] + "/tracker-lifecycle")});
         sessions_.set_store_path(QString::fromStdString(store_->path()));
         RunTracker::Options options;
-        options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
-        options.engine_binary = QStringLiteral(SLIPWAY_ENGINE_BIN);
+        options.resource_root = QString::fromUtf8(test_paths::source_dir());
+        options.engine_binary = QString::fromUtf8(test_paths::engine_bin());
         options.job_poll_ms = 1000;
         tracker_ = std::make_unique<RunTracker>(store_.get(), &follow_, &sessions_, options);
         QObject::connect(tracker_.get(), &RunTracker::alert,

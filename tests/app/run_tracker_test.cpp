@@ -2,6 +2,7 @@
 // completes, fails or waits to be cancelled), log files read once or followed, the startup sweep, and
 // release. States, store rows and alerts are checked together: one place changes them.
 #include "runs/run_tracker.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +28,7 @@ protected:
         RealStoreTest::SetUp();
         if (HasFatalFailure()) return;
         RunTracker::Options options;
-        options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+        options.resource_root = QString::fromUtf8(test_paths::source_dir());
         options.local_runs_dir = dir_.filePath("runs");
         options.engine_binary = testing_util::fake_engine();
         tracker_ = std::make_unique<RunTracker>(history_.get(), &follow_, nullptr, options);
@@ -110,7 +111,7 @@ TEST_F(RunTrackerTest, AnEngineThatCannotStartIsRefusedAndStoredFailed) {
     const QString broken = dir_.filePath("broken-engine");
     ASSERT_TRUE(testing_util::write_script(broken, "#!/nonexistent/interpreter\n"));
     RunTracker::Options options;
-    options.resource_root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+    options.resource_root = QString::fromUtf8(test_paths::source_dir());
     options.local_runs_dir = dir_.filePath("runs");
     options.engine_binary = broken;
     RunTracker tracker(history_.get(), &follow_, nullptr, options);
@@ -228,8 +229,9 @@ TEST_F(RunTrackerTest, AnEngineThatAbortsAndExitsGivesOneAlert) {
 // (the newest row, the `runs`-th), 0 when it did not start.
 int64_t start_cli_run(QProcess& cli, RunHistory& store, size_t runs) {
     qputenv("FAKE_ENGINE_MODE", "hang");
-    cli.start(QStringLiteral(SLIPWAY_BIN), {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json",
-                                            "--engine", testing_util::fake_engine()});
+    cli.start(QString::fromUtf8(test_paths::slipway_bin()),
+              {"run", test_paths::source_dir("/resources/presets/demo-tiny.json"), "--engine",
+               testing_util::fake_engine()});
     qunsetenv("FAKE_ENGINE_MODE");
     if (!cli.waitForStarted(10000)) return 0;
     int64_t id = 0;

@@ -1,5 +1,6 @@
 // `slipway --screenshot DIR` in-process (offscreen): a PNG of every page is written, each a full window.
 #include "screenshot.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -45,7 +46,7 @@ TEST(Screenshot, WritesAPngOfEveryPage) {
         "15-clusters.png",
     };
     // With a demo run's log in build/demo-run (packaging/demo.sh), one more picture: the engine's own run.
-    if (QFileInfo::exists(SLIPWAY_SOURCE_DIR "/build/demo-run/mllog.txt")) {
+    if (QFileInfo::exists(test_paths::source_dir("/build/demo-run/mllog.txt"))) {
         expected.last() = "15-monitor-engine-run.png";
         expected << "16-clusters.png";
     }

@@ -18,6 +18,7 @@
 
 #include "history/run_history.h"
 #include "remote/deploy/run_record.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 #include <signal.h>
@@ -29,7 +30,7 @@
 
 namespace {
 
-const QString kDataDir = QStringLiteral(SLIPWAY_TEST_DATA_DIR "/mlperf-logs");
+const QString kDataDir = QString::fromUtf8(test_paths::test_data_dir("/mlperf-logs"));
 
 struct ProcessResult {
     int exit_code = -1;
@@ -39,7 +40,7 @@ struct ProcessResult {
 
 ProcessResult run_slipway(const QStringList& args, const QString& working_dir = QString()) {
     QProcess process;
-    process.setProgram(QStringLiteral(SLIPWAY_BIN));
+    process.setProgram(QString::fromUtf8(test_paths::slipway_bin()));
     process.setArguments(args);
     if (!working_dir.isEmpty()) process.setWorkingDirectory(working_dir);
     // Should a bug send it to the GUI path, fail fast instead of looking for a display.
@@ -49,7 +50,7 @@ ProcessResult run_slipway(const QStringList& args, const QString& working_dir = 
     process.start();
     ProcessResult run;
     if (!process.waitForStarted(10000)) {
-        ADD_FAILURE() << "cannot start " << SLIPWAY_BIN;
+        ADD_FAILURE() << "cannot start " << test_paths::slipway_bin();
         return run;
     }
     if (!process.waitForFinished(30000)) {
@@ -322,7 +323,7 @@ class SlipwayCliLocalRun : public ::testing::Test {
 protected:
     void TearDown() override { qunsetenv("FAKE_ENGINE_MODE"); }
     QStringList run_args() const {
-        return {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json", "--engine",
+        return {"run", test_paths::source_dir("/resources/presets/demo-tiny.json"), "--engine",
                 slipway::app::testing_util::fake_engine()};
     }
     static std::vector<slipway::app::StoredRun> rows() {
@@ -366,7 +367,7 @@ TEST_F(SlipwayCliLocalRun, ARunPrintsItsProgressAndItsEndAndIsStoredForTheApp) {
     EXPECT_EQ(stored[0].state, slipway::app::RunState::kFailed);  // newest first
 
     const ProcessResult no_engine = run_slipway(
-        {"run", SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json", "--engine", "/nonexistent"});
+        {"run", test_paths::source_dir("/resources/presets/demo-tiny.json"), "--engine", "/nonexistent"});
     EXPECT_EQ(no_engine.exit_code, 1);
     EXPECT_NE(no_engine.err.find("slipway-engine /nonexistent is not an executable file"), std::string::npos)
         << no_engine.err;
@@ -378,8 +379,8 @@ TEST_F(SlipwayCliLocalRun, CtrlCStopsTheEngineAndTheRunIsCancelled) {
     env.insert("FAKE_ENGINE_MODE", "hang");
     env.insert("QT_QPA_PLATFORM", "offscreen");
     process.setProcessEnvironment(env);
-    ASSERT_TRUE(
-        slipway::app::testing_util::start_as_from_terminal(process, QStringLiteral(SLIPWAY_BIN), run_args()));
+    ASSERT_TRUE(slipway::app::testing_util::start_as_from_terminal(
+        process, QString::fromUtf8(test_paths::slipway_bin()), run_args()));
     QByteArray out;
     ASSERT_TRUE(slipway::app::testing_util::read_until(process, out, "train_loss 2.5")) << out.toStdString();
     ::kill(static_cast<pid_t>(process.processId()), SIGINT);

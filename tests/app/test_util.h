@@ -22,21 +22,23 @@
 #include "contract/run_config.h"
 #include "remote/runlog/log_follower.h"
 #include "remote/slurm/cluster_profile.h"
+#include "test_paths.h"
 
 namespace slipway::app::testing_util {
 
 inline QString fixture_log(const QString& name) {
-    return QStringLiteral(SLIPWAY_TEST_DATA_DIR "/mlperf-logs/") + name;
+    return QString::fromUtf8(test_paths::test_data_dir("/mlperf-logs/")) + name;
 }
 
 // tests/app/fake_engine.sh: a stand-in for slipway-engine (FAKE_ENGINE_MODE complete / fail / hang).
 inline QString fake_engine() {
-    return QStringLiteral(SLIPWAY_SOURCE_DIR "/tests/app/fake_engine.sh");
+    return QString::fromUtf8(test_paths::source_dir("/tests/app/fake_engine.sh"));
 }
 
 // The shipped demo preset, as the editor loads it.
 inline RunConfig demo_config() {
-    const Result<RunConfig> config = load_run_config(SLIPWAY_SOURCE_DIR "/resources/presets/demo-tiny.json");
+    const Result<RunConfig> config =
+        load_run_config(test_paths::source_dir("/resources/presets/demo-tiny.json"));
     return config.ok() ? *config : RunConfig();
 }
 
@@ -90,10 +92,10 @@ inline std::map<QString, QString> read_env_file(const QString& path) {
 // A tiny random LLaMA with the demo tokenizer in `dir`; with a chat template unless `chat` is false.
 inline bool make_tiny_model(const QString& engine, const QString& dir, bool chat) {
     QProcess init;
-    init.start(engine, {"init-model", "--config", SLIPWAY_SOURCE_DIR "/resources/demo/model/config.json",
+    init.start(engine, {"init-model", "--config", test_paths::source_dir("/resources/demo/model/config.json"),
                         "--out", dir});
     if (!init.waitForFinished(60000) || init.exitCode() != 0) return false;
-    if (!QFile::copy(SLIPWAY_SOURCE_DIR "/resources/demo/tokenizer.json", dir + "/tokenizer.json"))
+    if (!QFile::copy(test_paths::source_dir("/resources/demo/tokenizer.json"), dir + "/tokenizer.json"))
         return false;
     if (!chat) return true;
     QFile config(dir + "/tokenizer_config.json");
@@ -221,7 +223,6 @@ inline bool read_until(QProcess& process, QByteArray& out, const char* text, int
     return out.contains(text);
 }
 
-#ifdef SLIPWAY_BIN
 // `slipway <args>` as a user in the same home would run it, trusting the cluster's host key.
 inline Cli slipway(const QStringList& args, const std::map<QString, QString>& env, int timeout_ms = 120'000) {
     QStringList all = args;  // the SSH options go right after the subcommand (before a `--`)
@@ -230,8 +231,7 @@ inline Cli slipway(const QStringList& args, const std::map<QString, QString>& en
     all.insert(3, env.at("SLIPWAY_SSH_KNOWN_HOSTS"));
     all.insert(4, QStringLiteral("--ssh-config"));
     all.insert(5, QStringLiteral("none"));
-    return run_program(QStringLiteral(SLIPWAY_BIN), all, timeout_ms);
+    return run_program(QString::fromUtf8(test_paths::slipway_bin()), all, timeout_ms);
 }
-#endif
 
 }  // namespace slipway::app::testing_util

@@ -26,12 +26,13 @@
 #include "main_window.h"
 #include "monitor/monitor_widget.h"
 #include "remote/container/dockerfile_lint.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace slipway::app {
 namespace {
 
-const QString kRussianTs = QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/translations/slipway_ru.ts");
+const QString kRussianTs = QString::fromUtf8(test_paths::source_dir("/resources/translations/slipway_ru.ts"));
 
 // Installs the app's Russian translation for one test, and removes it after.
 class RussianInterface : public ::testing::Test {
@@ -147,7 +148,7 @@ TEST_F(RussianInterface, MainWindowSpeaksRussian) {
 }
 
 TEST(PresetDescriptions, InTheLanguageWhereTranslatedElseEnglish) {
-    const QString root = QStringLiteral(SLIPWAY_SOURCE_DIR);
+    const QString root = QString::fromUtf8(test_paths::source_dir());
     const QDir presets(root + QStringLiteral("/resources/presets"));
     for (const Preset& p : list_presets(root, QStringLiteral("ru"))) {
         if (p.user) continue;
@@ -233,7 +234,7 @@ TEST(RussianTs, EveryShownStringIsTranslated) {
 // slipway_en.ts: the English plural forms ("%n node(s)" -> "1 node", "8 nodes").
 TEST(EnglishTs, EveryPluralHasItsForms) {
     const std::vector<TsMessage> messages =
-        read_ts(QStringLiteral(SLIPWAY_SOURCE_DIR "/resources/translations/slipway_en.ts"));
+        read_ts(QString::fromUtf8(test_paths::source_dir("/resources/translations/slipway_en.ts")));
     ASSERT_FALSE(messages.empty());
     const QStringList missing = untranslated(messages);
     EXPECT_TRUE(missing.isEmpty()) << missing.join(QLatin1Char('\n')).toStdString();

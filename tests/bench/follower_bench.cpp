@@ -20,6 +20,7 @@
 #include "remote/runlog/log_follower.h"
 #include "remote/ssh/fake_session.h"
 #include "remote/ssh/libssh_session.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -123,7 +124,7 @@ std::map<std::string, std::string> read_env_file(const std::string& path) {
 int main(int argc, char** argv) {
     CLI::App cli("Follower ingest rate of MLLOG text (tests/bench/follower_bench.cpp)", "follower_bench");
     size_t megabytes = 256;
-    std::string data_dir = std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/mlperf-logs";
+    std::string data_dir = std::string(test_paths::source_dir("/tests/data/mlperf-logs"));
     cli.add_option("--megabytes", megabytes, "Size of the log to follow")->capture_default_str();
     cli.add_option("--data", data_dir, "Folder of real MLLOG logs")->capture_default_str();
     CLI11_PARSE(cli, argc, argv);

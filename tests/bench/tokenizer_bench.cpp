@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "test_paths.h"
 #include "tokenizer/tokenizer.h"
 #include "util/worker_pool.h"
 
@@ -73,8 +74,8 @@ nlohmann::json reference_bench(const std::string& python, const std::string& scr
 
 int main(int argc, char** argv) {
     CLI::App app{"Tokenizer encode throughput: Slipway vs the HF tokenizers library"};
-    std::string reference_dir = std::string(SLIPWAY_BINARY_DIR) + "/reference";
-    std::string corpus = std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/tokenizer/corpus.jsonl";
+    std::string reference_dir = std::string(test_paths::binary_dir("/reference"));
+    std::string corpus = std::string(test_paths::source_dir("/tests/data/tokenizer/corpus.jsonl"));
     int repeat = 3;
     app.add_option("--reference-dir", reference_dir,
                    "Folder where tests/reference/install.sh installed the reference");
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
     for (const std::string& t : texts)
         bytes += t.size();
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const std::string script = std::string(SLIPWAY_SOURCE_DIR) + "/tests/reference/golden.py";
+    const std::string script = std::string(test_paths::source_dir("/tests/reference/golden.py"));
     const std::string python = reference_dir + "/python";
     std::printf("corpus: %s (%zu lines, %.2f MB), %u cores, best of %d runs, MB/s of UTF-8 input\n\n",
                 corpus.c_str(), texts.size(), bytes / 1e6, cores, repeat);

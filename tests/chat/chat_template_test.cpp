@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "chat/chat_template.h"
+#include "test_paths.h"
 
 namespace slipway::chat {
 namespace {
@@ -55,7 +56,7 @@ Reference render_with_jinja2(const std::string& source, const json& context) {
                    err = dir / (stem + ".err");
     write_file(tmpl, source);
     write_file(ctx, context.dump());
-    const std::string command = std::string(kPython) + " " + SLIPWAY_SOURCE_DIR +
+    const std::string command = std::string(kPython) + " " + test_paths::source_dir() +
                                 "/tests/chat/render_reference.py " + tmpl.string() + " " + ctx.string() +
                                 " >" + out.string() + " 2>" + err.string();
     const int rc = std::system(command.c_str());
@@ -77,7 +78,7 @@ std::vector<Reference> render_batch_with_jinja2(const std::string& source,
     const fs::path tmpl = dir / "t.jinja", ctx = dir / "contexts.json", out = dir / "out.json";
     write_file(tmpl, source);
     write_file(ctx, json(contexts).dump());
-    const std::string command = std::string(kPython) + " " + SLIPWAY_SOURCE_DIR +
+    const std::string command = std::string(kPython) + " " + test_paths::source_dir() +
                                 "/tests/chat/render_reference.py --batch " + tmpl.string() + " " +
                                 ctx.string() + " >" + out.string();
     const int rc = std::system(command.c_str());
@@ -180,7 +181,7 @@ std::vector<std::pair<std::string, json>> conversations() {
 
 std::vector<fs::path> template_files() {
     std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(fs::path(SLIPWAY_TEST_DATA_DIR) / "chat-templates"))
+    for (const auto& entry : fs::directory_iterator(fs::path(test_paths::test_data_dir()) / "chat-templates"))
         if (entry.path().extension() == ".jinja") files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     return files;
@@ -331,7 +332,7 @@ TEST(ChatTemplate, RenderOrderedKeepsKeyOrderLikePython) {
         fs::create_directories(dir);
         write_file(dir / "t.jinja", source);
         write_file(dir / "c.json", context.dump());
-        const std::string command = std::string(kPython) + " " + SLIPWAY_SOURCE_DIR +
+        const std::string command = std::string(kPython) + " " + test_paths::source_dir() +
                                     "/tests/chat/render_reference.py " + (dir / "t.jinja").string() + " " +
                                     (dir / "c.json").string() + " >" + (dir / "out").string() +
                                     " 2>/dev/null";

@@ -1,6 +1,7 @@
 // Tests of LogSummary: the three real MLPerf logs field by field (values checked by hand with grep), the
 // summary rules on small synthetic logs, file errors and the JSON layout.
 #include "contract/log_summary.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +15,7 @@ namespace slipway {
 namespace {
 
 std::string data_path(const std::string& name) {
-    return std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name;
+    return std::string(test_paths::test_data_dir("/mlperf-logs/")) + name;
 }
 
 std::string read_bytes(const std::string& path) {

@@ -3,6 +3,7 @@
 // float bits) on real logs, on every MLLOG line in the test sources, on adversarial and mutated lines and
 // on random JSON; and the scanner must really take the lines real loggers write.
 #include "contract/mllog_scan.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -101,7 +102,7 @@ std::string mllog(const std::string& value, const std::string& metadata = "{\"fi
 
 // The real logs: tests/data/mlperf-logs, plus any folders in SLIPWAY_EXTRA_MLLOG_DIRS (':'-separated).
 std::vector<fs::path> real_logs() {
-    std::vector<fs::path> dirs = {fs::path(SLIPWAY_TEST_DATA_DIR) / "mlperf-logs"};
+    std::vector<fs::path> dirs = {fs::path(test_paths::test_data_dir()) / "mlperf-logs"};
     if (const char* extra = std::getenv("SLIPWAY_EXTRA_MLLOG_DIRS")) {
         std::string dir;
         for (const char* c = extra;; ++c) {
@@ -141,7 +142,7 @@ TEST(MllogScan, EveryLineOfEveryRealLogParsesAsTheReferenceAndTheScannerTakesEve
 // C++ escapes: mostly bad JSON, which is just as useful here).
 TEST(MllogScan, EveryMllogLineInTheTestSourcesParsesAsTheReference) {
     size_t lines = 0;
-    for (const auto& entry : fs::recursive_directory_iterator(fs::path(SLIPWAY_SOURCE_DIR) / "tests")) {
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(test_paths::source_dir()) / "tests")) {
         const std::string ext = entry.path().extension().string();
         if (ext != ".cpp" && ext != ".h" && ext != ".py" && ext != ".sh") continue;
         for (const std::string& line : split_lines(read_bytes(entry.path()))) {

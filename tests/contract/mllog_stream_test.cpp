@@ -1,5 +1,6 @@
 // Tests of the incremental MLLOG reader: line rules, chunking invariance, overlong lines, hostile bytes.
 #include "contract/mllog_stream.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +24,7 @@ std::string real_logs() {
     std::string all;
     for (const char* name :
          {"dell-xe9680-result_0.txt", "fujitsu-gx2560m7-result_0.txt", "juniper-h100n1-result_0.txt"}) {
-        all += read_bytes(std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name);
+        all += read_bytes(std::string(test_paths::test_data_dir("/mlperf-logs/")) + name);
     }
     return all;
 }
@@ -319,7 +320,7 @@ TEST(MllogStream, RandomBytesNeverCrashAndCountsStayConsistent) {
 
 TEST(MllogStream, EveryTruncationOfARealLogIsHandled) {
     const std::string bytes =
-        read_bytes(std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/juniper-h100n1-result_0.txt");
+        read_bytes(std::string(test_paths::test_data_dir("/mlperf-logs/juniper-h100n1-result_0.txt")));
     const Collected full = run_whole(bytes);
     for (size_t cut = 0; cut <= bytes.size(); cut += 37) {
         const std::string prefix = bytes.substr(0, cut);

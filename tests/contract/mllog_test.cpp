@@ -1,5 +1,6 @@
 // Tests of the MLLOG line writer (byte-exact against Python's json.dumps and real logs) and parser.
 #include "contract/mllog.h"
+#include "test_paths.h"
 
 #include "contract/faulty_file_system.h"
 
@@ -28,7 +29,7 @@ std::string read_bytes(const std::string& path) {
 }
 
 std::string data_path(const std::string& name) {
-    return std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name;
+    return std::string(test_paths::test_data_dir("/mlperf-logs/")) + name;
 }
 
 // Independent of MllogStream on purpose: split on '\n', drop one trailing '\r'.

@@ -9,6 +9,7 @@
 
 #include "contract/mllog.h"
 #include "contract/mlperf_compliance.h"
+#include "test_paths.h"
 
 namespace slipway {
 namespace {
@@ -30,8 +31,8 @@ const MlperfRuleOutcome* find_rule(const MlperfComplianceReport& report, const s
 TEST(MlperfCompliance, RealSubmissionLogsPassEveryRule) {
     for (const char* name :
          {"dell-xe9680-result_0.txt", "fujitsu-gx2560m7-result_0.txt", "juniper-h100n1-result_0.txt"}) {
-        const MlperfComplianceReport report =
-            check_mlperf_compliance(read_text(std::string(SLIPWAY_TEST_DATA_DIR) + "/mlperf-logs/" + name));
+        const MlperfComplianceReport report = check_mlperf_compliance(
+            read_text(std::string(test_paths::test_data_dir("/mlperf-logs/")) + name));
         EXPECT_GT(report.rules.size(), 50u) << name;
         EXPECT_TRUE(report.passed_except()) << name << "\n" << report.failures_text();
     }

@@ -1,6 +1,7 @@
 // Pipeline files: parsing, references (unknown, forward, self), step fields, and the engine command lines a
 // step resolves to; the demo and seed presets parse.
 #include "contract/pipeline.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -176,7 +177,7 @@ TEST(Pipeline, TopLevelErrors) {
 TEST(Pipeline, PresetsParse) {
     for (const char* name : {"ruadapt-demo.json", "ruadapt-llama3-8b.json"}) {
         Result<Pipeline> p =
-            load_pipeline(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets/pipelines/" + name);
+            load_pipeline(std::string(test_paths::source_dir("/resources/presets/pipelines/")) + name);
         ASSERT_TRUE(p.ok()) << p.error();
         EXPECT_GE(p->steps.size(), 6u) << name;
     }

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "contract/run_config.h"
+#include "test_paths.h"
 
 namespace slipway {
 namespace {
 
-const std::string kPresetDir = std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets";
+const std::string kPresetDir = std::string(test_paths::source_dir("/resources/presets"));
 
 RunConfig load_preset(const std::string& name) {
     const Result<RunConfig> loaded = load_run_config(kPresetDir + "/" + name + ".json");

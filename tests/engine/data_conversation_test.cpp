@@ -23,6 +23,7 @@
 #include "data/prepare.h"
 #include "data/token_cache.h"
 #include "data_test_support.h"
+#include "test_paths.h"
 #include "tokenizer/tokenizer.h"
 
 namespace slipway::data {
@@ -146,12 +147,12 @@ class ChatLabels : public testing::TestWithParam<Template> {
 protected:
     void SetUp() override {
         const std::string tokenizer_file =
-            std::string(SLIPWAY_REFERENCE_DIR) + "/tokenizers/" + GetParam().tokenizer + "/tokenizer.json";
+            std::string(test_paths::reference_dir("/tokenizers/")) + GetParam().tokenizer + "/tokenizer.json";
         Result<tokenizer::Tokenizer> t = tokenizer::Tokenizer::from_file(tokenizer_file);
         ASSERT_TRUE(t.ok()) << t.error();
         tok_ = std::make_unique<tokenizer::Tokenizer>(std::move(*t));
         Result<chat::ChatTemplate> parsed = chat::parse_chat_template(
-            read_file(std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/chat-templates/" + GetParam().file));
+            read_file(std::string(test_paths::source_dir("/tests/data/chat-templates/")) + GetParam().file));
         ASSERT_TRUE(parsed.ok()) << parsed.error();
         setup_.chat_template = *parsed;
         setup_.bos_token = GetParam().bos;
@@ -245,10 +246,10 @@ protected:
         dir_ = test::fresh_dir(testing::UnitTest::GetInstance()->current_test_info()->name());
         const std::string model = dir_ + "/model";
         std::filesystem::create_directories(model);
-        std::filesystem::copy_file(std::string(SLIPWAY_REFERENCE_DIR) + "/tokenizers/qwen3/tokenizer.json",
+        std::filesystem::copy_file(std::string(test_paths::reference_dir("/tokenizers/qwen3/tokenizer.json")),
                                    model + "/tokenizer.json");
         const json tokenizer_config = {
-            {"chat_template", read_file(std::string(SLIPWAY_SOURCE_DIR) +
+            {"chat_template", read_file(std::string(test_paths::source_dir()) +
                                         "/tests/data/chat-templates/qwen2.5-instruct.jinja")},
             {"eos_token", "<|im_end|>"}};
         test::write_file(model + "/tokenizer_config.json", tokenizer_config.dump());

@@ -21,6 +21,7 @@
 #include "data/prepare.h"
 #include "data/token_cache.h"
 #include "data_test_support.h"
+#include "test_paths.h"
 #include "util/worker_pool.h"
 
 namespace fs = std::filesystem;
@@ -213,7 +214,8 @@ TEST_F(PrepareFailureTest, KilledPrepareLeavesNoCompleteCacheAndTheNextRunSuccee
 
 // The command line: run from the data folder with relative paths in the run config.
 std::string run_engine(const std::string& dir, const std::string& args, int* exit_code) {
-    const std::string command = "cd '" + dir + "' && " + SLIPWAY_ENGINE_BIN + " " + args + " 2>stderr.txt";
+    const std::string command =
+        "cd '" + dir + "' && " + test_paths::engine_bin() + " " + args + " 2>stderr.txt";
     FILE* pipe = popen(command.c_str(), "r");
     std::string out;
     char buffer[4096];

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/run_config.h"
+#include "test_paths.h"
 
 namespace slipway::data::test {
 
@@ -39,7 +40,7 @@ inline std::string read_file(const std::string& path) {
 }
 
 inline std::string demo_tokenizer() {
-    return std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/tokenizer.json";
+    return std::string(test_paths::source_dir("/resources/demo/tokenizer.json"));
 }
 
 // A document as its paragraph pieces, each with the separator that follows it; the text is their

@@ -24,6 +24,7 @@
 #include "dist/rank_hosts.h"
 #include "io/safetensors.h"
 #include "store_intruder.h"
+#include "test_paths.h"
 #include "tiny_run_support.h"
 
 extern char** environ;
@@ -129,8 +130,8 @@ public:
     std::vector<std::string> launch_argv(int nproc, const std::string& config,
                                          const std::vector<std::string>& flags,
                                          const std::vector<std::string>& launch_flags = {}) {
-        std::vector<std::string> argv{SLIPWAY_ENGINE_BIN,   "launch", "--nproc", std::to_string(nproc),
-                                      "--threads-per-rank", "1"};
+        std::vector<std::string> argv{test_paths::engine_bin(), "launch", "--nproc", std::to_string(nproc),
+                                      "--threads-per-rank",     "1"};
         argv.insert(argv.end(), launch_flags.begin(), launch_flags.end());
         argv.insert(argv.end(), {"--", "train", config});
         argv.insert(argv.end(), flags.begin(), flags.end());
@@ -144,7 +145,7 @@ public:
         return run(launch_argv(nproc, config, flags), "launch" + std::to_string(nproc));
     }
     Finished train_alone(const std::string& config, const std::vector<std::string>& flags = {}) {
-        std::vector<std::string> argv{SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config};
+        std::vector<std::string> argv{test_paths::engine_bin(), "train", "--threads", "1", config};
         argv.insert(argv.end(), flags.begin(), flags.end());
         return run(argv, "alone");
     }
@@ -299,7 +300,7 @@ TEST_F(DistTrain, EvalTasksRunOnRankZeroAndEqualOneRank) {
 // KV-cache forward reaches it, and rank 0's greedy picks taken by all (a generation task decodes in step, or
 // the ranks would wait on each other's gathers); every metric equals a 1-rank unsharded run's.
 TEST_F(DistTrain, EvalTasksRunShardedOnEveryRankAndEqualOneRank) {
-    const fs::path eval = fs::path(SLIPWAY_SOURCE_DIR) / "resources" / "eval";
+    const fs::path eval = fs::path(test_paths::source_dir()) / "resources" / "eval";
     const std::string tasks = (dir_ / "eval-tasks.json").string();
     std::ofstream(tasks) << R"({"tasks": [{"name": "mc", "kind": "multiple_choice", "data": ")"
                          << (eval / "mc-ru-en.jsonl").string() << R"("},
@@ -477,7 +478,7 @@ TEST_F(DistTrain, ShardedRunsLoadTheirSlicesFromAnHfFolder) {
                                         {"distributed", {{"sharding", "full"}}}}));
     ASSERT_EQ(base.exit_code, 0) << base.err;
     ASSERT_TRUE(fs::exists(dir_ / "base" / "model.safetensors.index.json"));
-    const Finished quantized = run({SLIPWAY_ENGINE_BIN, "quantize", "--model", (dir_ / "base").string(),
+    const Finished quantized = run({test_paths::engine_bin(), "quantize", "--model", (dir_ / "base").string(),
                                     "--out", (dir_ / "base-bnb-4bit").string(), "--double-quant"},
                                    "quantize");
     ASSERT_EQ(quantized.exit_code, 0) << quantized.err;
@@ -724,7 +725,7 @@ TEST_F(DistTrain, SigtermSavesACheckpointAndLogsAborted) {
 
 TEST_F(DistTrain, LauncherReturnsTheFailingRanksCode) {
     const Finished f =
-        run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "3", "--grace-s", "1", "--", "/bin/sh", "-c",
+        run({test_paths::engine_bin(), "launch", "--nproc", "3", "--grace-s", "1", "--", "/bin/sh", "-c",
              "echo \"hello from $RANK of $WORLD_SIZE\"; if [ \"$RANK\" = 2 ]; then exit 7; fi; sleep 60"},
             "sh", 60);
     EXPECT_EQ(f.exit_code, 7) << f.err;
@@ -739,7 +740,7 @@ TEST_F(DistTrain, LauncherReturnsTheFailingRanksCode) {
 
 TEST_F(DistTrain, UnreachableMasterIsNamed) {
     const std::string config = write_config("lonely", {{"distributed", {{"timeout_s", 3}}}});
-    Child child({SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config}, dir_ / "lonely.out",
+    Child child({test_paths::engine_bin(), "train", "--threads", "1", config}, dir_ / "lonely.out",
                 dir_ / "lonely.err",
                 {"RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
                  "MASTER_PORT=1", "SLIPWAY_RDZV_SECRET=0123456789abcdef"});
@@ -818,7 +819,7 @@ TEST_F(DistTrain, TwoJobsWhoseJobIdsGaveTheSamePortBothRun) {
         for (int rank = 0; rank < 2; ++rank) {
             const std::string tag = "job" + job + "_" + std::to_string(rank);
             ranks.push_back(std::make_unique<Child>(
-                std::vector<std::string>{SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config},
+                std::vector<std::string>{test_paths::engine_bin(), "train", "--threads", "1", config},
                 dir_ / (tag + ".out"), dir_ / (tag + ".err"),
                 slurm_rank_env(rank, job, dir_ / ("job" + job + ".rdzv"),
                                "secret-of-job-" + job + "-0123456789")));
@@ -839,7 +840,7 @@ TEST_F(DistTrain, TwoJobsWhoseJobIdsGaveTheSamePortBothRun) {
 
 TEST_F(DistTrain, ARankWithoutTheJobsSecretIsRefused) {
     const std::string config = write_config("secret", {{"distributed", {{"timeout_s", 4}}}});
-    const std::vector<std::string> argv{SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config};
+    const std::vector<std::string> argv{test_paths::engine_bin(), "train", "--threads", "1", config};
     const fs::path port_file = dir_ / ".rdzv";
     auto rank_env = [&](int rank, const std::string& secret, const std::string& port) {
         std::vector<std::string> env{"RANK=" + std::to_string(rank), "WORLD_SIZE=2", "LOCAL_RANK=0",
@@ -858,8 +859,8 @@ TEST_F(DistTrain, ARankWithoutTheJobsSecretIsRefused) {
         << m.err;
 
     // Rank 0 waits for a rank 1 with its secret far longer than the refused ones take.
-    const std::vector<std::string> patient{SLIPWAY_ENGINE_BIN, "train", "--threads", "1", config,
-                                           "--ddp_timeout",    "60"};
+    const std::vector<std::string> patient{test_paths::engine_bin(), "train", "--threads", "1", config,
+                                           "--ddp_timeout",          "60"};
     Child rank0(patient, dir_ / "rank0.out", dir_ / "rank0.err", rank_env(0, "the-right-secret-0123", ""));
     int port = 0;
     for (int i = 0; i < 1200 && !(std::ifstream(port_file) >> port); ++i)
@@ -893,11 +894,11 @@ TEST_F(DistTrain, RanksThatResumeFromDifferentCheckpointsAreStopped) {
     ASSERT_EQ(launch(2, write_config("b", other), {"--stop-after-steps", "4"}).exit_code, 0);
     // Rank 1 sees another folder than rank 0's "latest" (a/checkpoint-4).
     auto resume_with_rank1_at = [&](const fs::path& checkpoint, const std::string& tag) {
-        return run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "2", "--threads-per-rank", "1", "--grace-s",
-                    "30", "--", "/bin/sh", "-c",
+        return run({test_paths::engine_bin(), "launch", "--nproc", "2", "--threads-per-rank", "1",
+                    "--grace-s", "30", "--", "/bin/sh", "-c",
                     "if [ \"$RANK\" = 1 ]; then c=\"$2\"; else c=latest; fi; exec \"$0\" train \"$1\" "
                     "--resume_from_checkpoint \"$c\"",
-                    SLIPWAY_ENGINE_BIN, a, checkpoint.string()},
+                    test_paths::engine_bin(), a, checkpoint.string()},
                    tag, 120);
     };
     const Finished weights = resume_with_rank1_at(dir_ / "b" / "checkpoint-4", "weights");
@@ -920,7 +921,7 @@ TEST_F(DistTrain, RanksThatResumeFromDifferentCheckpointsAreStopped) {
 namespace {
 
 TEST_F(DistTrain, BenchCommPrintsOneCheckedRowPerSize) {
-    const Finished f = run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "3", "--", "bench-comm", "--sizes",
+    const Finished f = run({test_paths::engine_bin(), "launch", "--nproc", "3", "--", "bench-comm", "--sizes",
                             "4K,1M", "--iters", "3"},
                            "bench", 120);
     ASSERT_EQ(f.exit_code, 0) << f.err;
@@ -948,7 +949,7 @@ TEST_F(DistTrain, BenchCommPrintsOneCheckedRowPerSize) {
 // The ranks agree on the path before measuring: NCCL asked for without a GPU on every rank is refused by
 // every rank, each saying how many ranks have one, instead of one rank leaving the others waiting.
 TEST_F(DistTrain, BenchCommNcclWithoutAGpuOnEveryRankIsRefusedByAll) {
-    const Finished f = run({SLIPWAY_ENGINE_BIN, "launch", "--nproc", "2", "--grace-s", "30", "--",
+    const Finished f = run({test_paths::engine_bin(), "launch", "--nproc", "2", "--grace-s", "30", "--",
                             "bench-comm", "--backend", "nccl", "--sizes", "4K", "--iters", "1"},
                            "bench_nccl", 120);
     if (f.exit_code == 0) GTEST_SKIP() << "every rank has a GPU here";

@@ -1,6 +1,7 @@
 // slipway-engine's config commands, run as a process: exit codes, the problems they print, and the JSON
 // they produce from presets and from the seed-style flags.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <sys/wait.h>
 
@@ -31,7 +32,7 @@ ProcessResult engine(const std::string& args) {
     const std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
     const std::string out = testing::TempDir() + "/engine_cli_" + name + ".out";
     const std::string err = testing::TempDir() + "/engine_cli_" + name + ".err";
-    const std::string command = std::string(SLIPWAY_ENGINE_BIN) + " " + args + " >" + out + " 2>" + err;
+    const std::string command = std::string(test_paths::engine_bin()) + " " + args + " >" + out + " 2>" + err;
     const int status = std::system(command.c_str());
     ProcessResult run;
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -40,7 +41,7 @@ ProcessResult engine(const std::string& args) {
     return run;
 }
 
-const std::string kPresets = std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets";
+const std::string kPresets = std::string(test_paths::source_dir("/resources/presets"));
 
 TEST(EngineCli, Version) {
     const ProcessResult run = engine("--version");
@@ -131,7 +132,7 @@ TEST(EngineCli, SchemaDocumentsFieldsAndFlags) {
 
 namespace {
 
-const std::string kDemoTokenizer = std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/tokenizer.json";
+const std::string kDemoTokenizer = std::string(test_paths::source_dir("/resources/demo/tokenizer.json"));
 
 std::string write_temp(const std::string& name, const std::string& content) {
     const std::string path = testing::TempDir() + "/" + name;
@@ -193,7 +194,7 @@ TEST(EngineCliTokenize, OtherFieldAndSpecialTokens) {
 
 TEST(EngineCliTokenizer, TrainWritesATokenizerThatEncodes) {
     const std::string out = testing::TempDir() + "/trained_cli.json";
-    const ProcessResult run = engine("tokenizer train --corpus " + std::string(SLIPWAY_SOURCE_DIR) +
+    const ProcessResult run = engine("tokenizer train --corpus " + std::string(test_paths::source_dir()) +
                                      "/tests/data/tokenizer/corpus.jsonl --vocab-size 600 --out " + out);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.out.find("600 tokens"), std::string::npos) << run.out;
@@ -213,7 +214,7 @@ TEST(EngineCliTokenizer, TrainNamesTheBadLine) {
 
 // Issue 17: extend keeps the demo tokenizer's ids and adds after its specials; train --type unigram runs
 // SentencePiece in slipway-tokenizer; stats prints the table and JSON; bad lines are named.
-const std::string kDemo = std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo";
+const std::string kDemo = std::string(test_paths::source_dir("/resources/demo"));
 
 TEST(EngineCliTokenizer, ExtendAddsAfterTheSpecialTokens) {
     const std::string out = testing::TempDir() + "/extended_cli.json";
@@ -275,7 +276,7 @@ TEST(EngineCliTokenizer, StatsComparesTokenizersSideBySide) {
 // gradient checkpointing and does not without sharding (issue 12's verdicts), the table, and the hint when
 // the model's config.json is not on this computer.
 const std::string kLoraPreset = kPresets + "/mlperf-llama2-70b-lora.json";
-const std::string kLlama70b = std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/llama2-70b/config.json";
+const std::string kLlama70b = std::string(test_paths::source_dir("/tests/data/llama2-70b/config.json"));
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 

@@ -23,13 +23,14 @@
 #include "generate/sampling.h"
 #include "generate/text_stream.h"
 #include "model/weights.h"
+#include "test_paths.h"
 #include "tokenizer/tokenizer.h"
 
 namespace slipway::generate {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSource = SLIPWAY_SOURCE_DIR;
+const std::string kSource = test_paths::source_dir();
 
 std::vector<int64_t> draws(const SamplingOptions& options, const std::vector<float>& logits, int n) {
     TokenSampler sampler(options);
@@ -297,7 +298,7 @@ TEST(GenerateCommand, BadLinesAreNamedAndTheOthersStillAnswer) {
                                          << "\n"
                                          << R"({"ids": [5, 6, 7]})"
                                          << "\n";
-    const std::string command = std::string(SLIPWAY_ENGINE_BIN) + " generate --model " +
+    const std::string command = std::string(test_paths::engine_bin()) + " generate --model " +
                                 (dir / "model").string() + " --prompts " + (dir / "prompts.jsonl").string() +
                                 " --max-new-tokens 4 --stream --echo-prompt >" +
                                 (dir / "out.jsonl").string() + " 2>" + (dir / "err.txt").string();

@@ -23,6 +23,7 @@
 #include "contract/faulty_file_system.h"
 #include "io/gguf_metadata.h"
 #include "io/gguf_writer.h"
+#include "test_paths.h"
 
 namespace slipway::io {
 namespace {
@@ -655,11 +656,7 @@ TEST(GgufRope, Llama3Factors) {
 // Real tokenizers
 
 std::string reference_folder(const std::string& name) {
-#ifdef SLIPWAY_REFERENCE_DIR
-    const char* fallback = SLIPWAY_REFERENCE_DIR;
-#else
-    const char* fallback = "build/reference";
-#endif
+    const char* fallback = test_paths::reference_dir();
     const char* dir = std::getenv("SLIPWAY_REFERENCE_DIR");
     return std::string(dir ? dir : fallback) + "/tokenizers/" + name;
 }
@@ -777,7 +774,7 @@ TEST(GgufTokenizerTest, UnknownPreTokenizerIsRefused) {
 // add_bos_token / add_eos_token follow the rule the engine's tokenizer encodes with (special_tokens.h), and
 // the token added must be the GGUF's bos_token_id.
 std::string demo_tokenizer() {
-    return std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/tokenizer.json";
+    return std::string(test_paths::source_dir("/resources/demo/tokenizer.json"));
 }
 
 TEST_F(GgufFileTest, TheDemoTokenizersTemplateAddsItsBos) {

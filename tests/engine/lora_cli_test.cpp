@@ -17,12 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "io/safetensors.h"
+#include "test_paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSource = SLIPWAY_SOURCE_DIR;
-const std::string kEngine = SLIPWAY_ENGINE_BIN;
+const std::string kSource = test_paths::source_dir();
+const std::string kEngine = test_paths::engine_bin();
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path);

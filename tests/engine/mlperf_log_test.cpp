@@ -14,6 +14,7 @@
 #include "contract/log_summary.h"
 #include "contract/mllog.h"
 #include "contract/mlperf_compliance.h"
+#include "test_paths.h"
 #include "tiny_run_support.h"
 
 namespace {
@@ -43,7 +44,7 @@ protected:
 
 TEST_F(MlperfLog, PresetRunPassesEveryComplianceRuleButConvergence) {
     split_data();
-    const std::string engine = SLIPWAY_ENGINE_BIN;
+    const std::string engine = test_paths::engine_bin();
     ASSERT_EQ(sh(engine + " init-model --config " + (dir_ / "model" / "config.json").string() + " --out " +
                  (dir_ / "tiny").string() + " --seed 3 > /dev/null"),
               0);
@@ -91,7 +92,7 @@ TEST_F(MlperfLog, PresetRunPassesEveryComplianceRuleButConvergence) {
 
 TEST_F(MlperfLog, RunWithoutMlperfSectionWritesNoSubmissionLines) {
     const std::string config = write_config("plain", {{"training", {{"max_steps", 2}, {"eval_steps", 2}}}});
-    ASSERT_EQ(sh(std::string(SLIPWAY_ENGINE_BIN) + " train --threads 1 " + config + " > /dev/null 2> " +
+    ASSERT_EQ(sh(std::string(test_paths::engine_bin()) + " train --threads 1 " + config + " > /dev/null 2> " +
                  (dir_ / "stderr.txt").string()),
               0)
         << slurp((dir_ / "stderr.txt").string());

@@ -17,11 +17,12 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/mllog.h"
+#include "test_paths.h"
 
 namespace slipway::testing_support {
 
 namespace fs = std::filesystem;
-inline const std::string kSource = SLIPWAY_SOURCE_DIR;
+inline const std::string kSource = test_paths::source_dir();
 
 inline std::string slurp(const std::string& path) {
     std::ifstream in(path);
@@ -108,8 +109,8 @@ public:  // test helpers call write_config too
     };
     EngineRun run_engine(const std::string& args, const std::string& env = "") const {
         const std::string err = (dir_ / "stderr.txt").string();
-        const std::string command =
-            env + " " + SLIPWAY_ENGINE_BIN + " " + args + " >" + (dir_ / "stdout.txt").string() + " 2>" + err;
+        const std::string command = env + " " + test_paths::engine_bin() + " " + args + " >" +
+                                    (dir_ / "stdout.txt").string() + " 2>" + err;
         const int status = std::system(command.c_str());
         return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
     }

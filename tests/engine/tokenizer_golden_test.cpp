@@ -12,16 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_paths.h"
 #include "tokenizer/tokenizer.h"
 
 namespace slipway::tokenizer {
 namespace {
 
-const std::string kData = std::string(SLIPWAY_TEST_DATA_DIR) + "/tokenizer";
+const std::string kData = std::string(test_paths::test_data_dir("/tokenizer"));
 
 std::string reference_tokenizer(const std::string& name) {
     const char* dir = std::getenv("SLIPWAY_REFERENCE_DIR");
-    return std::string(dir ? dir : SLIPWAY_REFERENCE_DIR) + "/tokenizers/" + name + "/tokenizer.json";
+    return std::string(dir ? dir : test_paths::reference_dir()) + "/tokenizers/" + name + "/tokenizer.json";
 }
 
 std::vector<nlohmann::json> read_jsonl(const std::string& path) {
@@ -107,7 +108,7 @@ INSTANTIATE_TEST_SUITE_P(Tokenizer, Golden, testing::Values("llama3", "qwen3", "
 // corpus with the HF library into SLIPWAY_TRAINED_DIR).
 TEST(GoldenTrained, HfLibraryEncodesOurTrainedTokenizerLikeWeDo) {
     const char* dir_env = std::getenv("SLIPWAY_TRAINED_DIR");
-    const std::string dir = dir_env ? dir_env : SLIPWAY_TRAINED_DIR;
+    const std::string dir = dir_env ? dir_env : test_paths::trained_dir();
     Result<Tokenizer> t = Tokenizer::from_file(dir + "/tokenizer.json");
     ASSERT_TRUE(t.ok()) << t.error();
     const std::vector<nlohmann::json> corpus = read_jsonl(kData + "/corpus.jsonl");
@@ -126,7 +127,7 @@ TEST(GoldenTrained, HfLibraryEncodesOurTrainedTokenizerLikeWeDo) {
 // writes it and the HF library's ids and decoded text for it).
 TEST(GoldenMetaspace, IdsAndDecodeEqualTheHfLibrary) {
     const char* dir_env = std::getenv("SLIPWAY_REFERENCE_DIR");
-    const std::string dir = std::string(dir_env ? dir_env : SLIPWAY_REFERENCE_DIR) + "/metaspace";
+    const std::string dir = std::string(dir_env ? dir_env : test_paths::reference_dir()) + "/metaspace";
     Result<Tokenizer> t = Tokenizer::from_file(dir + "/tokenizer.json");
     ASSERT_TRUE(t.ok()) << t.error();
     const std::vector<nlohmann::json> corpus = read_jsonl(kData + "/corpus.jsonl");
@@ -166,7 +167,7 @@ class GoldenWritten : public testing::TestWithParam<WrittenCase> {
 protected:
     std::string dir() const {
         const char* dir_env = std::getenv("SLIPWAY_REFERENCE_DIR");
-        return std::string(dir_env ? dir_env : SLIPWAY_REFERENCE_DIR) + "/" + GetParam().name;
+        return std::string(dir_env ? dir_env : test_paths::reference_dir()) + "/" + GetParam().name;
     }
     std::string golden(const std::string& suffix) const {
         return dir() + "/golden-" + GetParam().name + GetParam().corpus + suffix + ".jsonl";
@@ -174,7 +175,7 @@ protected:
     std::vector<nlohmann::json> corpus() const {
         return read_jsonl(GetParam().corpus.empty()
                               ? kData + "/corpus.jsonl"
-                              : std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/corpus.jsonl");
+                              : std::string(test_paths::source_dir("/resources/demo/corpus.jsonl")));
     }
 };
 
@@ -217,7 +218,7 @@ class Extension : public testing::TestWithParam<std::string> {};
 
 TEST_P(Extension, KeepsEveryBaseIdAndAddsCyrillicTokens) {
     const char* dir_env = std::getenv("SLIPWAY_REFERENCE_DIR");
-    const std::string dir = std::string(dir_env ? dir_env : SLIPWAY_REFERENCE_DIR) + "/" + GetParam();
+    const std::string dir = std::string(dir_env ? dir_env : test_paths::reference_dir()) + "/" + GetParam();
     Result<Tokenizer> base = Tokenizer::from_file(dir + "/base.json");
     Result<Tokenizer> extended = Tokenizer::from_file(dir + "/tokenizer.json");
     ASSERT_TRUE(base.ok()) << base.error();

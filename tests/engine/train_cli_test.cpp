@@ -20,6 +20,7 @@
 #include "contract/log_summary.h"
 #include "contract/mllog.h"
 #include "io/safetensors.h"
+#include "test_paths.h"
 #include "tiny_run_support.h"
 
 namespace {
@@ -272,7 +273,7 @@ TEST_F(TrainCli, ExportWarnsOfAMistralWindowThatLlamaCppDoesNotHave) {
             run_engine("init-model --config " + (dir_ / "mistral.json").string() + " --out " + model.string())
                 .exit_code,
             0);
-        fs::copy_file(std::string(SLIPWAY_SOURCE_DIR) + "/resources/demo/tokenizer.json",
+        fs::copy_file(std::string(test_paths::source_dir("/resources/demo/tokenizer.json")),
                       model / "tokenizer.json");
         const EngineRun exported = run_engine("export gguf --model " + model.string() + " --out " +
                                               (model / "m.gguf").string() + " --type f32");
@@ -652,7 +653,7 @@ TEST_F(TrainCli, FullDiskKeepsThePreviousCheckpoint) {
                                                             {"output_dir", (mount / "out").string()}}},
                                                           {"data", {{"validation_split_percentage", 0}}}});
     const std::string script = "set -e; mount -t tmpfs -o size=5M tmpfs " + mount.string() + "; " +
-                               std::string(SLIPWAY_ENGINE_BIN) + " train --threads 1 " + config +
+                               std::string(test_paths::engine_bin()) + " train --threads 1 " + config +
                                " > /dev/null 2> " + (dir_ / "full_disk.err").string() + "; echo $? > " +
                                (dir_ / "full_disk.rc").string() + "; cp -r " + (mount / "out").string() +
                                " " + kept.string();

@@ -1,6 +1,7 @@
 // The task loops (eval/runner.h) over a fake model whose scores are known: which ids each request sends
 // (lm-eval's left truncation), how results are averaged, and how generation stops and is cut.
 #include "eval/runner.h"
+#include "test_paths.h"
 
 #include <cmath>
 #include <fstream>
@@ -18,7 +19,7 @@ namespace {
 const tokenizer::Tokenizer& demo_tokenizer() {
     static const tokenizer::Tokenizer tok = [] {
         Result<tokenizer::Tokenizer> t =
-            tokenizer::Tokenizer::from_file(SLIPWAY_SOURCE_DIR "/resources/demo/tokenizer.json");
+            tokenizer::Tokenizer::from_file(test_paths::source_dir("/resources/demo/tokenizer.json"));
         EXPECT_TRUE(t.ok()) << t.error();
         return *t;
     }();
@@ -71,7 +72,7 @@ std::vector<int32_t> ids_of(std::string_view text, bool add_special_tokens = tru
 // The demo tokenizer without its post-processor: byte-level BPE, which adds no BOS and names none.
 const tokenizer::Tokenizer& tokenizer_without_bos() {
     static const tokenizer::Tokenizer tok = [] {
-        std::ifstream in(SLIPWAY_SOURCE_DIR "/resources/demo/tokenizer.json");
+        std::ifstream in(test_paths::source_dir("/resources/demo/tokenizer.json"));
         nlohmann::json doc = nlohmann::json::parse(in);
         doc["post_processor"] = nullptr;
         Result<tokenizer::Tokenizer> t = tokenizer::Tokenizer::from_json(doc);

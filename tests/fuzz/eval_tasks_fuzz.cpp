@@ -8,6 +8,7 @@
 #include "eval/runner.h"
 #include "eval/tasks.h"
 #include "fuzz_common.h"
+#include "test_paths.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace slipway;
@@ -46,7 +47,7 @@ private:
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const tokenizer::Tokenizer tok = [] {
         Result<tokenizer::Tokenizer> t =
-            tokenizer::Tokenizer::from_file(SLIPWAY_SOURCE_DIR "/resources/demo/tokenizer.json");
+            tokenizer::Tokenizer::from_file(test_paths::source_dir("/resources/demo/tokenizer.json"));
         FUZZ_CHECK(t.ok(), t.error());
         return *t;
     }();

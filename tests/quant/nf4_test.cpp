@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "quant/nf4.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 using namespace slipway::quant;
@@ -135,7 +136,7 @@ protected:
 
     fs::path run_reference(const std::string& case_name, const std::string& dtype, int blocksize) {
         const fs::path out = dir_ / case_name;
-        const std::string cmd = py_ + " " + SLIPWAY_SOURCE_DIR "/tests/quant/nf4_reference.py " +
+        const std::string cmd = py_ + " " + test_paths::source_dir("/tests/quant/nf4_reference.py ") +
                                 (dir_ / (case_name + ".in")).string() + " " + dtype + " " +
                                 std::to_string(blocksize) + " " + out.string();
         EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;

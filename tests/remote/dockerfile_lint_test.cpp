@@ -25,6 +25,7 @@
 #include "remote/container/dockerfile.h"
 #include "remote/container/dockerfile_lint.h"
 #include "remote/container/ngc_catalogue.h"
+#include "test_paths.h"
 
 extern char** environ;
 
@@ -33,7 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSource = SLIPWAY_SOURCE_DIR;
+const fs::path kSource = test_paths::source_dir();
 const fs::path kFixtures = kSource / "tests/data/dockerfile-lint";
 const fs::path kLintDir = kSource / "tests/remote/dockerfile_lint";
 

@@ -14,13 +14,14 @@
 #include "contract/run_config.h"
 #include "remote/container/dockerfile.h"
 #include "remote/container/dockerfile_lint.h"
+#include "test_paths.h"
 
 namespace slipway::remote {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kFixtures = fs::path(SLIPWAY_SOURCE_DIR) / "tests/data/dockerfile-lint";
+const fs::path kFixtures = fs::path(test_paths::source_dir()) / "tests/data/dockerfile-lint";
 
 std::string read(const fs::path& path) {
     std::ifstream in(path);
@@ -108,7 +109,8 @@ RunConfig preset(const fs::path& path) {
 
 TEST(DockerfileLinter, RenderedDockerfilesOfEveryPresetAreClean) {
     std::vector<RunConfig> configs;
-    for (const auto& entry : fs::directory_iterator(fs::path(SLIPWAY_SOURCE_DIR) / "resources/presets")) {
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(test_paths::source_dir()) / "resources/presets")) {
         if (entry.path().extension() == ".json") configs.push_back(preset(entry.path()));  // not <name>.md
     }
     RunConfig full = configs.front();
@@ -128,7 +130,7 @@ TEST(DockerfileLinter, RenderedDockerfilesOfEveryPresetAreClean) {
 
 // What a user types into the Container page reaches the preview as typed, and the finding names its line.
 TEST(DockerfileLinter, TypedPackagesArePointedAtInTheLivePreview) {
-    RunConfig config = preset(fs::path(SLIPWAY_SOURCE_DIR) / "resources/presets/demo-tiny.json");
+    RunConfig config = preset(fs::path(test_paths::source_dir()) / "resources/presets/demo-tiny.json");
     config.container.pip_packages = {"transformers", "torch==2.4.0"};
     EXPECT_FALSE(render_dockerfile(config).ok());  // never built like this
     DockerfileOptions preview;
@@ -157,7 +159,7 @@ TEST(DockerfileLinter, TypedPackagesArePointedAtInTheLivePreview) {
 // well under a frame.
 TEST(DockerfileLinter, LintingIsFastEnoughForEveryKeystroke) {
     Result<std::string> one =
-        render_dockerfile(preset(fs::path(SLIPWAY_SOURCE_DIR) / "resources/presets/demo-tiny.json"));
+        render_dockerfile(preset(fs::path(test_paths::source_dir()) / "resources/presets/demo-tiny.json"));
     ASSERT_TRUE(one.ok());
     std::string big;
     for (int i = 0; i < 20; ++i)

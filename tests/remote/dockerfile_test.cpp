@@ -10,15 +10,16 @@
 #include "contract/run_config.h"
 #include "remote/container/dockerfile.h"
 #include "remote/container/ngc_catalogue.h"
+#include "test_paths.h"
 
 namespace slipway::remote {
 namespace {
 
-const std::string kCatalogue = std::string(SLIPWAY_SOURCE_DIR) + "/resources/containers/ngc-pytorch.json";
+const std::string kCatalogue = std::string(test_paths::source_dir("/resources/containers/ngc-pytorch.json"));
 
 RunConfig preset(const std::string& name) {
     Result<RunConfig> config =
-        load_run_config(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets/" + name);
+        load_run_config(std::string(test_paths::source_dir("/resources/presets/")) + name);
     EXPECT_TRUE(config.ok()) << config.error();
     return config.ok() ? *config : RunConfig{};
 }

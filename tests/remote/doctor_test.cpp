@@ -17,6 +17,7 @@
 #include "remote/slurm/rendezvous_script.h"
 #include "remote/ssh/fake_session.h"
 #include "temp_dir.h"
+#include "test_paths.h"
 
 namespace slipway::remote {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 using testing_support::TempDir;
 
 std::string data(const std::string& name) {
-    std::ifstream in(std::string(SLIPWAY_SOURCE_DIR) + "/tests/data/doctor/" + name);
+    std::ifstream in(std::string(test_paths::source_dir("/tests/data/doctor/")) + name);
     std::stringstream text;
     text << in.rdbuf();
     return text.str();

@@ -14,6 +14,7 @@
 #include "remote/slurm/sbatch_script.h"
 #include "run_command.h"
 #include "temp_dir.h"
+#include "test_paths.h"
 
 namespace slipway::remote {
 namespace {
@@ -28,7 +29,7 @@ const std::string kEngineDir = kScratch + "/engines/0123456789abcdef";
 // Seed 001's job: ruadapt's LoRA preset names the generic NGC image and mounts scratch.
 RunConfig seed_001() {
     Result<RunConfig> config =
-        load_run_config(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets/ruadapt-lora.json");
+        load_run_config(std::string(test_paths::source_dir("/resources/presets/ruadapt-lora.json")));
     EXPECT_TRUE(config.ok()) << config.error();
     RunConfig c = config.ok() ? *config : RunConfig{};
     c.slurm.container_image = "/scratch/tikhomirov/ngc_cuda_pytorch_24_04_v1+latest.sqsh";
@@ -61,7 +62,7 @@ SbatchInputs built_engine() {
 // The text equals tests/remote/golden/<name>, and bash -n and shellcheck accept it.
 void expect_golden(const std::string& name, const Result<std::string>& text) {
     ASSERT_TRUE(text.ok()) << text.error();
-    const std::string path = std::string(SLIPWAY_SOURCE_DIR) + "/tests/remote/golden/" + name;
+    const std::string path = std::string(test_paths::source_dir("/tests/remote/golden/")) + name;
     if (std::getenv("SLIPWAY_UPDATE_GOLDEN") != nullptr) std::ofstream(path, std::ios::binary) << *text;
     std::ifstream in(path, std::ios::binary);
     std::ostringstream golden;

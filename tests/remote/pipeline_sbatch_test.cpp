@@ -2,6 +2,7 @@
 // shellcheck; adversarial folders and paths reach the engine intact as single words and nothing executes;
 // job ids that are not sbatch's are refused before they reach a directive.
 #include "remote/slurm/pipeline_sbatch.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -32,7 +33,7 @@ ClusterProfile bare() {
 
 Pipeline demo() {
     Result<Pipeline> p =
-        load_pipeline(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets/pipelines/ruadapt-demo.json");
+        load_pipeline(std::string(test_paths::source_dir("/resources/presets/pipelines/ruadapt-demo.json")));
     EXPECT_TRUE(p.ok()) << p.error();
     return p.ok() ? *p : Pipeline{};
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "run_command.h"
 #include "temp_dir.h"
+#include "test_paths.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -28,7 +29,7 @@ using testing_support::run_command;
 
 RunConfig preset(const std::string& name) {
     Result<RunConfig> config =
-        load_run_config(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets/" + name);
+        load_run_config(std::string(test_paths::source_dir("/resources/presets/")) + name);
     EXPECT_TRUE(config.ok()) << config.error();
     return config.ok() ? *config : RunConfig{};
 }
@@ -64,7 +65,8 @@ bool has_line(const std::string& text, const std::string& line) {
 
 TEST(SbatchScript, EveryPresetPassesBashAndShellcheck) {
     TempDir dir;
-    for (const auto& entry : fs::directory_iterator(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets")) {
+    for (const auto& entry :
+         fs::directory_iterator(std::string(test_paths::source_dir("/resources/presets")))) {
         if (entry.path().extension() != ".json") continue;  // <name>.md: the preset's description
         const RunConfig config = preset(entry.path().filename().string());
         const ContainerMode mode =

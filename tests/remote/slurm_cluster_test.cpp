@@ -16,6 +16,7 @@
 #include "remote/slurm/slurm_client.h"
 #include "remote/ssh/libssh_session.h"
 #include "ssh_cluster_env.h"
+#include "test_paths.h"
 
 namespace slipway::remote {
 namespace {
@@ -156,11 +157,11 @@ TEST(SlurmCluster, RenderedScriptPreparesOnceThenTrainsOnEveryTask) {
            "rdzv=${SLIPWAY_RDZV_FILE##*/} secret=${#SLIPWAY_RDZV_SECRET} job=${SLURM_JOB_ID} config=$2\" >> "
            "\"$(dirname \"$0\")/calls.txt\"\n";
     Result<RunConfig> config =
-        load_run_config(std::string(SLIPWAY_SOURCE_DIR) + "/resources/presets/demo-tiny.json");
+        load_run_config(std::string(test_paths::source_dir("/resources/presets/demo-tiny.json")));
     ASSERT_TRUE(config.ok()) << config.error();
     DeployRequest request;
     request.config = *config;
-    request.input_root = SLIPWAY_SOURCE_DIR;
+    request.input_root = test_paths::source_dir();
     request.profile.name = "local-test";
     request.profile.host = c->env["SLIPWAY_SSH_HOST"];
     request.profile.remote_workdir = c->dir + "/it's a \"work\" dir";
