@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
             "LANGUAGE");
     slipway::app::LogsSummaryOptions logs_summary;
     const CLI::App* logs_summary_command = slipway::app::add_logs_command(cli, logs_summary);
+    slipway::app::LogsTensorBoardOptions logs_tensorboard;
+    const CLI::App* logs_tensorboard_command =
+        slipway::app::add_logs_tensorboard_command(cli, logs_tensorboard);
     slipway::app::RemoteCommands remote_commands;
     slipway::app::add_remote_commands(cli, remote_commands);
     CLI11_PARSE(cli, argc, argv);
@@ -60,6 +63,8 @@ int main(int argc, char** argv) {
         }
         if (logs_summary_command->parsed())
             return slipway::app::run_logs_summary(logs_summary, std::cout, std::cerr);
+        if (logs_tensorboard_command->parsed())
+            return slipway::app::run_logs_tensorboard(logs_tensorboard, std::cout, std::cerr);
     }
 
     QApplication app(argc, argv);

@@ -1,13 +1,16 @@
-// `slipway logs summary`: option wiring, per-file error handling and the table layout.
+// `slipway logs summary` and `logs tensorboard`: option wiring, per-file error handling and the table layout.
 #include "cli/logs_command.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <iomanip>
 #include <locale>
 #include <sstream>
+
+#include "track/log_export.h"
 
 namespace slipway::app {
 namespace {
@@ -47,6 +50,36 @@ CLI::App* add_logs_command(CLI::App& cli, LogsSummaryOptions& options) {
     summary->add_flag("--json", options.json, "One JSON object per file per line instead of a table");
     summary->add_option("FILE", options.files, "Log files (e.g. slurm-1234.out)")->required();
     return summary;
+}
+
+CLI::App* add_logs_tensorboard_command(CLI::App& cli, LogsTensorBoardOptions& options) {
+    CLI::App* tensorboard = cli.get_subcommand("logs")->add_subcommand(
+        "tensorboard", "Write each log's metrics as TensorBoard events (train/loss, eval/accuracy, ...)");
+    tensorboard->add_option("FILE", options.files, "Log files (mllog.txt, slurm-1234.out, MLPerf logs)")
+        ->required();
+    tensorboard->add_option("--out", options.out, "TensorBoard's log folder; each file gets a run in it")
+        ->required();
+    return tensorboard;
+}
+
+int run_logs_tensorboard(const LogsTensorBoardOptions& options, std::ostream& out, std::ostream& err) {
+    bool failed = false;
+    for (const std::string& file : options.files) {
+        const std::filesystem::path path(file);
+        const std::filesystem::path named = path.filename() == "mllog.txt" ? path.parent_path() : path;
+        std::string name = std::filesystem::absolute(named).lexically_normal().stem().string();
+        const std::string dir = options.out + "/" + (name.empty() ? "run" : name);
+        Result<track::LogExport> written = track::export_log_to_tensorboard(file, dir);
+        if (!written.ok()) {
+            err << "slipway: " << file << ": " << written.error() << '\n';
+            failed = true;
+            continue;
+        }
+        out << file << " -> " << written->event_file << " (" << written->points << " points";
+        if (written->bad_lines > 0) out << ", " << written->bad_lines << " bad MLLOG lines skipped";
+        out << ")\n";
+    }
+    return failed ? 1 : 0;
 }
 
 int run_logs_summary(const LogsSummaryOptions& options, std::ostream& out, std::ostream& err) {

@@ -1,4 +1,5 @@
 // `slipway logs summary [--json] FILE...`: the summary of each training log, as JSON lines or a table.
+// `slipway logs tensorboard FILE... --out DIR`: each log's numbers as TensorBoard events in DIR/<its name>/.
 #pragma once
 
 #include <ostream>
@@ -25,6 +26,19 @@ CLI::App* add_logs_command(CLI::App& cli, LogsSummaryOptions& options);
 // Summarizes every file. One that cannot be read is named on `err` and the others are still printed;
 // the result is the exit code: 1 if any file failed, else 0.
 int run_logs_summary(const LogsSummaryOptions& options, std::ostream& out, std::ostream& err);
+
+struct LogsTensorBoardOptions {
+    std::vector<std::string> files;
+    std::string out;
+};
+
+// Adds `logs tensorboard` under the `logs` command add_logs_command made; returns it, as above.
+CLI::App* add_logs_tensorboard_command(CLI::App& cli, LogsTensorBoardOptions& options);
+
+// Writes each file's events into options.out/<name>/, <name> being the file's name without its extension (its
+// folder's for an mllog.txt). One line per file on `out`; a file that fails is named on `err` and the others
+// are still written (exit code 1 then).
+int run_logs_tensorboard(const LogsTensorBoardOptions& options, std::ostream& out, std::ostream& err);
 
 // The table printed without --json: file, lines, mllog, bad, status, time to train (minutes), the last
 // eval_accuracy and the number of eval_accuracy and train_loss points; "-" where unknown.

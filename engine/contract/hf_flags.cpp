@@ -158,6 +158,8 @@ std::vector<FlagRule> build_rules() {
     direct("output_dir", "/training/output_dir", "Output folder.");
     direct("overwrite_output_dir", "/training/overwrite_output_dir", "Allow overwriting output_dir.");
     direct("learning_rate", "/training/learning_rate", "Peak learning rate.");
+    direct("report_to", "/training/report_to", "Trackers the metrics also go to (tensorboard, all, none).");
+    direct("logging_dir", "/training/logging_dir", "TensorBoard's folder.");
     direct("ddp_timeout", "/distributed/timeout_s", "Seconds a collective may wait for a rank.");
     direct("ddp_backend", "/distributed/backend", "auto | nccl | gloo.");
     direct("ddp_bucket_cap_mb", "/distributed/bucket_mb", "Gradient bucket size in MiB.");
@@ -291,7 +293,6 @@ std::vector<FlagRule> build_rules() {
     ignored("log_on_each_node", "only rank 0 logs", true);
     ignored("bf16_full_eval", "eval follows /training/bf16", false);
     ignored("overwrite_cache", "the token cache is keyed by a hash of every input", false);
-    ignored("report_to", "metrics go to MLLOG lines that Slipway plots", true);
     ignored("ddp_find_unused_parameters", "the engine reduces only trainable parameters", true);
     ignored("low_cpu_mem_usage", "weights are memory-mapped", false);
     unsupported("fp16", "fp16 training is not supported: use --bf16", false);

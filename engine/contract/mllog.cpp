@@ -255,6 +255,11 @@ void MllogWriter::add_stream(std::ostream& out) {
     streams_.push_back(&out);
 }
 
+void MllogWriter::add_listener(std::function<void(const MllogEvent&)> listener) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    listeners_.push_back(std::move(listener));
+}
+
 Status MllogWriter::tee_to_file(const std::string& path, FileSystem& fs) {
     Result<std::unique_ptr<WritableFile>> file = fs.open_for_append(path, 0666);
     if (!file.ok()) return Status::Error("cannot open the MLLOG file for appending: " + file.error());
@@ -346,6 +351,8 @@ void MllogWriter::write(const MllogEvent& event) {
                                          " ms (the log on standard output has every line)");
         }
     }
+    for (const auto& listener : listeners_)
+        listener(event);
 }
 
 int64_t MllogWriter::system_clock_ms() {

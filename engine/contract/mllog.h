@@ -95,6 +95,8 @@ public:
     // Closes the tee files, checking the close (a network filesystem may report lost bytes only there).
     [[nodiscard]] Status close_files();
     void set_namespace(std::string ns) { ns_ = std::move(ns); }
+    // Also hands every event to `listener`, in order, after its line is written (the run's trackers).
+    void add_listener(std::function<void(const MllogEvent&)> listener);
 
     void point_in_time(std::string_view key, MllogJson value = nullptr,
                        MllogJson metadata = MllogJson::object(), const char* file = __builtin_FILE(),
@@ -122,6 +124,7 @@ private:
         std::unique_ptr<WritableFile> file;  // null once it failed or was closed
     };
     std::vector<TeeFile> files_;
+    std::vector<std::function<void(const MllogEvent&)>> listeners_;
     Status file_status_ = Status::Ok();
     mutable std::mutex mutex_;  // whole lines even when several threads log
 };

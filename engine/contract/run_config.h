@@ -74,6 +74,8 @@ struct TrainingConfig {
     bool overwrite_output_dir = false;
     bool gradient_checkpointing = false;
     std::string profile_steps;  // "A:B": profile optimizer steps A..B (1-based, inclusive); empty: off
+    std::vector<std::string> report_to = {"tensorboard"};  // tensorboard | none | all, as HF's --report_to
+    std::string logging_dir;  // TensorBoard's folder; empty: <output_dir>/runs/<name>
 };
 
 struct AdapterConfig {

@@ -344,6 +344,17 @@ std::vector<FieldSpec> build_fields() {
          "by category. Empty: off."})
         .shown_as("Profile steps", "Precision and memory")
         .member(&RC::training, &TrainingConfig::profile_steps);
+    add({"training", "report_to", FT::kStringList,
+         "Trackers the engine also writes the run's metrics to, as HF's --report_to: tensorboard (event "
+         "files "
+         "in logging_dir), all (every tracker the engine writes), none. The MLLOG lines are always written."})
+        .shown_as("Report to", "Logging and checkpoints")
+        .member(&RC::training, &TrainingConfig::report_to);
+    add({"training", "logging_dir", FT::kString,
+         "TensorBoard's folder for this run; empty means <output_dir>/runs/<name>, HF's layout."})
+        .shown_as("TensorBoard folder", "Logging and checkpoints")
+        .advanced()
+        .member(&RC::training, &TrainingConfig::logging_dir);
 
     // adapter
     add({"adapter", "method", FT::kString,

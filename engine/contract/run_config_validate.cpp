@@ -183,6 +183,25 @@ void check_profile_steps(const RunConfig& config, Checker& check) {
     }
 }
 
+// HF's --report_to names; mlflow and wandb are HF's too, but the engine does not write them.
+void check_report_to(const RunConfig& config, Checker& check) {
+    static const std::vector<std::string> kTargets = {"tensorboard", "all", "none"};
+    const std::vector<std::string>& report_to = config.training.report_to;
+    for (size_t i = 0; i < report_to.size(); ++i) {
+        const std::string& name = report_to[i];
+        if (std::find(kTargets.begin(), kTargets.end(), name) != kTargets.end()) continue;
+        std::string message = "must be tensorboard, all or none, got \"" + name + "\"";
+        if (name == "mlflow" || name == "wandb")
+            message += " (the engine does not write " + name + " runs)";
+        else if (const std::string near = closest_match(name, kTargets); !near.empty())
+            message += " (did you mean \"" + near + "\"?)";
+        check.error("/training/report_to/" + std::to_string(i), message);
+    }
+    const bool none = std::find(report_to.begin(), report_to.end(), "none") != report_to.end();
+    if (none && report_to.size() > 1)
+        check.error("/training/report_to", "\"none\" cannot be listed with other trackers");
+}
+
 void check_base_dtype(const RunConfig& config, Checker& check) {
     if (config.model.base_dtype != "bfloat16") return;
     if (config.adapter.method != "lora") {
@@ -390,6 +409,7 @@ ConfigProblems validate(const RunConfig& config, const ValidationContext& contex
     check_adapter(config, check);
     check_base_dtype(config, check);
     check_profile_steps(config, check);
+    check_report_to(config, check);
     check_distributed(config, check);
     check_mlperf(config, check);
     check_slurm(config, check);

@@ -37,6 +37,7 @@
 #include "model/qlora.h"
 #include "model/torch_compat.h"
 #include "model/weights.h"
+#include "track/run_trackers.h"
 #include "train/batches.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
@@ -177,6 +178,8 @@ private:
     void log_run_stop_failed(const std::string& message, const std::vector<int64_t>& lost_ranks = {});
     // A failed append to <output_dir>/mllog.txt (a full disk) is said once, when first seen.
     void warn_once_if_mllog_copy_failed();
+    // Rank 0: the trackers of /training/report_to, fed every MLLOG event from here on.
+    void attach_trackers();
 
     const RunConfig& config_;
     const TrainingConfig& t_;
@@ -184,6 +187,8 @@ private:
     std::ostream& mllog_out_;
     std::ostream& progress_out_;
     std::ostream* progress_ = &progress_out_;
+    std::unique_ptr<track::RunTrackers>
+        trackers_;  // rank 0: /training/report_to; outlives log_, which feeds it
     std::unique_ptr<MllogWriter> log_;
     std::optional<MlperfLog> mlperf_;  // submission and block lines when /mlperf/benchmark is set
     std::unique_ptr<dist::DistContext> dist_;
@@ -272,6 +277,7 @@ Status TrainingRun::setup() {
                 std::remove((t_.output_dir + "/mllog.txt").c_str());  // a resumed run appends
             made = log_->tee_to_file(t_.output_dir + "/mllog.txt");
         }
+        if (made.ok()) attach_trackers();
         if (Status s = agree(made, "creating the output folder"); !s.ok()) return s;
     } else if (Status s = agree(Status::Ok(), "creating the output folder"); !s.ok()) {
         return s;
@@ -1006,6 +1012,15 @@ Result<TrainReport> TrainingRun::finish() {
     if (const Status closed = log_->close_files(); !closed.ok() && !mllog_copy_failure_reported_)
         *progress_ << "warning: " << closed.message() << "\n";
     return report_;
+}
+
+void TrainingRun::attach_trackers() {
+    // A tracker that fails warns once and stops; training and the MLLOG lines go on.
+    trackers_ = std::make_unique<track::RunTrackers>(
+        config_, [this](const std::string& message) { *progress_ << "warning: " << message << "\n"; });
+    for (const std::string& where : trackers_->destinations())
+        *progress_ << "metrics also go to " << where << "\n";
+    log_->add_listener([trackers = trackers_.get()](const MllogEvent& event) { trackers->on_event(event); });
 }
 
 void TrainingRun::warn_once_if_mllog_copy_failed() {

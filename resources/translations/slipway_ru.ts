@@ -351,7 +351,7 @@
 <context>
     <name>RunConfigField</name>
     <message>
-        <location filename="../../build/app/i18n/run_config_field_strings.cpp" line="+109"/>
+        <location filename="../../build/app/i18n/run_config_field_strings.cpp" line="+111"/>
         <source>Time limits and preemption</source>
         <translation>Лимит времени и вытеснение</translation>
     </message>
@@ -371,7 +371,7 @@
         <translation>Не больше перезапусков</translation>
     </message>
     <message>
-        <location line="-109"/>
+        <location line="-111"/>
         <source>Run</source>
         <translation>Запуск</translation>
     </message>
@@ -649,6 +649,16 @@
         <location line="+48"/>
         <source>Profile steps</source>
         <translation>Профилировать шаги</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Report to</source>
+        <translation>Отправлять метрики в</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TensorBoard folder</source>
+        <translation>Папка TensorBoard</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -934,7 +944,7 @@
 <context>
     <name>RunConfigFieldHelp</name>
     <message>
-        <location line="+92"/>
+        <location line="+94"/>
         <source>Seconds before the time limit at which Slurm signals the job (#SBATCH --signal=B:USR1@N): the engine finishes its step and saves a checkpoint. 0 sends no early signal.</source>
         <translation>За сколько секунд до лимита времени Slurm подаёт задаче сигнал (#SBATCH --signal=B:USR1@N): движок доводит шаг до конца и сохраняет контрольную точку. 0 — без раннего сигнала.</translation>
     </message>
@@ -949,7 +959,7 @@
         <translation>Сколько раз задача с auto_requeue сама возвращается в очередь после сигнала о лимите времени.</translation>
     </message>
     <message>
-        <location line="-90"/>
+        <location line="-92"/>
         <source>Schema tag of this document.</source>
         <translation>Метка схемы этого документа.</translation>
     </message>
@@ -1182,6 +1192,16 @@
         <location line="+41"/>
         <source>A:B profiles optimizer steps A to B (1-based, inclusive): &lt;output_dir&gt;/profile/trace.json (a Chrome trace for Perfetto; GPU kernels through Kineto where the build has it) and a table of ms per step by category. Empty: off.</source>
         <translation>A:B профилирует шаги оптимизатора с A по B (с 1, включительно): &lt;output_dir&gt;/profile/trace.json (трасса Chrome для Perfetto; ядра GPU через Kineto, где сборка его имеет) и таблица мс на шаг по категориям. Пусто: выключено.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Trackers the engine also writes the run&apos;s metrics to, as HF&apos;s --report_to: tensorboard (event files in logging_dir), all (every tracker the engine writes), none. The MLLOG lines are always written.</source>
+        <translation>Трекеры, в которые движок тоже пишет метрики запуска, как --report_to в HF: tensorboard (файлы событий в logging_dir), all (все трекеры, которые пишет движок), none. Строки MLLOG пишутся всегда.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TensorBoard&apos;s folder for this run; empty means &lt;output_dir&gt;/runs/&lt;name&gt;, HF&apos;s layout.</source>
+        <translation>Папка TensorBoard для этого запуска; пусто — &lt;output_dir&gt;/runs/&lt;name&gt;, как в HF.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2056,7 +2076,7 @@
         <translation>&lt;b&gt;Кластеры&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>Add cluster</source>
         <translation>Добавить кластер</translation>
     </message>
