@@ -3,6 +3,7 @@
 // for logs from elsewhere.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "contract/file_system.h"
