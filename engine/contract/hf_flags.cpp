@@ -158,7 +158,23 @@ std::vector<FlagRule> build_rules() {
     direct("output_dir", "/training/output_dir", "Output folder.");
     direct("overwrite_output_dir", "/training/overwrite_output_dir", "Allow overwriting output_dir.");
     direct("learning_rate", "/training/learning_rate", "Peak learning rate.");
-    direct("report_to", "/training/report_to", "Trackers the metrics also go to (tensorboard, all, none).");
+    custom("report_to", "/training/report_to", "Trackers the metrics also go to: tensorboard, all, none.",
+           true, [](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {
+               // A seed script's wandb or mlflow must not stop its import: kept are the trackers the engine
+               // writes; a list of only others gets TensorBoard, the nearest the engine has.
+               const std::vector<std::string> names = split_list(v);
+               c.training.report_to.clear();
+               for (const std::string& name : names) {
+                   if (name == "tensorboard" || name == "all" || name == "none")
+                       c.training.report_to.push_back(name);
+                   else
+                       notes.push_back("--report_to " + name + " ignored: the engine does not write " + name +
+                                       " runs (its metrics go to mllog.txt and TensorBoard)");
+               }
+               if (c.training.report_to.empty())
+                   c.training.report_to.push_back(names.empty() ? "none" : "tensorboard");
+               return std::string();
+           });
     direct("logging_dir", "/training/logging_dir", "TensorBoard's folder.");
     direct("ddp_timeout", "/distributed/timeout_s", "Seconds a collective may wait for a rank.");
     direct("ddp_backend", "/distributed/backend", "auto | nccl | gloo.");

@@ -118,8 +118,9 @@ TEST(HfFlags, SeedScriptMapsOntoEveryField) {
     EXPECT_EQ(c.model.base_dtype, "auto");
     EXPECT_EQ(report->notes.size(), 5u);
     EXPECT_EQ(report->notes[0], "--do_train ignored: training always runs");
-    EXPECT_EQ(std::count_if(report->notes.begin(), report->notes.end(),
-                            [](const std::string& n) { return n.find("/model/base_dtype auto") != std::string::npos; }),
+    EXPECT_EQ(std::count_if(
+                  report->notes.begin(), report->notes.end(),
+                  [](const std::string& n) { return n.find("/model/base_dtype auto") != std::string::npos; }),
               1);
 }
 
@@ -140,6 +141,23 @@ TEST(HfFlags, EqualsFormDashesAndBooleanWords) {
     EXPECT_TRUE(c.training.gradient_checkpointing);
     EXPECT_FALSE(c.training.max_steps.has_value());
     EXPECT_FALSE(c.training.save_total_limit.has_value());
+}
+
+// Seed 004 trains with --report-to=wandb: its import keeps going, and says what is not written.
+TEST(HfFlags, ReportToKeepsTheTrackersTheEngineWritesAndNotesTheRest) {
+    RunConfig c;
+    Result<FlagReport> seed = apply_hf_flags(c, {"--report-to=wandb"});
+    ASSERT_TRUE(seed.ok()) << seed.error();
+    EXPECT_EQ(c.training.report_to, std::vector<std::string>{"tensorboard"});
+    ASSERT_EQ(seed->notes.size(), 1U);
+    EXPECT_EQ(seed->notes[0],
+              "--report_to wandb ignored: the engine does not write wandb runs (its metrics go to "
+              "mllog.txt and TensorBoard)");
+    ASSERT_TRUE(apply_hf_flags(c, {"--report_to", "tensorboard,mlflow", "--logging_dir", "/logs/a"}).ok());
+    EXPECT_EQ(c.training.report_to, std::vector<std::string>{"tensorboard"});
+    EXPECT_EQ(c.training.logging_dir, "/logs/a");
+    ASSERT_TRUE(apply_hf_flags(c, {"--report_to", "none"}).ok());
+    EXPECT_EQ(c.training.report_to, std::vector<std::string>{"none"});
 }
 
 TEST(HfFlags, EvaluationStrategyNoClearsEvalSteps) {
