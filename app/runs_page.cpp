@@ -2,6 +2,7 @@
 // run's train_loss (sampled by SQLite, so a long run is not read whole) drawn by the view's delegate.
 #include "runs_page.h"
 
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 
+#include "core/metrics_export.h"
 #include "history/run_history.h"
 #include "runs/runs_model.h"
 
@@ -125,6 +127,11 @@ RunsPage::RunsPage(RunHistory* history, RunsModel* model, QWidget* parent)
     export_gguf_->setToolTip(
         tr("The selected run's model (LoRA merged) as one GGUF file for llama.cpp or Ollama (a model on this "
            "computer)"));
+    export_tensorboard_ = new QPushButton(tr("Export to TensorBoard..."), this);
+    export_tensorboard_->setToolTip(
+        tr("The selected run's curves as TensorBoard event files in a folder you choose (tensorboard "
+           "--logdir)"));
+    export_tensorboard_->setEnabled(history_ != nullptr);
     delete_ = new QPushButton(tr("Delete"), this);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(show_);
@@ -133,6 +140,7 @@ RunsPage::RunsPage(RunHistory* history, RunsModel* model, QWidget* parent)
     buttons->addWidget(edit_);
     buttons->addWidget(chat_);
     buttons->addWidget(export_gguf_);
+    buttons->addWidget(export_tensorboard_);
     buttons->addStretch(1);
     buttons->addWidget(delete_);
 
@@ -171,6 +179,19 @@ RunsPage::RunsPage(RunHistory* history, RunsModel* model, QWidget* parent)
     });
     connect(export_gguf_, &QPushButton::clicked, this, [this] {
         if (const int64_t id = selected_run()) emit export_gguf_requested(id);
+    });
+    connect(export_tensorboard_, &QPushButton::clicked, this, [this] {
+        const int64_t id = selected_run();
+        if (id == 0) return;
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("TensorBoard log folder"));
+        if (folder.isEmpty()) return;
+        const Result<QString> written = export_to_tensorboard(id, folder);
+        if (written.ok()) {
+            QMessageBox::information(this, tr("Export to TensorBoard"),
+                                     tr("Wrote %1\n\ntensorboard --logdir %2").arg(*written, folder));
+        } else {
+            QMessageBox::warning(this, tr("Export to TensorBoard"), QString::fromStdString(written.error()));
+        }
     });
     connect(delete_, &QPushButton::clicked, this, [this] {
         const int64_t id = selected_run();
@@ -211,6 +232,20 @@ bool RunsPage::select_run(int64_t run_id) {
     table_->selectionModel()->setCurrentIndex(
         shown, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     return true;
+}
+
+Result<QString> RunsPage::export_to_tensorboard(int64_t run_id, const QString& folder) const {
+    if (history_ == nullptr) return Status::Error("no run history");
+    const Result<StoredRun> run = history_->run(run_id);
+    if (!run.ok()) return run.status();
+    const Result<RunMetrics> metrics = history_->load_metrics(run_id);
+    if (!metrics.ok()) return metrics.status();
+    std::string name = run->name.empty() ? "run-" + std::to_string(run_id) : run->name;
+    std::replace(name.begin(), name.end(), '/', '_');
+    const Result<track::LogExport> written =
+        app::export_to_tensorboard(*metrics, folder.toStdString() + "/" + name);
+    if (!written.ok()) return written.status();
+    return QString::fromStdString(written->event_file);
 }
 
 void RunsPage::reload() {

@@ -1,10 +1,10 @@
 // The runs page: every run in the history (name, cluster, job, state, times, points, a small train_loss
 // curve) in a sortable table, a filter, and actions to show a run's curves in the monitor, compare several
 // there (overlaid), resume following its log from the stored offset, open its config in the editor, chat
-// with its model, or delete it. The table is a view of the stored rows of the RunsModel it shares with the
-// monitor's run list (through a filtering, sorting proxy): a reload merges the store's changes in and the
-// tracker's changes come as they happen, so the selection and the scroll position stay. It only reads the
-// store; what it asks for goes to the window.
+// with its model, write its curves as TensorBoard events, or delete it. The table is a view of the stored
+// rows of the RunsModel it shares with the monitor's run list (through a filtering, sorting proxy): a reload
+// merges the store's changes in and the tracker's changes come as they happen, so the selection and the
+// scroll position stay. It only reads the store; what it asks for goes to the window.
 #pragma once
 
 #include <QWidget>
@@ -12,6 +12,8 @@
 #include <QList>
 
 #include <cstdint>
+
+#include "contract/status.h"
 
 class QLineEdit;
 class QPushButton;
@@ -41,6 +43,9 @@ public:
     int shown_rows() const;               // rows the filter lets through
     // Makes the run the current row (selected); false when it is not shown.
     bool select_run(int64_t run_id);
+    // The run's stored curves as TensorBoard events in `folder`/<its name>/ (what Export to TensorBoard...
+    // does once a folder is chosen); the event file's path, or why not.
+    Result<QString> export_to_tensorboard(int64_t run_id, const QString& folder) const;
 
 signals:
     void show_requested(int64_t run_id);
@@ -63,6 +68,7 @@ private:
     QPushButton* edit_;
     QPushButton* chat_;
     QPushButton* export_gguf_;
+    QPushButton* export_tensorboard_;
     QPushButton* delete_;
 };
 

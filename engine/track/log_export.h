@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "contract/file_system.h"
+#include "contract/mllog.h"
 #include "contract/status.h"
 
 namespace slipway::track {
@@ -21,5 +23,11 @@ struct LogExport {
 // its numbers as scalars into a new event file in `dir`.
 [[nodiscard]] Result<LogExport> export_log_to_tensorboard(const std::string& log_path, const std::string& dir,
                                                           FileSystem& fs = default_file_system());
+
+// The same for events already read (a run's stored points, turned back into events); an error when none has
+// a number.
+[[nodiscard]] Result<LogExport> export_events_to_tensorboard(const std::vector<MllogEvent>& events,
+                                                             const std::string& dir,
+                                                             FileSystem& fs = default_file_system());
 
 }  // namespace slipway::track

@@ -4006,7 +4006,7 @@ Model config: %1</source>
         <translation>, перезапусков: %1</translation>
     </message>
     <message>
-        <location filename="../../app/runs_page.cpp" line="+124"/>
+        <location filename="../../app/runs_page.cpp" line="+126"/>
         <source>Export GGUF...</source>
         <translation>Экспорт в GGUF...</translation>
     </message>
@@ -4117,11 +4117,21 @@ Model config: %1</source>
     </message>
     <message>
         <location line="+5"/>
+        <source>Export to TensorBoard...</source>
+        <translation>Экспорт в TensorBoard...</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The selected run&apos;s curves as TensorBoard event files in a folder you choose (tensorboard --logdir)</source>
+        <translation>Кривые выбранного запуска как файлы событий TensorBoard в выбранной папке (tensorboard --logdir)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Delete</source>
         <translation>Удалить</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>&lt;b&gt;Runs&lt;/b&gt; (history: %1)</source>
         <translation>&lt;b&gt;Запуски&lt;/b&gt; (история: %1)</translation>
     </message>
@@ -4137,6 +4147,26 @@ Model config: %1</source>
     </message>
     <message>
         <location line="+37"/>
+        <source>TensorBoard log folder</source>
+        <translation>Папка журналов TensorBoard</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+3"/>
+        <source>Export to TensorBoard</source>
+        <translation>Экспорт в TensorBoard</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>Wrote %1
+
+tensorboard --logdir %2</source>
+        <translation>Записан %1
+
+tensorboard --logdir %2</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Delete run</source>
         <translation>Удалить запуск</translation>
     </message>

@@ -19,6 +19,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 
+#include <cstring>
+
 #include "history/run_history.h"
 #include "monitor/metric_plot.h"
 #include "monitor/monitor_widget.h"
@@ -26,6 +28,7 @@
 #include "runs/runs_model.h"
 #include "runs_page.h"
 #include "test_util.h"
+#include "track/crc32c.h"
 
 namespace slipway::app {
 namespace {
@@ -233,6 +236,43 @@ TEST_F(MainWindowTest, OpenedLogFilesAreKeptInTheHistoryOncePerFile) {
     EXPECT_EQ(points(window.monitor(), *shown, Metric::kTrainLoss), 46);
     EXPECT_EQ(points(window.monitor(), *shown, Metric::kEvalAccuracy), 7);
     EXPECT_EQ(window.monitor()->run(*shown)->state, RunState::kCompleted);
+}
+
+// Export to TensorBoard: a stored run's points as one event file of whole TFRecords (framing and masked
+// CRC-32C checked here; TensorBoard's own reader reads the same writer's files in tensorboard_check.py).
+TEST_F(MainWindowTest, RunsPageExportsAStoredRunToTensorBoard) {
+    MainWindow window(history_path());
+    open_and_wait(window, fixture_log("juniper-h100n1-result_0.txt"));
+    RunsPage* page = window.runs_page();
+    page->reload();
+    ASSERT_EQ(page->model()->rowCount(), 1);
+    const int64_t id =
+        page->table()->model()->index(0, RunsModel::kIdColumn).data(RunsModel::kRunIdRole).toLongLong();
+    QTemporaryDir folder;
+    const Result<QString> written = page->export_to_tensorboard(id, folder.path());
+    ASSERT_TRUE(written.ok()) << written.error();
+    EXPECT_TRUE(written->startsWith(folder.path() + "/juniper-h100n1-result_0.txt/events.out.tfevents."))
+        << written->toStdString();
+    QFile file(*written);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const std::string data = file.readAll().toStdString();
+    int64_t records = 0;
+    size_t at = 0;
+    while (at + 12 <= data.size()) {
+        uint64_t length = 0;
+        uint32_t length_crc = 0, data_crc = 0;
+        std::memcpy(&length, data.data() + at, 8);
+        std::memcpy(&length_crc, data.data() + at + 8, 4);
+        ASSERT_LE(at + 16 + length, data.size());
+        std::memcpy(&data_crc, data.data() + at + 12 + length, 4);
+        EXPECT_EQ(length_crc, track::masked_crc32c(data.substr(at, 8)));
+        EXPECT_EQ(data_crc, track::masked_crc32c(data.substr(at + 12, length)));
+        at += 16 + length;
+        ++records;
+    }
+    EXPECT_EQ(at, data.size());
+    EXPECT_EQ(records, 1 + *window.history()->point_count(id));  // file_version, then one per stored point
+    EXPECT_FALSE(page->export_to_tensorboard(id + 1000, folder.path()).ok());
 }
 
 // The Runs page: a small train_loss curve per run (sampled by the store), a filter, and Compare selected,
