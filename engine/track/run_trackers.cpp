@@ -3,6 +3,7 @@
 #include "track/run_trackers.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "track/tensorboard_writer.h"
 
@@ -49,9 +50,20 @@ HParams config_hparams(const RunConfig& config) {
     return out;
 }
 
-RunTrackers::RunTrackers(const RunConfig& config, Warn warn, FileSystem& fs)
+RunTrackers::RunTrackers(const RunConfig& config, Warn warn, bool fresh, FileSystem& fs)
     : config_(config), warn_(std::move(warn)), fs_(fs) {
     wants_tensorboard_ = report_targets(config.training.report_to).tensorboard;
+    if (wants_tensorboard_ && fresh && config.training.logging_dir.empty()) remove_earlier_event_files();
+}
+
+void RunTrackers::remove_earlier_event_files() {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(tensorboard_dir(config_), ec)) {
+        if (entry.path().filename().string().rfind("events.out.tfevents.", 0) != 0) continue;
+        if (std::filesystem::remove(entry.path(), ec); ec)
+            warn_("tensorboard: cannot remove the earlier run's " + entry.path().string() + ": " +
+                  ec.message() + " (TensorBoard shows both runs' points as one)");
+    }
 }
 
 RunTrackers::~RunTrackers() = default;

@@ -32,7 +32,10 @@ class RunTrackers {
 public:
     using Warn = std::function<void(const std::string& message)>;
 
-    RunTrackers(const RunConfig& config, Warn warn, FileSystem& fs = default_file_system());
+    // `fresh`: the run starts from step 0 (no resume). Its default TensorBoard folder then drops the event
+    // files an earlier run of the same output_dir left, as mllog.txt is started again; a resumed run adds a
+    // file beside them, and a logging_dir the config names is never cleared.
+    RunTrackers(const RunConfig& config, Warn warn, bool fresh, FileSystem& fs = default_file_system());
     ~RunTrackers();
     RunTrackers(const RunTrackers&) = delete;
     RunTrackers& operator=(const RunTrackers&) = delete;
@@ -43,6 +46,7 @@ public:
     std::vector<std::string> destinations() const;
 
 private:
+    void remove_earlier_event_files();
     void start_tensorboard(double wall_time);
     void tensorboard_failed(const Status& status, const std::string& lost);
 

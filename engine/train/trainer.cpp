@@ -178,8 +178,8 @@ private:
     void log_run_stop_failed(const std::string& message, const std::vector<int64_t>& lost_ranks = {});
     // A failed append to <output_dir>/mllog.txt (a full disk) is said once, when first seen.
     void warn_once_if_mllog_copy_failed();
-    // Rank 0: the trackers of /training/report_to, fed every MLLOG event from here on.
-    void attach_trackers();
+    // Rank 0: the trackers of /training/report_to, fed every MLLOG event from here on; `fresh`: no resume.
+    void attach_trackers(bool fresh);
 
     const RunConfig& config_;
     const TrainingConfig& t_;
@@ -272,12 +272,12 @@ Status TrainingRun::setup() {
         Status made =
             ec ? Status::Error("/training/output_dir: cannot create " + t_.output_dir + ": " + ec.message())
                : Status::Ok();
+        const bool fresh = t_.resume_from_checkpoint.empty() && !options_.resume_latest_if_any;
         if (made.ok()) {
-            if (t_.resume_from_checkpoint.empty() && !options_.resume_latest_if_any)
-                std::remove((t_.output_dir + "/mllog.txt").c_str());  // a resumed run appends
+            if (fresh) std::remove((t_.output_dir + "/mllog.txt").c_str());  // a resumed run appends
             made = log_->tee_to_file(t_.output_dir + "/mllog.txt");
         }
-        if (made.ok()) attach_trackers();
+        if (made.ok()) attach_trackers(fresh);
         if (Status s = agree(made, "creating the output folder"); !s.ok()) return s;
     } else if (Status s = agree(Status::Ok(), "creating the output folder"); !s.ok()) {
         return s;
@@ -1014,10 +1014,10 @@ Result<TrainReport> TrainingRun::finish() {
     return report_;
 }
 
-void TrainingRun::attach_trackers() {
+void TrainingRun::attach_trackers(bool fresh) {
     // A tracker that fails warns once and stops; training and the MLLOG lines go on.
     trackers_ = std::make_unique<track::RunTrackers>(
-        config_, [this](const std::string& message) { *progress_ << "warning: " << message << "\n"; });
+        config_, [this](const std::string& message) { *progress_ << "warning: " << message << "\n"; }, fresh);
     for (const std::string& where : trackers_->destinations())
         *progress_ << "metrics also go to " << where << "\n";
     log_->add_listener([trackers = trackers_.get()](const MllogEvent& event) { trackers->on_event(event); });

@@ -10,6 +10,7 @@ plugin's protos): a short demo run writes them as it trains, and every number in
   - a copy of the file cut inside a record reads as every record before the cut, and nothing else;
   - `slipway logs tensorboard` writes the same scalars from the run's mllog.txt afterwards, and a real MLPerf
     submission's log (tests/data/mlperf-logs) as its eval_accuracy points;
+  - the same run again in the same output_dir (overwrite_output_dir) leaves one event file, its own;
   - a second run whose disk fills while it writes events (SLIPWAY_FS_FAULT) ends as well as the first, with one
     warning naming TensorBoard, and its mllog.txt complete.
 
@@ -170,6 +171,17 @@ def check_torn_copy(event_file, work_dir, full_points):
           % (cut_record + 1, len(ends), read, expected))
 
 
+def check_rerun(engine, source_dir, work_dir, config_path, folder):
+    run = subprocess.run([engine, "train", "--threads", "1", config_path], cwd=source_dir, capture_output=True,
+                         text=True)
+    files = sorted(f for f in os.listdir(folder) if f.startswith("events.out.tfevents."))
+    expected = mllog_points(os.path.join(work_dir, "run", "mllog.txt"))
+    check(run.returncode == 0 and len(files) == 1 and scalar_points(load(folder)) ==
+          {k: np.float32(v) for k, v in expected.items()},
+          "the run again in its output_dir leaves one event file, with its own %d points (%s)" %
+          (len(expected), files))
+
+
 def check_full_disk(engine, source_dir, work_dir, config):
     config = json.loads(json.dumps(config))
     config["training"]["output_dir"] = os.path.join(work_dir, "full-disk-run")
@@ -226,6 +238,7 @@ def main():
     check_torn_copy(os.path.join(folder, files[0]), work_dir, scalar_points(accumulator))
     if slipway != "-":  # "-": built without the app
         check_export(slipway, source_dir, work_dir, scalar_points(accumulator))
+    check_rerun(engine, source_dir, work_dir, config_path, folder)
     check_full_disk(engine, source_dir, work_dir, config)
     if failures:
         sys.exit("FAIL: %d check(s)" % len(failures))

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -112,8 +113,8 @@ TEST(RunTrackers, AFullDiskIsOneWarningNamingWhatTensorBoardLacks) {
     FaultyFileSystem faulty;
     faulty.fill_disk_after(20000, "tfevents");  // the config text and hparams fit; not every point
     std::vector<std::string> warnings;
-    RunTrackers trackers(
-        config, [&](const std::string& m) { warnings.push_back(m); }, faulty);
+    const auto warn = [&](const std::string& m) { warnings.push_back(m); };
+    RunTrackers trackers(config, warn, /*fresh=*/true, faulty);
     for (int step = 1; step <= 1000; ++step)
         trackers.on_event(point("train_loss", 1.0 / step, {{"samples_count", step * 8}, {"step_num", step}}));
     trackers.on_event(point("run_stop", nullptr, {{"status", "success"}}));
@@ -132,10 +133,38 @@ TEST(RunTrackers, NoneWritesNothing) {
     RunConfig config;
     config.training.logging_dir = dir.string();
     config.training.report_to = {"none"};
-    RunTrackers trackers(config, [](const std::string&) { FAIL(); });
+    RunTrackers trackers(
+        config, [](const std::string&) { FAIL(); }, /*fresh=*/true);
     trackers.on_event(point("train_loss", 1.0, {{"step_num", 1}}));
     EXPECT_TRUE(trackers.destinations().empty());
     EXPECT_FALSE(fs::exists(dir));
+}
+
+// A fresh run in the same output_dir starts its default folder again, as it starts mllog.txt again; a resumed
+// run keeps the earlier files, and a folder the config names is never cleared.
+TEST(RunTrackers, AFreshRunDropsTheEarlierRunsEventFilesFromItsDefaultFolder) {
+    const fs::path out = fs::path(testing::TempDir()) / "tracker_fresh";
+    fs::remove_all(out);
+    RunConfig config;
+    config.name = "r";
+    config.training.output_dir = out.string();
+    const fs::path folder = out / "runs" / "r";
+    const auto plant = [&] {
+        fs::create_directories(folder);
+        std::ofstream(folder / "events.out.tfevents.1.host.1.0") << "earlier";
+        std::ofstream(folder / "notes.txt") << "the user's";
+    };
+    const auto no_warning = [](const std::string& m) { FAIL() << m; };
+    plant();
+    { RunTrackers resumed(config, no_warning, /*fresh=*/false); }
+    EXPECT_TRUE(fs::exists(folder / "events.out.tfevents.1.host.1.0"));
+    { RunTrackers fresh(config, no_warning, /*fresh=*/true); }
+    EXPECT_FALSE(fs::exists(folder / "events.out.tfevents.1.host.1.0"));
+    EXPECT_TRUE(fs::exists(folder / "notes.txt"));
+    plant();
+    config.training.logging_dir = folder.string();
+    { RunTrackers named(config, no_warning, /*fresh=*/true); }
+    EXPECT_TRUE(fs::exists(folder / "events.out.tfevents.1.host.1.0"));
 }
 
 }  // namespace
