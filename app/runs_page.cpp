@@ -23,6 +23,7 @@
 #include "core/metrics_export.h"
 #include "history/run_history.h"
 #include "runs/runs_model.h"
+#include "track/run_trackers.h"
 
 namespace slipway::app {
 namespace {
@@ -240,8 +241,8 @@ Result<QString> RunsPage::export_to_tensorboard(int64_t run_id, const QString& f
     if (!run.ok()) return run.status();
     const Result<RunMetrics> metrics = history_->load_metrics(run_id);
     if (!metrics.ok()) return metrics.status();
-    std::string name = run->name.empty() ? "run-" + std::to_string(run_id) : run->name;
-    std::replace(name.begin(), name.end(), '/', '_');
+    const std::string name =
+        track::run_folder_name(run->name.empty() ? "run-" + std::to_string(run_id) : run->name);
     const Result<track::LogExport> written =
         app::export_to_tensorboard(*metrics, folder.toStdString() + "/" + name);
     if (!written.ok()) return written.status();

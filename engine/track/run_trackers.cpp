@@ -37,11 +37,15 @@ ReportTargets report_targets(const std::vector<std::string>& report_to) {
     return targets;
 }
 
+std::string run_folder_name(std::string name) {
+    if (name.empty()) return "run";
+    std::replace(name.begin(), name.end(), '/', '_');
+    return name;
+}
+
 std::string tensorboard_dir(const RunConfig& config) {
     if (!config.training.logging_dir.empty()) return config.training.logging_dir;
-    std::string name = config.name.empty() ? std::string("run") : config.name;
-    std::replace(name.begin(), name.end(), '/', '_');
-    return config.training.output_dir + "/runs/" + name;
+    return config.training.output_dir + "/runs/" + run_folder_name(config.name);
 }
 
 HParams config_hparams(const RunConfig& config) {

@@ -23,6 +23,8 @@ struct ReportTargets {
     bool tensorboard = false;
 };
 ReportTargets report_targets(const std::vector<std::string>& report_to);
+// A run's name as one folder name: '/' becomes '_', and an empty name is "run".
+std::string run_folder_name(std::string name);
 // The run's TensorBoard folder: /training/logging_dir, else <output_dir>/runs/<name> (HF's layout).
 std::string tensorboard_dir(const RunConfig& config);
 // The run config as hyperparameters: "section.key" -> number, string or bool; lists and maps as JSON text.
