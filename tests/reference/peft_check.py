@@ -387,7 +387,8 @@ def check_refused(args, folders, c):
                      dict(r=4, lora_alpha=8, target_modules=["q_proj", "lm_head"]))
         code, message = 0, "trained"
     except EngineFailed as e:
-        code, message = e.returncode, next((line for line in e.stderr.splitlines() if "lm_head" in line),
+        # The last such line: the run's name (refused_lm_head) is in earlier notes' paths, the refusal ends the log.
+        code, message = e.returncode, next((line for line in reversed(e.stderr.splitlines()) if "lm_head" in line),
                                            e.stderr.strip()[-300:])
     c.compared += 1
     named = re.search(r"\blm_head\b", message) is not None
