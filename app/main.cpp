@@ -42,9 +42,12 @@ int main(int argc, char** argv) {
             "LANGUAGE");
     slipway::app::LogsSummaryOptions logs_summary;
     const CLI::App* logs_summary_command = slipway::app::add_logs_command(cli, logs_summary);
-    slipway::app::LogsTensorBoardOptions logs_tensorboard;
+    using slipway::track::ExportFormat;
+    slipway::app::LogsExportOptions logs_tensorboard, logs_mlflow;
     const CLI::App* logs_tensorboard_command =
-        slipway::app::add_logs_tensorboard_command(cli, logs_tensorboard);
+        slipway::app::add_logs_export_command(cli, ExportFormat::kTensorBoard, logs_tensorboard);
+    const CLI::App* logs_mlflow_command =
+        slipway::app::add_logs_export_command(cli, ExportFormat::kMlflow, logs_mlflow);
     slipway::app::RemoteCommands remote_commands;
     slipway::app::add_remote_commands(cli, remote_commands);
     CLI11_PARSE(cli, argc, argv);
@@ -64,7 +67,10 @@ int main(int argc, char** argv) {
         if (logs_summary_command->parsed())
             return slipway::app::run_logs_summary(logs_summary, std::cout, std::cerr);
         if (logs_tensorboard_command->parsed())
-            return slipway::app::run_logs_tensorboard(logs_tensorboard, std::cout, std::cerr);
+            return slipway::app::run_logs_export(ExportFormat::kTensorBoard, logs_tensorboard, std::cout,
+                                                 std::cerr);
+        if (logs_mlflow_command->parsed())
+            return slipway::app::run_logs_export(ExportFormat::kMlflow, logs_mlflow, std::cout, std::cerr);
     }
 
     QApplication app(argc, argv);

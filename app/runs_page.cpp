@@ -8,6 +8,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPainterPath>
@@ -128,11 +129,11 @@ RunsPage::RunsPage(RunHistory* history, RunsModel* model, QWidget* parent)
     export_gguf_->setToolTip(
         tr("The selected run's model (LoRA merged) as one GGUF file for llama.cpp or Ollama (a model on this "
            "computer)"));
-    export_tensorboard_ = new QPushButton(tr("Export to TensorBoard..."), this);
-    export_tensorboard_->setToolTip(
-        tr("The selected run's curves as TensorBoard event files in a folder you choose (tensorboard "
-           "--logdir)"));
-    export_tensorboard_->setEnabled(history_ != nullptr);
+    export_metrics_ = new QPushButton(tr("Export metrics"), this);
+    export_metrics_->setToolTip(tr("The selected run's curves where your team looks: TensorBoard or MLflow"));
+    export_metrics_->setEnabled(history_ != nullptr);
+    auto* export_menu = new QMenu(export_metrics_);
+    export_metrics_->setMenu(export_menu);
     delete_ = new QPushButton(tr("Delete"), this);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(show_);
@@ -141,7 +142,7 @@ RunsPage::RunsPage(RunHistory* history, RunsModel* model, QWidget* parent)
     buttons->addWidget(edit_);
     buttons->addWidget(chat_);
     buttons->addWidget(export_gguf_);
-    buttons->addWidget(export_tensorboard_);
+    buttons->addWidget(export_metrics_);
     buttons->addStretch(1);
     buttons->addWidget(delete_);
 
@@ -181,18 +182,13 @@ RunsPage::RunsPage(RunHistory* history, RunsModel* model, QWidget* parent)
     connect(export_gguf_, &QPushButton::clicked, this, [this] {
         if (const int64_t id = selected_run()) emit export_gguf_requested(id);
     });
-    connect(export_tensorboard_, &QPushButton::clicked, this, [this] {
-        const int64_t id = selected_run();
-        if (id == 0) return;
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("TensorBoard log folder"));
-        if (folder.isEmpty()) return;
-        const Result<QString> written = export_to_tensorboard(id, folder);
-        if (written.ok()) {
-            QMessageBox::information(this, tr("Export to TensorBoard"),
-                                     tr("Wrote %1\n\ntensorboard --logdir %2").arg(*written, folder));
-        } else {
-            QMessageBox::warning(this, tr("Export to TensorBoard"), QString::fromStdString(written.error()));
-        }
+    connect(export_menu->addAction(tr("To TensorBoard...")), &QAction::triggered, this, [this] {
+        ask_and_export(track::ExportFormat::kTensorBoard, tr("TensorBoard log folder"),
+                       QStringLiteral("tensorboard --logdir %1"));
+    });
+    connect(export_menu->addAction(tr("To MLflow...")), &QAction::triggered, this, [this] {
+        ask_and_export(track::ExportFormat::kMlflow, tr("MLflow file store folder (mlruns)"),
+                       QStringLiteral("MLFLOW_ALLOW_FILE_STORE=true mlflow ui --backend-store-uri %1"));
     });
     connect(delete_, &QPushButton::clicked, this, [this] {
         const int64_t id = selected_run();
@@ -235,7 +231,41 @@ bool RunsPage::select_run(int64_t run_id) {
     return true;
 }
 
-Result<QString> RunsPage::export_to_tensorboard(int64_t run_id, const QString& folder) const {
+namespace {
+
+// A stored run's end as a run_stop, for the trackers that keep a status (MLflow); none while it may go on.
+std::optional<RunEnd> run_end(const StoredRun& run) {
+    switch (run.state) {
+        case RunState::kCompleted:
+            return RunEnd{true, run.finished_ms};
+        case RunState::kFailed:
+        case RunState::kCancelled:
+        case RunState::kTimeout:
+            return RunEnd{false, run.finished_ms};
+        default:
+            return std::nullopt;
+    }
+}
+
+}  // namespace
+
+void RunsPage::ask_and_export(track::ExportFormat format, const QString& folder_title,
+                              const QString& command) {
+    const int64_t id = selected_run();
+    if (id == 0) return;
+    const QString folder = QFileDialog::getExistingDirectory(this, folder_title);
+    if (folder.isEmpty()) return;
+    const Result<QString> written = export_metrics(id, format, folder);
+    if (written.ok()) {
+        QMessageBox::information(this, tr("Export metrics"),
+                                 tr("Wrote %1\n\n%2").arg(*written, command.arg(folder)));
+    } else {
+        QMessageBox::warning(this, tr("Export metrics"), QString::fromStdString(written.error()));
+    }
+}
+
+Result<QString> RunsPage::export_metrics(int64_t run_id, track::ExportFormat format,
+                                         const QString& folder) const {
     if (history_ == nullptr) return Status::Error("no run history");
     const Result<StoredRun> run = history_->run(run_id);
     if (!run.ok()) return run.status();
@@ -243,10 +273,12 @@ Result<QString> RunsPage::export_to_tensorboard(int64_t run_id, const QString& f
     if (!metrics.ok()) return metrics.status();
     const std::string name =
         track::run_folder_name(run->name.empty() ? "run-" + std::to_string(run_id) : run->name);
+    const std::string dir = format == track::ExportFormat::kTensorBoard ? folder.toStdString() + "/" + name
+                                                                        : folder.toStdString();
     const Result<track::LogExport> written =
-        app::export_to_tensorboard(*metrics, folder.toStdString() + "/" + name);
+        app::export_run_metrics(*metrics, run_end(*run), format, dir, name);
     if (!written.ok()) return written.status();
-    return QString::fromStdString(written->event_file);
+    return QString::fromStdString(written->written);
 }
 
 void RunsPage::reload() {

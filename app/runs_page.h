@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "contract/status.h"
+#include "track/log_export.h"
 
 class QLineEdit;
 class QPushButton;
@@ -43,9 +44,10 @@ public:
     int shown_rows() const;               // rows the filter lets through
     // Makes the run the current row (selected); false when it is not shown.
     bool select_run(int64_t run_id);
-    // The run's stored curves as TensorBoard events in `folder`/<its name>/ (what Export to TensorBoard...
-    // does once a folder is chosen); the event file's path, or why not.
-    Result<QString> export_to_tensorboard(int64_t run_id, const QString& folder) const;
+    // The run's stored curves where teams look (what Export metrics does once a folder is chosen):
+    // TensorBoard events in `folder`/<its name>/, or a run named so in the MLflow file store `folder`. The
+    // event file or the MLflow run's folder, or why not.
+    Result<QString> export_metrics(int64_t run_id, track::ExportFormat format, const QString& folder) const;
 
 signals:
     void show_requested(int64_t run_id);
@@ -57,6 +59,10 @@ signals:
     void compare_requested(const QList<qint64>& run_ids);  // overlay these in the monitor, alone
 
 private:
+    // Asks for a folder, exports the selected run into it and says where it went, with `command` (%1: the
+    // folder) that opens it.
+    void ask_and_export(track::ExportFormat format, const QString& folder_title, const QString& command);
+
     RunHistory* history_;
     RunsModel* model_;
     QSortFilterProxyModel* proxy_;
@@ -68,7 +74,7 @@ private:
     QPushButton* edit_;
     QPushButton* chat_;
     QPushButton* export_gguf_;
-    QPushButton* export_tensorboard_;
+    QPushButton* export_metrics_;
     QPushButton* delete_;
 };
 

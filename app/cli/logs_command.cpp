@@ -1,4 +1,5 @@
-// `slipway logs summary` and `logs tensorboard`: option wiring, per-file error handling and the table layout.
+// `slipway logs summary`, `logs tensorboard` and `logs mlflow`: option wiring, per-file error handling and
+// the table layout.
 #include "cli/logs_command.h"
 
 #include <CLI/CLI.hpp>
@@ -52,30 +53,40 @@ CLI::App* add_logs_command(CLI::App& cli, LogsSummaryOptions& options) {
     return summary;
 }
 
-CLI::App* add_logs_tensorboard_command(CLI::App& cli, LogsTensorBoardOptions& options) {
-    CLI::App* tensorboard = cli.get_subcommand("logs")->add_subcommand(
-        "tensorboard", "Write each log's metrics as TensorBoard events (train/loss, eval/accuracy, ...)");
-    tensorboard->add_option("FILE", options.files, "Log files (mllog.txt, slurm-1234.out, MLPerf logs)")
+CLI::App* add_logs_export_command(CLI::App& cli, track::ExportFormat format, LogsExportOptions& options) {
+    const bool tensorboard = format == track::ExportFormat::kTensorBoard;
+    CLI::App* command = cli.get_subcommand("logs")->add_subcommand(
+        tensorboard ? "tensorboard" : "mlflow",
+        tensorboard ? "Write each log's metrics as TensorBoard events (train/loss, eval/accuracy, ...)"
+                    : "Write each log's metrics as a run in an MLflow file store (mlflow ui "
+                      "--backend-store-uri DIR)");
+    command->add_option("FILE", options.files, "Log files (mllog.txt, slurm-1234.out, MLPerf logs)")
         ->required();
-    tensorboard->add_option("--out", options.out, "TensorBoard's log folder; each file gets a run in it")
+    command
+        ->add_option("--out", options.out,
+                     tensorboard ? "TensorBoard's log folder; each file gets a run in it"
+                                 : "The MLflow file store (an mlruns folder); each file gets a run in it")
         ->required();
-    return tensorboard;
+    return command;
 }
 
-int run_logs_tensorboard(const LogsTensorBoardOptions& options, std::ostream& out, std::ostream& err) {
+int run_logs_export(track::ExportFormat format, const LogsExportOptions& options, std::ostream& out,
+                    std::ostream& err) {
     bool failed = false;
     for (const std::string& file : options.files) {
         const std::filesystem::path path(file);
         const std::filesystem::path named = path.filename() == "mllog.txt" ? path.parent_path() : path;
         std::string name = std::filesystem::absolute(named).lexically_normal().stem().string();
-        const std::string dir = options.out + "/" + (name.empty() ? "run" : name);
-        Result<track::LogExport> written = track::export_log_to_tensorboard(file, dir);
+        if (name.empty()) name = "run";
+        const std::string dir =
+            format == track::ExportFormat::kTensorBoard ? options.out + "/" + name : options.out;
+        Result<track::LogExport> written = track::export_log(file, format, dir, name);
         if (!written.ok()) {
             err << "slipway: " << file << ": " << written.error() << '\n';
             failed = true;
             continue;
         }
-        out << file << " -> " << written->event_file << " (" << written->points << " points";
+        out << file << " -> " << written->written << " (" << written->points << " points";
         if (written->bad_lines > 0) out << ", " << written->bad_lines << " bad MLLOG lines skipped";
         out << ")\n";
     }

@@ -1,5 +1,6 @@
 // `slipway logs summary [--json] FILE...`: the summary of each training log, as JSON lines or a table.
-// `slipway logs tensorboard FILE... --out DIR`: each log's numbers as TensorBoard events in DIR/<its name>/.
+// `slipway logs tensorboard FILE... --out DIR`: each log's numbers as TensorBoard events in DIR/<its name>/;
+// `slipway logs mlflow FILE... --out DIR`: each log as a run in the MLflow file store DIR.
 #pragma once
 
 #include <ostream>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "contract/log_summary.h"
+#include "track/log_export.h"
 
 namespace CLI {
 class App;
@@ -27,18 +29,21 @@ CLI::App* add_logs_command(CLI::App& cli, LogsSummaryOptions& options);
 // the result is the exit code: 1 if any file failed, else 0.
 int run_logs_summary(const LogsSummaryOptions& options, std::ostream& out, std::ostream& err);
 
-struct LogsTensorBoardOptions {
+struct LogsExportOptions {
     std::vector<std::string> files;
     std::string out;
 };
 
-// Adds `logs tensorboard` under the `logs` command add_logs_command made; returns it, as above.
-CLI::App* add_logs_tensorboard_command(CLI::App& cli, LogsTensorBoardOptions& options);
+// Adds `logs tensorboard` or `logs mlflow` under the `logs` command add_logs_command made; returns it, as
+// above.
+CLI::App* add_logs_export_command(CLI::App& cli, track::ExportFormat format, LogsExportOptions& options);
 
-// Writes each file's events into options.out/<name>/, <name> being the file's name without its extension (its
-// folder's for an mllog.txt). One line per file on `out`; a file that fails is named on `err` and the others
-// are still written (exit code 1 then).
-int run_logs_tensorboard(const LogsTensorBoardOptions& options, std::ostream& out, std::ostream& err);
+// Writes each file's points as a run named <name>, the file's name without its extension (its folder's for an
+// mllog.txt): TensorBoard events in options.out/<name>/, or an MLflow run in the file store options.out. One
+// line per file on `out`; a file that fails is named on `err` and the others are still written (exit code 1
+// then).
+int run_logs_export(track::ExportFormat format, const LogsExportOptions& options, std::ostream& out,
+                    std::ostream& err);
 
 // The table printed without --json: file, lines, mllog, bad, status, time to train (minutes), the last
 // eval_accuracy and the number of eval_accuracy and train_loss points; "-" where unknown.

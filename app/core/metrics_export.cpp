@@ -40,8 +40,20 @@ std::vector<MllogEvent> mllog_events_of(const RunMetrics& metrics) {
     return events;
 }
 
-Result<track::LogExport> export_to_tensorboard(const RunMetrics& metrics, const std::string& dir) {
-    return track::export_events_to_tensorboard(mllog_events_of(metrics), dir);
+Result<track::LogExport> export_run_metrics(const RunMetrics& metrics, std::optional<RunEnd> end,
+                                            track::ExportFormat format, const std::string& dir,
+                                            const std::string& run_name) {
+    std::vector<MllogEvent> events = mllog_events_of(metrics);
+    if (end && !events.empty()) {
+        MllogEvent stop;
+        stop.time_ms = end->time_ms != 0 ? static_cast<uint64_t>(end->time_ms) : events.back().time_ms;
+        stop.event_type = std::string(kPointInTime);
+        stop.key = std::string(mllog_key::kRunStop);
+        stop.metadata[std::string(mllog_field::kStatus)] =
+            std::string(end->succeeded ? run_stop_status::kSuccess : run_stop_status::kAborted);
+        events.push_back(std::move(stop));
+    }
+    return track::export_events(events, format, dir, run_name);
 }
 
 }  // namespace slipway::app

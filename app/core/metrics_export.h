@@ -1,8 +1,10 @@
 // A stored run's curves written where teams look: RunMetrics (what the history keeps of any run, on this
 // computer or a cluster, or a log opened by hand) turned back into the MLLOG events they came from, for the
-// engine's TensorBoard writer.
+// engine's TensorBoard and MLflow writers.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +19,17 @@ namespace slipway::app {
 // step_num / samples_count and time, and eval_task with its task and metric; in time order.
 std::vector<MllogEvent> mllog_events_of(const RunMetrics& metrics);
 
-// Writes them as a new TensorBoard event file in `dir`.
-[[nodiscard]] Result<track::LogExport> export_to_tensorboard(const RunMetrics& metrics,
-                                                             const std::string& dir);
+// How a stored run ended, where the history knows: its run_stop.
+struct RunEnd {
+    bool succeeded = false;
+    int64_t time_ms = 0;  // 0: unknown (the last point's time stands in)
+};
+
+// Writes them (and `end`'s run_stop) as track::export_events does: a new TensorBoard event file in the folder
+// `dir`, or a new run named `run_name` in the MLflow file store `dir`, ended as `end` says.
+[[nodiscard]] Result<track::LogExport> export_run_metrics(const RunMetrics& metrics,
+                                                          std::optional<RunEnd> end,
+                                                          track::ExportFormat format, const std::string& dir,
+                                                          const std::string& run_name);
 
 }  // namespace slipway::app

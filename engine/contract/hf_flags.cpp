@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "contract/report_targets.h"
 #include "contract/run_config_schema.h"
 #include "contract/utf8.h"
 
@@ -158,14 +159,16 @@ std::vector<FlagRule> build_rules() {
     direct("output_dir", "/training/output_dir", "Output folder.");
     direct("overwrite_output_dir", "/training/overwrite_output_dir", "Allow overwriting output_dir.");
     direct("learning_rate", "/training/learning_rate", "Peak learning rate.");
-    custom("report_to", "/training/report_to", "Trackers the metrics also go to: tensorboard, all, none.",
-           true, [](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {
-               // A seed script's wandb or mlflow must not stop its import: kept are the trackers the engine
-               // writes; a list of only others gets TensorBoard, the nearest the engine has.
+    custom("report_to", "/training/report_to",
+           "Trackers the metrics also go to: tensorboard, mlflow, all, none.", true,
+           [](RunConfig& c, const std::string& v, std::vector<std::string>& notes) {
+               // A seed script's wandb must not stop its import: kept are the trackers the engine writes; a
+               // list of only others gets TensorBoard, the nearest the engine has.
                const std::vector<std::string> names = split_list(v);
+               const std::vector<std::string>& written = report_to_names();
                c.training.report_to.clear();
                for (const std::string& name : names) {
-                   if (name == "tensorboard" || name == "all" || name == "none")
+                   if (std::find(written.begin(), written.end(), name) != written.end())
                        c.training.report_to.push_back(name);
                    else
                        notes.push_back("--report_to " + name + " ignored: the engine does not write " + name +

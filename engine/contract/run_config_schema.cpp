@@ -346,8 +346,8 @@ std::vector<FieldSpec> build_fields() {
         .member(&RC::training, &TrainingConfig::profile_steps);
     add({"training", "report_to", FT::kStringList,
          "Trackers the engine also writes the run's metrics to, as HF's --report_to: tensorboard (event "
-         "files "
-         "in logging_dir), all (every tracker the engine writes), none. The MLLOG lines are always written."})
+         "files in logging_dir), mlflow (an MLflow file store run in <output_dir>/mlruns), all (every "
+         "tracker the engine writes), none. The MLLOG lines are always written."})
         .shown_as("Report to", "Logging and checkpoints")
         .member(&RC::training, &TrainingConfig::report_to);
     add({"training", "logging_dir", FT::kString,

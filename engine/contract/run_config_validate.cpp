@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "contract/report_targets.h"
 #include "contract/run_config.h"
 #include "contract/run_config_schema.h"
 
@@ -183,17 +184,18 @@ void check_profile_steps(const RunConfig& config, Checker& check) {
     }
 }
 
-// HF's --report_to names; mlflow and wandb are HF's too, but the engine does not write them.
+// HF's --report_to names; wandb is HF's too, but the engine does not write it.
 void check_report_to(const RunConfig& config, Checker& check) {
-    static const std::vector<std::string> kTargets = {"tensorboard", "all", "none"};
+    const std::vector<std::string>& targets = report_to_names();
     const std::vector<std::string>& report_to = config.training.report_to;
     for (size_t i = 0; i < report_to.size(); ++i) {
         const std::string& name = report_to[i];
-        if (std::find(kTargets.begin(), kTargets.end(), name) != kTargets.end()) continue;
-        std::string message = "must be tensorboard, all or none, got \"" + name + "\"";
-        if (name == "mlflow" || name == "wandb")
+        if (std::find(targets.begin(), targets.end(), name) != targets.end()) continue;
+        std::string message = "must be tensorboard, mlflow, all or none, got \"" + name + "\"";
+        const std::vector<std::string>& unwritten = report_to_unwritten();
+        if (std::find(unwritten.begin(), unwritten.end(), name) != unwritten.end())
             message += " (the engine does not write " + name + " runs)";
-        else if (const std::string near = closest_match(name, kTargets); !near.empty())
+        else if (const std::string near = closest_match(name, targets); !near.empty())
             message += " (did you mean \"" + near + "\"?)";
         check.error("/training/report_to/" + std::to_string(i), message);
     }

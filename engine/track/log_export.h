@@ -1,6 +1,6 @@
-// A finished run's log (mllog.txt, a Slurm job's output, an MLPerf submission's log) written as TensorBoard
-// events after the fact, the same points a live run writes: for runs that did not report_to tensorboard, and
-// for logs from elsewhere.
+// A finished run's log (mllog.txt, a Slurm job's output, an MLPerf submission's log) written where teams look
+// after the fact, the same points a live run writes: as TensorBoard events or as an MLflow file store run,
+// for runs that did not report_to them, and for logs from elsewhere.
 #pragma once
 
 #include <cstdint>
@@ -13,21 +13,25 @@
 
 namespace slipway::track {
 
+enum class ExportFormat { kTensorBoard, kMlflow };
+
 struct LogExport {
-    std::string event_file;  // the file written
-    int64_t points = 0;      // scalars in it
-    int64_t bad_lines = 0;   // ":::MLLOG " lines that did not parse (skipped)
+    std::string written;    // the event file, or the MLflow run's folder
+    int64_t points = 0;     // metric points in it
+    int64_t bad_lines = 0;  // ":::MLLOG " lines that did not parse (skipped)
 };
 
-// Reads every MLLOG line of `log_path` (text around them, and srun's "N: " prefixes, are skipped) and writes
-// its numbers as scalars into a new event file in `dir`.
-[[nodiscard]] Result<LogExport> export_log_to_tensorboard(const std::string& log_path, const std::string& dir,
-                                                          FileSystem& fs = default_file_system());
+// TensorBoard: a new event file in the run folder `dir`. MLflow: a new run named `run_name` in the file store
+// `dir` (its Default experiment), FINISHED or FAILED as the log's run_stop says, else still RUNNING. An error
+// when no event has a number.
+[[nodiscard]] Result<LogExport> export_events(const std::vector<MllogEvent>& events, ExportFormat format,
+                                              const std::string& dir, const std::string& run_name,
+                                              FileSystem& fs = default_file_system());
 
-// The same for events already read (a run's stored points, turned back into events); an error when none has
-// a number.
-[[nodiscard]] Result<LogExport> export_events_to_tensorboard(const std::vector<MllogEvent>& events,
-                                                             const std::string& dir,
-                                                             FileSystem& fs = default_file_system());
+// Reads every MLLOG line of `log_path` (text around them, and srun's "N: " prefixes, are skipped) and writes
+// its numbers as export_events does.
+[[nodiscard]] Result<LogExport> export_log(const std::string& log_path, ExportFormat format,
+                                           const std::string& dir, const std::string& run_name,
+                                           FileSystem& fs = default_file_system());
 
 }  // namespace slipway::track

@@ -1,30 +1,25 @@
-// Fans a run's MLLOG events out to its trackers, opening each lazily at the first event and closing it at
+// Fans a run's MLLOG events out to its trackers, starting each at the first event and ending it at
 // run_stop.
 #include "track/run_trackers.h"
 
 #include <algorithm>
-#include <filesystem>
 
-#include "track/tensorboard_writer.h"
+#include "track/mlflow_tracker.h"
+#include "track/tensorboard_tracker.h"
+#include "track/tracker.h"
 
 namespace slipway::track {
 namespace {
 
-void flatten(const std::string& prefix, const nlohmann::ordered_json& node, HParams& out) {
+using Fields = std::vector<std::pair<std::string, nlohmann::ordered_json>>;
+
+void flatten(const std::string& prefix, const nlohmann::ordered_json& node, Fields& out) {
     for (auto it = node.begin(); it != node.end(); ++it) {
         const std::string name = prefix.empty() ? it.key() : prefix + "." + it.key();
-        const nlohmann::ordered_json& value = it.value();
-        if (value.is_object() && prefix.empty()) {
-            flatten(name, value, out);  // a section: its fields are the hyperparameters
-        } else if (value.is_boolean()) {
-            out.emplace_back(name, value.get<bool>());
-        } else if (value.is_number()) {
-            out.emplace_back(name, value.get<double>());
-        } else if (value.is_string()) {
-            out.emplace_back(name, value.get<std::string>());
-        } else if (!value.is_null()) {
-            out.emplace_back(name, value.dump());
-        }
+        if (it.value().is_object() && prefix.empty())
+            flatten(name, it.value(), out);  // a section: its fields are the hyperparameters
+        else if (!it.value().is_null())
+            out.emplace_back(name, it.value());
     }
 }
 
@@ -32,8 +27,10 @@ void flatten(const std::string& prefix, const nlohmann::ordered_json& node, HPar
 
 ReportTargets report_targets(const std::vector<std::string>& report_to) {
     ReportTargets targets;
-    for (const std::string& name : report_to)
+    for (const std::string& name : report_to) {
         if (name == "tensorboard" || name == "all") targets.tensorboard = true;
+        if (name == "mlflow" || name == "all") targets.mlflow = true;
+    }
     return targets;
 }
 
@@ -48,72 +45,77 @@ std::string tensorboard_dir(const RunConfig& config) {
     return config.training.output_dir + "/runs/" + run_folder_name(config.name);
 }
 
-HParams config_hparams(const RunConfig& config) {
-    HParams out;
+Fields config_fields(const RunConfig& config) {
+    Fields out;
     flatten("", to_json(config), out);
     return out;
 }
 
-RunTrackers::RunTrackers(const RunConfig& config, Warn warn, bool fresh, FileSystem& fs)
-    : config_(config), warn_(std::move(warn)), fs_(fs) {
-    wants_tensorboard_ = report_targets(config.training.report_to).tensorboard;
-    if (wants_tensorboard_ && fresh && config.training.logging_dir.empty()) remove_earlier_event_files();
+HParams config_hparams(const RunConfig& config) {
+    HParams out;
+    for (const auto& [name, value] : config_fields(config)) {
+        if (value.is_boolean())
+            out.emplace_back(name, value.get<bool>());
+        else if (value.is_number())
+            out.emplace_back(name, value.get<double>());
+        else if (value.is_string())
+            out.emplace_back(name, value.get<std::string>());
+        else
+            out.emplace_back(name, value.dump());
+    }
+    return out;
 }
 
-void RunTrackers::remove_earlier_event_files() {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(tensorboard_dir(config_), ec)) {
-        if (entry.path().filename().string().rfind("events.out.tfevents.", 0) != 0) continue;
-        if (std::filesystem::remove(entry.path(), ec); ec)
-            warn_("tensorboard: cannot remove the earlier run's " + entry.path().string() + ": " +
-                  ec.message() + " (TensorBoard shows both runs' points as one)");
-    }
+RunTrackers::RunTrackers(const RunConfig& config, Warn warn, bool fresh, FileSystem& fs)
+    : config_(config), warn_(std::move(warn)) {
+    const ReportTargets wanted = report_targets(config.training.report_to);
+    if (wanted.tensorboard) add(std::make_unique<TensorBoardTracker>(config_, fresh, warn_, fs));
+    if (wanted.mlflow) add(std::make_unique<MlflowTracker>(config_, fresh, fs));
+}
+
+void RunTrackers::add(std::unique_ptr<Tracker> tracker) {
+    std::string destination = tracker->name() + ": " + tracker->where();
+    targets_.push_back({std::move(tracker), std::move(destination)});
 }
 
 RunTrackers::~RunTrackers() = default;
 
 std::vector<std::string> RunTrackers::destinations() const {
     std::vector<std::string> out;
-    if (wants_tensorboard_) out.push_back("tensorboard: " + tensorboard_dir(config_));
+    for (const Target& target : targets_)
+        out.push_back(target.destination);
     return out;
 }
 
-void RunTrackers::tensorboard_failed(const Status& status, const std::string& lost) {
-    warn_("tensorboard: " + status.message() + "; " + lost +
-          " and what follows are not in TensorBoard (mllog.txt has them)");
-    tensorboard_.reset();
-    wants_tensorboard_ = false;
+void RunTrackers::failed(Target& target, const Status& status, const std::string& lost) {
+    warn_(target.tracker->name() + ": " + status.message() + "; " + lost + " and what follows are not in " +
+          target.tracker->lacking() + " (mllog.txt has them)");
+    target.tracker.reset();
 }
 
-void RunTrackers::start_tensorboard(double wall_time) {
-    tensorboard_started_ = true;
-    Result<std::unique_ptr<TensorBoardWriter>> opened =
-        TensorBoardWriter::open(tensorboard_dir(config_), wall_time, fs_);
-    if (!opened.ok()) return tensorboard_failed(opened.status(), "the whole run");
-    tensorboard_ = std::move(*opened);
-    Status s = tensorboard_->text("run_config", 0, to_json(config_).dump(2), wall_time);
-    if (s.ok()) s = tensorboard_->hparams(config_hparams(config_), summary_metric_tags(), wall_time);
-    if (!s.ok()) tensorboard_failed(s, "the run config");
-}
-
-void RunTrackers::on_event(const MllogEvent& event) {
-    if (!wants_tensorboard_) return;
+void RunTrackers::feed(Target& target, const MllogEvent& event, const std::vector<MetricPoint>& points) {
     const double wall_time = static_cast<double>(event.time_ms) / 1000.0;
-    if (!tensorboard_started_) start_tensorboard(wall_time);
-    if (tensorboard_ == nullptr) return;
-    for (const MetricPoint& point : namer_.points(event)) {
-        const Status s = tensorboard_->scalar(point.tag, point.step, point.value, point.wall_time);
-        if (!s.ok()) return tensorboard_failed(s, point.tag + " at step " + std::to_string(point.step));
+    if (!target.started) {
+        target.started = true;
+        if (Status s = target.tracker->start(wall_time); !s.ok()) return failed(target, s, "the whole run");
     }
+    for (const MetricPoint& point : points)
+        if (Status s = target.tracker->point(point); !s.ok())
+            return failed(target, s, point.tag + " at step " + std::to_string(point.step));
     if (event.key == mllog_key::kRunStop) {
         const bool succeeded =
             event.metadata_string(mllog_field::kStatus).value_or("") == run_stop_status::kSuccess;
-        Status s = tensorboard_->session_end(succeeded, wall_time);
-        const Status closed = tensorboard_->close();
-        if (s.ok()) s = closed;
-        if (!s.ok()) return tensorboard_failed(s, "the run's end");
-        tensorboard_.reset();
+        if (Status s = target.tracker->finish(succeeded, wall_time); !s.ok())
+            return failed(target, s, "the run's end");
+        target.tracker.reset();
     }
+}
+
+void RunTrackers::on_event(const MllogEvent& event) {
+    if (targets_.empty()) return;
+    const std::vector<MetricPoint> points = namer_.points(event);
+    for (Target& target : targets_)
+        if (target.tracker != nullptr) feed(target, event, points);
 }
 
 }  // namespace slipway::track

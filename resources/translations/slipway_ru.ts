@@ -1195,8 +1195,8 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>Trackers the engine also writes the run&apos;s metrics to, as HF&apos;s --report_to: tensorboard (event files in logging_dir), all (every tracker the engine writes), none. The MLLOG lines are always written.</source>
-        <translation>Трекеры, в которые движок тоже пишет метрики запуска, как --report_to в HF: tensorboard (файлы событий в logging_dir), all (все трекеры, которые пишет движок), none. Строки MLLOG пишутся всегда.</translation>
+        <source>Trackers the engine also writes the run&apos;s metrics to, as HF&apos;s --report_to: tensorboard (event files in logging_dir), mlflow (an MLflow file store run in &lt;output_dir&gt;/mlruns), all (every tracker the engine writes), none. The MLLOG lines are always written.</source>
+        <translation>Трекеры, в которые движок тоже пишет метрики запуска, как --report_to в HF: tensorboard (файлы событий в logging_dir), mlflow (запуск MLflow в файловом хранилище &lt;output_dir&gt;/mlruns), all (все трекеры, которые пишет движок), none. Строки MLLOG пишутся всегда.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -4006,7 +4006,7 @@ Model config: %1</source>
         <translation>, перезапусков: %1</translation>
     </message>
     <message>
-        <location filename="../../app/runs_page.cpp" line="+126"/>
+        <location filename="../../app/runs_page.cpp" line="+128"/>
         <source>Export GGUF...</source>
         <translation>Экспорт в GGUF...</translation>
     </message>
@@ -4117,16 +4117,37 @@ Model config: %1</source>
     </message>
     <message>
         <location line="+5"/>
-        <source>Export to TensorBoard...</source>
-        <translation>Экспорт в TensorBoard...</translation>
-    </message>
-    <message>
+        <location line="+124"/>
         <location line="+2"/>
-        <source>The selected run&apos;s curves as TensorBoard event files in a folder you choose (tensorboard --logdir)</source>
-        <translation>Кривые выбранного запуска как файлы событий TensorBoard в выбранной папке (tensorboard --logdir)</translation>
+        <source>Export metrics</source>
+        <translation>Экспорт метрик</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-125"/>
+        <source>The selected run&apos;s curves where your team looks: TensorBoard or MLflow</source>
+        <translation>Кривые выбранного запуска туда, где их смотрит ваша команда: TensorBoard или MLflow</translation>
+    </message>
+    <message>
+        <location line="+56"/>
+        <source>To MLflow...</source>
+        <translation>В MLflow...</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MLflow file store folder (mlruns)</source>
+        <translation>Папка файлового хранилища MLflow (mlruns)</translation>
+    </message>
+    <message>
+        <location line="+66"/>
+        <source>Wrote %1
+
+%2</source>
+        <translation>Записан %1
+
+%2</translation>
+    </message>
+    <message>
+        <location line="-119"/>
         <source>Delete</source>
         <translation>Удалить</translation>
     </message>
@@ -4146,27 +4167,17 @@ Model config: %1</source>
         <translation>недоступна</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+34"/>
+        <source>To TensorBoard...</source>
+        <translation>В TensorBoard...</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>TensorBoard log folder</source>
         <translation>Папка журналов TensorBoard</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <location line="+3"/>
-        <source>Export to TensorBoard</source>
-        <translation>Экспорт в TensorBoard</translation>
-    </message>
-    <message>
-        <location line="-2"/>
-        <source>Wrote %1
-
-tensorboard --logdir %2</source>
-        <translation>Записан %1
-
-tensorboard --logdir %2</translation>
-    </message>
-    <message>
-        <location line="+8"/>
+        <location line="+10"/>
         <source>Delete run</source>
         <translation>Удалить запуск</translation>
     </message>

@@ -249,7 +249,8 @@ TEST_F(MainWindowTest, RunsPageExportsAStoredRunToTensorBoard) {
     const int64_t id =
         page->table()->model()->index(0, RunsModel::kIdColumn).data(RunsModel::kRunIdRole).toLongLong();
     QTemporaryDir folder;
-    const Result<QString> written = page->export_to_tensorboard(id, folder.path());
+    const Result<QString> written =
+        page->export_metrics(id, track::ExportFormat::kTensorBoard, folder.path());
     ASSERT_TRUE(written.ok()) << written.error();
     EXPECT_TRUE(written->startsWith(folder.path() + "/juniper-h100n1-result_0.txt/events.out.tfevents."))
         << written->toStdString();
@@ -272,7 +273,29 @@ TEST_F(MainWindowTest, RunsPageExportsAStoredRunToTensorBoard) {
     }
     EXPECT_EQ(at, data.size());
     EXPECT_EQ(records, 1 + *window.history()->point_count(id));  // file_version, then one per stored point
-    EXPECT_FALSE(page->export_to_tensorboard(id + 1000, folder.path()).ok());
+    EXPECT_FALSE(page->export_metrics(id + 1000, track::ExportFormat::kTensorBoard, folder.path()).ok());
+}
+
+// Export to MLflow: the same stored run as a FINISHED run in an MLflow file store, a line per stored point
+// (MLflow's own client reads the same writer's runs in mlflow_check.py).
+TEST_F(MainWindowTest, RunsPageExportsAStoredRunToMlflow) {
+    MainWindow window(history_path());
+    open_and_wait(window, fixture_log("juniper-h100n1-result_0.txt"));
+    RunsPage* page = window.runs_page();
+    page->reload();
+    const int64_t id =
+        page->table()->model()->index(0, RunsModel::kIdColumn).data(RunsModel::kRunIdRole).toLongLong();
+    QTemporaryDir store;
+    const Result<QString> written = page->export_metrics(id, track::ExportFormat::kMlflow, store.path());
+    ASSERT_TRUE(written.ok()) << written.error();
+    EXPECT_TRUE(written->startsWith(store.path() + "/0/")) << written->toStdString();
+    const auto lines_of = [&](const QString& name) {
+        QFile file(*written + "/" + name);
+        return file.open(QIODevice::ReadOnly) ? file.readAll().split('\n') : QList<QByteArray>();
+    };
+    EXPECT_EQ(lines_of("metrics/eval/accuracy").size(), 7 + 1);  // the last line ends with '\n'
+    EXPECT_EQ(lines_of("tags/mlflow.runName").value(0), "juniper-h100n1-result_0.txt");
+    EXPECT_TRUE(lines_of("meta.yaml").contains("status: 3")) << "FINISHED, as the history has it";
 }
 
 // The Runs page: a small train_loss curve per run (sampled by the store), a filter, and Compare selected,

@@ -153,8 +153,9 @@ TEST(HfFlags, ReportToKeepsTheTrackersTheEngineWritesAndNotesTheRest) {
     EXPECT_EQ(seed->notes[0],
               "--report_to wandb ignored: the engine does not write wandb runs (its metrics go to "
               "mllog.txt and TensorBoard)");
-    ASSERT_TRUE(apply_hf_flags(c, {"--report_to", "tensorboard,mlflow", "--logging_dir", "/logs/a"}).ok());
-    EXPECT_EQ(c.training.report_to, std::vector<std::string>{"tensorboard"});
+    ASSERT_TRUE(
+        apply_hf_flags(c, {"--report_to", "tensorboard,mlflow,wandb", "--logging_dir", "/logs/a"}).ok());
+    EXPECT_EQ(c.training.report_to, (std::vector<std::string>{"tensorboard", "mlflow"}));
     EXPECT_EQ(c.training.logging_dir, "/logs/a");
     ASSERT_TRUE(apply_hf_flags(c, {"--report_to", "none"}).ok());
     EXPECT_EQ(c.training.report_to, std::vector<std::string>{"none"});

@@ -27,67 +27,7 @@ import numpy as np
 from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.plugins.hparams import plugin_data_pb2
 
-HF_TAGS = {
-    "train_loss": "train/loss",
-    "lr": "train/learning_rate",
-    "grad_norm": "train/grad_norm",
-    "tokens_per_second": "train/tokens_per_second",
-    "eval_loss": "eval/loss",
-    "eval_accuracy": "eval/accuracy",
-    "eval_token_accuracy": "eval/token_accuracy",
-}
-failures = []
-
-
-def check(ok, what):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def demo_config(source_dir, work_dir):
-    with open(os.path.join(source_dir, "resources/presets/demo-tiny.json")) as f:
-        config = json.load(f)
-    absolute = lambda p: os.path.join(source_dir, p)
-    config["name"] = "tracking check"
-    config["model"]["path"] = absolute(config["model"]["path"])
-    config["tokenizer"]["path"] = absolute(config["tokenizer"]["path"])
-    config["data"]["train_file"] = absolute(config["data"]["train_file"])
-    config["data"]["cache_dir"] = os.path.join(work_dir, "cache")
-    config["eval"]["tasks"] = absolute(config["eval"]["tasks"])
-    config["training"].update(max_steps=12, warmup_steps=2, logging_steps=2, eval_steps=6, save_steps=100,
-                              output_dir=os.path.join(work_dir, "run"), report_to=["tensorboard"])
-    path = os.path.join(work_dir, "config.json")
-    with open(path, "w") as f:
-        json.dump(config, f, indent=2)
-    return path, config
-
-
-def mllog_points(path):
-    """(tag, step) -> value for every number the run logged, named as the engine names them."""
-    points = {}
-    train_samples = None
-    with open(path) as f:
-        for line in f:
-            if ":::MLLOG " not in line:
-                continue
-            event = json.loads(line.split(":::MLLOG ", 1)[1])
-            value, meta = event["value"], event.get("metadata") or {}
-            if event["event_type"] != "POINT_IN_TIME" or isinstance(value, bool) or \
-                    not isinstance(value, (int, float)):
-                continue
-            if event["key"] == "train_samples":
-                train_samples = value
-            step = int(meta.get("step_num", meta.get("samples_count", meta.get("epoch_num", 0))))
-            if event["key"] == "eval_task":
-                tag = "eval/%s/%s" % (meta["task"], meta["metric"])
-            else:
-                tag = HF_TAGS.get(event["key"], "mllog/" + event["key"])
-            points[(tag, step)] = value
-            if event["key"] == "train_loss" and train_samples:
-                points[("train/epoch", step)] = meta["samples_count"] / train_samples
-    return points
-
+from tracking_common import check, demo_config, failures, full_disk_run, mllog_points
 
 def load(folder):
     accumulator = event_accumulator.EventAccumulator(folder, size_guidance={event_accumulator.SCALARS: 0,
@@ -183,17 +123,9 @@ def check_rerun(engine, source_dir, work_dir, config_path, folder):
 
 
 def check_full_disk(engine, source_dir, work_dir, config):
-    config = json.loads(json.dumps(config))
-    config["training"]["output_dir"] = os.path.join(work_dir, "full-disk-run")
-    path = os.path.join(work_dir, "full-disk.json")
-    with open(path, "w") as f:
-        json.dump(config, f)
     # The config text and the hparams take ~9.4 kB of the demo's ~12.7 kB: the disk fills among the points.
-    env = dict(os.environ, SLIPWAY_FS_FAULT="enospc_after_bytes:11000:tfevents")
-    run = subprocess.run([engine, "train", "--threads", "1", path], cwd=source_dir, env=env,
-                         capture_output=True, text=True)
+    run, mllog = full_disk_run(engine, source_dir, work_dir, config, "enospc_after_bytes:11000:tfevents")
     warnings = [l for l in run.stderr.splitlines() if l.startswith("warning: tensorboard:")]
-    mllog = open(os.path.join(config["training"]["output_dir"], "mllog.txt")).read()
     check(run.returncode == 0 and '"key": "run_stop"' in mllog and '"status": "success"' in mllog,
           "a run whose disk fills under its event file trains to its end (exit %d)" % run.returncode)
     check(len(warnings) == 1 and "No space left on device" in warnings[0] and " at step " in warnings[0],
@@ -220,7 +152,7 @@ def main():
     engine, slipway, source_dir, work_dir = sys.argv[1:5]
     shutil.rmtree(work_dir, ignore_errors=True)
     os.makedirs(work_dir)
-    config_path, config = demo_config(source_dir, work_dir)
+    config_path, config = demo_config(source_dir, work_dir, ["tensorboard"])
     run = subprocess.run([engine, "train", "--threads", "1", config_path], cwd=source_dir,
                          capture_output=True, text=True)
     if run.returncode != 0:

@@ -89,17 +89,17 @@ TEST(ReportTo, NamesTheTargetsAndTheFolder) {
 
 TEST(ReportTo, BadNamesAreErrorsAtTheirIndex) {
     RunConfig config;
-    config.training.report_to = {"tensorboard", "mlflow", "tensorbord"};
+    config.training.report_to = {"tensorboard", "wandb", "tensorbord", "mlflow"};
     const std::string problems = format_problems(validate(config));
-    EXPECT_NE(problems.find("/training/report_to/1: must be tensorboard, all or none, got \"mlflow\" (the "
-                            "engine does not write mlflow runs)"),
+    EXPECT_NE(problems.find("/training/report_to/1: must be tensorboard, mlflow, all or none, got \"wandb\" "
+                            "(the engine does not write wandb runs)"),
               std::string::npos)
         << problems;
-    EXPECT_NE(
-        problems.find("/training/report_to/2: must be tensorboard, all or none, got \"tensorbord\" (did "
-                      "you mean \"tensorboard\"?)"),
-        std::string::npos)
+    EXPECT_NE(problems.find("/training/report_to/2: must be tensorboard, mlflow, all or none, got "
+                            "\"tensorbord\" (did you mean \"tensorboard\"?)"),
+              std::string::npos)
         << problems;
+    EXPECT_EQ(problems.find("/training/report_to/3"), std::string::npos) << problems;
     config.training.report_to = {"none", "tensorboard"};
     EXPECT_NE(format_problems(validate(config)).find("\"none\" cannot be listed with other trackers"),
               std::string::npos);
