@@ -9,7 +9,8 @@ short demo run with report_to mlflow writes it as it trains, and every number in
     exactly) and the event's time;
   - every field of the config the engine prints is a param ("section.key") with its value, and the config
     itself is the run's artifact run_config.json;
-  - the same config again in the same output_dir is a second MLflow run beside the first;
+  - the same config again in the same output_dir is a second MLflow run beside the first, and a run resumed
+    from its checkpoint (resume_from_checkpoint "latest") goes on in the MLflow run it started;
   - `slipway logs mlflow` writes the run's mllog.txt afterwards as a run with the same points, and a real
     MLPerf submission's log (tests/data/mlperf-logs) as a FINISHED run with its eval_accuracy points;
   - a run whose disk fills under its metric files (SLIPWAY_FS_FAULT) ends as well, with one warning naming
@@ -110,6 +111,29 @@ def check_full_disk(engine, source_dir, work_dir, config):
           "not in the MLflow run" in warned[0], "with one warning: %s" % (warned[:2],))
 
 
+def check_resume(engine, source_dir, work_dir, config):
+    config = json.loads(json.dumps(config))
+    output_dir = os.path.join(work_dir, "resumed-run")
+    config["training"].update(output_dir=output_dir, max_steps=6, save_steps=6)
+    path = os.path.join(work_dir, "resumed.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    first = train(engine, source_dir, path)
+    config["training"].update(max_steps=12, resume_from_checkpoint="latest")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    second = train(engine, source_dir, path)
+    check(first.returncode == 0 and second.returncode == 0,
+          "a 6-step run, then resumed to 12 (exit %d, %d)" % (first.returncode, second.returncode))
+    client = client_for(output_dir)
+    runs = client.search_runs(["0"])
+    steps = sorted(m.step for m in client.get_metric_history(runs[0].info.run_id, "train/loss")) if runs else []
+    expected = sorted({step for tag, step in mllog_points(os.path.join(output_dir, "mllog.txt"))
+                       if tag == "train/loss"})
+    check(len(runs) == 1 and runs[0].info.status == "FINISHED" and steps == expected and steps[-1] == 12,
+          "the resumed run goes on in its MLflow run: one run, FINISHED, train/loss at steps %s" % steps)
+
+
 def metric_points(client, run):
     return {(tag, m.step): m.value for tag in run.data.metrics
             for m in client.get_metric_history(run.info.run_id, tag)}
@@ -159,6 +183,7 @@ def main():
     runs = client.search_runs(["0"])
     check(again.returncode == 0 and len(runs) == 2 and all(r.info.status == "FINISHED" for r in runs),
           "the run again in its output_dir is a second MLflow run (%d)" % len(runs))
+    check_resume(engine, source_dir, work_dir, config)
     check_full_disk(engine, source_dir, work_dir, config)
     if failures:
         sys.exit("FAIL: %d check(s)" % len(failures))
