@@ -273,10 +273,8 @@ Result<QString> RunsPage::export_metrics(int64_t run_id, track::ExportFormat for
     if (!metrics.ok()) return metrics.status();
     const std::string name =
         track::run_folder_name(run->name.empty() ? "run-" + std::to_string(run_id) : run->name);
-    const std::string dir = format == track::ExportFormat::kTensorBoard ? folder.toStdString() + "/" + name
-                                                                        : folder.toStdString();
     const Result<track::LogExport> written =
-        app::export_run_metrics(*metrics, run_end(*run), format, dir, name);
+        app::export_run_metrics(*metrics, run_end(*run), format, folder.toStdString(), name);
     if (!written.ok()) return written.status();
     return QString::fromStdString(written->written);
 }

@@ -78,9 +78,7 @@ int run_logs_export(track::ExportFormat format, const LogsExportOptions& options
         const std::filesystem::path named = path.filename() == "mllog.txt" ? path.parent_path() : path;
         std::string name = std::filesystem::absolute(named).lexically_normal().stem().string();
         if (name.empty()) name = "run";
-        const std::string dir =
-            format == track::ExportFormat::kTensorBoard ? options.out + "/" + name : options.out;
-        Result<track::LogExport> written = track::export_log(file, format, dir, name);
+        Result<track::LogExport> written = track::export_log(file, format, options.out, name);
         if (!written.ok()) {
             err << "slipway: " << file << ": " << written.error() << '\n';
             failed = true;

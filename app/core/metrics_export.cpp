@@ -41,7 +41,7 @@ std::vector<MllogEvent> mllog_events_of(const RunMetrics& metrics) {
 }
 
 Result<track::LogExport> export_run_metrics(const RunMetrics& metrics, std::optional<RunEnd> end,
-                                            track::ExportFormat format, const std::string& dir,
+                                            track::ExportFormat format, const std::string& out,
                                             const std::string& run_name) {
     std::vector<MllogEvent> events = mllog_events_of(metrics);
     if (end && !events.empty()) {
@@ -53,7 +53,7 @@ Result<track::LogExport> export_run_metrics(const RunMetrics& metrics, std::opti
             std::string(end->succeeded ? run_stop_status::kSuccess : run_stop_status::kAborted);
         events.push_back(std::move(stop));
     }
-    return track::export_events(events, format, dir, run_name);
+    return track::export_events(events, format, out, run_name);
 }
 
 }  // namespace slipway::app

@@ -25,11 +25,11 @@ struct RunEnd {
     int64_t time_ms = 0;  // 0: unknown (the last point's time stands in)
 };
 
-// Writes them (and `end`'s run_stop) as track::export_events does: a new TensorBoard event file in the folder
-// `dir`, or a new run named `run_name` in the MLflow file store `dir`, ended as `end` says.
+// Writes them (and `end`'s run_stop) into the folder `out` as track::export_events does: TensorBoard events
+// in out/<run_name>/, or a run named `run_name` in the MLflow file store `out`, ended as `end` says.
 [[nodiscard]] Result<track::LogExport> export_run_metrics(const RunMetrics& metrics,
                                                           std::optional<RunEnd> end,
-                                                          track::ExportFormat format, const std::string& dir,
+                                                          track::ExportFormat format, const std::string& out,
                                                           const std::string& run_name);
 
 }  // namespace slipway::app

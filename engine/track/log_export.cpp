@@ -1,11 +1,11 @@
 // Replays MLLOG events through the live run's namer into one event file or one MLflow run.
 #include "track/log_export.h"
 
-#include <cmath>
 #include <fstream>
 
 #include "track/metric_points.h"
 #include "track/mlflow_store.h"
+#include "track/run_trackers.h"
 #include "track/tensorboard_writer.h"
 
 namespace slipway::track {
@@ -24,10 +24,6 @@ Result<std::string> write_tensorboard(const std::vector<MetricPoint>& points, co
     return writer.path();
 }
 
-int64_t to_ms(double wall_time) {
-    return static_cast<int64_t>(std::llround(wall_time * 1000.0));
-}
-
 Result<std::string> write_mlflow(const std::vector<MllogEvent>& events,
                                  const std::vector<MetricPoint>& points, const std::string& dir,
                                  const std::string& run_name, FileSystem& fs) {
@@ -37,7 +33,7 @@ Result<std::string> write_mlflow(const std::vector<MllogEvent>& events,
     MlflowRun& run = **created;
     if (Status s = run.tag("mlflow.source.name", "slipway logs"); !s.ok()) return s;
     for (const MetricPoint& point : points)
-        if (Status s = run.metric(point.tag, point.value, to_ms(point.wall_time), point.step); !s.ok())
+        if (Status s = run.metric(point.tag, point.value, unix_ms(point.wall_time), point.step); !s.ok())
             return s;
     for (const MllogEvent& event : events) {
         if (event.key != mllog_key::kRunStop) continue;
@@ -52,7 +48,7 @@ Result<std::string> write_mlflow(const std::vector<MllogEvent>& events,
 }  // namespace
 
 Result<LogExport> export_events(const std::vector<MllogEvent>& events, ExportFormat format,
-                                const std::string& dir, const std::string& run_name, FileSystem& fs) {
+                                const std::string& out, const std::string& run_name, FileSystem& fs) {
     MetricNamer namer;
     std::vector<MetricPoint> points;
     for (const MllogEvent& event : events)
@@ -60,8 +56,8 @@ Result<LogExport> export_events(const std::vector<MllogEvent>& events, ExportFor
             points.push_back(std::move(point));
     if (points.empty()) return Status::Error("no MLLOG event with a number to export");
     Result<std::string> written = format == ExportFormat::kTensorBoard
-                                      ? write_tensorboard(points, dir, fs)
-                                      : write_mlflow(events, points, dir, run_name, fs);
+                                      ? write_tensorboard(points, out + "/" + run_folder_name(run_name), fs)
+                                      : write_mlflow(events, points, out, run_name, fs);
     if (!written.ok()) return written.status();
     LogExport result;
     result.written = *written;
@@ -69,7 +65,7 @@ Result<LogExport> export_events(const std::vector<MllogEvent>& events, ExportFor
     return result;
 }
 
-Result<LogExport> export_log(const std::string& log_path, ExportFormat format, const std::string& dir,
+Result<LogExport> export_log(const std::string& log_path, ExportFormat format, const std::string& out,
                              const std::string& run_name, FileSystem& fs) {
     std::ifstream in(log_path, std::ios::binary);
     if (!in) return Status::Error("cannot read " + log_path);
@@ -82,7 +78,7 @@ Result<LogExport> export_log(const std::string& log_path, ExportFormat format, c
         if (parsed.kind == MllogLineKind::kEvent) events.push_back(std::move(parsed.event));
     }
     if (events.empty()) return Status::Error(log_path + " has no MLLOG line");
-    Result<LogExport> written = export_events(events, format, dir, run_name, fs);
+    Result<LogExport> written = export_events(events, format, out, run_name, fs);
     if (written.ok()) written->bad_lines = bad_lines;
     return written;
 }

@@ -21,11 +21,12 @@ struct LogExport {
     int64_t bad_lines = 0;  // ":::MLLOG " lines that did not parse (skipped)
 };
 
-// TensorBoard: a new event file in the run folder `dir`. MLflow: a new run named `run_name` in the file store
-// `dir` (its Default experiment), FINISHED or FAILED as the log's run_stop says, else still RUNNING. An error
-// when no event has a number.
+// Into the folder `out` a user chose, as a run named `run_name`. TensorBoard: a new event file in
+// out/<run_folder_name(run_name)>/, so one --logdir shows every exported run. MLflow: a new run in the file
+// store `out` (its Default experiment), FINISHED or FAILED as the events' run_stop says, else still RUNNING.
+// An error when no event has a number.
 [[nodiscard]] Result<LogExport> export_events(const std::vector<MllogEvent>& events, ExportFormat format,
-                                              const std::string& dir, const std::string& run_name,
+                                              const std::string& out, const std::string& run_name,
                                               FileSystem& fs = default_file_system());
 
 // Reads every MLLOG line of `log_path` (text around them, and srun's "N: " prefixes, are skipped) and writes

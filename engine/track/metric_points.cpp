@@ -2,6 +2,7 @@
 #include "track/metric_points.h"
 
 #include <array>
+#include <cmath>
 #include <string_view>
 #include <utility>
 
@@ -28,6 +29,10 @@ int64_t step_of(const MllogEvent& event) {
 }
 
 }  // namespace
+
+int64_t unix_ms(double wall_time) {
+    return static_cast<int64_t>(std::llround(wall_time * 1000.0));
+}
 
 std::string metric_tag(const MllogEvent& event) {
     for (const auto& [key, tag] : kHfTags)

@@ -19,6 +19,9 @@ struct MetricPoint {
     double wall_time = 0;  // seconds since the Unix epoch; the event's time_ms
 };
 
+// A wall time in seconds as whole milliseconds since the Unix epoch (MLflow's timestamps, MLLOG's time_ms).
+int64_t unix_ms(double wall_time);
+
 // Stateful over one run's events: train/epoch needs train_samples, which the run logs once at its start.
 class MetricNamer {
 public:

@@ -163,20 +163,32 @@ Status MlflowRun::artifact(std::string_view name, std::string_view bytes) {
     return write_small_file("artifacts", name, bytes);
 }
 
-Status MlflowRun::metric(std::string_view key, double value, int64_t timestamp_ms, int64_t step) {
-    const std::string path = dir_ + "/metrics/" + mlflow_key(key);
+Result<WritableFile*> MlflowRun::metric_file(const std::string& key) {
+    auto open = metric_files_.find(key);
+    if (open != metric_files_.end()) return open->second.get();
+    const std::string path = dir_ + "/metrics/" + key;
     if (Status s = fs_.create_dirs(fs::path(path).parent_path().string()); !s.ok()) return s;
     Result<std::unique_ptr<WritableFile>> file = fs_.open_for_append(path, 0644);
     if (!file.ok()) return Status::Error("cannot open " + path + ": " + file.error());
+    return metric_files_.emplace(key, std::move(*file)).first->second.get();
+}
+
+Status MlflowRun::metric(std::string_view key, double value, int64_t timestamp_ms, int64_t step) {
+    Result<WritableFile*> file = metric_file(mlflow_key(key));
+    if (!file.ok()) return file.status();
     const std::string line =
         std::to_string(timestamp_ms) + " " + number_text(value) + " " + std::to_string(step) + "\n";
     Status written = (*file)->append(line);
-    const Status closed = (*file)->close();
-    if (written.ok()) written = closed;
+    if (written.ok()) written = (*file)->flush();  // a reader (mlflow ui) sees each point as it comes
     return written;
 }
 
 Status MlflowRun::terminate(MlflowRunStatus status, int64_t end_ms) {
+    Status closed = Status::Ok();
+    for (auto& [key, file] : metric_files_)
+        if (Status s = file->close(); !s.ok() && closed.ok()) closed = s;
+    metric_files_.clear();
+    if (!closed.ok()) return closed;
     return write_meta(status, end_ms);
 }
 

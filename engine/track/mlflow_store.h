@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,8 @@ public:
 
     [[nodiscard]] Status param(std::string_view key, std::string_view value);
     [[nodiscard]] Status tag(std::string_view key, std::string_view value);
+    // Appends "<ms> <value> <step>" to metrics/<key>, which stays open (and is flushed per line) until
+    // terminate().
     [[nodiscard]] Status metric(std::string_view key, double value, int64_t timestamp_ms, int64_t step);
     // A file under artifacts/ (the run config, as the run ran it).
     [[nodiscard]] Status artifact(std::string_view name, std::string_view bytes);
@@ -53,6 +56,7 @@ public:
 private:
     MlflowRun(FileSystem& fs, std::string root, std::string run_id, std::string run_name, int64_t start_ms);
     [[nodiscard]] Status write_meta(MlflowRunStatus status, std::optional<int64_t> end_ms);
+    [[nodiscard]] Result<WritableFile*> metric_file(const std::string& key);
     [[nodiscard]] Status write_small_file(const std::string& folder, std::string_view key,
                                           std::string_view value);
 
@@ -62,6 +66,7 @@ private:
     std::string run_name_;
     std::string dir_;
     int64_t start_ms_ = 0;
+    std::map<std::string, std::unique_ptr<WritableFile>> metric_files_;  // by key, open for appending
 };
 
 }  // namespace slipway::track

@@ -1,17 +1,11 @@
 // The run's MLflow run: created (or reopened when resumed) at its first event, terminated at run_stop.
 #include "track/mlflow_tracker.h"
 
-#include <cmath>
-
 #include "track/mlflow_store.h"
 #include "track/run_trackers.h"
 
 namespace slipway::track {
 namespace {
-
-int64_t to_ms(double wall_time) {
-    return static_cast<int64_t>(std::llround(wall_time * 1000.0));
-}
 
 // A param's text: strings as they are, other values as the run config's JSON writes them (8, 0.0002, true).
 std::string param_text(const nlohmann::ordered_json& value) {
@@ -40,7 +34,7 @@ Status MlflowTracker::start(double wall_time) {
             return Status::Ok();  // its params and config are the ones it started with
         }
     }
-    Result<std::unique_ptr<MlflowRun>> created = MlflowRun::create(where(), name, to_ms(wall_time), fs_);
+    Result<std::unique_ptr<MlflowRun>> created = MlflowRun::create(where(), name, unix_ms(wall_time), fs_);
     if (!created.ok()) return created.status();
     run_ = std::move(*created);
     return log_config();
@@ -55,12 +49,12 @@ Status MlflowTracker::log_config() {
 }
 
 Status MlflowTracker::point(const MetricPoint& point) {
-    return run_->metric(point.tag, point.value, to_ms(point.wall_time), point.step);
+    return run_->metric(point.tag, point.value, unix_ms(point.wall_time), point.step);
 }
 
 Status MlflowTracker::finish(bool succeeded, double wall_time) {
     return run_->terminate(succeeded ? MlflowRunStatus::kFinished : MlflowRunStatus::kFailed,
-                           to_ms(wall_time));
+                           unix_ms(wall_time));
 }
 
 }  // namespace slipway::track

@@ -33,7 +33,8 @@ os.environ.setdefault("MLFLOW_TRACKING_URI", "file:///nonexistent")  # the clien
 
 from mlflow.tracking import MlflowClient  # noqa: E402
 
-from tracking_common import check, demo_config, failures, full_disk_run, mllog_points, mllog_times  # noqa: E402
+from tracking_common import (check, demo_config, export_logs, failures, full_disk_run, mllog_points,  # noqa: E402
+                             mllog_times)
 
 
 def client_for(output_dir):
@@ -140,12 +141,7 @@ def metric_points(client, run):
 
 
 def check_export(slipway, source_dir, work_dir, live_points):
-    mllog = os.path.join(work_dir, "run", "mllog.txt")
-    mlperf = os.path.join(source_dir, "tests/data/mlperf-logs/dell-xe9680-result_0.txt")
-    store = os.path.join(work_dir, "exported")
-    run = subprocess.run([slipway, "logs", "mlflow", mllog, mlperf, "--out", store], capture_output=True,
-                         text=True)
-    check(run.returncode == 0, "slipway logs mlflow exits 0 (%s)" % run.stderr.strip()[-300:])
+    _, mlperf, store = export_logs(slipway, "mlflow", source_dir, work_dir)
     client = MlflowClient(tracking_uri="file://" + store)
     runs = {r.info.run_name: r for r in client.search_runs(["0"])}
     check(sorted(runs) == ["dell-xe9680-result_0", "run"], "one run per log (%s)" % sorted(runs))

@@ -27,7 +27,7 @@ import numpy as np
 from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.plugins.hparams import plugin_data_pb2
 
-from tracking_common import check, demo_config, failures, full_disk_run, mllog_points
+from tracking_common import check, demo_config, export_logs, failures, full_disk_run, mllog_points
 
 def load(folder):
     accumulator = event_accumulator.EventAccumulator(folder, size_guidance={event_accumulator.SCALARS: 0,
@@ -133,12 +133,7 @@ def check_full_disk(engine, source_dir, work_dir, config):
 
 
 def check_export(slipway, source_dir, work_dir, live_points):
-    mllog = os.path.join(work_dir, "run", "mllog.txt")
-    mlperf = os.path.join(source_dir, "tests/data/mlperf-logs/dell-xe9680-result_0.txt")
-    out = os.path.join(work_dir, "exported")
-    run = subprocess.run([slipway, "logs", "tensorboard", mllog, mlperf, "--out", out], capture_output=True,
-                         text=True)
-    check(run.returncode == 0, "slipway logs tensorboard exits 0 (%s)" % run.stderr.strip()[-300:])
+    _, mlperf, out = export_logs(slipway, "tensorboard", source_dir, work_dir)
     check(scalar_points(load(os.path.join(out, "run"))) == live_points,
           "its events from mllog.txt equal the live run's scalars")
     expected = {k: v for k, v in mllog_points(mlperf).items() if k[0] == "eval/accuracy"}

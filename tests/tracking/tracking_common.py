@@ -87,3 +87,14 @@ def full_disk_run(engine, source_dir, work_dir, config, fault):
                          env=dict(os.environ, SLIPWAY_FS_FAULT=fault), capture_output=True, text=True)
     with open(os.path.join(config["training"]["output_dir"], "mllog.txt")) as f:
         return run, f.read()
+
+
+def export_logs(slipway, kind, source_dir, work_dir):
+    """`slipway logs KIND` on the demo run's mllog.txt and a real MLPerf submission's log, into
+    WORK_DIR/exported: (the finished process, the MLPerf log's path, the output folder)."""
+    mllog = os.path.join(work_dir, "run", "mllog.txt")
+    mlperf = os.path.join(source_dir, "tests/data/mlperf-logs/dell-xe9680-result_0.txt")
+    out = os.path.join(work_dir, "exported")
+    run = subprocess.run([slipway, "logs", kind, mllog, mlperf, "--out", out], capture_output=True, text=True)
+    check(run.returncode == 0, "slipway logs %s exits 0 (%s)" % (kind, run.stderr.strip()[-300:]))
+    return run, mlperf, out
