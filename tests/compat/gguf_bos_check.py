@@ -129,12 +129,14 @@ def perplexity_text(path):
 def llama_perplexity(gguf, text_file, threads):
     """llama-perplexity's estimate after the last chunk: its running "[N]PPL," line (the "Final estimate" log
     line is written by a logging thread that may not flush before the process ends)."""
-    for _ in range(3):  # that thread sometimes loses even the chunk lines (exit 0, "0.00 minutes" only)
+    # That thread sometimes loses chunk lines, the last one or all of them (exit 0, "0.00 minutes" only): run
+    # again until the last chunk's line is there.
+    for _ in range(5):
         r = subprocess.run(["llama-perplexity", "-m", gguf, "-f", text_file, "-c", str(PPL_CONTEXT), "-b",
                             str(PPL_CONTEXT), "--chunks", str(PPL_CHUNKS), "-t", str(threads)],
                            capture_output=True, text=True)
         chunks = re.findall(r"\[(\d+)\]([0-9.]+),", r.stdout + r.stderr)
-        if r.returncode != 0 or chunks:
+        if r.returncode != 0 or (chunks and int(chunks[-1][0]) == PPL_CHUNKS):
             break
     if r.returncode != 0 or not chunks or int(chunks[-1][0]) != PPL_CHUNKS:
         raise SystemExit(f"llama-perplexity failed ({r.returncode}): {(r.stdout + r.stderr)[-1500:]}")
