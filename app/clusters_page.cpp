@@ -14,6 +14,8 @@
 
 #include "clusters/cluster_dialogs.h"
 #include "clusters/doctor_job.h"
+#include "clusters/engine_build_job.h"
+#include "clusters/engine_panel.h"
 #include "clusters/health_view.h"
 #include "core/engine_command.h"
 #include "core/install_paths.h"
@@ -52,6 +54,16 @@ QString engine_source_text(remote::EngineSource source) {
     return QObject::tr("built on the cluster, once per environment");
 }
 
+// Stops a job another one replaces; it deletes itself once its worker has ended.
+void retire(ClusterJob* job) {
+    if (job == nullptr) return;
+    job->stop();
+    if (job->running())
+        QObject::connect(job, &ClusterJob::finished, job, &QObject::deleteLater);
+    else
+        job->deleteLater();
+}
+
 }  // namespace
 
 ClustersPage::ClustersPage(ClusterSessions* sessions, const QString& resource_root, const QString& runs_dir,
@@ -84,10 +96,13 @@ ClustersPage::ClustersPage(ClusterSessions* sessions, const QString& resource_ro
     partitions_->hide();
     health_ = new HealthView(this);
     health_->hide();
+    engine_ = new EnginePanel(this);
+    engine_->hide();
 
     auto* right = new QVBoxLayout;
     right->addWidget(details_);
     right->addWidget(partitions_, 1);
+    right->addWidget(engine_);
     right->addWidget(health_, 1);
     right->addStretch(0);
     auto* row = new QHBoxLayout;
@@ -127,6 +142,15 @@ ClustersPage::ClustersPage(ClusterSessions* sessions, const QString& resource_ro
     connect(health_, &HealthView::run_requested, this, &ClustersPage::run_doctor);
     connect(health_, &HealthView::cancel_requested, this, [this] {
         if (doctor_ != nullptr && doctor_->running()) doctor_->stop();
+    });
+    connect(engine_, &EnginePanel::build_requested, this, &ClustersPage::build_engine);
+    connect(engine_, &EnginePanel::cancel_requested, this, [this] {
+        if (engine_job_ != nullptr && engine_job_->running()) engine_job_->stop();
+    });
+    connect(engine_, &EnginePanel::demo_requested, this, [this] {
+        if (engine_->cluster().empty()) return;
+        engine_->remember_choice();
+        emit demo_requested(QString::fromStdString(engine_->cluster()), engine_->choice());
     });
     refresh();
 }
@@ -205,14 +229,7 @@ void ClustersPage::run_doctor() {
     const int row = list_->currentRow();
     if (row < 1) return;
     const remote::ClusterProfile& profile = profiles_[static_cast<size_t>(row - 1)];
-    if (doctor_ != nullptr) {
-        // Its Slurm job is cancelled; what it still sends is dropped by id below.
-        doctor_->stop();
-        if (doctor_->running())
-            connect(doctor_, &ClusterJob::finished, doctor_, &QObject::deleteLater);
-        else
-            doctor_->deleteLater();
-    }
+    retire(doctor_);  // its Slurm job is cancelled; what it still sends is dropped by id below
     DoctorOptions options = health_->doctor_options();
     options.engine = find_engine_binary();  // as a run on a bare-metal cluster deploys it
     auto* job = new DoctorJob(profile, make_gui_callbacks(window()), connector(), this);
@@ -234,6 +251,41 @@ void ClustersPage::run_doctor() {
     });
     health_->set_running(true);
     job->start(std::move(options));
+}
+
+void ClustersPage::build_engine() {
+    const int row = list_->currentRow();
+    if (row < 1) return;
+    const remote::ClusterProfile& profile = profiles_[static_cast<size_t>(row - 1)];
+    engine_->remember_choice();
+    const Result<RunConfig> config = demo_in_environment(resource_root_, engine_->choice());
+    const std::string bundle_path = find_engine_bundle();
+    const Result<remote::EngineBundle> bundle =
+        bundle_path.empty() ? Result<remote::EngineBundle>(Status::Error(no_engine_bundle_text()))
+                            : remote::read_engine_bundle(bundle_path);
+    if (!config.ok() || !bundle.ok()) {
+        engine_->show_result(false, QString::fromStdString(config.ok() ? bundle.error() : config.error()));
+        return;
+    }
+    retire(engine_job_);  // its build job is cancelled; what it still sends is dropped by id below
+    auto* job = new EngineBuildJob(profile, make_gui_callbacks(window()), connector(), this);
+    engine_job_ = job;
+    engine_log_.clear();
+    const int id = job->id();
+    const auto current = [this, id] { return engine_job_ != nullptr && engine_job_->id() == id; };
+    const auto shown = [this, job] { return engine_->cluster() == job->profile().name; };
+    connect(job, &ClusterJob::output, this, [this, current, shown](const QStringList& lines) {
+        if (!current()) return;
+        engine_log_ += lines;
+        if (shown()) engine_->append_output(lines);
+    });
+    connect(job, &ClusterJob::finished, this, [this, current, shown](bool ok, const QString& message) {
+        if (!current() || !shown()) return;
+        engine_->set_building(false);
+        engine_->show_result(ok, message);
+    });
+    engine_->set_building(true);
+    job->start(*config, *bundle);
 }
 
 void ClustersPage::test_selected() {
@@ -276,6 +328,7 @@ void ClustersPage::show_details() {
     if (row <= 0) {
         partitions_->hide();
         health_->hide();
+        engine_->hide();
         const QString engine = QFile::decodeName(find_engine_binary().c_str());
         text = tr(
             "<h3>This computer</h3>"
@@ -345,6 +398,19 @@ void ClustersPage::show_details() {
             partitions_->setItem(r, c, new QTableWidgetItem(cells[c]));
     }
     partitions_->setVisible(!partitions.isEmpty());
+    QStringList names, with_gpus;
+    for (const PartitionSummary& s : partitions) {
+        // Slurm's default partition first: what a run that names none gets.
+        s.is_default ? names.prepend(s.name) : names.append(s.name);
+        if (s.gpus > 0) with_gpus << s.name;
+    }
+    const bool engine_switched = engine_->cluster() != p.name;
+    engine_->show_cluster(p, names, with_gpus);
+    engine_->show();
+    if (engine_switched && engine_job_ != nullptr && engine_job_->profile().name == p.name) {
+        engine_->set_building(engine_job_->running());
+        engine_->append_output(engine_log_);
+    }
     const bool switched = health_->cluster() != p.name;
     health_->show_cluster(p);
     health_->show();

@@ -3,8 +3,10 @@
 // 2FA asked in dialogs; the login node's hostname and its Slurm partitions from sinfo shown), and the
 // cluster's last health report (Health view) with Run doctor, which it runs as a DoctorJob (one at a time: a
 // second Run cancels the first; a job of a cluster no longer shown goes on, saves its report, and shows again
-// when its cluster does). Its sessions are the window's ClusterSessions (one per profile, shared with the
-// run tracker); the page tells it when profiles change.
+// when its cluster does). Beside it, the first-run guide (EnginePanel): the environment its runs use, Build
+// engine as an EngineBuildJob with the build log streamed, and Run the demo (asked of the window). Its
+// sessions are the window's ClusterSessions (one per profile, shared with the run tracker); the page tells it
+// when profiles change.
 #pragma once
 
 #include <QWidget>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "clusters/cluster_session.h"
+#include "clusters/environment_choice.h"
 #include "remote/slurm/cluster_profile.h"
 #include "runs/cluster_sessions.h"
 
@@ -26,6 +29,8 @@ class QTableWidget;
 namespace slipway::app {
 
 class DoctorJob;
+class EngineBuildJob;
+class EnginePanel;
 class HealthView;
 
 class ClustersPage : public QWidget {
@@ -67,10 +72,20 @@ public:
     void run_doctor();
     DoctorJob* doctor_job() const { return doctor_; }
 
+    // The selected cluster's first-run guide.
+    EnginePanel* engine_panel() const { return engine_; }
+    // Builds (or finds) the engine for the guide's environment on the selected cluster, from the bundle this
+    // app carries, as the demo run would use it (one build at a time: a second one cancels the first); the
+    // running or last build job, null before one.
+    void build_engine();
+    EngineBuildJob* engine_job() const { return engine_job_; }
+
 signals:
     void profiles_changed(const std::vector<remote::ClusterProfile>& profiles);
     void partitions_known(const QString& profile, const QStringList& partitions);
     void tested(const QString& profile, bool ok, const QString& message);
+    // The guide's "Run the demo on this cluster": the window submits the demo preset in `choice`.
+    void demo_requested(const QString& profile, const EnvironmentChoice& choice);
 
 private:
     void show_details();
@@ -87,11 +102,14 @@ private:
     QLabel* details_;
     QTableWidget* partitions_;
     HealthView* health_;
+    EnginePanel* engine_;
     QPushButton* edit_;
     QPushButton* remove_;
     QPushButton* test_;
-    DoctorJob* doctor_ = nullptr;  // the current doctor; a replaced one deletes itself when it ends
-    QStringList doctor_log_;       // its progress, shown again when its cluster is
+    DoctorJob* doctor_ = nullptr;           // the current doctor; a replaced one deletes itself when it ends
+    QStringList doctor_log_;                // its progress, shown again when its cluster is
+    EngineBuildJob* engine_job_ = nullptr;  // the current build, replaced as the doctor is
+    QStringList engine_log_;                // its output, shown again when its cluster is
 };
 
 }  // namespace slipway::app

@@ -223,6 +223,12 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
                 statusBar()->showMessage(
                     tr("%1: %2").arg(profile, ok ? message : tr("connection failed: %1").arg(message)));
             });
+    connect(clusters_, &ClustersPage::demo_requested, this,
+            [this](const QString& profile, const EnvironmentChoice& choice) {
+                if (const Result<int> key = submit_demo(profile, choice); !key.ok())
+                    QMessageBox::warning(this, tr("Run the demo on %1").arg(profile),
+                                         QString::fromStdString(key.error()));
+            });
     editor_->set_profiles(clusters_->profiles());
 
     if (QSystemTrayIcon::isSystemTrayAvailable()) {

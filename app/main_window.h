@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "chat/chat_session.h"
+#include "clusters/environment_choice.h"
 #include "contract/status.h"
 #include "core/follow_service.h"
 #include "core/run_watch.h"
@@ -61,6 +62,9 @@ public:
     // Submits the editor's run to a cluster profile: deploy + sbatch on the cluster's session (a worker
     // thread), then its slurm-N.out followed into the monitor and history and its job state polled.
     Result<int> submit_remote(const QString& profile);
+    // The Clusters page's "Run the demo on this cluster": the demo preset in the editor, put into `choice`'s
+    // environment (the one the page's engine build used), submitted to `profile`.
+    Result<int> submit_demo(const QString& profile, const EnvironmentChoice& choice);
     // Where the editor's Submit button sends the run.
     Result<int> submit_current();
     void cancel_run(int monitor_key);

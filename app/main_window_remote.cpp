@@ -1,5 +1,6 @@
 // MainWindow, the cluster half: submitting the editor's run to a cluster profile and opening a log that
 // lives on a cluster (both handed to the RunTracker), and building or importing the run's image there.
+#include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QInputDialog>
@@ -58,6 +59,14 @@ Result<int> MainWindow::submit_remote(const QString& profile) {
     const Result<int> key = tracker_->submit_cluster(doc.config(), profile);
     if (key.ok()) show_page(kMonitorPage);
     return key;
+}
+
+Result<int> MainWindow::submit_demo(const QString& profile, const EnvironmentChoice& choice) {
+    if (const Status s = editor_->load_preset(QString::fromUtf8(kDemoPreset)); !s.ok()) return s;
+    for (const auto& [pointer, value] : environment_edits(choice))
+        editor_->edit(pointer, value);
+    editor_->target_box()->setCurrentText(profile);
+    return submit_remote(profile);
 }
 
 void MainWindow::choose_remote_log() {

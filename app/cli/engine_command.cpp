@@ -14,18 +14,10 @@
 
 namespace slipway::app {
 
-namespace {
-
-constexpr const char* kNoBundle =
-    "this slipway carries no engine bundle (a build made without network at its first configure has none: "
-    "reconfigure with the Debian mirror reachable); $SLIPWAY_ENGINE_BUNDLE names one";
-
-}  // namespace
-
 int run_engine_bundle(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     const std::string bundle = find_engine_bundle();
     if (bundle.empty()) {
-        return fail(err, kNoBundle);
+        return fail(err, no_engine_bundle_text());
     }
     std::error_code ec;
     std::filesystem::copy_file(bundle, c.bundle_out, std::filesystem::copy_options::overwrite_existing, ec);
@@ -44,7 +36,7 @@ int run_engine_build(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     Result<remote::ClusterProfile> profile = profile_store(c).find(c.cluster);
     if (!profile.ok()) return fail(err, profile.error());
     const std::string bundle_path = c.bundle.empty() ? find_engine_bundle() : c.bundle;
-    if (bundle_path.empty()) return fail(err, kNoBundle);
+    if (bundle_path.empty()) return fail(err, no_engine_bundle_text());
     Result<remote::EngineBundle> bundle = remote::read_engine_bundle(bundle_path);
     if (!bundle.ok()) return fail(err, bundle.error());
     Result<std::unique_ptr<remote::Session>> session = connect_cluster(*profile, c.ssh);
@@ -56,11 +48,13 @@ int run_engine_build(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     if (!place->cached()) {
         err << "slipway: building the engine in job " << place->build_job << " (log " << place->dir
             << "/build-" << place->build_job << ".out)" << std::endl;
-        const auto said = [&err](const std::string& state) {
+        remote::EngineBuildWatch watch;
+        watch.progress = [&err](const std::string& state) {
             err << "slipway: build job: " << state << std::endl;
         };
-        if (Status s = remote::wait_for_engine(**session, slurm, *place, std::chrono::seconds(3), said);
-            !s.ok())
+        if (c.build_log)
+            watch.log_line = [&err](const std::string& line) { err << "build: " << line << "\n"; };
+        if (Status s = remote::wait_for_engine(**session, slurm, *place, watch); !s.ok())
             return fail(err, s.message());
     }
     out << "engine=" << place->engine << " fingerprint=" << place->fingerprint << " "

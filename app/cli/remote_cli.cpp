@@ -113,6 +113,7 @@ void add_remote_commands(CLI::App& cli, RemoteCommands& c) {
         ->required();
     c.engine_build->add_option("--cluster", c.cluster, "Cluster profile")->required();
     c.engine_build->add_option("--bundle", c.bundle, "Engine bundle (default: the one this app carries)");
+    c.engine_build->add_flag("--log", c.build_log, "Stream the build job's log to stderr while it builds");
     add_ssh_options(c.engine_build, c.ssh);
     c.engine_list = engine->add_subcommand("list", "The engines built on a cluster, with their manifests");
     c.engine_list->add_option("--cluster", c.cluster, "Cluster profile")->required();

@@ -57,6 +57,7 @@ struct RemoteCommands {
     CLI::App* engine_list = nullptr;   // engine list --cluster NAME
     std::string bundle_out;            // --out
     std::string bundle;                // --bundle: another engine bundle than the one this app carries
+    bool build_log = false;            // --log: the build job's log, streamed to stderr
     std::string image_tag;             // --tag
     std::string sqsh;                  // --sqsh: also enroot import to this remote path
     std::string context;  // --context: build context tarball (default: git archive of the source tree)

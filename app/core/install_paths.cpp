@@ -51,6 +51,11 @@ std::string find_engine_bundle() {
     return "";
 }
 
+const char* no_engine_bundle_text() {
+    return "this slipway carries no engine bundle (a build made without network at its first configure has "
+           "none: reconfigure with the Debian mirror reachable); $SLIPWAY_ENGINE_BUNDLE names one";
+}
+
 std::string default_local_runs_dir() {
     const char* data = std::getenv("XDG_DATA_HOME");
     const char* home = std::getenv("HOME");

@@ -14,6 +14,8 @@ std::string engine_next_to_slipway();
 // The engine bundle (engine/bundle/) of this version: $SLIPWAY_ENGINE_BUNDLE when set, else the build tree's
 // (build/slipway-engine-src.tar.gz beside build/bin), else the installed one (<prefix>/share/slipway); or "".
 std::string find_engine_bundle();
+// What to say when find_engine_bundle() finds none.
+const char* no_engine_bundle_text();
 // Where runs on This computer get their folders: $XDG_DATA_HOME/slipway/local-runs (~/.local/share/...).
 // Not slipway/runs: that folder holds the cluster run records (remote/deploy/run_record.h).
 std::string default_local_runs_dir();

@@ -310,7 +310,10 @@ Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const Depl
                              " was submitted, but its local record could not be saved: " + s.message());
     }
     if (run.engine && !run.engine->cached()) {
-        const Status ready = wait_for_engine(session, slurm, *run.engine, kEngineBuildPoll, request.progress);
+        EngineBuildWatch watch;
+        watch.poll = kEngineBuildPoll;
+        watch.progress = request.progress;
+        const Status ready = wait_for_engine(session, slurm, *run.engine, watch);
         if (!ready.ok()) {
             (void)slurm.cancel(r.job_id);  // Slurm drops it too (--kill-on-invalid-dep); this is sooner
             return Status::Error("job " + r.job_id + " will not run: " + ready.message());

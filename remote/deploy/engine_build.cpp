@@ -125,22 +125,52 @@ Result<EnginePlace> find_or_queue_engine(Session& session, SlurmClient& slurm, c
     return place;
 }
 
+std::string engine_build_log(const EnginePlace& place) {
+    return place.dir + "/build-" + place.build_job + ".out";
+}
+
+namespace {
+
+// Hands the build log's new complete lines to `watch.log_line`, from `offset` on (moved past them). The log
+// appears only once the job starts; until then there is nothing to read.
+void follow_build_log(Session& session, const std::string& log, const EngineBuildWatch& watch,
+                      uint64_t& offset, std::string& partial) {
+    if (!watch.log_line) return;
+    Result<std::string> text = session.read_range(log, offset, kLogReadLimit);
+    if (!text.ok()) return;  // not there yet; a lasting failure shows in the final read
+    offset += text->size();
+    partial += *text;
+    std::size_t start = 0;
+    for (std::size_t end; (end = partial.find('\n', start)) != std::string::npos; start = end + 1)
+        watch.log_line(partial.substr(start, end - start));
+    partial.erase(0, start);
+}
+
+}  // namespace
+
 Status wait_for_engine(Session& session, SlurmClient& slurm, const EnginePlace& place,
-                       std::chrono::milliseconds poll,
-                       const std::function<void(const std::string&)>& progress) {
+                       const EngineBuildWatch& watch) {
+    const std::string log = engine_build_log(place);
     std::string last_state;
+    uint64_t offset = 0;
+    std::string partial;  // a line the log has not ended yet
     for (;;) {
         Result<JobInfo> info = slurm.job(place.build_job);
         if (!info.ok()) return info.status();
-        if (info->state != last_state && progress) progress(info->state + info->reason_suffix());
+        if (info->state != last_state && watch.progress) watch.progress(info->state + info->reason_suffix());
         last_state = info->state;
+        follow_build_log(session, log, watch, offset, partial);
         if (is_terminal_state(info->state) || info->state == "UNKNOWN") break;
-        std::this_thread::sleep_for(poll);
+        if (watch.stop_requested && watch.stop_requested()) {
+            if (Status s = slurm.cancel(place.build_job); !s.ok()) return s;
+            return Status::Error("cancelled: the engine's build (job " + place.build_job + ") was cancelled");
+        }
+        std::this_thread::sleep_for(watch.poll);
     }
+    if (!partial.empty() && watch.log_line) watch.log_line(partial);
     Result<RemoteStat> manifest = session.stat(place.dir + "/" + kManifest);
     if (!manifest.ok()) return manifest.status();
     if (manifest->exists && last_state != "FAILED") return Status::Ok();
-    const std::string log = place.dir + "/build-" + place.build_job + ".out";
     Result<std::string> text = session.read_range(log, 0, kLogReadLimit);
     const std::string said = text.ok() ? first_error(*text) : "its log cannot be read: " + text.error();
     return Status::Error("the engine's build (job " + place.build_job + ", " + last_state +

@@ -41,12 +41,21 @@ struct EnginePlace {
 Result<EnginePlace> find_or_queue_engine(Session& session, SlurmClient& slurm, const RunConfig& config,
                                          const ClusterProfile& profile, const EngineBundle& bundle);
 
-// Waits for the build job `place.build_job` to end (polling Slurm every `poll`); `progress` hears each state
-// change. Ok when the engine and its manifest are there; else an error with the build log's path and its
-// first compiler error (or its last lines).
+// How a wait for a build job reports and ends. Every callback may be empty.
+struct EngineBuildWatch {
+    std::chrono::milliseconds poll{3000};              // how often Slurm and the log are asked
+    std::function<void(const std::string&)> progress;  // each change of the job's state
+    std::function<void(const std::string&)> log_line;  // each new complete line of the build log
+    std::function<bool()> stop_requested;              // true: the build job is cancelled, the wait ends
+};
+
+// Waits for the build job `place.build_job` to end. Ok when the engine and its manifest are there; else an
+// error with the build log's path and its first compiler error (or its last lines), or "cancelled".
 Status wait_for_engine(Session& session, SlurmClient& slurm, const EnginePlace& place,
-                       std::chrono::milliseconds poll,
-                       const std::function<void(const std::string&)>& progress);
+                       const EngineBuildWatch& watch);
+
+// The build log of `place`'s job: <dir>/build-<job>.out.
+std::string engine_build_log(const EnginePlace& place);
 
 struct BuiltEngine {
     std::string dir;

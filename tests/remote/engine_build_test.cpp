@@ -58,6 +58,12 @@ protected:
         });
     }
 
+    static EngineBuildWatch quick_watch() {
+        EngineBuildWatch watch;
+        watch.poll = std::chrono::milliseconds(1);
+        return watch;
+    }
+
     int sbatch_count() const {
         int n = 0;
         for (const std::string& c : session_.commands())
@@ -105,7 +111,7 @@ TEST_F(EngineBuild, QueuesOnceWaitsOnItAndThenReusesTheEngine) {
     states_["41"] = "COMPLETED";
     session_.put_file(first->dir + "/slipway-engine", "ELF", 0755);
     session_.put_file(first->dir + "/engine-manifest.json", "{\"torch\": \"2.6.0\"}");
-    EXPECT_TRUE(wait_for_engine(session_, slurm_, *first, std::chrono::milliseconds(1), {}).ok());
+    EXPECT_TRUE(wait_for_engine(session_, slurm_, *first, quick_watch()).ok());
     Result<EnginePlace> built = find_or_queue_engine(session_, slurm_, config_, profile_, bundle_);
     ASSERT_TRUE(built.ok()) << built.error();
     EXPECT_TRUE(built->cached());
@@ -150,8 +156,9 @@ TEST_F(EngineBuild, AFailedBuildNamesTheCompilersFirstErrorAndItsLog) {
                       "/x/src/engine/eval/metrics.cpp:91:1: error: 'this' does not name a type\n"
                       "/x/src/engine/eval/metrics.cpp:92:1: error: expected declaration\n");
     std::vector<std::string> heard;
-    const Status failed = wait_for_engine(session_, slurm_, *place, std::chrono::milliseconds(1),
-                                          [&heard](const std::string& s) { heard.push_back(s); });
+    EngineBuildWatch watch = quick_watch();
+    watch.progress = [&heard](const std::string& s) { heard.push_back(s); };
+    const Status failed = wait_for_engine(session_, slurm_, *place, watch);
     ASSERT_FALSE(failed.ok());
     EXPECT_NE(
         failed.message().find("(job 41, FAILED) failed: /x/src/engine/eval/metrics.cpp:91:1: error: 'this' "
@@ -195,6 +202,45 @@ TEST_F(EngineBuild, ASubmittedRunWaitsForTheBuildAndFailsWithIt) {
     ASSERT_FALSE(none.ok());
     EXPECT_NE(none.error().find("carries no engine bundle"), std::string::npos);
     EXPECT_EQ(sbatch_count(), queued);
+}
+
+// The build log reaches the watcher line by line while the job runs, a line split across two reads once.
+TEST_F(EngineBuild, StreamsTheBuildLogAsItGrows) {
+    Result<EnginePlace> place = find_or_queue_engine(session_, slurm_, config_, profile_, bundle_);
+    ASSERT_TRUE(place.ok()) << place.error();
+    const std::string log = engine_build_log(*place);
+    EXPECT_EQ(log, place->dir + "/build-41.out");
+    states_["41"] = "RUNNING";
+    session_.put_file(log, "-- Configuring done\n[ 10%] Building CXX obj");
+    std::vector<std::string> lines;
+    EngineBuildWatch watch = quick_watch();
+    watch.log_line = [&](const std::string& line) {
+        lines.push_back(line);
+        if (lines.size() == 1) {  // the job writes on and ends
+            session_.put_file(log, session_.file(log) + "ect metrics.cpp.o\n[100%] Linking\n");
+            session_.put_file(place->dir + "/slipway-engine", "ELF", 0755);
+            session_.put_file(place->dir + "/engine-manifest.json", "{}");
+            states_["41"] = "COMPLETED";
+        }
+    };
+    ASSERT_TRUE(wait_for_engine(session_, slurm_, *place, watch).ok());
+    EXPECT_EQ(lines,
+              (std::vector<std::string>{"-- Configuring done", "[ 10%] Building CXX object metrics.cpp.o",
+                                        "[100%] Linking"}));
+}
+
+// A wait that is asked to stop cancels the build job rather than leaving it to run for nobody.
+TEST_F(EngineBuild, AStoppedWaitCancelsTheBuildJob) {
+    Result<EnginePlace> place = find_or_queue_engine(session_, slurm_, config_, profile_, bundle_);
+    ASSERT_TRUE(place.ok()) << place.error();
+    states_["41"] = "RUNNING";
+    EngineBuildWatch watch = quick_watch();
+    watch.stop_requested = [] { return true; };
+    const Status stopped = wait_for_engine(session_, slurm_, *place, watch);
+    ASSERT_FALSE(stopped.ok());
+    EXPECT_NE(stopped.message().find("cancelled"), std::string::npos) << stopped.message();
+    ASSERT_EQ(cancelled_.size(), 1u);
+    EXPECT_NE(cancelled_[0].find("41"), std::string::npos) << cancelled_[0];
 }
 
 }  // namespace
