@@ -107,7 +107,7 @@ int run_clusters_test(RemoteCommands& c, std::ostream& out, std::ostream& err) {
         out << "partition " << p.name << (p.is_default ? " (default)" : "") << ": " << p.nodes << " node(s), "
             << p.idle_nodes << " idle, " << p.cpus << " CPUs, " << p.gpus << " GPUs\n";
     }
-    Result<remote::ClusterSurvey> survey = remote::survey_cluster(**session);
+    Result<remote::ClusterSurvey> survey = remote::survey_cluster(**session, profile->env_setup);
     if (!survey.ok()) {
         err << "slipway: " << survey.error() << "\n";
         return 1;

@@ -72,7 +72,7 @@ public slots:
             partitions << out;
         }
         // What the cluster offers (runtimes, accounting): the choices of the profile's environment.
-        const Result<remote::ClusterSurvey> survey = remote::survey_cluster(*s);
+        const Result<remote::ClusterSurvey> survey = remote::survey_cluster(*s, profile_.env_setup);
         if (survey.ok()) {
             for (const std::string& line : remote::describe_survey(*survey))
                 message += QLatin1Char('\n') + QString::fromStdString(line);

@@ -1,6 +1,8 @@
 // The guide's environment as run-config edits (see environment_choice.h).
 #include "clusters/environment_choice.h"
 
+#include "editor/presets.h"
+
 namespace slipway::app {
 
 std::vector<ConfigEdit> environment_edits(const EnvironmentChoice& choice) {
@@ -10,9 +12,13 @@ std::vector<ConfigEdit> environment_edits(const EnvironmentChoice& choice) {
 }
 
 Result<RunConfig> demo_in_environment(const QString& resource_root, const EnvironmentChoice& choice) {
-    const std::string path = (resource_root + QStringLiteral("/presets/") + QString::fromUtf8(kDemoPreset) +
-                              QStringLiteral(".json"))
-                                 .toStdString();
+    QString preset_path;
+    for (const Preset& preset : list_presets(resource_root))
+        if (!preset.user && preset.name == QString::fromUtf8(kDemoPreset)) preset_path = preset.path;
+    if (preset_path.isEmpty())
+        return Status::Error("no shipped preset " + std::string(kDemoPreset) + " under " +
+                             resource_root.toStdString() + "/resources/presets");
+    const std::string path = preset_path.toStdString();
     Result<nlohmann::json> read = read_json_file(path);
     if (!read.ok()) return read.status();
     nlohmann::json document = *read;

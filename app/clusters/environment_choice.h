@@ -28,8 +28,8 @@ using ConfigEdit = std::pair<std::string, nlohmann::json>;  // a JSON pointer an
 // The edits that put a run config into `choice`'s environment.
 std::vector<ConfigEdit> environment_edits(const EnvironmentChoice& choice);
 
-// The demo preset (presets/demo-tiny.json under `resource_root`) in `choice`'s environment: what "Run the
-// demo on this cluster" submits, and the run whose environment the guide builds the engine for.
+// The shipped demo preset (resources/presets/demo-tiny.json under `resource_root`) in `choice`'s environment:
+// what "Run the demo on this cluster" submits, and the run whose environment the guide builds the engine for.
 Result<RunConfig> demo_in_environment(const QString& resource_root, const EnvironmentChoice& choice);
 
 // The preset the guide's demo run starts from.

@@ -3,12 +3,16 @@
 
 #include <sstream>
 
+#include "remote/slurm/job_environment.h"
 #include "remote/ssh/shell_quote.h"
 
 namespace slipway::remote {
 
-const char* survey_command() {
-    return "printf 'slurm=%s\\n' \"$(sinfo --version 2>/dev/null | head -n 1)\"\n"
+std::string survey_command(const std::vector<std::string>& env_setup) {
+    const std::string setup =
+        env_setup.empty() ? "" : "exec 3>&1 1>&2\n" + setup_block(env_setup) + "exec 1>&3 3>&-\n";
+    return setup +
+           "printf 'slurm=%s\\n' \"$(sinfo --version 2>/dev/null | head -n 1)\"\n"
            "for tool in enroot apptainer singularity; do\n"
            "  printf '%s=%s\\n' \"$tool\" \"$(command -v \"$tool\" 2>/dev/null)\"\n"
            "done\n"
@@ -44,10 +48,10 @@ ClusterSurvey parse_survey(const std::string& out) {
     return survey;
 }
 
-Result<ClusterSurvey> survey_cluster(Session& session) {
+Result<ClusterSurvey> survey_cluster(Session& session, const std::vector<std::string>& env_setup) {
     // A login shell, as a user's own: environment modules are set up by its profile scripts; and bash
     // whatever the account's shell is.
-    Result<std::string> script = shell_quote(survey_command(), "survey");
+    Result<std::string> script = shell_quote(survey_command(env_setup), "survey");
     if (!script.ok()) return script.status();
     Result<ExecResult> answer = session.exec("bash -lc " + *script, std::chrono::seconds(30));
     if (!answer.ok()) return answer.status();

@@ -1,7 +1,7 @@
 // What a new cluster offers, asked once over the login session: the Slurm version, which container runtimes
-// and environment tools are there (pyxis in srun, enroot, apptainer, singularity, environment modules), and
-// whether Slurm's accounting answers (sacct). Shown when a profile's connection is tested, so the user picks
-// the environment that exists before the first run.
+// and environment tools are there once the profile's setup lines have run (pyxis in srun, enroot, apptainer,
+// singularity, environment modules), and whether Slurm's accounting answers (sacct). Shown when a profile's
+// connection is tested, so the user picks the environment that exists before the first run.
 #pragma once
 
 #include <string>
@@ -23,11 +23,12 @@ struct ClusterSurvey {
     std::string accounting_said;  // sacct's first line when it did not answer
 };
 
-// The survey's shell text (fixed: nothing from the profile reaches it).
-const char* survey_command();
+// The survey's shell text: the profile's env_setup lines first (what they print goes to stderr), as every job
+// runs them, so that a runtime a `module load` brings is found; then fixed probes.
+std::string survey_command(const std::vector<std::string>& env_setup = {});
 // The answer to survey_command() as key=value lines; unknown keys are ignored.
 ClusterSurvey parse_survey(const std::string& out);
-Result<ClusterSurvey> survey_cluster(Session& session);
+Result<ClusterSurvey> survey_cluster(Session& session, const std::vector<std::string>& env_setup = {});
 // "slurm 24.11.1", "runtimes: pyxis (enroot), apptainer; environment modules", "accounting: ..." for people.
 std::vector<std::string> describe_survey(const ClusterSurvey& survey);
 

@@ -37,16 +37,19 @@ Result<JobEnvironment> job_environment(const RunConfig& config, const ClusterPro
     return e;
 }
 
+std::string setup_block(const std::vector<std::string>& setup) {
+    if (setup.empty()) return "";
+    // Site scripts (module, conda) read unset variables: nounset is off while they run.
+    std::string out = "# The environment's setup (the cluster profile's env_setup).\nset +u\n";
+    out += "# shellcheck disable=SC1090,SC1091  # the site's own scripts, not here to follow\n{\n";
+    for (const std::string& line : setup)
+        out += "  " + line + "\n";
+    return out + "}\nset -u\n";
+}
+
 Result<std::string> environment_lines(const JobEnvironment& e, const std::vector<std::string>& mounted) {
     std::ostringstream out;
-    if (!e.setup.empty()) {
-        // Site scripts (module, conda) read unset variables: nounset is off while they run.
-        out << "# The environment's setup (the cluster profile's env_setup).\nset +u\n";
-        out << "# shellcheck disable=SC1090,SC1091  # the site's own scripts, not here to follow\n{\n";
-        for (const std::string& line : e.setup)
-            out << "  " << line << "\n";
-        out << "}\nset -u\n";
-    }
+    out << setup_block(e.setup);
     if (e.runtime == ContainerMode::kNone) {
         out << "container=()\n";
         return out.str();

@@ -32,6 +32,9 @@ Result<JobEnvironment> job_environment(const RunConfig& config, const ClusterPro
 Result<std::string> environment_lines(const JobEnvironment& environment,
                                       const std::vector<std::string>& mounted);
 
+// The profile's setup lines as a script block (nounset off while the site's scripts run); "" for none.
+std::string setup_block(const std::vector<std::string>& setup);
+
 // The same container as words for a command line (chat's srun): pyxis's flags or apptainer's exec prefix,
 // each of `folders` (absolute, without ',' or ':') mounted at its own path; none on bare srun.
 Result<std::vector<std::string>> container_words(const JobEnvironment& environment,

@@ -185,7 +185,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../app/clusters_page.cpp" line="+26"/>
+        <location filename="../../app/clusters_page.cpp" line="+28"/>
         <source>This computer</source>
         <translation>Этот компьютер</translation>
     </message>
@@ -2026,7 +2026,7 @@
 <context>
     <name>slipway::app::ClustersPage</name>
     <message>
-        <location filename="../../app/clusters_page.cpp" line="+12"/>
+        <location filename="../../app/clusters_page.cpp" line="+22"/>
         <source>Add...</source>
         <translation>Добавить...</translation>
     </message>
@@ -2071,7 +2071,7 @@
         <translation>Тип GPU</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+20"/>
         <source>&lt;b&gt;Clusters&lt;/b&gt;</source>
         <translation>&lt;b&gt;Кластеры&lt;/b&gt;</translation>
     </message>
@@ -2092,12 +2092,12 @@
         <translation>Удалить профиль %1? Его запуски останутся в истории.</translation>
     </message>
     <message>
-        <location line="+82"/>
+        <location line="+91"/>
         <source>Edit cluster</source>
         <translation>Изменить кластер</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+71"/>
         <source>Connecting...</source>
         <translation>Подключение...</translation>
     </message>
@@ -2117,7 +2117,7 @@
         <translation>, %1 GPU %2</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>&lt;h3&gt;This computer&lt;/h3&gt;&lt;p&gt;The embedded default: runs &lt;code&gt;slipway-engine&lt;/code&gt; here, without SSH or Slurm. The run config&apos;s &lt;code&gt;slurm.ntasks_per_node&lt;/code&gt; sets the local ranks; inputs with relative paths are read from the resource folder, outputs go to the run&apos;s own folder.&lt;/p&gt;&lt;table cellspacing=6&gt;</source>
         <translation>&lt;h3&gt;Этот компьютер&lt;/h3&gt;&lt;p&gt;Встроенный профиль по умолчанию: &lt;code&gt;slipway-engine&lt;/code&gt; запускается здесь, без SSH и Slurm. Число локальных процессов задаёт &lt;code&gt;slurm.ntasks_per_node&lt;/code&gt; из конфигурации запуска; входные файлы с относительными путями читаются из папки ресурсов, результаты пишутся в собственную папку запуска.&lt;/p&gt;&lt;table cellspacing=6&gt;</translation>
     </message>
@@ -2390,6 +2390,117 @@
         <location line="+1"/>
         <source>Slow or failed: %1 (job %2).</source>
         <translation>Медленные или неисправные: %1 (задача %2).</translation>
+    </message>
+</context>
+<context>
+    <name>slipway::app::EngineBuildJob</name>
+    <message>
+        <location filename="../../app/clusters/engine_build_job.cpp" line="+14"/>
+        <source>Could not connect to %1: %2</source>
+        <translation>Не удалось подключиться к %1: %2</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The engine cannot be built: %1</source>
+        <translation>Движок не удаётся собрать: %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The engine is there already: %1</source>
+        <translation>Движок уже собран: %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>building the engine in job %1 (log %2)</source>
+        <translation>движок собирается в задаче %1 (журнал %2)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>build job: %1</source>
+        <translation>задача сборки: %1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Engine built in %1 s: %2</source>
+        <translation>Движок собран за %1 с: %2</translation>
+    </message>
+</context>
+<context>
+    <name>slipway::app::EnginePanel</name>
+    <message>
+        <location filename="../../app/clusters/engine_panel.cpp" line="+32"/>
+        <source>the image file on the cluster (.sqsh or .sif)</source>
+        <translation>файл образа на кластере (.sqsh или .sif)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Empty: the profile&apos;s default partition, else Slurm&apos;s</source>
+        <translation>Пусто: раздел по умолчанию из профиля, иначе раздел Slurm по умолчанию</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The build compiles for the GPUs it finds on a node with them</source>
+        <translation>Сборка компилирует под GPU, которые находит на узле с ними</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Build engine</source>
+        <translation>Собрать движок</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Queues a one-task Slurm job that compiles slipway-engine in this environment, unless an engine of this version is there already</source>
+        <translation>Ставит в очередь задачу Slurm из одного процесса, которая компилирует slipway-engine в этом окружении, если движка этой версии там ещё нет</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cancel</source>
+        <translation>Отмена</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cancels the build job (scancel).</source>
+        <translation>Отменяет задачу сборки (scancel).</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run the demo on this cluster</source>
+        <translation>Запустить демо на этом кластере</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Submits the demo preset (a tiny model, about a minute) in this environment and plots it in the Monitor</source>
+        <translation>Отправляет демо-пресет (крошечная модель, около минуты) в этом окружении и строит его графики в Мониторе</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Image</source>
+        <translation>Образ</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Partition</source>
+        <translation>Раздел</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs per node</source>
+        <translation>GPU на узел</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>&lt;b&gt;Engine and first run&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Движок и первый запуск&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Runs on this cluster use an engine built there, in their own environment, once per environment. Build it now to see that it compiles, or let the first run build it.</source>
+        <translation>Запуски на этом кластере используют движок, собранный там же, в их собственном окружении, один раз на окружение. Соберите его сейчас, чтобы убедиться, что он компилируется, или его соберёт первый запуск.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Runs on this cluster use the engine its profile names (Edit... to build one on the cluster instead).</source>
+        <translation>Запуски на этом кластере используют движок, указанный в профиле (Изменить..., чтобы собирать его на кластере).</translation>
     </message>
 </context>
 <context>
@@ -2673,7 +2784,7 @@
         <translation>Экспорт в GGUF не удался: %1</translation>
     </message>
     <message>
-        <location line="+203"/>
+        <location line="+209"/>
         <location line="+6"/>
         <source>Export GGUF</source>
         <translation>Экспорт в GGUF</translation>
@@ -2694,7 +2805,7 @@
         <translation>Экспорт %1 в GGUF (%2)...</translation>
     </message>
     <message>
-        <location line="-298"/>
+        <location line="-304"/>
         <source>Runs</source>
         <translation>Запуски</translation>
     </message>
@@ -2739,7 +2850,12 @@
         <translation>не удалось подключиться: %1</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+5"/>
+        <source>Run the demo on %1</source>
+        <translation>Запуск демо на %1</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <source>Ready. File &gt; Open log... plots any MLLOG log; the editor submits runs.</source>
         <translation>Готово. «Файл &gt; Открыть журнал...» строит графики по любому журналу MLLOG; редактор отправляет запуски.</translation>
     </message>
@@ -3062,7 +3178,7 @@
         <translation>Slipway: %1 %2</translation>
     </message>
     <message>
-        <location filename="../../app/main_window_remote.cpp" line="+68"/>
+        <location filename="../../app/main_window_remote.cpp" line="+77"/>
         <location line="+6"/>
         <location line="+7"/>
         <source>Open log on a cluster</source>
@@ -4117,13 +4233,13 @@ Model config: %1</source>
     </message>
     <message>
         <location line="+5"/>
-        <location line="+124"/>
-        <location line="+2"/>
+        <location line="+128"/>
+        <location line="+3"/>
         <source>Export metrics</source>
         <translation>Экспорт метрик</translation>
     </message>
     <message>
-        <location line="-125"/>
+        <location line="-130"/>
         <source>The selected run&apos;s curves where your team looks: TensorBoard or MLflow</source>
         <translation>Кривые выбранного запуска туда, где их смотрит ваша команда: TensorBoard или MLflow</translation>
     </message>
@@ -4138,7 +4254,7 @@ Model config: %1</source>
         <translation>Папка файлового хранилища MLflow (mlruns)</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+71"/>
         <source>Wrote %1
 
 %2</source>
@@ -4147,7 +4263,7 @@ Model config: %1</source>
 %2</translation>
     </message>
     <message>
-        <location line="-119"/>
+        <location line="-124"/>
         <source>Delete</source>
         <translation>Удалить</translation>
     </message>

@@ -50,6 +50,24 @@ TEST(ClusterSurvey, TheShellTextFindsWhatIsThere) {
               "with squeue and scontrol");
 }
 
+// A runtime the profile's setup brings (as `module load apptainer` does) is found; what the setup prints is
+// not taken for an answer.
+TEST(ClusterSurvey, TheProfilesSetupLinesRunFirst) {
+    TempDir dir;
+    const std::string bin = dir.path() + "/bin", module = dir.path() + "/module";
+    ASSERT_EQ(run_command("mkdir -p '" + bin + "' '" + module + "'").exit_code, 0);
+    tool(bin, "sinfo", "echo 'slurm 24.11.1'");
+    tool(module, "apptainer", "exit 0");
+    std::ofstream(dir.path() + "/survey.sh")
+        << survey_command({"echo 'slurm=a login banner'", "export PATH=" + module + ":$PATH"});
+    const auto answer = run_command("env -i PATH='" + bin + ":/usr/bin:/bin' /bin/bash '" + dir.path() +
+                                    "/survey.sh' 2>/dev/null | grep -v '^enroot=/\\|^singularity=/'");
+    ASSERT_EQ(answer.exit_code, 0) << answer.output;
+    const ClusterSurvey survey = parse_survey(answer.output);
+    EXPECT_EQ(survey.slurm_version, "slurm 24.11.1");
+    EXPECT_TRUE(survey.apptainer) << answer.output;
+}
+
 TEST(ClusterSurvey, WhatItSaysForPeople) {
     ClusterSurvey bare;
     bare.slurm_version = "slurm 23.02.7";

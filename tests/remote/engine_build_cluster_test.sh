@@ -17,31 +17,16 @@ slipway=$1 host_engine=$2 source_dir=$3 bundle=$4 cache=$5
 # shellcheck source=SCRIPTDIR/cluster_script_prelude.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster_script_prelude.sh"
 
-root_out=$(TORCH2_SUITE=trixie TORCH2_FLAVOR=bare bash "$source_dir/tests/compat/torch2_root.sh" "$cache") ||
-  { echo "engine_build_cluster: skipped: the bare root cannot be made here"; exit 77; }
-root=$(tail -n 1 <<<"$root_out")
-
-# The image and the stand-in, where the test user reaches them; the workdir's place in the image writable,
-# so the stand-in can make its mount points there; the image's compiler cache writable by the test user.
-image=/tmp/slipway-image-$suffix
-standin=/tmp/slipway-apptainer-$suffix
+# shellcheck source=SCRIPTDIR/../cluster/standin_image.sh
+source "$source_dir/tests/cluster/standin_image.sh"
 workdir=$SLIPWAY_TEST_USER_HOME/slipway-engine-$suffix
-made_home=0
-[ -d "$root$SLIPWAY_TEST_USER_HOME" ] || made_home=1
 cleanup() {
   stop_nudgers
-  umount "$image" 2>/dev/null || true
-  rmdir "$image" 2>/dev/null || true
-  rm -rf "$standin" "$work" "$workdir" "$root$workdir"
-  [ "$made_home" = 0 ] || rm -rf "${root:?}$SLIPWAY_TEST_USER_HOME"
+  remove_standin_image
+  rm -rf "$work" "$workdir"
 }
 trap cleanup EXIT
-mkdir -p "$image" "$standin" "$root$workdir" "$root/var/cache/ccache"
-chmod 755 "$image" "$standin"
-chmod 777 "$root$workdir"
-chmod -R a+rwX "$root/var/cache/ccache"
-mount --bind "$root" "$image"
-install -m 755 "$source_dir/tests/cluster/apptainer_standin.sh" "$standin/apptainer"
+make_standin_image "$source_dir" "$cache" "$workdir"
 
 "$slipway" clusters add appt --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
   --identity "$SLIPWAY_SSH_KEY" --workdir "$workdir" --container apptainer --engine-source build \
