@@ -33,7 +33,8 @@ Result<remote::DoctorOutcome> doctor_on_session(remote::Session& session,
     job.iters = d.iters;
     job.step_timeout_s = d.step_timeout_s;
     job.job_minutes = d.job_minutes;
-    job.container_image = d.image;
+    job.environment.image = d.image;
+    run.engine_bundle = find_engine_bundle();
     run.engine_binary = d.engine.empty() ? engine_next_to_slipway() : d.engine;
     run.remote_engine = d.remote_engine;
     run.deadline = std::chrono::seconds(d.deadline_s);

@@ -50,7 +50,7 @@ HealthView::HealthView(QWidget* parent) : QWidget(parent) {
     deadline_->setToolTip(
         tr("A job still queued or running then is cancelled and judged on what it printed."));
     image_ = new QLineEdit(this);
-    image_->setPlaceholderText(tr("the container image holding slipway-engine"));
+    image_->setPlaceholderText(tr("the container image the checks run in"));
     run_ = new QPushButton(tr("Run doctor"), this);
     run_->setToolTip(
         tr("A short Slurm job checks each node: GPUs, bandwidth within and across nodes, the "
@@ -110,9 +110,9 @@ void HealthView::show_cluster(const remote::ClusterProfile& profile) {
         nodelist_->clear();
         deadline_->setValue(defaults.deadline_s);
         image_->clear();
-        const bool pyxis = profile.container == remote::ContainerMode::kPyxis;
-        image_label_->setVisible(pyxis);
-        image_->setVisible(pyxis);
+        const bool takes_image = remote::takes_image(profile.container);
+        image_label_->setVisible(takes_image);
+        image_->setVisible(takes_image);
         output_->clear();
         output_->hide();
         result_->hide();

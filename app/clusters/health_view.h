@@ -1,9 +1,10 @@
 // The Health view of the Clusters page: the cluster's last `slipway doctor` report (saved by the CLI in
 // $XDG_DATA_HOME/slipway/doctor), one row per node with its verdict (ok / slow / failed), measured busbw
 // against the expected figure, GPU check, rendezvous and reasons, and the nodes `submit --exclude-bad` leaves
-// out. Above it, Run doctor: partition, node list, deadline (and the image on a pyxis cluster), defaulted
-// from the profile as the CLI's options are, Run and Cancel, the run's streamed progress and its result. It
-// only draws and asks: the report comes from remote/slurm/doctor_report.h, the page runs the DoctorJob.
+// out. Above it, Run doctor: partition, node list, deadline (and the image under a container runtime),
+// defaulted from the profile as the CLI's options are, Run and Cancel, the run's streamed progress and its
+// result. It only draws and asks: the report comes from remote/slurm/doctor_report.h, the page runs the
+// DoctorJob.
 #pragma once
 
 #include <QStringList>

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "remote/deploy/deploy.h"
+#include "remote/deploy/engine_build.h"
 #include "remote/deploy/run_record.h"
 #include "remote/ssh/shell_quote.h"
 
@@ -45,6 +46,43 @@ Result<std::vector<std::string>> expand_hostlist(Session& session, const std::st
     return hosts;
 }
 
+// The engine built on the cluster for the checks' environment, as a run there uses it: found, or built now
+// (its build job waited for, and cancelled when the doctor is stopped).
+Result<EnginePlace> built_engine(Session& session, SlurmClient& slurm, const ClusterProfile& profile,
+                                 const DoctorRun& run,
+                                 const std::function<void(const std::string&)>& progress,
+                                 const std::function<bool()>& stopped) {
+    if (run.engine_bundle.empty())
+        return Status::Error(
+            "cluster \"" + profile.name +
+            "\" builds its engine on the cluster, but no engine bundle was given (or give the "
+            "doctor a built one with --remote-engine; `slipway engine list --cluster " +
+            profile.name + "` shows them)");
+    Result<EngineBundle> bundle = read_engine_bundle(run.engine_bundle);
+    if (!bundle.ok()) return bundle.status();
+    // What the fingerprint and the build job read: the environment, and where the build job runs.
+    RunConfig config;
+    config.name = "doctor";
+    config.slurm.container_image = run.job.environment.image;
+    config.slurm.partition = run.job.partition;
+    config.slurm.account = run.job.account;
+    config.slurm.qos = run.job.qos;
+    config.slurm.gpus_per_node = run.job.gpus_per_node;
+    Result<EnginePlace> place = find_or_queue_engine(session, slurm, config, profile, *bundle);
+    if (!place.ok()) return place.status();
+    if (place->cached()) {
+        progress("engine " + place->engine + " (built before)");
+        return place;
+    }
+    progress("building the engine in job " + place->build_job + " (log " + engine_build_log(*place) + ")");
+    EngineBuildWatch watch;
+    watch.poll = run.poll_interval;
+    watch.progress = [&progress](const std::string& state) { progress("build job: " + state); };
+    watch.stop_requested = stopped;
+    if (Status built = wait_for_engine(session, slurm, *place, watch); !built.ok()) return built;
+    return place;
+}
+
 }  // namespace
 
 Result<DoctorOutcome> run_doctor(Session& session, SlurmClient& slurm, const ClusterProfile& profile,
@@ -65,42 +103,43 @@ Result<DoctorOutcome> run_doctor(Session& session, SlurmClient& slurm, const Clu
     if (job.partition.empty()) job.partition = profile.default_partition;
     if (job.account.empty()) job.account = profile.default_account;
     if (job.qos.empty()) job.qos = profile.default_qos;
-    const bool pyxis = profile.container == ContainerMode::kPyxis;
-    if (takes_image(profile.container) && !pyxis)
-        return Status::Error("cluster \"" + profile.name + "\" runs jobs with " +
+    job.environment.runtime = profile.container;
+    job.environment.setup = profile.env_setup;
+    job.environment.gpus = job.gpus_per_node > 0;
+    if (takes_image(profile.container) && job.environment.image.empty())
+        return Status::Error("cluster \"" + profile.name + "\" runs jobs in containers (" +
                              container_mode_name(profile.container) +
-                             ": the doctor runs in images under pyxis only, not yet under it");
-    if (pyxis && job.container_image.empty())
-        return Status::Error("cluster \"" + profile.name +
-                             "\" runs jobs in containers (pyxis): give the image that holds slipway-engine");
+                             "): give the image to run the checks in");
     const EngineSource source = engine_source_of(profile);
-    if (source == EngineSource::kBuild && run.remote_engine.empty())
+    if (source == EngineSource::kDesktop && run.remote_engine.empty() && run.engine_binary.empty())
         return Status::Error("cluster \"" + profile.name +
-                             "\" builds its engine on the cluster: give the doctor one with --remote-engine "
-                             "(`slipway engine list --cluster " +
-                             profile.name + "` shows them)");
-    if (!pyxis && run.remote_engine.empty() && run.engine_binary.empty())
-        return Status::Error("cluster \"" + profile.name +
-                             "\" runs bare srun: the engine binary must be deployed (build slipway-engine or "
-                             "pass --engine)");
+                             "\" runs this computer's engine: the engine binary must be deployed (build "
+                             "slipway-engine or pass --engine)");
 
     Result<std::string> workdir = resolve_remote_path(session, profile.remote_workdir);
     if (!workdir.ok()) return workdir.status();
     DoctorOutcome outcome;
     outcome.doctor_dir = *workdir + "/doctor/" + make_run_id("doctor");
     job.doctor_dir = outcome.doctor_dir;
-    if (!run.remote_engine.empty())
+    if (!run.remote_engine.empty()) {
         job.engine = run.remote_engine;
-    else if (pyxis)
+    } else if (source == EngineSource::kBuild) {
+        Result<EnginePlace> place = built_engine(session, slurm, profile, run, progress, stopped);
+        if (!place.ok()) return place.status();
+        job.engine = place->engine;
+        job.engine_dir = place->dir;
+    } else if (source == EngineSource::kImage) {
         job.engine = "slipway-engine";
-    else
+    } else {
         job.engine = outcome.doctor_dir + "/slipway-engine";
+    }
+    const bool upload_engine = job.engine == outcome.doctor_dir + "/slipway-engine";
     // Rendered before anything is written on the cluster, so a refused value changes nothing there.
     Result<std::string> script = render_doctor_sbatch(job);
     if (!script.ok()) return script.status();
 
     if (Status s = session.mkdir_p(outcome.doctor_dir, 0755); !s.ok()) return s;
-    if (!pyxis && run.remote_engine.empty()) {
+    if (upload_engine) {
         if (Status s = session.upload_file(run.engine_binary, job.engine, 0755); !s.ok()) return s;
     }
     const std::string& dir = outcome.doctor_dir;

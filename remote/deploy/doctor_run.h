@@ -1,5 +1,7 @@
 // Running `slipway doctor` on a cluster: the doctor folder (<remote_workdir>/doctor/<id>/ with the job
-// script, the node check script and, for a bare-metal profile, the engine), the submission, waiting for the
+// script, the node check script and, for a profile that uploads this computer's engine, the engine), the
+// checks in the profile's environment (its setup lines, its runtime and image) with the engine the profile
+// names (the image's, or one built on the cluster), the submission, waiting for the
 // job within a deadline (a job still running then is cancelled: a hung node never hangs the doctor), and
 // the report judged from the job's output and saved as the cluster's last report.
 #pragma once
@@ -21,6 +23,9 @@ struct DoctorRun {
     DoctorJobRequest job;       // doctor_dir and engine are filled in by run_doctor
     std::string engine_binary;  // local slipway-engine uploaded for a bare-metal (container none) profile
     std::string remote_engine;  // or: an engine already on the cluster (absolute path); wins when set
+    // A profile that builds its engine on the cluster: the bundle to build (or find) it from, in the
+    // checks' environment, as a run in that environment would (engine_build.h).
+    std::string engine_bundle;
     DoctorJudgement judgement;  // expected_nodes is filled from the job when empty
     std::chrono::milliseconds poll_interval{2000};
     // How long to wait for the job, queueing included; 0: its --time plus five minutes. Then it is cancelled

@@ -182,9 +182,12 @@ Result<std::string> render_doctor_sbatch(const DoctorJobRequest& r) {
     if (!std::regex_match(r.sizes, sizes))
         return Status::Error("--sizes \"" + r.sizes + "\" must be sizes like 1M,16M");
     static const std::regex image("[^\\s,]+");
-    if (!r.container_image.empty() && !std::regex_match(r.container_image, image))
-        return Status::Error("container image \"" + r.container_image +
-                             "\" must not contain spaces or commas");
+    const std::string& image_name = r.environment.image;
+    if (!image_name.empty() && !std::regex_match(image_name, image))
+        return Status::Error("container image \"" + image_name + "\" must not contain spaces or commas");
+    if (takes_image(r.environment.runtime) && image_name.empty())
+        return Status::Error(std::string("the checks run with ") +
+                             container_mode_name(r.environment.runtime) + ": a container image is needed");
     Result<std::string> nodelist = node_list(r.nodelist);
     Result<std::string> exclude = node_list(r.exclude);
     if (!nodelist.ok()) return nodelist.status();
@@ -229,13 +232,16 @@ Result<std::string> render_doctor_sbatch(const DoctorJobRequest& r) {
         if (!line.ok()) return line.status();
         out << *line;
     }
-    out << "container=()\n";
-    if (!r.container_image.empty()) {
-        Result<std::string> quoted = shell_quote(r.container_image, "container image");
-        if (!quoted.ok()) return quoted.status();
-        out << "container=(--container-image=" << *quoted
-            << " --container-mounts=\"$doctor_dir:$doctor_dir\" --container-workdir=\"$doctor_dir\")\n";
+    std::vector<std::string> mounted = {"doctor_dir"};
+    if (!r.engine_dir.empty()) {
+        Result<std::string> engine_dir = shell_quote(r.engine_dir, "engine folder");
+        if (!engine_dir.ok()) return engine_dir.status();
+        out << "engine_dir=" << *engine_dir << "\n";
+        mounted.push_back("engine_dir");
     }
+    Result<std::string> environment = environment_lines(r.environment, mounted);
+    if (!environment.ok()) return environment.status();
+    out << *environment;
     out << "\n# Rendezvous as a training run has it: the first host is the master, where bench-comm's rank 0 "
            "binds a\n# free port and publishes it in the doctor's folder; its store takes only tasks with "
            "this "

@@ -9,13 +9,16 @@
 #include <vector>
 
 #include "contract/status.h"
+#include "remote/slurm/job_environment.h"
 
 namespace slipway::remote {
 
 struct DoctorJobRequest {
     std::string doctor_dir;  // absolute remote folder holding both scripts; the job runs there
     std::string engine;      // slipway-engine on the nodes: an absolute path, or a name on the image's PATH
-    std::string container_image;        // pyxis: run the checks in this image; empty: bare srun
+    // Where the checks run: the profile's setup lines, then its runtime with the image (none: bare srun).
+    JobEnvironment environment;
+    std::string engine_dir;             // an engine built on the cluster: its folder, mounted; empty: none
     std::string partition;              // empty: Slurm's default
     std::string account, qos;           // empty: none
     int nodes = 1;                      // --nodes (the size of nodelist when that is given)

@@ -2588,8 +2588,8 @@
     </message>
     <message>
         <location line="+2"/>
-        <source>the container image holding slipway-engine</source>
-        <translation>образ контейнера со slipway-engine</translation>
+        <source>the container image the checks run in</source>
+        <translation>образ контейнера, в котором идут проверки</translation>
     </message>
     <message>
         <location line="+1"/>

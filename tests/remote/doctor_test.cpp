@@ -6,12 +6,14 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <sstream>
 
 #include "remote/deploy/doctor_run.h"
+#include "remote/deploy/engine_build.h"
 #include "remote/slurm/doctor_report.h"
 #include "remote/slurm/doctor_script.h"
 #include "remote/slurm/rendezvous_script.h"
@@ -55,7 +57,8 @@ TEST(DoctorScript, PassesBashAndShellcheck) {
     TempDir dir;
     DoctorJobRequest r = request();
     r.gpus_per_node = 8;
-    r.container_image = "nvcr.io#nvidia/pytorch:24.04-py3";
+    r.environment.runtime = ContainerMode::kPyxis;
+    r.environment.image = "nvcr.io#nvidia/pytorch:24.04-py3";
     r.nodelist = {"n01", "n02", "n03"};
     r.exclude = {"n07"};
     Result<std::string> script = render_doctor_sbatch(r);
@@ -86,6 +89,37 @@ TEST(DoctorScript, PassesBashAndShellcheck) {
         if (run_shell("command -v shellcheck >/dev/null") == 0)
             EXPECT_EQ(run_shell("shellcheck -s bash " + path, &output), 0) << name << ":\n" << output;
     }
+}
+
+// Under apptainer with the site's setup line and an engine built on the cluster: the setup runs first, the
+// checks run in the image with the doctor's and the engine's folders bound at their own paths.
+TEST(DoctorScript, RunsInTheProfilesEnvironmentWithABuiltEngine) {
+    TempDir dir;
+    DoctorJobRequest r = request();
+    r.engine = "/scratch/me/engines/0123456789abcdef/slipway-engine";
+    r.engine_dir = "/scratch/me/engines/0123456789abcdef";
+    r.gpus_per_node = 4;
+    r.environment = {
+        ContainerMode::kApptainer, "/scratch/me/pytorch.sif", {}, "", {"module load apptainer"}, true};
+    Result<std::string> script = render_doctor_sbatch(r);
+    ASSERT_TRUE(script.ok()) << script.error();
+    const size_t setup = script->find("  module load apptainer\n");
+    const size_t step = script->find("step node");
+    ASSERT_NE(setup, std::string::npos) << *script;
+    EXPECT_LT(setup, step);
+    EXPECT_NE(script->find("engine_dir=/scratch/me/engines/0123456789abcdef\n"), std::string::npos)
+        << *script;
+    EXPECT_NE(script->find("mounts=\"${mounts:+$mounts,}$engine_dir:$engine_dir\"\n"), std::string::npos);
+    EXPECT_NE(script->find("container=(apptainer exec --nv --bind \"$mounts\" --pwd \"$workdir\" "
+                           "/scratch/me/pytorch.sif)\n"),
+              std::string::npos)
+        << *script;
+    const std::string path = dir.path() + "/doctor.sbatch";
+    std::ofstream(path) << *script;
+    std::string output;
+    EXPECT_EQ(run_shell("bash -n " + path, &output), 0) << output;
+    if (run_shell("command -v shellcheck >/dev/null") == 0)
+        EXPECT_EQ(run_shell("shellcheck -s bash " + path, &output), 0) << output;
 }
 
 // A hostile folder and engine path arrive intact as data: the script's own assignments echo them back.
@@ -122,7 +156,13 @@ TEST(DoctorScript, RefusesWhatCannotBeQuotedOrChecked) {
          }},
         {"Slurm node name", [](DoctorJobRequest& r) { r.exclude = {"$(reboot)"}; }},
         {"--sizes", [](DoctorJobRequest& r) { r.sizes = "1M;reboot"; }},
-        {"container image", [](DoctorJobRequest& r) { r.container_image = "img --container-mounts=/:/x"; }},
+        {"container image",
+         [](DoctorJobRequest& r) {
+             r.environment.runtime = ContainerMode::kPyxis;
+             r.environment.image = "img --container-mounts=/:/x";
+         }},
+        {"a container image is needed",
+         [](DoctorJobRequest& r) { r.environment.runtime = ContainerMode::kApptainer; }},
         {"absolute", [](DoctorJobRequest& r) { r.doctor_dir = "relative/dir"; }},
         {"NUL", [](DoctorJobRequest& r) { r.engine = std::string("/opt/e\0x", 8); }},
         {"--step-timeout", [](DoctorJobRequest& r) { r.step_timeout_s = 0; }},
@@ -453,6 +493,65 @@ TEST(DoctorRun, DeadlineCancelsAndSilentNodesFail) {
     EXPECT_NE(session.file(doctor_dir + "/doctor.sbatch").find("DOCTOR_ENGINE=/opt/slipway-engine"),
               std::string::npos);
     EXPECT_NE(outcome->report.problems.back().find("did not finish within 10 s"), std::string::npos);
+}
+
+// A profile that builds its engine: the doctor runs the engine built for its environment (found here, so no
+// build job), in the image, with the engine's folder bound; without a bundle it says how to name one.
+TEST(DoctorRun, ABuildProfileRunsTheEngineBuiltForItsEnvironment) {
+    TempDir dir;
+    const std::string bundle_path = dir.path() + "/slipway-engine-src.tar.gz";
+    std::ofstream(bundle_path) << "a bundle's bytes";
+    FakeSession session;
+    session.put_file("/scratch/me/pytorch.sif", "an image");
+    int next_job = 40;
+    session.set_exec_handler([&next_job](const std::string& command) -> Result<ExecResult> {
+        if (command.find("sbatch --parsable") != std::string::npos)
+            return ExecResult{std::to_string(++next_job) + "\n", "", 0};
+        if (command.rfind("squeue", 0) == 0)
+            return ExecResult{std::to_string(next_job) + "|COMPLETED|None|0:05|1|a1\n", "", 0};
+        if (command.find("scontrol show hostnames") != std::string::npos) return ExecResult{"a1\n", "", 0};
+        return ExecResult{"", "not known here", 1};
+    });
+    ClusterProfile profile;
+    profile.name = "hpc";
+    profile.host = "login";
+    profile.remote_workdir = "/scratch/me/slipway";
+    profile.container = ContainerMode::kApptainer;
+    profile.engine_source = EngineSource::kBuild;
+    profile.env_setup = {"module load apptainer"};
+    DoctorRun run;
+    run.job.nodes = 1;
+    run.job.environment.image = "/scratch/me/pytorch.sif";
+    run.sleep = [](std::chrono::milliseconds) {};
+    SlurmClient slurm(session);
+    const Result<DoctorOutcome> refused = run_doctor(session, slurm, profile, run);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("--remote-engine"), std::string::npos) << refused.error();
+
+    // The engine a run in this image would use, built before.
+    RunConfig config;
+    config.slurm.container_image = "/scratch/me/pytorch.sif";
+    const Result<EngineBundle> bundle = read_engine_bundle(bundle_path);
+    ASSERT_TRUE(bundle.ok()) << bundle.error();
+    const Result<EnginePlace> place = find_or_queue_engine(session, slurm, config, profile, *bundle);
+    ASSERT_TRUE(place.ok()) << place.error();
+    session.put_file(place->engine, "ELF", 0755);
+    session.put_file(place->dir + "/engine-manifest.json", "{}");
+
+    run.engine_bundle = bundle_path;
+    std::vector<std::string> said;
+    run.on_progress = [&said](const std::string& line) { said.push_back(line); };
+    const Result<DoctorOutcome> outcome = run_doctor(session, slurm, profile, run);
+    ASSERT_TRUE(outcome.ok()) << outcome.error();
+    EXPECT_EQ(std::count(said.begin(), said.end(), "engine " + place->engine + " (built before)"), 1);
+    const std::string script = session.file(outcome->doctor_dir + "/doctor.sbatch");
+    EXPECT_NE(script.find("DOCTOR_ENGINE=" + place->engine + "\n"), std::string::npos) << script;
+    EXPECT_NE(script.find("engine_dir=" + place->dir + "\n"), std::string::npos) << script;
+    EXPECT_NE(script.find("apptainer exec --bind \"$mounts\" --pwd \"$workdir\" /scratch/me/pytorch.sif"),
+              std::string::npos)
+        << script;
+    EXPECT_FALSE(session.has(outcome->doctor_dir + "/slipway-engine"))
+        << "nothing of this computer's uploaded";
 }
 
 }  // namespace

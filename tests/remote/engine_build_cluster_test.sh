@@ -8,6 +8,7 @@
 #   engine=... fingerprint=... built; the second call says cached, and `engine list` shows the manifest;
 # - `slipway submit` of a run in that image queues no build, runs the built engine from the mounted workdir,
 #   and its train_loss equals the host engine's on the same weights and data within 1e-4 (another torch);
+# - `slipway doctor` runs its checks in the same image with that engine, and they pass;
 # - a changed environment (one more env_setup line) builds again;
 # - a bundle with a planted syntax error fails the submission with the compiler's message and the log's
 #   path, and Slurm does not keep the run waiting.
@@ -82,6 +83,13 @@ sed -i 's|"cache_dir": *"[^"]*"|"cache_dir": "host-cache"|' fetched/run.json
 python3 "$source_dir/tests/compat/same_train_loss.py" host/mllog.txt fetched/output/mllog.txt --steps 8 \
   --tolerance 1e-4 --label "engine_build_cluster: train_loss of the engine built in the image against the host's" ||
   fail "the losses differ"
+
+# The doctor in the same environment: the setup line, the image, and the engine built for it (no build, no
+# upload of this computer's engine); its checks pass on the one node.
+"$slipway" doctor appt --image "$image" --expect-busbw 0.1 --step-timeout 60 --no-save "${ssh_args[@]}" \
+  >doctor.txt 2>doctor.err || { cat doctor.txt doctor.err; fail "the doctor in the image failed"; }
+grep -q "engine $engine (built before)" doctor.err || fail "the doctor did not use the built engine: $(cat doctor.err)"
+grep -qE '^localhost +ok ' doctor.txt || { cat doctor.txt; fail "no healthy row for localhost from the doctor in the image"; }
 
 # Another environment: one more setup line is another fingerprint, so another build.
 "$slipway" clusters add appt2 --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \
