@@ -348,7 +348,8 @@ Status AdaptPage::start_here(const QString& file) {
         std::unique_ptr<RunHistory> store;
         std::string store_error;
         if (!store_path.isEmpty()) {
-            if (Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(store_path.toStdString()); opened.ok())
+            if (Result<std::unique_ptr<RunHistory>> opened = RunHistory::open(store_path.toStdString());
+                opened.ok())
                 store = std::move(*opened);
             else
                 store_error = opened.error();
@@ -418,7 +419,8 @@ Status AdaptPage::start_on_cluster(const QString& file, const QString& cluster) 
     });
     PipelineSubmitRequest request;
     request.input_root = pipeline_input_root(*pipeline, file.toStdString(), {}, resource_root());
-    request.engine_binary = QFile::encodeName(engine_).toStdString();  // for a bare-metal profile
+    request.engine_binary = QFile::encodeName(engine_).toStdString();  // where the profile says desktop
+    request.engine_bundle = find_engine_bundle();                      // where it says build
     log_->appendPlainText(tr("Submitting pipeline %1 to %2").arg(file, cluster));
     job->start(std::move(*pipeline), std::move(request), store_path_);
     return Status::Ok();

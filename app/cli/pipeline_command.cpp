@@ -172,11 +172,17 @@ int run_pipeline_submit(RemoteCommands& c, std::ostream& out, std::ostream& err)
     SlurmExecutor executor(**connected, *profile, runs_store);
     PipelineSubmitRequest request;
     request.input_root = pipeline_input_root(p, c.run_file, c.inputs, resource_root());
-    if (profile->container != remote::ContainerMode::kPyxis) {
+    const remote::EngineSource source = remote::engine_source_of(*profile);
+    if (source == remote::EngineSource::kDesktop) {
         request.engine_binary = c.engine.empty() ? engine_next_to_slipway() : c.engine;
         if (request.engine_binary.empty())
             return fail(err, "slipway-engine was not found next to slipway (give --engine)");
     }
+    if (source == remote::EngineSource::kBuild) {
+        request.engine_bundle = find_engine_bundle();
+        if (request.engine_bundle.empty()) return fail(err, no_engine_bundle_text());
+    }
+    request.progress = [&err](const std::string& line) { err << "slipway: " << line << std::endl; };
     Result<SubmittedPipeline> submitted = submit_pipeline(executor, p, request, [&](const QueuedStep& step) {
         if (!step.store_problem.empty())
             err << "slipway: warning: run history: " << step.store_problem << "\n";

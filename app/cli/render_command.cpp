@@ -5,6 +5,7 @@
 #include "cli/remote_connect.h"
 #include "contract/run_config.h"
 #include "remote/container/dockerfile.h"
+#include "remote/deploy/engine_build.h"
 #include "remote/slurm/sbatch_script.h"
 
 namespace slipway::app {
@@ -37,7 +38,7 @@ int run_render_sbatch(RemoteCommands& c, std::ostream& out, std::ostream& err) {
     remote::SbatchInputs inputs;
     if (remote::engine_source_of(*profile) == remote::EngineSource::kBuild) {
         // Which engine is known once the cluster is asked (the image file's size and mtime are in its name).
-        inputs.engine_dir = profile->remote_workdir + "/engines/FINGERPRINT";
+        inputs.engine_dir = remote::engine_dir_placeholder(*profile);
         inputs.engine = inputs.engine_dir + "/slipway-engine";
         inputs.engine_why =
             "Preview: the engine built on the cluster for this environment; `slipway submit` (or `slipway "

@@ -23,6 +23,7 @@ QString describe_queued_step(const QueuedStep& step, size_t steps) {
 void PipelineJob::start(Pipeline pipeline, PipelineSubmitRequest request, QString store_path) {
     const QString host = QString::fromStdString(profile().host);
     request.stop_requested = [this] { return stop_requested(); };
+    request.progress = [this](const std::string& line) { queue_line(line); };
     start_work([host](const QString& error) { return tr("Could not connect to %1: %2").arg(host, error); },
                [this, pipeline = std::move(pipeline), request, store_path](remote::Session& session) -> Done {
                    // This thread's own connection to the history (one connection is used by one thread).

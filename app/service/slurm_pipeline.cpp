@@ -5,9 +5,11 @@
 
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
 #include "contract/run_config.h"
 #include "remote/deploy/deploy.h"
+#include "remote/deploy/engine_build.h"
 
 namespace slipway::app {
 namespace {
@@ -48,6 +50,22 @@ Result<std::string> upload_step_input(remote::Session& session, const std::strin
     return remote_path;
 }
 
+// The run config of the chain's first training step that names an image (else its first): its slurm section
+// is the chain's environment, where its engine is built (image, partition, GPUs).
+RunConfig chain_environment(const Pipeline& pipeline) {
+    std::optional<RunConfig> first;
+    for (const PipelineStep& s : pipeline.steps) {
+        if (!s.is_training() || !s.spec.contains("config")) continue;
+        RunConfig config = parse_run_config(s.spec["config"]).config;
+        if (!config.slurm.container_image.empty()) return config;
+        if (!first) first = config;
+    }
+    if (first) return *first;
+    RunConfig none;
+    none.name = pipeline.name;
+    return none;
+}
+
 }  // namespace
 
 remote::StepScriptInputs cpu_step_inputs(const Pipeline& pipeline, const remote::ClusterProfile& profile,
@@ -55,19 +73,24 @@ remote::StepScriptInputs cpu_step_inputs(const Pipeline& pipeline, const remote:
     remote::StepScriptInputs cpu;
     cpu.pipeline_name = pipeline.name;
     cpu.runs_dir = runs_dir;
-    if (profile.container != remote::ContainerMode::kPyxis) {
-        cpu.engine = run_dir + "/slipway-engine";
-        return cpu;
+    cpu.environment.runtime = profile.container;
+    cpu.environment.setup = profile.env_setup;
+    if (remote::takes_image(profile.container)) {
+        const RunConfig chain = chain_environment(pipeline);
+        cpu.environment.image = chain.slurm.container_image;
+        cpu.environment.mounts = chain.slurm.container_mounts;
     }
-    cpu.engine = "slipway-engine";
-    for (const PipelineStep& s : pipeline.steps) {
-        if (!s.is_training() || !s.spec["config"].contains("slurm")) continue;
-        const nlohmann::json& slurm_section = s.spec["config"]["slurm"];
-        cpu.container_image = slurm_section.value("container_image", std::string());
-        if (slurm_section.contains("container_mounts") && slurm_section["container_mounts"].is_array())
-            for (const nlohmann::json& m : slurm_section["container_mounts"])
-                if (m.is_string()) cpu.container_mounts.push_back(m.get<std::string>());
-        if (!cpu.container_image.empty()) break;
+    switch (remote::engine_source_of(profile)) {
+        case remote::EngineSource::kImage:
+            cpu.engine = "slipway-engine";
+            break;
+        case remote::EngineSource::kDesktop:
+            cpu.engine = run_dir + "/slipway-engine";
+            break;
+        case remote::EngineSource::kBuild:  // where the build puts it (submit_pipeline finds it)
+            cpu.engine_dir = remote::engine_dir_placeholder(profile);
+            cpu.engine = cpu.engine_dir + "/slipway-engine";
+            break;
     }
     return cpu;
 }
@@ -78,13 +101,6 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
     remote::Session& session = executor.session();
     const remote::ClusterProfile& profile = executor.profile();
     RunStore& store = executor.store();
-    if (remote::engine_source_of(profile) == remote::EngineSource::kBuild ||
-        (remote::takes_image(profile.container) && profile.container != remote::ContainerMode::kPyxis))
-        return Status::Error(
-            "pipelines run on clusters that upload this computer's engine or use a pyxis "
-            "image's, not yet on \"" +
-            profile.name + "\" (" + remote::container_mode_name(profile.container) + ", engine " +
-            remote::engine_source_name(remote::engine_source_of(profile)) + ")");
     SubmittedPipeline out;
     out.pipeline_id = remote::make_run_id(p.name);
     Result<std::string> run_dir =
@@ -93,14 +109,35 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
     out.run_dir = *run_dir;
     if (Status s = session.mkdir_p(out.run_dir + "/inputs", 0755); !s.ok()) return s;
 
-    // The engine the CPU steps run: deployed once into the pipeline's folder, or the image's under pyxis.
+    // The engine the CPU steps run: built on the cluster for the chain's environment (as its training steps
+    // find it), the image's, or this computer's deployed once into the pipeline's folder.
     const std::string runs_dir = out.run_dir.substr(0, out.run_dir.find_last_of('/'));
     remote::StepScriptInputs cpu = cpu_step_inputs(p, profile, out.run_dir, runs_dir);
-    if (profile.container != remote::ContainerMode::kPyxis) {
-        if (request.engine_binary.empty())
-            return Status::Error("no slipway-engine to deploy for the pipeline's steps on " + profile.name +
-                                 " (a bare-metal profile)");
-        if (Status s = session.upload_file(request.engine_binary, cpu.engine, 0755); !s.ok()) return s;
+    switch (remote::engine_source_of(profile)) {
+        case remote::EngineSource::kBuild: {
+            if (request.engine_bundle.empty())
+                return Status::Error(
+                    "cluster \"" + profile.name +
+                    "\" builds its engine on the cluster, but this slipway carries no engine "
+                    "bundle");
+            remote::EngineBuildWatch watch;
+            watch.progress = request.progress;
+            watch.stop_requested = request.stop_requested;
+            Result<remote::EnginePlace> place = remote::find_or_build_engine(
+                session, executor.slurm(), chain_environment(p), profile, request.engine_bundle, watch);
+            if (!place.ok()) return place.status();
+            cpu.engine = place->engine;
+            cpu.engine_dir = place->dir;
+            break;
+        }
+        case remote::EngineSource::kDesktop:
+            if (request.engine_binary.empty())
+                return Status::Error("no slipway-engine to deploy for the pipeline's steps on " +
+                                     profile.name);
+            if (Status s = session.upload_file(request.engine_binary, cpu.engine, 0755); !s.ok()) return s;
+            break;
+        case remote::EngineSource::kImage:
+            break;
     }
 
     StepContext context;
@@ -144,8 +181,7 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
             submit.config = *r->config;
             // The step reads and writes the pipeline's folder (an earlier step's output, ${run}/...), which
             // its container sees only when mounted, as the CPU steps mount it.
-            if (profile.container == remote::ContainerMode::kPyxis &&
-                !submit.config.slurm.container_image.empty()) {
+            if (remote::takes_image(profile.container) && !submit.config.slurm.container_image.empty()) {
                 const std::string shared = runs_dir + ":" + runs_dir;
                 std::vector<std::string>& mounts = submit.config.slurm.container_mounts;
                 if (std::find(mounts.begin(), mounts.end(), shared) == mounts.end()) mounts.push_back(shared);
@@ -155,6 +191,8 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
             submit.config.slurm.extra.insert(submit.config.slurm.extra.end(), after->begin(), after->end());
             submit.input_root = request.input_root;
             submit.engine_binary = request.engine_binary;
+            submit.engine_bundle = request.engine_bundle;
+            submit.progress = request.progress;
             submit.run_id = queued.run_id;
             Result<Submission> sent = executor.submit(submit);
             if (!sent.ok()) return abandon("step \"" + step.name + "\": " + sent.error());

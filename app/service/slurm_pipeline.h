@@ -22,7 +22,9 @@ namespace slipway::app {
 
 struct PipelineSubmitRequest {
     std::string input_root;     // the local folder relative inputs are relative to
-    std::string engine_binary;  // the local slipway-engine, uploaded once for a bare-metal profile
+    std::string engine_binary;  // the local slipway-engine, uploaded once where the profile says desktop
+    std::string engine_bundle;  // the engine bundle, built on the cluster where the profile says build
+    std::function<void(const std::string&)> progress;  // hears how the engine's build goes
     // Asked between steps: true stops the submission (the jobs already queued are taken back).
     std::function<bool()> stop_requested;
 };
@@ -49,9 +51,10 @@ struct SubmittedPipeline {
     SlurmExecutor& executor, const Pipeline& pipeline, const PipelineSubmitRequest& request,
     const std::function<void(const QueuedStep&)>& on_step);
 
-// How CPU steps start the engine on `profile`: under pyxis, in the image of the first training step that
-// names one (with its mounts and the runs folder); on bare metal, the engine deployed into the pipeline's
-// folder (`run_dir`).
+// How CPU steps start the engine on `profile`: after its setup lines, in its runtime with the image of the
+// first training step that names one (with its mounts and the runs folder); the engine built on the cluster
+// (its folder a placeholder until submit_pipeline finds it), the image's, or this computer's deployed into
+// the pipeline's folder (`run_dir`).
 remote::StepScriptInputs cpu_step_inputs(const Pipeline& pipeline, const remote::ClusterProfile& profile,
                                          const std::string& run_dir, const std::string& runs_dir);
 

@@ -58,8 +58,6 @@ Result<EnginePlace> built_engine(Session& session, SlurmClient& slurm, const Clu
             "\" builds its engine on the cluster, but no engine bundle was given (or give the "
             "doctor a built one with --remote-engine; `slipway engine list --cluster " +
             profile.name + "` shows them)");
-    Result<EngineBundle> bundle = read_engine_bundle(run.engine_bundle);
-    if (!bundle.ok()) return bundle.status();
     // What the fingerprint and the build job read: the environment, and where the build job runs.
     RunConfig config;
     config.name = "doctor";
@@ -68,19 +66,11 @@ Result<EnginePlace> built_engine(Session& session, SlurmClient& slurm, const Clu
     config.slurm.account = run.job.account;
     config.slurm.qos = run.job.qos;
     config.slurm.gpus_per_node = run.job.gpus_per_node;
-    Result<EnginePlace> place = find_or_queue_engine(session, slurm, config, profile, *bundle);
-    if (!place.ok()) return place.status();
-    if (place->cached()) {
-        progress("engine " + place->engine + " (built before)");
-        return place;
-    }
-    progress("building the engine in job " + place->build_job + " (log " + engine_build_log(*place) + ")");
     EngineBuildWatch watch;
     watch.poll = run.poll_interval;
-    watch.progress = [&progress](const std::string& state) { progress("build job: " + state); };
+    watch.progress = progress;
     watch.stop_requested = stopped;
-    if (Status built = wait_for_engine(session, slurm, *place, watch); !built.ok()) return built;
-    return place;
+    return find_or_build_engine(session, slurm, config, profile, run.engine_bundle, watch);
 }
 
 }  // namespace

@@ -125,6 +125,10 @@ Result<EnginePlace> find_or_queue_engine(Session& session, SlurmClient& slurm, c
     return place;
 }
 
+std::string engine_dir_placeholder(const ClusterProfile& profile) {
+    return profile.remote_workdir + "/engines/FINGERPRINT";
+}
+
 std::string engine_build_log(const EnginePlace& place) {
     return place.dir + "/build-" + place.build_job + ".out";
 }
@@ -175,6 +179,27 @@ Status wait_for_engine(Session& session, SlurmClient& slurm, const EnginePlace& 
     const std::string said = text.ok() ? first_error(*text) : "its log cannot be read: " + text.error();
     return Status::Error("the engine's build (job " + place.build_job + ", " + last_state +
                          ") failed: " + said + "\n  build log: " + log);
+}
+
+Result<EnginePlace> find_or_build_engine(Session& session, SlurmClient& slurm, const RunConfig& config,
+                                         const ClusterProfile& profile, const std::string& bundle_path,
+                                         const EngineBuildWatch& watch) {
+    Result<EngineBundle> bundle = read_engine_bundle(bundle_path);
+    if (!bundle.ok()) return bundle.status();
+    Result<EnginePlace> place = find_or_queue_engine(session, slurm, config, profile, *bundle);
+    if (!place.ok()) return place.status();
+    const auto say = [&watch](const std::string& line) {
+        if (watch.progress) watch.progress(line);
+    };
+    if (place->cached()) {
+        say("engine " + place->engine + " (built before)");
+        return place;
+    }
+    say("building the engine in job " + place->build_job + " (log " + engine_build_log(*place) + ")");
+    EngineBuildWatch states = watch;
+    states.progress = [&say](const std::string& state) { say("build job: " + state); };
+    if (Status built = wait_for_engine(session, slurm, *place, states); !built.ok()) return built;
+    return place;
 }
 
 Result<std::vector<BuiltEngine>> list_engines(Session& session, const ClusterProfile& profile) {

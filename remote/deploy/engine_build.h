@@ -54,6 +54,16 @@ struct EngineBuildWatch {
 Status wait_for_engine(Session& session, SlurmClient& slurm, const EnginePlace& place,
                        const EngineBuildWatch& watch);
 
+// The engine of the bundle at `bundle_path` for `config`'s environment: found, or queued and waited for
+// (find_or_queue_engine, then wait_for_engine). `watch.progress` hears which, first ("engine PATH (built
+// before)" or "building the engine in job N (log PATH)"), then the build job's states ("build job: RUNNING").
+Result<EnginePlace> find_or_build_engine(Session& session, SlurmClient& slurm, const RunConfig& config,
+                                         const ClusterProfile& profile, const std::string& bundle_path,
+                                         const EngineBuildWatch& watch);
+
+// Where an engine built on `profile`'s cluster lives, before its fingerprint is known (what `render` shows).
+std::string engine_dir_placeholder(const ClusterProfile& profile);
+
 // The build log of `place`'s job: <dir>/build-<job>.out.
 std::string engine_build_log(const EnginePlace& place);
 

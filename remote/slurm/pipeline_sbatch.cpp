@@ -33,13 +33,23 @@ Result<std::string> render_step_script(const PipelineStep& step, const ResolvedS
         return Status::Error("step \"" + step.name + "\" has no engine command");
     if (inputs.step_dir.empty() || inputs.step_dir[0] != '/')
         return Status::Error("step folder must be absolute, got \"" + inputs.step_dir + "\"");
-    const bool container = !inputs.container_image.empty();
-    if (container && profile.container != ContainerMode::kPyxis)
+    const JobEnvironment& environment = inputs.environment;
+    const bool container = takes_image(environment.runtime);
+    if (!container && !environment.image.empty())
         return Status::Error("a container image was given, but cluster \"" + profile.name +
                              "\" runs bare srun");
-    if (container && inputs.step_dir.find_first_of(",:") != std::string::npos)
-        return Status::Error("step folder \"" + inputs.step_dir +
-                             "\" has ',' or ':', which a pyxis --container-mounts entry cannot hold");
+    if (container && environment.image.empty())
+        return Status::Error(
+            "cluster \"" + profile.name + "\" runs jobs in containers (" +
+            container_mode_name(environment.runtime) +
+            "), but no training step of the pipeline names an image (/slurm/container_image)");
+    const std::string shared = inputs.runs_dir.empty() ? inputs.step_dir : inputs.runs_dir;
+    for (const std::string& folder : {inputs.step_dir, shared, inputs.engine_dir}) {
+        if (container && folder.find_first_of(",:") != std::string::npos)
+            return Status::Error("folder \"" + folder +
+                                 "\" has ',' or ':', which a container's mount list cannot hold");
+    }
+    if (shared[0] != '/') return Status::Error("runs folder \"" + shared + "\" must be absolute");
 
     std::vector<std::string> directives = {
         "--job-name=" + slurm_job_name(inputs.pipeline_name + "." + step.name),
@@ -76,28 +86,26 @@ Result<std::string> render_step_script(const PipelineStep& step, const ResolvedS
         shell_quote(inputs.engine.empty() ? "slipway-engine" : inputs.engine, "engine path");
     if (!engine.ok()) return engine.status();
     out << "engine=" << *engine << "\n";
-    out << "cd \"$step_dir\"\n\n";
-    out << "container=()\n";
+    // The folders the step reads and writes, bound at their own paths (bare srun sees them as they are).
+    std::vector<std::string> mounted;
     if (container) {
-        std::string mounts;
-        for (const std::string& m : inputs.container_mounts)
-            mounts += (mounts.empty() ? "" : ",") + m;
-        Result<std::string> image = shell_quote(inputs.container_image, "container image");
-        Result<std::string> quoted_mounts = shell_quote(mounts, "container mounts");
-        if (!image.ok()) return image.status();
-        if (!quoted_mounts.ok()) return quoted_mounts.status();
-        const std::string shared = inputs.runs_dir.empty() ? inputs.step_dir : inputs.runs_dir;
-        if (shared[0] != '/' || shared.find_first_of(",:") != std::string::npos)
-            return Status::Error("runs folder \"" + shared +
-                                 "\" must be absolute, without ',' or ':' (a pyxis mount)");
         Result<std::string> quoted_shared = shell_quote(shared, "runs folder");
         if (!quoted_shared.ok()) return quoted_shared.status();
-        out << "mounts=" << *quoted_mounts << "\n";
-        out << "shared_dir=" << *quoted_shared << "\n";
-        out << "mounts=\"${mounts:+$mounts,}$shared_dir:$shared_dir\"\n";
-        out << "container=(--container-image=" << *image
-            << " --container-mounts=\"$mounts\" --container-workdir=\"$step_dir\")\n";
+        out << "runs_dir=" << *quoted_shared << "\n";
+        mounted.push_back("runs_dir");
+        if (!inputs.engine_dir.empty()) {
+            Result<std::string> engine_dir = shell_quote(inputs.engine_dir, "engine folder");
+            if (!engine_dir.ok()) return engine_dir.status();
+            out << "engine_dir=" << *engine_dir << "\n";
+            mounted.push_back("engine_dir");
+        }
     }
+    out << "cd \"$step_dir\"\n\n";
+    JobEnvironment in_step_dir = environment;
+    in_step_dir.workdir = inputs.step_dir;
+    Result<std::string> lines = environment_lines(in_step_dir, mounted);
+    if (!lines.ok()) return lines.status();
+    out << *lines;
     out << "\n# The step's command, one quoted word per array element.\n";
     out << "args=(";
     for (size_t i = 0; i < resolved.engine_args.size(); ++i) {

@@ -2,7 +2,8 @@
 // (--dependency=afterok:<job> with --kill-on-invalid-dep=yes, so a failed step cancels the rest instead of
 // leaving them pending forever). Training steps keep their usual script (sbatch_script.h) with the two
 // directives added; the other steps are small CPU jobs: one task, a few CPUs, no GPUs, running one
-// slipway-engine command. Every value that reaches the shell is quoted with shell_quote() or refused.
+// slipway-engine command in the profile's environment. Every value that reaches the shell is quoted with
+// shell_quote() or refused.
 #pragma once
 
 #include <string>
@@ -11,6 +12,7 @@
 #include "contract/pipeline.h"
 #include "contract/status.h"
 #include "remote/slurm/cluster_profile.h"
+#include "remote/slurm/job_environment.h"
 
 namespace slipway::remote {
 
@@ -23,11 +25,12 @@ struct StepScriptInputs {
     std::string step_dir;      // absolute remote folder; the job runs there and writes slurm-%j.out there
     std::string engine;        // absolute remote slipway-engine, or "slipway-engine" inside a container
     std::string after_job_id;  // the previous step's job; empty for the first step
-    // pyxis: the image (and mounts) the engine runs in; empty: bare srun. `runs_dir` (absolute: every step's
-    // folder and every run of the chain are below it) is mounted at the same path.
-    std::string container_image;
+    // Where the engine runs: the profile's setup lines, then its runtime with the chain's image and mounts.
+    // `runs_dir` (absolute: every step's folder and every run of the chain are below it) and `engine_dir` (an
+    // engine built on the cluster; empty: none) are mounted at their own paths.
+    JobEnvironment environment;
     std::string runs_dir;
-    std::vector<std::string> container_mounts;
+    std::string engine_dir;
 };
 
 // The script of a non-training step (`resolved.engine_args`, stdout to `resolved.stdout_file` for eval).

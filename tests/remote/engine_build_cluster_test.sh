@@ -8,7 +8,8 @@
 #   engine=... fingerprint=... built; the second call says cached, and `engine list` shows the manifest;
 # - `slipway submit` of a run in that image queues no build, runs the built engine from the mounted workdir,
 #   and its train_loss equals the host engine's on the same weights and data within 1e-4 (another torch);
-# - `slipway doctor` runs its checks in the same image with that engine, and they pass;
+# - `slipway doctor` runs its checks in the same image with that engine, and they pass; so does a pipeline's
+#   chain (a tokenizer, a training run, an eval);
 # - a changed environment (one more env_setup line) builds again;
 # - a bundle with a planted syntax error fails the submission with the compiler's message and the log's
 #   path, and Slurm does not keep the run waiting.
@@ -90,6 +91,39 @@ python3 "$source_dir/tests/compat/same_train_loss.py" host/mllog.txt fetched/out
   >doctor.txt 2>doctor.err || { cat doctor.txt doctor.err; fail "the doctor in the image failed"; }
 grep -q "engine $engine (built before)" doctor.err || fail "the doctor did not use the built engine: $(cat doctor.err)"
 grep -qE '^localhost +ok ' doctor.txt || { cat doctor.txt; fail "no healthy row for localhost from the doctor in the image"; }
+
+# A pipeline in the same environment: its CPU steps (a tokenizer, an eval of the trained model) run the built
+# engine in the image after the setup line, as its training step does; no build is queued.
+cat >chain.json <<JSON
+{"schema": "slipway.pipeline/1", "name": "appt-chain", "steps": [
+  {"name": "tok", "kind": "tokenizer", "mode": "train", "type": "bpe", "corpus": "resources/demo/corpus.jsonl",
+   "vocab_size": 400, "out": "\${run}/tokenizer.json", "cpus": 1, "time": "00:10:00"},
+  {"name": "base", "kind": "train", "config": {"schema": "slipway.run/1", "name": "appt-chain-base",
+   "model": {"path": "resources/demo/model", "dtype": "float32", "init": "random"},
+   "tokenizer": {"path": "resources/demo/tokenizer.json"},
+   "data": {"train_file": "resources/demo/corpus.jsonl", "validation_split_percentage": 5, "block_size": 64},
+   "training": {"learning_rate": 1e-3, "max_steps": 4, "per_device_train_batch_size": 4, "logging_steps": 2,
+                "eval_steps": 4, "save_steps": 4, "output_dir": "\${run}/base", "overwrite_output_dir": true},
+   "adapter": {"method": "full"},
+   "slurm": {"gpus_per_node": 0, "ntasks_per_node": 1, "time": "00:10:00", "container_image": "$image"}}},
+  {"name": "eval", "kind": "eval", "model": "\${steps.base.out}", "tasks": "resources/eval/demo-tasks.json",
+   "limit": 4, "out": "\${run}/eval.json", "cpus": 1, "time": "00:10:00"}]}
+JSON
+"$slipway" submit chain.json --cluster appt "${ssh_args[@]}" >chain.txt 2>chain.err ||
+  { cat chain.txt chain.err; fail "the pipeline was not submitted"; }
+cat chain.txt
+grep -q "engine $engine (built before)" chain.err || fail "the pipeline did not use the built engine: $(cat chain.err)"
+chain_dir=$(sed -n 's/^pipeline appt-chain in //p' chain.txt)
+chain_jobs=$(sed -n 's/^pipeline_id=.* jobs=//p' chain.txt)
+if [ -z "$chain_dir" ] || [ -z "$chain_jobs" ]; then fail "no pipeline folder or jobs in: $(cat chain.txt)"; fi
+for job in $chain_jobs; do
+  wait_for 300 "pipeline job $job to end" bash -c "! squeue -h -j $job 2>/dev/null | grep -q ."
+done
+for file in tokenizer.json eval.json; do
+  [ -s "$chain_dir/$file" ] || { tail -n 20 "$chain_dir"/steps/*/slurm-*.out; fail "the pipeline wrote no $file"; }
+done
+grep -q "^engine=$engine\$" "$chain_dir/steps/eval/step.sbatch" || fail "the eval step does not run the built engine"
+echo "engine_build_cluster: the pipeline's three steps ran in the image"
 
 # Another environment: one more setup line is another fingerprint, so another build.
 "$slipway" clusters add appt2 --host "$SLIPWAY_SSH_HOST" --port "$SLIPWAY_SSH_PORT" --user "$SLIPWAY_SSH_USER" \

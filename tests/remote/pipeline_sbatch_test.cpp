@@ -144,19 +144,65 @@ TEST(PipelineSbatch, PyxisStepRunsInTheImageWithTheRunsFolderMounted) {
     const Pipeline p = demo();
     Result<ResolvedStep> r = resolve_step(p, 2, StepContext{"/scratch/runs/p", {}, {}});
     ASSERT_TRUE(r.ok()) << r.error();
-    StepScriptInputs in{
-        p.name, "/scratch/runs/p/steps/tokenizer", "slipway-engine", "41", "/images/e.sqsh", "/scratch/runs"};
-    in.container_mounts = {"/data:/data"};
+    StepScriptInputs in;
+    in.pipeline_name = p.name;
+    in.step_dir = "/scratch/runs/p/steps/tokenizer";
+    in.engine = "slipway-engine";
+    in.after_job_id = "41";
+    in.environment = {ContainerMode::kPyxis, "/images/e.sqsh", {"/data:/data"}, "", {}, false};
+    in.runs_dir = "/scratch/runs";
     Result<std::string> script = render_step_script(p.steps[2], *r, pyxis, in);
     ASSERT_TRUE(script.ok()) << script.error();
     EXPECT_NE(script->find("container=(--container-image=/images/e.sqsh"), std::string::npos) << *script;
-    EXPECT_NE(script->find("shared_dir=/scratch/runs\n"), std::string::npos) << *script;
+    EXPECT_NE(script->find("runs_dir=/scratch/runs\n"), std::string::npos) << *script;
+    EXPECT_NE(script->find("mounts=/data:/data\n"), std::string::npos) << *script;
+    EXPECT_NE(script->find("workdir=/scratch/runs/p/steps/tokenizer\n"), std::string::npos) << *script;
     const std::string path = dir.path() + "/pyxis.sbatch";
     std::ofstream(path) << *script;
     EXPECT_EQ(run_command("bash -n '" + path + "'").exit_code, 0);
-    in.runs_dir = "/scratch/a,b";
-    EXPECT_FALSE(render_step_script(p.steps[2], *r, pyxis, in).ok());
-    EXPECT_FALSE(render_step_script(p.steps[2], *r, bare(), in).ok());  // an image on a bare-metal cluster
+    StepScriptInputs comma = in;
+    comma.runs_dir = "/scratch/a,b";
+    EXPECT_FALSE(render_step_script(p.steps[2], *r, pyxis, comma).ok());
+    StepScriptInputs bare_image = in;
+    bare_image.environment.runtime = ContainerMode::kNone;
+    EXPECT_FALSE(render_step_script(p.steps[2], *r, bare(), bare_image).ok());  // an image on bare srun
+    StepScriptInputs no_image = in;
+    no_image.environment.image.clear();
+    const Result<std::string> refused = render_step_script(p.steps[2], *r, pyxis, no_image);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("no training step of the pipeline names an image"), std::string::npos);
+}
+
+// Under apptainer with the site's setup line and an engine built on the cluster: the setup runs first, the
+// step runs the built engine in the image with the runs and engine folders bound; shellcheck-clean.
+TEST(PipelineSbatch, ApptainerStepRunsTheBuiltEngineAfterTheSetupLines) {
+    TempDir dir;
+    ClusterProfile appt = bare();
+    appt.container = ContainerMode::kApptainer;
+    const Pipeline p = demo();
+    Result<ResolvedStep> r = resolve_step(p, 2, StepContext{"/scratch/runs/p", {}, {}});
+    ASSERT_TRUE(r.ok()) << r.error();
+    StepScriptInputs in;
+    in.pipeline_name = p.name;
+    in.step_dir = "/scratch/runs/p/steps/tokenizer";
+    in.engine_dir = "/scratch/engines/0123456789abcdef";
+    in.engine = in.engine_dir + "/slipway-engine";
+    in.environment = {ContainerMode::kApptainer, "/images/e.sif", {}, "", {"module load apptainer"}, false};
+    in.runs_dir = "/scratch/runs";
+    Result<std::string> script = render_step_script(p.steps[2], *r, appt, in);
+    ASSERT_TRUE(script.ok()) << script.error();
+    EXPECT_LT(script->find("  module load apptainer\n"), script->find("srun ")) << *script;
+    EXPECT_NE(script->find("engine_dir=/scratch/engines/0123456789abcdef\n"), std::string::npos) << *script;
+    EXPECT_NE(script->find("container=(apptainer exec --bind \"$mounts\" --pwd \"$workdir\" /images/e.sif)"),
+              std::string::npos)
+        << *script;
+    const std::string path = dir.path() + "/apptainer.sbatch";
+    std::ofstream(path) << *script;
+    EXPECT_EQ(run_command("bash -n '" + path + "'").exit_code, 0);
+    if (run_command("command -v shellcheck").exit_code == 0) {
+        const auto checked = run_command("shellcheck -s bash '" + path + "'");
+        EXPECT_EQ(checked.exit_code, 0) << checked.output;
+    }
 }
 
 }  // namespace
