@@ -136,6 +136,16 @@ TEST(PipelineSbatch, AdversarialPathsArriveIntactAndNothingRuns) {
 namespace slipway::remote {
 namespace {
 
+// The demo's tokenizer step in `environment`, its folder under /scratch/runs.
+StepScriptInputs tokenizer_step_inputs(const Pipeline& p, JobEnvironment environment) {
+    StepScriptInputs in;
+    in.pipeline_name = p.name;
+    in.step_dir = "/scratch/runs/p/steps/tokenizer";
+    in.environment = std::move(environment);
+    in.runs_dir = "/scratch/runs";
+    return in;
+}
+
 // Under pyxis a CPU step runs the image's engine with the runs folder mounted at the same path.
 TEST(PipelineSbatch, PyxisStepRunsInTheImageWithTheRunsFolderMounted) {
     TempDir dir;
@@ -144,13 +154,10 @@ TEST(PipelineSbatch, PyxisStepRunsInTheImageWithTheRunsFolderMounted) {
     const Pipeline p = demo();
     Result<ResolvedStep> r = resolve_step(p, 2, StepContext{"/scratch/runs/p", {}, {}});
     ASSERT_TRUE(r.ok()) << r.error();
-    StepScriptInputs in;
-    in.pipeline_name = p.name;
-    in.step_dir = "/scratch/runs/p/steps/tokenizer";
+    StepScriptInputs in =
+        tokenizer_step_inputs(p, {ContainerMode::kPyxis, "/images/e.sqsh", {"/data:/data"}, "", {}, false});
     in.engine = "slipway-engine";
     in.after_job_id = "41";
-    in.environment = {ContainerMode::kPyxis, "/images/e.sqsh", {"/data:/data"}, "", {}, false};
-    in.runs_dir = "/scratch/runs";
     Result<std::string> script = render_step_script(p.steps[2], *r, pyxis, in);
     ASSERT_TRUE(script.ok()) << script.error();
     EXPECT_NE(script->find("container=(--container-image=/images/e.sqsh"), std::string::npos) << *script;
@@ -182,13 +189,10 @@ TEST(PipelineSbatch, ApptainerStepRunsTheBuiltEngineAfterTheSetupLines) {
     const Pipeline p = demo();
     Result<ResolvedStep> r = resolve_step(p, 2, StepContext{"/scratch/runs/p", {}, {}});
     ASSERT_TRUE(r.ok()) << r.error();
-    StepScriptInputs in;
-    in.pipeline_name = p.name;
-    in.step_dir = "/scratch/runs/p/steps/tokenizer";
+    StepScriptInputs in = tokenizer_step_inputs(
+        p, {ContainerMode::kApptainer, "/images/e.sif", {}, "", {"module load apptainer"}, false});
     in.engine_dir = "/scratch/engines/0123456789abcdef";
     in.engine = in.engine_dir + "/slipway-engine";
-    in.environment = {ContainerMode::kApptainer, "/images/e.sif", {}, "", {"module load apptainer"}, false};
-    in.runs_dir = "/scratch/runs";
     Result<std::string> script = render_step_script(p.steps[2], *r, appt, in);
     ASSERT_TRUE(script.ok()) << script.error();
     EXPECT_LT(script->find("  module load apptainer\n"), script->find("srun ")) << *script;
