@@ -107,6 +107,9 @@ public:  // not slots: called through functors (a RunConfig needs no meta-type)
         submit.input_root = QFile::encodeName(input_root).toStdString();
         submit.engine_binary = QFile::encodeName(engine).toStdString();
         submit.engine_bundle = find_engine_bundle();
+        submit.progress = [this, request](const std::string& line) {
+            emit submit_progress(request, QString::fromStdString(line));
+        };
         SlurmExecutor executor(*s, profile_, runs);
         const Result<Submission> sent = executor.submit(submit, std::move(row), store_problem);
         if (!sent.ok()) {
@@ -241,6 +244,7 @@ signals:
                 const QList<slipway::app::PartitionSummary>& partitions);
     void submitted(int request, bool ok, const QString& error,
                    const slipway::app::RemoteSubmission& submission);
+    void submit_progress(int request, const QString& line);
     void job_state_known(int request, bool ok, const QString& job_id, const QString& state,
                          const QString& detail);
     void job_nodes_known(const QString& job_id, const std::vector<slipway::remote::NodeState>& nodes);
@@ -356,6 +360,7 @@ ClusterSession::ClusterSession(remote::ClusterProfile profile, remote::SessionCa
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
     connect(worker_, &ClusterWorker::tested, this, &ClusterSession::tested);
     connect(worker_, &ClusterWorker::submitted, this, &ClusterSession::submitted);
+    connect(worker_, &ClusterWorker::submit_progress, this, &ClusterSession::submit_progress);
     connect(worker_, &ClusterWorker::job_state_known, this, &ClusterSession::job_state_known);
     connect(worker_, &ClusterWorker::job_nodes_known, this, &ClusterSession::job_nodes_known);
     connect(worker_, &ClusterWorker::cancelled, this, &ClusterSession::cancelled);

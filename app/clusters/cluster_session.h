@@ -88,6 +88,8 @@ signals:
                 const QList<slipway::app::PartitionSummary>& partitions);
     void submitted(int request, bool ok, const QString& error,
                    const slipway::app::RemoteSubmission& submission);
+    // While a submission is under way: how it goes (the engine's build on the cluster, its job's states).
+    void submit_progress(int request, const QString& line);
     void job_state_known(int request, bool ok, const QString& job_id, const QString& state,
                          const QString& detail);
     // After job_state_known of a job running on several nodes: each node's Slurm state.

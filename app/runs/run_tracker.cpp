@@ -284,6 +284,10 @@ void RunTracker::attach(ClusterSession* session) {
                                          s.remote_dir.toStdString(), s.log_path.toStdString(),
                                          s.store_problem.toStdString()});
                 }),
+        connect(session, &ClusterSession::submit_progress, this,
+                [&board, profile](int request, const QString& line) {
+                    board.submit_progress(profile, request, line.toStdString());
+                }),
         connect(
             session, &ClusterSession::job_state_known, this,
             [&board, profile](int, bool ok, const QString& job, const QString& word, const QString& detail) {

@@ -136,6 +136,8 @@ public:
     void file_batch(const LogBatch& batch);
     void cluster_batch(const std::string& profile, const LogBatch& batch);
     void submitted(const std::string& profile, int request, const SubmissionAnswer& answer);
+    // A submission still under way says how it goes ("building the engine in job 12"): the run's detail.
+    void submit_progress(const std::string& profile, int request, const std::string& line);
     // Slurm's word on a job (`ok` false: the question failed, `detail` says why); `detail` is the node list
     // and reason as the session wrote them.
     void job_state(const std::string& profile, bool ok, const std::string& job, const std::string& word,
@@ -149,6 +151,8 @@ public:
     void cluster_gone(const std::string& profile, bool replaced);
 
 private:
+    // The cluster run whose submission `request` of `profile` is; null when none (released meanwhile).
+    TrackedRun* submitting(const std::string& profile, int request);
     // A log file on this machine, followed from its start.
     TrackedRun& add_log_file(const std::string& name, RunState state, const std::string& path);
     // A stored run as a shown one (not live yet).

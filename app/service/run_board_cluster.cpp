@@ -35,11 +35,23 @@ Result<int> RunBoard::submit_cluster(const RunConfig& config, const std::string&
     return key;
 }
 
-void RunBoard::submitted(const std::string& profile, int request, const SubmissionAnswer& answer) {
-    TrackedRun* run = nullptr;
+TrackedRun* RunBoard::submitting(const std::string& profile, int request) {
     for (auto& [key, r] : registry_) {
-        if (r.source == RunKind::kClusterJob && r.submit_request == request && r.profile == profile) run = &r;
+        if (r.source == RunKind::kClusterJob && r.submit_request == request && r.profile == profile)
+            return &r;
     }
+    return nullptr;
+}
+
+void RunBoard::submit_progress(const std::string& profile, int request, const std::string& line) {
+    TrackedRun* run = submitting(profile, request);
+    if (run == nullptr || run->state != RunState::kSubmitting) return;
+    run->state_detail = line;
+    events_.changed(run->key);
+}
+
+void RunBoard::submitted(const std::string& profile, int request, const SubmissionAnswer& answer) {
+    TrackedRun* run = submitting(profile, request);
     if (run == nullptr) return;  // released meanwhile
     const int key = run->key;
     run->submit_request = 0;

@@ -278,8 +278,8 @@ Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const Depl
         if (!place.ok()) return place.status();
         if (request.progress)
             request.progress(place->cached() ? "engine " + place->engine + " (built before)"
-                                             : "engine: building it in job " + place->build_job + " (log " +
-                                                   place->dir + "/build-" + place->build_job + ".out)");
+                                             : "building the engine in job " + place->build_job + " (log " +
+                                                   engine_build_log(*place) + ")");
         built.engine_place = *place;
     }
     Result<Deployment> deployment = deploy_run(session, built);
@@ -312,7 +312,11 @@ Result<SubmittedRun> submit_run(Session& session, SlurmClient& slurm, const Depl
     if (run.engine && !run.engine->cached()) {
         EngineBuildWatch watch;
         watch.poll = kEngineBuildPoll;
-        watch.progress = request.progress;
+        if (request.progress) {
+            watch.progress = [&request, &run](const std::string& state) {
+                request.progress("engine build job " + run.engine->build_job + ": " + state);
+            };
+        }
         const Status ready = wait_for_engine(session, slurm, *run.engine, watch);
         if (!ready.ok()) {
             (void)slurm.cancel(r.job_id);  // Slurm drops it too (--kill-on-invalid-dep); this is sooner

@@ -1,6 +1,9 @@
 // Finding, building and listing a cluster's engines (see engine_build.h).
 #include "remote/deploy/engine_build.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +13,7 @@
 #include "remote/deploy/deploy.h"
 #include "remote/slurm/engine_build_script.h"
 #include "remote/slurm/job_environment.h"
+#include "remote/ssh/shell_quote.h"
 
 namespace slipway::remote {
 namespace {
@@ -51,6 +55,27 @@ Status upload_bundle_once(Session& session, const EngineBundle& bundle, const st
     return session.upload_file(bundle.path, remote, 0644);
 }
 
+// The torch that the profile's setup lines bring, as the login node sees it ("2.5.1+cu121"); "" when python3
+// or torch is not there. On bare srun nothing else names it: a module or venv whose torch changes under the
+// same lines must build again.
+std::string login_torch_version(Session& session, const std::vector<std::string>& setup) {
+    const std::string probe = "exec 3>&1 1>&2\n" + setup_block(setup) + "exec 1>&3 3>&-\n" +
+                              "python3 -c 'import torch; print(torch.__version__)' 2>/dev/null\n";
+    Result<std::string> script = shell_quote(probe, "torch probe");
+    if (!script.ok()) return "";
+    Result<ExecResult> answer = session.exec("bash -lc " + *script, std::chrono::seconds(60));
+    if (!answer.ok() || answer->exit_status != 0) return "";
+    std::istringstream lines(answer->out);  // site scripts may print before python does: its line is last
+    std::string version;
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) version = line;
+    const bool plain =
+        version.size() < 64 && std::all_of(version.begin(), version.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || std::strchr(".+_-", c) != nullptr;
+        });
+    return plain ? version : "";
+}
+
 }  // namespace
 
 Result<EngineBundle> read_engine_bundle(const std::string& path) {
@@ -80,6 +105,11 @@ Result<EnginePlace> find_or_queue_engine(Session& session, SlurmClient& slurm, c
                                  session.describe());
         place.environment += "image-file " + std::to_string(image->size) + " bytes, mtime " +
                              std::to_string(image->mtime) + "\n";
+    }
+    if (environment->runtime == ContainerMode::kNone) {
+        const std::string torch = login_torch_version(session, environment->setup);
+        place.environment +=
+            "torch " + (torch.empty() ? std::string("not found on the login node") : torch) + "\n";
     }
     place.fingerprint = sha256_hex(place.environment);
     place.dir = *workdir + "/engines/" + place.fingerprint.substr(0, 16);

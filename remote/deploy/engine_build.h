@@ -1,8 +1,9 @@
 // The engine a run uses on a cluster whose profile builds it (engine_source "build"): one per bundle and
 // environment, kept in <workdir>/engines/<fingerprint>/ with its build log and manifest. The fingerprint is
 // the SHA-256 of the bundle's hash and the environment (runtime, image, setup lines) plus the image file's
-// size and mtime on the cluster, so a changed bundle, image or setup builds again and anything else reuses
-// what is there. The bundle is uploaded once to <workdir>/engine/.
+// size and mtime on the cluster, or on bare srun the torch version the setup lines bring on the login node,
+// so a changed bundle, image, setup or torch builds again and anything else reuses what is there. The bundle
+// is uploaded once to <workdir>/engine/.
 #pragma once
 
 #include <chrono>

@@ -278,6 +278,24 @@ TEST_F(RunBoardTest, AProfileThatIsNotThereIsRefusedByName) {
         << again.error();
 }
 
+// While the submission waits (the engine built on the cluster first), the run says how it goes; the answer
+// then replaces that with Slurm's word.
+TEST_F(RunBoardTest, ASubmissionUnderWaySaysHowItGoes) {
+    const Result<int> key = board_->submit_cluster(testing_util::demo_config(), "hpc");
+    ASSERT_TRUE(key.ok()) << key.error();
+    board_->submit_progress("hpc", clusters_.last_request + 1, "another request's");
+    board_->submit_progress("other", clusters_.last_request, "another cluster's");
+    EXPECT_EQ(run(*key).state_detail, "");
+    board_->submit_progress("hpc", clusters_.last_request,
+                            "building the engine in job 11 (log /x/build-11.out)");
+    EXPECT_EQ(run(*key).state, RunState::kSubmitting);
+    EXPECT_EQ(run(*key).state_detail, "building the engine in job 11 (log /x/build-11.out)");
+    EXPECT_TRUE(events_.saw("changed " + std::to_string(*key)));
+    board_->submitted("hpc", clusters_.last_request, answer(worker_writes_row("12"), "12"));
+    EXPECT_EQ(run(*key).state, RunState::kPending);
+    EXPECT_EQ(run(*key).state_detail, "");
+}
+
 TEST_F(RunBoardTest, ARefusedSubmissionEndsFailedWithItsReasonAndOneAlert) {
     const Result<int> key = board_->submit_cluster(testing_util::demo_config(), "hpc");
     ASSERT_TRUE(key.ok());

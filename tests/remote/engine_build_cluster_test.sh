@@ -4,8 +4,8 @@
 # python3-torch 2.6, a compiler, CMake; no -dev package of ICU, PCRE2, nlohmann or CLI11), run by a stand-in
 # `apptainer` on the nodes' PATH (tests/cluster/apptainer_standin.sh: user namespace + chroot), put there by
 # the profile's env_setup as a `module load apptainer` would. Checks:
-# - `slipway engine build` queues a real build job that compiles the engine in the image and prints
-#   engine=... fingerprint=... built; the second call says cached, and `engine list` shows the manifest;
+# - `slipway engine build --log` queues a real build job that compiles the engine in the image, streams its
+#   log, and prints engine=... fingerprint=... built; the second call says cached, and `engine list` shows the manifest;
 # - `slipway submit` of a run in that image queues no build, runs the built engine from the mounted workdir,
 #   and its train_loss equals the host engine's on the same weights and data within 1e-4 (another torch);
 # - `slipway doctor` runs its checks in the same image with that engine, and they pass; so does a pipeline's
@@ -50,8 +50,9 @@ JSON
 
 # The build job, then the same engine found again.
 started=$(date +%s)
-"$slipway" engine build run.json --cluster appt "${ssh_args[@]}" >build.txt 2>build.err ||
+"$slipway" engine build run.json --cluster appt --log "${ssh_args[@]}" >build.txt 2>build.err ||
   { cat build.err; fail "engine build failed"; }
+grep -q "^build: build.sh: torch 2\.6" build.err || fail "engine build --log did not stream the build's log: $(cat build.err)"
 echo "engine_build_cluster: built through Slurm in the image in $(($(date +%s) - started)) s"
 cat build.txt
 [[ $(cat build.txt) =~ ^engine=(/[^ ]+/engines/([0-9a-f]{16})/slipway-engine)\ fingerprint=([0-9a-f]{64})\ built$ ]] ||

@@ -50,6 +50,9 @@ protected:
                         rows += job + "|" + state + "|None|0:01|1|node1\n";
                 return ExecResult{rows, "", 0};
             }
+            if (command.rfind("bash -lc", 0) == 0 && command.find("import torch") != std::string::npos)
+                return torch_.empty() ? ExecResult{"", "", 1}
+                                      : ExecResult{"Loading pytorch module\n" + torch_ + "\n", "", 0};
             if (command.rfind("scancel", 0) == 0) {
                 cancelled_.push_back(command);
                 return ExecResult{"", "", 0};
@@ -81,6 +84,7 @@ protected:
     int last_job_ = 40;
     std::map<std::string, std::string> states_;
     std::vector<std::string> cancelled_;
+    std::string torch_;  // what python3 says after the setup lines on the login node; "": none there
 };
 
 TEST_F(EngineBuild, QueuesOnceWaitsOnItAndThenReusesTheEngine) {
@@ -241,6 +245,33 @@ TEST_F(EngineBuild, AStoppedWaitCancelsTheBuildJob) {
     EXPECT_NE(stopped.message().find("cancelled"), std::string::npos) << stopped.message();
     ASSERT_EQ(cancelled_.size(), 1u);
     EXPECT_NE(cancelled_[0].find("41"), std::string::npos) << cancelled_[0];
+}
+
+// On bare srun the setup lines are all that name the environment: the torch they bring on the login node is
+// part of the fingerprint, so a module whose default torch moves builds again.
+TEST_F(EngineBuild, OnBareSrunTheTorchTheSetupBringsIsInTheFingerprint) {
+    profile_.container = ContainerMode::kNone;
+    profile_.env_setup = {"module load pytorch"};
+    config_.slurm.container_image.clear();
+    torch_ = "2.5.1+cu121";
+    Result<EnginePlace> first = find_or_queue_engine(session_, slurm_, config_, profile_, bundle_);
+    ASSERT_TRUE(first.ok()) << first.error();
+    EXPECT_NE(first->environment.find("torch 2.5.1+cu121\n"), std::string::npos) << first->environment;
+    session_.put_file(first->engine, "ELF", 0755);
+    session_.put_file(first->dir + "/engine-manifest.json", "{}");
+    Result<EnginePlace> same = find_or_queue_engine(session_, slurm_, config_, profile_, bundle_);
+    ASSERT_TRUE(same.ok()) << same.error();
+    EXPECT_TRUE(same->cached());
+    torch_ = "2.6.0";
+    Result<EnginePlace> moved = find_or_queue_engine(session_, slurm_, config_, profile_, bundle_);
+    ASSERT_TRUE(moved.ok()) << moved.error();
+    EXPECT_NE(moved->fingerprint, first->fingerprint);
+    EXPECT_FALSE(moved->cached());
+    torch_.clear();
+    Result<EnginePlace> unknown = find_or_queue_engine(session_, slurm_, config_, profile_, bundle_);
+    ASSERT_TRUE(unknown.ok()) << unknown.error();
+    EXPECT_NE(unknown->environment.find("torch not found on the login node\n"), std::string::npos)
+        << unknown->environment;
 }
 
 }  // namespace
