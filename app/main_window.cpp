@@ -62,27 +62,47 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     setWindowTitle(QStringLiteral("Slipway"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/slipway.png")));
     resize(1280, 820);
-
-    // The user's own history imports the CLI's old JSON run records once; a history named by the caller
-    // (tests, a second profile) imports nothing.
-    Result<std::unique_ptr<RunHistory>> history =
-        history_path.isEmpty() ? RunHistory::open_default() : RunHistory::open(history_path.toStdString());
-    QString history_problem;
-    if (history.ok()) {
-        history_ = std::move(*history);
-        sessions_.set_store_path(
-            QString::fromStdString(history_->path()));  // cluster workers record new jobs there at once
-    } else {
-        history_problem = QString::fromStdString(history.error());
-    }
+    const QString history_problem = open_history(history_path);
     RunTracker::Options options;
     options.resource_root = resource_root_;
     options.local_runs_dir = runs_dir();
     options.engine_binary = QFile::decodeName(find_engine_binary().c_str());
     tracker_ = std::make_unique<RunTracker>(history_.get(), &follow_, &sessions_, options);
+    make_pages(options.engine_binary);
+    wire_adaptation_page();
+    wire_editor_and_monitor();
+    wire_runs_page();
+    wire_gguf_export();
+    wire_clusters_page();
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        tray_ = new QSystemTrayIcon(windowIcon(), this);
+        tray_->setToolTip(QStringLiteral("Slipway"));
+        tray_->show();
+    }
+    build_menus();
+    restore_settings();
 
+    tracker_->recover_after_restart();  // runs the previous session left "running" or "following"
+    statusBar()->showMessage(
+        history_problem.isEmpty()
+            ? tr("Ready. File > Open log... plots any MLLOG log; the editor submits runs.")
+            : tr("Run history unavailable: %1").arg(history_problem));
+}
+
+QString MainWindow::open_history(const QString& history_path) {
+    // The user's own history imports the CLI's old JSON run records once; a history named by the caller
+    // (tests, a second profile) imports nothing.
+    Result<std::unique_ptr<RunHistory>> history =
+        history_path.isEmpty() ? RunHistory::open_default() : RunHistory::open(history_path.toStdString());
+    if (!history.ok()) return QString::fromStdString(history.error());
+    history_ = std::move(*history);
+    sessions_.set_store_path(
+        QString::fromStdString(history_->path()));  // cluster workers record new jobs there at once
+    return QString();
+}
+
+void MainWindow::make_pages(const QString& engine_binary) {
     nav_ = new QListWidget(this);
-    nav_->addItems({tr("Runs"), tr("Editor"), tr("Monitor"), tr("Clusters"), tr("Chat"), tr("Adaptation")});
     nav_->setFixedWidth(120);
     QFont nav_font = nav_->font();
     nav_font.setPointSize(nav_font.pointSize() + 1);
@@ -96,9 +116,6 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     editor_ = new RunEditor(resource_root_, stack_);
     monitor_ = new MonitorWidget(tracker_.get(), runs_model_.get(), stack_);
     clusters_ = new ClustersPage(&sessions_, resource_root_, runs_dir(), stack_);
-    stack_->addWidget(runs_);
-    stack_->addWidget(editor_);
-    stack_->addWidget(monitor_);
     chat_ = new ChatPage(
         history_.get(), [this](const StoredRun* run) { return chat_transport(run); }, stack_);
     // Pipelines started on the Adaptation page: each step is a row in the history the Runs page reads.
@@ -113,11 +130,26 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
             return names;
         },
         stack_);
-    stack_->addWidget(clusters_);
-    stack_->addWidget(chat_);
-    stack_->addWidget(adapt_);
-    adapt_->set_local_runner(options.engine_binary,
+    adapt_->set_local_runner(engine_binary,
                              history_ != nullptr ? QString::fromStdString(history_->path()) : QString());
+    // In the order of Page: the list's rows and the stack's pages are its values.
+    const std::pair<QString, QWidget*> pages[] = {{tr("Runs"), runs_},       {tr("Editor"), editor_},
+                                                  {tr("Monitor"), monitor_}, {tr("Clusters"), clusters_},
+                                                  {tr("Chat"), chat_},       {tr("Adaptation"), adapt_}};
+    for (const auto& [title, page] : pages) {
+        nav_->addItem(title);
+        stack_->addWidget(page);
+    }
+    auto* central = new QWidget(this);
+    auto* layout = new QHBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(nav_);
+    layout->addWidget(stack_, 1);
+    setCentralWidget(central);
+    connect(nav_, &QListWidget::currentRowChanged, stack_, &QStackedWidget::setCurrentIndex);
+}
+
+void MainWindow::wire_adaptation_page() {
     connect(adapt_, &AdaptPage::progressed, runs_, &RunsPage::reload);
     // Pipelines go to a cluster through a PipelineJob with the window's profiles, dialogs and connector.
     adapt_->set_cluster_jobs([this](const QString& name) -> PipelineJob* {
@@ -134,14 +166,9 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
             statusBar()->showMessage(QString::fromStdString(key.error()));
     });
     connect(adapt_, &AdaptPage::finished, runs_, &RunsPage::reload);
-    auto* central = new QWidget(this);
-    auto* layout = new QHBoxLayout(central);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(nav_);
-    layout->addWidget(stack_, 1);
-    setCentralWidget(central);
-    connect(nav_, &QListWidget::currentRowChanged, stack_, &QStackedWidget::setCurrentIndex);
+}
 
+void MainWindow::wire_editor_and_monitor() {
     connect(editor_, &RunEditor::submit_requested, this, [this] {
         const Result<int> key = submit_current();
         if (!key.ok()) QMessageBox::warning(this, tr("Submit"), QString::fromStdString(key.error()));
@@ -149,6 +176,14 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     connect(monitor_, &MonitorWidget::cancel_requested, this, &MainWindow::cancel_run);
     connect(monitor_, &MonitorWidget::export_requested, this, &MainWindow::export_plot);
     connect_tracker();
+    connect(editor_->container_panel(), &ContainerPanel::image_task_requested, this,
+            [this](ImageAction action, const QString& image) {
+                if (const Status s = start_image_task(action, image); !s.ok())
+                    statusBar()->showMessage(QString::fromStdString(s.message()));
+            });
+}
+
+void MainWindow::wire_runs_page() {
     connect(runs_, &RunsPage::show_requested, this, [this](int64_t id) {
         if (const Result<int> r = show_history_run(id); !r.ok())
             statusBar()->showMessage(QString::fromStdString(r.error()));
@@ -161,22 +196,6 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
     connect(runs_, &RunsPage::chat_requested, this, [this](int64_t id) {
         show_page(kChatPage);
         if (const Status s = chat_->choose_run(id); !s.ok())
-            statusBar()->showMessage(QString::fromStdString(s.message()));
-    });
-    gguf_export_ = new GgufExport(this);
-    connect(gguf_export_, &GgufExport::finished, this, [this](bool ok, const QString& message) {
-        statusBar()->showMessage(ok ? tr("GGUF written: %1").arg(message)
-                                    : tr("GGUF export failed: %1").arg(message));
-    });
-    connect(runs_, &RunsPage::export_gguf_requested, this, [this](int64_t id) {
-        const Result<StoredRun> run = history_->run(id);
-        Result<ChatTarget> target = run.ok() ? chat_target_of_run(*run) : Result<ChatTarget>(run.status());
-        const Status s =
-            target.ok() ? export_gguf(*target, QString::fromStdString(run->name)) : target.status();
-        if (!s.ok()) statusBar()->showMessage(QString::fromStdString(s.message()));
-    });
-    connect(chat_, &ChatPage::export_gguf_requested, this, [this](const ChatTarget& target) {
-        if (const Status s = export_gguf(target, target.label); !s.ok())
             statusBar()->showMessage(QString::fromStdString(s.message()));
     });
     connect(runs_, &RunsPage::delete_requested, this, [this](int64_t id) {
@@ -193,13 +212,29 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
         editor_->set_document(d);
         show_page(kEditorPage);
     });
+}
 
+void MainWindow::wire_gguf_export() {
+    gguf_export_ = new GgufExport(this);
+    connect(gguf_export_, &GgufExport::finished, this, [this](bool ok, const QString& message) {
+        statusBar()->showMessage(ok ? tr("GGUF written: %1").arg(message)
+                                    : tr("GGUF export failed: %1").arg(message));
+    });
+    connect(runs_, &RunsPage::export_gguf_requested, this, [this](int64_t id) {
+        const Result<StoredRun> run = history_->run(id);
+        Result<ChatTarget> target = run.ok() ? chat_target_of_run(*run) : Result<ChatTarget>(run.status());
+        const Status s =
+            target.ok() ? export_gguf(*target, QString::fromStdString(run->name)) : target.status();
+        if (!s.ok()) statusBar()->showMessage(QString::fromStdString(s.message()));
+    });
+    connect(chat_, &ChatPage::export_gguf_requested, this, [this](const ChatTarget& target) {
+        if (const Status s = export_gguf(target, target.label); !s.ok())
+            statusBar()->showMessage(QString::fromStdString(s.message()));
+    });
+}
+
+void MainWindow::wire_clusters_page() {
     connect(clusters_, &ClustersPage::profiles_changed, editor_, &RunEditor::set_profiles);
-    connect(editor_->container_panel(), &ContainerPanel::image_task_requested, this,
-            [this](ImageAction action, const QString& image) {
-                if (const Status s = start_image_task(action, image); !s.ok())
-                    statusBar()->showMessage(QString::fromStdString(s.message()));
-            });
     connect(editor_, &RunEditor::remote_browse_requested, this,
             [this](const QString& profile, const std::string& pointer, bool folder) {
                 ClusterSession* session = clusters_->session(profile.toStdString());
@@ -230,20 +265,6 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent)
                                          QString::fromStdString(key.error()));
             });
     editor_->set_profiles(clusters_->profiles());
-
-    if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        tray_ = new QSystemTrayIcon(windowIcon(), this);
-        tray_->setToolTip(QStringLiteral("Slipway"));
-        tray_->show();
-    }
-    build_menus();
-    restore_settings();
-
-    tracker_->recover_after_restart();  // runs the previous session left "running" or "following"
-    statusBar()->showMessage(
-        history_problem.isEmpty()
-            ? tr("Ready. File > Open log... plots any MLLOG log; the editor submits runs.")
-            : tr("Run history unavailable: %1").arg(history_problem));
 }
 
 MainWindow::~MainWindow() {

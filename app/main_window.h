@@ -112,6 +112,15 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    // The constructor's parts: the run history (what went wrong, "" when it opened), the pages in their
+    // order, and each page's wiring to the window.
+    QString open_history(const QString& history_path);
+    void make_pages(const QString& engine_binary);
+    void wire_adaptation_page();
+    void wire_editor_and_monitor();
+    void wire_runs_page();
+    void wire_gguf_export();  // Export GGUF... of the Runs and Chat pages
+    void wire_clusters_page();
     void build_menus();
     // The training steps of the pipeline the Adaptation page runs, in the monitor as they start (one that
     // ended between two looks is read once).
