@@ -19,6 +19,7 @@
 #include "clusters/health_view.h"
 #include "core/engine_command.h"
 #include "core/install_paths.h"
+#include "editor/presets.h"
 
 namespace slipway::app {
 namespace {
@@ -258,7 +259,14 @@ void ClustersPage::build_engine() {
     if (row < 1) return;
     const remote::ClusterProfile& profile = profiles_[static_cast<size_t>(row - 1)];
     engine_->remember_choice();
-    const Result<RunConfig> config = demo_in_environment(resource_root_, engine_->choice());
+    QString demo;
+    for (const Preset& preset : list_presets(resource_root_))
+        if (!preset.user && preset.name == QString::fromUtf8(kDemoPreset)) demo = preset.path;
+    const Result<RunConfig> config =
+        demo.isEmpty()
+            ? Result<RunConfig>(Status::Error("no shipped preset " + std::string(kDemoPreset) + " under " +
+                                              resource_root_.toStdString() + "/resources/presets"))
+            : config_in_environment(demo.toStdString(), engine_->choice());
     const std::string bundle_path = find_engine_bundle();
     const Result<remote::EngineBundle> bundle =
         bundle_path.empty() ? Result<remote::EngineBundle>(Status::Error(no_engine_bundle_text()))

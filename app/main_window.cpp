@@ -49,6 +49,7 @@
 #include "runs/run_tracker.h"
 #include "runs/runs_model.h"
 #include "runs_page.h"
+#include "settings_keys.h"
 
 namespace slipway::app {
 namespace {
@@ -421,30 +422,29 @@ MainWindow::Page MainWindow::current_page() const {
 
 void MainWindow::restore_settings() {
     QSettings s = app_settings();
-    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-    show_page(
-        static_cast<Page>(s.value(QStringLiteral("window/page"), static_cast<int>(kEditorPage)).toInt()));
-    monitor_->set_smoothing(s.value(QStringLiteral("monitor/smoothing"), 0.6).toDouble());
-    monitor_->set_x_axis(static_cast<XAxis>(s.value(QStringLiteral("monitor/x_axis"), 0).toInt()));
-    monitor_->set_log_scale(s.value(QStringLiteral("monitor/log_scale"), false).toBool());
+    restoreGeometry(s.value(settings_keys::kWindowGeometry).toByteArray());
+    restoreState(s.value(settings_keys::kWindowState).toByteArray());
+    show_page(static_cast<Page>(s.value(settings_keys::kWindowPage, static_cast<int>(kEditorPage)).toInt()));
+    monitor_->set_smoothing(s.value(settings_keys::kMonitorSmoothing, 0.6).toDouble());
+    monitor_->set_x_axis(static_cast<XAxis>(s.value(settings_keys::kMonitorXAxis, 0).toInt()));
+    monitor_->set_log_scale(s.value(settings_keys::kMonitorLogScale, false).toBool());
     // Stall alerts: N x the median step interval without a step, at least M seconds (slipway.ini).
-    tracker_->set_stall_policy(s.value(QStringLiteral("monitor/stall_factor"), 5.0).toDouble(),
-                               s.value(QStringLiteral("monitor/stall_min_s"), 60).toLongLong() * 1000);
-    recent_ = s.value(QStringLiteral("recent/configs")).toStringList();
+    tracker_->set_stall_policy(s.value(settings_keys::kStallFactor, 5.0).toDouble(),
+                               s.value(settings_keys::kStallMinSeconds, 60).toLongLong() * 1000);
+    recent_ = s.value(settings_keys::kRecentConfigs).toStringList();
     rebuild_recent_menu();
 }
 
 void MainWindow::save_settings() const {
     QSettings s = app_settings();
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
-    s.setValue(QStringLiteral("window/page"), static_cast<int>(current_page()));
-    s.setValue(QStringLiteral("monitor/smoothing"), monitor_->plot(Metric::kTrainLoss)->smoothing());
-    s.setValue(QStringLiteral("monitor/x_axis"), static_cast<int>(monitor_->x_axis()));
-    s.setValue(QStringLiteral("monitor/log_scale"),
+    s.setValue(settings_keys::kWindowGeometry, saveGeometry());
+    s.setValue(settings_keys::kWindowState, saveState());
+    s.setValue(settings_keys::kWindowPage, static_cast<int>(current_page()));
+    s.setValue(settings_keys::kMonitorSmoothing, monitor_->plot(Metric::kTrainLoss)->smoothing());
+    s.setValue(settings_keys::kMonitorXAxis, static_cast<int>(monitor_->x_axis()));
+    s.setValue(settings_keys::kMonitorLogScale,
                monitor_->plot(Metric::kTrainLoss)->yAxis->scaleType() == QCPAxis::stLogarithmic);
-    s.setValue(QStringLiteral("recent/configs"), recent_);
+    s.setValue(settings_keys::kRecentConfigs, recent_);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -12,13 +12,10 @@
 #include <QVBoxLayout>
 
 #include "app_settings.h"
+#include "settings_keys.h"
 
 namespace slipway::app {
 namespace {
-
-QString image_key(const std::string& cluster) {
-    return QStringLiteral("clusters/%1/image").arg(QString::fromStdString(cluster));
-}
 
 // Build logs can be long; the view keeps their end, where errors are.
 constexpr int kOutputLines = 2000;
@@ -109,7 +106,7 @@ void EnginePanel::show_cluster(const remote::ClusterProfile& profile, const QStr
         partition_->setCurrentText(typed);
         return;
     }
-    image_->setText(app_settings().value(image_key(cluster_)).toString());
+    image_->setText(app_settings().value(settings_keys::cluster_image(cluster_)).toString());
     partition_->setCurrentText(profile.default_partition.empty()
                                    ? partitions.value(0)
                                    : QString::fromStdString(profile.default_partition));
@@ -129,7 +126,8 @@ EnvironmentChoice EnginePanel::choice() const {
 }
 
 void EnginePanel::remember_choice() const {
-    if (!cluster_.empty()) app_settings().setValue(image_key(cluster_), image_->text().trimmed());
+    if (!cluster_.empty())
+        app_settings().setValue(settings_keys::cluster_image(cluster_), image_->text().trimmed());
 }
 
 void EnginePanel::set_building(bool building) {

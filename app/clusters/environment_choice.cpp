@@ -1,8 +1,6 @@
 // The guide's environment as run-config edits (see environment_choice.h).
 #include "clusters/environment_choice.h"
 
-#include "editor/presets.h"
-
 namespace slipway::app {
 
 std::vector<ConfigEdit> environment_edits(const EnvironmentChoice& choice) {
@@ -11,14 +9,7 @@ std::vector<ConfigEdit> environment_edits(const EnvironmentChoice& choice) {
             {"/slurm/gpus_per_node", choice.gpus_per_node}};
 }
 
-Result<RunConfig> demo_in_environment(const QString& resource_root, const EnvironmentChoice& choice) {
-    QString preset_path;
-    for (const Preset& preset : list_presets(resource_root))
-        if (!preset.user && preset.name == QString::fromUtf8(kDemoPreset)) preset_path = preset.path;
-    if (preset_path.isEmpty())
-        return Status::Error("no shipped preset " + std::string(kDemoPreset) + " under " +
-                             resource_root.toStdString() + "/resources/presets");
-    const std::string path = preset_path.toStdString();
+Result<RunConfig> config_in_environment(const std::string& path, const EnvironmentChoice& choice) {
     Result<nlohmann::json> read = read_json_file(path);
     if (!read.ok()) return read.status();
     nlohmann::json document = *read;

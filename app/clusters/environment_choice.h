@@ -28,9 +28,10 @@ using ConfigEdit = std::pair<std::string, nlohmann::json>;  // a JSON pointer an
 // The edits that put a run config into `choice`'s environment.
 std::vector<ConfigEdit> environment_edits(const EnvironmentChoice& choice);
 
-// The shipped demo preset (resources/presets/demo-tiny.json under `resource_root`) in `choice`'s environment:
-// what "Run the demo on this cluster" submits, and the run whose environment the guide builds the engine for.
-Result<RunConfig> demo_in_environment(const QString& resource_root, const EnvironmentChoice& choice);
+// The run config file at `path` (the demo preset, for the guide) in `choice`'s environment: what "Run the
+// demo on this cluster" submits, and the run whose environment the guide builds the engine for. Errors name
+// the file and the field.
+Result<RunConfig> config_in_environment(const std::string& path, const EnvironmentChoice& choice);
 
 // The preset the guide's demo run starts from.
 inline constexpr const char* kDemoPreset = "demo-tiny";

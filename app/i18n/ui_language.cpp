@@ -10,11 +10,11 @@
 #include <algorithm>
 
 #include "app_settings.h"
+#include "settings_keys.h"
 
 namespace slipway::app {
 namespace {
 
-const QString kSettingsKey = QStringLiteral("ui/language");
 const QString kSourceLanguage = QStringLiteral("en");
 const QString kTranslationsDir = QStringLiteral(":/i18n");
 
@@ -56,12 +56,12 @@ bool is_ui_language(const QString& code) {
 }
 
 QString saved_ui_language() {
-    const QString code = app_settings().value(kSettingsKey).toString();
+    const QString code = app_settings().value(settings_keys::kUiLanguage).toString();
     return is_ui_language(code) ? code : QString();
 }
 
 void save_ui_language(const QString& code) {
-    app_settings().setValue(kSettingsKey, is_ui_language(code) ? code : QString());
+    app_settings().setValue(settings_keys::kUiLanguage, is_ui_language(code) ? code : QString());
 }
 
 QString effective_ui_language(const QString& override_code) {

@@ -17,6 +17,7 @@
 #include "clusters/engine_panel.h"
 #include "clusters_page.h"
 #include "core/install_paths.h"
+#include "editor/presets.h"
 #include "main_window.h"
 #include "remote/ssh/fake_session.h"
 #include "test_util.h"
@@ -114,7 +115,10 @@ TEST_F(EngineGuidePanel, TheDemoGoesIntoTheChosenEnvironment) {
     EXPECT_EQ(asked.image, kImage);
     EXPECT_EQ(asked.partition, "a100");
     EXPECT_EQ(asked.gpus_per_node, 2);
-    const Result<RunConfig> demo = demo_in_environment(QString::fromStdString(resource_root()), asked);
+    QString demo_path;
+    for (const Preset& preset : list_presets(QString::fromStdString(resource_root())))
+        if (preset.name == kDemoPreset) demo_path = preset.path;
+    const Result<RunConfig> demo = config_in_environment(demo_path.toStdString(), asked);
     ASSERT_TRUE(demo.ok()) << demo.error();
     EXPECT_EQ(demo->name, kDemoPreset);
     EXPECT_EQ(demo->slurm.container_image, kImage);
@@ -126,10 +130,10 @@ TEST_F(EngineGuidePanel, TheDemoGoesIntoTheChosenEnvironment) {
     page_->select(QStringLiteral("hpc"));
     EXPECT_EQ(panel_->image_edit()->text(), kImage);
     EXPECT_EQ(panel_->partition_box()->currentText(), "gpu") << "another visit starts from the profile";
-    const auto missing = demo_in_environment(home_.path(), asked);
+    const std::string nowhere = home_.path().toStdString() + "/missing.json";
+    const auto missing = config_in_environment(nowhere, asked);
     ASSERT_FALSE(missing.ok());
-    EXPECT_NE(missing.error().find("no shipped preset demo-tiny under"), std::string::npos)
-        << missing.error();
+    EXPECT_NE(missing.error().find(nowhere), std::string::npos) << missing.error();
 }
 
 TEST_F(EngineGuidePanel, ABuildStreamsItsLogAndCancelCancelsTheJob) {
