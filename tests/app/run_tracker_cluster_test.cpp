@@ -143,7 +143,7 @@ TEST_F(RunTrackerCluster, SubmittedPendingRunningCompleted) {
     EXPECT_EQ(stored.job_id, job(key));
     EXPECT_EQ(stored.log_path, log(key));
     ASSERT_TRUE(wait_until([&] { return *store_->point_count(run->store_id) == 2; }));
-    EXPECT_EQ(tracker_->session_connections(), 6);  // one set for the session, not one per run
+    EXPECT_EQ(tracker_->session_connections(), 7);  // one set for the session, not one per run
     tracker_->release(key);
     EXPECT_EQ(*store_->point_count(store_->runs()->front().id), 2);  // nothing twice after release
 }
@@ -250,7 +250,7 @@ TEST_F(RunTrackerCluster, AConnectionLostUnderThreeRunsIsReportedOnceAndResumedO
     EXPECT_GE(cluster_.reconnects(), 1);
     for (int key : keys)
         EXPECT_EQ(tracker_->run(key)->state, RunState::kRunning);
-    EXPECT_EQ(tracker_->session_connections(), 6);
+    EXPECT_EQ(tracker_->session_connections(), 7);
 }
 
 TEST_F(RunTrackerCluster, EditingTheProfileKeepsFollowingItsRuns) {
@@ -265,7 +265,7 @@ TEST_F(RunTrackerCluster, EditingTheProfileKeepsFollowingItsRuns) {
     cluster_.set_job(job(key), "COMPLETED");
     ASSERT_TRUE(reaches(key, RunState::kCompleted));
     EXPECT_EQ(tracker_->run(key)->metrics.points(Metric::kTrainLoss).size(), 2u);  // nothing read twice
-    EXPECT_EQ(tracker_->session_connections(), 6);  // the old session's set is gone
+    EXPECT_EQ(tracker_->session_connections(), 7);  // the old session's set is gone
     // A removed profile: its live runs say so and stop being followed.
     const int other = submit();
     sessions_.set_profiles({});
