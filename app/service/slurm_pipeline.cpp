@@ -66,6 +66,40 @@ RunConfig chain_environment(const Pipeline& pipeline) {
     return none;
 }
 
+// The engine the chain's CPU steps run, in `cpu`: built on the cluster for the chain's environment (as its
+// training steps find it), the image's, or this computer's deployed once into the pipeline's folder.
+Status place_cpu_engine(SlurmExecutor& executor, const Pipeline& p, const PipelineSubmitRequest& request,
+                        remote::StepScriptInputs& cpu) {
+    remote::Session& session = executor.session();
+    const remote::ClusterProfile& profile = executor.profile();
+    switch (remote::engine_source_of(profile)) {
+        case remote::EngineSource::kBuild: {
+            if (request.engine_bundle.empty())
+                return Status::Error(
+                    "cluster \"" + profile.name +
+                    "\" builds its engine on the cluster, but this slipway carries no engine "
+                    "bundle");
+            remote::EngineBuildWatch watch;
+            watch.progress = request.progress;
+            watch.stop_requested = request.stop_requested;
+            Result<remote::EnginePlace> place = remote::find_or_build_engine(
+                session, executor.slurm(), chain_environment(p), profile, request.engine_bundle, watch);
+            if (!place.ok()) return place.status();
+            cpu.engine = place->engine;
+            cpu.engine_dir = place->dir;
+            return Status::Ok();
+        }
+        case remote::EngineSource::kDesktop:
+            if (request.engine_binary.empty())
+                return Status::Error("no slipway-engine to deploy for the pipeline's steps on " +
+                                     profile.name);
+            return session.upload_file(request.engine_binary, cpu.engine, 0755);
+        case remote::EngineSource::kImage:
+            break;
+    }
+    return Status::Ok();
+}
+
 }  // namespace
 
 remote::StepScriptInputs cpu_step_inputs(const Pipeline& pipeline, const remote::ClusterProfile& profile,
@@ -109,36 +143,9 @@ Result<SubmittedPipeline> submit_pipeline(SlurmExecutor& executor, const Pipelin
     out.run_dir = *run_dir;
     if (Status s = session.mkdir_p(out.run_dir + "/inputs", 0755); !s.ok()) return s;
 
-    // The engine the CPU steps run: built on the cluster for the chain's environment (as its training steps
-    // find it), the image's, or this computer's deployed once into the pipeline's folder.
     const std::string runs_dir = out.run_dir.substr(0, out.run_dir.find_last_of('/'));
     remote::StepScriptInputs cpu = cpu_step_inputs(p, profile, out.run_dir, runs_dir);
-    switch (remote::engine_source_of(profile)) {
-        case remote::EngineSource::kBuild: {
-            if (request.engine_bundle.empty())
-                return Status::Error(
-                    "cluster \"" + profile.name +
-                    "\" builds its engine on the cluster, but this slipway carries no engine "
-                    "bundle");
-            remote::EngineBuildWatch watch;
-            watch.progress = request.progress;
-            watch.stop_requested = request.stop_requested;
-            Result<remote::EnginePlace> place = remote::find_or_build_engine(
-                session, executor.slurm(), chain_environment(p), profile, request.engine_bundle, watch);
-            if (!place.ok()) return place.status();
-            cpu.engine = place->engine;
-            cpu.engine_dir = place->dir;
-            break;
-        }
-        case remote::EngineSource::kDesktop:
-            if (request.engine_binary.empty())
-                return Status::Error("no slipway-engine to deploy for the pipeline's steps on " +
-                                     profile.name);
-            if (Status s = session.upload_file(request.engine_binary, cpu.engine, 0755); !s.ok()) return s;
-            break;
-        case remote::EngineSource::kImage:
-            break;
-    }
+    if (Status s = place_cpu_engine(executor, p, request, cpu); !s.ok()) return s;
 
     StepContext context;
     context.run_dir = out.run_dir;
