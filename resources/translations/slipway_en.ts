@@ -61,7 +61,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message numerus="yes">
-        <location filename="../../app/main_window.cpp" line="+434"/>
+        <location filename="../../app/main_window.cpp" line="+455"/>
         <source>%n run(s) still training on this computer. Quitting stops them (a checkpoint is saved). Quit anyway?</source>
         <translation>
             <numerusform>%n run is still training on this computer. Quitting stops it (a checkpoint is saved). Quit anyway?</numerusform>

@@ -185,7 +185,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../app/clusters_page.cpp" line="+28"/>
+        <location filename="../../app/clusters_page.cpp" line="+29"/>
         <source>This computer</source>
         <translation>Этот компьютер</translation>
     </message>
@@ -1633,17 +1633,17 @@
         <translation>Лимит времени Slurm для шагов обучения; остальные шаги короткие, им остаётся час</translation>
     </message>
     <message>
-        <location line="+298"/>
+        <location line="+299"/>
         <source>Stopped: the pipeline was not submitted.</source>
         <translation>Остановлено: конвейер не отправлен.</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Submitting pipeline %1 to %2</source>
         <translation>Отправка конвейера %1 на %2</translation>
     </message>
     <message>
-        <location line="-355"/>
+        <location line="-357"/>
         <source>Name</source>
         <translation>Название</translation>
     </message>
@@ -1789,23 +1789,23 @@
         </translation>
     </message>
     <message>
-        <location line="+122"/>
+        <location line="+123"/>
         <location line="+39"/>
         <source>Finished.</source>
         <translation>Готово.</translation>
     </message>
     <message>
-        <location line="-71"/>
+        <location line="-72"/>
         <source>Running pipeline %1 on This computer</source>
         <translation>Конвейер %1 выполняется на этом компьютере</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>Stopped: the pipeline did not complete.</source>
         <translation>Остановлено: конвейер не завершён.</translation>
     </message>
     <message>
-        <location line="-246"/>
+        <location line="-247"/>
         <source>Stop</source>
         <translation>Остановить</translation>
     </message>
@@ -2097,7 +2097,7 @@
         <translation>Изменить кластер</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+78"/>
         <source>Connecting...</source>
         <translation>Подключение...</translation>
     </message>
@@ -2428,7 +2428,7 @@
 <context>
     <name>slipway::app::EnginePanel</name>
     <message>
-        <location filename="../../app/clusters/engine_panel.cpp" line="+32"/>
+        <location filename="../../app/clusters/engine_panel.cpp" line="+29"/>
         <source>the image file on the cluster (.sqsh or .sif)</source>
         <translation>файл образа на кластере (.sqsh или .sif)</translation>
     </message>
@@ -2774,7 +2774,7 @@
 <context>
     <name>slipway::app::MainWindow</name>
     <message>
-        <location filename="../../app/main_window.cpp" line="+168"/>
+        <location filename="../../app/main_window.cpp" line="+221"/>
         <source>GGUF written: %1</source>
         <translation>GGUF записан: %1</translation>
     </message>
@@ -2784,7 +2784,7 @@
         <translation>Экспорт в GGUF не удался: %1</translation>
     </message>
     <message>
-        <location line="+209"/>
+        <location line="+178"/>
         <location line="+6"/>
         <source>Export GGUF</source>
         <translation>Экспорт в GGUF</translation>
@@ -2805,7 +2805,7 @@
         <translation>Экспорт %1 в GGUF (%2)...</translation>
     </message>
     <message>
-        <location line="-304"/>
+        <location line="-274"/>
         <source>Runs</source>
         <translation>Запуски</translation>
     </message>
@@ -2815,7 +2815,7 @@
         <translation>Редактор</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Monitor</source>
         <translation>Монитор</translation>
     </message>
@@ -2825,7 +2825,7 @@
         <translation>Кластеры</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
@@ -2835,12 +2835,12 @@
         <translation>Адаптация</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+36"/>
         <source>Submit</source>
         <translation>Отправка</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+85"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
@@ -2855,7 +2855,7 @@
         <translation>Запуск демо на %1</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="-176"/>
         <source>Ready. File &gt; Open log... plots any MLLOG log; the editor submits runs.</source>
         <translation>Готово. «Файл &gt; Открыть журнал...» строит графики по любому журналу MLLOG; редактор отправляет запуски.</translation>
     </message>
@@ -2865,7 +2865,7 @@
         <translation>История запусков недоступна: %1</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+195"/>
         <source>%1: connected (%2)</source>
         <translation>%1: подключено (%2)</translation>
     </message>
@@ -3030,7 +3030,7 @@
         <translation>Как в системе</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+64"/>
         <source>Quit Slipway</source>
         <translation>Выход из Slipway</translation>
     </message>
@@ -3541,7 +3541,7 @@
 <context>
     <name>slipway::app::PipelineJob</name>
     <message>
-        <location filename="../../app/clusters/pipeline_job.cpp" line="+26"/>
+        <location filename="../../app/clusters/pipeline_job.cpp" line="+27"/>
         <source>Could not connect to %1: %2</source>
         <translation>Не удалось подключиться к %1: %2</translation>
     </message>
