@@ -386,10 +386,6 @@ void RunTracker::release(int key) {
     board_->release(key);
 }
 
-void RunTracker::release_all() {
-    board_->release_all();
-}
-
 Status RunTracker::delete_stored(int64_t store_id) {
     return board_->delete_stored(store_id);
 }

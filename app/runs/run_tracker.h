@@ -88,7 +88,6 @@ public:
     [[nodiscard]] Status cancel(int key);
     // No longer shown: its follow stops, its writer queue is closed, the entry goes (run_released).
     void release(int key);
-    void release_all();
     // Deletes a stored run (a shown one is released first).
     [[nodiscard]] Status delete_stored(int64_t store_id);
     // The startup sweep: a local run left "running" died with the last session (interrupted); a cluster log

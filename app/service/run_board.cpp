@@ -420,11 +420,6 @@ void RunBoard::release(int key) {
     events_.released(key);
 }
 
-void RunBoard::release_all() {
-    while (!registry_.empty())
-        release(registry_.begin()->first);
-}
-
 Status RunBoard::delete_stored(int64_t store_id) {
     if (seams_.store == nullptr) return Status::Error("no run history");
     // Ours and still training (shown, or released from the monitor): its end is still to be stored.

@@ -101,7 +101,6 @@ public:
     [[nodiscard]] Status cancel(int key);
     // No longer shown: its follow stops, its writer queue is closed, the entry goes.
     void release(int key);
-    void release_all();
     // The app is closing: engines still training are stopped (their rows say so), follows stopped, writer
     // queues closed; the runs stay readable. Once; the destructor calls it too.
     void close();
