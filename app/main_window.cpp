@@ -428,9 +428,14 @@ void MainWindow::restore_settings() {
     monitor_->set_smoothing(s.value(settings_keys::kMonitorSmoothing, 0.6).toDouble());
     monitor_->set_x_axis(static_cast<XAxis>(s.value(settings_keys::kMonitorXAxis, 0).toInt()));
     monitor_->set_log_scale(s.value(settings_keys::kMonitorLogScale, false).toBool());
-    // Stall alerts: N x the median step interval without a step, at least M seconds (slipway.ini).
-    tracker_->set_stall_policy(s.value(settings_keys::kStallFactor, 5.0).toDouble(),
-                               s.value(settings_keys::kStallMinSeconds, 60).toLongLong() * 1000);
+    // Stall alerts: N x the median step interval without a step, at least M seconds (slipway.ini); the
+    // run board's own defaults where the file says nothing.
+    const RunBoard::Options defaults;
+    tracker_->set_stall_policy(
+        s.value(settings_keys::kStallFactor, defaults.stall_factor).toDouble(),
+        s.value(settings_keys::kStallMinSeconds, static_cast<qlonglong>(defaults.stall_min_ms / 1000))
+                .toLongLong() *
+            1000);
     recent_ = s.value(settings_keys::kRecentConfigs).toStringList();
     rebuild_recent_menu();
 }
