@@ -11,6 +11,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "clusters/job_output.h"
+
 #include "app_settings.h"
 #include "settings_keys.h"
 
@@ -44,15 +46,7 @@ EnginePanel::EnginePanel(QWidget* parent) : QWidget(parent) {
     demo_->setToolTip(
         tr("Submits the demo preset (a tiny model, about a minute) in this environment and "
            "plots it in the Monitor"));
-    result_ = new QLabel(this);
-    result_->setWordWrap(true);
-    result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    result_->hide();
-    output_ = new QPlainTextEdit(this);
-    output_->setReadOnly(true);
-    output_->setMaximumBlockCount(kOutputLines);
-    output_->setMaximumHeight(160);
-    output_->hide();
+    output_ = new JobOutput(kOutputLines, 160, this);
 
     auto* form = new QFormLayout;
     image_label_ = new QLabel(tr("Image"), this);
@@ -70,7 +64,6 @@ EnginePanel::EnginePanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(intro_);
     layout->addLayout(form);
     layout->addLayout(buttons);
-    layout->addWidget(result_);
     layout->addWidget(output_);
 
     connect(build_, &QPushButton::clicked, this, &EnginePanel::build_requested);
@@ -112,8 +105,6 @@ void EnginePanel::show_cluster(const remote::ClusterProfile& profile, const QStr
                                    : QString::fromStdString(profile.default_partition));
     gpus_->setValue(gpu_partitions_.contains(partition_->currentText()) ? 1 : 0);
     output_->clear();
-    output_->hide();
-    result_->hide();
     set_building(false);
 }
 
@@ -134,24 +125,15 @@ void EnginePanel::set_building(bool building) {
     build_->setEnabled(!building);
     cancel_->setEnabled(building);
     demo_->setEnabled(!building);
-    if (building) {
-        output_->clear();
-        output_->show();
-        result_->hide();
-    }
+    if (building) output_->start();
 }
 
 void EnginePanel::append_output(const QStringList& lines) {
-    for (const QString& line : lines)
-        output_->appendPlainText(line);
+    output_->append(lines);
 }
 
 void EnginePanel::show_result(bool ok, const QString& message) {
-    result_->setText(
-        ok ? QStringLiteral("<span style='color:#2e7d32'>%1</span>").arg(message.toHtmlEscaped())
-           : QStringLiteral("<span style='color:#c62828'>%1</span>")
-                 .arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
-    result_->show();
+    output_->show_result(ok, message);
 }
 
 }  // namespace slipway::app

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "clusters/environment_choice.h"
+#include "clusters/job_output.h"
 #include "remote/slurm/cluster_profile.h"
 
 class QComboBox;
@@ -48,8 +49,8 @@ public:
     QPushButton* build_button() const { return build_; }
     QPushButton* cancel_button() const { return cancel_; }
     QPushButton* demo_button() const { return demo_; }
-    QPlainTextEdit* output_view() const { return output_; }
-    QLabel* result_label() const { return result_; }
+    QPlainTextEdit* output_view() const { return output_->log_view(); }
+    QLabel* result_label() const { return output_->result_label(); }
 
 signals:
     void build_requested();
@@ -68,8 +69,7 @@ private:
     QPushButton* build_;
     QPushButton* cancel_;
     QPushButton* demo_;
-    QLabel* result_;
-    QPlainTextEdit* output_;
+    JobOutput* output_;
 };
 
 }  // namespace slipway::app

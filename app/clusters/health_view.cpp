@@ -13,6 +13,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "clusters/job_output.h"
+
 namespace slipway::app {
 namespace {
 
@@ -31,6 +33,9 @@ QColor verdict_colour(remote::NodeVerdict verdict) {
     }
     return QColor();
 }
+
+// A doctor's progress: a few lines per node.
+constexpr int kOutputLines = 2000;
 
 QString gbps(double value) {
     return QString::number(value, 'f', value >= 10 ? 0 : 2);
@@ -58,14 +63,7 @@ HealthView::HealthView(QWidget* parent) : QWidget(parent) {
     cancel_ = new QPushButton(tr("Cancel"), this);
     cancel_->setToolTip(tr("Cancels the doctor's Slurm job (scancel)."));
     cancel_->setEnabled(false);
-    result_ = new QLabel(this);
-    result_->setWordWrap(true);
-    result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    result_->hide();
-    output_ = new QPlainTextEdit(this);
-    output_->setReadOnly(true);
-    output_->setMaximumHeight(120);
-    output_->hide();
+    output_ = new JobOutput(kOutputLines, 120, this);
     auto* form = new QFormLayout;
     form->addRow(tr("Partition"), partition_);
     form->addRow(tr("Nodes"), nodelist_);
@@ -94,7 +92,6 @@ HealthView::HealthView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(new QLabel(tr("<b>Health</b>"), this));
     layout->addLayout(form);
     layout->addLayout(buttons);
-    layout->addWidget(result_);
     layout->addWidget(output_);
     layout->addWidget(summary_);
     layout->addWidget(table_, 1);
@@ -114,8 +111,6 @@ void HealthView::show_cluster(const remote::ClusterProfile& profile) {
         image_label_->setVisible(takes_image);
         image_->setVisible(takes_image);
         output_->clear();
-        output_->hide();
-        result_->hide();
         set_running(false);
     }
     Result<remote::DoctorReport> report = remote::DoctorReportStore().load(cluster);
@@ -196,22 +191,15 @@ void HealthView::set_running(bool running) {
     for (QWidget* w : std::initializer_list<QWidget*>{partition_, nodelist_, deadline_, image_, run_})
         w->setEnabled(!running);
     cancel_->setEnabled(running);
-    if (running) {
-        output_->clear();
-        output_->show();
-        result_->hide();
-    }
+    if (running) output_->start();
 }
 
 void HealthView::append_output(const QStringList& lines) {
-    for (const QString& line : lines)
-        output_->appendPlainText(line);
+    output_->append(lines);
 }
 
 void HealthView::show_result(bool ok, const QString& message) {
-    result_->setStyleSheet(ok ? QStringLiteral("color:#2e7d32") : QStringLiteral("color:#c62828"));
-    result_->setText(message);
-    result_->show();
+    output_->show_result(ok, message);
 }
 
 QString HealthView::summary_text() const {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "clusters/cluster_doctor.h"
+#include "clusters/job_output.h"
 #include "remote/slurm/cluster_profile.h"
 #include "remote/slurm/doctor_report.h"
 
@@ -51,8 +52,8 @@ public:
     QLineEdit* image_edit() const { return image_; }
     QPushButton* run_button() const { return run_; }
     QPushButton* cancel_button() const { return cancel_; }
-    QPlainTextEdit* output_view() const { return output_; }
-    QLabel* result_label() const { return result_; }
+    QPlainTextEdit* output_view() const { return output_->log_view(); }
+    QLabel* result_label() const { return output_->result_label(); }
 
 signals:
     void run_requested();
@@ -67,8 +68,7 @@ private:
     QLabel* image_label_;
     QPushButton* run_;
     QPushButton* cancel_;
-    QLabel* result_;
-    QPlainTextEdit* output_;
+    JobOutput* output_;
     QLabel* summary_;
     QTableWidget* table_;
 };
